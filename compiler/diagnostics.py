@@ -1,0 +1,191 @@
+"""Diagnostics: every problem a user can cause, as data first and text second.
+
+A :class:`Diagnostic` carries a code, a severity, a message, the :class:`Span`
+it points at, an optional hint and related spans.  :func:`render` turns one
+into compiler-style text with the source line and a caret underline::
+
+    rules/x/core.rules:12:7: error[W101]: unknown name 'Sv' — did you mean 'SV'?
+       |
+    12 |   roll d6 >= Sv + AP
+       |              ^^
+       = hint: names are case-sensitive
+
+Checks never raise: they add diagnostics to a :class:`Sink`; only the driver
+decides whether the run failed.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable, Mapping, Sequence
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """A region of a source file: 1-based lines and columns, end exclusive."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+    @classmethod
+    def point(cls, file: str, line: int = 1, column: int = 1) -> "Span":
+        return cls(file, line, column, line, column + 1)
+
+    def to_json(self) -> dict[str, object]:
+        return {"file": self.file, "line": self.line, "column": self.column,
+                "end_line": self.end_line, "end_column": self.end_column}
+
+
+NO_SPAN = Span("<unknown>", 0, 0, 0, 0)
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem found in a user's rules."""
+
+    code: str
+    severity: Severity
+    message: str
+    span: Span
+    hint: str | None = None
+    related: tuple[tuple[Span, str], ...] = ()
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def sort_key(self) -> tuple[object, ...]:
+        return (self.span.file, self.span.line, self.span.column, self.code, self.message)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "span": self.span.to_json(),
+            "hint": self.hint,
+            "related": [{"span": s.to_json(), "message": m} for s, m in self.related],
+        }
+
+
+class Sink:
+    """Collects diagnostics from every stage; the driver decides what fails."""
+
+    def __init__(self) -> None:
+        self._items: list[Diagnostic] = []
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        self._items.append(diagnostic)
+
+    def error(self, code: str, message: str, span: Span, hint: str | None = None,
+              related: Sequence[tuple[Span, str]] = ()) -> None:
+        self.add(Diagnostic(code, Severity.ERROR, message, span, hint, tuple(related)))
+
+    def warning(self, code: str, message: str, span: Span, hint: str | None = None,
+                related: Sequence[tuple[Span, str]] = ()) -> None:
+        self.add(Diagnostic(code, Severity.WARNING, message, span, hint, tuple(related)))
+
+    def note(self, code: str, message: str, span: Span, hint: str | None = None,
+             related: Sequence[tuple[Span, str]] = ()) -> None:
+        self.add(Diagnostic(code, Severity.NOTE, message, span, hint, tuple(related)))
+
+    def extend(self, items: Iterable[Diagnostic]) -> None:
+        self._items.extend(items)
+
+    @property
+    def items(self) -> tuple[Diagnostic, ...]:
+        """Diagnostics sorted by place, with exact duplicates removed."""
+        seen: set[Diagnostic] = set()
+        out = []
+        for d in sorted(self._items, key=Diagnostic.sort_key):
+            if d not in seen:
+                seen.add(d)
+                out.append(d)
+        return tuple(out)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.is_error for d in self._items)
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """The closest candidate to a misspelt name, if any is close enough.
+
+    >>> did_you_mean("Sv", ["SV", "BS", "T"])
+    'SV'
+    >>> did_you_mean("zzz", ["SV"]) is None
+    True
+    """
+    pool = sorted(set(candidates))
+    lowered = {c.lower(): c for c in pool}
+    if name.lower() in lowered and lowered[name.lower()] != name:
+        return lowered[name.lower()]
+    close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    return lowered[close[0]] if close else None
+
+
+def render(diagnostic: Diagnostic, sources: Mapping[str, str], color: bool = False) -> str:
+    """Render a diagnostic like a compiler: location, message, source line, caret, hint."""
+    d = diagnostic
+    sev = d.severity.value
+    if color:
+        tint = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m"}[sev]
+        head = f"\x1b[1m{d.span}:\x1b[0m {tint}{sev}[{d.code}]\x1b[0m\x1b[1m: {d.message}\x1b[0m"
+    else:
+        head = f"{d.span}: {sev}[{d.code}]: {d.message}"
+    lines = [head]
+    lines.extend(_excerpt(d.span, sources))
+    for span, message in d.related:
+        lines.append(f"  note: {span}: {message}")
+        lines.extend(_excerpt(span, sources))
+    if d.hint:
+        lines.append(f"   = hint: {d.hint}")
+    return "\n".join(lines)
+
+
+def _excerpt(span: Span, sources: Mapping[str, str]) -> list[str]:
+    text = sources.get(span.file)
+    if text is None or span.line < 1:
+        return []
+    source_lines = text.splitlines()
+    if span.line > len(source_lines):
+        line_text = ""
+    else:
+        line_text = source_lines[span.line - 1].expandtabs(8)
+    width = len(str(span.line))
+    start = max(span.column, 1)
+    if span.end_line == span.line and span.end_column > span.column:
+        length = span.end_column - span.column
+    else:
+        length = max(len(line_text) - start + 1, 1)
+    length = max(1, min(length, max(len(line_text) - start + 1, 1)))
+    pad = " " * width
+    return [
+        f" {pad} |",
+        f" {span.line} | {line_text}",
+        f" {pad} | {' ' * (start - 1)}{'^' * length}",
+    ]
+
+
+def to_json(diagnostics: Sequence[Diagnostic]) -> str:
+    """All diagnostics as a JSON document (stable key order)."""
+    counts = {s.value: sum(1 for d in diagnostics if d.severity is s) for s in Severity}
+    return json.dumps({"diagnostics": [d.to_json() for d in diagnostics],
+                       "summary": counts}, indent=2, ensure_ascii=False)

@@ -1,0 +1,150 @@
+"""The pipeline in one short function: load → parse → build → merge overlays → check.
+
+>>> result = compile_paths(["rules/console-40k"])  # doctest: +SKIP
+>>> result.ok, [r.id for r in result.rulesets]      # doctest: +SKIP
+(True, ['console-40k'])
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+from .checks import run_checks
+from .diagnostics import Diagnostic, Sink, Span
+from .load import RulesetSource, find_ruleset_folders, load_ruleset
+from .model import Ruleset, from_source
+
+
+@dataclass(frozen=True)
+class Compilation:
+    """What compiling some rulesets produced: models, diagnostics and the source texts."""
+
+    rulesets: tuple[Ruleset, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    sources: Mapping[str, str]
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+    def get(self, id_: str) -> Ruleset | None:
+        return next((r for r in self.rulesets if r.id == id_), None)
+
+
+def compile_paths(paths: list[str]) -> Compilation:
+    """Compile the rulesets named by ``paths``.  Raises UsageError for a bad path only."""
+    folders = find_ruleset_folders(paths)
+    sink = Sink()
+    sources: dict[str, str] = {}
+    loaded: dict[Path, RulesetSource] = {}
+
+    def load(folder: Path) -> RulesetSource:
+        if folder not in loaded:
+            src = load_ruleset(folder, sink)
+            loaded[folder] = src
+            sources.update(dict(src.texts))
+        return loaded[folder]
+
+    wanted = [load(f) for f in folders]
+    by_id: dict[str, RulesetSource] = {}
+    for src in list(loaded.values()):
+        if src.header is not None:
+            by_id.setdefault(src.header.id, src)
+
+    def find_base(src: RulesetSource) -> RulesetSource | None:
+        assert src.header is not None
+        name = src.header.extends
+        if name is None:
+            return None
+        if name in by_id:
+            return by_id[name]
+        # Look beside this ruleset: the project's other ruleset folders.
+        parent = Path(src.folder).parent
+        for candidate in sorted(parent.iterdir()):
+            if candidate.is_dir() and candidate.resolve() not in loaded and any(
+                    p.suffix == ".rules" for p in candidate.iterdir()):
+                other = load(candidate.resolve())
+                if other.header is not None:
+                    by_id.setdefault(other.header.id, other)
+                    if other.header.id == name:
+                        return other
+        return None
+
+    models: dict[str, Ruleset | None] = {}
+    building: set[str] = set()
+
+    def build(src: RulesetSource) -> Ruleset | None:
+        h = src.header
+        if h is None:
+            return None
+        if h.id in models:
+            return models[h.id]
+        if h.id in building:
+            sink.error("W401", f"ruleset '{h.id}' extends itself through its bases", h.extends_span or h.span)
+            return None
+        building.add(h.id)
+        base_model = None
+        if h.extends is not None:
+            base_src = find_base(src)
+            span = h.extends_span or h.span
+            if base_src is None:
+                sink.error("W105", f"cannot find the base ruleset '{h.extends}'", span,
+                           "put its folder next to this one (e.g. under rules/)")
+            else:
+                base_model = build(base_src)
+                if base_model is not None and h.extends_version and not version_matches(
+                        base_model.version, h.extends_version):
+                    sink.error("W604", f"this overlay is written for {h.extends} {h.extends_version}, "
+                               f"but the base is version {base_model.version}", span,
+                               "check what changed in the base, then update the version after 'extends'",
+                               related=[(base_model.header.span, "the base ruleset")])
+        model = from_source(src, sink, base_model) if (h.extends is None or base_model is not None) else None
+        models[h.id] = model
+        building.discard(h.id)
+        return model
+
+    out: list[Ruleset] = []
+    for src in wanted:
+        model = build(src)
+        if model is not None:
+            run_checks(model, sink)
+            out.append(model)
+    seen: dict[str, RulesetSource] = {}
+    for src in wanted:
+        if src.header is not None:
+            if src.header.id in seen and seen[src.header.id] is not src:
+                sink.error("W102", f"two ruleset folders use the id '{src.header.id}'", src.header.span,
+                           related=[(seen[src.header.id].header.span, "the other one")])  # type: ignore[union-attr]
+            seen[src.header.id] = src
+    return Compilation(tuple(out), sink.items, MappingProxyType(sources))
+
+
+_SEMVER = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+
+
+def _parts(v: str) -> tuple[int, int, int] | None:
+    m = _SEMVER.search(v)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def version_matches(actual: str | None, requirement: str) -> bool:
+    """Does ``actual`` satisfy ``requirement`` (``1.2.0``, ``^1.2.0``, ``~1.2.0``, ``>=1.2.0``)?
+
+    >>> version_matches("1.3.0", "^1.2.0"), version_matches("2.0.0", "^1.2.0"), version_matches("1.2.0", "1.2.0")
+    (True, False, True)
+    """
+    if actual is None:
+        return False
+    a, r = _parts(actual), _parts(requirement)
+    if a is None or r is None:
+        return actual == requirement
+    if requirement.startswith("^"):
+        return a >= r and a[0] == r[0]
+    if requirement.startswith("~"):
+        return a >= r and a[:2] == r[:2]
+    if requirement.startswith(">="):
+        return a >= r
+    return a == r

@@ -1,0 +1,1 @@
+"""The warscribe grammar, shipped inside the package as ``compiler.grammar``."""
