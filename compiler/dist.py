@@ -692,6 +692,10 @@ class Dist(_Base):
         return (self._denom, self._trunc, self._items) == (other._denom, other._trunc, other._items)
 
     def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
         return hash((self._denom, self._trunc, self._items))
 
 
@@ -881,6 +885,10 @@ class FastDist(_Base):
                 and np.array_equal(self._p, other._p))
 
     def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
         return hash((self._lo, self._p.tobytes(), self._trunc, self._bool))
 
 
