@@ -28,18 +28,18 @@ from __future__ import annotations
 import math
 import operator
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
-from functools import cached_property, lru_cache
-from typing import Any, Self
+from functools import cached_property
+from typing import Any, Self, TypeAlias
 
 import flint
 import numpy as np
 
 __all__ = ["Dist", "FastDist", "Outcome", "agree"]
 
-Outcome = Hashable
-Op = str | Callable[[Any, Any], Any]
+Outcome: TypeAlias = Any  # any hashable value; int (and bool) outcomes have the fast paths
+Op: TypeAlias = str | Callable[[Any, Any], Any]
 
 
 # --- outcomes: ordering and arithmetic ---------------------------------------------------
@@ -134,7 +134,8 @@ class _Base:
     _trunc: Any  # truncated weight
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        raise TypeError(f"build a {type(self).__name__} with .die(), .const(), .from_weights(), ...")
+        raise TypeError(
+            f"build a {type(self).__name__} with .die(), .const(), .from_weights(), ...")
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -181,7 +182,14 @@ class _Base:
         >>> Dist.die(3).probabilities()
         {1: Fraction(1, 3), 2: Fraction(1, 3), 3: Fraction(1, 3)}
         """
-        return _cached_die(cls, n)
+        die = _DICE.get((cls, n))
+        if die is None:
+            if not isinstance(n, int) or n < 1:
+                raise ValueError(f"a die needs at least one face, not {n!r}")
+            die = cls.from_weights(dict.fromkeys(range(1, n + 1), 1))
+            if len(_DICE) < 256:
+                _DICE[cls, n] = die
+        return die
 
     @classmethod
     def const(cls, value: Outcome) -> Self:
@@ -395,6 +403,7 @@ class _Base:
                 result = base if result is None else result.binary("+", base)
             n >>= 1
             if not n:
+                assert result is not None
                 return result
             base = base.binary("+", base)
 
@@ -475,7 +484,9 @@ class _Base:
         """
         result = self
         for _ in range(times):
-            result = self.bind(lambda o, prev=result: prev if predicate(o) else o)
+            def step(o: Any, prev: Self = result) -> Any:
+                return prev if predicate(o) else o
+            result = self.bind(step)
         return result
 
     def _cut(self, predicate: Callable[[Any], bool]) -> Self:
@@ -497,8 +508,9 @@ class _Base:
             raise ValueError("depth must be >= 0")
         level = self._cut(predicate)
         for _ in range(depth):
-            level = self.bind(lambda o, lv=level: lv.map(lambda x: _vadd(o, x))
-                              if predicate(o) else o)
+            def step(o: Any, rest: Self = level) -> Any:
+                return rest.map(lambda x: _vadd(o, x)) if predicate(o) else o
+            level = self.bind(step)
         return level
 
     # operators: all arithmetic goes through binary()
@@ -529,16 +541,16 @@ class _Base:
     def __neg__(self) -> Self:
         return self._coerce(0).binary("-", self)
 
-    def __lt__(self, other: object) -> Self:  # type: ignore[override]
+    def __lt__(self, other: object) -> Self:
         return self.binary("<", other)
 
-    def __le__(self, other: object) -> Self:  # type: ignore[override]
+    def __le__(self, other: object) -> Self:
         return self.binary("<=", other)
 
-    def __gt__(self, other: object) -> Self:  # type: ignore[override]
+    def __gt__(self, other: object) -> Self:
         return self.binary(">", other)
 
-    def __ge__(self, other: object) -> Self:  # type: ignore[override]
+    def __ge__(self, other: object) -> Self:
         return self.binary(">=", other)
 
     def __matmul__(self, other: object) -> Self:
@@ -550,11 +562,7 @@ class _Base:
         return NotImplemented
 
 
-@lru_cache(maxsize=256)
-def _cached_die(cls: type[_Base], n: int) -> Any:
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"a die needs at least one face, not {n!r}")
-    return cls.from_weights(dict.fromkeys(range(1, n + 1), 1))
+_DICE: dict[tuple[type, int], Any] = {}  # Dist.die(n) and FastDist.die(n), memoised
 
 
 # --- exact backend ------------------------------------------------------------------------
@@ -571,7 +579,7 @@ class Dist(_Base):
     _trunc: int
 
     @classmethod
-    def _new(cls, items: list[tuple[Outcome, int]], trunc: int, *, presorted: bool = False,
+    def _new(cls, items: Sequence[tuple[Outcome, int]], trunc: int, *, presorted: bool = False,
              reduce: bool = True) -> Dist:
         if reduce:
             g = math.gcd(trunc, *(w for _, w in items))
@@ -859,6 +867,7 @@ class FastDist(_Base):
             if not k:
                 break
             base = np.convolve(base, base)
+        assert result is not None
         return self._new(self._lo * n, result, trunc, False)
 
     def _fast_sum_random(self, counts: FastDist, most: int) -> FastDist | None:

@@ -327,7 +327,7 @@ def oracle_weights(weights: dict[int, int], n: int, f: Callable[..., int]) -> di
 
 
 @pytest.mark.parametrize("make, error, match", [
-    (lambda: Dist.from_weights({1: 0.5}), TypeError, "FastDist"),
+    (lambda: Dist.from_weights({1: 0.5}), TypeError, "FastDist"),  # type: ignore[dict-item]
     (lambda: Dist.from_weights({1: -1, 2: 2}), ValueError, "non-negative"),
     (lambda: Dist.from_weights({1: 0}), ValueError, "positive"),
     (lambda: FastDist.from_weights({1: 0}), ValueError, "positive"),
