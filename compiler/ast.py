@@ -188,6 +188,19 @@ class Prose:
 
     span: Span
     text: str
+    line0: int = 0  # where the text's first line stands in the file
+    col0: int = 0  # its column there
+    indent: int = 0  # columns removed from the following lines by dedenting
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """The (line, column) in the file of character ``offset`` of :attr:`text`."""
+        before = self.text[:offset]
+        lines = before.count("\n")
+        if not self.line0:
+            return self.span.line, self.span.column
+        if lines == 0:
+            return self.line0, self.col0 + len(before)
+        return self.line0 + lines, self.indent + 1 + len(before) - before.rfind("\n") - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +281,7 @@ class ProseBlock(Decl):
     """A free-standing paragraph; ``id`` is generated from its position."""
 
     text: str
+    prose: "Prose | None" = None
 
 
 @dataclass(frozen=True, slots=True)

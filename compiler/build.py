@@ -51,6 +51,11 @@ def prose_text(s: str) -> str:
     return text.strip("\n").rstrip()
 
 
+def _indent(text: str) -> int:
+    widths = [len(l) - len(l.lstrip()) for l in text.split("\n") if l.strip()]
+    return min(widths) if widths else 0
+
+
 def text_of(token: Token) -> str:
     if token.type == "PROSE":
         return prose_text(str(token))
@@ -60,11 +65,12 @@ def text_of(token: Token) -> str:
 class _Text:
     """A ``text`` node: the string and its span."""
 
-    __slots__ = ("text", "span")
+    __slots__ = ("text", "span", "prose")
 
     def __init__(self, text: str, span: Span) -> None:
         self.text = text
         self.span = span
+        self.prose: A.Prose | None = None
 
 
 class _Item:
@@ -131,13 +137,33 @@ class Builder(Transformer):
     def eval_input(self, children: list[Any]) -> A.Expr:
         return self._flat(children)[0]
 
+    def _prose_node(self, span: Span, token: Token) -> A.Prose:
+        text = text_of(token)
+        raw = str(token)
+        line, col = token.line or 0, token.column or 0
+        if token.type != "PROSE":
+            return A.Prose(span, text, line, col + 1, 0)
+        body = raw[3:-3]
+        first, _, rest = body.partition("\n")
+        if first.strip():
+            return A.Prose(span, text, line, col + 3 + (len(first) - len(first.lstrip())), _indent(rest))
+        # Text starts on the line after the opening quotes; skip blank lines.
+        lines = rest.split("\n")
+        skip = 0
+        while skip < len(lines) and not lines[skip].strip():
+            skip += 1
+        indent = _indent(rest)
+        return A.Prose(span, text, line + 1 + skip, indent + 1, indent)
+
     @v_args(meta=True)
     def prose(self, meta: Any, children: list[Any]) -> A.Prose:
-        return A.Prose(self.span(meta), text_of(children[0]))
+        return self._prose_node(self.span(meta), children[0])
 
     @v_args(meta=True)
     def text(self, meta: Any, children: list[Any]) -> _Text:
-        return _Text(text_of(children[0]), self.span(meta))
+        t = _Text(text_of(children[0]), self.span(meta))
+        t.prose = self._prose_node(t.span, children[0])
+        return t
 
     # -- header --------------------------------------------------------------
 
@@ -230,7 +256,7 @@ class Builder(Transformer):
         out: list[A.Decl] = []
         for c in self._flat(children):
             if isinstance(c, A.Prose):
-                out.append(A.ProseBlock(c.span, "", c.text))
+                out.append(A.ProseBlock(c.span, "", c.text, c))
             elif isinstance(c, A.Decl):
                 out.append(c)
         return tuple(out)
@@ -246,7 +272,7 @@ class Builder(Transformer):
     @v_args(meta=True)
     def rule_line(self, meta: Any, c: list[Any]) -> A.Rule:
         t: _Text = c[2]
-        body = (A.ProseBlock(t.span, "", t.text),)
+        body = (A.ProseBlock(t.span, "", t.text, t.prose),)
         return A.Rule(self.span(meta), str(c[0]), unquote(str(c[1])), body)
 
     def note_kind(self, c: list[Any]) -> str:
@@ -274,7 +300,7 @@ class Builder(Transformer):
     @v_args(meta=True)
     def note_line(self, meta: Any, c: list[Any]) -> A.Note:
         t: _Text = c[-1]
-        return self._note(meta, c[:-1], [A.Prose(t.span, t.text)])
+        return self._note(meta, c[:-1], [t.prose or A.Prose(t.span, t.text)])
 
     @v_args(meta=True)
     def pinned_by(self, meta: Any, c: list[Any]) -> _Item:

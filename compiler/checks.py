@@ -209,7 +209,9 @@ def check_expr(expr: A.Expr | None, scope: Scope) -> None:
                                f"'is' compares with one of a list of choices", expr.span,
                                f"write just '{sit.id}' (or 'not {sit.id}')" if sit.kind == "flag" else None)
             elif expr.choice not in sit.choices:
-                _unknown(ctx, expr.choice, expr.span, sit.choices, f"choice of '{sit.id}'")
+                close = did_you_mean(expr.choice, sit.choices)
+                ctx.sink.error("W101", f"'{expr.choice}' is not a choice of '{sit.id}'", expr.span,
+                               f"did you mean '{close}'?" if close else "choices: " + ", ".join(sit.choices))
         elif not any(expr.choice in s.choices for s in rs.situations.values()):
             allc = {c for s in rs.situations.values() for c in s.choices}
             _unknown(ctx, expr.choice, expr.span, allc, "choice")
@@ -623,7 +625,6 @@ def check_tables(ctx: Context) -> None:
             continue
         first_hits = [0] * len(t.rows)
         gaps: list[dict[str, Any]] = []
-        keyed: dict[Any, int] = {}
         broken = False
         for values in product(*domains, *sit_domains):  # type: ignore[arg-type]
             env = dict(zip(names + [s.id for s in sits], values))
@@ -654,29 +655,38 @@ def check_tables(ctx: Context) -> None:
             more = f" … and {len(gaps) - 3} more" if len(gaps) > 3 else ""
             ctx.sink.warning("W301", f"table '{t.id}' says nothing for {shown}{more}", t.span,
                              "add a row for these values, or an 'otherwise' row")
+        repeated = _repeated_keys(ctx, t)
         for i, row in enumerate(t.rows):
-            if first_hits[i] == 0:
+            if first_hits[i] == 0 and i not in repeated:
                 earlier = [r for r in t.rows[:i] if r.pattern is not None]
                 ctx.sink.warning("W302", f"this row of table '{t.id}' can never be used: the rows above it "
                                  "already cover every case it matches", row.span,
                                  "rows are tried in order and the first match wins: move this row up, "
                                  "or narrow the rows above",
                                  related=[(r.span, "an earlier row") for r in earlier[-1:]])
-        # Keyed rows (``2 -> 5+``) that name the same value twice.
-        if len(t.params) == 1:
-            for i, row in enumerate(t.rows):
-                if row.pattern is None or isinstance(row.pattern, A.RangeExpr):
-                    continue
-                try:
-                    key = evaluate(row.pattern, {}, rs)
-                except (NotStatic, StaticError):
-                    continue
-                if isinstance(key, bool):
-                    continue
-                if key in keyed:
-                    ctx.sink.warning("W303", f"table '{t.id}' lists {key} twice", row.span,
-                                     related=[(t.rows[keyed[key]].span, "first listed here")])
-                keyed.setdefault(key, i)
+
+
+def _repeated_keys(ctx: Context, t: A.Table) -> set[int]:
+    """Keyed rows (``2 -> 5+``) that name a value an earlier row already named."""
+    repeated: set[int] = set()
+    if len(t.params) != 1:
+        return repeated
+    keyed: dict[Any, int] = {}
+    for i, row in enumerate(t.rows):
+        if row.pattern is None or isinstance(row.pattern, A.RangeExpr):
+            continue
+        try:
+            key = evaluate(row.pattern, {}, ctx.ruleset)
+        except (NotStatic, StaticError):
+            continue
+        if isinstance(key, bool):
+            continue
+        if key in keyed:
+            repeated.add(i)
+            ctx.sink.warning("W303", f"table '{t.id}' lists {key} twice", row.span,
+                             related=[(t.rows[keyed[key]].span, "first listed here")])
+        keyed.setdefault(key, i)
+    return repeated
 
 
 def _check_grid(ctx: Context, t: A.Table) -> None:
@@ -853,10 +863,9 @@ def check_situations(ctx: Context) -> None:
 
 def _prose_of(d: A.Decl) -> Iterator[A.Prose]:
     if isinstance(d, A.ProseBlock):
-        yield A.Prose(d.span, d.text)
-    for name in ("prose",):
-        for p in getattr(d, name, ()) or ():
-            yield p
+        yield d.prose or A.Prose(d.span, d.text)
+        return
+    yield from getattr(d, "prose", ()) or ()
     if isinstance(d, A.Game):
         for ph in d.phases:
             yield from ph.prose
@@ -877,10 +886,8 @@ def check_prose(ctx: Context) -> None:
             for m in PROSE_REF.finditer(p.text):
                 ref = m.group(1).strip()
                 if ref not in known:
-                    line = p.span.line + p.text[: m.start()].count("\n")
-                    span = Span(p.span.file, line, p.span.column, line, p.span.column + 1)
-                    if line != p.span.line:
-                        span = Span(p.span.file, line + 1, 1, line + 1, 2)
+                    line, col = p.position(m.start())
+                    span = Span(p.span.file, line, col, line, col + len(m.group(0)))
                     close = did_you_mean(ref, known)
                     ctx.sink.error("W107", f"the prose links to '{ref}', which is not defined", span,
                                    f"did you mean '{close}'?" if close else "links are written [[id]] or [[id|text]]")

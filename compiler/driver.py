@@ -148,3 +148,35 @@ def version_matches(actual: str | None, requirement: str) -> bool:
     if requirement.startswith(">="):
         return a >= r
     return a == r
+
+
+def compile_text(text: str, path: str = "input.rules") -> Compilation:
+    """Compile one ruleset given as text (no includes, no base): for tests, fuzzing and editors.
+
+    >>> r = compile_text('ruleset demo "Demo":\\n  version 1.0.0\\nstat BS "Ballistic Skill" 1..10\\n')
+    >>> r.ok, r.rulesets[0].id
+    (True, 'demo')
+    """
+    from .build import build_file
+    from .parse import parse_text
+
+    sink = Sink()
+    tree, diags = parse_text(text, path)
+    sink.extend(diags)
+    rulesets: list[Ruleset] = []
+    if tree is not None:
+        file, diags = build_file(tree, path)
+        sink.extend(diags)
+        if file.header is None:
+            if file.items:
+                sink.error("W402", "this text has no 'ruleset' header", Span.point(path),
+                           'start it with: ruleset my-rules "My rules":')
+        else:
+            for inc in file.includes:
+                sink.error("W104", "includes need a ruleset folder; check the folder instead", inc.span)
+            src = RulesetSource(path, file.header, (file,), ((path, text),))
+            model = from_source(src, sink, None)
+            if model is not None:
+                run_checks(model, sink)
+                rulesets.append(model)
+    return Compilation(tuple(rulesets), sink.items, MappingProxyType({path: text}))

@@ -53,6 +53,7 @@ def parser(strict: bool = False) -> Lark:
         maybe_placeholders=True,
         start=["start", "eval_input"],
         strict=strict,
+        cache=not strict,  # the built LALR tables are kept in a temp file between runs
     )
 
 
@@ -103,8 +104,24 @@ def describe_terminal(name: str) -> str:
     return name.lower()
 
 
+VALUE_STARTERS = {"NAME", "INT", "DICE", "DECIMAL", "INCHES", "STRING", "LPAR", "MINUS",
+                  "NEVER", "ALWAYS", "NONE", "TRUE", "FALSE", "IF", "NOT"}
+DECLARATION_KEYWORDS = {"STAT", "TABLE", "TEST", "UNIT", "WEAPON", "SECTION", "RULE", "FORMULA",
+                        "MODIFIER", "ABILITY", "ATTACK", "SQUAD", "ARMY", "GAME", "EXAMPLE", "PROPERTY",
+                        "KEYWORD", "STATUS", "TERM", "SITUATION", "DIE", "ASSUMPTION", "OPEN", "DESIGNER"}
+
+
 def describe_expected(expected: set[str] | frozenset[str]) -> str:
-    words = sorted({describe_terminal(t) for t in expected if not t.startswith("__")})
+    expected = set(expected)
+    summary = []
+    if {"NAME", "INT", "DICE"} <= expected:
+        expected -= VALUE_STARTERS
+        summary.append("a value (a number, a name, dice such as d6, a target such as 4+…)")
+    if len(expected & DECLARATION_KEYWORDS) >= 8:
+        expected -= DECLARATION_KEYWORDS
+        expected -= {"INCLUDE", "REPLACE", "REMOVE", "EXTEND", "RULESET"}
+        summary.append("a declaration (section, rule, stat, table, test, unit, weapon, …)")
+    words = summary + sorted({describe_terminal(t) for t in expected if not t.startswith("__")})
     if not words:
         return "something else"
     keywords = [w for w in words if w.startswith('"')]
@@ -168,7 +185,7 @@ def _token_words(token: Token) -> str:
     if token.type == "$END":
         return "the end of the file"
     if token.type == "_NL":
-        return "the end of the line"
+        return "end of line"
     if token.type == "_INDENT":
         return "an indented line"
     if token.type == "_DEDENT":
@@ -224,6 +241,8 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
                 end_col = col + 1
             span = Span(path, line, col, line, max(end_col, col + 1))
             code, message = "W001", f"unexpected {_token_words(token)}"
+            if token.type == "_NL":
+                message = "this line ends too early"
         friendly = _match_message(error, text)
         expected = describe_expected(error.accepts or error.expected)
         if friendly:

@@ -1,0 +1,104 @@
+"""The command line as a user meets it: exit codes, text and JSON output, no tracebacks."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = 'ruleset demo "Demo":\n  version 1.0.0\nstat BS "Ballistic Skill" 1..10\n'
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "compiler", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, env=env, timeout=120)
+
+
+def test_clean_ruleset_exits_0(write_ruleset) -> None:
+    folder = write_ruleset(GOOD)
+    r = run("check", str(folder))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 ruleset checked, 0 errors, 0 warnings" in r.stdout
+
+
+def test_warnings_are_printed_but_exit_0_unless_strict(write_ruleset) -> None:
+    folder = write_ruleset(GOOD + 'table t(roll: 1..6) "T":\n  1 -> 2\n')
+    r = run("check", str(folder))
+    assert r.returncode == 0 and "warning[W301]" in r.stdout
+    assert run("check", "--strict", str(folder)).returncode == 1
+
+
+def test_truncated_ruleset_gives_located_error_and_exit_1(write_ruleset) -> None:
+    folder = write_ruleset(GOOD + 'table to_hit(BS) "To hit":\n  1 -> 6+\n  2 ->')
+    r = run("check", str(folder))
+    assert r.returncode == 1
+    assert "Traceback" not in r.stdout + r.stderr
+    first = r.stdout.splitlines()[0]
+    path = str(Path(os.path.relpath(folder / "ruleset.rules", ROOT)))
+    assert first.startswith(f"{path}:6:7: error[W001]: this line ends too early"), first
+
+
+def test_garbage_line_gives_located_error_and_exit_1(write_ruleset) -> None:
+    folder = write_ruleset(GOOD + "}}}} not a rule at all {{{{\n")
+    r = run("check", str(folder))
+    assert r.returncode == 1
+    assert "Traceback" not in r.stdout + r.stderr
+    assert ":4:1: error[W001]: unexpected character '}'" in r.stdout
+
+
+def test_json_format(write_ruleset) -> None:
+    folder = write_ruleset(GOOD + 'unit m "Marine":\n  BS 12  SV 3+\n')
+    r = run("check", "--format", "json", str(folder))
+    assert r.returncode == 1
+    data = json.loads(r.stdout)
+    assert data["summary"] == {"error": 2, "warning": 0, "note": 0}
+    by_code = {d["code"]: d for d in data["diagnostics"]}
+    assert set(by_code) == {"W101", "W202"}
+    d = by_code["W101"]
+    assert d["severity"] == "error" and d["message"] == "unknown stat 'SV'"
+    assert (d["span"]["line"], d["span"]["column"]) == (5, 10)
+    assert d["hint"] is None or isinstance(d["hint"], str)
+
+
+def test_missing_path_is_a_usage_error() -> None:
+    r = run("check", "no/such/folder")
+    assert r.returncode == 2
+    assert "no such file or folder: no/such/folder" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_unknown_option_is_a_usage_error() -> None:
+    assert run("check", "--frobnicate").returncode == 2
+
+
+def test_help_lists_check() -> None:
+    r = run("--help")
+    assert r.returncode == 0 and "check" in r.stdout
+
+
+def test_not_utf8_is_reported(write_ruleset) -> None:
+    folder = write_ruleset(GOOD)
+    (folder / "ruleset.rules").write_bytes(GOOD.encode() + b'stat X "\xff\xfe" 1..2\n')
+    r = run("check", str(folder))
+    assert r.returncode == 1 and "error[W005]: this file is not UTF-8 text" in r.stdout
+
+
+def test_default_path_is_rules_folder(tmp_path: Path) -> None:
+    (tmp_path / "rules" / "demo").mkdir(parents=True)
+    (tmp_path / "rules" / "demo" / "ruleset.rules").write_text(GOOD)
+    r = run("check", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.skipif(not (ROOT / "rules").is_dir(), reason="no bundled rulesets yet")
+def test_bundled_rulesets_are_clean() -> None:
+    r = run("check", "--format", "json", "rules")
+    data = json.loads(r.stdout)
+    problems = [d for d in data["diagnostics"] if d["severity"] != "note"]
+    assert problems == [], json.dumps(problems[:5], indent=1)
+    assert r.returncode == 0

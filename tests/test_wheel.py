@@ -1,0 +1,47 @@
+"""The installed wheel, not the source tree: the grammar ships inside the package."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+                   check=True, capture_output=True, timeout=600)
+    (found,) = out.glob("warscribe-*.whl")
+    return found
+
+
+def test_wheel_contains_the_grammar(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "compiler/grammar/warscribe.lark" in names
+    assert "compiler/cli.py" in names
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "warscribe = compiler.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+
+
+def test_installed_wheel_checks_from_another_folder(wheel: Path, tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True, timeout=600)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ruleset = ROOT / "tests" / "fixtures"
+    env = {**os.environ, "PYTHONPATH": str(target), "NO_COLOR": "1"}
+    probe = subprocess.run([sys.executable, "-c", "import compiler, compiler.parse as p; print(compiler.__file__); "
+                            "print(len(p.grammar_text()))"], cwd=elsewhere, env=env,
+                           capture_output=True, text=True, check=True)
+    assert probe.stdout.splitlines()[0].startswith(str(target))
+    r = subprocess.run([sys.executable, "-m", "compiler", "check", str(ruleset)], cwd=elsewhere, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "0 errors" in r.stdout
