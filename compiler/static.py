@@ -155,6 +155,8 @@ def binary(op: str, left: Any, right: Any) -> Any:
         return _eq(left, right)
     if op == "!=":
         return not _eq(left, right)
+    if op in ("max", "min") and (left is NONE or right is NONE):
+        return right if left is NONE else left
     if left is NONE or right is NONE:
         if op in ("+", "-", "*", "/"):
             return NONE
@@ -170,6 +172,10 @@ def binary(op: str, left: Any, right: Any) -> Any:
         if b == 0:
             raise StaticError("division by zero")
         return _num(Fraction(a) / b)
+    if op == "max":
+        return left if a >= b else right
+    if op == "min":
+        return left if a <= b else right
     if op == ">=":
         return a >= b
     if op == "<=":
