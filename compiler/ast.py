@@ -321,6 +321,7 @@ class Stat(Decl):
     prose: tuple[Prose, ...] = ()
     aka: tuple[str, ...] = ()
     see: tuple[tuple[str, Span], ...] = ()
+    clamped: bool = True  # modified values are kept inside the range
 
 
 @dataclass(frozen=True, slots=True)

@@ -347,13 +347,16 @@ class Builder(Transformer):
         name, title = str(c[0]), unquote(str(c[1]))
         stype = None
         rest = []
+        clamped = True
         for x in c[2:]:
-            if isinstance(x, (A.RangeExpr, str)) and not isinstance(x, Token):
+            if isinstance(x, Token) and x.type == "UNCLAMPED":
+                clamped = False
+            elif isinstance(x, (A.RangeExpr, str)) and not isinstance(x, Token):
                 stype = x
             else:
                 rest.append(x)
         short, prose, aka, see = self._entry_parts(rest)
-        return A.Stat(self.span(meta), name, title, stype, short, prose, aka, see)
+        return A.Stat(self.span(meta), name, title, stype, short, prose, aka, see, clamped)
 
     def entry_kind(self, c: list[Any]) -> str:
         return str(c[0])

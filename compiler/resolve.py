@@ -575,7 +575,7 @@ class Evaluator:
     def _add_to_stat(self, value: Any, delta: Any, name: str, span: Any) -> Any:
         stat = self.model.stats.get(name)
         lo = hi = None
-        if stat is not None and isinstance(stat.type, A.RangeExpr):
+        if stat is not None and isinstance(stat.type, A.RangeExpr) and stat.clamped:
             lo = static_evaluate(stat.type.low, {}, None)
             hi = static_evaluate(stat.type.high, {}, None)
 
@@ -631,9 +631,10 @@ class Evaluator:
                 best[group] = value
         return total + sum(best.values())
 
-    def stat_modifier(self, stat: str, role: str | None) -> Any:
+    def stat_modifier(self, stat: str, role: str | None, roleless: bool = False) -> Any:
         items = [(self._effect_value(e), g) for e, g, _ in self.active_effects()
-                 if e.kind == "stat" and e.stat == stat and (e.role is None or e.role == role)]
+                 if e.kind == "stat" and e.stat == stat
+                 and (e.role is None or (not roleless and e.role == role))]
         return self._combine(items)
 
     def roll_modifier(self, test: str) -> Any:
@@ -714,15 +715,31 @@ class Evaluator:
     def call_args(self, decl: Any, e: A.Call, env: dict[str, Any]) -> list[Any]:
         params = decl.params
         values: dict[str, Any] = {}
+        by_name = {p.name: p for p in params}
         for p, a in zip(params, e.args):
-            values[p.name] = self.eval(a, env)
+            values[p.name] = self._entry_value(p, a, self.eval(a, env))
         for k, v in e.kwargs:
-            values[k] = self.eval(v, env)
+            values[k] = self._entry_value(by_name[k], v, self.eval(v, env)) if k in by_name else self.eval(v, env)
         missing = [p.name for p in params if p.name not in values]
         if missing or len(e.args) > len(params):
             raise ResolveError(f"'{decl.id}' takes {len(params)} values ({', '.join(p.name for p in params)})",
                                e.span)
         return [values[p.name] for p in params]
+
+    def _entry_value(self, param: A.Param, arg: A.Expr, value: Any) -> Any:
+        """A value given for a parameter named after a stat takes that stat's modifiers (``-1 BS``),
+        unless it was read from a profile (``shooter.BS``) or passed on by name, which already did."""
+        stat = param.type if isinstance(param.type, str) and param.type in self.model.stats else param.name
+        if stat not in self.model.stats or value is None:
+            return value
+        if isinstance(arg, A.Attr) and arg.name == stat:
+            return value
+        if isinstance(arg, A.Name) and arg.id == stat:
+            return value
+        delta = self.stat_modifier(stat, None, roleless=True)
+        if not delta:
+            return value
+        return self._add_to_stat(value, delta, stat, arg.span)
 
     def apply(self, decl: Any, args: list[Any], span: Any) -> Any:
         """Call a test, table or formula with values (binding over random ones)."""

@@ -15,7 +15,7 @@ from compiler.diagnostics import Diagnostic, render
 from compiler.driver import compile_text
 
 HERE = Path(__file__).parent
-CORPUS = [p.read_text(encoding="utf-8") for p in sorted((HERE / "fixtures").glob("*.rules"))]
+CORPUS = [p.read_text(encoding="utf-8") for p in sorted((HERE / "fixtures").glob("*/*.rules"))]
 CORPUS += [p.read_text(encoding="utf-8") for p in sorted((HERE / "golden").glob("*.rules"))]
 RULES = Path(__file__).resolve().parent.parent / "rules"
 CORPUS += [p.read_text(encoding="utf-8") for p in sorted(RULES.glob("*/*.rules"))]

@@ -35,7 +35,7 @@ def test_installed_wheel_checks_from_another_folder(wheel: Path, tmp_path: Path)
                    check=True, capture_output=True, timeout=600)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    ruleset = ROOT / "tests" / "fixtures"
+    ruleset = ROOT / "tests" / "fixtures" / "sample"
     env = {**os.environ, "PYTHONPATH": str(target), "NO_COLOR": "1"}
     probe = subprocess.run([sys.executable, "-c", "import compiler, compiler.parse as p; print(compiler.__file__); "
                             "print(len(p.grammar_text()))"], cwd=elsewhere, env=env,
