@@ -60,6 +60,16 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
             count_dist = bags[step.name].map(_bag_size)
             totals[step.name] = _aggregate(sub, count_dist, totals[source[step.name]], step.span)
             continue
+        if isinstance(step.value, A.Each) and prev in bags and not step.value.negate:
+            # An amount per attack (``damage = unsaved each weapon.D``): summed per attack, then
+            # over all attacks — the polynomial power, not a mixture of big sums.
+            item = sub.eval(step.value.item, {**env, **totals})
+            per_attack = sub.each(bags[prev].map(_bag_size), _exact(item), False, step.span)
+            per_attack = _exact(per_attack)
+            if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
+                per_attack = per_attack.map(lambda o: int(unwrap(o)))
+                totals[step.name] = _aggregate(sub, per_attack, totals[source[prev]], step.span)
+                continue
         value = sub.eval(step.value, {**env, **totals})
         if isinstance(value, AttackResult):
             raise ResolveError("a step of an attack cannot be another attack", step.span)
@@ -73,6 +83,10 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
             bags[step.name] = Dist.const(((frozenset(), 1),))
             source[step.name] = step.name
     return AttackResult(decl.id, dict(totals))
+
+
+def _exact(v: Any) -> Any:
+    return _fast_to_exact(v) if isinstance(v, FastDist) else v
 
 
 def _defender(decl: A.Attack) -> str | None:
@@ -115,8 +129,22 @@ def _hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
 
 def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool, env: dict[str, Any],
              step: A.Step) -> Any:
-    """Pass every token of every bag through one test step."""
+    """Pass every token of every bag through one test step (memoised per model: the same
+    question asked for 10 or 200 attacks shares this work)."""
     args = ev.call_args(test, call, env)
+    from .resolve import _hashable
+    key = ("advance", bags, test.id, tuple(_hashable(a) for a in args), negate, ev.memo_key(),
+           tuple(sorted(str(ev.eval(e.amount, env)) if False else "" for e in ())))
+    memo = ev.memo
+    if key in memo:
+        return memo[key]
+    result = _advance_uncached(ev, bags, test, args, call, negate, env, step)
+    memo[key] = result
+    return result
+
+
+def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], call: A.Call, negate: bool,
+                      env: dict[str, Any], step: A.Step) -> Any:
     outcome = ev.apply(test, args, call.span)
     if isinstance(outcome, FastDist):
         outcome = _fast_to_exact(outcome)

@@ -94,8 +94,16 @@ class Ruleset:
     def get(self, id_: str) -> A.Decl | None:
         return self.symbols.get(id_)
 
+    @cached_property
+    def _all(self) -> tuple[A.Decl, ...]:
+        return tuple(self.walk())
+
     def of_type(self, cls: type[D]) -> tuple[D, ...]:
-        return tuple(d for d in self.walk() if isinstance(d, cls))
+        """Every declaration of one kind, in document order (memoised per kind)."""
+        cache = self.__dict__.setdefault("_of_type", {})
+        if cls not in cache:
+            cache[cls] = tuple(d for d in self._all if isinstance(d, cls))
+        return cache[cls]
 
     @cached_property
     def dice(self) -> Mapping[str, A.Die]:

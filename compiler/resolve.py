@@ -180,6 +180,9 @@ class Evaluator:
         self.attackers = attackers  # profiles whose abilities apply (inside an attack)
         self.depth = depth
         self._test_cache: dict[Any, Any] = {}
+        self._effects: list[tuple[A.Effect, str | None, str]] | None = None
+        self._memo_key: tuple[Any, ...] | None = None
+        self._abilities: list[tuple[A.Ability, Any]] | None = None
         self._names_cache: dict[int, tuple[str, ...]] = {}
 
     # -- construction helpers ------------------------------------------------
@@ -299,7 +302,7 @@ class Evaluator:
     def eval(self, expr: A.Expr, env: dict[str, Any]) -> Any:
         if self.depth > 200:
             raise ResolveError("definitions call each other too deeply", expr.span)
-        pending = self._let_vars(expr, env) if env else []
+        pending = self._let_vars(expr, env) if env and any(type(v) is LetVar for v in env.values()) else []
         if pending:
             return self._enumerate(pending, expr, env)
         method = getattr(self, "eval_" + type(expr).__name__, None)
@@ -504,7 +507,8 @@ class Evaluator:
         return self._check_size(amounts.convolve_power(count), span)
 
     def _pool(self, count: Any, p: Any, span: Any) -> Any:
-        if not self.exact:
+        small = is_dist(count) or count <= 200
+        if not self.exact and not small:
             p_f = float(p)
             if is_dist(count):
                 c = self.to_backend(count)
@@ -512,8 +516,10 @@ class Evaluator:
                     c = _exact_to_fast(c)
                 return c.bind(lambda n: FastDist.binomial(int(n), p_f) if n else 0)
             return FastDist.binomial(int(count), p_f)
-        p = Fraction(p)
+        p = Fraction(p) if not isinstance(p, float) else Fraction(p).limit_denominator(10**15)
         if is_dist(count):
+            if isinstance(count, FastDist):
+                count = _fast_to_exact(count)
             return count.bind(lambda n: Dist.binomial(n, p).map(lambda s, n=n: Pool(s, n - s)))
         return Dist.binomial(count, p).map(lambda s: Pool(s, count - s))
 
@@ -595,6 +601,11 @@ class Evaluator:
 
     def active_effects(self) -> list[tuple[A.Effect, str | None, str]]:
         """Effects that apply now: (effect, group, source id)."""
+        if self._effects is None:
+            self._effects = self._find_effects()
+        return self._effects
+
+    def _find_effects(self) -> list[tuple[A.Effect, str | None, str]]:
         out: list[tuple[A.Effect, str | None, str]] = []
         for m in self.model.of_type(A.Modifier):
             if m.when is None or self._holds(m.when):
@@ -658,6 +669,11 @@ class Evaluator:
 
     def attacker_abilities(self) -> list[tuple[A.Ability, Any]]:
         """Abilities of the attacking profiles; the same ability twice keeps its highest value."""
+        if self._abilities is None:
+            self._abilities = self._find_abilities()
+        return self._abilities
+
+    def _find_abilities(self) -> list[tuple[A.Ability, Any]]:
         found: dict[str, tuple[A.Ability, Any]] = {}
         abilities = {a.id: a for a in self.model.of_type(A.Ability)}
         for ref in self.attackers:
@@ -803,12 +819,27 @@ class Evaluator:
 
     # -- tests --------------------------------------------------------------------
 
+    def memo_key(self) -> tuple[Any, ...]:
+        """What, besides its arguments, a result depends on: the situation and the attackers."""
+        if self._memo_key is None:
+            self._memo_key = (tuple(sorted((k, _hashable(v)) for k, v in self.situation.items())),
+                              self.attackers)
+        return self._memo_key
+
+    @property
+    def memo(self) -> dict[Any, Any]:
+        """Results shared by every evaluator of this (immutable) model."""
+        return self.model.__dict__.setdefault("_resolver_memo", {})
+
     def run_test(self, test: A.Test, args: list[Any], span: Any) -> Any:
-        key = (test.id, tuple(args))
-        if key in self._test_cache:
-            return self._test_cache[key]
+        key = ("test", test.id, tuple(_hashable(a) for a in args), self.memo_key())
+        memo = self.memo
+        if key in memo:
+            return memo[key]
         result = self._run_test(test, args, span)
-        self._test_cache[key] = result
+        if len(memo) > 20_000:
+            memo.clear()
+        memo[key] = result
         return result
 
     def _run_test(self, test: A.Test, args: list[Any], span: Any) -> Any:
@@ -913,6 +944,14 @@ class Evaluator:
 # ---------------------------------------------------------------------------
 
 
+def _hashable(v: Any) -> Any:
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return repr(v)
+
+
 def _meets(n: int, target: TargetValue) -> bool:
     if target.kind == "always":
         return True
@@ -964,7 +1003,7 @@ def _num(v: Any, span: Any) -> Any:
         if v.as_number is None:
             raise ResolveError(f"the target {v} has no number", span)
         return v.as_number
-    if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
+    if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
         raise ResolveError(f"{show(v)} is not a number", span)
     return v
 

@@ -46,7 +46,7 @@ def as_number(v: Any) -> int | Fraction:
         if n is None:
             raise StaticError(f"the target {v} has no number")
         return n
-    if isinstance(v, (int, Fraction)):
+    if isinstance(v, (int, Fraction, float)):
         return v
     raise StaticError(f"{v!r} is not a number")
 
@@ -162,6 +162,13 @@ def binary(op: str, left: Any, right: Any) -> Any:
             return NONE
         return False
     a, b = as_number(left), as_number(right)
+    if isinstance(a, float) or isinstance(b, float):
+        a, b = float(a), float(b)
+        if op == "/" and b == 0:
+            raise StaticError("division by zero")
+        arith = {"+": a + b, "-": a - b, "*": a * b, "/": (a / b) if op == "/" else 0.0}
+        if op in arith:
+            return arith[op]
     if op == "+":
         return _num(Fraction(a) + b)
     if op == "-":
