@@ -16,8 +16,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 from . import ast as A
 from .diagnostics import Sink, Span, did_you_mean
-from .model import Ruleset, kind_of
-from .static import NotStatic, StaticError, evaluate, row_matches
+from .model import Ruleset, game_parts, kind_of
+from .static import NotStatic, StaticError, evaluate, int_range, row_matches
 from .values import TargetValue
 
 # Functions every ruleset can call, with how many values they take.
@@ -60,12 +60,19 @@ class Context:
 
 def check_duplicates(ctx: Context) -> None:
     seen: dict[str, A.Decl] = {}
+    everything: list = []  # type: ignore[type-arg]
     for d in ctx.ruleset.walk():
+        everything.append(d)
+        if isinstance(d, A.Game):
+            everything.extend(game_parts(d))
+    for d in everything:
         if isinstance(d, (A.ProseBlock, A.Replace, A.Remove, A.Extend)) or not d.id:
             continue
         if d.id in seen:
             first = seen[d.id]
-            ctx.sink.error("W102", f"'{d.id}' is already defined (as a {kind_of(first)})", d.span,
+            kind = kind_of(first)
+            article = "an" if kind[0] in "aeiou" else "a"
+            ctx.sink.error("W102", f"'{d.id}' is already defined (as {article} {kind})", d.span,
                            "every rule, table, term, unit and weapon needs its own id",
                            related=[(first.span, "first defined here")])
         else:
@@ -86,15 +93,22 @@ def check_duplicates(ctx: Context) -> None:
 class Scope:
     """Names visible at one place: locals over the ruleset's globals."""
 
-    def __init__(self, ctx: Context, owner: str, locals_: Iterable[str] = (), kind: str = "") -> None:
+    def __init__(self, ctx: Context, owner: str, locals_: Iterable[str] = (), kind: str = "",
+                 param_types: dict[str, str] | None = None) -> None:
         self.ctx = ctx
         self.owner = owner
         self.locals: set[str] = set(locals_)
         self.kind = kind  # "army" lets requirements use army quantities
+        self.param_types = param_types or {}  # parameter → the situation or stat it is typed by
 
     def child(self, names: Iterable[str]) -> "Scope":
-        s = Scope(self.ctx, self.owner, self.locals | set(names), self.kind)
+        s = Scope(self.ctx, self.owner, self.locals | set(names), self.kind, self.param_types)
         return s
+
+    @classmethod
+    def of(cls, ctx: Context, owner: str, params: tuple[A.Param, ...]) -> "Scope":
+        types = {p.name: p.type for p in params if isinstance(p.type, str)}
+        return cls(ctx, owner, [p.name for p in params], param_types=types)
 
     def visible(self) -> set[str]:
         rs = self.ctx.ruleset
@@ -202,7 +216,9 @@ def check_expr(expr: A.Expr | None, scope: Scope) -> None:
         return
     if isinstance(expr, A.IsChoice):
         check_expr(expr.operand, scope)
-        sit = rs.situations.get(expr.operand.id) if isinstance(expr.operand, A.Name) else None
+        sit = None
+        if isinstance(expr.operand, A.Name):
+            sit = rs.situations.get(scope.param_types.get(expr.operand.id, expr.operand.id))
         if sit is not None:
             if not sit.choices:
                 ctx.sink.error("W201", f"situation '{sit.id}' is yes/no or a number; "
@@ -269,14 +285,11 @@ def check_params(ctx: Context, params: tuple[A.Param, ...], owner: str) -> None:
 
 
 def check_range(ctx: Context, rng: A.RangeExpr) -> tuple[int, int] | None:
-    try:
-        lo, hi = evaluate(rng.low, {}, None), evaluate(rng.high, {}, None)
-    except (NotStatic, StaticError):
+    ends = int_range(rng)
+    if ends is None:
         ctx.sink.error("W201", "a range is written with whole numbers, such as 1..10", rng.span)
         return None
-    if not (isinstance(lo, int) and isinstance(hi, int)):
-        ctx.sink.error("W201", "a range is written with whole numbers, such as 1..10", rng.span)
-        return None
+    lo, hi = ends
     if lo > hi:
         ctx.sink.error("W202", f"this range is empty: {lo} is more than {hi}", rng.span,
                        f"write {hi}..{lo}")
@@ -290,7 +303,7 @@ def check_names(ctx: Context) -> None:
     for d in rs.walk():
         if isinstance(d, A.Test):
             check_params(ctx, d.params, d.id)
-            scope = Scope(ctx, d.id, _param_names(d.params))
+            scope = Scope.of(ctx, d.id, d.params)
             if d.roll is not None:
                 check_expr(d.roll.dice, scope)
                 check_expr(d.roll.target, scope)
@@ -298,7 +311,7 @@ def check_names(ctx: Context) -> None:
             check_expr(d.never_worse, scope)
         elif isinstance(d, A.Table):
             check_params(ctx, d.params, d.id)
-            scope = Scope(ctx, d.id, _param_names(d.params))
+            scope = Scope.of(ctx, d.id, d.params)
             check_expr(d.formula, scope)
             for let in d.lets:
                 check_expr(let.value, scope)
@@ -316,14 +329,14 @@ def check_names(ctx: Context) -> None:
                         check_expr(cell, scope)
         elif isinstance(d, A.Formula):
             check_params(ctx, d.params, d.id)
-            scope = Scope(ctx, d.id, _param_names(d.params))
+            scope = Scope.of(ctx, d.id, d.params)
             for let in d.lets:
                 check_expr(let.value, scope)
                 scope = scope.child([let.name])
             check_expr(d.result, scope)
         elif isinstance(d, A.Attack):
             check_params(ctx, d.params, d.id)
-            scope = Scope(ctx, d.id, _param_names(d.params))
+            scope = Scope.of(ctx, d.id, d.params)
             for let in d.lets:
                 check_expr(let.value, scope)
                 scope = scope.child([let.name])
@@ -348,7 +361,7 @@ def check_names(ctx: Context) -> None:
                 check_effect(ctx, e, scope)
         elif isinstance(d, A.Ability):
             check_params(ctx, d.params, d.id)
-            scope = Scope(ctx, d.id, _param_names(d.params))
+            scope = Scope.of(ctx, d.id, d.params)
             check_expr(d.when, scope)
             for e in d.effects:
                 check_effect(ctx, e, scope)
@@ -381,6 +394,14 @@ def check_names(ctx: Context) -> None:
             scope = Scope(ctx, d.id)
             for s in d.scores:
                 check_expr(s.value, scope)
+                if s.per is not None and s.per not in rs.symbols:
+                    # 'per' takes any word; a near miss of a defined name is probably a typo.
+                    pool = {e.id for e in rs.of_type(A.Entry)} | set(rs.profiles) | \
+                        {q.id for q in rs.of_type(A.Squad)}
+                    close = did_you_mean(s.per, pool)
+                    if close:
+                        ctx.sink.warning("W108", f"'{s.per}' is not defined; did you mean '{close}'?", s.span,
+                                         "a defined name after 'per' links to its entry")
         elif isinstance(d, A.Situation) and d.range is not None:
             check_range(ctx, d.range)
         elif isinstance(d, A.Stat) and isinstance(d.type, A.RangeExpr):
@@ -547,19 +568,13 @@ def param_domain(rs: Ruleset, p: A.Param) -> list[Any] | None:
     """The values a parameter ranges over, when the ruleset says."""
     t = p.type
     if isinstance(t, A.RangeExpr):
-        try:
-            lo, hi = evaluate(t.low, {}, None), evaluate(t.high, {}, None)
-            return list(range(lo, hi + 1))
-        except (NotStatic, StaticError, TypeError):
-            return None
+        ends = int_range(t)
+        return list(range(ends[0], ends[1] + 1)) if ends else None
     stat = rs.stats.get(t if isinstance(t, str) else p.name)
     if stat is not None:
         if isinstance(stat.type, A.RangeExpr):
-            try:
-                lo, hi = evaluate(stat.type.low, {}, None), evaluate(stat.type.high, {}, None)
-                return list(range(lo, hi + 1))
-            except (NotStatic, StaticError, TypeError):
-                return None
+            ends = int_range(stat.type)
+            return list(range(ends[0], ends[1] + 1)) if ends else None
         if stat.type == "target":
             return [TargetValue.high(n) for n in range(2, 7)] + [None]
         return None
@@ -573,11 +588,8 @@ def situation_domain(sit: A.Situation) -> list[Any]:
     if sit.choices:
         return list(sit.choices)
     if sit.range is not None:
-        try:
-            lo, hi = evaluate(sit.range.low, {}, None), evaluate(sit.range.high, {}, None)
-            return list(range(lo, hi + 1))
-        except (NotStatic, StaticError, TypeError):
-            return [0]
+        ends = int_range(sit.range)
+        return list(range(ends[0], ends[1] + 1)) if ends else [0]
     return [False, True]
 
 
@@ -615,6 +627,11 @@ def check_tables(ctx: Context) -> None:
         domains = [param_domain(rs, p) for p in t.params]
         if any(d is None for d in domains) or not t.rows:
             continue
+        asks_none = {sub.operand.id for r in t.rows if r.pattern is not None
+                     for sub in A.sub_expressions(r.pattern)
+                     if isinstance(sub, A.IsNone) and isinstance(sub.operand, A.Name)}
+        domains = [dom + [None] if p.name in asks_none and None not in dom else dom  # type: ignore[operator]
+                   for p, dom in zip(t.params, domains)]
         names = [p.name for p in t.params]
         sits = _situations_used([r.pattern for r in t.rows] + [l.value for l in t.lets], rs, set(names))
         sit_domains = [situation_domain(s) for s in sits]
@@ -624,6 +641,7 @@ def check_tables(ctx: Context) -> None:
         if total > MAX_TABLE_POINTS:
             continue
         first_hits = [0] * len(t.rows)
+        ever_holds = [False] * len(t.rows)
         gaps: list[dict[str, Any]] = []
         broken = False
         for values in product(*domains, *sit_domains):  # type: ignore[arg-type]
@@ -634,8 +652,9 @@ def check_tables(ctx: Context) -> None:
                 matched = None
                 for i, row in enumerate(t.rows):
                     if row_matches(t, row, env, rs):
-                        matched = i
-                        break
+                        ever_holds[i] = True
+                        if matched is None:
+                            matched = i
             except NotStatic:
                 broken = True
                 break
@@ -658,6 +677,11 @@ def check_tables(ctx: Context) -> None:
         repeated = _repeated_keys(ctx, t)
         for i, row in enumerate(t.rows):
             if first_hits[i] == 0 and i not in repeated:
+                if not ever_holds[i]:
+                    ctx.sink.warning("W302", f"this row of table '{t.id}' never applies: its case is false "
+                                     f"for every value of {', '.join(names)}", row.span,
+                                     "check the case against the parameters' ranges and choices")
+                    continue
                 earlier = [r for r in t.rows[:i] if r.pattern is not None]
                 ctx.sink.warning("W302", f"this row of table '{t.id}' can never be used: the rows above it "
                                  "already cover every case it matches", row.span,
@@ -786,13 +810,9 @@ def _check_abilities(ctx: Context, uses: tuple[A.AbilityUse, ...], abilities: di
         elif not ab.params and use.arg is not None:
             ctx.sink.error("W203", f"ability '{ab.id}' takes no value", use.span)
         elif ab.params and use.arg is not None and isinstance(ab.params[0].type, A.RangeExpr):
-            try:
-                lo = evaluate(ab.params[0].type.low, {}, None)
-                hi = evaluate(ab.params[0].type.high, {}, None)
-                if not lo <= use.arg <= hi:
-                    ctx.sink.error("W202", f"{ab.title} {use.arg} is outside {lo}..{hi}", use.span)
-            except (NotStatic, StaticError):
-                pass
+            ends = int_range(ab.params[0].type)
+            if ends and not ends[0] <= use.arg <= ends[1]:
+                ctx.sink.error("W202", f"{ab.title} {use.arg} is outside {ends[0]}..{ends[1]}", use.span)
 
 
 def check_stat_value(ctx: Context, stat: A.Stat, sv: A.StatValue, prof: A.Profile) -> None:
@@ -805,10 +825,10 @@ def check_stat_value(ctx: Context, stat: A.Stat, sv: A.StatValue, prof: A.Profil
             ctx.sink.error("W201", f"{where} is a number from the stat's range, not {sv.text}", sv.span,
                            f"stat {stat.id} is declared as a whole number")
             return
-        try:
-            lo, hi = evaluate(t.low, {}, None), evaluate(t.high, {}, None)
-        except (NotStatic, StaticError):
+        ends = int_range(t)
+        if ends is None:
             return
+        lo, hi = ends
         if not lo <= sv.value <= hi:  # type: ignore[operator]
             ctx.sink.error("W202", f"{where} is {sv.value}, outside its range {lo}..{hi}", sv.span,
                            f"stat {stat.id} is declared as {lo}..{hi}", related=[(stat.span, "declared here")])
@@ -875,6 +895,19 @@ def _prose_of(d: A.Decl) -> Iterator[A.Prose]:
             yield from v.prose
 
 
+def _short_texts(d: A.Decl) -> Iterator[tuple[str, Span]]:
+    """One-line texts (definitions, phase and step texts) with the span of their owner."""
+    for name in ("short", "text"):
+        value = getattr(d, name, None)
+        if isinstance(value, str) and not isinstance(d, A.ProseBlock):
+            yield value, d.span
+    if isinstance(d, A.Game):
+        for part in game_parts(d):
+            value = getattr(part, "text", None)
+            if isinstance(value, str):
+                yield value, part.span
+
+
 def check_prose(ctx: Context) -> None:
     rs = ctx.ruleset
     known = set(rs.symbols) | set(rs.dice)
@@ -882,6 +915,13 @@ def check_prose(ctx: Context) -> None:
     if rs.header is not None:
         decls.append(rs.header)  # type: ignore[arg-type]
     for d in decls:
+        for text, span in _short_texts(d):
+            for m in PROSE_REF.finditer(text):
+                ref = m.group(1).strip()
+                if ref not in known:
+                    close = did_you_mean(ref, known)
+                    ctx.sink.error("W107", f"the text links to '{ref}', which is not defined", span,
+                                   f"did you mean '{close}'?" if close else "links are written [[id]] or [[id|text]]")
         for p in _prose_of(d):
             for m in PROSE_REF.finditer(p.text):
                 ref = m.group(1).strip()

@@ -38,9 +38,10 @@ class RulesetSource:
 def display_path(path: Path) -> str:
     """A path as a user should see it: relative to the working directory when inside it."""
     try:
-        return os.path.relpath(path)
+        rel = os.path.relpath(path)
     except ValueError:
         return str(path)
+    return str(path) if rel.startswith("..") else rel
 
 
 def find_ruleset_folders(paths: list[str]) -> list[Path]:

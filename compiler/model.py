@@ -46,8 +46,22 @@ KIND_NAMES: dict[type, str] = {
 }
 
 
+def game_parts(game: A.Game) -> list:  # type: ignore[type-arg]
+    """The phases, phase steps, scores and victory conditions of a game, each with an id."""
+    parts: list = []  # type: ignore[type-arg]
+    for ph in game.phases:
+        parts.append(ph)
+        parts.extend(ph.steps)
+    parts.extend(game.scores)
+    parts.extend(game.victories)
+    return parts
+
+
 def kind_of(decl: A.Decl) -> str:
     """A declaration's kind in words: "stat", "keyword", "unit", "table"…"""
+    part_kinds = {A.Phase: "phase", A.PhaseStep: "step", A.Score: "score", A.Victory: "victory condition"}
+    if type(decl) in part_kinds:
+        return part_kinds[type(decl)]
     if isinstance(decl, A.Entry):
         return decl.kind
     if isinstance(decl, A.Profile):
@@ -89,6 +103,9 @@ class Ruleset:
             if isinstance(d, (A.ProseBlock, A.Replace, A.Remove, A.Extend)) or not d.id:
                 continue
             table.setdefault(d.id, d)
+            if isinstance(d, A.Game):
+                for part in game_parts(d):
+                    table.setdefault(part.id, part)  # type: ignore[arg-type]
         return MappingProxyType(table)
 
     def get(self, id_: str) -> A.Decl | None:

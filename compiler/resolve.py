@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Mapping
 from . import ast as A
 from .dist import Dist, FastDist
 from .model import Ruleset
-from .static import NotStatic, StaticError, as_number, to_target
+from .static import NotStatic, StaticError, as_number, int_range, to_target
 from .static import binary as static_binary
 from .static import evaluate as static_evaluate
 from .values import ProfileRef, TargetValue
@@ -157,10 +157,8 @@ def situation_defaults(model: Ruleset) -> dict[str, Any]:
         if sit.choices:
             out[sit.id] = sit.choices[0]
         elif sit.range is not None:
-            try:
-                out[sit.id] = static_evaluate(sit.range.low, {}, None)
-            except (NotStatic, StaticError):
-                out[sit.id] = 0
+            ends = int_range(sit.range)
+            out[sit.id] = ends[0] if ends else 0
         else:
             out[sit.id] = False
     return out
@@ -582,8 +580,7 @@ class Evaluator:
         stat = self.model.stats.get(name)
         lo = hi = None
         if stat is not None and isinstance(stat.type, A.RangeExpr) and stat.clamped:
-            lo = static_evaluate(stat.type.low, {}, None)
-            hi = static_evaluate(stat.type.high, {}, None)
+            lo, hi = int_range(stat.type) or (None, None)
 
         def add(x: Any) -> Any:
             x = unwrap(x)

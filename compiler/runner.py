@@ -20,7 +20,7 @@ from . import ast as A
 from .dist import Dist, FastDist
 from .model import Ruleset
 from .resolve import AttackResult, Evaluator, ResolveError, is_dist, show, unwrap
-from .static import NotStatic, StaticError, evaluate as static_evaluate
+from .static import int_range
 from .values import TargetValue
 
 EXHAUSTIVE_LIMIT = 2_000
@@ -171,12 +171,11 @@ def run_property(model: Ruleset, prop: A.Property, exact: bool = True) -> Result
     start = time.perf_counter()
     ranges: list[tuple[str, int, int]] = []
     for b in prop.bindings:
-        try:
-            lo, hi = static_evaluate(b.range.low, {}, model), static_evaluate(b.range.high, {}, model)
-        except (NotStatic, StaticError) as err:
+        ends = int_range(b.range, model)
+        if ends is None:
             return Result("property", prop.id, prop.title, prop.span,
-                          (Failure(b.span, f"cannot work out this range: {err}"),))
-        ranges.append((b.name, int(lo), int(hi)))
+                          (Failure(b.span, "a property ranges over whole numbers, such as 1..10"),))
+        ranges.append((b.name, ends[0], ends[1]))
     ev = Evaluator(model, exact=exact)
     size = 1
     for _, lo, hi in ranges:

@@ -89,6 +89,8 @@ def evaluate(expr: A.Expr, env: Mapping[str, Any], model: Any, depth: int = 0) -
             return env[expr.id]
         if model is not None and expr.id in model.profiles:
             return ProfileRef(expr.id)
+        if model is not None and any(expr.id in s.choices for s in model.situations.values()):
+            return expr.id
         raise NotStatic(expr.id)
     if isinstance(expr, A.Group):
         return ProfileRef(expr.profile, expr.count)
@@ -138,7 +140,7 @@ def evaluate(expr: A.Expr, env: Mapping[str, Any], model: Any, depth: int = 0) -
             return profile_attr(model, obj, expr.name)
         raise NotStatic("attribute")
     if isinstance(expr, A.Call):
-        return call(expr, [ev(a) for a in expr.args], model, depth)
+        return call(expr, [ev(a) for a in expr.args], model, depth, env)
     raise NotStatic(type(expr).__name__)
 
 
@@ -205,7 +207,7 @@ def _eq(left: Any, right: Any) -> bool:
 BUILTIN_STATIC = {"min", "max", "abs", "ceil", "floor", "clamp", "even", "odd"}
 
 
-def call(expr: A.Call, args: list[Any], model: Any, depth: int) -> Any:
+def call(expr: A.Call, args: list[Any], model: Any, depth: int, outer: Mapping[str, Any] | None = None) -> Any:
     f = expr.func
     if f in ("min", "max"):
         vals = [a for a in args if a is not NONE]
@@ -230,10 +232,11 @@ def call(expr: A.Call, args: list[Any], model: Any, depth: int) -> Any:
     if model is None:
         raise NotStatic(f)
     decl = model.callables.get(f)
+    situation = {k: v for k, v in (outer or {}).items() if k in model.situations}
     if isinstance(decl, A.Table):
-        return table_lookup(model, decl, args, depth)
+        return table_lookup(model, decl, args, depth, situation)
     if isinstance(decl, A.Formula):
-        env = bind(decl.params, args)
+        env = {**situation, **bind(decl.params, args)}
         for let in decl.lets:
             env[let.name] = evaluate(let.value, env, model, depth + 1)
         if decl.result is None:
@@ -268,8 +271,9 @@ def row_matches(table: A.Table, row: A.CaseRow, env: Mapping[str, Any], model: A
     raise StaticError("a table row's case must be a yes/no condition")
 
 
-def table_lookup(model: Any, table: A.Table, args: list[Any], depth: int = 0) -> Any:
-    env = bind(table.params, args)
+def table_lookup(model: Any, table: A.Table, args: list[Any], depth: int = 0,
+                 situation: Mapping[str, Any] | None = None) -> Any:
+    env = {**(situation or {}), **bind(table.params, args)}
     if table.formula is not None:
         return evaluate(table.formula, env, model, depth + 1)
     for let in table.lets:
@@ -316,3 +320,14 @@ def stat_value(sv: A.StatValue) -> Any:
     if sv.kind == "dice":
         raise NotStatic("dice")
     return sv.value
+
+
+def int_range(rng: A.RangeExpr, model: Any = None) -> tuple[int, int] | None:
+    """The whole-number ends of ``lo..hi``, or None when they are not plain whole numbers."""
+    try:
+        lo, hi = evaluate(rng.low, {}, model), evaluate(rng.high, {}, model)
+    except (NotStatic, StaticError, RecursionError):
+        return None
+    if type(lo) is not int or type(hi) is not int:
+        return None
+    return lo, hi
