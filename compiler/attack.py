@@ -16,7 +16,7 @@ turn; damage beyond a model's last wound is lost.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable, Iterator, Mapping
 
 from . import ast as A
 from .dist import Dist, FastDist
@@ -40,15 +40,88 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
     defender = _defender(decl)
     attackers = tuple(a for p, a in zip(decl.params, args) if isinstance(a, ProfileRef) and p.name != defender)
     sub = ev.child(attackers=attackers)
+    # Per-attack work is tiny and stays exact; only the sum over all attacks uses fast mode.
+    exact_sub = sub if sub.exact else Evaluator(sub.model, True, sub.situation, attackers, sub.depth)
     for let in decl.lets:
         sub.bind_let(let, env)
 
-    totals: dict[str, Any] = {}
+    from .resolve import _hashable
+    # The per-attack work depends on the profiles and the situation, not on how many models
+    # attack: it is planned once per model and reused (10 or 200 attacks share it).
+    key = ("attack-plan", decl.id, tuple(_hashable(_plan_arg(a, decl)) for a in args), sub.memo_key(),
+           sub.exact)
+    plan = sub.memo.get(key)
+    totals = LazySteps()
+    if plan is None:
+        plan = _plan(sub, exact_sub, decl, env, totals)
+        sub.memo[key] = plan
+    for kind, step, per_attack, src in plan:
+        if kind == "removal":
+            totals.later(step.name, lambda step=step: _removal(sub, decl, step, env, totals, defender))
+        elif kind == "pipe":
+            totals.later(step.name, lambda step=step, per_attack=per_attack, src=src: _aggregate(
+                sub, per_attack, totals[src], step.span))
+        elif step.name not in totals or kind == "count":
+            totals[step.name] = _value_step(sub, step, env, totals, kind == "count")
+    return AttackResult(decl.id, totals)
+
+
+def _plan_arg(a: Any, decl: A.Attack) -> Any:
+    """An argument as the plan sees it: a profile without its model count, unless the
+    attack reads ``.models`` beyond counting its attacks."""
+    if isinstance(a, ProfileRef) and not _reads_models(decl):
+        return ProfileRef(a.id)
+    return a
+
+
+_READS_MODELS: dict[int, tuple[A.Attack, bool]] = {}
+
+
+def _reads_models(decl: A.Attack) -> bool:
+    hit = _READS_MODELS.get(id(decl))
+    if hit is not None and hit[0] is decl:
+        return hit[1]
+    answer = _reads_models_uncached(decl)
+    _READS_MODELS[id(decl)] = (decl, answer)
+    return answer
+
+
+def _reads_models_uncached(decl: A.Attack) -> bool:
+    for step in decl.steps[1:]:
+        for expr in (step.value, step.removes_target, step.damage):
+            if expr is None:
+                continue
+            for sub in A.sub_expressions(expr):
+                if isinstance(sub, A.Attr) and sub.name == "models":
+                    return True
+    return False
+
+
+def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: "LazySteps", count: bool) -> Any:
+    assert step.value is not None
+    value = sub.eval(step.value, totals.env(env, step.value, sub))
+    if isinstance(value, AttackResult):
+        raise ResolveError("a step of an attack cannot be another attack", step.span)
+    if count:
+        value = sub.lift1(value, lambda c: _count(unwrap(c), step.span))
+    return value
+
+
+def _is_count(value: Any) -> bool:
+    if is_dist(value):
+        return all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in value.outcomes())
+    return isinstance(unwrap(value), int) and not isinstance(unwrap(value), bool)
+
+
+def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, Any],
+          totals: "LazySteps") -> tuple[tuple[str, A.Step, Any, str | None], ...]:
+    """Classify the steps and work out each pipeline step's per-attack distribution."""
+    plan: list[tuple[str, A.Step, Any, str | None]] = []
     bags: dict[str, Any] = {}  # step → per-attack Dist over bags of tokens
     source: dict[str, str] = {}  # step → the counting step it descends from
     for step in decl.steps:
         if step.removes_from is not None:
-            totals[step.name] = _removal(sub, decl, step, env, totals, defender)
+            plan.append(("removal", step, None, None))
             continue
         assert step.value is not None
         test_call = _pipeline_test(sub, step.value)
@@ -57,32 +130,67 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
             test_decl, call, negate = test_call
             bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step)
             source[step.name] = source[prev]
-            count_dist = bags[step.name].map(_bag_size)
-            totals[step.name] = _aggregate(sub, count_dist, totals[source[step.name]], step.span)
+            plan.append(("pipe", step, bags[step.name].map(_bag_size), source[step.name]))
             continue
         if isinstance(step.value, A.Each) and prev in bags and not step.value.negate:
             # An amount per attack (``damage = unsaved each weapon.D``): summed per attack, then
             # over all attacks — the polynomial power, not a mixture of big sums.
-            item = sub.eval(step.value.item, {**env, **totals})
-            per_attack = sub.each(bags[prev].map(_bag_size), _exact(item), False, step.span)
-            per_attack = _exact(per_attack)
+            item = exact_sub.eval(step.value.item, totals.env(env, step.value.item, sub))
+            per_attack = _exact(exact_sub.each(bags[prev].map(_bag_size), _exact(item), False, step.span))
             if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
-                per_attack = per_attack.map(lambda o: int(unwrap(o)))
-                totals[step.name] = _aggregate(sub, per_attack, totals[source[prev]], step.span)
+                plan.append(("pipe", step, per_attack.map(lambda o: int(unwrap(o))), source[prev]))
                 continue
-        value = sub.eval(step.value, {**env, **totals})
-        if isinstance(value, AttackResult):
-            raise ResolveError("a step of an attack cannot be another attack", step.span)
-        totals[step.name] = value
-        # Any counting step can start a pipeline of per-attack tokens.
-        is_count = not is_dist(value) and isinstance(unwrap(value), int) and not isinstance(unwrap(value), bool)
-        is_count = is_count or (is_dist(value) and all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool)
-                                                       for o in value.outcomes()))
-        if is_count:
+        value = _value_step(sub, step, env, totals, False)
+        if _is_count(value):
             totals[step.name] = sub.lift1(value, lambda c: _count(unwrap(c), step.span))
             bags[step.name] = Dist.const(((frozenset(), 1),))
             source[step.name] = step.name
-    return AttackResult(decl.id, dict(totals))
+            plan.append(("count", step, None, None))
+        else:
+            totals[step.name] = value
+            plan.append(("value", step, None, None))
+    return tuple(plan)
+
+
+class LazySteps(Mapping):  # type: ignore[type-arg]
+    """The steps of an attack, each worked out only when it is read (an example that asks for
+    ``r.killed`` does not pay for the sum of ``r.hits``)."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, Any] = {}
+        self._later: dict[str, Callable[[], Any]] = {}
+
+    def later(self, name: str, thunk: Callable[[], Any]) -> None:
+        self._later[name] = thunk
+        self._values.pop(name, None)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._values[name] = value
+        self._later.pop(name, None)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._values:
+            if name not in self._later:
+                raise KeyError(name)
+            self._values[name] = self._later.pop(name)()
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._values) + [k for k in self._later if k not in self._values])
+
+    def __len__(self) -> int:
+        return len(set(self._values) | set(self._later))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._values or name in self._later
+
+    def env(self, base: dict[str, Any], expr: A.Expr, ev: Evaluator) -> dict[str, Any]:
+        """``base`` plus the steps that ``expr`` names, worked out."""
+        out = dict(base)
+        for name in ev._names(expr):
+            if name in self:
+                out[name] = self[name]
+        return out
 
 
 def _exact(v: Any) -> Any:
@@ -227,7 +335,7 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], t
     if step.removes_from not in totals:
         raise ResolveError(f"'{step.removes_from}' is not an earlier step", step.span)
     unsaved = totals[step.removes_from]
-    target = ev.eval(step.removes_target, {**env, **totals}) if step.removes_target is not None else None
+    target = ev.eval(step.removes_target, totals.env(env, step.removes_target, ev)) if step.removes_target is not None else None
     if not isinstance(target, ProfileRef):
         raise ResolveError("'removes' needs the target profile, e.g. removes target", step.span)
     role = step.removes_target.id if isinstance(step.removes_target, A.Name) else None
@@ -238,7 +346,7 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], t
     models = target.models
     damage: Any = 1
     if step.damage is not None:
-        damage = ev.eval(step.damage, {**env, **totals})
+        damage = ev.eval(step.damage, totals.env(env, step.damage, ev))
     damage = damage if is_dist(damage) else Dist.const(_num_int(unwrap(damage), step.span))
     if isinstance(damage, FastDist):
         damage = _fast_to_exact(damage)

@@ -171,7 +171,10 @@ class Evaluator:
                  attackers: tuple[ProfileRef, ...] = (), depth: int = 0) -> None:
         self.model = model
         self.exact = exact
-        base = situation_defaults(model)
+        defaults = model.__dict__.get("_situation_defaults")
+        if defaults is None:
+            defaults = model.__dict__.setdefault("_situation_defaults", situation_defaults(model))
+        base = dict(defaults)
         if situation:
             base.update(situation)
         self.situation = base

@@ -1,0 +1,96 @@
+"""Benchmark the resolver — the whole language, not only the engine — against icepool, dyce
+and a bare NumPy convolution, on the same questions, in one run.
+
+Run from the repository root:  .venv/bin/python bench/bench_resolver.py [--repeat N] [--budget S]
+
+The question is written in the language (bench/ruleset): "N shooters (one attack each) hit on
+3+, wound on 4+, face a 4+ save; each unsaved attack deals D6 (or D3) damage: the distribution
+of total damage", i.e. `shooting(N shooter, gun_d6, 1 target).damage`, and the same with one
+shooter firing D6 shots.  warscribe answers it by compiling nothing more than the ruleset once
+(outside the timing), then evaluating the expression:
+
+  cold  a fresh evaluator with an empty memo: tests, tables, the per-attack token pipeline
+        and the final power are all worked out inside the timed call;
+  warm  the same question asked again with a different N: the model's memo already holds the
+        per-attack work, so the call costs the power and the DSL's dispatch.
+
+Every answer is checked first (warscribe exact == icepool == dyce as exact Fractions; warscribe
+fast within 1e-12 of them), then timed.  See bench/README.md for the targets.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_dist as engine  # noqa: E402
+
+from compiler.dist import agree  # noqa: E402
+from compiler.driver import compile_paths  # noqa: E402
+from compiler.resolve import Evaluator, parse_expression  # noqa: E402
+
+RULESET = Path(__file__).resolve().parent / "ruleset"
+
+
+def question(faces: int, attacks: int | str) -> str:
+    if isinstance(attacks, str):
+        return f"shooting(1 shooter, storm_d{faces}, 1 target).damage"
+    return f"shooting({attacks} shooter, gun_d{faces}, 1 target).damage"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="timing rounds per cell (best kept)")
+    parser.add_argument("--budget", type=float, default=0.5, help="seconds per cell, roughly")
+    args = parser.parse_args(argv)
+
+    result = compile_paths([str(RULESET)])
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+
+    def ask(text: Any, exact: bool, warm: bool) -> Any:
+        if not warm:
+            model.__dict__.pop("_resolver_memo", None)
+        return Evaluator(model, exact=exact).evaluate(text)
+
+    columns = ["ws exact cold", "ws exact warm", "ws fast cold", "ws fast warm", "icepool", "dyce", "numpy"]
+    head = f"{'question':<20}" + "".join(f"{c:>15}" for c in columns) + \
+        f"{'exact/best lib':>16}{'fast warm/np':>14}{'fast cold/np':>14}"
+    print(head)
+    print("-" * len(head))
+    for faces, attacks in engine.QUESTIONS:
+        expr = parse_expression(question(faces, attacks))
+        exact_answer = ask(expr, True, False)
+        truth = engine.as_fractions("exact", engine.exact(faces, attacks))
+        assert exact_answer.probabilities() == truth, f"warscribe disagrees on {attacks}xD{faces}"
+        assert engine.as_fractions("icepool", engine.with_icepool(faces, attacks)) == truth
+        assert engine.as_fractions("dyce", engine.with_dyce(faces, attacks)) == truth
+        assert agree(exact_answer, ask(expr, False, False), engine.TOLERANCE), "fast disagrees"
+
+        times = {
+            "ws exact cold": engine.best_time(partial(ask, expr, True, False), args.repeat, args.budget),
+            "ws exact warm": engine.best_time(partial(ask, expr, True, True), args.repeat, args.budget),
+            "ws fast cold": engine.best_time(partial(ask, expr, False, False), args.repeat, args.budget),
+            "ws fast warm": engine.best_time(partial(ask, expr, False, True), args.repeat, args.budget),
+            "icepool": engine.best_time(partial(engine.with_icepool, faces, attacks), args.repeat, args.budget),
+            "dyce": engine.best_time(partial(engine.with_dyce, faces, attacks), args.repeat, args.budget),
+            "numpy": engine.best_time(partial(engine.bare_numpy, faces, attacks), args.repeat, args.budget),
+        }
+        best_lib = min(times["icepool"], times["dyce"])
+        label = f"{attacks} x D{faces}"
+        print(f"{label:<20}" + "".join(f"{engine.fmt(times[c]):>15}" for c in columns)
+              + f"{best_lib / times['ws exact cold']:>15.0f}x"
+              + f"{times['ws fast warm'] / times['numpy']:>13.1f}x"
+              + f"{times['ws fast cold'] / times['numpy']:>13.1f}x")
+    print("exact/best lib = min(icepool, dyce) / warscribe exact (cold);  "
+          "…/np = warscribe fast / bare NumPy convolution")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
