@@ -16,6 +16,7 @@ turn; damage beyond a model's last wound is lost.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 from typing import Any, Callable, Iterator, Mapping
 
 from . import ast as A
@@ -57,13 +58,17 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
         sub.memo[key] = plan
     for kind, step, per_attack, src in plan:
         if kind == "removal":
-            totals.later(step.name, lambda step=step: _removal(sub, decl, step, env, totals, defender))
+            totals.later(step.name, partial(_removal, sub, decl, step, env, totals, defender))
         elif kind == "pipe":
-            totals.later(step.name, lambda step=step, per_attack=per_attack, src=src: _aggregate(
-                sub, per_attack, totals[src], step.span))
+            assert src is not None
+            totals.later(step.name, partial(_aggregate_step, sub, per_attack, totals, src, step.span))
         elif step.name not in totals or kind == "count":
             totals[step.name] = _value_step(sub, step, env, totals, kind == "count")
     return AttackResult(decl.id, totals)
+
+
+def _aggregate_step(sub: Evaluator, per_attack: Any, totals: "LazySteps", src: str, span: Any) -> Any:
+    return _aggregate(sub, per_attack, totals[src], span)
 
 
 def _plan_arg(a: Any, decl: A.Attack) -> Any:
@@ -241,8 +246,7 @@ def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool,
     question asked for 10 or 200 attacks shares this work)."""
     args = ev.call_args(test, call, env)
     from .resolve import _hashable
-    key = ("advance", bags, test.id, tuple(_hashable(a) for a in args), negate, ev.memo_key(),
-           tuple(sorted(str(ev.eval(e.amount, env)) if False else "" for e in ())))
+    key = ("advance", bags, test.id, tuple(_hashable(a) for a in args), negate, ev.memo_key())
     memo = ev.memo
     if key in memo:
         return memo[key]
@@ -330,9 +334,9 @@ def _aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
     return per.convolve_power(_count(unwrap(attacks), span))
 
 
-def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], totals: dict[str, Any],
+def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], totals: "LazySteps",
              defender: str | None) -> Any:
-    if step.removes_from not in totals:
+    if step.removes_from is None or step.removes_from not in totals:
         raise ResolveError(f"'{step.removes_from}' is not an earlier step", step.span)
     unsaved = totals[step.removes_from]
     target = ev.eval(step.removes_target, totals.env(env, step.removes_target, ev)) if step.removes_target is not None else None
@@ -397,11 +401,11 @@ def _casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: 
     if fast:
         dmg = [(d, float(p)) for d, p in dmg]
     if wounds <= 1 and all(d >= 1 for d, _ in dmg):
-        result = {}
+        capped: dict[int, Any] = {}
         for n, p in counts_items:
             k = min(n, models)
-            result[k] = result.get(k, 0) + p
-        return _make(result, fast)
+            capped[k] = capped.get(k, 0) + p
+        return _make(capped, fast)
     max_n = max((n for n, _ in counts_items), default=0)
     zero: Any = 0.0 if fast else Fraction(0)
     one: Any = 1.0 if fast else Fraction(1)

@@ -394,7 +394,7 @@ class Builder(Transformer):
         name_tok, base_tok = dice_tokens[0], dice_tokens[1]
         title = None
         strings = [x for x in c if isinstance(x, Token) and x.type == "STRING"]
-        if strings and strings[0].start_pos < base_tok.start_pos:
+        if strings and (strings[0].start_pos or 0) < (base_tok.start_pos or 0):
             title = unquote(str(strings[0]))
         faces = tuple(x for x in c if isinstance(x, _Item) and x.tag == "face")
         rest = [x for x in c if isinstance(x, (_Text, list))]

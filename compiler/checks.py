@@ -372,8 +372,8 @@ def check_names(ctx: Context) -> None:
             for let in d.lets:
                 check_expr(let.value, scope)
                 scope = scope.child([let.name])
-            for e in d.expects:
-                check_expect(e, scope.child(step_names))
+            for ex in d.expects:
+                check_expect(ex, scope.child(step_names))
         elif isinstance(d, A.Property):
             scope = Scope(ctx, d.id, [b.name for b in d.bindings])
             for b in d.bindings:
@@ -381,8 +381,8 @@ def check_names(ctx: Context) -> None:
             for let in d.lets:
                 check_expr(let.value, scope)
                 scope = scope.child([let.name])
-            for e in d.expects:
-                check_expect(e, scope)
+            for ex in d.expects:
+                check_expect(ex, scope)
             if not d.bindings:
                 ctx.sink.error("W106", f"property '{d.id}' does not say what it ranges over", d.span,
                                "add a line such as: for S in 1..10, T in 1..10")

@@ -209,9 +209,9 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
                 sink.error("W601", f"'{word}' changes a base ruleset, but this ruleset extends none", d.span,
                            "add 'extends <base-id> <version>' to the header, or declare the item directly")
         items = tuple(d for d in own if not isinstance(d, (A.Replace, A.Remove, A.Extend)))
-        origin = {d.id: "own" for d in A.walk_decls(items) if d.id}
+        own_origin = {d.id: "own" for d in A.walk_decls(items) if d.id}
         return Ruleset(header.id, header.title, header, source.folder, files, items,
-                       None, MappingProxyType(origin))
+                       None, MappingProxyType(own_origin))
 
     items = base.items
     origin: dict[str, str] = {d.id: "base" for d in A.walk_decls(items) if d.id}

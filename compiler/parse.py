@@ -208,7 +208,8 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
                           span, "indent it to line up with the lines above it")
     if isinstance(error, UnexpectedCharacters):
         line, col = error.line, error.column
-        ch = text[error.pos_in_stream] if error.pos_in_stream < len(text) else ""
+        pos = error.pos_in_stream or 0
+        ch = text[pos] if pos < len(text) else ""
         span = Span(path, line, col, line, col + 1)
         message = f"unexpected character '{ch}'"
         if ch == '"':
@@ -223,7 +224,7 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
         col = len(lines[-1]) + 1
         span = Span(path, line, col, line, col + 1)
         return Diagnostic("W002", Severity.ERROR, "the file ends in the middle of a declaration", span,
-                          f"expected {describe_expected(error.expected)}")
+                          f"expected {describe_expected({str(t) for t in error.expected})}")
     if isinstance(error, UnexpectedToken):
         token = error.token
         if token.type == "$END" or token.line is None:
@@ -244,7 +245,7 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
             if token.type == "_NL":
                 message = "this line ends too early"
         friendly = _match_message(error, text)
-        expected = describe_expected(error.accepts or error.expected)
+        expected = describe_expected({str(t) for t in (error.accepts or error.expected)})
         if friendly:
             return Diagnostic(code, Severity.ERROR, friendly, span, f"expected {expected}")
         return Diagnostic(code, Severity.ERROR, message, span, f"expected {expected}")

@@ -65,7 +65,7 @@ class CompileItem(pytest.Item):
     def runtest(self) -> None:
         raise RulesFailure([render(d, self.sources) for d in self.errors] or ["the ruleset does not compile"])
 
-    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+    def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
         if isinstance(excinfo.value, RulesFailure):
             return "\n\n".join(excinfo.value.lines)
         return super().repr_failure(excinfo)
@@ -90,7 +90,7 @@ class RulesItem(pytest.Item):
         if not result.passed:
             raise RulesFailure(failure_lines(result, self.sources))
 
-    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+    def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
         if isinstance(excinfo.value, RulesFailure):
             return "\n".join(excinfo.value.lines)
         return super().repr_failure(excinfo)

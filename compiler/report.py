@@ -148,8 +148,8 @@ def _test_over(model: Ruleset, table_id: str, params: tuple[A.Param, ...]) -> A.
         call = roll.target
         if call.func != table_id or len(call.args) != len(params):
             continue
-        if all(isinstance(a, A.Name) for a in call.args) and \
-                sorted(a.id for a in call.args) == sorted(p.name for p in t.params):  # type: ignore[union-attr]
+        names = [a.id for a in call.args if isinstance(a, A.Name)]
+        if len(names) == len(call.args) and sorted(names) == sorted(p.name for p in t.params):
             return t
     return None
 

@@ -38,7 +38,7 @@ class StaticError(Exception):
 NONE = None
 
 
-def as_number(v: Any) -> int | Fraction:
+def as_number(v: Any) -> int | Fraction | float:
     if isinstance(v, bool):
         raise StaticError("a yes/no value is not a number")
     if isinstance(v, TargetValue):
