@@ -116,6 +116,14 @@ class IsNone(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class Has(Expr):
+    """``target has vehicle``: a profile carries a keyword or an ability."""
+
+    operand: Expr
+    keyword: str
+
+
+@dataclass(frozen=True, slots=True)
 class Each(Expr):
     """``count each item``: count successes (item is a test) or sum amounts."""
 
@@ -755,7 +763,7 @@ def _children(e: Expr) -> tuple[Expr, ...]:
         return (e.low, e.high)
     if isinstance(e, InRange):
         return (e.operand, e.range)
-    if isinstance(e, (IsChoice, IsNone)):
+    if isinstance(e, (IsChoice, IsNone, Has)):
         return (e.operand,)
     if isinstance(e, Each):
         return (e.count, e.item)

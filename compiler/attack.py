@@ -40,9 +40,10 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
                                span)
     defender = _defender(decl)
     attackers = tuple(a for p, a in zip(decl.params, args) if isinstance(a, ProfileRef) and p.name != defender)
-    sub = ev.child(attackers=attackers)
+    roles = {p.name: a for p, a in zip(decl.params, args) if isinstance(a, ProfileRef)}
+    sub = ev.child(attackers=attackers, roles=roles)
     # Per-attack work is tiny and stays exact; only the sum over all attacks uses fast mode.
-    exact_sub = sub if sub.exact else Evaluator(sub.model, True, sub.situation, attackers, sub.depth)
+    exact_sub = sub if sub.exact else Evaluator(sub.model, True, sub.situation, attackers, sub.depth, roles)
     for let in decl.lets:
         sub.bind_let(let, env)
 

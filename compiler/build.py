@@ -1077,6 +1077,10 @@ class Builder(Transformer):
         return A.IsNone(self.span(meta), c[0])
 
     @v_args(meta=True)
+    def has_keyword(self, meta: Any, c: list[Any]) -> A.Has:
+        return A.Has(self.span(meta), c[0], str(c[1]))
+
+    @v_args(meta=True)
     def each(self, meta: Any, c: list[Any]) -> A.Each:
         return A.Each(self.span(meta), c[0], c[1])
 

@@ -120,7 +120,32 @@ class Scope:
         return names
 
 
+def removed_by(rs: Ruleset, name: str) -> tuple[Ruleset, Span] | None:
+    """The overlay (this one or one of its bases) that removed ``name``, and the removal's line."""
+    layer: Ruleset | None = rs
+    while layer is not None:
+        if name in layer.removed and name in layer.changed_at:
+            return layer, layer.changed_at[name]
+        layer = layer.base
+    return None
+
+
+def _dangling(ctx: Context, name: str, span: Span, used: str = "is still used here") -> bool:
+    """W605 for a use of a declaration that an overlay removed; True when reported."""
+    found = removed_by(ctx.ruleset, name)
+    if found is None:
+        return False
+    layer, where = found
+    by = "this overlay" if layer is ctx.ruleset else f"the overlay '{layer.id}'"
+    ctx.sink.error("W605", f"'{name}' was removed by {by} (line {where.line}) but {used}", span,
+                   "replace or remove what uses it as well, or keep the declaration",
+                   related=[(where, "removed here")])
+    return True
+
+
 def _unknown(ctx: Context, name: str, span: Span, pool: Iterable[str], what: str = "name") -> None:
+    if what not in ("parameter", "step", "role (a parameter of an attack)") and _dangling(ctx, name, span):
+        return
     close = did_you_mean(name, pool)
     hint = f"did you mean '{close}'?" if close else None
     ctx.sink.error("W101", f"unknown {what} '{name}'", span, hint)
@@ -231,6 +256,13 @@ def check_expr(expr: A.Expr | None, scope: Scope) -> None:
         elif not any(expr.choice in s.choices for s in rs.situations.values()):
             allc = {c for s in rs.situations.values() for c in s.choices}
             _unknown(ctx, expr.choice, expr.span, allc, "choice")
+        return
+    if isinstance(expr, A.Has):
+        check_expr(expr.operand, scope)
+        known = {e.id for e in rs.of_type(A.Entry)} | {a.id for a in rs.of_type(A.Ability)} | \
+            {p.klass for p in rs.profiles.values() if p.klass}
+        if expr.keyword not in known:
+            _unknown(ctx, expr.keyword, expr.span, known, "keyword or ability")
         return
     if isinstance(expr, A.With):
         check_expr(expr.expr, scope)
@@ -355,13 +387,13 @@ def check_names(ctx: Context) -> None:
                 ctx.sink.error("W106", f"attack '{d.id}' has no steps", d.span,
                                "write steps such as: hits = attacks each hit(shooter.BS)")
         elif isinstance(d, A.Modifier):
-            scope = Scope(ctx, d.id)
+            scope = Scope(ctx, d.id, _roles(rs))
             check_expr(d.when, scope)
             for e in d.effects:
                 check_effect(ctx, e, scope)
         elif isinstance(d, A.Ability):
             check_params(ctx, d.params, d.id)
-            scope = Scope.of(ctx, d.id, d.params)
+            scope = Scope.of(ctx, d.id, d.params).child(_roles(rs))
             check_expr(d.when, scope)
             for e in d.effects:
                 check_effect(ctx, e, scope)
@@ -406,6 +438,11 @@ def check_names(ctx: Context) -> None:
             check_range(ctx, d.range)
         elif isinstance(d, A.Stat) and isinstance(d.type, A.RangeExpr):
             check_range(ctx, d.type)
+
+
+def _roles(rs: Ruleset) -> set[str]:
+    """The parameter names of the attack sequences: conditions may ask about them."""
+    return {p.name for a in rs.of_type(A.Attack) for p in a.params}
 
 
 def check_expect(e: A.Expect, scope: Scope) -> None:
@@ -918,7 +955,7 @@ def check_prose(ctx: Context) -> None:
         for text, span in _short_texts(d):
             for m in PROSE_REF.finditer(text):
                 ref = m.group(1).strip()
-                if ref not in known:
+                if ref not in known and not _dangling(ctx, ref, span, "the text still links to it"):
                     close = did_you_mean(ref, known)
                     ctx.sink.error("W107", f"the text links to '{ref}', which is not defined", span,
                                    f"did you mean '{close}'?" if close else "links are written [[id]] or [[id|text]]")
@@ -928,6 +965,8 @@ def check_prose(ctx: Context) -> None:
                 if ref not in known:
                     line, col = p.position(m.start())
                     span = Span(p.span.file, line, col, line, col + len(m.group(0)))
+                    if _dangling(ctx, ref, span, "the prose still links to it"):
+                        continue
                     close = did_you_mean(ref, known)
                     ctx.sink.error("W107", f"the prose links to '{ref}', which is not defined", span,
                                    f"did you mean '{close}'?" if close else "links are written [[id]] or [[id|text]]")
@@ -961,6 +1000,17 @@ def check_header(ctx: Context) -> None:
         ctx.sink.warning("W406", f"the history does not mention the current version {h.version}", h.span)
     if len(set(versions)) != len(versions):
         ctx.sink.warning("W406", "the history lists a version twice", h.span)
+    newest = max(versions, key=_semver, default=None)
+    if h.version and newest and h.version in versions and _semver(newest) > _semver(h.version):
+        entry = next(e for e in h.history if e.version == newest)
+        ctx.sink.warning("W407", f"the history lists version {newest}, newer than the current version {h.version}",
+                         entry.span, f"set 'version {newest}' in the header, or correct the history line")
+
+
+def _semver(v: str) -> tuple[int, ...]:
+    """``"1.2.10"`` → (1, 2, 10); the numbers of a version, for ordering."""
+    m = re.match(r"(\d+)\.(\d+)\.(\d+)", v)
+    return tuple(int(x) for x in m.groups()) if m else ()
 
 
 CHECKS: tuple[Callable[[Context], None], ...] = (

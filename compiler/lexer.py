@@ -69,7 +69,7 @@ _DECL_BARE = ("die", "include", "replace", "result", "grid")
 _KEYWORDS = (
     "roll", "against", "natural", "fails", "succeeds", "never", "better",
     "worse", "than", "modifiers", "between", "reroll", "failures",
-    "otherwise", "each", "not", "and", "or", "if", "then", "else", "in", "is",
+    "otherwise", "each", "not", "and", "or", "if", "then", "else", "in", "is", "has",
     "with", "when", "to", "of", "needs", "on", "extra", "automatically", "no",
     "ignored", "damage", "removes", "expect", "for", "version", "authors",
     "source", "licence", "extends", "summary", "history", "keywords",

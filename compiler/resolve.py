@@ -168,8 +168,10 @@ class Evaluator:
     """Evaluates expressions of one ruleset under one situation."""
 
     def __init__(self, model: Ruleset, exact: bool = True, situation: Mapping[str, Any] | None = None,
-                 attackers: tuple[ProfileRef, ...] = (), depth: int = 0) -> None:
+                 attackers: tuple[ProfileRef, ...] = (), depth: int = 0,
+                 roles: Mapping[str, ProfileRef] | None = None) -> None:
         self.model = model
+        self.roles = dict(roles or {})  # inside an attack: its parameters bound to profiles
         self.exact = exact
         defaults = model.__dict__.get("_situation_defaults")
         if defaults is None:
@@ -189,12 +191,14 @@ class Evaluator:
     # -- construction helpers ------------------------------------------------
 
     def child(self, situation: Mapping[str, Any] | None = None,
-              attackers: tuple[ProfileRef, ...] | None = None) -> "Evaluator":
+              attackers: tuple[ProfileRef, ...] | None = None,
+              roles: Mapping[str, ProfileRef] | None = None) -> "Evaluator":
         merged = dict(self.situation)
         if situation:
             merged.update(situation)
         return Evaluator(self.model, self.exact, merged,
-                         self.attackers if attackers is None else attackers, self.depth + 1)
+                         self.attackers if attackers is None else attackers, self.depth + 1,
+                         self.roles if roles is None else roles)
 
     def const(self, v: Any) -> Any:
         return Dist.const(v)
@@ -436,6 +440,16 @@ class Evaluator:
     def eval_IsNone(self, e: A.IsNone, env: dict[str, Any]) -> Any:
         return self.lift1(self.eval(e.operand, env), lambda x: unwrap(x) is None)
 
+    def eval_Has(self, e: A.Has, env: dict[str, Any]) -> Any:
+        from .static import profile_has
+
+        def has(x: Any) -> bool:
+            try:
+                return profile_has(self.model, unwrap(x), e.keyword)
+            except StaticError as err:
+                raise ResolveError(str(err), e.span) from None
+        return self.lift1(self.eval(e.operand, env), has)
+
     def eval_Target(self, e: A.Target, env: dict[str, Any]) -> Any:
         def make(x: Any) -> Any:
             x = unwrap(x)
@@ -616,12 +630,16 @@ class Evaluator:
         return out
 
     def _holds(self, cond: A.Expr, ability: A.Ability | None = None, arg: Any = None) -> bool:
-        env: dict[str, Any] = dict(self.situation)
+        env: dict[str, Any] = {**self.situation, **self.roles}
         if ability is not None and ability.params:
             env[ability.params[0].name] = arg
         try:
             return bool(truth(static_evaluate(cond, env, self.model), cond.span))
-        except (NotStatic, StaticError) as err:
+        except NotStatic:
+            # A condition about an attack's role (``target has vehicle``) asked outside an
+            # attack: there is no such profile, so the modifier does not apply.
+            return False
+        except StaticError as err:
             raise ResolveError(f"cannot tell whether this holds: {err}", cond.span) from None
 
     def _effect_value(self, e: A.Effect) -> Any:
@@ -823,7 +841,7 @@ class Evaluator:
         """What, besides its arguments, a result depends on: the situation and the attackers."""
         if self._memo_key is None:
             self._memo_key = (tuple(sorted((k, _hashable(v)) for k, v in self.situation.items())),
-                              self.attackers)
+                              self.attackers, tuple(sorted(self.roles.items())))
         return self._memo_key
 
     @property

@@ -120,6 +120,8 @@ def evaluate(expr: A.Expr, env: Mapping[str, Any], model: Any, depth: int = 0) -
         return ev(expr.operand) == expr.choice
     if isinstance(expr, A.IsNone):
         return ev(expr.operand) is NONE
+    if isinstance(expr, A.Has):
+        return profile_has(model, ev(expr.operand), expr.keyword)
     if isinstance(expr, A.Target):
         v = ev(expr.value)
         if v is NONE:
@@ -292,6 +294,17 @@ def table_lookup(model: Any, table: A.Table, args: list[Any], depth: int = 0,
             return evaluate(row.result, env, model, depth + 1)
     shown = ", ".join(f"{k}={v}" for k, v in env.items())
     raise StaticError(f"no row of table {table.id} matches {shown}")
+
+
+def profile_has(model: Any, ref: Any, keyword: str) -> bool:
+    """Does a profile carry this keyword (or ability, or class)?"""
+    if not isinstance(ref, ProfileRef) or model is None:
+        raise StaticError("'has' asks a unit or weapon about its keywords")
+    profile = model.profiles.get(ref.id)
+    if profile is None:
+        return False
+    return (keyword in {k for k, _ in profile.keywords} or keyword in {a.ability for a in profile.abilities}
+            or profile.klass == keyword)
 
 
 def profile_attr(model: Any, ref: ProfileRef, name: str) -> Any:

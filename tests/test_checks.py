@@ -157,6 +157,14 @@ def test_modifier_names_an_unknown_test() -> None:
     assert d.message == "unknown test 'hti'" and d.hint == "did you mean 'hit'?"
 
 
+def test_has_names_a_known_keyword() -> None:
+    body = ('keyword vehicle "Vehicle"\ntest hit(BS) = roll d6 >= BS\n'
+            'attack a(shooter, target) "A":\n  n = shooter.models\n'
+            'modifier m "M": +1 to hit when target has vehicel\n')
+    d = only(body, "W101")
+    assert d.message == "unknown keyword or ability 'vehicel'" and d.hint == "did you mean 'vehicle'?"
+
+
 def test_prose_link_to_an_unknown_name() -> None:
     body = 'section s "S":\n  """\n  See the [[to_wund|chart]].\n  """\ntable to_wound(S, T) "W":\n  otherwise -> 4+\n'
     d = only(body, "W107")

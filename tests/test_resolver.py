@@ -243,6 +243,16 @@ def test_explode_is_cut_and_reported(model) -> None:  # type: ignore[no-untyped-
     assert sum(ours.values()) == 1 - d.truncated
 
 
+def test_modifier_conditions_can_ask_about_keywords(model) -> None:  # type: ignore[no-untyped-def]
+    # ``+1 to hit when target has vehicle``: applies against the tank, not against the ork,
+    # and not at all outside an attack (there is no target there).
+    tank = ask(model, "shooting(6 marine, bolter, 1 tank)")
+    ork = ask(model, "shooting(6 marine, bolter, 1 ork)")
+    assert as_map(tank.steps["hits"]) == ice_map(6 @ d6.map(lambda x: int(x >= 2)))
+    assert as_map(ork.steps["hits"]) == ice_map(6 @ d6.map(lambda x: int(x >= 3)))
+    assert ask(model, "P(hit(4))") == Fraction(2, 3)
+
+
 def test_natural_face_of_the_same_roll(model) -> None:  # type: ignore[no-untyped-def]
     # A test keeps its natural roll: natural(hit(4)) is the die, not a second roll.
     assert as_map(ask(model, "natural(hit(4))")) == ice_map(d6)
