@@ -259,5 +259,7 @@ def main() -> None:
         sys.exit(130)
 
 
+from . import cli_site  # noqa: E402,F401  (registers `warscribe render`, `build`, `serve`, `export`)
+
 if __name__ == "__main__":
     main()

@@ -175,9 +175,9 @@ def evaluate_table(ev: Evaluator, decl: Any) -> dict[str, Any]:
             cell["result"] = str(v) if isinstance(v, TargetValue) else _json_value(v)
             p = None
             if test is not None:
-                args = [at[a.id] for a in test.roll.target.args]  # type: ignore[union-attr]
-                order = {a.id: i for i, a in enumerate(test.roll.target.args)}  # type: ignore[union-attr]
-                targs = [args[order[p_.name]] for p_ in test.params]
+                # The test passes its own parameters to the table in the table's order.
+                given = {a.id: at[tp.name] for a, tp in zip(test.roll.target.args, decl.params)}  # type: ignore[union-attr]
+                targs = [given[p_.name] for p_ in test.params]
                 p = ev.probability(ev.apply(test, targs, decl.span))
             elif isinstance(v, TargetValue):
                 p = v.probability(6)

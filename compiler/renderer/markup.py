@@ -1,0 +1,143 @@
+"""Author text made safe for Markdown pages.
+
+Two kinds of author text reach a page:
+
+* **plain text** (titles, one-line definitions, names): shown exactly as
+  written.  :func:`plain` turns every character that Markdown, attr_list or
+  HTML would read as markup into a character reference, so ``<script>`` shows
+  as text, ``*bold*`` shows its stars and ``{ onclick=… }`` stays words.
+* **prose** (Markdown the author writes between triple quotes): rendered as
+  Markdown, but :func:`prose` neutralises what could run code or change the
+  page around it — raw HTML (``<`` outside code), attribute lists
+  (``{ … }``), links to ``javascript:``/``data:``/``vbscript:`` URLs, and
+  attributes on code fences — and turns ``[[id]]`` / ``[[id|words]]`` into
+  links to the definition, with its one-line meaning as the link's title
+  (shown as a tooltip by mkdocs-material's ``content.tooltips``).
+
+Neither function ever treats author text as a template: ``{{ x }}`` stays
+literal (it is output, never parsed by Jinja).
+
+>>> plain("<script>alert(1)</script> *x*")
+'&lt;script&gt;alert(1)&lt;/script&gt; &#42;x&#42;'
+>>> prose("Roll `a < b` <b>here</b>", lambda ref, text: text)
+'Roll `a < b` &lt;b&gt;here&lt;/b&gt;'
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+# [[id]] or [[id|words]] — the same pattern the checker uses.
+PROSE_REF = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
+
+_PLAIN = {
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
+    "\\": "&#92;", "`": "&#96;", "*": "&#42;", "_": "&#95;",
+    "[": "&#91;", "]": "&#93;", "{": "&#123;", "}": "&#125;",
+    "|": "&#124;", "#": "&#35;", "~": "&#126;", "^": "&#94;",
+}
+_PLAIN_RE = re.compile("[" + re.escape("".join(_PLAIN)) + "]")
+
+# Link targets a reader's browser would execute or inline.
+_BAD_SCHEME = re.compile(r"^\s*<?\s*(?:javascript|vbscript|data|file)\s*:", re.IGNORECASE)
+_INLINE_LINK = re.compile(r"\]\(([^)\s]*)")
+_REF_DEF = re.compile(r"^(\s{0,3}\[[^\]]+\]:\s*)(\S+)", re.MULTILINE)
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+_SAFE_LANG = re.compile(r"[A-Za-z0-9_+.-]*")
+
+
+def plain(text: str | None) -> str:
+    """Plain author text as Markdown that renders exactly that text (one line)."""
+    if not text:
+        return ""
+    text = " ".join(text.split())
+    return _PLAIN_RE.sub(lambda m: _PLAIN[m.group(0)], text)
+
+
+def attribute(text: str | None) -> str:
+    """Plain text for a Markdown link title ``"…"`` (also safe inside a table cell)."""
+    return plain(text)
+
+
+Linker = Callable[[str, str | None], str]
+
+
+def prose(text: str | None, link: Linker) -> str:
+    """Author Markdown made safe, with ``[[id]]`` links made by ``link(id, words)``.
+
+    ``link`` returns finished Markdown for one reference (it escapes its own
+    words).  Code spans and fenced code blocks are left as they are: Markdown
+    escapes their contents itself.
+    """
+    if not text:
+        return ""
+    result: list[str] = []
+    run: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if fence is None:
+            if not m:
+                run.append(line)
+                continue
+            if run:
+                result.append(_text_run("\n".join(run), link))
+                run = []
+            fence = m.group(2)
+            lang = _SAFE_LANG.match(m.group(3).strip().lstrip("{. ")).group(0)  # type: ignore[union-attr]
+            result.append(f"{m.group(1)}{fence}{lang}")
+        else:
+            result.append(line)
+            mark = m.group(2) if m else ""
+            if m and mark[0] == fence[0] and len(mark) >= len(fence) and not m.group(3).strip():
+                fence = None
+    if run:
+        result.append(_text_run("\n".join(run), link))
+    return "\n".join(result)
+
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+
+
+def _text_run(text: str, link: Linker) -> str:
+    """Rewrite text outside fences: code spans kept, the rest neutralised."""
+    pieces: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        pieces.append(_neutralise(text[pos:m.start()], link))
+        pieces.append(m.group(0))
+        pos = m.end()
+    pieces.append(_neutralise(text[pos:], link))
+    return "".join(pieces)
+
+
+def _neutralise(text: str, link: Linker) -> str:
+    links: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:
+        links.append(link(m.group(1).strip(), m.group(2)))
+        return f"\x00{len(links) - 1}\x00"
+
+    text = PROSE_REF.sub(keep, text)
+    text = text.replace("<", "&lt;").replace("{", "&#123;").replace("}", "&#125;")
+    text = _INLINE_LINK.sub(lambda m: "](#" if _BAD_SCHEME.match(m.group(1)) else m.group(0), text)
+    text = _REF_DEF.sub(lambda m: m.group(1) + ("#" if _BAD_SCHEME.match(m.group(2)) else m.group(2)), text)
+    return re.sub("\x00(\\d+)\x00", lambda m: links[int(m.group(1))], text)
+
+
+def strip_links(text: str | None, title_of: Callable[[str], str]) -> str:
+    """One-line text with ``[[id|words]]`` reduced to its words (for tooltips and summaries)."""
+    if not text:
+        return ""
+    return PROSE_REF.sub(lambda m: (m.group(2) if m.group(2) is not None else title_of(m.group(1).strip())), text)
+
+
+def first_sentence(text: str | None, limit: int = 160) -> str:
+    """The first sentence of some prose, without Markdown markup, for summaries."""
+    if not text:
+        return ""
+    flat = " ".join(text.split())
+    flat = re.sub(r"[*_`#>]", "", flat)
+    m = re.search(r"(.+?[.!?])(\s|$)", flat)
+    s = m.group(1) if m else flat
+    return s if len(s) <= limit else s[: limit - 1].rsplit(" ", 1)[0] + "…"

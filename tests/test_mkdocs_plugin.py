@@ -1,0 +1,152 @@
+"""The MkDocs plugin and `warscribe build`: real builds of small projects in temporary folders."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CONFIG = """\
+site_name: Test rulebooks
+docs_dir: site
+site_dir: public
+theme:
+  name: material
+  font: false
+  features: [content.tooltips]
+plugins:
+  - search
+  - warscribe:
+      rules_dir: rules
+markdown_extensions:
+  - tables
+  - admonition
+  - attr_list
+  - md_in_html
+  - toc
+  - pymdownx.details
+  - pymdownx.superfences
+  - pymdownx.highlight: {pygments_lang_class: true}
+validation:
+  anchors: warn
+"""
+
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
+def project(tmp_path: Path, rulesets: dict[str, str] | None = None, copy: tuple[str, ...] = ()) -> Path:
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "about.md").write_text("# About\n\nA hand-written page.\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(CONFIG, encoding="utf-8")
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    for name in copy:
+        shutil.copytree(ROOT / "rules" / name, rules / name)
+    for name, text in (rulesets or {}).items():
+        (rules / name).mkdir()
+        (rules / name / "ruleset.rules").write_text(textwrap.dedent(text), encoding="utf-8")
+    return tmp_path
+
+
+def mkdocs(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "-f", str(root / "mkdocs.yml"), *args],
+                          capture_output=True, text=True, env=ENV, cwd=root, timeout=300)
+
+
+def test_strict_build_of_a_real_ruleset(tmp_path):
+    root = project(tmp_path, copy=("console-40k",))
+    result = mkdocs(root, "--strict")
+    assert result.returncode == 0, result.stderr
+    public = root / "public"
+    for page in ("index.html", "console-40k/index.html", "console-40k/lexicon/index.html",
+                 "console-40k/quick-reference/index.html", "console-40k/rulebook/setup/index.html",
+                 "about/index.html", "assets/warscribe.css"):
+        assert (public / page).is_file(), page
+    lexicon = (public / "console-40k/lexicon/index.html").read_text(encoding="utf-8")
+    assert 'id="BS"' in lexicon
+    setup = (public / "console-40k/rulebook/setup/index.html").read_text(encoding="utf-8")
+    assert 'href="../../lexicon/#BS" title="How accurately the model shoots."' in setup
+    assert "warscribe.css" in setup
+    index = (public / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert "Ballistic Skill" in index  # generated pages are searchable
+
+
+def test_rules_with_errors_fail_the_build_with_the_diagnostics(tmp_path):
+    root = project(tmp_path, {"broken": '''\
+        ruleset broken "Broken":
+          version 1.0.0
+        stat BS "Ballistic Skill" 1..10
+        test hit(BS) "Hit" = roll d6 >= Sv
+        '''})
+    result = mkdocs(root)
+    assert result.returncode != 0
+    assert "rules/broken/ruleset.rules:4:" in result.stderr
+    assert "error[W" in result.stderr and "'Sv'" in result.stderr
+    assert "^" in result.stderr  # the caret under the span, as `warscribe check` prints it
+
+
+def test_rules_warnings_fail_only_strict_builds(tmp_path):
+    root = project(tmp_path, {"loose": '''\
+        ruleset loose "No version":
+          authors "Sam"
+        stat BS "Ballistic Skill" 1..10: "Aim."
+        '''})
+    assert mkdocs(root).returncode == 0
+    strict = mkdocs(root, "--strict")
+    assert strict.returncode != 0
+    assert "has no version" in strict.stderr
+
+
+def test_hostile_names_stay_text_in_the_built_site(tmp_path):
+    root = project(tmp_path, {"evil": '''\
+        ruleset evil "Evil <script>alert(1)</script>":
+          version 1.0.0
+        stat BS "Ballistic Skill" 1..10: "Aim."
+        section s "<img src=x onerror=alert(2)>":
+          """See [[u]] and <script>alert(3)</script>."""
+          unit u "<script>alert(1)</script>":
+            BS 4
+        '''})
+    result = mkdocs(root, "--strict")
+    assert result.returncode == 0, result.stderr
+    for html in (root / "public").rglob("*.html"):
+        # Inside <title> the browser reads text only (and shows the name as written), so the
+        # theme's `page.title | striptags` there is harmless; everywhere else must be escaped.
+        text = re.sub(r"<title>.*?</title>", "", html.read_text(encoding="utf-8"), flags=re.S)
+        assert "<script>alert" not in text, html
+        assert "<img src=x" not in text, html
+    sheet = (root / "public" / "evil" / "datasheets" / "index.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in sheet
+
+
+def test_warscribe_build_needs_no_configuration(tmp_path, monkeypatch):
+    """Without an mkdocs.yml, `warscribe build` makes a default site from rules/."""
+    from typer.testing import CliRunner
+
+    from compiler.cli import app
+
+    shutil.copytree(ROOT / "rules" / "console-40k", tmp_path / "rules" / "console-40k")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    result = CliRunner().invoke(app, ["build", "--out", str(tmp_path / "web")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "web" / "console-40k" / "lexicon" / "index.html").is_file()
+    assert "built" in result.output and "pages" in result.output
+
+
+def test_warscribe_build_explains_a_folder_without_rules(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from compiler.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["build"])
+    assert result.exit_code == 2
+    assert "no mkdocs.yml and no rules/ folder" in result.output
