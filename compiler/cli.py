@@ -75,6 +75,7 @@ def check(
     format: Format = typer.Option(Format.text, "--format", "-f", help="text for people, json for tools."),
     strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
     notes: bool = typer.Option(True, "--notes/--no-notes", help="List open questions as notes."),
+    versions: bool = typer.Option(True, "--versions/--no-versions", help="Warn when an example's result changed since the last git commit but the version did not (W607)."),
 ) -> None:
     """Check rulesets like a compiler: names, types, tables, profiles, overlays."""
     from .driver import compile_paths
@@ -85,6 +86,9 @@ def check(
     except UsageError as e:
         raise _usage_error(str(e))
     diagnostics = result.diagnostics
+    if versions and result.ok:
+        from .versioncheck import version_warnings
+        diagnostics = diagnostics + version_warnings(result.rulesets)
     if not notes:
         diagnostics = tuple(d for d in diagnostics if d.severity is not Severity.NOTE)
     elapsed = time.perf_counter() - start
@@ -258,6 +262,8 @@ def main() -> None:
         typer.echo("interrupted", err=True)
         sys.exit(130)
 
+
+from . import cli_diff  # noqa: E402,F401  (registers `warscribe diff`)
 
 from . import cli_site  # noqa: E402,F401  (registers `warscribe render`, `build`, `serve`, `export`)
 

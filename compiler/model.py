@@ -84,6 +84,8 @@ class Ruleset:
     base: "Ruleset | None" = None
     origin: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     removed: tuple[str, ...] = ()
+    # Where this overlay replaces or removes each base declaration (id -> the replace/remove line).
+    changed_at: Mapping[str, Span] = field(default_factory=lambda: MappingProxyType({}))
 
     # -- lookups ---------------------------------------------------------------
 
@@ -217,6 +219,21 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
     origin: dict[str, str] = {d.id: "base" for d in A.walk_decls(items) if d.id}
     removed: list[str] = []
     touched: dict[str, Span] = {}
+    changed_at: dict[str, Span] = {}
+    explained = {name for n in A.walk_decls(tuple(own)) if isinstance(n, A.Note) for name, _ in n.see}
+
+    def overlaps(d: A.Replace | A.Remove) -> None:
+        """W606: this overlay changes what its base (itself an overlay) already changed."""
+        assert base is not None
+        first = base.changed_at.get(d.id)
+        if first is None or d.id in explained:
+            return
+        word = "replacement" if isinstance(d, A.Replace) else "removal"
+        sink.warning("W606", f"'{d.id}' is also changed by the overlay '{base.id}' that this one extends; "
+                     f"this {word} overrides that change", d.span,
+                     f"if that is intended, say why in a note of this overlay that names it, "
+                     f"e.g. designer note … see {d.id}",
+                     related=[(first, f"changed by '{base.id}' here")])
 
     def touch(id_: str, span: Span) -> None:
         if id_ in touched:
@@ -232,6 +249,8 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
                 sink.error("W603", f"'{d.id}' cannot be replaced: the base ruleset '{base.id}' has no such item",
                            d.span, _suggest(d.id, base))
                 continue
+            changed_at[d.id] = d.span
+            overlaps(d)
             for sub in A.walk_decls((d.decl,)):
                 if sub.id:
                     origin[sub.id] = "replaced" if sub.id in base.symbols else "added"
@@ -243,6 +262,8 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
                            d.span, _suggest(d.id, base))
                 continue
             removed.append(d.id)
+            changed_at[d.id] = d.span
+            overlaps(d)
             origin.pop(d.id, None)
         elif isinstance(d, A.Extend):
             items, found = _extend_in(items, d.id, d.body)
@@ -259,7 +280,7 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
                 if sub.id:
                     origin[sub.id] = "added"
     return Ruleset(header.id, header.title, header, source.folder, files, items, base,
-                   MappingProxyType(origin), tuple(removed))
+                   MappingProxyType(origin), tuple(removed), MappingProxyType(changed_at))
 
 
 def _suggest(id_: str, base: Ruleset) -> str | None:
