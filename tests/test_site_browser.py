@@ -1,0 +1,166 @@
+"""The built website in a real browser: Playwright driving Debian's chromium.
+
+The whole bundled site is built once (``mkdocs build --strict``), served on
+127.0.0.1 from a free port, and opened in headless chromium.  Without
+chromium these tests are skipped on a developer's machine, but under CI
+(``CI`` set) a missing chromium is a failure: `.ci/run` installs it.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+HAVE_CHROMIUM = Path(CHROMIUM).exists()
+
+if not HAVE_CHROMIUM and not os.environ.get("CI"):
+    pytest.skip("chromium is not installed (apt-get install chromium); CI=true makes this a failure",
+                allow_module_level=True)
+
+expect = pytest.importorskip("playwright.sync_api").expect
+Page = pytest.importorskip("playwright.sync_api").Page
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):  # overrides pytest-playwright's fixture
+    if not HAVE_CHROMIUM:
+        pytest.fail(f"chromium is missing ({CHROMIUM}) and CI is set: install it with apt-get install chromium")
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("public")
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
+                             str(ROOT / "mkdocs.yml"), "-d", str(out)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path) -> Iterator[str]:
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site))
+    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def errors(page: Page) -> list[str]:
+    """Uncaught exceptions and console errors of every page the test opens."""
+    found: list[str] = []
+    page.on("pageerror", lambda e: found.append(f"pageerror: {e}"))
+    page.on("console", lambda m: found.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    return found
+
+
+def ruleset_titles() -> list[tuple[str, str]]:
+    from compiler.driver import compile_paths
+
+    return sorted((rs.id, rs.title) for rs in compile_paths([str(ROOT / "rules")]).rulesets)
+
+
+def test_home_page_lists_every_ruleset(page: Page, site_url: str, errors: list[str]) -> None:
+    page.goto(site_url)
+    table = page.locator("article table").first
+    for rs_id, title in ruleset_titles():
+        link = table.locator(f'a[href="{rs_id}/"]')
+        expect(link).to_have_text(title)
+    assert len(ruleset_titles()) >= 5
+    assert not errors
+
+
+def test_searching_a_lexicon_term_finds_it_and_the_click_lands_on_it(page: Page, site_url: str,
+                                                                     errors: list[str]) -> None:
+    page.goto(site_url)
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill("Deepstrike")
+    box.press("End")  # mkdocs-material searches on keyup, not on input
+    result = page.locator(".md-search-result__item a[href*='nuceria-rts/lexicon/'][href$='#deepstrike']").first
+    expect(result).to_be_visible()
+    result.click()
+    expect(page).to_have_url(re.compile(r"nuceria-rts/lexicon/(\?h=\w+)?#deepstrike$"))
+    heading = page.locator("h3#deepstrike")
+    expect(heading).to_have_text(re.compile("Deepstrike"))
+    expect(heading).to_be_in_viewport()
+    assert not errors
+
+
+def test_a_term_link_in_prose_shows_its_definition_on_hover(page: Page, site_url: str, errors: list[str]) -> None:
+    page.goto(site_url + "console-40k/rulebook/setup/")
+    link = page.locator("article p a[href='../../lexicon/#orks']").first
+    expect(link).to_be_visible()
+    link.hover()
+    tooltip = page.locator(".md-tooltip2")
+    expect(tooltip.filter(has_text="many cheap, hard-hitting")).to_be_visible()
+    assert not errors
+
+
+def test_quick_reference_heat_map_renders(page: Page, site_url: str, errors: list[str]) -> None:
+    page.goto(site_url + "console-40k/quick-reference/")
+    wound = page.locator("table").filter(has=page.locator("a[href$='#T']")).first
+    expect(wound).to_be_visible()
+    sure = wound.locator(".ws-heat", has_text="2+ · 83%").first
+    unlikely = wound.locator(".ws-heat", has_text="6+ · 17%").first
+    expect(sure).to_be_visible()
+    expect(unlikely).to_be_visible()
+    colour = "e => getComputedStyle(e).backgroundColor"
+    assert sure.evaluate(colour) != unlikely.evaluate(colour)
+    assert sure.evaluate(colour) not in ("rgba(0, 0, 0, 0)", "transparent")
+    assert not errors
+
+
+def test_worked_example_chart_renders_with_a_text_alternative(page: Page, site_url: str, errors: list[str]) -> None:
+    page.goto(site_url + "console-40k/examples/#marines_shoot_boyz")
+    figure = page.locator("#marines_shoot_boyz ~ div.ws-charts figure.ws-figure").first
+    svg = figure.locator("svg")
+    expect(svg).to_be_visible()
+    box = svg.bounding_box()
+    assert box is not None and box["width"] > 200 and box["height"] > 100
+    assert svg.locator("rect.ws-bar").count() >= 4
+    assert "r.killed" in (svg.get_attribute("aria-label") or "")
+    expect(figure.locator("figcaption")).to_contain_text("mean 25/18")
+    assert not errors
+
+
+def test_warscribe_code_is_highlighted(page: Page, site_url: str, errors: list[str]) -> None:
+    page.goto(site_url + "console-40k/rulebook/the_battle/")
+    block = page.locator("div.language-warscribe").first
+    expect(block).to_be_visible()
+    keyword = block.locator("span.kd").first
+    name = block.locator("span.nf, span.n").first
+    colour = "e => getComputedStyle(e).color"
+    assert keyword.evaluate(colour) != name.evaluate(colour)
+    assert not errors
+
+
+@pytest.mark.parametrize("path", [
+    "", "comparison/", "console-40k/", "console-40k/lexicon/", "console-40k/datasheets/",
+    "gemini-arap/quick-reference/", "dark-millennia/rulebook/shooting_phase/", "40k-s/notes/",
+    "nuceria-rts/examples/", "language/", "templates/",
+])
+def test_pages_open_without_errors(page: Page, site_url: str, errors: list[str], path: str) -> None:
+    response = page.goto(site_url + path)
+    assert response is not None and response.ok
+    expect(page.locator("article h1").first).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert not errors
