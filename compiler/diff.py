@@ -56,8 +56,10 @@ from .unparse import (ability_use_text, binding_text, canonical_text, case_row_t
                       phase_step_text, phase_text, requirement_text, reroll_text, roll_text, score_text, step_text,
                       victory_text)
 
-#: Tables, formulas and tests with more cells than this are not worked out cell by cell.
+#: Tables and tests with more cells than this are not worked out cell by cell.
 MAX_CELLS = 2_000
+#: Nor formulas with more than this (a formula's cell may be a whole distribution: slow).
+MAX_FORMULA_CELLS = 300
 
 ADDED, REMOVED, CHANGED, MOVED = "added", "removed", "changed", "moved"
 
@@ -569,7 +571,7 @@ def worked_cells(model: Ruleset, decl: A.Decl) -> dict[tuple[tuple[str, Any], ..
     size = 1
     for dom in domains:
         size *= len(dom)  # type: ignore[arg-type]
-    if size > MAX_CELLS:
+    if size > (MAX_FORMULA_CELLS if isinstance(decl, A.Formula) else MAX_CELLS):
         return None
     ev = Evaluator(model)
     out: dict[tuple[tuple[str, Any], ...], Cell] = {}
@@ -617,6 +619,66 @@ def _title(d: A.Decl) -> str | None:
     return t if isinstance(t, str) else None
 
 
+# Changing one of these can change any result: they act wherever their names are used, or set ranges.
+_GLOBAL_KINDS = (A.Modifier, A.Ability, A.Stat, A.Situation, A.Die)
+# Fields whose change cannot change a value.
+_WORDS_ONLY = {"title", "definition", "aka", "see", "pinned by", "kind"}
+# Fields that hold words, not names: not followed when looking for what a declaration uses.
+_TEXT_FIELDS = {"prose", "title", "short", "text", "aka", "message", "summary", "see", "pinned_by"}
+
+
+def _mentions(value: Any, out: set[str]) -> None:
+    """Every name-like string inside a piece of the AST (a superset of the ids it uses)."""
+    if isinstance(value, str):
+        out.add(value)
+    elif isinstance(value, tuple):
+        for v in value:
+            _mentions(v, out)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            if f.name not in _TEXT_FIELDS and not is_position_field(f.name):
+                _mentions(getattr(value, f.name), out)
+
+
+def _cells_worth_working_out(old: Ruleset, new: Ruleset, o_index: Mapping[str, _Entry],
+                             n_index: Mapping[str, _Entry],
+                             compared: Mapping[str, tuple[tuple[FieldChange, ...], tuple[StatChange, ...],
+                                                          tuple[ProseChange, ...]]]) -> set[str]:
+    """The tables, formulas and tests whose cells may differ: changed themselves, or using what changed.
+
+    Working out every cell of every table of two versions costs seconds on a
+    large ruleset; a cell can only change when the declaration or something it
+    uses (directly or through other tables, formulas and tests) changed in more
+    than words — or when a modifier, ability, stat, situation or die changed,
+    since those act wherever their names are used.
+    """
+    changed = {i for i in set(o_index) ^ set(n_index)}
+    for id_, (fields, stats, _prose) in compared.items():
+        if stats or any(f.field not in _WORDS_ONLY for f in fields):
+            changed.add(id_)
+    kinds = [e.decl for i in changed for e in (o_index.get(i), n_index.get(i)) if e is not None]
+    calculable = {i for i, e in n_index.items() if isinstance(e.decl, (A.Table, A.Formula, A.Test)) and i in o_index}
+    if any(isinstance(d, _GLOBAL_KINDS) for d in kinds):
+        return calculable
+    uses: dict[str, set[str]] = {}
+    for index in (o_index, n_index):
+        for i, e in index.items():
+            _mentions(e.decl, uses.setdefault(i, set()))
+    worth: set[str] = set()
+    for start in calculable:
+        seen, todo = {start}, [start]
+        while todo:
+            here = todo.pop()
+            if here in changed:
+                worth.add(start)
+                break
+            for name in uses.get(here, ()):
+                if name not in seen and name in uses:
+                    seen.add(name)
+                    todo.append(name)
+    return worth
+
+
 def diff_models(old: Ruleset, new: Ruleset, *, cells: bool = True,
                 old_label: str | None = None, new_label: str | None = None) -> RulesetDiff:
     """Compare two rules models declaration by declaration (matched by id).
@@ -633,16 +695,21 @@ def diff_models(old: Ruleset, new: Ruleset, *, cells: bool = True,
         changes.append(((-1.0, 0), Change(new.id, "ruleset", new.title, CHANGED, None, None, head,
                                           prose=head_prose)))
     o_index, n_index = _index(old), _index(new)
+    compared: dict[str, tuple[tuple[FieldChange, ...], tuple[StatChange, ...], tuple[ProseChange, ...]]] = {}
+    for id_, n in n_index.items():
+        o = o_index.get(id_)
+        if o is not None:
+            compared[id_] = (_compare_fields(decl_fields(o.decl), decl_fields(n.decl)),
+                             _compare_stats(o.decl, n.decl), _compare_prose(decl_prose(o.decl), decl_prose(n.decl)))
+    worth = _cells_worth_working_out(old, new, o_index, n_index, compared) if cells else set()
     for id_, n in n_index.items():
         o = o_index.get(id_)
         if o is None:
             changes.append(((float(n.order), 0), Change(id_, kind_of(n.decl), _title(n.decl), ADDED, n.section)))
             continue
-        fields = _compare_fields(decl_fields(o.decl), decl_fields(n.decl))
-        stats = _compare_stats(o.decl, n.decl)
-        prose = _compare_prose(decl_prose(o.decl), decl_prose(n.decl))
+        fields, stats, prose = compared[id_]
         cell_changes: tuple[CellChange, ...] = ()
-        if cells and type(o.decl) is type(n.decl) and isinstance(n.decl, (A.Table, A.Formula, A.Test)):
+        if id_ in worth and type(o.decl) is type(n.decl) and isinstance(n.decl, (A.Table, A.Formula, A.Test)):
             oc, nc = worked_cells(old, o.decl), worked_cells(new, n.decl)
             if oc is not None and nc is not None:
                 cell_changes = _compare_cells(oc, nc)

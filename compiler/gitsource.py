@@ -234,6 +234,53 @@ def load_side(spec: SideSpec) -> Loaded:
     return Loaded(spec, model, diags, sources)
 
 
+@dataclass(frozen=True)
+class Release:
+    """A version of a ruleset as committed: the newest commit whose header has that version."""
+
+    version: str
+    commit: str
+    date: str  # the commit's date, YYYY-MM-DD
+
+
+_VERSION_LINE = r"^[[:space:]]+version[[:space:]]+[0-9]+\.[0-9]+\.[0-9]+"
+
+
+def releases(path: str | Path, limit: int = 500) -> list[Release]:
+    """Every version a ruleset folder's header has had in git, newest first, with its last commit.
+
+    For a per-ruleset "Changes" page: ``diff_models`` of ``releases[i + 1]``
+    against ``releases[i]`` (each loaded with :func:`load_side`) is what
+    release ``i`` changed.  Looks at most ``limit`` commits that touch the
+    folder, and reads the version from the first ``version X.Y.Z`` line of its
+    ``.rules`` files at each (the header's, in any ordinary ruleset).  Returns
+    [] outside git.
+    """
+    folder = Path(path)
+    if folder.is_file():
+        folder = folder.parent
+    repo = repo_root(folder)
+    if repo is None:
+        return []
+    rel = _relative(repo, folder)
+    log = _git(repo, "log", f"--max-count={limit}", "--format=%H %cs", "--", str(rel))
+    if log.returncode != 0:
+        return []
+    out: list[Release] = []
+    seen: set[str] = set()
+    for line in log.stdout.splitlines():
+        commit, _, date = line.partition(" ")
+        found = _git(repo, "grep", "-h", "-E", _VERSION_LINE, commit, "--", f"{rel}/*.rules" if str(rel) != "." else "*.rules")
+        versions = [v.split()[1] for v in found.stdout.splitlines() if len(v.split()) >= 2] if found.returncode == 0 else []
+        if not versions:
+            continue
+        version = versions[0]
+        if version not in seen:
+            seen.add(version)
+            out.append(Release(version, commit, date))
+    return out
+
+
 def differs_from_head(folder: Path) -> bool | None:
     """Do the files of ``folder`` differ from the last commit?  None outside git or when HEAD lacks them."""
     repo = repo_root(folder)

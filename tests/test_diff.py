@@ -237,6 +237,53 @@ def test_identical_inputs_give_an_empty_diff(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_a_changed_stat_range_reaches_every_test_that_uses_it(tmp_path: Path) -> None:
+    old = model_of(write(tmp_path / "old", SKIRMISH))
+    new = model_of(write(tmp_path / "new", edit(SKIRMISH, ('stat BS "Ballistic Skill" 1..6', 'stat BS "Ballistic Skill" 1..7'))))
+    d = diff_models(old, new)
+    assert [(c.id, c.change, c.indirect) for c in d.changes] == [("BS", "changed", False), ("hit", "changed", True)]
+    assert d.get("BS").fields == (FieldChange("type", "1..6", "1..7"),)  # type: ignore[union-attr]
+    assert d.get("hit").cells == (CellChange((("BS", 7),), None, Cell(None, "5/6")),)  # type: ignore[union-attr]
+
+
+def test_modifiers_abilities_and_game_structure_clause_by_clause() -> None:
+    head = ('ruleset d "D":\n  version 1.0.0\nstat BS "BS" 1..6\nsituation cover "Cover" one of open, soft, hard\n'
+            'test hit(BS) = roll d6 >= 7 - BS\n')
+    old = head + (
+        'modifier soft_cover "Soft cover": -1 to hit when cover is soft\n'
+        'ability sustained(N: 1..3) "Sustained Hits": "Extra hits."\n  on natural 6 to hit: N extra hits\n'
+        'game battle "The battle":\n  turns 4\n  activation alternating_units\n'
+        '  phase movement "Movement phase": "Move each squad up to 6 inches."\n'
+        '  score warlord "Killing the warlord": 5\n')
+    new = head + (
+        'modifier soft_cover "Soft cover":\n  -1 to hit\n  -1 BS\n  when cover is soft or cover is hard\n  group cover\n'
+        'ability sustained(N: 1..3) "Sustained Hits": "Extra hits."\n  on natural 5+ to hit: N extra hits\n'
+        '  stacking highest\n'
+        'game battle "The battle":\n  turns 5\n  activation alternating_units\n'
+        '  phase movement "Movement phase": "Move each squad up to 5 inches."\n'
+        '  score warlord "Killing the warlord": 5\n  victory ten "Ten points": "The first to ten wins."\n')
+    a, b = compile_text(old), compile_text(new)
+    assert a.ok and b.ok
+    d = diff_models(a.rulesets[0], b.rulesets[0])
+    assert [(c.id, c.kind, [(f.field, f.old, f.new) for f in c.fields]) for c in d.changes] == [
+        ("soft_cover", "modifier", [("effects", "-1 to hit", "-1 to hit\n-1 BS"),
+                                    ("when", "cover is soft", "cover is soft or cover is hard"),
+                                    ("group", None, "cover")]),
+        ("sustained", "ability", [("hooks", "on natural 6 to hit: N extra hits", "on natural 5+ to hit: N extra hits"),
+                                  ("stacking", None, "highest")]),
+        ("battle", "game", [("turns", "4", "5"),
+                            ("phase movement", 'phase movement "Movement phase": Move each squad up to 6 inches.',
+                             'phase movement "Movement phase": Move each squad up to 5 inches.'),
+                            ("victory ten", None, 'victory ten "Ten points": The first to ten wins.')])]
+
+
+def test_every_bundled_ruleset_against_itself_is_empty() -> None:
+    for folder in sorted((ROOT / "rules").iterdir()):
+        a, b = model_of(folder), model_of(folder)
+        assert diff_models(a, b).empty, folder.name
+        assert not impact(a, b).changed, folder.name
+
+
 def test_impact_on_examples_and_standard_matchups(tmp_path: Path) -> None:
     old = model_of(write(tmp_path / "old", SKIRMISH))
     new = model_of(write(tmp_path / "new", CHANGED_TEXT))
@@ -264,6 +311,15 @@ def test_explicit_matchups_are_always_listed(tmp_path: Path) -> None:
     everything = impact(old, old, unchanged=True)
     assert [m.expression for m in everything.matchups] == ["shooting(5 marine, bolter, 10 ork)"]
     assert [e.id for e in everything.examples] == ["marines_fire"]
+
+
+def test_a_matchup_that_cannot_be_read_is_a_usage_error(tmp_path: Path) -> None:
+    folder = str(write(tmp_path / "a", SKIRMISH))
+    r = run("diff", folder, folder, "--matchup", "shooting(5 marine,")
+    assert r.returncode == 2 and "cannot read --matchup" in r.stderr
+    r = run("diff", folder, folder, "--matchup", "shooting(5 marine, bolter, 10 ork)")
+    assert r.returncode == 0 and "Shooting: 5 Marine, Bolter, 10 Ork: mean killed 1.39 → 1.39" in r.stdout
+    assert run("diff", folder, folder, "--json", "--markdown").returncode == 2
 
 
 def test_a_matchup_missing_on_one_side_is_reported_not_raised(tmp_path: Path) -> None:
@@ -394,6 +450,17 @@ def test_diff_between_two_revisions_shows_cells_and_odds(repo: Path) -> None:
     assert "Shooting: 5 Marine, Bolter, 10 Ork: mean killed 1.39 → 0.93, -33%" in out
     assert "mean(r.killed): 25/18 (≈ 1.38889) → 25/27 (≈ 0.925926)" in out
     assert run("diff", "HEAD~1", "HEAD", "rules/skirmish", "--exit-code", cwd=repo).returncode == 1
+
+
+@needs_git
+def test_releases_lists_each_version_with_its_commit(repo: Path, tmp_path: Path) -> None:
+    from compiler.gitsource import SideSpec, load_side, releases
+    found = releases(repo / "rules" / "skirmish")
+    assert [r.version for r in found] == ["1.1.0", "1.0.0"]
+    old, new = (load_side(SideSpec(r.commit, str(repo / "rules" / "skirmish"))).model for r in reversed(found))
+    assert old is not None and new is not None
+    assert [c.id for c in diff_models(old, new).changes] == ["skirmish", "to_wound", "wound", "marines_fire"]
+    assert releases(write(tmp_path / "loose", SKIRMISH)) == []
 
 
 @needs_git
