@@ -16,6 +16,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 from . import ast as A
 from .diagnostics import Sink, Span, did_you_mean
+from .limits import (MAX_COUNT, MAX_DICE, MAX_GRID_CELLS, MAX_OUTCOMES, MAX_SIDES, MAX_TABLE_POINTS,
+                     MAX_TABLE_ROWS, MAX_TABLE_WORK, dice_outcomes)
 from .model import Ruleset, game_parts, kind_of
 from .static import NotStatic, StaticError, evaluate, int_range, row_matches
 from .values import TargetValue
@@ -184,16 +186,24 @@ def check_expr(expr: A.Expr | None, scope: Scope) -> None:
             ctx.sink.error("W201", f"'{expr.profile}' is a weapon; a number of models needs a unit", expr.span)
         if expr.count < 0:
             ctx.sink.error("W202", "a number of models cannot be negative", expr.span)
+        elif expr.count > MAX_COUNT:
+            ctx.sink.error("W903", f"{expr.count:,} models is more than warscribe will count ({MAX_COUNT:,})",
+                           expr.span)
         return
     if isinstance(expr, A.Dice):
         if expr.sides < 1:
             ctx.sink.error("W202", f"a die needs at least one side, not {expr.sides}", expr.span)
-        if expr.count > 1000:
-            ctx.sink.error("W903", f"{expr.count} dice at once is more than warscribe will roll (1000)",
+        if expr.count > MAX_DICE:
+            ctx.sink.error("W903", f"{expr.count:,} dice at once is more than warscribe will roll ({MAX_DICE:,})",
                            expr.span)
-        if expr.sides > 1000 and expr.name not in rs.dice:
-            ctx.sink.error("W903", f"a die of {expr.sides} sides is more than warscribe will roll (1000)",
+        if expr.sides > MAX_SIDES and expr.name not in rs.dice:
+            ctx.sink.error("W903", f"a die of {expr.sides:,} sides is more than warscribe will roll ({MAX_SIDES:,})",
                            expr.span)
+        elif expr.count <= MAX_DICE and expr.name not in rs.dice and \
+                dice_outcomes(expr.count, expr.sides) > MAX_OUTCOMES:
+            ctx.sink.error("W903", f"{expr.count}{expr.name} has {dice_outcomes(expr.count, expr.sides):,} "
+                           f"possible totals; warscribe works with at most {MAX_OUTCOMES:,}", expr.span,
+                           "roll fewer dice, or fewer sides")
         return
     if isinstance(expr, A.Call):
         for a in expr.args:
@@ -488,7 +498,7 @@ def check_hook(ctx: Context, h: A.Hook, scope: Scope) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _static_kind(expr: A.Expr, rs: Ruleset, params: dict[str, Any]) -> str:
+def _static_kind(expr: A.Expr, rs: Ruleset, params: dict[str, Any], _seen: frozenset[str] = frozenset()) -> str:
     """"target", "number", "bool", "label" or "unknown" for simple expressions."""
     if isinstance(expr, A.Target) or isinstance(expr, A.Chain):
         return "target"
@@ -501,9 +511,12 @@ def _static_kind(expr: A.Expr, rs: Ruleset, params: dict[str, Any]) -> str:
     if isinstance(expr, A.Call):
         decl = rs.callables.get(expr.func)
         if isinstance(decl, A.Table):
-            kinds = {_static_kind(r.result, rs, {}) for r in decl.rows}
+            if decl.id in _seen:  # a table that calls itself: the cycle check reports it
+                return "unknown"
+            seen = _seen | {decl.id}
+            kinds = {_static_kind(r.result, rs, {}, seen) for r in decl.rows}
             if decl.grid is not None:
-                kinds |= {_static_kind(c, rs, {}) for _, cells in decl.grid.rows for c in cells}
+                kinds |= {_static_kind(c, rs, {}, seen) for _, cells in decl.grid.rows for c in cells}
             kinds.discard("unknown")
             return kinds.pop() if len(kinds) == 1 else "unknown"
         if isinstance(decl, A.Test):
@@ -598,7 +611,10 @@ def check_cycles(ctx: Context) -> None:
 # Pass: tables — gaps, unreachable rows, repeated keys
 # ---------------------------------------------------------------------------
 
-MAX_TABLE_POINTS = 20_000
+def _values(ends: tuple[int, int]) -> Any:
+    """The whole numbers of a range: a list, or a lazy range when it is too long to list."""
+    lo, hi = ends
+    return list(range(lo, hi + 1)) if hi - lo < MAX_TABLE_POINTS else range(lo, hi + 1)
 
 
 def param_domain(rs: Ruleset, p: A.Param) -> list[Any] | None:
@@ -606,12 +622,12 @@ def param_domain(rs: Ruleset, p: A.Param) -> list[Any] | None:
     t = p.type
     if isinstance(t, A.RangeExpr):
         ends = int_range(t)
-        return list(range(ends[0], ends[1] + 1)) if ends else None
+        return _values(ends) if ends else None
     stat = rs.stats.get(t if isinstance(t, str) else p.name)
     if stat is not None:
         if isinstance(stat.type, A.RangeExpr):
             ends = int_range(stat.type)
-            return list(range(ends[0], ends[1] + 1)) if ends else None
+            return _values(ends) if ends else None
         if stat.type == "target":
             return [TargetValue.high(n) for n in range(2, 7)] + [None]
         return None
@@ -626,7 +642,7 @@ def situation_domain(sit: A.Situation) -> list[Any]:
         return list(sit.choices)
     if sit.range is not None:
         ends = int_range(sit.range)
-        return list(range(ends[0], ends[1] + 1)) if ends else [0]
+        return _values(ends) if ends else [0]
     return [False, True]
 
 
@@ -658,25 +674,38 @@ def check_tables(ctx: Context) -> None:
     for t in rs.of_type(A.Table):
         if t.formula is not None:
             continue
+        if len(t.rows) > MAX_TABLE_ROWS:
+            ctx.sink.error("W907", f"table '{t.id}' has {len(t.rows):,} rows; the limit is {MAX_TABLE_ROWS:,}",
+                           t.span, "split it into several tables, or write it as a formula")
+            continue
         if t.grid is not None:
+            cells = sum(len(cells) for _, cells in t.grid.rows)
+            if cells > MAX_GRID_CELLS:
+                ctx.sink.error("W907", f"the grid of table '{t.id}' has {cells:,} cells; the limit is "
+                               f"{MAX_GRID_CELLS:,}", t.span, "split it into several tables")
+                continue
             _check_grid(ctx, t)
             continue
         domains = [param_domain(rs, p) for p in t.params]
         if any(d is None for d in domains) or not t.rows:
             continue
-        asks_none = {sub.operand.id for r in t.rows if r.pattern is not None
-                     for sub in A.sub_expressions(r.pattern)
-                     if isinstance(sub, A.IsNone) and isinstance(sub.operand, A.Name)}
-        domains = [dom + [None] if p.name in asks_none and None not in dom else dom  # type: ignore[operator]
-                   for p, dom in zip(t.params, domains)]
         names = [p.name for p in t.params]
         sits = _situations_used([r.pattern for r in t.rows] + [l.value for l in t.lets], rs, set(names))
         sit_domains = [situation_domain(s) for s in sits]
         total = 1
         for dom in domains + sit_domains:
-            total *= max(len(dom), 1)  # type: ignore[arg-type]
-        if total > MAX_TABLE_POINTS:
+            total *= max(len(dom) + 1, 1)  # type: ignore[arg-type]  (+1: a parameter may be none)
+        if total > MAX_TABLE_POINTS or total * len(t.rows) > MAX_TABLE_WORK:
+            ctx.sink.warning("W907", f"table '{t.id}' is too large to check for gaps and unused rows "
+                             f"({len(t.rows):,} rows over {total:,} combinations of values)", t.span,
+                             f"the check works through at most {MAX_TABLE_POINTS:,} combinations; "
+                             "give the parameters smaller ranges")
             continue
+        asks_none = {sub.operand.id for r in t.rows if r.pattern is not None
+                     for sub in A.sub_expressions(r.pattern)
+                     if isinstance(sub, A.IsNone) and isinstance(sub.operand, A.Name)}
+        domains = [list(dom) + [None] if p.name in asks_none and None not in dom else dom  # type: ignore[arg-type]
+                   for p, dom in zip(t.params, domains)]
         first_hits = [0] * len(t.rows)
         ever_holds = [False] * len(t.rows)
         gaps: list[dict[str, Any]] = []

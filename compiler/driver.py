@@ -12,7 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from .checks import run_checks
+from .checks import run_checks as _run_checks
 from .diagnostics import Diagnostic, Sink, Span
 from .load import RulesetSource, find_ruleset_folders, load_ruleset
 from .model import Ruleset, from_source
@@ -32,6 +32,15 @@ class Compilation:
 
     def get(self, id_: str) -> Ruleset | None:
         return next((r for r in self.rulesets if r.id == id_), None)
+
+
+def run_checks(model: Ruleset, sink: Sink) -> None:
+    """Run the checks; a stack overflow in one (a bug, or a pathological input) becomes a diagnostic."""
+    try:
+        _run_checks(model, sink)
+    except RecursionError:
+        sink.error("W901", "this ruleset nests too deeply to check", model.header.span,
+                   "look for definitions that call each other in a loop")
 
 
 def compile_paths(paths: list[str]) -> Compilation:

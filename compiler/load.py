@@ -16,9 +16,8 @@ from pathlib import Path
 from . import ast as A
 from .build import build_file
 from .diagnostics import Sink, Span
+from .limits import MAX_FILE_BYTES, MAX_FILES
 from .parse import parse_text
-
-MAX_FILE_BYTES = 2_000_000
 
 
 class UsageError(Exception):
@@ -100,6 +99,10 @@ def _inside(path: Path, folder: Path) -> bool:
 def load_ruleset(folder: Path, sink: Sink) -> RulesetSource:
     """Parse a ruleset folder: the header file first, then its includes in order."""
     rules_files = sorted(p for p in folder.iterdir() if p.suffix == ".rules" and p.is_file())
+    if len(rules_files) > MAX_FILES:
+        sink.error("W906", f"this ruleset folder has {len(rules_files):,} .rules files; the limit is {MAX_FILES:,}",
+                   Span.point(display_path(folder)), "a ruleset is a handful of files; split it into several rulesets")
+        return RulesetSource(str(folder), None, (), ())
     parsed: dict[Path, A.File] = {}
     texts: dict[str, str] = {}
 

@@ -19,6 +19,7 @@ from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedEOF, Unexpec
 from lark.indenter import DedentError, Indenter
 
 from .diagnostics import Diagnostic, Severity, Span
+from .limits import MAX_LINE_CHARS, MAX_NESTING, MAX_TOKENS, TooManyTokens, count_tokens, long_line, tree_depth
 
 GRAMMAR_FILE = "warscribe.lark"
 
@@ -30,6 +31,9 @@ class RulesIndenter(Indenter):
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 8
+
+    def process(self, stream):  # type: ignore[no-untyped-def]
+        return super().process(count_tokens(stream))  # a file of too many tokens stops here
 
 
 def grammar_text() -> str:
@@ -289,10 +293,41 @@ def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree | None,
     """Parse ``text``; return the tree, or None and one syntax diagnostic."""
     if not text.endswith("\n"):
         text += "\n"
+    too_long = long_line(text)
+    if too_long is not None:
+        line, length = too_long
+        return None, (Diagnostic("W904", Severity.ERROR,
+                                 f"this line is {length:,} characters long; the limit is {MAX_LINE_CHARS:,}",
+                                 Span(path, line, 1, line, 2),
+                                 'break it up: prose can run over several lines inside """ … """'),)
     try:
-        return parser().parse(text, start=start), ()
+        tree = parser().parse(text, start=start)
     except (UnexpectedInput, DedentError) as error:
         return None, (syntax_diagnostic(error, text, path),)
+    except TooManyTokens as error:
+        span = Span(path, error.line, error.column, error.line, error.column + 1)
+        return None, (Diagnostic("W905", Severity.ERROR,
+                                 f"this file has more than {MAX_TOKENS:,} words, numbers and symbols",
+                                 span, "split it into several files joined with include"),)
     except RecursionError:
         span = Span(path, 1, 1, 1, 2)
         return None, (Diagnostic("W901", Severity.ERROR, "this file nests too deeply to read", span),)
+    if tree_depth(tree) > MAX_NESTING:
+        line, column = _deepest(tree)
+        return None, (Diagnostic("W901", Severity.ERROR,
+                                 f"this nests more than {MAX_NESTING} levels deep (brackets, operators or blocks)",
+                                 Span(path, line, column, line, column + 1),
+                                 "split it: give a part its own name with let, a formula or a table"),)
+    return tree, ()
+
+
+def _deepest(tree: Tree) -> tuple[int, int]:
+    """Line and column of a node nested deeper than the limit."""
+    stack: list[tuple[Tree, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            meta = node.meta
+            return getattr(meta, "line", 1) or 1, getattr(meta, "column", 1) or 1
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
+    return 1, 1

@@ -5,11 +5,13 @@ Shared by the command line and the pytest plugin.
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from typing import Any, Iterable
 
 from . import ast as A
 from .checks import param_domain
+from .limits import MAX_TABLE_POINTS
 from .model import Ruleset
 from .resolve import AttackResult, Evaluator, ResolveError, Roll, is_dist, show, unwrap
 from .runner import Result, fmt_number
@@ -160,6 +162,9 @@ def evaluate_table(ev: Evaluator, decl: Any) -> dict[str, Any]:
 
     model = ev.model
     axes = table_axes(model, decl)
+    if math.prod(len(vals) for _, vals in axes) > MAX_TABLE_POINTS:
+        raise ResolveError(f"'{decl.id}' has {math.prod(len(vals) for _, vals in axes):,} cells; warscribe works "
+                           f"out at most {MAX_TABLE_POINTS:,}", decl.span, "give the parameters smaller ranges")
     test = _test_over(model, decl.id, decl.params) if isinstance(decl, A.Table) else None
     cells = []
     for point in itertools.product(*(vals for _, vals in axes)):

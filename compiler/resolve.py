@@ -25,6 +25,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 from . import ast as A
 from .dist import Dist, FastDist
+from .limits import (MAX_CALL_DEPTH, MAX_COUNT, MAX_DICE, MAX_EXACT_BITS, MAX_EXPLODE, MAX_KEEP, MAX_OUTCOMES,
+                     MAX_PAIRS, sum_outcomes)
 from .model import Ruleset
 from .static import NotStatic, StaticError, as_number, int_range, to_target
 from .static import binary as static_binary
@@ -32,8 +34,7 @@ from .static import evaluate as static_evaluate
 from .values import ProfileRef, TargetValue
 
 AGGREGATES = {"P", "mean"}  # built-ins that read a whole distribution
-MAX_OUTCOMES = 200_000  # a distribution larger than this is refused
-MAX_DICE = 1_000
+MAX_BRANCHES = MAX_PAIRS // 10  # random values a definition is worked out for, one by one
 DEFAULT_EXPLODE_DEPTH = 10
 
 
@@ -211,6 +212,21 @@ class Evaluator:
             return d.map(int).to_fast() if any(isinstance(o, bool) for o in d.outcomes()) else d.to_fast()
         return d
 
+    @staticmethod
+    def _refuse_sum(count: int, amounts: Any, span: Any) -> None:
+        """Refuse, before working it out, a sum of ``count`` rolls that would have too many totals."""
+        values = [o for o in amounts.outcomes() if isinstance(o, (int, Fraction))]
+        if count <= 1 or not values:
+            return
+        totals = sum_outcomes(count, min(values), max(values))
+        if totals > MAX_OUTCOMES:
+            raise ResolveError(f"this sum can reach {totals:,} totals; the limit is {MAX_OUTCOMES:,}", span,
+                               "ask a smaller question, or split it")
+        denominator = getattr(amounts, "_denom", None)
+        if isinstance(denominator, int) and totals * count * denominator.bit_length() > MAX_EXACT_BITS:
+            raise ResolveError(f"the exact chances of this sum are too large to work out ({totals:,} totals of "
+                               f"{count:,} rolls)", span, "roll fewer dice, or use --fast (floating point)")
+
     def _check_size(self, d: Any, span: Any) -> Any:
         if is_dist(d) and len(d) > MAX_OUTCOMES:
             raise ResolveError(f"this has {len(d):,} possible results; the limit is {MAX_OUTCOMES:,}", span,
@@ -299,14 +315,29 @@ class Evaluator:
             dist = self._custom_die_faces(var.expr)
         if not is_dist(dist):
             return self._enumerate(rest, expr, {**env, name: dist})
+        branches = len(dist)
+        for other in rest:
+            cached = getattr(env.get(other), "cached", None)
+            branches *= len(cached) if is_dist(cached) else 1
+        if branches > MAX_BRANCHES:
+            raise ResolveError(f"this is worked out for {branches:,} combinations of rolls; the limit is "
+                               f"{MAX_BRANCHES:,}", expr.span, "ask a smaller question, or split it")
         result = dist.bind(lambda o: self._enumerate(rest, expr, {**env, name: o}))
         return self._check_size(result, expr.span)
 
     # -- expressions -----------------------------------------------------------
 
     def eval(self, expr: A.Expr, env: dict[str, Any]) -> Any:
-        if self.depth > 200:
-            raise ResolveError("definitions call each other too deeply", expr.span)
+        if self.depth > MAX_CALL_DEPTH:
+            raise ResolveError(f"definitions call each other more than {MAX_CALL_DEPTH} deep (a cycle?)", expr.span)
+        if self.depth == 0:  # the outermost evaluator turns a stack overflow into a diagnostic
+            try:
+                return self._eval(expr, env)
+            except RecursionError:
+                raise ResolveError("this nests too deeply to work out", expr.span) from None
+        return self._eval(expr, env)
+
+    def _eval(self, expr: A.Expr, env: dict[str, Any]) -> Any:
         pending = self._let_vars(expr, env) if env and any(type(v) is LetVar for v in env.values()) else []
         if pending:
             return self._enumerate(pending, expr, env)
@@ -344,11 +375,13 @@ class Evaluator:
         raise ResolveError(f"unknown name '{e.id}'", e.span)
 
     def eval_Group(self, e: A.Group, env: dict[str, Any]) -> Any:
+        if e.count > MAX_COUNT:
+            raise ResolveError(f"{e.count:,} models is more than warscribe will count ({MAX_COUNT:,})", e.span)
         return ProfileRef(e.profile, e.count)
 
     def eval_Dice(self, e: A.Dice, env: dict[str, Any]) -> Any:
         if e.count > MAX_DICE:
-            raise ResolveError(f"{e.count} dice at once is more than warscribe rolls ({MAX_DICE})", e.span)
+            raise ResolveError(f"{e.count:,} dice at once is more than warscribe rolls ({MAX_DICE:,})", e.span)
         die = self.die_dist(e.name, e.sides, e.span)
         if e.count == 0:
             return 0
@@ -356,6 +389,7 @@ class Evaluator:
             return die
         if not _all_int(die):
             raise ResolveError(f"{e.count}{e.name} adds up faces that are not numbers", e.span)
+        self._refuse_sum(e.count, die, e.span)
         return self._check_size(die.convolve_power(e.count), e.span)
 
     def die_dist(self, name: str, sides: int, span: Any) -> Any:
@@ -402,6 +436,9 @@ class Evaluator:
             (not is_dist(a) or _all_int(a)) and (not is_dist(b) or _all_int(b)) and \
             not isinstance(a, (Fraction, TargetValue)) and not isinstance(b, (Fraction, TargetValue)) and \
             a is not None and b is not None
+        if is_dist(a) and is_dist(b) and len(a) * len(b) > MAX_PAIRS and not _dense_sum(op, a, b):
+            raise ResolveError(f"this combines {len(a):,} × {len(b):,} possible results; the limit is "
+                               f"{MAX_PAIRS:,} pairs", span, "ask a smaller question, or split it")
         if is_dist(a):
             result = a.binary(op if fast_ok else fn, b)
         else:
@@ -516,9 +553,11 @@ class Evaluator:
         amounts = item.map(lambda o: _num_int(unwrap(o), span))
         amounts = self.to_backend(amounts)
         if is_dist(count):
+            self._refuse_sum(max(int(unwrap(c)) for c in count.outcomes()), amounts, span)
             count = self.to_backend(count)
             amounts, count = self._same_backend(amounts, count)
             return self._check_size(amounts.sum_of_random(count), span)
+        self._refuse_sum(count, amounts, span)
         return self._check_size(amounts.convolve_power(count), span)
 
     def _pool(self, count: Any, p: Any, span: Any) -> Any:
@@ -777,6 +816,10 @@ class Evaluator:
 
     def apply(self, decl: Any, args: list[Any], span: Any) -> Any:
         """Call a test, table or formula with values (binding over random ones)."""
+        branches = math.prod(len(a) for a in args if is_dist(a))
+        if branches > MAX_BRANCHES:
+            raise ResolveError(f"'{decl.id}' would be worked out for {branches:,} combinations of random values; "
+                               f"the limit is {MAX_BRANCHES:,}", span, "ask a smaller question, or split it")
         for i, a in enumerate(args):
             if is_dist(a):
                 exact = _fast_to_exact(a) if isinstance(a, FastDist) else a
@@ -793,7 +836,7 @@ class Evaluator:
                 self.bind_let(let, env)
             if decl.result is None:
                 raise ResolveError(f"formula '{decl.id}' has no result", decl.span)
-            return self.child().eval(decl.result, env) if self.depth < 200 else self.eval(decl.result, env)
+            return self.child().eval(decl.result, env) if self.depth <= MAX_CALL_DEPTH else self.eval(decl.result, env)
         raise ResolveError(f"'{decl.id}' cannot be called", span)
 
     def run_table(self, table: A.Table, args: list[Any], span: Any) -> Any:
@@ -1039,8 +1082,8 @@ def _count(v: Any, span: Any) -> int:
     n = _num_int(v, span)
     if n < 0:
         raise ResolveError(f"cannot count {n} of something", span)
-    if n > 100_000:
-        raise ResolveError(f"{n:,} is more than warscribe will count", span)
+    if n > MAX_COUNT:
+        raise ResolveError(f"{n:,} is more than warscribe will count ({MAX_COUNT:,})", span)
     return n
 
 
@@ -1065,6 +1108,17 @@ def _binary_fn(op: str, span: Any) -> Callable[[Any, Any], Any]:
         except StaticError as err:
             raise ResolveError(str(err), span) from None
     return fn
+
+
+def _dense_sum(op: str, a: Any, b: Any) -> bool:
+    """Is ``a op b`` a sum or difference of dense whole numbers (worked out as a polynomial product)?"""
+    if op not in ("+", "-") or not _all_int(a) or not _all_int(b):
+        return False
+    for d in (a, b):
+        values = [int(o) for o in d.outcomes()]
+        if max(values) - min(values) + 1 > 16 * len(values) + 64:
+            return False
+    return True
 
 
 def _fast_to_exact(d: Any) -> Dist:
@@ -1101,6 +1155,10 @@ def _b_natural(ev: Evaluator, e: A.Call, env: dict[str, Any]) -> Any:
 def _minmax(kind: str) -> Callable[[Evaluator, A.Call, dict[str, Any]], Any]:
     def f(ev: Evaluator, e: A.Call, env: dict[str, Any]) -> Any:
         values = [ev.eval(a, env) for a in e.args]
+        sizes = [len(v) for v in values if is_dist(v)]
+        if len(sizes) > 1 and math.prod(sizes) > MAX_PAIRS:
+            raise ResolveError(f"{kind}(…) of these rolls combines {math.prod(sizes):,} results; the limit is "
+                               f"{MAX_PAIRS:,}", e.span, "ask a smaller question, or split it")
         result = values[0]
         for v in values[1:]:
             result = ev.lift2(kind, result, v, e.span)
@@ -1134,6 +1192,8 @@ def _b_explode(ev: Evaluator, e: A.Call, env: dict[str, Any]) -> Any:
     depth = DEFAULT_EXPLODE_DEPTH
     if len(e.args) > 2:
         depth = _count(unwrap(ev.eval(e.args[2], env)), e.args[2].span)
+        if depth > MAX_EXPLODE:
+            raise ResolveError(f"explode(…) rolls again at most {MAX_EXPLODE} times, not {depth:,}", e.args[2].span)
     if not is_dist(dice):
         raise ResolveError("explode(…) needs a die", e.args[0].span)
     if isinstance(dice, FastDist):
@@ -1146,7 +1206,12 @@ def _keep(kind: str) -> Callable[[Evaluator, A.Call, dict[str, Any]], Any]:
         k = _count(unwrap(ev.eval(e.args[0], env)), e.args[0].span)
         if k < 1:
             raise ResolveError(f"{e.func} of no dice", e.args[0].span)
+        if k > MAX_KEEP:
+            raise ResolveError(f"{e.func}(…) keeps at most {MAX_KEEP} dice, not {k:,}", e.args[0].span)
         result = ev.eval(e.args[1], env)
+        if is_dist(result) and (k - 1) * len(result) ** 2 > MAX_PAIRS:
+            raise ResolveError(f"{e.func}({k}, …) of a roll with {len(result):,} results is too much to work out",
+                               e.span, "keep fewer dice, or roll smaller ones")
         for _ in range(k - 1):
             result = ev.lift2(kind, result, ev.eval(e.args[1], env), e.span)
         return result

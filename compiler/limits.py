@@ -1,0 +1,155 @@
+"""How big a ruleset, and a question about it, may be: every limit in one place.
+
+Authors feed warscribe half-written drafts, pasted text and huge tables.  Bad
+input must end in a diagnostic, never in a hang, a memory blow-up or a Python
+traceback.  Each limit below is checked *before* the expensive work it guards
+(reading, parsing, building, checking or rolling), is documented in the
+language reference (``site/language.md``, "Limits") and has a test in
+``tests/test_limits.py``.
+
+The limits are far above what real rules need: the largest bundled file has
+about 4,000 tokens and the deepest nesting is 13 levels.
+
+>>> dice_outcomes(1_000_000, 1_000_000) > MAX_OUTCOMES
+True
+>>> dice_outcomes(2, 6)
+11
+"""
+from __future__ import annotations
+
+from typing import Any
+
+# -- files -------------------------------------------------------------------
+
+#: Bytes in one ``.rules`` file (W902).
+MAX_FILE_BYTES = 2_000_000
+#: Characters on one line (W904); a paragraph of prose can run over several lines.
+MAX_LINE_CHARS = 10_000
+#: Tokens (words, numbers, symbols; a whole prose block is one) in one file (W905).
+MAX_TOKENS = 50_000
+#: Levels of nesting: brackets, operators chained in one expression, indented blocks (W901).
+MAX_NESTING = 100
+#: ``.rules`` files in one ruleset folder (W906).
+MAX_FILES = 200
+
+# -- dice and distributions ----------------------------------------------------
+
+#: Dice rolled at once: the N of NdM (W903, and refused by the resolver).
+MAX_DICE = 1_000
+#: Sides of one die: the M of NdM (W903).
+MAX_SIDES = 1_000
+#: Possible results of one distribution (W903 for dice written in the rules; the resolver).
+MAX_OUTCOMES = 200_000
+#: Pairs of results one operation combines (max(d1000, d1000) is a million pairs).
+MAX_PAIRS = 1_000_000
+#: Size of an exact distribution's integer weights, in bits (1000d200 would be ~1.5 billion).
+MAX_EXACT_BITS = 200_000_000
+#: Things counted at once: ``n each test``, models in ``10 ork_boy`` (W903; the resolver).
+MAX_COUNT = 10_000
+#: Extra rolls of ``explode(die, face, times)``.
+MAX_EXPLODE = 100
+#: Dice kept by ``highest(k, die)`` / ``lowest(k, die)``.
+MAX_KEEP = 100
+#: Definitions calling definitions (a formula calling a table calling a formula…).
+MAX_CALL_DEPTH = 64
+
+# -- tables --------------------------------------------------------------------
+
+#: Rows of one table (W907).
+MAX_TABLE_ROWS = 1_000
+#: Cells of one grid (W907).
+MAX_GRID_CELLS = 10_000
+#: Combinations of parameter values a table is checked (gaps, unused rows) or printed over.
+MAX_TABLE_POINTS = 20_000
+#: Rows × combinations the table check works through; above it the check is skipped (W907).
+MAX_TABLE_WORK = 2_000_000
+
+
+LIMITS: tuple[tuple[str, int, str], ...] = (
+    ("MAX_FILE_BYTES", MAX_FILE_BYTES, "bytes in one .rules file"),
+    ("MAX_LINE_CHARS", MAX_LINE_CHARS, "characters on one line"),
+    ("MAX_TOKENS", MAX_TOKENS, "tokens in one file"),
+    ("MAX_NESTING", MAX_NESTING, "levels of nesting"),
+    ("MAX_FILES", MAX_FILES, ".rules files in one ruleset"),
+    ("MAX_DICE", MAX_DICE, "dice rolled at once"),
+    ("MAX_SIDES", MAX_SIDES, "sides of one die"),
+    ("MAX_OUTCOMES", MAX_OUTCOMES, "possible results of one distribution"),
+    ("MAX_PAIRS", MAX_PAIRS, "pairs of results one operation combines"),
+    ("MAX_EXACT_BITS", MAX_EXACT_BITS, "bits of an exact distribution's weights"),
+    ("MAX_COUNT", MAX_COUNT, "things counted at once (n each …, models)"),
+    ("MAX_EXPLODE", MAX_EXPLODE, "extra rolls of explode(…)"),
+    ("MAX_KEEP", MAX_KEEP, "dice kept by highest/lowest"),
+    ("MAX_CALL_DEPTH", MAX_CALL_DEPTH, "definitions calling definitions"),
+    ("MAX_TABLE_ROWS", MAX_TABLE_ROWS, "rows of one table"),
+    ("MAX_GRID_CELLS", MAX_GRID_CELLS, "cells of one grid"),
+    ("MAX_TABLE_POINTS", MAX_TABLE_POINTS, "parameter values a table is checked over"),
+    ("MAX_TABLE_WORK", MAX_TABLE_WORK, "rows × values the table check works through"),
+)
+
+
+def dice_outcomes(count: int, sides: int) -> int:
+    """How many totals ``count`` dice of ``sides`` sides can show."""
+    if count <= 0 or sides <= 0:
+        return 1
+    return count * (sides - 1) + 1
+
+
+def sum_outcomes(count: int, low: Any, high: Any) -> int:
+    """How many totals a sum of ``count`` amounts between ``low`` and ``high`` can reach (at most)."""
+    try:
+        width = int(high) - int(low)
+    except (TypeError, ValueError):
+        return 1
+    return max(count, 0) * max(width, 0) + 1
+
+
+def tree_depth(tree: Any) -> int:
+    """The depth of a Lark tree, measured without recursion (deep trees are what it guards)."""
+    from lark import Tree
+
+    best = 0
+    stack: list[tuple[Any, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > best:
+            best = depth
+        for child in node.children:
+            if isinstance(child, Tree):
+                stack.append((child, depth + 1))
+    return best
+
+
+def long_line(text: str) -> tuple[int, int] | None:
+    """(line number, length) of the first line longer than :data:`MAX_LINE_CHARS`, if any."""
+    if len(text) <= MAX_LINE_CHARS:
+        return None
+    start = 0
+    number = 1
+    while True:
+        end = text.find("\n", start)
+        stop = len(text) if end < 0 else end
+        if stop - start > MAX_LINE_CHARS:
+            return number, stop - start
+        if end < 0:
+            return None
+        start = end + 1
+        number += 1
+
+
+class TooManyTokens(Exception):
+    """Raised by the lexer when a file has more than :data:`MAX_TOKENS` tokens."""
+
+    def __init__(self, line: int, column: int) -> None:
+        super().__init__(f"more than {MAX_TOKENS:,} tokens")
+        self.line = line
+        self.column = column
+
+
+def count_tokens(stream: Any, limit: int = MAX_TOKENS) -> Any:
+    """Pass a token stream through, stopping it with :class:`TooManyTokens` past ``limit``."""
+    n = 0
+    for token in stream:
+        n += 1
+        if n > limit:
+            raise TooManyTokens(getattr(token, "line", 1) or 1, getattr(token, "column", 1) or 1)
+        yield token
