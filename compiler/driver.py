@@ -14,8 +14,9 @@ from typing import Mapping
 
 from .checks import run_checks as _run_checks
 from .diagnostics import Diagnostic, Sink, Span
-from .load import RulesetSource, find_ruleset_folders, load_ruleset
+from .load import RulesetSource, display_path, find_ruleset_folders, load_ruleset
 from .model import Ruleset, from_source
+from .safepaths import has_rules, leads_out, outward_links
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,9 @@ def compile_paths(paths: list[str]) -> Compilation:
     """Compile the rulesets named by ``paths``.  Raises UsageError for a bad path only."""
     folders = find_ruleset_folders(paths)
     sink = Sink()
+    for link in outward_links(paths):
+        sink.error("W701", "this ruleset folder is a link to a place outside the folder of rulesets",
+                   Span.point(display_path(link)), "copy the ruleset into the folder instead; warscribe does not follow it")
     sources: dict[str, str] = {}
     loaded: dict[Path, RulesetSource] = {}
 
@@ -73,8 +77,9 @@ def compile_paths(paths: list[str]) -> Compilation:
         # Look beside this ruleset: the project's other ruleset folders.
         parent = Path(src.folder).parent
         for candidate in sorted(parent.iterdir()):
-            if candidate.is_dir() and candidate.resolve() not in loaded and any(
-                    p.suffix == ".rules" for p in candidate.iterdir()):
+            if candidate.is_symlink() and leads_out(candidate, parent):
+                continue  # a base is looked for only inside the project
+            if candidate.is_dir() and candidate.resolve() not in loaded and has_rules(candidate):
                 other = load(candidate.resolve())
                 if other.header is not None:
                     by_id.setdefault(other.header.id, other)
@@ -100,8 +105,11 @@ def compile_paths(paths: list[str]) -> Compilation:
             base_src = find_base(src)
             span = h.extends_span or h.span
             if base_src is None:
+                link = Path(src.folder).parent / h.extends
                 sink.error("W105", f"cannot find the base ruleset '{h.extends}'", span,
-                           "put its folder next to this one (e.g. under rules/)")
+                           f"{display_path(link)} is a link to a place outside the project, which warscribe does "
+                           "not follow; copy the base's folder here instead" if link.is_symlink() and leads_out(link, link.parent)
+                           else "put its folder next to this one (e.g. under rules/)")
             else:
                 base_model = build(base_src)
                 if base_model is not None and h.extends_version and not version_matches(

@@ -18,6 +18,7 @@ from .build import build_file
 from .diagnostics import Sink, Span
 from .limits import MAX_FILE_BYTES, MAX_FILES
 from .parse import parse_text
+from .safepaths import has_rules, is_inside, is_loop, leads_out
 
 
 class UsageError(Exception):
@@ -54,11 +55,12 @@ def find_ruleset_folders(paths: list[str]) -> list[Path]:
             if p.suffix != ".rules":
                 raise UsageError(f"not a .rules file: {raw}")
             folders.append(p.resolve().parent)
-        elif any(c.suffix == ".rules" and c.is_file() for c in p.iterdir()):
+        elif has_rules(p):
             folders.append(p.resolve())
         else:
+            # Links that lead out of the folder are not followed (the driver reports them, W701).
             subs = sorted(c.resolve() for c in p.iterdir()
-                          if c.is_dir() and any(f.suffix == ".rules" for f in c.iterdir()))
+                          if c.is_dir() and has_rules(c) and not (c.is_symlink() and leads_out(c, p)))
             if not subs:
                 raise UsageError(f"no rulesets in {raw}: a ruleset is a folder of .rules files")
             folders.extend(subs)
@@ -89,11 +91,7 @@ def read_text(path: Path, shown: str, sink: Sink) -> str | None:
 
 
 def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-        return True
-    except ValueError:
-        return False
+    return is_inside(path, folder)
 
 
 def load_ruleset(folder: Path, sink: Sink) -> RulesetSource:
@@ -158,6 +156,10 @@ def load_ruleset(folder: Path, sink: Sink) -> RulesetSource:
             target = (Path(file.path).parent / inc.path)
             if not inc.path.endswith(".rules"):
                 sink.error("W104", f"an include names a .rules file, not '{inc.path}'", inc.span)
+                continue
+            if is_loop(target):
+                sink.error("W701", f"'{inc.path}' is a link that never reaches a file (a loop of links)", inc.span,
+                           "replace the link with the file itself")
                 continue
             if not _inside(target, folder):
                 sink.error("W701", f"'{inc.path}' is outside the ruleset folder", inc.span,
