@@ -23,10 +23,15 @@ from __future__ import annotations
 
 import html
 import logging
+import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import jinja2
+import jinja2.bccache
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
@@ -66,6 +71,22 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):
         self.site: Any = None
         self.seconds = 0.0
         self._pages = self._read = self._written = 0
+        self.serving = False
+        self._render_cache: dict[Any, Any] = {}
+        self._compiled: dict[Path, tuple[Any, Any]] = {}
+        self._pages_dir: Path | None = None
+        self._bytecode: Any = None
+
+    # MkDocs keeps a plugin that has on_startup between the rebuilds of `mkdocs serve`: the
+    # caches below then make a rebuild compile and render only the rulesets that changed.
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"
+        self.dirty = dirty
+
+    def on_shutdown(self) -> None:
+        if self._pages_dir is not None:
+            shutil.rmtree(self._pages_dir, ignore_errors=True)
+            self._pages_dir = None
 
     def _root(self, config: MkDocsConfig) -> Path:
         return Path(config.config_file_path or ".").resolve().parent
@@ -84,7 +105,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):
             raise PluginError(f"warscribe: the rules folder {rules} does not exist "
                               f"(set rules_dir under the warscribe plugin in {config.config_file_path})")
         try:
-            compilation = compile_paths([str(rules)])
+            compilation = self._compile_changed(rules) if self.serving else compile_paths([str(rules)])
         except UsageError as err:
             raise PluginError(f"warscribe: {err}") from err
         sources = dict(compilation.sources)
@@ -105,7 +126,8 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):
         overrides_dir = str(self._root(config) / overrides) if overrides else config.docs_dir
         try:
             self.site = renderer.site(compilation, renderer.SiteOptions(
-                title=self.config.title or config.site_name, matchups=matchups, overrides=overrides_dir))
+                title=self.config.title or config.site_name, matchups=matchups, overrides=overrides_dir),
+                cache=self._render_cache if self.serving else None)
         except MatchupError as err:
             detail = "\n\n".join(render(d, err.sources) for d in err.diagnostics)
             raise PluginError(f"warscribe: {err}" + (f"\n\n{detail}" if detail else "")) from err
@@ -146,10 +168,10 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):
                 log.warning(f"warscribe: {page.path} is generated from the rules; the page of that name "
                             f"in {config.docs_dir} is ignored")
                 files.remove(existing)
-            files.append(File.generated(config, page.path, content=page.markdown))
+            files.append(self._generated(config, page.path, page.markdown))
         for path, text in self.site.assets:
             if files.get_file_from_path(path) is None:
-                files.append(File.generated(config, path, content=text))
+                files.append(self._generated(config, path, text))
         self._pages = len(files.documentation_pages())
         self._read = self._written = 0
         PROGRESS["pages"] = self._pages
@@ -165,6 +187,83 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):
         _report("write", self._written, self._pages)
         return output
 
+    def _generated(self, config: MkDocsConfig, path: str, text: str) -> File:
+        """A generated page: in memory, or under `mkdocs serve --dirty` a file rewritten only when
+        its text changes, so that MkDocs rebuilds just the pages a change of the rules touched."""
+        if not (self.serving and self.dirty):
+            return File.generated(config, path, content=text)
+        if self._pages_dir is None:
+            self._pages_dir = Path(tempfile.mkdtemp(prefix="warscribe-pages-"))
+        target = self._pages_dir / path
+        data = text.encode("utf-8")
+        if not target.is_file() or target.read_bytes() != data:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        return File.generated(config, path, abs_src_path=str(target))
+
+    def _compile_changed(self, rules: Path) -> Any:
+        """Compile each ruleset folder on its own, reusing the last result of any folder whose
+        files (and its base's) have not changed since; merge the results."""
+        from types import MappingProxyType
+
+        from .driver import Compilation
+        from .load import find_ruleset_folders
+
+        rulesets: list[Any] = []
+        diagnostics: dict[Any, None] = {}
+        sources: dict[str, str] = {}
+        wanted = [Path(f) for f in find_ruleset_folders([str(rules)])]
+        for folder in wanted:
+            before = self._compiled.get(folder)
+            if before is None or before[0] != _signature(folder, before[1].sources):
+                result = compile_paths([str(folder)])
+                self._compiled[folder] = (_signature(folder, result.sources), result)
+            result = self._compiled[folder][1]
+            rulesets.extend(result.rulesets)
+            diagnostics.update(dict.fromkeys(result.diagnostics))
+            sources.update(result.sources)
+        for gone in set(self._compiled) - set(wanted):
+            del self._compiled[gone]
+        return Compilation(tuple(rulesets), tuple(diagnostics), MappingProxyType(sources))
+
+    def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
+        """Under `mkdocs serve`, keep the theme's compiled templates between rebuilds
+        (MkDocs makes a new template environment for every build)."""
+        if self.serving:
+            if self._bytecode is None:
+                self._bytecode = _MemoryBytecodeCache()
+            env.bytecode_cache = self._bytecode
+        return env
+
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         server.watch(str(self.rules_dir(config)))
         return server
+
+
+def _signature(folder: Path, sources: Any) -> tuple[tuple[str, int, int], ...]:
+    """The files a compiled folder depends on (its own .rules files and those it read, e.g. a
+    base ruleset's), each with its modification time and size."""
+    paths = {str(p) for p in folder.glob("*.rules")} | set(sources)
+    out = []
+    for p in sorted(paths):
+        try:
+            st = os.stat(p)
+            out.append((p, st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((p, -1, -1))
+    return tuple(out)
+
+
+class _MemoryBytecodeCache(jinja2.BytecodeCache):
+    """Compiled templates kept in memory, keyed by template name and source checksum."""
+
+    def __init__(self) -> None:
+        self._store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self._store.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._store[bucket.key] = bucket.bytecode_to_string()

@@ -150,3 +150,41 @@ def test_warscribe_build_explains_a_folder_without_rules(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["build"])
     assert result.exit_code == 2
     assert "no mkdocs.yml and no rules/ folder" in result.output
+
+
+def test_serve_rebuilds_only_the_pages_a_rules_change_touches(tmp_path, monkeypatch):
+    """`warscribe serve` (mkdocs serve --dirty): a rebuild after editing one ruleset
+    recompiles that ruleset alone and rewrites only the pages whose text changed."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    root = project(tmp_path, copy=("console-40k", "classic-40k"))
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    out = tmp_path / "served"
+
+    def rebuild():
+        cfg = load_config(str(root / "mkdocs.yml"), site_dir=str(out))
+        build(cfg, serve_url="http://127.0.0.1:8000/", dirty=True)
+        return cfg
+
+    cfg = load_config(str(root / "mkdocs.yml"), site_dir=str(out))
+    cfg.plugins.on_startup(command="serve", dirty=True)
+    try:
+        rebuild()
+        pages = {p: p.stat().st_mtime_ns for p in out.rglob("index.html")}
+        plugin = cfg.plugins["warscribe"]
+        compiled = dict(plugin._compiled)
+        lexicon = root / "rules" / "console-40k" / "lexicon.rules"
+        lexicon.write_text(lexicon.read_text(encoding="utf-8").replace(
+            "How accurately the model shoots.", "How accurately the model shoots, edited."), encoding="utf-8")
+        rebuild()
+        assert "shoots, edited." in (out / "console-40k" / "lexicon" / "index.html").read_text(encoding="utf-8")
+        changed = {p.relative_to(out).as_posix() for p, t in pages.items() if p.stat().st_mtime_ns != t}
+        assert "console-40k/lexicon/index.html" in changed
+        assert not any(p.startswith("classic-40k/") for p in changed), changed
+        assert "about/index.html" not in changed
+        classic = next(f for f in compiled if f.name == "classic-40k")
+        assert plugin._compiled[classic] is compiled[classic]  # the other ruleset was not recompiled
+    finally:
+        cfg.plugins.on_shutdown()

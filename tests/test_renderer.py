@@ -322,3 +322,18 @@ def test_table_chances_when_the_test_names_its_parameters_differently():
     cell = next(c for c in data["cells"] if c["at"] == {"need": -2})
     assert cell["result"] == "1 then 1-" and cell["p"] == "1/36"
     assert data["p_is"].startswith("P(shoot_hit)")
+
+
+def test_a_render_cache_gives_the_same_site_and_skips_unchanged_rulesets(bundled, monkeypatch):
+    compilation, out = bundled
+    cache: dict = {}
+    assert site(compilation, SiteOptions(matchups=(MATCHUP,)), cache=cache) == out
+    import compiler.renderer as R
+
+    calls: list[str] = []
+    real = R.ruleset_data
+    monkeypatch.setattr(R, "ruleset_data", lambda rs, *a: calls.append(rs.id) or real(rs, *a))
+    assert site(compilation, SiteOptions(matchups=(MATCHUP,)), cache=cache) == out
+    assert calls == []  # nothing changed: every ruleset's pages came from the cache
+    site(compilation, SiteOptions(title="Another title", matchups=(MATCHUP,)), cache=cache)
+    assert sorted(calls) == sorted(rs.id for rs in compilation.rulesets)  # the title is on every page

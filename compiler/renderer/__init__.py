@@ -17,11 +17,12 @@ same sources give byte-identical output.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, MutableMapping
 
 import jinja2
 
@@ -29,7 +30,7 @@ from ..driver import Compilation
 from ..model import Ruleset
 from .compare import Matchup, MatchupError, answers
 from .env import environment
-from .pages import Page, RulesetData, ruleset_data, ruleset_pages_for
+from .pages import Page, ruleset_data, ruleset_pages_for
 from .sitemap import SiteMap, ruleset_pages, section_page
 
 __all__ = ["Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions", "site",
@@ -66,38 +67,76 @@ class RenderedSite:
         return next(p for p in self.pages if p.path == path)
 
 
-def site(compilation: Compilation, options: SiteOptions | None = None) -> RenderedSite:
-    """Render every ruleset of a compilation, plus the home and comparison pages."""
+def site(compilation: Compilation, options: SiteOptions | None = None,
+         cache: MutableMapping[Any, Any] | None = None) -> RenderedSite:
+    """Render every ruleset of a compilation, plus the home and comparison pages.
+
+    ``cache`` (any dict the caller keeps between calls, e.g. ``mkdocs serve``'s
+    plugin) skips rulesets whose sources, templates and options have not changed:
+    their pages are reused as they were.  The output is the same with or without it.
+    """
     options = options or SiteOptions()
     if not compilation.ok:
         raise RenderError("the rules have errors; run `warscribe check` to see them")
+    cache = {} if cache is None else cache
     rulesets = tuple(sorted(compilation.rulesets, key=lambda r: r.id))
-    env = environment(options.overrides)
+    templates_key = _templates_key(options.overrides)
+    env_entry = cache.get("env")
+    if env_entry is None or env_entry[0] != templates_key:
+        env_entry = (templates_key, environment(options.overrides))
+        cache["env"] = env_entry
+    env = env_entry[1]
     sitemap = SiteMap(rulesets)
     site_info = {"title": options.title, "rulesets": rulesets, "has_comparison": bool(options.matchups)}
-    pages: list[Page] = []
-    datas: list[RulesetData] = []
-    for rs in rulesets:
-        data = ruleset_data(rs, sitemap, compilation.sources)
-        datas.append(data)
+    keys = {rs.id: _ruleset_key(rs, compilation.sources, options, templates_key) for rs in rulesets}
+
+    from .pages import counts
     from .tools import PageTools
-    home_tools = PageTools("index.md", None, sitemap, compilation.sources)
-    pages.append(Page("index.md", options.title, "home.md.j2", dict(
-        site=site_info, r=home_tools, summaries=[_summary(d) for d in datas])))
+    pages: list[Page] = [Page("index.md", options.title, "home.md.j2", dict(
+        site=site_info, r=PageTools("index.md", None, sitemap, compilation.sources),
+        summaries=[{"rs": rs, "counts": counts(rs), "path": ruleset_pages(rs.id)["overview"]}
+                   for rs in rulesets]))]
     if options.matchups:
         by_id = {rs.id: rs for rs in rulesets}
+        found = []
+        for m in options.matchups:
+            key = ("matchup", m, tuple(keys.get(e.ruleset, "") for e in m.entries))
+            if key not in cache:
+                cache[key] = answers(m, by_id)
+            found.append((m, cache[key]))
         pages.append(Page("comparison.md", "Comparison", "comparison.md.j2", dict(
             site=site_info, r=PageTools("comparison.md", None, sitemap, compilation.sources),
-            matchups=[(m, answers(m, by_id)) for m in options.matchups])))
-    for data in datas:
-        pages.extend(ruleset_pages_for(env, data, site_info))
-    rendered = tuple(RenderedPage(p.path, p.title, _render(env, p)) for p in pages)
-    return RenderedSite(rendered, _nav(rulesets, bool(options.matchups)), _assets())
+            matchups=found)))
+    rendered = [RenderedPage(p.path, p.title, _render(env, p)) for p in pages]
+    for rs in rulesets:
+        entry = cache.get(("ruleset", rs.id))
+        if entry is None or entry[0] != keys[rs.id]:
+            data = ruleset_data(rs, sitemap, compilation.sources)
+            entry = (keys[rs.id], tuple(RenderedPage(p.path, p.title, _render(env, p))
+                                        for p in ruleset_pages_for(env, data, site_info)))
+            cache[("ruleset", rs.id)] = entry
+        rendered.extend(entry[1])
+    return RenderedSite(tuple(rendered), _nav(rulesets, bool(options.matchups)), _assets())
 
 
-def _summary(data: RulesetData) -> dict[str, Any]:
-    from .pages import counts
-    return {"rs": data.rs, "counts": counts(data.rs), "path": ruleset_pages(data.rs.id)["overview"]}
+def _templates_key(overrides: str | None) -> str:
+    """What the override templates are: a digest of every ``*.j2`` file under the overrides folder."""
+    digest = hashlib.sha256()
+    if overrides is not None and Path(overrides).is_dir():
+        for path in sorted(Path(overrides).rglob("*.j2")):
+            digest.update(str(path.relative_to(overrides)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _ruleset_key(rs: Ruleset, sources: Mapping[str, str], options: SiteOptions, templates_key: str) -> str:
+    """A digest of everything one ruleset's pages depend on: its sources (and its base's), the templates, the title."""
+    digest = hashlib.sha256(f"{rs.id}\0{options.title}\0{templates_key}\0".encode())
+    model: Ruleset | None = rs
+    while model is not None:
+        for f in model.files:
+            digest.update(f.encode() + b"\0" + sources.get(f, "").encode() + b"\0")
+        model = model.base
+    return digest.hexdigest()
 
 
 def _render(env: jinja2.Environment, page: Page) -> str:

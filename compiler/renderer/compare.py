@@ -19,6 +19,7 @@ the build with a diagnostic, never a blank cell.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
@@ -56,7 +57,8 @@ class Matchup:
                 entries.append(MatchupEntry(rs_id, value))
             else:
                 entries.append(MatchupEntry(rs_id, str(value["expression"]), str(value.get("note", ""))))
-        return Matchup(str(raw["id"]), str(raw.get("title", raw["id"])), str(raw.get("ask", "result")),
+        anchor = re.sub(r"[^A-Za-z0-9_-]+", "-", str(raw["id"])).strip("-") or "matchup"
+        return Matchup(anchor, str(raw.get("title", raw["id"])), str(raw.get("ask", "result")),
                        tuple(entries), str(raw.get("description", "")))
 
 
