@@ -188,3 +188,49 @@ def test_serve_rebuilds_only_the_pages_a_rules_change_touches(tmp_path, monkeypa
         assert plugin._compiled[classic] is compiled[classic]  # the other ruleset was not recompiled
     finally:
         cfg.plugins.on_shutdown()
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package installed from its wheel (not the source tree) into a folder of its own."""
+    wheels = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+                   check=True, capture_output=True, timeout=600)
+    (wheel,) = wheels.glob("warscribe-*.whl")
+    import zipfile
+    names = zipfile.ZipFile(wheel).namelist()
+    for name in ("compiler/renderer/templates/lexicon.md.j2", "compiler/renderer/templates/item/table.md.j2",
+                 "compiler/renderer/templates/_macros.md.j2", "compiler/renderer/assets/warscribe.css",
+                 "compiler/mkdocs_plugin.py"):
+        assert name in names, name
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "warscribe = compiler.mkdocs_plugin:WarscribePlugin" in zipfile.ZipFile(wheel).read(entry).decode()
+    target = tmp_path_factory.mktemp("installed")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True, timeout=600)
+    return target
+
+
+def test_installed_wheel_builds_a_site_from_another_folder(installed: Path, tmp_path: Path) -> None:
+    """Run from a folder that holds only rules/: the templates come from the installed package,
+    and with no mkdocs.yml a default site is built into ./public."""
+    work = tmp_path / "my-rules"
+    shutil.copytree(ROOT / "rules" / "console-40k", work / "rules" / "console-40k")
+    env = {**ENV, "PYTHONPATH": str(installed), "NO_COLOR": "1"}
+    probe = subprocess.run([sys.executable, "-c", "import compiler.renderer as r; print(r.__file__)"],
+                           cwd=work, env=env, capture_output=True, text=True, check=True)
+    assert probe.stdout.startswith(str(installed))
+    render = subprocess.run([sys.executable, "-m", "compiler", "render", "--out", "md"], cwd=work, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert render.returncode == 0, render.stdout + render.stderr
+    assert (work / "md" / "console-40k" / "quick-reference.md").is_file()
+    build = subprocess.run([sys.executable, "-m", "compiler", "build"], cwd=work, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert (work / "public" / "console-40k" / "lexicon" / "index.html").is_file()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = subprocess.run([sys.executable, "-m", "compiler", "build"], cwd=empty, env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert nothing.returncode == 2
+    assert "no mkdocs.yml and no rules/ folder" in nothing.stderr
