@@ -126,7 +126,8 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):
         overrides_dir = str(self._root(config) / overrides) if overrides else config.docs_dir
         try:
             self.site = renderer.site(compilation, renderer.SiteOptions(
-                title=self.config.title or config.site_name, matchups=matchups, overrides=overrides_dir),
+                title=self.config.title or config.site_name, matchups=matchups, overrides=overrides_dir,
+                workers=1 if self.serving else (os.cpu_count() or 1)),
                 cache=self._render_cache if self.serving else None)
         except MatchupError as err:
             detail = "\n\n".join(render(d, err.sources) for d in err.diagnostics)

@@ -337,3 +337,8 @@ def test_a_render_cache_gives_the_same_site_and_skips_unchanged_rulesets(bundled
     assert calls == []  # nothing changed: every ruleset's pages came from the cache
     site(compilation, SiteOptions(title="Another title", matchups=(MATCHUP,)), cache=cache)
     assert sorted(calls) == sorted(rs.id for rs in compilation.rulesets)  # the title is on every page
+
+
+def test_rendering_in_worker_processes_gives_the_same_pages(bundled):
+    compilation, out = bundled
+    assert site(compilation, SiteOptions(matchups=(MATCHUP,), workers=2)) == out

@@ -48,6 +48,7 @@ class SiteOptions:
     title: str = "Rulebooks"
     matchups: tuple[Matchup, ...] = ()
     overrides: str | None = None  # a folder whose templates replace the packaged ones
+    workers: int = 1  # render rulesets in this many processes (where forking is safe)
 
 
 @dataclass(frozen=True)
@@ -108,15 +109,60 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
             site=site_info, r=PageTools("comparison.md", None, sitemap, compilation.sources),
             matchups=found)))
     rendered = [RenderedPage(p.path, p.title, _render(env, p)) for p in pages]
+    todo = [rs for rs in rulesets if cache.get(("ruleset", rs.id), (None,))[0] != keys[rs.id]]
+    state = _RenderState(env, sitemap, compilation.sources, site_info, {rs.id: rs for rs in todo})
+    for rs_id, ruleset_pages_rendered in _render_rulesets(state, options.workers):
+        cache[("ruleset", rs_id)] = (keys[rs_id], ruleset_pages_rendered)
     for rs in rulesets:
-        entry = cache.get(("ruleset", rs.id))
-        if entry is None or entry[0] != keys[rs.id]:
-            data = ruleset_data(rs, sitemap, compilation.sources)
-            entry = (keys[rs.id], tuple(RenderedPage(p.path, p.title, _render(env, p))
-                                        for p in ruleset_pages_for(env, data, site_info)))
-            cache[("ruleset", rs.id)] = entry
-        rendered.extend(entry[1])
+        rendered.extend(cache[("ruleset", rs.id)][1])
     return RenderedSite(tuple(rendered), _nav(rulesets, bool(options.matchups)), _assets())
+
+
+@dataclass(frozen=True)
+class _RenderState:
+    env: jinja2.Environment
+    sitemap: SiteMap
+    sources: Mapping[str, str]
+    site_info: Mapping[str, Any]
+    rulesets: Mapping[str, Ruleset]
+
+
+_FORKED: _RenderState | None = None  # what forked workers render from (inherited, never pickled)
+
+
+def _render_ruleset(state: _RenderState, rs_id: str) -> tuple[str, tuple[RenderedPage, ...]]:
+    """Work out one ruleset's tables and examples and render its pages."""
+    data = ruleset_data(state.rulesets[rs_id], state.sitemap, state.sources)
+    return rs_id, tuple(RenderedPage(p.path, p.title, _render(state.env, p))
+                        for p in ruleset_pages_for(state.env, data, state.site_info))
+
+
+def _render_forked(rs_id: str) -> tuple[str, tuple[RenderedPage, ...]]:
+    assert _FORKED is not None
+    return _render_ruleset(_FORKED, rs_id)
+
+
+def _render_rulesets(state: _RenderState, workers: int) -> list[tuple[str, tuple[RenderedPage, ...]]]:
+    """Render the rulesets one after the other, or in ``workers`` forked processes.
+
+    Forking is used only where it is safe: on a platform that has it, from a process
+    running a single thread (a fork copies only the calling thread, and a lock held by
+    another one would stay locked in the child).  The pages are the same either way.
+    """
+    ids = sorted(state.rulesets, key=lambda i: -len(state.rulesets[i].files))  # biggest first
+    import multiprocessing
+    import threading
+
+    if workers > 1 and len(ids) > 1 and threading.active_count() == 1 \
+            and "fork" in multiprocessing.get_all_start_methods():
+        global _FORKED
+        _FORKED = state
+        try:
+            with multiprocessing.get_context("fork").Pool(min(workers, len(ids))) as pool:
+                return list(pool.imap_unordered(_render_forked, ids, chunksize=1))
+        finally:
+            _FORKED = None
+    return [_render_ruleset(state, rs_id) for rs_id in ids]
 
 
 def _templates_key(overrides: str | None) -> str:
