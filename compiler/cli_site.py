@@ -161,15 +161,19 @@ class _progress:
         if sys.stderr.isatty() and not os.environ.get("CI"):
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+            # No refresh thread (auto_refresh=False): the build may fork workers, which is only
+            # safe from a single-threaded process. The bar is redrawn on each page event instead.
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), transient=True)
+                                TimeElapsedColumn(), transient=True, auto_refresh=False)
             self.bar.start()
             task = self.bar.add_task("compiling and rendering the rules", total=None)
+            self.bar.refresh()
 
             def hook(event: str, done: int = 0, total: int = 0) -> None:
                 words = {"render": "compiling and rendering the rules", "pages": "building pages",
                          "write": "writing pages"}
                 self.bar.update(task, description=words.get(event, event), completed=done, total=total or None)
+                self.bar.refresh()
             self.module.PROGRESS["hook"] = hook
         return lambda ok: None
 
