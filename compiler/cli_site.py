@@ -219,7 +219,7 @@ def _site_options(config: str | None, paths_given: bool) -> tuple[dict[str, Any]
         return {}, None
     import yaml
 
-    class _Loader(yaml.SafeLoader):
+    class _Loader(yaml.SafeLoader):  # type: ignore[misc]
         pass
     _Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # ignore !!python/name tags
     raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}

@@ -103,12 +103,12 @@ def _decl(rs: Ruleset, d: A.Decl, sitemap: SiteMap, sources: Mapping[str, str], 
         "source": source_text(d.span, sources),
     }
     if hasattr(d, "aka"):
-        out["aka"] = list(d.aka)  # type: ignore[attr-defined]
+        out["aka"] = list(d.aka)
     if getattr(d, "see", None):
         out["see"] = [name for name, _ in d.see]  # type: ignore[attr-defined]
     if hasattr(d, "params"):
         out["params"] = [{"name": p.name, "type": (expr(p.type) if isinstance(p.type, A.RangeExpr) else p.type)}
-                         for p in d.params]  # type: ignore[attr-defined]
+                         for p in d.params]
     if isinstance(d, (A.Section, A.Rule)):
         out["contains"] = [c.id for c in d.body if c.id and not isinstance(c, A.ProseBlock)]
     elif isinstance(d, A.Note):

@@ -20,7 +20,7 @@ literal (it is output, never parsed by Jinja).
 >>> plain("<script>alert(1)</script> *x*")
 '&lt;script&gt;alert(1)&lt;/script&gt; &#42;x&#42;'
 >>> prose("Roll `a < b` <b>here</b>", lambda ref, text: text)
-'Roll `a < b` &lt;b&gt;here&lt;/b&gt;'
+'Roll `a < b` &lt;b>here&lt;/b>'
 """
 from __future__ import annotations
 
