@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Iterator
 from . import ast as A
 from .diagnostics import Sink, Span, did_you_mean
 from .limits import (MAX_COUNT, MAX_DICE, MAX_GRID_CELLS, MAX_OUTCOMES, MAX_SIDES, MAX_TABLE_POINTS,
-                     MAX_TABLE_ROWS, MAX_TABLE_WORK, dice_outcomes)
+                     MAX_TABLE_ROWS, MAX_TABLE_WORK, LongRange, dice_outcomes)
 from .model import Ruleset, game_parts, kind_of
 from .static import NotStatic, StaticError, evaluate, int_range, row_matches
 from .values import TargetValue
@@ -614,7 +614,7 @@ def check_cycles(ctx: Context) -> None:
 def _values(ends: tuple[int, int]) -> Any:
     """The whole numbers of a range: a list, or a lazy range when it is too long to list."""
     lo, hi = ends
-    return list(range(lo, hi + 1)) if hi - lo < MAX_TABLE_POINTS else range(lo, hi + 1)
+    return list(range(lo, hi + 1)) if hi - lo < MAX_TABLE_POINTS else LongRange(lo, hi)
 
 
 def param_domain(rs: Ruleset, p: A.Param) -> list[Any] | None:
@@ -693,8 +693,8 @@ def check_tables(ctx: Context) -> None:
         sits = _situations_used([r.pattern for r in t.rows] + [l.value for l in t.lets], rs, set(names))
         sit_domains = [situation_domain(s) for s in sits]
         total = 1
-        for dom in domains + sit_domains:
-            total *= max(len(dom) + 1, 1)  # type: ignore[arg-type]  (+1: a parameter may be none)
+        for dom in domains + sit_domains:  # (+1: a parameter may be none)
+            total *= len(dom) + 1  # type: ignore[arg-type]
         if total > MAX_TABLE_POINTS or total * len(t.rows) > MAX_TABLE_WORK:
             ctx.sink.warning("W907", f"table '{t.id}' is too large to check for gaps and unused rows "
                              f"({len(t.rows):,} rows over {total:,} combinations of values)", t.span,
@@ -704,7 +704,7 @@ def check_tables(ctx: Context) -> None:
         asks_none = {sub.operand.id for r in t.rows if r.pattern is not None
                      for sub in A.sub_expressions(r.pattern)
                      if isinstance(sub, A.IsNone) and isinstance(sub.operand, A.Name)}
-        domains = [list(dom) + [None] if p.name in asks_none and None not in dom else dom  # type: ignore[arg-type]
+        domains = [list(dom) + [None] if p.name in asks_none and None not in dom else dom  # type: ignore[arg-type,operator]
                    for p, dom in zip(t.params, domains)]
         first_hits = [0] * len(t.rows)
         ever_holds = [False] * len(t.rows)

@@ -267,5 +267,7 @@ from . import cli_diff  # noqa: E402,F401  (registers `warscribe diff`)
 
 from . import cli_site  # noqa: E402,F401  (registers `warscribe render`, `build`, `serve`, `export`)
 
+from . import cli_tools  # noqa: E402,F401  (registers `warscribe fmt`, `new`)
+
 if __name__ == "__main__":
     main()

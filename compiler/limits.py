@@ -17,7 +17,9 @@ True
 """
 from __future__ import annotations
 
-from typing import Any
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
 
 # -- files -------------------------------------------------------------------
 
@@ -134,6 +136,51 @@ def long_line(text: str) -> tuple[int, int] | None:
             return None
         start = end + 1
         number += 1
+
+
+class LongRange(Sequence[int]):
+    """The whole numbers ``lo..hi`` of a range too long to list: iterated lazily, its ``len`` capped.
+
+    ``len(range(0, 10**20))`` raises OverflowError; ``len(LongRange(0, 10**20))`` is ``sys.maxsize``,
+    which every "is it too big?" check refuses.
+
+    >>> r = LongRange(1, 10**20)
+    >>> len(r) == sys.maxsize, r[0], r[-1] == 10**20, 10**19 in r, list(r[:3])
+    (True, 1, True, True, [1, 2, 3])
+    """
+
+    def __init__(self, lo: int, hi: int) -> None:
+        self.lo, self.hi = lo, hi
+
+    def __len__(self) -> int:
+        return max(0, min(self.hi - self.lo + 1, sys.maxsize))
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            start, stop, step = i.start or 0, i.stop if i.stop is not None else len(self), i.step or 1
+            return range(self.lo + start, self.lo + min(stop, len(self)), step)
+        if i < 0:
+            i += self.hi - self.lo + 1
+        if not 0 <= i <= self.hi - self.lo:
+            raise IndexError(i)
+        return self.lo + i
+
+    def __iter__(self) -> Iterator[int]:
+        n = self.lo
+        while n <= self.hi:
+            yield n
+            n += 1
+
+    def __contains__(self, v: object) -> bool:
+        return isinstance(v, int) and self.lo <= v <= self.hi
+
+    def __repr__(self) -> str:
+        return f"LongRange({self.lo}, {self.hi})"
 
 
 class TooManyTokens(Exception):

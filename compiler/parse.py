@@ -291,6 +291,7 @@ def _find_bad_dedent(text: str) -> tuple[int, int]:
 
 def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree | None, tuple[Diagnostic, ...]]:
     """Parse ``text``; return the tree, or None and one syntax diagnostic."""
+    text = text.replace("\r\n", "\n")  # Windows line endings: the same rules, the same prose
     if not text.endswith("\n"):
         text += "\n"
     too_long = long_line(text)

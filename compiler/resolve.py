@@ -315,7 +315,7 @@ class Evaluator:
             dist = self._custom_die_faces(var.expr)
         if not is_dist(dist):
             return self._enumerate(rest, expr, {**env, name: dist})
-        branches = len(dist)
+        branches = len(dist)  # type: ignore[arg-type]
         for other in rest:
             cached = getattr(env.get(other), "cached", None)
             branches *= len(cached) if is_dist(cached) else 1

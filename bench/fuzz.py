@@ -1,0 +1,173 @@
+"""The long fuzz run: 100,000 inputs through check, the examples and the formatter, with a report.
+
+    .venv/bin/python bench/fuzz.py                       # 100,000 inputs, all cores
+    .venv/bin/python bench/fuzz.py --inputs 5000 --jobs 1 # a quick one
+
+Inputs, per worker:
+
+* ``--bases`` valid rulesets drawn from the grammar-aware hypothesis strategy
+  (``tests/strategies.py``: ``rulesets()``); each must check without errors,
+  pass its own examples and format idempotently;
+* the rest: one of those rulesets damaged by one to four edits (``mutate``:
+  lines cut, doubled, swapped, re-indented, names pointed at each other,
+  numbers made huge, deep nesting, junk pasted in), 10% token soup, 5% random
+  text.  Each must give diagnostics only.
+
+Every input goes through ``exercise``: check, render every diagnostic, run the
+examples when the rules check, format (twice).  A *crash* is any exception
+there; a *slow* input is one that takes more than a second.  Crashing and slow
+inputs are saved under ``--out`` (default: a temporary folder) to reproduce
+with ``warscribe check``.  The exit status is 1 if anything crashed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+SLOW = 1.0  # seconds
+
+
+def _bases(count: int, seed: int) -> list[str]:
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+    from strategies import rulesets
+
+    out: list[str] = []
+
+    @hseed(seed)
+    @settings(max_examples=count, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(rulesets())
+    def collect(text: str) -> None:
+        out.append(text)
+
+    collect()
+    return out
+
+
+def _soup(rng: random.Random) -> str:
+    from strategies import JUNK
+
+    words = JUNK + ["ruleset", "section", "table", "test", "roll", "natural", "fails", "unit", "BS", "4",
+                    "\n", "  ", "expect", "example", "formula", "let", "result", "grid", "by", "attack"]
+    return 'ruleset x "X":\n  version 1.0.0\n' + " ".join(rng.choice(words) for _ in range(rng.randint(0, 80)))
+
+
+def _random_text(rng: random.Random) -> str:
+    from strategies import RandomPicker
+
+    return RandomPicker(rng).text(400)
+
+
+def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str, Any]:
+    from compiler.driver import compile_text
+    from strategies import RandomPicker, exercise, mutate
+
+    rng = random.Random(seed * 1000 + index)
+    stats: dict[str, Any] = {"inputs": 0, "valid": 0, "mutated": 0, "soup": 0, "random": 0, "checked_clean": 0,
+                             "crashes": [], "slow": [], "valid_with_errors": [], "slowest": 0.0, "seconds": 0.0}
+    folder = Path(out)
+    start = time.perf_counter()
+
+    def run(text: str, kind: str, must_be_clean: bool = False) -> None:
+        stats["inputs"] += 1
+        stats[kind] += 1
+        t0 = time.perf_counter()
+        try:
+            clean = exercise(text)
+            stats["checked_clean"] += int(clean)
+            if must_be_clean and not clean:
+                errors = [(d.code, d.message) for d in compile_text(text).diagnostics if d.is_error][:3]
+                name = folder / f"valid-{index}-{stats['inputs']}.rules"
+                name.write_text(text, encoding="utf-8")
+                stats["valid_with_errors"].append({"file": str(name), "errors": errors})
+        except Exception as e:  # noqa: BLE001 — counting crashes is the point
+            name = folder / f"crash-{index}-{stats['inputs']}.rules"
+            name.write_text(text, encoding="utf-8")
+            stats["crashes"].append({"file": str(name), "kind": kind, "error": f"{type(e).__name__}: {e}"[:300],
+                                     "where": traceback.format_exc().strip().splitlines()[-3:]})
+        took = time.perf_counter() - t0
+        stats["slowest"] = max(stats["slowest"], took)
+        if took > SLOW:
+            name = folder / f"slow-{index}-{stats['inputs']}.rules"
+            name.write_text(text, encoding="utf-8")
+            stats["slow"].append({"file": str(name), "kind": kind, "seconds": round(took, 2)})
+
+    pool = _bases(bases, seed * 1000 + index)
+    for text in pool:
+        run(text, "valid", must_be_clean=True)
+    picker = RandomPicker(rng)
+    while stats["inputs"] < inputs:
+        roll = rng.random()
+        if roll < 0.10:
+            run(_soup(rng), "soup")
+        elif roll < 0.15:
+            run(_random_text(rng), "random")
+        else:
+            run(mutate(rng.choice(pool), picker), "mutated")
+        if stats["inputs"] % 5000 == 0:
+            rate = stats["inputs"] / (time.perf_counter() - start)
+            print(f"  worker {index}: {stats['inputs']:,} inputs, {len(stats['crashes'])} crashes, "
+                  f"{len(stats['slow'])} slow, {rate:.0f}/s", file=sys.stderr, flush=True)
+    stats["seconds"] = time.perf_counter() - start
+    return stats
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--inputs", type=int, default=100_000, help="inputs in all (default 100,000)")
+    parser.add_argument("--bases", type=int, default=500, help="valid rulesets generated per worker")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", default=None, help="where to save crashing and slow inputs")
+    parser.add_argument("--json", default=None, help="write the report as JSON here too")
+    args = parser.parse_args()
+    out = args.out or tempfile.mkdtemp(prefix="warscribe-fuzz-")
+    Path(out).mkdir(parents=True, exist_ok=True)
+    jobs = max(1, args.jobs)
+    share = [args.inputs // jobs + (1 if i < args.inputs % jobs else 0) for i in range(jobs)]
+    bases = min(args.bases, max(1, args.inputs // jobs))
+    print(f"fuzzing: {args.inputs:,} inputs, {jobs} worker(s), {bases} generated rulesets each, seed {args.seed}",
+          file=sys.stderr)
+    start = time.perf_counter()
+    with ProcessPoolExecutor(jobs) as ex:
+        results = list(ex.map(worker, range(jobs), share, [bases] * jobs, [args.seed] * jobs, [out] * jobs))
+    wall = time.perf_counter() - start
+    total: dict[str, Any] = {k: sum(r[k] for r in results) for k in
+                             ("inputs", "valid", "mutated", "soup", "random", "checked_clean")}
+    total.update({k: [x for r in results for x in r[k]] for k in ("crashes", "slow", "valid_with_errors")})
+    total["slowest_seconds"] = round(max(r["slowest"] for r in results), 3)
+    total["wall_seconds"] = round(wall, 1)
+    total["inputs_per_second"] = round(total["inputs"] / wall, 1)
+    total["saved_in"] = out
+    print(f"inputs tried:          {total['inputs']:,} ({total['valid']:,} generated valid, "
+          f"{total['mutated']:,} mutated, {total['soup']:,} token soup, {total['random']:,} random text)")
+    print(f"crashes:               {len(total['crashes'])} (anything but a diagnostic)")
+    print(f"inputs over {SLOW:.0f} s:        {len(total['slow'])} (slowest {total['slowest_seconds']} s)")
+    print(f"valid with errors:     {len(total['valid_with_errors'])} (generated rulesets that did not check clean)")
+    print(f"checked clean:         {total['checked_clean']:,}")
+    print(f"time:                  {wall:.0f} s, {total['inputs_per_second']:.0f} inputs/s")
+    for c in total["crashes"][:10]:
+        print(f"  crash: {c['error']}  ({c['file']})")
+    for s in total["slow"][:10]:
+        print(f"  slow:  {s['seconds']} s  ({s['file']})")
+    if args.json:
+        Path(args.json).write_text(json.dumps(total, indent=2, ensure_ascii=False), encoding="utf-8")
+    return 1 if total["crashes"] or total["valid_with_errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
