@@ -209,6 +209,9 @@ def _nav(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ...]:
         entry += [{"Lexicon": pages["lexicon"]}, {"Quick reference": pages["quickref"]},
                   {"Datasheets": pages["datasheets"]}, {"Worked examples": pages["examples"]},
                   {"Notes": pages["notes"]}]
+        if rs.base is not None:
+            entry.append({"What these house rules change": pages["house_rules"]})
+        entry.append({"Changes": pages["changes"]})
         nav.append({rs.title: entry})
     if comparison:
         nav.append({"Comparison": "comparison.md"})

@@ -16,6 +16,7 @@ from markupsafe import Markup
 from .. import ast as A
 from ..model import Ruleset, game_parts, kind_of
 from ..resolve import Evaluator
+from .changes import HouseRulesView, ReleaseDiffView, house_rules, release_diffs
 from .examples import ExampleView, example_views
 from .sitemap import (DATASHEET_TYPES, EXAMPLE_TYPES, LEXICON_KINDS, LEXICON_TYPES, SiteMap,
                       ruleset_pages, section_page)
@@ -52,6 +53,8 @@ TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
     "datasheets.md.j2": _RULESET + ("units", "weapons", "squads", "unit_stats", "weapon_stats", "armies"),
     "examples.md.j2": _RULESET + ("groups", "views"),
     "notes.md.j2": _RULESET + ("groups",),
+    "house-rules.md.j2": _RULESET + ("base", "view"),
+    "changes.md.j2": _RULESET + ("history", "releases"),
     REFERENCES_TEMPLATE: ("refs", "level", "r", "rs", "extra"),
     **{name: ("d", "level", "r", "rs", "extra") for name in ITEM_TEMPLATES.values()},
 }
@@ -82,6 +85,8 @@ class RulesetData:
     uses: Mapping[str, tuple[str, ...]]
     tables: Mapping[str, TableView]
     examples: Mapping[str, ExampleView]
+    house_rules: HouseRulesView | None = None
+    releases: tuple[ReleaseDiffView, ...] = ()
 
     def tools(self, page: str) -> PageTools:
         return PageTools(page, self.rs, self.sitemap, self.sources, self.uses)
@@ -90,7 +95,8 @@ class RulesetData:
 def ruleset_data(rs: Ruleset, sitemap: SiteMap, sources: Mapping[str, str]) -> RulesetData:
     ev = Evaluator(rs)
     tables = {t.id: table_view(rs, t, ev) for t in rs.of_type(A.Table)}
-    return RulesetData(rs, sitemap, sources, uses(rs), tables, example_views(rs))
+    return RulesetData(rs, sitemap, sources, uses(rs), tables, example_views(rs), house_rules(rs),
+                       release_diffs(rs))
 
 
 # ---------------------------------------------------------------------------
@@ -223,6 +229,15 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
     r = data.tools(roles["notes"])
     pages.append(Page(roles["notes"], "Notes", "notes.md.j2", dict(
         site=site, rs=rs, r=r, groups=[(t, ns) for t, ns in _notes(rs) if ns],
+    )))
+    if data.house_rules is not None:
+        r = data.tools(roles["house_rules"])
+        pages.append(Page(roles["house_rules"], "What these house rules change", "house-rules.md.j2", dict(
+            site=site, rs=rs, r=r, base=rs.base, view=data.house_rules,
+        )))
+    r = data.tools(roles["changes"])
+    pages.append(Page(roles["changes"], "Changes", "changes.md.j2", dict(
+        site=site, rs=rs, r=r, history=tuple(rs.header.history), releases=data.releases,
     )))
     return pages
 

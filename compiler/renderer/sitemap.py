@@ -51,6 +51,8 @@ def ruleset_pages(rs_id: str) -> dict[str, str]:
         "datasheets": f"{rs_id}/datasheets.md",
         "examples": f"{rs_id}/examples.md",
         "notes": f"{rs_id}/notes.md",
+        "changes": f"{rs_id}/changes.md",
+        "house_rules": f"{rs_id}/house-rules.md",  # only an overlay (a ruleset that extends another) has it
     }
 
 

@@ -88,6 +88,14 @@ class PageTools:
     def links(self, ids: Iterable[str], sep: str = ", ") -> Markup:
         return Markup(sep.join(self.link(i) for i in ids))
 
+    def link_any(self, decl_id: str, words: str | None = None, rs_id: str | None = None) -> Markup:
+        """A link to a declaration of this ruleset (or of ``rs_id``) when the site has it, else its words as text."""
+        rid = rs_id or (self.rs.id if self.rs else "")
+        place = self.sitemap.get(rid, decl_id)
+        if place is None:
+            return Markup(plain(words or decl_id))
+        return Markup(self.sitemap.link(self.page, rid, decl_id, words or place.title))
+
     def url(self, decl_id: str) -> str:
         assert self.rs is not None
         return self.sitemap.url(self.page, self.rs.id, decl_id)

@@ -1,0 +1,92 @@
+"""The "What these house rules change" page of an overlay and the Changes page of every ruleset."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.driver import compile_paths
+from compiler.renderer import SiteOptions, site
+from test_diff import SKIRMISH, edit, git, needs_git, write
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    compilation = compile_paths([str(ROOT / "rules" / "classic-40k"), str(ROOT / "rules" / "dark-millennia")])
+    assert compilation.ok
+    return compilation, site(compilation, SiteOptions())
+
+
+def test_overlay_has_a_house_rules_page_listing_every_change(bundled):
+    compilation, out = bundled
+    md = out.page("dark-millennia/house-rules.md").markdown
+    overlay = next(rs for rs in compilation.rulesets if rs.id == "dark-millennia")
+    from compiler.diff import diff_models
+    d = diff_models(overlay.base, overlay)
+    for c in d.changes:
+        if c.kind != "ruleset":
+            assert (c.title or c.id).split()[0] in md, c.id
+    # replaced: linked to both entries, before and after side by side
+    assert "[Armour save](rulebook/shooting_phase.md#save " in md
+    assert "(../classic-40k/rulebook/shooting_phase.md#save " in md
+    assert "| title | `Saving throw` | `Armour save` |" in md
+    # removed: named, linked to the base's entry
+    assert "| Removed | One save, never two |" in md
+    assert "../classic-40k/rulebook/shooting_phase.md#cover_one_roll" in md
+    # the odds: the standard matchups and the examples whose results moved
+    assert "mean killed 1.11 → 0.93, -17%" in md
+    assert "| `mean(r_soft.killed)` | 5/6 (≈ 0.833333) | 25/54 (≈ 0.462963) |" in md
+
+
+def test_house_rules_page_is_linked_from_the_overview_and_the_nav(bundled):
+    _, out = bundled
+    assert "](house-rules.md)" in out.page("dark-millennia/index.md").markdown
+    assert "](changes.md)" in out.page("dark-millennia/index.md").markdown
+    assert "house-rules.md" not in out.page("classic-40k/index.md").markdown
+    paths = {p.path for p in out.pages}
+    assert "classic-40k/house-rules.md" not in paths and "classic-40k/changes.md" in paths
+    entry = next(e for e in out.nav if "Dark Millennia house rules" in e)["Dark Millennia house rules"]
+    assert {"What these house rules change": "dark-millennia/house-rules.md"} in entry
+    assert {"Changes": "dark-millennia/changes.md"} in entry
+
+
+def test_changes_page_shows_the_declared_history(bundled):
+    _, out = bundled
+    md = out.page("classic-40k/changes.md").markdown
+    assert "## History { #ws-history }" in md and "**1.0.0**" in md
+
+
+def test_changes_page_without_git_has_only_the_history(tmp_path):
+    folder = write(tmp_path / "loose" / "skirmish", SKIRMISH)
+    md = site(compile_paths([str(folder)])).page("skirmish/changes.md").markdown
+    assert "First version." in md and "Between releases" not in md
+
+
+def test_a_failing_git_never_fails_the_page(tmp_path, monkeypatch):
+    import compiler.gitsource as gs
+
+    def boom(*a, **k):
+        raise OSError("git exploded")
+    monkeypatch.setattr(gs, "releases", boom)
+    folder = write(tmp_path / "skirmish", SKIRMISH)
+    assert "First version." in site(compile_paths([str(folder)])).page("skirmish/changes.md").markdown
+
+
+@needs_git
+def test_changes_page_diffs_consecutive_releases_from_git(tmp_path):
+    root = tmp_path / "repo"
+    write(root / "rules" / "skirmish", SKIRMISH)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "v1")
+    write(root / "rules" / "skirmish", edit(SKIRMISH, ("    T - S == 0  -> 4+\n", "    T - S == 0  -> 5+\n"),
+                                             ("version 1.0.0", "version 1.1.0"),
+                                             ('  history:\n', '  history:\n    1.1.0 2026-02-01: "Harder to wound."\n'),
+                                             ("  expect mean(r.killed) = 25/18\n", "  expect mean(r.killed) = 25/27\n")))
+    git(root, "commit", "-q", "-am", "v2")
+    md = site(compile_paths([str(root / "rules" / "skirmish")])).page("skirmish/changes.md").markdown
+    assert "Harder to wound." in md and "First version." in md
+    assert "### 1.0.0 → 1.1.0 { #ws-release-1 }" in md
+    assert "| Changed | [" in md and "#to_wound " in md
