@@ -122,24 +122,59 @@ def build(
     path, tmp = find_config(config)
     handler = _logging(verbose)
     start = time.perf_counter()
+    if out:
+        from .renderer.output import OutputFolderError, check_output_folder
+        here = Path.cwd() if tmp is not None else path.parent
+        try:  # before MkDocs sees it: never the project folder, its rules/ or site/, or a folder holding them
+            check_output_folder(out, [here], [here / n for n in ("rules", "site") if (here / n).exists()])
+        except OutputFolderError as err:
+            if tmp is not None:
+                import shutil
+                shutil.rmtree(tmp, ignore_errors=True)
+            raise _usage_error(str(err))
     try:
         cfg = load_config(str(path), site_dir=str(Path(out).resolve()) if out else None, strict=strict)
     except (ConfigurationError, Abort) as err:
         typer.echo(f"warscribe: error: {path}: {err}", err=True)
         raise typer.Exit(1)
-    with _progress(mkdocs_plugin) as done:
-        try:
-            cfg.plugins.on_startup(command="build", dirty=False)
-            mkdocs_build(cfg)
-        except Abort as err:
-            done(False)
-            typer.echo(f"warscribe: the build failed: {err}", err=True)
-            raise typer.Exit(1)
-        finally:
-            cfg.plugins.on_shutdown()
-            if tmp is not None:
-                import shutil
-                shutil.rmtree(tmp, ignore_errors=True)
+    from .renderer.output import OutputFolderError, check_output_folder, source_date_epoch, staged
+
+    plugin = cfg.plugins.get("warscribe")
+    rules = plugin.rules_dir(cfg) if plugin is not None and hasattr(plugin, "rules_dir") else None
+    project = Path.cwd() if tmp is not None else path.parent
+    try:
+        final = check_output_folder(cfg.site_dir, [project], [p for p in (rules, cfg.docs_dir) if p is not None])
+    except OutputFolderError as err:
+        if tmp is not None:
+            import shutil
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise _usage_error(str(err))
+    # Reproducible: the same sources give the same bytes (sitemap dates and the gzip header included).
+    saved_epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = source_date_epoch(rules if rules is not None else project)
+    try:
+        # Built into a fresh folder beside the output, swapped in only when the whole build succeeded.
+        with staged(final) as staging, _progress(mkdocs_plugin) as done:
+            cfg["site_dir"] = str(staging)
+            try:
+                cfg.plugins.on_startup(command="build", dirty=False)
+                mkdocs_build(cfg)
+            except Abort as err:
+                done(False)
+                typer.echo(f"warscribe: the build failed: {err}", err=True)
+                typer.echo(f"warscribe: {final} was left as it was", err=True)
+                raise typer.Exit(1)
+            finally:
+                cfg.plugins.on_shutdown()
+    finally:
+        cfg["site_dir"] = str(final)
+        if saved_epoch is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = saved_epoch
+        if tmp is not None:
+            import shutil
+            shutil.rmtree(tmp, ignore_errors=True)
     elapsed = time.perf_counter() - start
     pages = mkdocs_plugin.PROGRESS.get("pages", 0)
     rendered = mkdocs_plugin.PROGRESS.get("render_seconds", 0.0)
@@ -278,11 +313,15 @@ def render(
     except renderer.RenderError as err:
         typer.echo(f"warscribe: error: {err}", err=True)
         raise typer.Exit(1)
-    written = renderer.write(site, out)
-    nav_path = Path(out) / "nav.yml"
     import yaml
-    nav_path.write_text(yaml.safe_dump({"nav": list(site.nav)}, allow_unicode=True, sort_keys=False),
-                        encoding="utf-8")
+
+    from .renderer.output import write_atomic
+
+    written = renderer.write(site, out)  # every page rendered before the first is written, each written atomically
+    if (Path(out) / "nav.yml").is_symlink():
+        (Path(out) / "nav.yml").unlink()
+    write_atomic(Path(out) / "nav.yml", yaml.safe_dump({"nav": list(site.nav)}, allow_unicode=True,
+                                                       sort_keys=False))
     typer.echo(f"wrote {len(site.pages)} pages, {len(site.assets)} asset(s) and nav.yml to {out} "
                f"({len(written) + 1} files, {time.perf_counter() - start:.2f} s)")
 

@@ -344,7 +344,8 @@ def test_rendering_in_worker_processes_gives_the_same_pages(bundled):
     assert site(compilation, SiteOptions(matchups=(MATCHUP,), workers=2)) == out
 
 
-@pytest.mark.parametrize("module", ["markup", "sitemap", "usage", "charts", "export", "env", "tables", "tools"])
+@pytest.mark.parametrize("module", ["markup", "sitemap", "usage", "charts", "export", "env", "tables", "tools",
+                                    "output"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib

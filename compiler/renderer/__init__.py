@@ -224,18 +224,19 @@ def _assets() -> tuple[tuple[str, str], ...]:
 
 
 def write(rendered: RenderedSite, out: str | Path) -> list[Path]:
-    """Write the pages and assets under ``out`` (each file atomically); return the paths written."""
-    import os
-    import tempfile
+    """Write the pages and assets under ``out`` (each file atomically); return the paths written.
+
+    A link found where a file goes is replaced, never written through: nothing outside ``out`` changes.
+    """
+    from .output import write_atomic
 
     out = Path(out)
     written: list[Path] = []
     for path, text in [(p.path, p.markdown) for p in rendered.pages] + list(rendered.assets):
         target = out / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=target.suffix)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, target)
+        if target.is_symlink():
+            target.unlink()
+        write_atomic(target, text.encode("utf-8"))
         written.append(target)
     return written
