@@ -164,3 +164,52 @@ def test_pages_open_without_errors(page: Page, site_url: str, errors: list[str],
     expect(page.locator("article h1").first).to_be_visible()
     page.wait_for_load_state("networkidle")
     assert not errors
+
+
+# ---------------------------------------------------------------------------
+# A versioned site (mike): the same build served under a version prefix
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def versioned_url(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The built site served at /1.0.0/, as ``mike deploy 1.0.0`` publishes it (a parent folder holding it)."""
+    parent = tmp_path_factory.mktemp("versions")
+    (parent / "1.0.0").symlink_to(built_site, target_is_directory=True)
+    (parent / "index.html").write_text('<meta http-equiv="refresh" content="0; url=1.0.0/">', encoding="utf-8")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(parent))
+    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/1.0.0/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_the_site_works_under_a_version_prefix(page: Page, versioned_url: str, errors: list[str]) -> None:
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("requestfailed", lambda r: failed.append(f"failed {r.url}"))
+    page.goto(versioned_url)
+    for rs_id, title in ruleset_titles():
+        expect(page.locator(f'article a[href="{rs_id}/"]').first).to_have_text(title)
+    # a ruleset page, its stylesheet and its links stay under the prefix
+    page.goto(versioned_url + "dark-millennia/house-rules/")
+    expect(page.locator("article h1")).to_have_text(re.compile("^What these house rules change"))
+    sheet = page.locator("link[href$='warscribe.css']")
+    assert sheet.count() == 1
+    page.goto(versioned_url + "dark-millennia/")
+    link = page.locator("article a[href='house-rules/']").first
+    link.click()
+    expect(page).to_have_url(versioned_url + "dark-millennia/house-rules/")
+    # search loads its index from under the prefix and lands there
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill("Deepstrike")
+    box.press("End")
+    result = page.locator(".md-search-result__item a[href*='nuceria-rts/lexicon/'][href$='#deepstrike']").first
+    expect(result).to_be_visible()
+    result.click()
+    expect(page).to_have_url(re.compile(re.escape(versioned_url) + r"nuceria-rts/lexicon/(\?h=\w+)?#deepstrike$"))
+    assert not failed, failed
+    assert not errors
