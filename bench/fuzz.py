@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 SLOW = 1.0  # seconds
+MEMORY = 4 * 1024**3  # bytes a worker may use: a blow-up becomes a MemoryError (a crash), not the OOM killer
 
 
 def _bases(count: int, seed: int) -> list[str]:
@@ -76,15 +77,22 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str
     from compiler.driver import compile_text
     from strategies import RandomPicker, exercise, mutate
 
+    try:
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+    except (ImportError, ValueError, OSError):
+        pass
     rng = random.Random(seed * 1000 + index)
     stats: dict[str, Any] = {"inputs": 0, "valid": 0, "mutated": 0, "soup": 0, "random": 0, "checked_clean": 0,
                              "crashes": [], "slow": [], "valid_with_errors": [], "slowest": 0.0, "seconds": 0.0}
     folder = Path(out)
+    current = folder / f"current-{index}.rules"
     start = time.perf_counter()
 
     def run(text: str, kind: str, must_be_clean: bool = False) -> None:
         stats["inputs"] += 1
         stats[kind] += 1
+        current.write_text(text, encoding="utf-8")  # left behind if the worker dies on it
         t0 = time.perf_counter()
         try:
             clean = exercise(text)
@@ -94,7 +102,7 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str
                 name = folder / f"valid-{index}-{stats['inputs']}.rules"
                 name.write_text(text, encoding="utf-8")
                 stats["valid_with_errors"].append({"file": str(name), "errors": errors})
-        except Exception as e:  # noqa: BLE001 — counting crashes is the point
+        except (Exception, MemoryError, RecursionError) as e:  # noqa: BLE001 — counting crashes is the point
             name = folder / f"crash-{index}-{stats['inputs']}.rules"
             name.write_text(text, encoding="utf-8")
             stats["crashes"].append({"file": str(name), "kind": kind, "error": f"{type(e).__name__}: {e}"[:300],
@@ -123,6 +131,7 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str
             print(f"  worker {index}: {stats['inputs']:,} inputs, {len(stats['crashes'])} crashes, "
                   f"{len(stats['slow'])} slow, {rate:.0f}/s", file=sys.stderr, flush=True)
     stats["seconds"] = time.perf_counter() - start
+    current.unlink(missing_ok=True)
     return stats
 
 
@@ -143,8 +152,15 @@ def main() -> int:
     print(f"fuzzing: {args.inputs:,} inputs, {jobs} worker(s), {bases} generated rulesets each, seed {args.seed}",
           file=sys.stderr)
     start = time.perf_counter()
-    with ProcessPoolExecutor(jobs) as ex:
-        results = list(ex.map(worker, range(jobs), share, [bases] * jobs, [args.seed] * jobs, [out] * jobs))
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(jobs) as ex:
+            results = list(ex.map(worker, range(jobs), share, [bases] * jobs, [args.seed] * jobs, [out] * jobs))
+    except BrokenProcessPool:
+        died = sorted(Path(out).glob("current-*.rules"))
+        print(f"a worker died (killed by the system?); the input it was on: {[str(p) for p in died]}")
+        return 2
     wall = time.perf_counter() - start
     total: dict[str, Any] = {k: sum(r[k] for r in results) for k in
                              ("inputs", "valid", "mutated", "soup", "random", "checked_clean")}

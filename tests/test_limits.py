@@ -306,3 +306,19 @@ def test_limit_codes_are_not_used_for_anything_else() -> None:
     for code in ("W904", "W905", "W906", "W907"):
         uses = re.findall(rf'"{code}"', source)
         assert uses, code
+
+
+def test_a_grid_over_a_huge_range_is_checked_quickly() -> None:
+    # Found by bench/fuzz.py: listing the missing rows of 1..10**20 filled the memory.
+    text = HEADER + ('table g(a: 1..100000000000000000000, b: 1..2) "G":\n  grid a by b:\n'
+                     "    b: 1 2\n    1: 4+ 5+\n")
+    d = check_text(text, "W301", seconds=2.0)
+    assert "a = 2, 3, 4, 5, 6 …" in d.message
+
+
+def test_ranges_too_long_to_list_are_measured_without_overflow() -> None:
+    r = L.LongRange(0, 10**30)
+    assert len(r) == __import__("sys").maxsize and r[-1] == 10**30 and 5 in r
+    text = HEADER + ('stat S "S" 0..100000000000000000000\nsituation n "N" 0..100000000000000000000\n'
+                     'table t(S) "T":\n  S >= n -> 4+\n  otherwise -> 5+\n')
+    check_text(text, "W907", seconds=2.0)
