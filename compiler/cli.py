@@ -77,7 +77,12 @@ def check(
     notes: bool = typer.Option(True, "--notes/--no-notes", help="List open questions as notes."),
     versions: bool = typer.Option(True, "--versions/--no-versions", help="Warn when an example's result changed since the last git commit but the version did not (W607)."),
 ) -> None:
-    """Check rulesets like a compiler: names, types, tables, profiles, overlays."""
+    """Check rulesets like a compiler: names, types, tables, profiles, overlays.
+
+    Input too big to handle is an error, never a hang: files over 2,000,000 bytes,
+    lines over 10,000 characters, nesting over 100 levels, 1000000d1000000…
+    (W901-W907; every limit is listed in the language reference, "Limits").
+    """
     from .driver import compile_paths
 
     start = time.perf_counter()

@@ -8,9 +8,12 @@ The formatter never changes what the rules say: it changes only whitespace.
   ``.`` and ``..`` (``1..10``, ``shooter.BS``), after a sign (``-1``), before a
   target's ``+``/``-`` (``4+``), between a name and its ``(`` (``hit(4)``) and
   in a fraction (``25/18``).
-- Columns the author lined up are kept: ``->`` in table rows, ``=`` in attack
-  steps, stat pairs on profile lines, grid columns, titles, trailing comments —
-  wherever the source had two or more spaces there, the token keeps its column.
+  Two spaces between a profile's stats (``WS 4  BS 4``).
+- What the author lined up stays lined up: ``->`` in table rows, ``=`` in attack
+  steps and expectations, profile and grid columns, titles, trailing comments.
+  Where consecutive lines have such a piece and the source padded any of them
+  with extra spaces, all of them are put in one column, as far right as the
+  longest needs (and no further); unpadded pieces get the plain spacing.
 - Prose blocks are kept byte for byte; only their indentation moves with their
   block.  Trailing spaces go (except inside prose), runs of blank lines shrink
   to two, the file ends with one newline.
