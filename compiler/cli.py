@@ -249,7 +249,8 @@ def test_(
                 typer.echo("\n".join(failure_lines(r, sources)))
                 typer.echo("")
         typer.echo(f"{len(pairs) - len(failed)} passed, {len(failed)} failed")
-        typer.echo(f"({len(result.rulesets)} rulesets, {elapsed:.2f} s)")
+        n = len(result.rulesets)
+        typer.echo(f"({n} ruleset{'s' if n != 1 else ''}, {elapsed:.2f} s)")
     raise typer.Exit(1 if failed else 0)
 
 
