@@ -56,11 +56,11 @@ def test_a_million_dice_of_a_million_sides_is_refused_at_check_time_at_once() ->
     assert "1,000,000 dice" in d.message and d.span.line == 7
 
 
-def test_a_million_dice_are_refused_at_check_time_in_a_tenth_of_a_second() -> None:
+def test_a_million_dice_are_refused_at_check_time_in_milliseconds() -> None:
     text = BASE + 'formula f() "F" = 1000000d1000000\n'
     compile_text(text)  # warm the parser's tables
-    _, took = timed(compile_text, text)
-    assert took < 0.5, took  # typically ~5 ms
+    took = min(timed(compile_text, text)[1] for _ in range(3))
+    assert took < 0.1, took  # typically under 1 ms
 
 
 @pytest.mark.parametrize("expr", ["1000000d1000000", "1000000d6", "d1000000", "1000d1000", "500d1000"])
