@@ -15,7 +15,8 @@ Inputs, per worker:
 
 Every input goes through ``exercise``: check, render every diagnostic, run the
 examples when the rules check, format (twice).  A *crash* is any exception
-there; a *slow* input is one that takes more than a second.  Crashing and slow
+there (or running for more than a minute: a hang); a *slow* input is one that
+takes more than a second.  Crashing and slow
 inputs are saved under ``--out`` (default: a temporary folder) to reproduce
 with ``warscribe check``.  The exit status is 1 if anything crashed.
 """
@@ -25,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -38,6 +40,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 SLOW = 1.0  # seconds
+HANG = 60  # seconds after which an input counts as a hang (a crash) and the run goes on
 MEMORY = 4 * 1024**3  # bytes a worker may use: a blow-up becomes a MemoryError (a crash), not the OOM killer
 
 
@@ -73,6 +76,14 @@ def _random_text(rng: random.Random) -> str:
     return RandomPicker(rng).text(400)
 
 
+class Hang(BaseException):
+    """An input ran for more than HANG seconds."""
+
+
+def _hang(signum: int, frame: Any) -> None:
+    raise Hang(f"still running after {HANG} s")
+
+
 def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str, Any]:
     from compiler.driver import compile_text
     from strategies import RandomPicker, exercise, mutate
@@ -82,6 +93,7 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
     except (ImportError, ValueError, OSError):
         pass
+    signal.signal(signal.SIGALRM, _hang)
     rng = random.Random(seed * 1000 + index)
     stats: dict[str, Any] = {"inputs": 0, "valid": 0, "mutated": 0, "soup": 0, "random": 0, "checked_clean": 0,
                              "crashes": [], "slow": [], "valid_with_errors": [], "slowest": 0.0, "seconds": 0.0}
@@ -95,14 +107,18 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str
         current.write_text(text, encoding="utf-8")  # left behind if the worker dies on it
         t0 = time.perf_counter()
         try:
-            clean = exercise(text)
+            signal.alarm(HANG)
+            try:
+                clean = exercise(text)
+            finally:
+                signal.alarm(0)
             stats["checked_clean"] += int(clean)
             if must_be_clean and not clean:
                 errors = [(d.code, d.message) for d in compile_text(text).diagnostics if d.is_error][:3]
                 name = folder / f"valid-{index}-{stats['inputs']}.rules"
                 name.write_text(text, encoding="utf-8")
                 stats["valid_with_errors"].append({"file": str(name), "errors": errors})
-        except (Exception, MemoryError, RecursionError) as e:  # noqa: BLE001 — counting crashes is the point
+        except (Exception, MemoryError, RecursionError, Hang) as e:  # noqa: BLE001 — counting crashes is the point
             name = folder / f"crash-{index}-{stats['inputs']}.rules"
             name.write_text(text, encoding="utf-8")
             stats["crashes"].append({"file": str(name), "kind": kind, "error": f"{type(e).__name__}: {e}"[:300],

@@ -308,15 +308,13 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
         return result
 
     def advance_bag(bag: Bag) -> Any:
+        if sum(count for _, count in bag) > MAX_TOKENS_PER_ATTACK:  # before the work, not after it
+            raise ResolveError(f"one attack makes more than {MAX_TOKENS_PER_ATTACK} tokens here", step.span)
         total: Any = Dist.const(())
-        size = 0
         for state, count in bag:
-            size += count
             one = token(state)
             for _ in range(count):
                 total = total.binary(_merge, one)
-        if size > MAX_TOKENS_PER_ATTACK:
-            raise ResolveError(f"one attack makes more than {MAX_TOKENS_PER_ATTACK} tokens here", step.span)
         return total
 
     return bags.bind(advance_bag)

@@ -322,3 +322,20 @@ def test_ranges_too_long_to_list_are_measured_without_overflow() -> None:
     text = HEADER + ('stat S "S" 0..100000000000000000000\nsituation n "N" 0..100000000000000000000\n'
                      'table t(S) "T":\n  S >= n -> 4+\n  otherwise -> 5+\n')
     check_text(text, "W907", seconds=2.0)
+
+
+def test_huge_extra_hits_are_refused_before_the_work() -> None:
+    # Found by bench/fuzz.py: a hook giving 1,000,000 extra hits ran for minutes before the token limit.
+    from compiler.runner import run_ruleset
+
+    text = BASE + ('ability many "Many": "x"\n  on natural 6 to hit: 1000000 extra hits\n'
+                   'unit hero "Hero":\n  BS 4\n  abilities many\nweapon gun "Gun":\n  BS 4\n'
+                   'attack shoot(shooter, weapon, target) "Shoot":\n  shots = shooter.models * 2\n'
+                   '  hits = shots each hit(shooter.BS)\n  again = hits each hit(shooter.BS)\n'
+                   'example e "E":\n  let r = shoot(2 hero, gun, 1 grunt)\n  expect mean(r.again) >= 0\n')
+    result = compile_text(text)
+    assert result.ok, [(d.code, d.message) for d in result.diagnostics]
+    start = time.perf_counter()
+    [r] = run_ruleset(result.rulesets[0])
+    assert not r.passed and "tokens" in r.failures[0].message
+    assert time.perf_counter() - start < 2.0
