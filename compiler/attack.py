@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from . import ast as A
 from .dist import Dist, FastDist
+from .limits import MAX_REMOVAL_WORK
 from .resolve import (AttackResult, Evaluator, ResolveError, Roll, _count, _fast_to_exact, _num_int, is_dist,
                       unwrap)
 from .values import ProfileRef, TargetValue
@@ -178,7 +179,8 @@ class LazySteps(Mapping):  # type: ignore[type-arg]
         if name not in self._values:
             if name not in self._later:
                 raise KeyError(name)
-            self._values[name] = self._later.pop(name)()
+            self._values[name] = self._later[name]()  # kept until it succeeds: a failure fails again
+            del self._later[name]
         return self._values[name]
 
     def __iter__(self) -> Iterator[str]:
@@ -406,6 +408,11 @@ def _casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: 
             capped[k] = capped.get(k, 0) + p
         return _make(capped, fast)
     max_n = max((n for n, _ in counts_items), default=0)
+    most = max((d for d, _ in dmg), default=1)
+    work = max_n * (min(models, max_n) + 1) * min(wounds, max_n * max(most, 1) + 1) * len(dmg)
+    if work > MAX_REMOVAL_WORK:  # checked before the work: huge Wounds or many models and hits
+        raise ResolveError(f"removing casualties here takes {work:,} steps; the limit is {MAX_REMOVAL_WORK:,}",
+                           span, "fewer attacks, fewer models or fewer Wounds per model")
     zero: Any = 0.0 if fast else Fraction(0)
     one: Any = 1.0 if fast else Fraction(1)
     state: dict[tuple[int, int], Any] = {(0, wounds): one}

@@ -52,6 +52,8 @@ MAX_COUNT = 10_000
 MAX_EXPLODE = 100
 #: Dice kept by ``highest(k, die)`` / ``lowest(k, die)``.
 MAX_KEEP = 100
+#: Steps of removing casualties one damage roll at a time (hits × model states × damage results).
+MAX_REMOVAL_WORK = 2_000_000
 #: Definitions calling definitions (a formula calling a table calling a formula…).
 MAX_CALL_DEPTH = 64
 
@@ -81,6 +83,7 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_COUNT", MAX_COUNT, "things counted at once (n each …, models)"),
     ("MAX_EXPLODE", MAX_EXPLODE, "extra rolls of explode(…)"),
     ("MAX_KEEP", MAX_KEEP, "dice kept by highest/lowest"),
+    ("MAX_REMOVAL_WORK", MAX_REMOVAL_WORK, "steps of removing casualties"),
     ("MAX_CALL_DEPTH", MAX_CALL_DEPTH, "definitions calling definitions"),
     ("MAX_TABLE_ROWS", MAX_TABLE_ROWS, "rows of one table"),
     ("MAX_GRID_CELLS", MAX_GRID_CELLS, "cells of one grid"),

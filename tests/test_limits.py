@@ -339,3 +339,18 @@ def test_huge_extra_hits_are_refused_before_the_work() -> None:
     [r] = run_ruleset(result.rulesets[0])
     assert not r.passed and "tokens" in r.failures[0].message
     assert time.perf_counter() - start < 2.0
+
+
+def test_removing_casualties_with_huge_wounds_is_refused_before_the_work() -> None:
+    from compiler.runner import run_ruleset
+
+    text = HEADER + ('stat BS "BS" 1..6\nstat W "Wounds" 1..100000000000000000000\nstat D "Damage" dice\n'
+                     'test hit(BS) = roll d6 >= BS\nunit tank "Tank":\n  BS 3  W 100000000000000000000\n'
+                     'weapon gun "Gun":\n  D D6\n'
+                     'attack shoot(shooter, weapon, target) "Shoot":\n  shots = shooter.models * 100\n'
+                     '  hits = shots each hit(shooter.BS)\n  killed = hits removes target, damage weapon.D\n'
+                     'example e "E":\n  let r = shoot(50 tank, gun, 50 tank)\n  expect mean(r.killed) >= 0\n')
+    result = compile_text(text)
+    assert result.ok, [(d.code, d.message) for d in result.diagnostics]
+    [r] = run_ruleset(result.rulesets[0])
+    assert not r.passed and "removing casualties" in r.failures[0].message
