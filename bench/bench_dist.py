@@ -30,7 +30,7 @@ import icepool  # noqa: E402
 from dyce import H  # noqa: E402
 from dyce.evaluation import expand  # noqa: E402
 
-from compiler.dist import Dist, FastDist, agree  # noqa: E402
+from compiler.resolve.dist import Dist, FastDist, agree  # noqa: E402
 
 warnings.filterwarnings("ignore", message="`expand` is experimental")  # dyce's dependent-roll idiom
 

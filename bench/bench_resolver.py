@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_dist as engine  # noqa: E402
 
-from compiler.dist import agree  # noqa: E402
+from compiler.resolve.dist import agree  # noqa: E402
 from compiler.driver import compile_paths  # noqa: E402
-from compiler.resolve import Evaluator, parse_expression  # noqa: E402
+from compiler.resolve.evaluator import Evaluator, parse_expression  # noqa: E402
 
 RULESET = Path(__file__).resolve().parent / "ruleset"
 

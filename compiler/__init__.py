@@ -1,11 +1,31 @@
 """warscribe: a language and publishing tool for tabletop wargame house rules.
 
-The pipeline, one module per stage::
+How a ``.rules`` file becomes odds and pages — one subpackage per stage, each taking the
+previous stage's immutable output::
 
-    .rules text ─ parse ─▶ parse tree ─ build ─▶ AST ─ model ─▶ Ruleset ─ checks ─▶ checked model
-    (parse.py, grammar/)    (Lark)     (build.py) (ast.py) (model.py)  (checks.py)
-                                                                          │
-              driver.compile_paths() runs it all; cli.py is the command line.
+    .rules text ──▶ syntax ──▶ ast ──▶ model ──▶ check ──▶ checked Ruleset ──┬─▶ resolve ─▶ odds, examples, properties
+    (grammar/)      Lark tree  frozen   overlays   names,                    ├─▶ review  ─▶ semantic diffs, impact, versions
+                               nodes    merged,    types,                    ├─▶ site    ─▶ Markdown tree ─▶ MkDocs website
+                               + spans  includes   tables…                   └─▶ plugins ─▶ pytest runs the examples
+
+* :mod:`compiler.syntax` — the grammar loaded once, parsing, syntax errors in words, the
+  Pygments lexer, printing source back (``unparse``, ``fmt``) and ``new``.
+* :mod:`compiler.ast` — the AST node classes and the parse tree → AST builder.
+* :mod:`compiler.model` — reading a ruleset's files, the immutable :class:`Ruleset` with its
+  overlay merged in, the values of the model and static evaluation.
+* :mod:`compiler.check` — the registered check passes that turn mistakes into diagnostics.
+* :mod:`compiler.resolve` — distributions (exact and fast), the evaluator, attack sequences,
+  examples and properties, answers for people and tools.
+* :mod:`compiler.review` — what changed between two versions of a ruleset and what it does
+  to the odds; git revisions.
+* :mod:`compiler.site` — the renderer (model → Markdown tree + navigation) and the MkDocs plugin.
+* :mod:`compiler.cli` — the ``warscribe`` command line, one module per family of commands.
+* :mod:`compiler.plugins` — the pytest plugin.
+
+Shared by every stage: :mod:`compiler.diagnostics` (spans and diagnostics),
+:mod:`compiler.limits`, :mod:`compiler.safepaths` and :mod:`compiler.atomic` (where files may be
+read and how they are written).  :func:`compiler.driver.compile_paths` runs load → parse →
+build → model → check in one short function.
 
 Public API: :func:`compile_paths`, :class:`Compilation`, :class:`Ruleset`,
 :class:`Diagnostic`, :func:`render`.
@@ -14,8 +34,8 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .diagnostics import Diagnostic, Severity, Span, render  # noqa: E402
-from .driver import Compilation, compile_paths  # noqa: E402
-from .model import Ruleset  # noqa: E402
+from compiler.diagnostics import Diagnostic, Severity, Span, render  # noqa: E402
+from compiler.driver import Compilation, compile_paths  # noqa: E402
+from compiler.model.ruleset import Ruleset  # noqa: E402
 
 __all__ = ["Compilation", "Diagnostic", "Ruleset", "Severity", "Span", "compile_paths", "render", "__version__"]

@@ -1,4 +1,4 @@
 """``python -m compiler`` runs the warscribe command line."""
-from .cli import main
+from compiler.cli import main
 
 main()

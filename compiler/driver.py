@@ -12,11 +12,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from .checks import run_checks as _run_checks
-from .diagnostics import Diagnostic, Sink, Span
-from .load import RulesetSource, display_path, find_ruleset_folders, load_ruleset
-from .model import Ruleset, from_source
-from .safepaths import has_rules, leads_out, outward_links
+from compiler.check.passes import run_checks as _run_checks
+from compiler.diagnostics import Diagnostic, Sink, Span
+from compiler.model.load import RulesetSource, display_path, find_ruleset_folders, load_ruleset
+from compiler.model.ruleset import Ruleset, from_source
+from compiler.safepaths import has_rules, leads_out, outward_links
 
 
 @dataclass(frozen=True)
@@ -174,8 +174,8 @@ def compile_text(text: str, path: str = "input.rules") -> Compilation:
     >>> r.ok, r.rulesets[0].id
     (True, 'demo')
     """
-    from .build import build_file
-    from .parse import parse_text
+    from compiler.ast.build import build_file
+    from compiler.syntax.parse import parse_text
 
     sink = Sink()
     tree, diags = parse_text(text, path)

@@ -612,8 +612,8 @@ def exercise(text: str, path: str = "fuzz.rules") -> bool:
 
     from compiler.diagnostics import Diagnostic, render
     from compiler.driver import compile_text
-    from compiler.fmt import FormatError, format_text
-    from compiler.runner import run_ruleset
+    from compiler.syntax.fmt import FormatError, format_text
+    from compiler.resolve.runner import run_ruleset
 
     result = compile_text(text, path)
     for d in result.diagnostics:

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from compiler.cli import app
-from compiler.renderer.output import FIXED_EPOCH, source_date_epoch
+from compiler.site.output import FIXED_EPOCH, source_date_epoch
 from test_diff import SKIRMISH
 from test_mkdocs_plugin import project
 

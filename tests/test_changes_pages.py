@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from compiler.driver import compile_paths
-from compiler.renderer import SiteOptions, site
+from compiler.site import SiteOptions, site
 from test_diff import SKIRMISH, edit, git, needs_git, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +23,7 @@ def test_overlay_has_a_house_rules_page_listing_every_change(bundled):
     compilation, out = bundled
     md = out.page("dark-millennia/house-rules.md").markdown
     overlay = next(rs for rs in compilation.rulesets if rs.id == "dark-millennia")
-    from compiler.diff import diff_models
+    from compiler.review.diff import diff_models
     d = diff_models(overlay.base, overlay)
     for c in d.changes:
         if c.kind != "ruleset":
@@ -65,7 +65,7 @@ def test_changes_page_without_git_has_only_the_history(tmp_path):
 
 
 def test_a_failing_git_never_fails_the_page(tmp_path, monkeypatch):
-    import compiler.gitsource as gs
+    import compiler.review.gitsource as gs
 
     def boom(*a, **k):
         raise OSError("git exploded")

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-import compiler.diff
-import compiler.diff_report
-import compiler.gitsource
-import compiler.unparse
+import compiler.review.diff
+import compiler.review.report
+import compiler.review.gitsource
+import compiler.syntax.unparse
 from compiler import ast as A
-from compiler.diff import Cell, CellChange, FieldChange, ProseChange, StatChange, diff_models, impact
-from compiler.diff_report import diff_json, diff_markdown, diff_text
+from compiler.review.diff import Cell, CellChange, FieldChange, ProseChange, StatChange, diff_models, impact
+from compiler.review.report import diff_json, diff_markdown, diff_text
 from compiler.driver import compile_paths, compile_text
-from compiler.resolve import parse_expression
-from compiler.unparse import canonical, expr_text
+from compiler.resolve.evaluator import parse_expression
+from compiler.syntax.unparse import canonical, expr_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -454,7 +454,7 @@ def test_diff_between_two_revisions_shows_cells_and_odds(repo: Path) -> None:
 
 @needs_git
 def test_releases_lists_each_version_with_its_commit(repo: Path, tmp_path: Path) -> None:
-    from compiler.gitsource import SideSpec, load_side, releases
+    from compiler.review.gitsource import SideSpec, load_side, releases
     found = releases(repo / "rules" / "skirmish")
     assert [r.version for r in found] == ["1.1.0", "1.0.0"]
     old, new = (load_side(SideSpec(r.commit, str(repo / "rules" / "skirmish"))).model for r in reversed(found))
@@ -543,7 +543,7 @@ def test_check_warns_when_a_result_changes_but_the_version_does_not(repo: Path) 
 
 
 def test_version_check_is_silent_outside_git(tmp_path: Path) -> None:
-    from compiler.versioncheck import version_warnings
+    from compiler.review.versions import version_warnings
     folder = write(tmp_path / "loose", SKIRMISH)
     assert version_warnings([model_of(folder)]) == ()
 
@@ -632,7 +632,7 @@ def test_expr_text_keeps_meaning(text: str) -> None:
     assert canonical(parse_expression(expr_text(e))) == canonical(e)
 
 
-@pytest.mark.parametrize("module", [compiler.diff, compiler.diff_report, compiler.gitsource, compiler.unparse])
+@pytest.mark.parametrize("module", [compiler.review.diff, compiler.review.report, compiler.review.gitsource, compiler.syntax.unparse])
 def test_doctests(module) -> None:  # type: ignore[no-untyped-def]
     cwd = os.getcwd()
     os.chdir(ROOT)

@@ -12,8 +12,8 @@ from typing import Any
 import icepool
 import pytest
 
-import compiler.dist
-from compiler.dist import Dist, FastDist, agree
+import compiler.resolve.dist
+from compiler.resolve.dist import Dist, FastDist, agree
 
 D2, D3, D4, D6 = range(1, 3), range(1, 4), range(1, 5), range(1, 7)
 CUT = object()  # an oracle returns CUT for a branch that an explicit bound cuts off
@@ -158,13 +158,13 @@ def test_fast_agrees_with_exact(name: str, build: Any, expected: Any, fast_ok: b
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(compiler.dist, raise_on_error=False)
+    result = doctest.testmod(compiler.resolve.dist, raise_on_error=False)
     assert result.failed == 0 and result.attempted >= 40
 
 
 def test_every_public_callable_has_a_doctest() -> None:
     finder = doctest.DocTestFinder()
-    tested = {t.name.rsplit(".", 1)[-1] for t in finder.find(compiler.dist) if t.examples}
+    tested = {t.name.rsplit(".", 1)[-1] for t in finder.find(compiler.resolve.dist) if t.examples}
     public = {n for cls in (Dist, FastDist) for n in dir(cls) if not n.startswith("_")}
     assert public | {"Dist", "FastDist", "agree"} <= tested | {"then", "sum_of"}  # aliases
 

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.dist import Dist, FastDist, agree
+from compiler.resolve.dist import Dist, FastDist, agree
 
 Pair = tuple[Dist, FastDist]
 

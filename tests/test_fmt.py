@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.build import build_file
-from compiler.fmt import FormatError, format_file, format_text, rules_files, structure
-from compiler.parse import parse_text
+from compiler.ast.build import build_file
+from compiler.syntax.fmt import FormatError, format_file, format_text, rules_files, structure
+from compiler.syntax.parse import parse_text
 from strategies import rulesets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -157,7 +157,7 @@ def test_a_file_that_does_not_parse_is_not_formatted() -> None:
 
 
 def test_the_result_is_always_checked() -> None:
-    import compiler.fmt as F
+    import compiler.syntax.fmt as F
 
     original = F._Layout.run
     try:
@@ -173,10 +173,10 @@ def test_doctests() -> None:
     import doctest
 
     import compiler.atomic
-    import compiler.fmt
-    import compiler.scaffold
+    import compiler.syntax.fmt
+    import compiler.syntax.scaffold
 
-    for module in (compiler.fmt, compiler.atomic, compiler.scaffold):
+    for module in (compiler.syntax.fmt, compiler.atomic, compiler.syntax.scaffold):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 

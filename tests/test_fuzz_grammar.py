@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 
 from compiler.diagnostics import Severity
 from compiler.driver import compile_text
-from compiler.fmt import format_text
-from compiler.runner import run_ruleset
+from compiler.syntax.fmt import format_text
+from compiler.resolve.runner import run_ruleset
 from strategies import exercise, mutated, rulesets
 
 FUZZ = settings(max_examples=int(os.environ.get("WARSCRIBE_FUZZ_EXAMPLES", "50")), deadline=1000,

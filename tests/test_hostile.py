@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from compiler.driver import compile_paths
-from compiler.fmt import format_text
+from compiler.syntax.fmt import format_text
 from strategies import HOSTILE, quoted
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Tests of the Pygments lexer (compiler/lexer.py) and its entry point."""
+"""Tests of the Pygments lexer (compiler/syntax/lexer.py) and its entry point."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from pygments.token import (
     String,
 )
 
-from compiler.lexer import WarscribeLexer
+from compiler.syntax.lexer import WarscribeLexer
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_FILES = sorted(
@@ -397,7 +397,7 @@ def test_fuzz_round_trip(src):
 
 def test_entry_point_registered():
     eps = entry_points(group="pygments.lexers")
-    assert any(ep.name == "warscribe" and ep.value == "compiler.lexer:WarscribeLexer"
+    assert any(ep.name == "warscribe" and ep.value == "compiler.syntax.lexer:WarscribeLexer"
                for ep in eps)
     assert get_lexer_by_name("warscribe").__class__.__name__ == "WarscribeLexer"
     assert get_lexer_by_name("rules").name == "warscribe"

@@ -14,7 +14,7 @@ import pytest
 from compiler import limits as L
 from compiler.diagnostics import render
 from compiler.driver import compile_paths, compile_text
-from compiler.resolve import Evaluator, ResolveError, parse_expression
+from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = 'ruleset demo "Demo":\n  version 1.0.0\n'
@@ -190,7 +190,7 @@ def test_nesting_within_the_limit_is_fine() -> None:
     text = HEADER + 'formula f() "F" = ' + " + ".join(["1"] * 80) + '\nexample e "E":\n  expect f() = 80\n'
     result = compile_text(text)
     assert result.ok, [(d.code, d.message) for d in result.diagnostics]
-    from compiler.runner import run_ruleset
+    from compiler.resolve.runner import run_ruleset
     assert all(r.passed for r in run_ruleset(result.rulesets[0]))
 
 
@@ -230,7 +230,7 @@ def test_a_table_over_huge_ranges_is_not_enumerated() -> None:
 
 
 def test_the_table_command_refuses_a_huge_table() -> None:
-    from compiler.report import evaluate_table
+    from compiler.resolve.report import evaluate_table
 
     model = compile_text(HEADER + 'table t(x: 1..1000000000) "T":\n  otherwise -> 4+\n').rulesets[0]
     start = time.perf_counter()
@@ -302,7 +302,7 @@ def test_every_limit_is_documented_in_the_language_reference() -> None:
 
 
 def test_limit_codes_are_not_used_for_anything_else() -> None:
-    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "compiler").glob("*.py"))
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "compiler").rglob("*.py"))
     for code in ("W904", "W905", "W906", "W907"):
         uses = re.findall(rf'"{code}"', source)
         assert uses, code
@@ -326,7 +326,7 @@ def test_ranges_too_long_to_list_are_measured_without_overflow() -> None:
 
 def test_huge_extra_hits_are_refused_before_the_work() -> None:
     # Found by bench/fuzz.py: a hook giving 1,000,000 extra hits ran for minutes before the token limit.
-    from compiler.runner import run_ruleset
+    from compiler.resolve.runner import run_ruleset
 
     text = BASE + ('ability many "Many": "x"\n  on natural 6 to hit: 1000000 extra hits\n'
                    'unit hero "Hero":\n  BS 4\n  abilities many\nweapon gun "Gun":\n  BS 4\n'
@@ -342,7 +342,7 @@ def test_huge_extra_hits_are_refused_before_the_work() -> None:
 
 
 def test_removing_casualties_with_huge_wounds_is_refused_before_the_work() -> None:
-    from compiler.runner import run_ruleset
+    from compiler.resolve.runner import run_ruleset
 
     text = HEADER + ('stat BS "BS" 1..6\nstat W "Wounds" 1..100000000000000000000\nstat D "Damage" dice\n'
                      'test hit(BS) = roll d6 >= BS\nunit tank "Tank":\n  BS 3  W 100000000000000000000\n'

@@ -199,12 +199,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (wheel,) = wheels.glob("warscribe-*.whl")
     import zipfile
     names = zipfile.ZipFile(wheel).namelist()
-    for name in ("compiler/renderer/templates/lexicon.md.j2", "compiler/renderer/templates/item/table.md.j2",
-                 "compiler/renderer/templates/_macros.md.j2", "compiler/renderer/assets/warscribe.css",
-                 "compiler/mkdocs_plugin.py"):
+    for name in ("compiler/site/templates/lexicon.md.j2", "compiler/site/templates/item/table.md.j2",
+                 "compiler/site/templates/_macros.md.j2", "compiler/site/assets/warscribe.css",
+                 "compiler/site/mkdocs_plugin.py"):
         assert name in names, name
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "warscribe = compiler.mkdocs_plugin:WarscribePlugin" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "warscribe = compiler.site.mkdocs_plugin:WarscribePlugin" in zipfile.ZipFile(wheel).read(entry).decode()
     target = tmp_path_factory.mktemp("installed")
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
                    check=True, capture_output=True, timeout=600)
@@ -217,7 +217,7 @@ def test_installed_wheel_builds_a_site_from_another_folder(installed: Path, tmp_
     work = tmp_path / "my-rules"
     shutil.copytree(ROOT / "rules" / "console-40k", work / "rules" / "console-40k")
     env = {**ENV, "PYTHONPATH": str(installed), "NO_COLOR": "1"}
-    probe = subprocess.run([sys.executable, "-c", "import compiler.renderer as r; print(r.__file__)"],
+    probe = subprocess.run([sys.executable, "-c", "import compiler.site as r; print(r.__file__)"],
                            cwd=work, env=env, capture_output=True, text=True, check=True)
     assert probe.stdout.startswith(str(installed))
     render = subprocess.run([sys.executable, "-m", "compiler", "render", "--out", "md"], cwd=work, env=env,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from compiler.driver import compile_paths
-from compiler.fmt import format_text
-from compiler.runner import run_ruleset
-from compiler.scaffold import create, default_title, scaffold_files, target_folder
+from compiler.syntax.fmt import format_text
+from compiler.resolve.runner import run_ruleset
+from compiler.syntax.scaffold import create, default_title, scaffold_files, target_folder
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -7,8 +7,8 @@ import pytest
 from lark import Lark
 
 from compiler import ast as A
-from compiler.build import build_expression, build_file, prose_text
-from compiler.parse import SYNTAX_ERRORS, grammar_text, parse_text, parser
+from compiler.ast.build import build_expression, build_file, prose_text
+from compiler.syntax.parse import SYNTAX_ERRORS, grammar_text, parse_text, parser
 
 
 def build(text: str) -> A.File:

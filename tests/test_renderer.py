@@ -16,12 +16,12 @@ import pytest
 
 from compiler import ast as A
 from compiler.driver import compile_paths, compile_text
-from compiler.renderer import RenderError, SiteOptions, site
-from compiler.renderer.compare import Matchup
-from compiler.renderer.env import environment, template_names
-from compiler.renderer.markup import plain, prose
-from compiler.renderer.pages import TEMPLATE_CONTEXT
-from compiler.renderer.sitemap import SiteMap
+from compiler.site import RenderError, SiteOptions, site
+from compiler.site.compare import Matchup
+from compiler.site.env import environment, template_names
+from compiler.site.markup import plain, prose
+from compiler.site.pages import TEMPLATE_CONTEXT
+from compiler.site.sitemap import SiteMap
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -314,8 +314,8 @@ def test_export_of_broken_rules_fails(tmp_path):
 
 def test_table_chances_when_the_test_names_its_parameters_differently():
     """shoot_hit(BS) rolls against extended_low(BS), whose parameter is `need`."""
-    from compiler.report import evaluate_table
-    from compiler.resolve import Evaluator
+    from compiler.resolve.report import evaluate_table
+    from compiler.resolve.evaluator import Evaluator
 
     rs = compile_paths([str(ROOT / "rules" / "gemini-arap")]).rulesets[0]
     data = evaluate_table(Evaluator(rs), rs.callables["extended_low"])
@@ -328,7 +328,7 @@ def test_a_render_cache_gives_the_same_site_and_skips_unchanged_rulesets(bundled
     compilation, out = bundled
     cache: dict = {}
     assert site(compilation, SiteOptions(matchups=(MATCHUP,)), cache=cache) == out
-    import compiler.renderer as R
+    import compiler.site as R
 
     calls: list[str] = []
     real = R.ruleset_data
@@ -350,5 +350,5 @@ def test_docstring_examples_run(module):
     import doctest
     import importlib
 
-    result = doctest.testmod(importlib.import_module(f"compiler.renderer.{module}"))
+    result = doctest.testmod(importlib.import_module(f"compiler.site.{module}"))
     assert result.failed == 0

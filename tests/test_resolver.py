@@ -12,9 +12,9 @@ from pathlib import Path
 import icepool
 import pytest
 
-from compiler.dist import Dist, agree
+from compiler.resolve.dist import Dist, agree
 from compiler.driver import compile_paths
-from compiler.resolve import Evaluator, ResolveError, is_dist, parse_expression, unwrap
+from compiler.resolve.evaluator import Evaluator, ResolveError, is_dist, parse_expression, unwrap
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mechanics"
 d6 = icepool.d6

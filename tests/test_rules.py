@@ -8,8 +8,8 @@ import pytest
 
 from compiler import ast as A
 from compiler.driver import compile_paths
-from compiler.resolve import AttackResult, Evaluator, ResolveError, is_dist, unwrap
-from compiler.runner import run_ruleset
+from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, unwrap
+from compiler.resolve.runner import run_ruleset
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
 SEEDS = ["nuceria-rts", "console-40k", "40k-s", "gemini-arap", "dark-millennia"]

@@ -24,7 +24,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_contains_the_grammar(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "compiler/grammar/warscribe.lark" in names
-    assert "compiler/cli.py" in names
+    assert "compiler/cli/__init__.py" in names
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "warscribe = compiler.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
@@ -37,7 +37,7 @@ def test_installed_wheel_checks_from_another_folder(wheel: Path, tmp_path: Path)
     elsewhere.mkdir()
     ruleset = ROOT / "tests" / "fixtures" / "sample"
     env = {**os.environ, "PYTHONPATH": str(target), "NO_COLOR": "1"}
-    probe = subprocess.run([sys.executable, "-c", "import compiler, compiler.parse as p; print(compiler.__file__); "
+    probe = subprocess.run([sys.executable, "-c", "import compiler, compiler.syntax.parse as p; print(compiler.__file__); "
                             "print(len(p.grammar_text()))"], cwd=elsewhere, env=env,
                            capture_output=True, text=True, check=True)
     assert probe.stdout.splitlines()[0].startswith(str(target))

@@ -1,0 +1,2 @@
+"""Checks: small passes over the model, each writing diagnostics to one sink.
+"""

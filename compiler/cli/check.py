@@ -1,0 +1,48 @@
+"""``warscribe check``: the rules, checked like a compiler."""
+from __future__ import annotations
+
+import time
+from typing import List, Optional
+
+import typer
+
+from compiler.cli.common import Format, app, print_diagnostics, summary_line, usage_error
+from compiler.diagnostics import Severity, to_json
+from compiler.model.load import UsageError
+
+
+@app.command()
+def check(
+    paths: Optional[List[str]] = typer.Argument(None, help="Ruleset folders, .rules files, or folders of rulesets (default: rules/)."),
+    format: Format = typer.Option(Format.text, "--format", "-f", help="text for people, json for tools."),
+    strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
+    notes: bool = typer.Option(True, "--notes/--no-notes", help="List open questions as notes."),
+    versions: bool = typer.Option(True, "--versions/--no-versions", help="Warn when an example's result changed since the last git commit but the version did not (W607)."),
+) -> None:
+    """Check rulesets like a compiler: names, types, tables, profiles, overlays.
+
+    Input too big to handle is an error, never a hang: files over 2,000,000 bytes,
+    lines over 10,000 characters, nesting over 100 levels, 1000000d1000000…
+    (W901-W907; every limit is listed in the language reference, "Limits").
+    """
+    from compiler.driver import compile_paths
+
+    start = time.perf_counter()
+    try:
+        result = compile_paths(paths or ["rules"])
+    except UsageError as e:
+        raise usage_error(str(e))
+    diagnostics = result.diagnostics
+    if versions and result.ok:
+        from compiler.review.versions import version_warnings
+        diagnostics = diagnostics + version_warnings(result.rulesets)
+    if not notes:
+        diagnostics = tuple(d for d in diagnostics if d.severity is not Severity.NOTE)
+    elapsed = time.perf_counter() - start
+    if format is Format.json:
+        typer.echo(to_json(diagnostics))
+    else:
+        print_diagnostics(diagnostics, dict(result.sources))
+        typer.echo(summary_line(diagnostics, len(result.rulesets), elapsed))
+    failed = not result.ok or (strict and any(d.severity is Severity.WARNING for d in diagnostics))
+    raise typer.Exit(1 if failed else 0)

@@ -1,0 +1,354 @@
+"""The publishing commands: ``warscribe render``, ``build``, ``serve`` and ``export``.
+
+``build`` and ``serve`` run MkDocs on the project's ``mkdocs.yml`` (found in
+the current folder; without one, a default site is made from ``rules/`` and
+``site/``).  ``render`` writes the Markdown tree itself, with no MkDocs at
+all; ``export`` writes the model as JSON.  Registered on the ``warscribe``
+app by :mod:`compiler.cli`.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from compiler.cli.common import app, print_diagnostics, usage_error
+from compiler.model.load import UsageError
+
+CONFIG = "mkdocs.yml"
+
+DEFAULT_CONFIG = """\
+site_name: {title}
+docs_dir: {docs}
+site_dir: {out}
+theme:
+  name: material
+  font: false
+  features: [search.suggest, search.highlight, content.tooltips, navigation.tabs, navigation.sections,
+             navigation.top, toc.follow]
+plugins:
+  - search
+  - warscribe:
+      rules_dir: {rules}
+markdown_extensions:
+  - tables
+  - admonition
+  - abbr
+  - attr_list
+  - md_in_html
+  - toc: {{permalink: true}}
+  - pymdownx.details
+  - pymdownx.superfences
+  - pymdownx.highlight: {{pygments_lang_class: true}}
+  - pymdownx.inlinehilite
+validation:
+  anchors: warn
+"""
+
+
+def find_config(config: str | None) -> tuple[Path, Path | None]:
+    """The mkdocs.yml to use: the one given, the current folder's, or a default for ``rules/``.
+
+    Returns the config path and, for a default config, the temporary folder to remove afterwards.
+    """
+    if config:
+        path = Path(config)
+        if not path.is_file():
+            raise usage_error(f"{config} does not exist")
+        return path.resolve(), None
+    here = Path.cwd()
+    if (here / CONFIG).is_file():
+        return (here / CONFIG).resolve(), None
+    if (here / "rules").is_dir():
+        tmp = Path(tempfile.mkdtemp(prefix="warscribe-site-"))
+        docs = here / "site" if (here / "site").is_dir() else tmp / "docs"
+        docs.mkdir(exist_ok=True)
+        (tmp / CONFIG).write_text(DEFAULT_CONFIG.format(
+            title=json.dumps(f"{here.name} rulebooks"), docs=json.dumps(str(docs)),
+            out=json.dumps(str(here / "public")), rules=json.dumps(str(here / "rules"))), encoding="utf-8")
+        return tmp / CONFIG, tmp
+    raise usage_error(f"there is no {CONFIG} and no rules/ folder in {here}; run warscribe in your project's "
+                       f"folder (the one holding rules/), or name a config with --config")
+
+
+class _Echo(logging.Handler):
+    """MkDocs' log messages (warnings and errors, or everything with --verbose) on stderr."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__(level)
+        self.counts: dict[str, int] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.counts[record.levelname] = self.counts.get(record.levelname, 0) + 1
+        prefix = "" if record.levelno < logging.WARNING else f"{record.levelname}: "
+        typer.echo(f"{prefix}{record.getMessage()}", err=True)
+
+
+def _logging(verbose: bool) -> _Echo:
+    handler = _Echo(logging.DEBUG if verbose else logging.WARNING)
+    root = logging.getLogger("mkdocs")
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    root.propagate = False
+    return handler
+
+
+def _quiet_banner() -> None:
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # mkdocs-material's end-of-life banner
+
+
+@app.command()
+def build(
+    out: Optional[str] = typer.Option(None, "--out", "-o", help="Where to write the website (default: site_dir of mkdocs.yml, public/)."),
+    config: Optional[str] = typer.Option(None, "--config", "-c", help="The MkDocs config (default: ./mkdocs.yml, or a default site for ./rules)."),
+    strict: bool = typer.Option(True, "--strict/--no-strict", help="Fail on warnings: broken links, rules warnings (default: strict)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every MkDocs message."),
+) -> None:
+    """Build the rulebook website: check and render every ruleset, then run MkDocs."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, ConfigurationError
+
+    from compiler.site import mkdocs_plugin
+
+    _quiet_banner()
+    path, tmp = find_config(config)
+    handler = _logging(verbose)
+    start = time.perf_counter()
+    if out:
+        from compiler.site.output import OutputFolderError, check_output_folder
+        here = Path.cwd() if tmp is not None else path.parent
+        try:  # before MkDocs sees it: never the project folder, its rules/ or site/, or a folder holding them
+            check_output_folder(out, [here], [here / n for n in ("rules", "site") if (here / n).exists()])
+        except OutputFolderError as err:
+            if tmp is not None:
+                import shutil
+                shutil.rmtree(tmp, ignore_errors=True)
+            raise usage_error(str(err))
+    try:
+        cfg = load_config(str(path), site_dir=str(Path(out).resolve()) if out else None, strict=strict)
+    except (ConfigurationError, Abort) as err:
+        typer.echo(f"warscribe: error: {path}: {err}", err=True)
+        raise typer.Exit(1)
+    from compiler.site.output import OutputFolderError, check_output_folder, source_date_epoch, staged
+
+    plugin = cfg.plugins.get("warscribe")
+    rules = plugin.rules_dir(cfg) if plugin is not None and hasattr(plugin, "rules_dir") else None
+    project = Path.cwd() if tmp is not None else path.parent
+    try:
+        final = check_output_folder(cfg.site_dir, [project], [p for p in (rules, cfg.docs_dir) if p is not None])
+    except OutputFolderError as err:
+        if tmp is not None:
+            import shutil
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise usage_error(str(err))
+    # Reproducible: the same sources give the same bytes (sitemap dates and the gzip header included).
+    saved_epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = source_date_epoch(rules if rules is not None else project)
+    try:
+        # Built into a fresh folder beside the output, swapped in only when the whole build succeeded.
+        with staged(final) as staging, _progress(mkdocs_plugin) as done:
+            cfg["site_dir"] = str(staging)
+            try:
+                cfg.plugins.on_startup(command="build", dirty=False)
+                mkdocs_build(cfg)
+            except Abort as err:
+                done(False)
+                typer.echo(f"warscribe: the build failed: {err}", err=True)
+                typer.echo(f"warscribe: {final} was left as it was", err=True)
+                raise typer.Exit(1)
+            finally:
+                cfg.plugins.on_shutdown()
+    finally:
+        cfg["site_dir"] = str(final)
+        if saved_epoch is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = saved_epoch
+        if tmp is not None:
+            import shutil
+            shutil.rmtree(tmp, ignore_errors=True)
+    elapsed = time.perf_counter() - start
+    pages = mkdocs_plugin.PROGRESS.get("pages", 0)
+    rendered = mkdocs_plugin.PROGRESS.get("render_seconds", 0.0)
+    warnings = handler.counts.get("WARNING", 0)
+    typer.echo(f"built {pages} pages into {cfg.site_dir} in {elapsed:.1f} s "
+               f"(rules compiled and rendered in {rendered:.1f} s)"
+               + (f", {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""))
+
+
+class _progress:
+    """A Rich progress bar fed by the plugin's page events (quiet when stderr is not a terminal)."""
+
+    def __init__(self, plugin_module: Any) -> None:
+        self.module = plugin_module
+        self.bar: Any = None
+
+    def __enter__(self) -> Any:
+        self.module.PROGRESS.clear()
+        if sys.stderr.isatty() and not os.environ.get("CI"):
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            # No refresh thread (auto_refresh=False): the build may fork workers, which is only
+            # safe from a single-threaded process. The bar is redrawn on each page event instead.
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), transient=True, auto_refresh=False)
+            self.bar.start()
+            task = self.bar.add_task("compiling and rendering the rules", total=None)
+            self.bar.refresh()
+
+            def hook(event: str, done: int = 0, total: int = 0) -> None:
+                words = {"render": "compiling and rendering the rules", "pages": "building pages",
+                         "write": "writing pages"}
+                self.bar.update(task, description=words.get(event, event), completed=done, total=total or None)
+                self.bar.refresh()
+            self.module.PROGRESS["hook"] = hook
+        return lambda ok: None
+
+    def __exit__(self, *exc: Any) -> None:
+        self.module.PROGRESS.pop("hook", None)
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@app.command()
+def serve(
+    config: Optional[str] = typer.Option(None, "--config", "-c", help="The MkDocs config (default: ./mkdocs.yml, or a default site for ./rules)."),
+    dev_addr: str = typer.Option("127.0.0.1:8000", "--dev-addr", "-a", help="IP address and port to serve on."),
+    full: bool = typer.Option(False, "--full", help="Rebuild every page on each change (slower; default: only the pages that changed)."),
+    open_browser: bool = typer.Option(False, "--open", help="Open the site in a web browser."),
+) -> None:
+    """Serve the website locally and rebuild it when a .rules file or a page changes."""
+    from mkdocs.commands.serve import serve as mkdocs_serve
+    from mkdocs.exceptions import Abort
+
+    _quiet_banner()
+    path, tmp = find_config(config)
+    handler = _logging(False)
+    handler.setLevel(logging.INFO)
+    try:
+        mkdocs_serve(str(path), dev_addr=dev_addr, livereload=True, build_type=None if full else "dirty",
+                     open_in_browser=open_browser)
+    except Abort as err:
+        typer.echo(f"warscribe: {err}", err=True)
+        raise typer.Exit(1)
+    finally:
+        if tmp is not None:
+            import shutil
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _site_options(config: str | None, paths_given: bool) -> tuple[dict[str, Any], Path | None]:
+    """The warscribe plugin's options and the docs folder from an mkdocs.yml, if there is one."""
+    path = Path(config) if config else Path(CONFIG)
+    if not path.is_file():
+        if config:
+            raise usage_error(f"{config} does not exist")
+        return {}, None
+    import yaml
+
+    class _Loader(yaml.SafeLoader):  # type: ignore[misc]
+        pass
+    _Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # ignore !!python/name tags
+    raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
+    options: dict[str, Any] = {}
+    for plugin in raw.get("plugins") or []:
+        if isinstance(plugin, dict) and "warscribe" in plugin:
+            options = plugin["warscribe"] or {}
+    docs = path.parent / raw.get("docs_dir", "docs")
+    options.setdefault("site_name", raw.get("site_name"))
+    options["_root"] = str(path.parent)
+    return options, docs
+
+
+@app.command()
+def render(
+    paths: Optional[List[str]] = typer.Argument(None, help="Ruleset folders (default: rules_dir of mkdocs.yml, or rules/)."),
+    out: str = typer.Option(..., "--out", "-o", help="The folder to write the Markdown pages into."),
+    config: Optional[str] = typer.Option(None, "--config", "-c", help="Read the site title, matchups and template overrides from this mkdocs.yml (default: ./mkdocs.yml if present)."),
+) -> None:
+    """Write the website as plain Markdown pages, a navigation (nav.yml) and assets — no MkDocs needed."""
+    from compiler import site as renderer
+    from compiler.diagnostics import render as render_diagnostic
+    from compiler.driver import compile_paths
+    from compiler.site.compare import Matchup, MatchupError
+
+    options, docs = _site_options(config, bool(paths))
+    root = Path(options.get("_root", "."))
+    targets = paths or [str(root / options.get("rules_dir", "rules"))]
+    start = time.perf_counter()
+    try:
+        result = compile_paths(targets)
+    except UsageError as e:
+        raise usage_error(str(e))
+    if not result.ok:
+        print_diagnostics(tuple(d for d in result.diagnostics if d.is_error), dict(result.sources))
+        typer.echo("the rules have errors; fix them first")
+        raise typer.Exit(1)
+    known = {r.id for r in result.rulesets}
+    matchups = []
+    for m in options.get("matchups") or []:
+        mu = Matchup.from_config(m)
+        entries = tuple(e for e in mu.entries if e.ruleset in known)
+        if entries:
+            matchups.append(Matchup(mu.id, mu.title, mu.ask, entries, mu.description))
+    templates = options.get("templates_dir")
+    overrides = str(root / templates) if templates else (str(docs) if docs is not None else None)
+    try:
+        site = renderer.site(result, renderer.SiteOptions(
+            title=options.get("title") or options.get("site_name") or "Rulebooks",
+            matchups=tuple(matchups), overrides=overrides))
+    except MatchupError as err:
+        typer.echo(f"warscribe: error: {err}", err=True)
+        for d in err.diagnostics:
+            typer.echo(render_diagnostic(d, err.sources), err=True)
+        raise typer.Exit(1)
+    except renderer.RenderError as err:
+        typer.echo(f"warscribe: error: {err}", err=True)
+        raise typer.Exit(1)
+    import yaml
+
+    from compiler.site.output import write_atomic
+
+    written = renderer.write(site, out)  # every page rendered before the first is written, each written atomically
+    if (Path(out) / "nav.yml").is_symlink():
+        (Path(out) / "nav.yml").unlink()
+    write_atomic(Path(out) / "nav.yml", yaml.safe_dump({"nav": list(site.nav)}, allow_unicode=True,
+                                                       sort_keys=False))
+    typer.echo(f"wrote {len(site.pages)} pages, {len(site.assets)} asset(s) and nav.yml to {out} "
+               f"({len(written) + 1} files, {time.perf_counter() - start:.2f} s)")
+
+
+@app.command()
+def export(
+    path: str = typer.Argument(..., help="A ruleset folder, or a folder of rulesets (e.g. rules/)."),
+    as_json: bool = typer.Option(True, "--json", help="JSON (the only format, and the default)."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", help="Write to this file instead of standard output."),
+) -> None:
+    """The rules model as JSON: every declaration with its stable id, kind, title, text and data."""
+    from compiler.driver import compile_paths
+    from compiler.site.export import export as export_model
+
+    try:
+        result = compile_paths([path])
+    except UsageError as e:
+        raise usage_error(str(e))
+    if not result.ok:
+        print_diagnostics(tuple(d for d in result.diagnostics if d.is_error), dict(result.sources))
+        typer.echo("the rules have errors; fix them first", err=True)
+        raise typer.Exit(1)
+    text = json.dumps(export_model(result), indent=2, ensure_ascii=False) + "\n"
+    if out:
+        target = Path(out)
+        tmp = target.with_name(f".{target.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    else:
+        typer.echo(text, nl=False)

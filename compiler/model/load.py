@@ -1,0 +1,189 @@
+"""Finding rulesets on disk and reading their files.
+
+A *ruleset* is a folder holding ``.rules`` files; exactly one of them starts
+with the ``ruleset`` header, and it pulls in the others with ``include``.
+``warscribe check rules/`` takes every ruleset folder under ``rules/``.
+
+Paths never leave the ruleset's project: an ``include`` that climbs out of the
+ruleset folder, or a symlink that points outside it, is refused.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from compiler import ast as A
+from compiler.ast.build import build_file
+from compiler.diagnostics import Sink, Span
+from compiler.limits import MAX_FILE_BYTES, MAX_FILES
+from compiler.syntax.parse import parse_text
+from compiler.safepaths import has_rules, is_inside, is_loop, leads_out
+
+
+class UsageError(Exception):
+    """A problem with how warscribe was called (exit status 2), not with the rules."""
+
+
+@dataclass(frozen=True)
+class RulesetSource:
+    """The files of one ruleset folder, parsed, in include order."""
+
+    folder: str
+    header: A.Header | None
+    files: tuple[A.File, ...]
+    texts: tuple[tuple[str, str], ...]  # (display path, text) for every file read
+
+
+def display_path(path: Path) -> str:
+    """A path as a user should see it: relative to the working directory when inside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def find_ruleset_folders(paths: list[str]) -> list[Path]:
+    """Ruleset folders named by ``paths`` (a ruleset folder, a file in one, or a folder of them)."""
+    folders: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise UsageError(f"no such file or folder: {raw}")
+        if p.is_file():
+            if p.suffix != ".rules":
+                raise UsageError(f"not a .rules file: {raw}")
+            folders.append(p.resolve().parent)
+        elif has_rules(p):
+            folders.append(p.resolve())
+        else:
+            # Links that lead out of the folder are not followed (the driver reports them, W701).
+            subs = sorted(c.resolve() for c in p.iterdir()
+                          if c.is_dir() and has_rules(c) and not (c.is_symlink() and leads_out(c, p)))
+            if not subs:
+                raise UsageError(f"no rulesets in {raw}: a ruleset is a folder of .rules files")
+            folders.extend(subs)
+    seen: set[Path] = set()
+    unique = []
+    for f in folders:
+        if f not in seen:
+            seen.add(f)
+            unique.append(f)
+    return unique
+
+
+def read_text(path: Path, shown: str, sink: Sink) -> str | None:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            sink.error("W902", f"this file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}",
+                       Span.point(shown), "split it into several files joined with include")
+            return None
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = path.read_bytes()[: e.start].count(b"\n") + 1
+        sink.error("W005", "this file is not UTF-8 text", Span.point(shown, line),
+                   "save it as UTF-8")
+    except OSError as e:
+        sink.error("W006", f"cannot read this file: {e.strerror}", Span.point(shown))
+    return None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return is_inside(path, folder)
+
+
+def load_ruleset(folder: Path, sink: Sink) -> RulesetSource:
+    """Parse a ruleset folder: the header file first, then its includes in order."""
+    rules_files = sorted(p for p in folder.iterdir() if p.suffix == ".rules" and p.is_file())
+    if len(rules_files) > MAX_FILES:
+        sink.error("W906", f"this ruleset folder has {len(rules_files):,} .rules files; the limit is {MAX_FILES:,}",
+                   Span.point(display_path(folder)), "a ruleset is a handful of files; split it into several rulesets")
+        return RulesetSource(str(folder), None, (), ())
+    parsed: dict[Path, A.File] = {}
+    texts: dict[str, str] = {}
+
+    def parse_one(path: Path) -> A.File | None:
+        if path in parsed:
+            return parsed[path]
+        shown = display_path(path)
+        if path.is_symlink() and not _inside(path, folder):
+            sink.error("W701", "this file is a link to a place outside the ruleset folder",
+                       Span.point(shown), "copy the file into the ruleset folder instead")
+            return None
+        text = read_text(path, shown, sink)
+        if text is None:
+            return None
+        texts[shown] = text
+        tree, diags = parse_text(text, shown)
+        sink.extend(diags)
+        if tree is None:
+            parsed[path] = A.File(shown, ())
+            return parsed[path]
+        file, diags = build_file(tree, shown)
+        sink.extend(diags)
+        parsed[path] = file
+        return file
+
+    files = [f for f in (parse_one(p) for p in rules_files) if f is not None]
+    headed = [f for f in files if f.header is not None]
+    folder_shown = display_path(folder)
+    if not headed:
+        syntax_failed = any(not f.items and f.header is None for f in files)
+        if not syntax_failed:
+            sink.error("W402", "this ruleset folder has no file with a 'ruleset' header",
+                       Span.point(display_path(rules_files[0]) if rules_files else folder_shown),
+                       'start one file with: ruleset my-rules "My rules":')
+        return RulesetSource(str(folder), None, tuple(files), tuple(sorted(texts.items())))
+    if len(headed) > 1:
+        for f in headed[1:]:
+            assert f.header is not None and headed[0].header is not None
+            sink.error("W403", "a ruleset has one header file; this folder has two", f.header.span,
+                       related=[(headed[0].header.span, "the other header")])
+    main = headed[0]
+
+    # Follow includes from the header file, depth first, in the order written.
+    ordered: list[A.File] = []
+    visiting: set[str] = set()
+
+    def follow(file: A.File) -> None:
+        if file.path in visiting:
+            return
+        visiting.add(file.path)
+        ordered.append(file)
+        for inc in file.includes:
+            target = (Path(file.path).parent / inc.path)
+            if not inc.path.endswith(".rules"):
+                sink.error("W104", f"an include names a .rules file, not '{inc.path}'", inc.span)
+                continue
+            if is_loop(target):
+                sink.error("W701", f"'{inc.path}' is a link that never reaches a file (a loop of links)", inc.span,
+                           "replace the link with the file itself")
+                continue
+            if not _inside(target, folder):
+                sink.error("W701", f"'{inc.path}' is outside the ruleset folder", inc.span,
+                           "rulesets include only files inside their own folder")
+                continue
+            if not target.exists():
+                sink.error("W104", f"cannot find the included file '{inc.path}'", inc.span,
+                           f"it should be in {display_path(target.parent)}")
+                continue
+            child = parse_one(target.resolve())
+            if child is None:
+                continue
+            if child.header is not None and child is not main:
+                sink.error("W403", "an included file cannot have its own ruleset header", inc.span)
+                continue
+            if child.path in visiting:
+                sink.error("W401", f"'{inc.path}' is included twice (or includes itself)", inc.span)
+                continue
+            follow(child)
+
+    follow(main)
+    included = {f.path for f in ordered}
+    for f in files:
+        if f.path not in included and f.header is None:
+            sink.warning("W404", "this file is not included by the ruleset, so it is ignored",
+                         Span.point(f.path), f"add to {main.path}: include \"{Path(f.path).name}\"")
+    return RulesetSource(str(folder), main.header, tuple(ordered), tuple(sorted(texts.items())))

@@ -1,0 +1,346 @@
+"""Evaluating expressions that involve no dice: numbers, yes/no, targets, labels.
+
+Used by the checker (to find gaps and unreachable rows in tables over their
+parameters' ranges) and by the resolver for table lookups.  Anything random
+raises :class:`NotStatic`; the caller then leaves it to the resolver.
+
+>>> from compiler.syntax.parse import parse_text
+>>> from compiler.ast.build import build_expression
+>>> tree, _ = parse_text("(T + 4) - S", "e", start="eval_input")
+>>> expr, _ = build_expression(tree, "e")
+>>> evaluate(expr, {"T": 4, "S": 3}, None)
+5
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Mapping
+
+from compiler import ast as A
+from compiler.model.values import ProfileRef, TargetValue
+
+MAX_DEPTH = 64
+
+
+class NotStatic(Exception):
+    """The expression needs the resolver (dice, tests, attacks…)."""
+
+
+class StaticError(Exception):
+    """The expression cannot be evaluated with these values (e.g. a type mix-up)."""
+
+    def __init__(self, message: str, span: Any = None) -> None:
+        super().__init__(message)
+        self.span = span
+
+
+NONE = None
+
+
+def as_number(v: Any) -> int | Fraction | float:
+    if isinstance(v, bool):
+        raise StaticError("a yes/no value is not a number")
+    if isinstance(v, TargetValue):
+        n = v.as_number
+        if n is None:
+            raise StaticError(f"the target {v} has no number")
+        return n
+    if isinstance(v, (int, Fraction, float)):
+        return v
+    raise StaticError(f"{v!r} is not a number")
+
+
+def _num(v: Any) -> int | Fraction:
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return int(v)
+    return v
+
+
+def to_target(v: Any, direction: str) -> TargetValue:
+    if isinstance(v, TargetValue):
+        if v.kind in ("high", "low") and v.kind != direction:
+            return TargetValue(direction, v.number)
+        return v
+    n = as_number(v)
+    if isinstance(n, Fraction):
+        n = math.ceil(n) if direction == "high" else math.floor(n)
+    return TargetValue(direction, int(n))
+
+
+def evaluate(expr: A.Expr, env: Mapping[str, Any], model: Any, depth: int = 0) -> Any:
+    """Evaluate a dice-free expression; ``model`` (a Ruleset) resolves calls to tables and formulas."""
+    if depth > MAX_DEPTH:
+        raise StaticError("definitions call each other too deeply (a cycle?)")
+    ev = lambda e: evaluate(e, env, model, depth + 1)  # noqa: E731
+    if isinstance(expr, A.Int):
+        return expr.value
+    if isinstance(expr, A.Decimal):
+        return expr.value
+    if isinstance(expr, A.Inches):
+        return _num(expr.value)
+    if isinstance(expr, A.Label):
+        return expr.text
+    if isinstance(expr, A.Const):
+        return {"true": True, "false": False, "none": NONE,
+                "never": TargetValue.never(), "always": TargetValue.always()}[expr.value]
+    if isinstance(expr, A.Name):
+        if expr.id in env:
+            return env[expr.id]
+        if model is not None and expr.id in model.profiles:
+            return ProfileRef(expr.id)
+        if model is not None and any(expr.id in s.choices for s in model.situations.values()):
+            return expr.id
+        raise NotStatic(expr.id)
+    if isinstance(expr, A.Group):
+        return ProfileRef(expr.profile, expr.count)
+    if isinstance(expr, A.Dice):
+        raise NotStatic("dice")
+    if isinstance(expr, A.Unary):
+        v = ev(expr.operand)
+        if expr.op == "not":
+            return not _truth(v)
+        if v is NONE:
+            return NONE
+        return _num(-as_number(v))
+    if isinstance(expr, A.Binary):
+        if expr.op == "and":
+            return _truth(ev(expr.left)) and _truth(ev(expr.right))
+        if expr.op == "or":
+            return _truth(ev(expr.left)) or _truth(ev(expr.right))
+        left, right = ev(expr.left), ev(expr.right)
+        return binary(expr.op, left, right)
+    if isinstance(expr, A.InRange):
+        v = ev(expr.operand)
+        if v is NONE:
+            return False
+        n = as_number(v)
+        return as_number(ev(expr.range.low)) <= n <= as_number(ev(expr.range.high))
+    if isinstance(expr, A.IsChoice):
+        return ev(expr.operand) == expr.choice
+    if isinstance(expr, A.IsNone):
+        return ev(expr.operand) is NONE
+    if isinstance(expr, A.Has):
+        return profile_has(model, ev(expr.operand), expr.keyword)
+    if isinstance(expr, A.Target):
+        v = ev(expr.value)
+        if v is NONE:
+            return TargetValue.never()
+        return to_target(v, expr.direction)
+    if isinstance(expr, A.Chain):
+        first, then = ev(expr.first), ev(expr.then)
+        if not isinstance(first, TargetValue):
+            first = TargetValue.exactly(int(as_number(first)))
+        if not isinstance(then, TargetValue):
+            then = TargetValue.exactly(int(as_number(then)))
+        return TargetValue.chain(first, then)
+    if isinstance(expr, A.IfElse):
+        return ev(expr.then) if _truth(ev(expr.cond)) else ev(expr.otherwise)
+    if isinstance(expr, A.Attr):
+        obj = ev(expr.obj)
+        if isinstance(obj, ProfileRef) and model is not None:
+            return profile_attr(model, obj, expr.name)
+        raise NotStatic("attribute")
+    if isinstance(expr, A.Call):
+        return call(expr, [ev(a) for a in expr.args], model, depth, env)
+    raise NotStatic(type(expr).__name__)
+
+
+def _truth(v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    if v is NONE:
+        return False
+    raise StaticError(f"{v!r} is not a yes/no value")
+
+
+def binary(op: str, left: Any, right: Any) -> Any:
+    if op in ("==", "="):
+        return _eq(left, right)
+    if op == "!=":
+        return not _eq(left, right)
+    if op in ("max", "min") and (left is NONE or right is NONE):
+        return right if left is NONE else left
+    if left is NONE or right is NONE:
+        if op in ("+", "-", "*", "/"):
+            return NONE
+        return False
+    a, b = as_number(left), as_number(right)
+    if isinstance(a, float) or isinstance(b, float):
+        a, b = float(a), float(b)
+        if op == "/" and b == 0:
+            raise StaticError("division by zero")
+        arith = {"+": a + b, "-": a - b, "*": a * b, "/": (a / b) if op == "/" else 0.0}
+        if op in arith:
+            return arith[op]
+    if op == "+":
+        return _num(Fraction(a) + b)
+    if op == "-":
+        return _num(Fraction(a) - b)
+    if op == "*":
+        return _num(Fraction(a) * b)
+    if op == "/":
+        if b == 0:
+            raise StaticError("division by zero")
+        return _num(Fraction(a) / b)
+    if op == "max":
+        return left if a >= b else right
+    if op == "min":
+        return left if a <= b else right
+    if op == ">=":
+        return a >= b
+    if op == "<=":
+        return a <= b
+    if op == ">":
+        return a > b
+    if op == "<":
+        return a < b
+    raise StaticError(f"unknown operator {op}")
+
+
+def _eq(left: Any, right: Any) -> bool:
+    if isinstance(left, TargetValue) and not isinstance(right, TargetValue) and right is not NONE:
+        return left.as_number == right
+    if isinstance(right, TargetValue) and not isinstance(left, TargetValue) and left is not NONE:
+        return right.as_number == left
+    return bool(left == right)
+
+
+BUILTIN_STATIC = {"min", "max", "abs", "ceil", "floor", "clamp", "even", "odd"}
+
+
+def call(expr: A.Call, args: list[Any], model: Any, depth: int, outer: Mapping[str, Any] | None = None) -> Any:
+    f = expr.func
+    if f in ("min", "max"):
+        vals = [a for a in args if a is not NONE]
+        if not vals:
+            return NONE
+        nums = [as_number(a) for a in vals]
+        best = min(nums) if f == "min" else max(nums)
+        return vals[nums.index(best)]
+    if f == "abs":
+        return abs(as_number(args[0]))
+    if f == "ceil":
+        return math.ceil(as_number(args[0]))
+    if f == "floor":
+        return math.floor(as_number(args[0]))
+    if f == "clamp":
+        v, lo, hi = (as_number(a) for a in args)
+        return _num(min(max(v, lo), hi))
+    if f == "even":
+        return as_number(args[0]) % 2 == 0
+    if f == "odd":
+        return as_number(args[0]) % 2 == 1
+    if model is None:
+        raise NotStatic(f)
+    decl = model.callables.get(f)
+    situation = {k: v for k, v in (outer or {}).items() if k in model.situations}
+    if isinstance(decl, A.Table):
+        return table_lookup(model, decl, args, depth, situation)
+    if isinstance(decl, A.Formula):
+        env = {**situation, **bind(decl.params, args)}
+        for let in decl.lets:
+            env[let.name] = evaluate(let.value, env, model, depth + 1)
+        if decl.result is None:
+            raise StaticError(f"formula {f} has no result")
+        return evaluate(decl.result, env, model, depth + 1)
+    raise NotStatic(f)
+
+
+def bind(params: tuple[A.Param, ...], args: list[Any]) -> dict[str, Any]:
+    if len(params) != len(args):
+        raise StaticError(f"expected {len(params)} values, got {len(args)}")
+    return {p.name: a for p, a in zip(params, args)}
+
+
+def row_matches(table: A.Table, row: A.CaseRow, env: Mapping[str, Any], model: Any, depth: int = 0) -> bool:
+    """Does a case row's pattern hold for these parameter values?"""
+    pat = row.pattern
+    if pat is None:
+        return True
+    if isinstance(pat, A.RangeExpr):
+        v = env[table.params[0].name]
+        if v is NONE:
+            return False
+        lo, hi = evaluate(pat.low, env, model, depth + 1), evaluate(pat.high, env, model, depth + 1)
+        return as_number(lo) <= as_number(v) <= as_number(hi)
+    value = evaluate(pat, env, model, depth + 1)
+    if isinstance(value, bool):
+        return value
+    # A keyed row: ``1 -> 6+`` compares the only parameter with the key.
+    if len(table.params) == 1:
+        return _eq(env[table.params[0].name], value)
+    raise StaticError("a table row's case must be a yes/no condition")
+
+
+def table_lookup(model: Any, table: A.Table, args: list[Any], depth: int = 0,
+                 situation: Mapping[str, Any] | None = None) -> Any:
+    env = {**(situation or {}), **bind(table.params, args)}
+    if table.formula is not None:
+        return evaluate(table.formula, env, model, depth + 1)
+    for let in table.lets:
+        env[let.name] = evaluate(let.value, env, model, depth + 1)
+    if table.grid is not None:
+        g = table.grid
+        r, c = env.get(g.row_param), env.get(g.col_param)
+        for key, cells in g.rows:
+            if _eq(r, key):
+                for col, cell in zip(g.columns, cells):
+                    if _eq(c, col):
+                        return evaluate(cell, env, model, depth + 1)
+        raise StaticError(f"the grid of table {table.id} has no cell for {g.row_param}={r}, {g.col_param}={c}")
+    for row in table.rows:
+        if row_matches(table, row, env, model, depth):
+            return evaluate(row.result, env, model, depth + 1)
+    shown = ", ".join(f"{k}={v}" for k, v in env.items())
+    raise StaticError(f"no row of table {table.id} matches {shown}")
+
+
+def profile_has(model: Any, ref: Any, keyword: str) -> bool:
+    """Does a profile carry this keyword (or ability, or class)?"""
+    if not isinstance(ref, ProfileRef) or model is None:
+        raise StaticError("'has' asks a unit or weapon about its keywords")
+    profile = model.profiles.get(ref.id)
+    if profile is None:
+        return False
+    return (keyword in {k for k, _ in profile.keywords} or keyword in {a.ability for a in profile.abilities}
+            or profile.klass == keyword)
+
+
+def profile_attr(model: Any, ref: ProfileRef, name: str) -> Any:
+    if name == "models":
+        return ref.models
+    profile = model.profiles.get(ref.id)
+    if profile is None:
+        raise StaticError(f"unknown profile {ref.id}")
+    sv = profile.stat(name)
+    if sv is None:
+        raise StaticError(f"{profile.title} has no {name}")
+    return stat_value(sv)
+
+
+def stat_value(sv: A.StatValue) -> Any:
+    if sv.kind == "int":
+        return sv.value
+    if sv.kind == "high":
+        return TargetValue.high(int(sv.value))  # type: ignore[arg-type]
+    if sv.kind == "low":
+        return TargetValue.low(int(sv.value))  # type: ignore[arg-type]
+    if sv.kind == "inches":
+        return _num(sv.value)  # type: ignore[arg-type]
+    if sv.kind == "none":
+        return NONE
+    if sv.kind == "dice":
+        raise NotStatic("dice")
+    return sv.value
+
+
+def int_range(rng: A.RangeExpr, model: Any = None) -> tuple[int, int] | None:
+    """The whole-number ends of ``lo..hi``, or None when they are not plain whole numbers."""
+    try:
+        lo, hi = evaluate(rng.low, {}, model), evaluate(rng.high, {}, model)
+    except (NotStatic, StaticError, RecursionError):
+        return None
+    if type(lo) is not int or type(hi) is not int:
+        return None
+    return lo, hi

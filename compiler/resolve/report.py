@@ -1,0 +1,256 @@
+"""Answers of the resolver as text and JSON: distributions, tables, test results.
+
+Shared by the command line and the pytest plugin.
+"""
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from typing import Any, Iterable
+
+from compiler import ast as A
+from compiler.check.passes import param_domain
+from compiler.limits import MAX_TABLE_POINTS
+from compiler.model.ruleset import Ruleset
+from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, Roll, is_dist, show, unwrap
+from compiler.resolve.runner import Result, fmt_number
+from compiler.model.values import ProfileRef, TargetValue
+
+
+def fraction_text(p: Any) -> str:
+    if isinstance(p, Fraction):
+        return f"{p.numerator}/{p.denominator}"
+    return repr(float(p))
+
+
+def value_text(v: Any) -> str:
+    v = unwrap(v)
+    if isinstance(v, Fraction):
+        return show(v)
+    return show(v)
+
+
+def distribution_rows(d: Any) -> list[tuple[Any, Any, Any]]:
+    """(value, P(value), P(at least value)) rows, in value order."""
+    probs = d.probabilities()
+    merged: dict[Any, Any] = {}
+    for o, p in probs.items():
+        merged[unwrap(o)] = merged.get(unwrap(o), 0) + p
+    items = list(merged.items())
+    try:
+        items.sort(key=lambda kv: (kv[0] is None, kv[0]))
+    except TypeError:
+        items.sort(key=lambda kv: (type(kv[0]).__name__, str(kv[0])))
+    rows = []
+    numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v, _ in items)
+    for i, (v, p) in enumerate(items):
+        tail = sum(q for _, q in items[i:]) if numeric else None
+        rows.append((v, p, tail))
+    return rows
+
+
+def mean_of(d: Any) -> Any:
+    try:
+        return d.map(lambda o: int(unwrap(o)) if isinstance(unwrap(o), bool) else unwrap(o)).mean()
+    except (TypeError, ValueError):
+        return None
+
+
+def distribution_json(expression: str, d: Any) -> dict[str, Any]:
+    rows = distribution_rows(d)
+    m = mean_of(d)
+    return {
+        "expression": expression,
+        "mean": None if m is None else fraction_text(m),
+        "mean_float": None if m is None else float(m),
+        "truncated": fraction_text(d.truncated) if d.truncated else "0",
+        "distribution": [{"value": _json_value(v), "p": fraction_text(p), "p_float": float(p),
+                          "at_least": None if t is None else fraction_text(t)} for v, p, t in rows],
+    }
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, bool) or v is None or isinstance(v, (int, str)):
+        return v
+    if isinstance(v, Fraction):
+        return fraction_text(v)
+    return str(v)
+
+
+def distribution_text(d: Any, width: int = 40) -> list[str]:
+    rows = distribution_rows(d)
+    lines = []
+    top = max((float(p) for _, p, _ in rows), default=1.0) or 1.0
+    vw = max((len(value_text(v)) for v, _, _ in rows), default=1)
+    for v, p, tail in rows:
+        bar = "█" * max(1, round(width * float(p) / top)) if p else ""
+        exact = fraction_text(p) if isinstance(p, Fraction) else ""
+        at_least = f"  ≥ {float(tail) * 100:6.2f}%" if tail is not None else ""
+        lines.append(f"  {value_text(v):>{vw}}  {float(p) * 100:6.2f}%{at_least}  {bar}  {exact}")
+    m = mean_of(d)
+    if m is not None:
+        lines.append(f"  mean {fmt_number(m) if isinstance(m, Fraction) else f'{float(m):.6g}'}")
+    if d.truncated:
+        lines.append(f"  cut off (not counted above): {fmt_number(Fraction(d.truncated)) if isinstance(d.truncated, Fraction) else d.truncated}")
+    return lines
+
+
+def value_json(expression: str, v: Any) -> dict[str, Any]:
+    if isinstance(v, AttackResult):
+        return {"expression": expression, "attack": v.attack,
+                "steps": {k: (distribution_json(k, s) if is_dist(s) else {"value": _json_value(unwrap(s))})
+                          for k, s in v.steps.items()}}
+    if is_dist(v):
+        return distribution_json(expression, v)
+    v = unwrap(v)
+    return {"expression": expression, "value": _json_value(v),
+            "mean": fraction_text(v) if isinstance(v, Fraction) else (v if isinstance(v, int) and not isinstance(v, bool) else None),
+            "distribution": [{"value": _json_value(v), "p": "1/1", "p_float": 1.0}]}
+
+
+def value_lines(v: Any) -> list[str]:
+    if isinstance(v, AttackResult):
+        lines = []
+        for name, s in v.steps.items():
+            if is_dist(s):
+                m = mean_of(s)
+                lines.append(f"{name}: mean {fmt_number(m) if isinstance(m, Fraction) else f'{float(m):.6g}'}")
+                lines.extend(distribution_text(s))
+            else:
+                lines.append(f"{name}: {value_text(s)}")
+        return lines
+    if is_dist(v):
+        return distribution_text(v)
+    return [f"  {value_text(v)}"]
+
+
+# ---------------------------------------------------------------------------
+# Tables over their axes
+# ---------------------------------------------------------------------------
+
+
+def table_axes(model: Ruleset, decl: Any) -> list[tuple[str, list[Any]]]:
+    axes = []
+    for p in decl.params:
+        dom = param_domain(model, p)
+        if dom is None:
+            raise ResolveError(f"cannot tell which values '{p.name}' ranges over", p.span,
+                               f"give it a range: ({p.name}: 1..10), or name it after a stat with a range")
+        axes.append((p.name, dom))
+    return axes
+
+
+def _test_over(model: Ruleset, table_id: str, params: tuple[A.Param, ...]) -> A.Test | None:
+    """A test that rolls against this table with its own parameters, passed straight through."""
+    for t in model.of_type(A.Test):
+        roll = t.roll
+        if roll is None or roll.op != "against" or not isinstance(roll.target, A.Call):
+            continue
+        call = roll.target
+        if call.func != table_id or len(call.args) != len(params):
+            continue
+        names = [a.id for a in call.args if isinstance(a, A.Name)]
+        if len(names) == len(call.args) and sorted(names) == sorted(p.name for p in t.params):
+            return t
+    return None
+
+
+def evaluate_table(ev: Evaluator, decl: Any) -> dict[str, Any]:
+    """Every cell of a table or formula over its parameters' ranges, with the chance to pass."""
+    import itertools
+
+    model = ev.model
+    axes = table_axes(model, decl)
+    if math.prod(len(vals) for _, vals in axes) > MAX_TABLE_POINTS:
+        raise ResolveError(f"'{decl.id}' has {math.prod(len(vals) for _, vals in axes):,} cells; warscribe works "
+                           f"out at most {MAX_TABLE_POINTS:,}", decl.span, "give the parameters smaller ranges")
+    test = _test_over(model, decl.id, decl.params) if isinstance(decl, A.Table) else None
+    cells = []
+    for point in itertools.product(*(vals for _, vals in axes)):
+        at = {name: v for (name, _), v in zip(axes, point)}
+        value = ev.apply(decl, list(point), decl.span)
+        cell: dict[str, Any] = {"at": {k: _json_value(v) for k, v in at.items()}}
+        if is_dist(value):
+            cell["result"] = None
+            cell["mean"] = fraction_text(mean_of(value)) if mean_of(value) is not None else None
+            cell["p"] = None
+        else:
+            v = unwrap(value)
+            cell["result"] = str(v) if isinstance(v, TargetValue) else _json_value(v)
+            p = None
+            if test is not None:
+                # The test passes its own parameters to the table in the table's order.
+                given = {a.id: at[tp.name] for a, tp in zip(test.roll.target.args, decl.params)}  # type: ignore[union-attr]
+                targs = [given[p_.name] for p_ in test.params]
+                p = ev.probability(ev.apply(test, targs, decl.span))
+            elif isinstance(v, TargetValue):
+                p = v.probability(6)
+            cell["p"] = fraction_text(p) if p is not None else None
+            cell["p_float"] = float(p) if p is not None else None
+        cells.append(cell)
+    return {"table": decl.id, "title": getattr(decl, "title", None),
+            "axes": [{"name": n, "values": [_json_value(v) for v in vals]} for n, vals in axes],
+            "p_is": f"P({test.id}) — the test that rolls against this table" if test else
+                    "the chance that one d6 meets the target",
+            "cells": cells}
+
+
+def table_text(data: dict[str, Any]) -> list[str]:
+    axes = data["axes"]
+    cells = data["cells"]
+
+    def cell_text(c: dict[str, Any]) -> str:
+        r = c.get("result")
+        if r is None:
+            return f"~{float(Fraction(c['mean'])):.2f}" if c.get("mean") else "?"
+        p = c.get("p_float")
+        return f"{r} · {p * 100:.0f}%" if p is not None else str(r)
+    lines = [f"{data['table']}: {data.get('title') or ''}".rstrip(": ")]
+    if len(axes) == 2:
+        rows, cols = axes[0], axes[1]
+        table = {(tuple(c["at"].values())): cell_text(c) for c in cells}
+        width = max([len(cell_text(c)) for c in cells] + [len(str(v)) for v in cols["values"]]) + 2
+        head = f"{rows['name']}\\{cols['name']}".ljust(7) + "".join(str(v).rjust(width) for v in cols["values"])
+        lines.append(head)
+        for r in rows["values"]:
+            lines.append(str(r).ljust(7) + "".join(table[(r, c)].rjust(width) for c in cols["values"]))
+    else:
+        for c in cells:
+            at = ", ".join(f"{k} = {v}" for k, v in c["at"].items())
+            lines.append(f"  {at}: {cell_text(c)}")
+    lines.append(f"(% = {data['p_is']})")
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# Test results
+# ---------------------------------------------------------------------------
+
+
+def failure_lines(result: Result, sources: dict[str, str]) -> list[str]:
+    lines = [f"FAILED {result.kind} {result.id} — {result.title}"]
+    for f in result.failures:
+        lines.append(f"  {f.span}: {f.message}")
+        text = sources.get(f.span.file)
+        if text is not None and 0 < f.span.line <= len(text.splitlines()):
+            lines.append(f"    | {text.splitlines()[f.span.line - 1].strip()}")
+        if f.expected is not None:
+            lines.append(f"    expected {f.expected}")
+            lines.append(f"    actual   {f.actual}")
+        if f.hint:
+            lines.append(f"    hint: {f.hint}")
+    return lines
+
+
+def results_json(results: Iterable[tuple[Ruleset, Result]]) -> dict[str, Any]:
+    out = []
+    for model, r in results:
+        out.append({
+            "ruleset": model.id, "kind": r.kind, "id": r.id, "title": r.title, "passed": r.passed,
+            "span": r.span.to_json(), "checked": r.checked, "seconds": round(r.seconds, 4),
+            "failures": [{"span": f.span.to_json(), "message": f.message, "expected": f.expected,
+                          "actual": f.actual, "hint": f.hint} for f in r.failures],
+        })
+    passed = sum(1 for o in out if o["passed"])
+    return {"results": out, "summary": {"passed": passed, "failed": len(out) - passed}}

@@ -1,0 +1,249 @@
+"""Examples and properties, run as tests.
+
+``expect`` lines compare a value with what the author expects: exactly (``=``,
+fractions are exact), approximately (``~ x ± tol``) or by order (``>=``…).
+A property is checked for every combination of its ranges when there are at
+most :data:`EXHAUSTIVE_LIMIT` of them, and by Hypothesis (which then shrinks a
+counterexample to the smallest it can find) when there are more.
+
+Both ``warscribe test`` and the pytest plugin use :func:`run_ruleset`.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Iterable
+
+from compiler import ast as A
+from compiler.resolve.dist import Dist, FastDist
+from compiler.model.ruleset import Ruleset
+from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, show, unwrap
+from compiler.model.static import int_range
+from compiler.model.values import TargetValue
+
+EXHAUSTIVE_LIMIT = 2_000
+SAMPLED_EXAMPLES = 300
+FAST_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One expectation that did not hold (or could not be worked out)."""
+
+    span: A.Span  # type: ignore[name-defined]
+    message: str
+    expected: str | None = None
+    actual: str | None = None
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    kind: str  # "example" or "property"
+    id: str
+    title: str
+    span: A.Span  # type: ignore[name-defined]
+    failures: tuple[Failure, ...] = ()
+    checked: int = 0  # expectations checked (times points, for properties)
+    seconds: float = 0.0
+    truncated: Fraction = Fraction(0)
+    values: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (expectation, actual) for reports
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+def fmt_number(v: Any) -> str:
+    """A number as a reader likes it: a short fraction with its decimal, or a decimal."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, Fraction):
+        if v.denominator == 1:
+            return str(v.numerator)
+        dec = f"{float(v):.6g}"
+        if len(str(v.denominator)) <= 6:
+            return f"{v.numerator}/{v.denominator} (≈ {dec})"
+        return f"≈ {dec}"
+    if isinstance(v, float):
+        return f"{v:.10g}"
+    return show(v)
+
+
+def _compare(op: str, actual: Any, expected: Any, tolerance: Any, exact: bool) -> bool:
+    a, e = unwrap(actual), unwrap(expected)
+    if op == "~":
+        tol = tolerance if tolerance is not None else Fraction(1, 10**9)
+        return abs(_as_num(a) - _as_num(e)) <= _as_num(tol)
+    if op in ("=", "!="):
+        if isinstance(a, (int, Fraction, float)) and isinstance(e, (int, Fraction, float)) \
+                and not isinstance(a, bool) and not isinstance(e, bool):
+            same = (a == e) if exact and not isinstance(a, float) else abs(float(a) - float(e)) <= FAST_TOLERANCE
+        elif isinstance(a, TargetValue) and isinstance(e, TargetValue):
+            same = a == e
+        else:
+            same = a == e and type(a) is type(e) or (a is None and e is None)
+        return same if op == "=" else not same
+    x, y = _as_num(a), _as_num(e)
+    slack = 0 if exact and not isinstance(x, float) and not isinstance(y, float) else FAST_TOLERANCE
+    if op == ">=":
+        return x >= y - slack
+    if op == "<=":
+        return x <= y + slack
+    if op == ">":
+        return x > y - slack
+    if op == "<":
+        return x < y + slack
+    raise ResolveError(f"unknown comparison {op}")
+
+
+def _as_num(v: Any) -> Any:
+    if isinstance(v, TargetValue) and v.as_number is not None:
+        return v.as_number
+    if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
+        raise ResolveError(f"{show(v)} is not a number")
+    return v
+
+
+def check_expect(ev: Evaluator, ex: A.Expect, env: dict[str, Any]) -> tuple[Failure | None, str]:
+    """Check one expectation; return a failure (or None) and the actual value in words."""
+    try:
+        actual = ev.eval(ex.subject, dict(env))
+        if isinstance(actual, AttackResult):
+            raise ResolveError("this is a whole attack; expect one of its steps, e.g. mean(r.killed)",
+                               ex.subject.span)
+        if is_dist(actual):
+            raise ResolveError("this is a distribution, not a number", ex.subject.span,
+                               "compare its mean(…) or a probability P(…)")
+        expected = ev.eval(ex.expected, dict(env))
+        if is_dist(expected):
+            raise ResolveError("the expected value must not be random", ex.expected.span)
+        tol = ev.eval(ex.tolerance, dict(env)) if ex.tolerance is not None else None
+        ok = _compare(ex.op, actual, expected, tol, ev.exact)
+    except ResolveError as err:
+        return Failure(err.span or ex.span, err.message, hint=err.hint), "error"
+    shown = fmt_number(unwrap(actual))
+    if ok:
+        return None, shown
+    want = fmt_number(unwrap(expected))
+    if ex.op == "~":
+        want += f" ± {fmt_number(unwrap(tol)) if tol is not None else '1e-9'}"
+    elif ex.op not in ("=",):
+        want = f"{ex.op} {want}"
+    return Failure(ex.span, "expectation does not hold", want, shown), shown
+
+
+def run_example(model: Ruleset, ex: A.Example, exact: bool = True) -> Result:
+    start = time.perf_counter()
+    ev = Evaluator(model, exact=exact)
+    env: dict[str, Any] = {}
+    failures: list[Failure] = []
+    values: list[tuple[str, str]] = []
+    try:
+        for let in ex.lets:
+            ev.bind_let(let, env)
+    except ResolveError as err:
+        failures.append(Failure(err.span or ex.span, err.message, hint=err.hint))
+        return Result("example", ex.id, ex.title, ex.span, tuple(failures), 0, time.perf_counter() - start)
+    truncated = Fraction(0)
+    try:
+        for let in ex.lets:
+            truncated = max(truncated, _truncation(env.get(let.name)))
+    except ResolveError:
+        pass  # a step that cannot be worked out: the expectation that reads it reports why
+    for expect in ex.expects:
+        failure, shown = check_expect(ev, expect, env)
+        values.append((f"line {expect.span.line}", shown))
+        if failure is not None:
+            failures.append(failure)
+    return Result("example", ex.id, ex.title, ex.span, tuple(failures), len(ex.expects),
+                  time.perf_counter() - start, truncated, tuple(values))
+
+
+def _truncation(v: Any) -> Fraction:
+    if is_dist(v):
+        return Fraction(v.truncated)
+    if isinstance(v, AttackResult):
+        return max((Fraction(d.truncated) for d in v.steps.values() if is_dist(d)), default=Fraction(0))
+    return Fraction(0)
+
+
+def run_property(model: Ruleset, prop: A.Property, exact: bool = True) -> Result:
+    start = time.perf_counter()
+    ranges: list[tuple[str, int, int]] = []
+    for b in prop.bindings:
+        ends = int_range(b.range, model)
+        if ends is None:
+            return Result("property", prop.id, prop.title, prop.span,
+                          (Failure(b.span, "a property ranges over whole numbers, such as 1..10"),))
+        ranges.append((b.name, ends[0], ends[1]))
+    ev = Evaluator(model, exact=exact)
+    size = 1
+    for _, lo, hi in ranges:
+        size *= max(0, hi - lo + 1)
+
+    def check(point: tuple[int, ...]) -> Failure | None:
+        env: dict[str, Any] = {name: v for (name, _, _), v in zip(ranges, point)}
+        try:
+            for let in prop.lets:
+                ev.bind_let(let, env)
+        except ResolveError as err:
+            return Failure(err.span or prop.span, err.message, hint=err.hint)
+        for expect in prop.expects:
+            failure, _ = check_expect(ev, expect, env)
+            if failure is not None:
+                where = ", ".join(f"{n} = {v}" for (n, _, _), v in zip(ranges, point))
+                return Failure(failure.span, f"{failure.message} for {where}", failure.expected,
+                               failure.actual, failure.hint)
+        return None
+
+    checked = 0
+    failure: Failure | None = None
+    if size <= EXHAUSTIVE_LIMIT:
+        for point in itertools.product(*(range(lo, hi + 1) for _, lo, hi in ranges)):
+            checked += 1
+            failure = check(point)
+            if failure is not None:
+                break
+    else:
+        failure, checked = _sample(ranges, check)
+    return Result("property", prop.id, prop.title, prop.span, (failure,) if failure else (),
+                  checked * max(1, len(prop.expects)), time.perf_counter() - start)
+
+
+def _sample(ranges: list[tuple[str, int, int]], check: Any) -> tuple[Failure | None, int]:
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import NoSuchExample
+
+    strategy = st.tuples(*(st.integers(lo, hi) for _, lo, hi in ranges))
+    calls = 0
+
+    def fails(point: tuple[int, ...]) -> bool:
+        nonlocal calls
+        calls += 1
+        return check(point) is not None
+
+    try:
+        point = find(strategy, fails, settings=settings(max_examples=SAMPLED_EXAMPLES, database=None,
+                                                         deadline=None, derandomize=True,
+                                                         suppress_health_check=list(HealthCheck)))
+    except NoSuchExample:
+        return None, calls
+    return check(point), calls
+
+
+def run_ruleset(model: Ruleset, exact: bool = True, only: Iterable[str] | None = None) -> list[Result]:
+    """Run every example and property of a ruleset, in document order."""
+    wanted = set(only) if only else None
+    results: list[Result] = []
+    for d in model.walk():
+        if wanted is not None and d.id not in wanted:
+            continue
+        if isinstance(d, A.Example):
+            results.append(run_example(model, d, exact))
+        elif isinstance(d, A.Property):
+            results.append(run_property(model, d, exact))
+    return results

@@ -1,0 +1,301 @@
+"""Rulesets as they were at a git revision.
+
+``warscribe diff`` compares a ruleset folder with another folder, or with the
+same folder at a git revision (``HEAD~1``, ``v1.0``, a commit id).  For a
+revision the ruleset's files — and the rulesets beside it, where an overlay
+finds its base — are read with ``git archive`` into a temporary folder and
+compiled there like any other folder; diagnostics are reported as
+``REV:path/file.rules:12:3`` so a reader knows which side they come from.
+
+Git runs as a local subprocess in the repository that holds the path; it never
+touches the network and never changes the repository.
+
+>>> parse_sides(["rules/a", "rules/b"], exists=lambda p: True)
+[SideSpec(revision=None, path='rules/a'), SideSpec(revision=None, path='rules/b')]
+>>> parse_sides(["HEAD~1", "rules/x"], exists=lambda p: p == "rules/x")
+[SideSpec(revision='HEAD~1', path='rules/x'), SideSpec(revision=None, path='rules/x')]
+>>> parse_sides(["v1.0", "HEAD", "rules/x"], exists=lambda p: True)
+[SideSpec(revision='v1.0', path='rules/x'), SideSpec(revision='HEAD', path='rules/x')]
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Callable, Mapping
+
+from compiler.diagnostics import Diagnostic, Span
+from compiler.driver import Compilation, compile_paths
+from compiler.model.load import UsageError
+from compiler.model.ruleset import Ruleset
+
+GIT_TIMEOUT = 60
+
+
+class SourceError(UsageError):
+    """A side of a comparison that cannot be found: an unknown revision or path (exit status 2)."""
+
+
+@dataclass(frozen=True)
+class SideSpec:
+    """One side of a comparison: a path, in the working tree (``revision`` None) or at a revision."""
+
+    revision: str | None
+    path: str
+
+    @property
+    def label(self) -> str:
+        """``rules/x`` or ``HEAD~1:rules/x``."""
+        return f"{self.revision}:{self.path}" if self.revision else self.path
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A side compiled: the model of its ruleset (None on errors), its diagnostics and sources."""
+
+    spec: SideSpec
+    model: Ruleset | None
+    diagnostics: tuple[Diagnostic, ...]
+    sources: Mapping[str, str]
+
+    @property
+    def ok(self) -> bool:
+        return self.model is not None and not any(d.is_error for d in self.diagnostics)
+
+
+def parse_sides(args: list[str], exists: Callable[[str], bool] = os.path.exists) -> list[SideSpec]:
+    """Read ``OLD NEW`` or ``REV1 REV2 PATH`` (see ``warscribe diff --help``) as two sides.
+
+    * ``FOLDER FOLDER``: two folders in the working tree;
+    * ``REV PATH``: the path at a revision against the same path in the working tree;
+    * ``REV1 REV2 PATH``: the path at two revisions.
+
+    Raises :class:`SourceError` for anything else.
+    """
+    if len(args) == 2:
+        a, b = args
+        if exists(a) and exists(b):
+            return [SideSpec(None, a), SideSpec(None, b)]
+        if exists(a):
+            raise SourceError(f"no such file or folder: {b} (to compare with a revision, write: warscribe diff REV {a})")
+        if exists(b):
+            return [SideSpec(a, b), SideSpec(None, b)]
+        raise SourceError(f"no such file or folder: {b}")
+    if len(args) == 3:
+        return [SideSpec(args[0], args[2]), SideSpec(args[1], args[2])]
+    raise SourceError("warscribe diff takes OLD NEW (two folders, or a revision and a folder) "
+                      "or REV1 REV2 PATH")
+
+
+# ---------------------------------------------------------------------------
+# git
+# ---------------------------------------------------------------------------
+
+
+def _git(repo: Path, *args: str, binary: bool = False) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=not binary,
+                          env=env, timeout=GIT_TIMEOUT, check=False)
+
+
+def repo_root(path: Path) -> Path | None:
+    """The top folder of the git work tree that holds ``path`` (None outside git, or without git)."""
+    probe = path.resolve()
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe.is_file():
+        probe = probe.parent
+    try:
+        r = _git(probe, "rev-parse", "--show-toplevel")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if r.returncode != 0 or not r.stdout.strip():
+        return None
+    return Path(r.stdout.strip()).resolve()
+
+
+def resolve_revision(repo: Path, revision: str) -> str:
+    """The commit id of ``revision``; :class:`SourceError` when git does not know it."""
+    if not revision or revision.startswith("-"):
+        raise SourceError(f"unknown revision '{revision}'")
+    r = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}")
+    if r.returncode != 0 or not r.stdout.strip():
+        raise SourceError(f"unknown revision '{revision}' in the git repository {repo}")
+    return str(r.stdout).strip()
+
+
+def _relative(repo: Path, path: Path) -> PurePosixPath:
+    try:
+        rel = path.resolve().relative_to(repo)
+    except ValueError:
+        raise SourceError(f"{path} is not inside the git repository {repo}") from None
+    return PurePosixPath(rel.as_posix())
+
+
+def _files_at(repo: Path, commit: str, under: PurePosixPath) -> list[str]:
+    spec = "." if str(under) == "." else str(under)
+    r = _git(repo, "ls-tree", "-r", "-z", "--name-only", commit, "--", spec)
+    if r.returncode != 0:
+        return []
+    return [f for f in r.stdout.split("\0") if f]
+
+
+def _ruleset_folder(repo: Path, commit: str, rel: PurePosixPath, files: list[str]) -> PurePosixPath:
+    """The ruleset folder named by ``rel`` at the commit (``rel`` itself, or the folder of a .rules file)."""
+    if str(rel) in files:
+        if rel.suffix != ".rules":
+            raise SourceError(f"not a .rules file: {rel}")
+        return rel.parent
+    return rel
+
+
+def extract_at(repo: Path, commit: str, rel: PurePosixPath, target: Path) -> PurePosixPath:
+    """Write the ruleset at ``rel`` as of ``commit`` into ``target``, with the rulesets beside it.
+
+    Returns the ruleset folder (relative to the repository).  Only ``.rules``
+    files are written.  Raises :class:`SourceError` when the path holds no
+    ``.rules`` file at that commit.
+    """
+    all_under = _files_at(repo, commit, rel)
+    folder = _ruleset_folder(repo, commit, rel, all_under)
+    prefix = "" if str(folder) == "." else str(folder) + "/"
+    own = [f for f in _files_at(repo, commit, folder) if f.endswith(".rules") and f.startswith(prefix)]
+    if not own:
+        raise SourceError(f"{rel} holds no .rules files at this revision ({commit[:12]})")
+    parent = folder.parent if str(folder) != "." else folder
+    wanted = sorted({f for f in _files_at(repo, commit, parent) if f.endswith(".rules")} | set(own))
+    r = _git(repo, "archive", "--format=tar", commit, "--", *wanted, binary=True)
+    if r.returncode != 0:
+        raise SourceError(f"git archive failed: {r.stderr.decode('utf-8', 'replace').strip()}")
+    with tarfile.open(fileobj=io.BytesIO(r.stdout)) as tar:
+        members = [m for m in tar.getmembers() if m.isfile() and m.name.endswith(".rules")]
+        for m in members:
+            dest = (target / m.name).resolve()
+            if not str(dest).startswith(str(target.resolve()) + os.sep):
+                continue  # never write outside the temporary folder
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            data = tar.extractfile(m)
+            if data is not None:
+                dest.write_bytes(data.read())
+    return folder
+
+
+def _remap(diags: tuple[Diagnostic, ...], sources: Mapping[str, str], prefixes: list[str],
+           label: str) -> tuple[tuple[Diagnostic, ...], dict[str, str]]:
+    def fix(path: str) -> str:
+        for p in prefixes:
+            if path.startswith(p):
+                return f"{label}:{path[len(p):]}"
+        return path
+
+    def fix_span(s: Span) -> Span:
+        return dataclasses.replace(s, file=fix(s.file))
+    out = tuple(dataclasses.replace(d, span=fix_span(d.span),
+                                    related=tuple((fix_span(s), m) for s, m in d.related)) for d in diags)
+    return out, {fix(k): v for k, v in sources.items()}
+
+
+def _pick(result: Compilation, spec: SideSpec) -> Ruleset | None:
+    if len(result.rulesets) > 1:
+        raise SourceError(f"{spec.label} holds {len(result.rulesets)} rulesets; name one ruleset folder, "
+                          f"e.g. {spec.path.rstrip('/')}/{result.rulesets[0].id}")
+    return result.rulesets[0] if result.rulesets else None
+
+
+def load_side(spec: SideSpec) -> Loaded:
+    """Compile one side: a folder in the working tree, or a path at a git revision."""
+    if spec.revision is None:
+        result = compile_paths([spec.path])
+        model = _pick(result, spec)
+        return Loaded(spec, model, result.diagnostics, result.sources)
+    path = Path(spec.path)
+    repo = repo_root(path if path.exists() else Path.cwd() / path)
+    if repo is None:
+        raise SourceError(f"{spec.path} is not in a git repository, so '{spec.revision}' means nothing there")
+    commit = resolve_revision(repo, spec.revision)
+    rel = _relative(repo, Path(os.path.abspath(spec.path)))
+    with tempfile.TemporaryDirectory(prefix="warscribe-") as tmp:
+        folder = extract_at(repo, commit, rel, Path(tmp))
+        result = compile_paths([str(Path(tmp) / folder)])
+        model = _pick(result, spec)
+        real = str(Path(tmp).resolve())
+        prefixes = [real + os.sep, tmp + os.sep]
+        for p in list(prefixes):
+            rel_shown = os.path.relpath(p)
+            if not rel_shown.startswith(".."):
+                prefixes.append(rel_shown.rstrip(os.sep) + os.sep)
+        label = spec.revision
+        diags, sources = _remap(result.diagnostics, result.sources, prefixes, label)
+    return Loaded(spec, model, diags, sources)
+
+
+@dataclass(frozen=True)
+class Release:
+    """A version of a ruleset as committed: the newest commit whose header has that version."""
+
+    version: str
+    commit: str
+    date: str  # the commit's date, YYYY-MM-DD
+
+
+_VERSION_LINE = r"^[[:space:]]+version[[:space:]]+[0-9]+\.[0-9]+\.[0-9]+"
+
+
+def releases(path: str | Path, limit: int = 500) -> list[Release]:
+    """Every version a ruleset folder's header has had in git, newest first, with its last commit.
+
+    For a per-ruleset "Changes" page: ``diff_models`` of ``releases[i + 1]``
+    against ``releases[i]`` (each loaded with :func:`load_side`) is what
+    release ``i`` changed.  Looks at most ``limit`` commits that touch the
+    folder, and reads the version from the first ``version X.Y.Z`` line of its
+    ``.rules`` files at each (the header's, in any ordinary ruleset).  Returns
+    [] outside git.
+    """
+    folder = Path(path)
+    if folder.is_file():
+        folder = folder.parent
+    repo = repo_root(folder)
+    if repo is None:
+        return []
+    rel = _relative(repo, folder)
+    log = _git(repo, "log", f"--max-count={limit}", "--format=%H %cs", "--", str(rel))
+    if log.returncode != 0:
+        return []
+    out: list[Release] = []
+    seen: set[str] = set()
+    for line in log.stdout.splitlines():
+        commit, _, date = line.partition(" ")
+        found = _git(repo, "grep", "-h", "-E", _VERSION_LINE, commit, "--", f"{rel}/*.rules" if str(rel) != "." else "*.rules")
+        versions = [v.split()[1] for v in found.stdout.splitlines() if len(v.split()) >= 2] if found.returncode == 0 else []
+        if not versions:
+            continue
+        version = versions[0]
+        if version not in seen:
+            seen.add(version)
+            out.append(Release(version, commit, date))
+    return out
+
+
+def differs_from_head(folder: Path) -> bool | None:
+    """Do the files of ``folder`` differ from the last commit?  None outside git or when HEAD lacks them."""
+    repo = repo_root(folder)
+    if repo is None:
+        return None
+    try:
+        rel = _relative(repo, folder)
+    except SourceError:
+        return None
+    head = _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    if head.returncode != 0:
+        return None
+    if not _files_at(repo, head.stdout.strip(), rel):
+        return None
+    r = _git(repo, "status", "--porcelain", "--untracked-files=all", "--", str(rel) if str(rel) != "." else ".")
+    if r.returncode != 0:
+        return None
+    return any(line.strip().endswith(".rules") for line in r.stdout.splitlines())

@@ -1,0 +1,242 @@
+"""The renderer: rules models → a tree of Markdown pages, a navigation and assets.
+
+::
+
+    Compilation ─ sitemap ─▶ anchors ─ pages ─▶ (template, context) ─ Jinja2 ─▶ Markdown
+      (models)   (sitemap.py)          (pages.py, tables.py,        (env.py,     RenderedSite
+                                        examples.py, compare.py)     templates/)
+
+The Markdown tree is the contract: it does not depend on MkDocs (the MkDocs
+plugin in :mod:`compiler.site.mkdocs_plugin` only hands these pages over), and the
+same sources give byte-identical output.
+
+>>> from compiler.driver import compile_paths
+>>> out = site(compile_paths(["rules/console-40k"]))     # doctest: +SKIP
+>>> [p.path for p in out.pages][:3]                     # doctest: +SKIP
+['index.md', 'comparison.md', 'console-40k/index.md']
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping, MutableMapping
+
+import jinja2
+
+from compiler.driver import Compilation
+from compiler.model.ruleset import Ruleset
+from compiler.site.compare import Matchup, MatchupError, answers
+from compiler.site.env import environment
+from compiler.site.pages import Page, ruleset_data, ruleset_pages_for
+from compiler.site.sitemap import SiteMap, ruleset_pages, section_page
+
+__all__ = ["Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions", "site",
+           "write"]
+
+ASSETS = ("assets/warscribe.css",)
+
+
+class RenderError(Exception):
+    """The site cannot be rendered (rules with errors, a broken template)."""
+
+
+@dataclass(frozen=True)
+class SiteOptions:
+    title: str = "Rulebooks"
+    matchups: tuple[Matchup, ...] = ()
+    overrides: str | None = None  # a folder whose templates replace the packaged ones
+    workers: int = 1  # render rulesets in this many processes (where forking is safe)
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    path: str  # in the Markdown tree, e.g. "console-40k/lexicon.md"
+    title: str
+    markdown: str
+
+
+@dataclass(frozen=True)
+class RenderedSite:
+    pages: tuple[RenderedPage, ...]
+    nav: tuple[Any, ...]  # MkDocs-style, titles plain text: ({"Title": "path.md"} | {"Title": [...]}, ...)
+    assets: tuple[tuple[str, str], ...]  # (path, text)
+
+    def page(self, path: str) -> RenderedPage:
+        return next(p for p in self.pages if p.path == path)
+
+
+def site(compilation: Compilation, options: SiteOptions | None = None,
+         cache: MutableMapping[Any, Any] | None = None) -> RenderedSite:
+    """Render every ruleset of a compilation, plus the home and comparison pages.
+
+    ``cache`` (any dict the caller keeps between calls, e.g. ``mkdocs serve``'s
+    plugin) skips rulesets whose sources, templates and options have not changed:
+    their pages are reused as they were.  The output is the same with or without it.
+    """
+    options = options or SiteOptions()
+    if not compilation.ok:
+        raise RenderError("the rules have errors; run `warscribe check` to see them")
+    cache = {} if cache is None else cache
+    rulesets = tuple(sorted(compilation.rulesets, key=lambda r: r.id))
+    templates_key = _templates_key(options.overrides)
+    env_entry = cache.get("env")
+    if env_entry is None or env_entry[0] != templates_key:
+        env_entry = (templates_key, environment(options.overrides))
+        cache["env"] = env_entry
+    env = env_entry[1]
+    sitemap = SiteMap(rulesets)
+    site_info = {"title": options.title, "rulesets": rulesets, "has_comparison": bool(options.matchups)}
+    keys = {rs.id: _ruleset_key(rs, compilation.sources, options, templates_key) for rs in rulesets}
+
+    from compiler.site.pages import counts
+    from compiler.site.tools import PageTools
+    pages: list[Page] = [Page("index.md", options.title, "home.md.j2", dict(
+        site=site_info, r=PageTools("index.md", None, sitemap, compilation.sources),
+        summaries=[{"rs": rs, "counts": counts(rs), "path": ruleset_pages(rs.id)["overview"]}
+                   for rs in rulesets]))]
+    if options.matchups:
+        by_id = {rs.id: rs for rs in rulesets}
+        found = []
+        for m in options.matchups:
+            key = ("matchup", m, tuple(keys.get(e.ruleset, "") for e in m.entries))
+            if key not in cache:
+                cache[key] = answers(m, by_id)
+            found.append((m, cache[key]))
+        pages.append(Page("comparison.md", "Comparison", "comparison.md.j2", dict(
+            site=site_info, r=PageTools("comparison.md", None, sitemap, compilation.sources),
+            matchups=found)))
+    rendered = [RenderedPage(p.path, p.title, _render(env, p)) for p in pages]
+    todo = [rs for rs in rulesets if cache.get(("ruleset", rs.id), (None,))[0] != keys[rs.id]]
+    state = _RenderState(env, sitemap, compilation.sources, site_info, {rs.id: rs for rs in todo})
+    for rs_id, ruleset_pages_rendered in _render_rulesets(state, options.workers):
+        cache[("ruleset", rs_id)] = (keys[rs_id], ruleset_pages_rendered)
+    for rs in rulesets:
+        rendered.extend(cache[("ruleset", rs.id)][1])
+    return RenderedSite(tuple(rendered), _nav(rulesets, bool(options.matchups)), _assets())
+
+
+@dataclass(frozen=True)
+class _RenderState:
+    env: jinja2.Environment
+    sitemap: SiteMap
+    sources: Mapping[str, str]
+    site_info: Mapping[str, Any]
+    rulesets: Mapping[str, Ruleset]
+
+
+_FORKED: _RenderState | None = None  # what forked workers render from (inherited, never pickled)
+
+
+def _render_ruleset(state: _RenderState, rs_id: str) -> tuple[str, tuple[RenderedPage, ...]]:
+    """Work out one ruleset's tables and examples and render its pages."""
+    data = ruleset_data(state.rulesets[rs_id], state.sitemap, state.sources)
+    return rs_id, tuple(RenderedPage(p.path, p.title, _render(state.env, p))
+                        for p in ruleset_pages_for(state.env, data, state.site_info))
+
+
+def _render_forked(rs_id: str) -> tuple[str, tuple[RenderedPage, ...]]:
+    assert _FORKED is not None
+    return _render_ruleset(_FORKED, rs_id)
+
+
+def _render_rulesets(state: _RenderState, workers: int) -> list[tuple[str, tuple[RenderedPage, ...]]]:
+    """Render the rulesets one after the other, or in ``workers`` forked processes.
+
+    Forking is used only where it is safe: on a platform that has it, from a process
+    running a single thread (a fork copies only the calling thread, and a lock held by
+    another one would stay locked in the child).  The pages are the same either way.
+    """
+    ids = sorted(state.rulesets, key=lambda i: -len(state.rulesets[i].files))  # biggest first
+    import multiprocessing
+    import threading
+
+    if workers > 1 and len(ids) > 1 and threading.active_count() == 1 \
+            and "fork" in multiprocessing.get_all_start_methods():
+        global _FORKED
+        _FORKED = state
+        try:
+            with multiprocessing.get_context("fork").Pool(min(workers, len(ids))) as pool:
+                return list(pool.imap_unordered(_render_forked, ids, chunksize=1))
+        finally:
+            _FORKED = None
+    return [_render_ruleset(state, rs_id) for rs_id in ids]
+
+
+def _templates_key(overrides: str | None) -> str:
+    """What the override templates are: a digest of every ``*.j2`` file under the overrides folder."""
+    digest = hashlib.sha256()
+    if overrides is not None and Path(overrides).is_dir():
+        for path in sorted(Path(overrides).rglob("*.j2")):
+            digest.update(str(path.relative_to(overrides)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _ruleset_key(rs: Ruleset, sources: Mapping[str, str], options: SiteOptions, templates_key: str) -> str:
+    """A digest of everything one ruleset's pages depend on: its sources (and its base's), the templates, the title."""
+    digest = hashlib.sha256(f"{rs.id}\0{options.title}\0{templates_key}\0".encode())
+    model: Ruleset | None = rs
+    while model is not None:
+        for f in model.files:
+            digest.update(f.encode() + b"\0" + sources.get(f, "").encode() + b"\0")
+        model = model.base
+    return digest.hexdigest()
+
+
+def _render(env: jinja2.Environment, page: Page) -> str:
+    try:
+        text = env.get_template(page.template).render(page=page, **page.context)
+    except jinja2.TemplateError as err:
+        where = getattr(err, "filename", None) or page.template
+        line = getattr(err, "lineno", None)
+        raise RenderError(f"template {where}{':' + str(line) if line else ''} failed for {page.path}: {err}") from err
+    text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
+    return text
+
+
+def _nav(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ...]:
+    from compiler import ast as A
+
+    nav: list[Any] = [{"Home": "index.md"}]
+    for rs in rulesets:
+        pages = ruleset_pages(rs.id)
+        rulebook = [{s.title: section_page(rs.id, s.id)} for s in rs.items if isinstance(s, A.Section)]
+        entry: list[Any] = [{"Overview": pages["overview"]}]
+        if rulebook:
+            entry.append({"Rulebook": rulebook})
+        entry += [{"Lexicon": pages["lexicon"]}, {"Quick reference": pages["quickref"]},
+                  {"Datasheets": pages["datasheets"]}, {"Worked examples": pages["examples"]},
+                  {"Notes": pages["notes"]}]
+        if rs.base is not None:
+            entry.append({"What these house rules change": pages["house_rules"]})
+        entry.append({"Changes": pages["changes"]})
+        nav.append({rs.title: entry})
+    if comparison:
+        nav.append({"Comparison": "comparison.md"})
+    return tuple(nav)
+
+
+def _assets() -> tuple[tuple[str, str], ...]:
+    root = resources.files("compiler.site") / "assets"
+    return tuple((path, (root / Path(path).name).read_text(encoding="utf-8")) for path in ASSETS)
+
+
+def write(rendered: RenderedSite, out: str | Path) -> list[Path]:
+    """Write the pages and assets under ``out`` (each file atomically); return the paths written.
+
+    A link found where a file goes is replaced, never written through: nothing outside ``out`` changes.
+    """
+    from compiler.site.output import write_atomic
+
+    out = Path(out)
+    written: list[Path] = []
+    for path, text in [(p.path, p.markdown) for p in rendered.pages] + list(rendered.assets):
+        target = out / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_symlink():
+            target.unlink()
+        write_atomic(target, text.encode("utf-8"))
+        written.append(target)
+    return written

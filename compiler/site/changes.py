@@ -1,0 +1,134 @@
+"""The "What these house rules change" page of an overlay, and the Changes page of every ruleset.
+
+Both are built from the semantic diff (:mod:`compiler.review.diff`):
+
+* an overlay's page is ``diff_models(rs.base, rs)`` — every declaration the
+  overlay adds, replaces or removes, with links to its entry (and to the base's
+  entry for a replaced or removed one) and the clauses before and after — plus
+  ``impact(rs.base, rs)``: the standard matchups and the examples whose results
+  moved;
+* a ruleset's Changes page is its declared history (the header's ``history``
+  entries) and, when its folder is in git and :func:`~compiler.review.gitsource.releases`
+  finds earlier versions, what each release changed against the one before it.
+  Git is optional: outside a repository, or when anything about it fails, the
+  page just has the declared history.
+
+The views are plain data (no Markdown): the templates ``house-rules.md.j2`` and
+``changes.md.j2`` turn them into pages.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from compiler import ast as A
+from compiler.review.diff import ADDED, CHANGED, MOVED, REMOVED, Change, Impact, diff_models, impact
+from compiler.model.ruleset import Ruleset
+
+#: At most this many consecutive release pairs are compared on a Changes page.
+MAX_RELEASE_DIFFS = 5
+
+
+@dataclass(frozen=True)
+class FieldView:
+    field: str
+    old: str | None
+    new: str | None
+    multiline: bool
+
+
+@dataclass(frozen=True)
+class ChangeView:
+    id: str
+    kind: str
+    title: str
+    change: str  # added, changed, removed, moved
+    section: str | None
+    fields: tuple[FieldView, ...]
+    indirect: bool
+    cells: int  # how many worked-out cells changed
+    text_changed: bool  # its prose changed
+
+
+@dataclass(frozen=True)
+class HouseRulesView:
+    counts: tuple[tuple[str, int], ...]
+    changes: tuple[ChangeView, ...]
+    impact: Impact
+    header: tuple[FieldView, ...]
+
+
+@dataclass(frozen=True)
+class ReleaseDiffView:
+    old_version: str
+    new_version: str
+    date: str
+    commit: str
+    changes: tuple[ChangeView, ...]
+
+
+def _field_views(c: Change) -> tuple[FieldView, ...]:
+    out = [FieldView(f.field, f.old, f.new, f.multiline) for f in c.fields]
+    out += [FieldView(s.stat, s.old, s.new, False) for s in c.stats]
+    return tuple(out)
+
+
+def _view(c: Change) -> ChangeView:
+    return ChangeView(c.id, c.kind, c.title or c.id, c.change, c.section, _field_views(c), c.indirect,
+                      len(c.cells), bool(c.prose))
+
+
+def house_rules(rs: Ruleset) -> HouseRulesView | None:
+    """What an overlay changes in its base, and what that does to the odds (None for a ruleset without a base)."""
+    if rs.base is None:
+        return None
+    d = diff_models(rs.base, rs)
+    head = next((c for c in d.changes if c.kind == "ruleset"), None)
+    changes = tuple(_view(c) for c in d.changes if c.kind != "ruleset")
+    n = d.counts()
+    counts = tuple((label, n[key]) for key, label in ((ADDED, "added"), (CHANGED, "replaced"),
+                                                      (REMOVED, "removed"), (MOVED, "moved")) if n[key])
+    return HouseRulesView(counts, changes, impact(rs.base, rs), _field_views(head) if head else ())
+
+
+def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:
+    """What each release of ``rs`` found in git changed against the one before it, newest first.
+
+    Empty outside git, with fewer than two releases, or when git or an old
+    version cannot be read: this never fails.
+    """
+    try:
+        from compiler.review.gitsource import SideSpec, load_side, releases
+
+        found = releases(rs.folder)
+        if len(found) < 2:
+            return ()
+        out: list[ReleaseDiffView] = []
+        loaded: dict[str, Ruleset | None] = {}
+
+        def model(commit: str) -> Ruleset | None:
+            if commit not in loaded:
+                side = load_side(SideSpec(commit, rs.folder))
+                loaded[commit] = side.model if side.ok else None
+            return loaded[commit]
+
+        for newer, older in list(zip(found, found[1:]))[:MAX_RELEASE_DIFFS]:
+            new_m, old_m = model(newer.commit), model(older.commit)
+            if new_m is None or old_m is None:
+                continue
+            d = diff_models(old_m, new_m, cells=False)
+            out.append(ReleaseDiffView(older.version, newer.version, newer.date, newer.commit[:12],
+                                       tuple(_view(c) for c in d.changes if c.kind != "ruleset")))
+        return tuple(out)
+    except Exception:  # noqa: BLE001 — git is a bonus; the build never fails because of it
+        return ()
+
+
+def history(rs: Ruleset) -> tuple[A.HistoryEntry, ...]:
+    return tuple(rs.header.history)
+
+
+def has_house_rules_page(rs: Ruleset) -> bool:
+    return rs.base is not None
+
+
+__all__ = ["ChangeView", "FieldView", "HouseRulesView", "ReleaseDiffView", "house_rules", "release_diffs",
+           "history", "has_house_rules_page", "MAX_RELEASE_DIFFS"]

@@ -1,0 +1,117 @@
+"""The comparison page: one matchup resolved under every ruleset, side by side.
+
+A matchup is a question asked of several rulesets ("ten Space Marines shoot
+ten Orks: how many Orks fall?").  Each ruleset answers it with an expression
+in its own terms, given in the site configuration::
+
+    matchups:
+      - id: marines_shoot_orks
+        title: Ten Space Marines shoot ten Orks
+        ask: Orks removed
+        rulesets:
+          console-40k: shooting(10 space_marine, boltgun, 10 ork_boy).killed
+          classic-40k:
+            expression: shooting(10 space_marine, boltgun, 10 ork_boy).killed
+            note: in the open
+
+An expression is checked like ``warscribe eval`` checks one; a mistake fails
+the build with a diagnostic, never a blank cell.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+from compiler.check.passes import Context, Scope, check_expr
+from compiler.diagnostics import Diagnostic, Sink
+from compiler.model.ruleset import Ruleset
+from compiler.resolve.report import distribution_rows, mean_of
+from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, parse_expression, show
+from compiler.resolve.runner import fmt_number
+from compiler.site.examples import Chart, chart_of
+from compiler.site.env import percent
+
+
+@dataclass(frozen=True)
+class MatchupEntry:
+    ruleset: str
+    expression: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Matchup:
+    id: str
+    title: str
+    ask: str  # what the number counts, e.g. "Orks removed"
+    entries: tuple[MatchupEntry, ...]
+    description: str = ""
+
+    @staticmethod
+    def from_config(raw: Mapping[str, Any]) -> "Matchup":
+        entries = []
+        for rs_id, value in sorted((raw.get("rulesets") or {}).items()):
+            if isinstance(value, str):
+                entries.append(MatchupEntry(rs_id, value))
+            else:
+                entries.append(MatchupEntry(rs_id, str(value["expression"]), str(value.get("note", ""))))
+        anchor = re.sub(r"[^A-Za-z0-9_-]+", "-", str(raw["id"])).strip("-") or "matchup"
+        return Matchup(anchor, str(raw.get("title", raw["id"])), str(raw.get("ask", "result")),
+                       tuple(entries), str(raw.get("description", "")))
+
+
+@dataclass(frozen=True)
+class Answer:
+    ruleset: Ruleset
+    entry: MatchupEntry
+    mean: str
+    at_least: tuple[tuple[int, str], ...]  # (k, "P(X >= k)") for the columns of the summary
+    chart: Chart | None
+    value: str  # for a plain (non-random) answer
+
+
+class MatchupError(Exception):
+    def __init__(self, message: str, diagnostics: tuple[Diagnostic, ...] = (), sources: Mapping[str, str] | None = None):
+        super().__init__(message)
+        self.diagnostics = diagnostics
+        self.sources = dict(sources or {})
+
+
+def answer(rs: Ruleset, entry: MatchupEntry, thresholds: tuple[int, ...]) -> Answer:
+    where = f"<matchup {entry.ruleset}>"
+    try:
+        expr = parse_expression(entry.expression, where)
+    except ResolveError as err:
+        raise MatchupError(f"matchup expression for {rs.id} does not parse: {err.message}: {entry.expression}")
+    sink = Sink()
+    check_expr(expr, Scope(Context(rs, sink), where))
+    if sink.has_errors:
+        raise MatchupError(f"matchup expression for {rs.id} has errors: {entry.expression}",
+                           tuple(d for d in sink.items if d.is_error), {where: entry.expression})
+    try:
+        value = Evaluator(rs).evaluate(expr)
+    except ResolveError as err:
+        raise MatchupError(f"matchup expression for {rs.id} cannot be worked out ({err.message}): {entry.expression}")
+    if isinstance(value, AttackResult):
+        value = list(value.steps.values())[-1]
+    if not is_dist(value):
+        return Answer(rs, entry, show(value), (), None, show(value))
+    m = mean_of(value)
+    rows = distribution_rows(value)
+    tails = {v: t for v, _, t in rows if t is not None}
+    at_least = []
+    for k in thresholds:
+        t = next((tails[v] for v in sorted(tails) if isinstance(v, int) and v >= k), Fraction(0))
+        at_least.append((k, percent(float(t))))
+    chart = chart_of(entry.ruleset, value, f"{rs.title}: {entry.expression}", width=360, height=180)
+    return Answer(rs, entry, fmt_number(m) if isinstance(m, Fraction) else str(m), tuple(at_least), chart, "")
+
+
+def answers(matchup: Matchup, rulesets: Mapping[str, Ruleset]) -> list[Answer]:
+    known = [e for e in matchup.entries if e.ruleset in rulesets]
+    missing = [e.ruleset for e in matchup.entries if e.ruleset not in rulesets]
+    if missing:
+        raise MatchupError(f"matchup '{matchup.id}' names rulesets that are not in the site: {', '.join(missing)}")
+    return [answer(rulesets[e.ruleset], e, (1, 2, 3, 5)) for e in known]

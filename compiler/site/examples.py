@@ -1,0 +1,178 @@
+"""Worked examples run at build time: their results, and a chart of each distribution.
+
+For every example the renderer evaluates its ``let`` values with the same
+resolver that ``warscribe test`` uses; an attack gives one distribution per
+step (shots, hits, wounds…), a random value gives one distribution.  Each
+distribution becomes a :class:`Chart`: an SVG bar chart plus the rows of a
+text table (value, chance, chance of at least that much).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from compiler import ast as A
+from compiler.model.ruleset import Ruleset
+from compiler.resolve.report import distribution_rows, mean_of
+from compiler.resolve.evaluator import AttackResult, Evaluator, LetVar, ResolveError, is_dist, show, unwrap
+from compiler.resolve.runner import Failure, check_expect, fmt_number, run_property
+from compiler.site.charts import bar_chart
+from compiler.site.env import percent
+
+
+@dataclass(frozen=True)
+class Row:
+    value: str
+    p: str  # "25%"
+    exact: str  # "1/4"
+    at_least: str  # "75%" or ""
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str  # "r.killed"
+    label: str  # text alternative of the picture, one line
+    svg: str
+    mean: str
+    rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class ExampleView:
+    id: str
+    passed: bool
+    checked: int
+    charts: tuple[Chart, ...]
+    steps: tuple[tuple[str, str], ...]  # (let name, "on average shots 5 → hits 3.33 → …" or a chance)
+    values: tuple[tuple[A.Expect, str, bool], ...]  # (expectation, actual value, held)
+    failures: tuple[str, ...]
+
+
+def _exact(p: Any) -> str:
+    if isinstance(p, Fraction):
+        return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+    return f"{float(p):.6g}"
+
+
+TAIL = 0.0005  # values this unlikely at either end are left out of a chart, and said so
+
+
+def chart_of(name: str, d: Any, caption: str, width: int = 480, height: int = 200) -> Chart | None:
+    """A chart of one distribution (None when its values are not plain numbers or yes/no).
+
+    Values at either end less likely than :data:`TAIL` are left out of the picture and
+    the table; the row "other values" says how likely they are together.
+    """
+    rows = distribution_rows(d)
+    if not rows or len(rows) > 400:
+        return None
+    values = [v for v, _, _ in rows]
+    if not all(isinstance(v, (int, bool, Fraction, str)) or v is None for v in values):
+        return None
+    lo, hi = 0, len(rows)
+    while hi - lo > 1 and float(rows[lo][1]) < TAIL:
+        lo += 1
+    while hi - lo > 1 and float(rows[hi - 1][1]) < TAIL:
+        hi -= 1
+    kept = rows[lo:hi]
+    left_out = 1.0 - sum(float(p) for _, p, _ in kept)
+    m = mean_of(d)
+    mean_text = fmt_number(m) if isinstance(m, Fraction) else (f"{float(m):.4g}" if m is not None else "")
+    mean_f = float(m) if m is not None else None
+    int_rows = all(isinstance(v, int) and not isinstance(v, bool) for v, _, _ in kept)
+    svg = bar_chart([(v if int_rows else show(v), float(p)) for v, p, _ in kept],
+                    caption, width=width, height=height, mean=mean_f if int_rows else None)
+    alt = f"{caption}: " + ", ".join(f"{show(v)} {percent(float(p))}" for v, p, _ in kept if p)
+    table = [Row(show(v), percent(float(p)), _exact(p), percent(float(t)) if t is not None else "")
+             for v, p, t in kept]
+    if lo or hi < len(rows):
+        alt += f"; other values {percent(left_out)} together"
+        table.append(Row("other values", percent(left_out), "", ""))
+    return Chart(name, alt, svg, mean_text, tuple(table))
+
+
+def _charts(name: str, value: Any) -> tuple[list[Chart], str]:
+    """The chart of one ``let`` value, and a line about it: the means of an attack's
+    steps, or the chance of a yes/no value (which needs no chart)."""
+    if isinstance(value, LetVar):
+        value = value.cached
+    if isinstance(value, AttackResult):
+        steps = [(step, d) for step, d in value.steps.items() if is_dist(d)]
+        if not steps:
+            return [], ""
+        means = "on average " + " → ".join(f"{step} {_mean_text(d)}" for step, d in steps)
+        step, d = steps[-1]
+        c = chart_of(f"{name}.{step}", d, f"{name}.{step}") if len(distribution_rows(d)) > 1 else None
+        return ([c] if c is not None else []), means
+    if not is_dist(value):
+        return [], ""
+    rows = distribution_rows(value)
+    if all(isinstance(v, bool) for v, _, _ in rows):
+        p = sum((q for v, q, _ in rows if v is True), Fraction(0))
+        return [], f"yes with a chance of {percent(float(p))} ({_exact(p)})"
+    if len(rows) > 1:
+        c = chart_of(name, value, name)
+        return ([c] if c is not None else []), ""
+    return [], ""
+
+
+def _mean_text(d: Any) -> str:
+    m = mean_of(d)
+    if m is None:
+        return "?"
+    if isinstance(m, Fraction):
+        return str(m.numerator) if m.denominator == 1 else f"{float(m):.3g}"
+    return f"{float(m):.3g}"
+
+
+def example_views(rs: Ruleset) -> dict[str, ExampleView]:
+    """Run every example and property of a ruleset; chart the distributions of the examples."""
+    views: dict[str, ExampleView] = {}
+    for d in rs.walk():
+        if isinstance(d, A.Example):
+            views[d.id] = _example(rs, d)
+        elif isinstance(d, A.Property):
+            res = run_property(rs, d)
+            views[d.id] = ExampleView(d.id, res.passed, res.checked, (), (), (),
+                                      tuple(_failure_text(f) for f in res.failures))
+    return views
+
+
+def _failure_text(f: Failure) -> str:
+    return f.message + (f" (expected {f.expected}, got {f.actual})" if f.expected else "")
+
+
+def _example(rs: Ruleset, ex: A.Example) -> ExampleView:
+    """Bind the example's lets and check its expectations, as ``warscribe test`` does, charting as we go."""
+    ev = Evaluator(rs)
+    env: dict[str, Any] = {}
+    charts: list[Chart] = []
+    steps: list[tuple[str, str]] = []
+    try:
+        for let in ex.lets:
+            ev.bind_let(let, env)
+            made, line = _charts(let.name, env[let.name])
+            charts.extend(made)
+            if line:
+                steps.append((let.name, line))
+    except ResolveError as err:
+        return ExampleView(ex.id, False, 0, tuple(charts), tuple(steps), (), (err.message,))
+    values = []
+    failures = []
+    for e in ex.expects:
+        failure, shown = check_expect(ev, e, env)
+        values.append((e, shown, failure is None))
+        if failure is not None:
+            failures.append(_failure_text(failure))
+    return ExampleView(ex.id, not failures, len(ex.expects), tuple(charts), tuple(steps), tuple(values),
+                       tuple(failures))
+
+
+def distribution_summary(d: Any) -> dict[str, Any]:
+    """Mean and tail chances of a distribution, for the comparison page."""
+    rows = distribution_rows(d)
+    m = mean_of(d)
+    return {"mean": m, "rows": rows,
+            "p_none": next((p for v, p, _ in rows if unwrap(v) == 0), Fraction(0)),
+            }

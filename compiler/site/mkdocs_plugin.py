@@ -1,0 +1,270 @@
+"""The MkDocs plugin ``warscribe``: a thin wrapper that adds the rendered pages to a build.
+
+::
+
+    plugins:
+      - search
+      - warscribe:
+          rules_dir: rules          # relative to mkdocs.yml
+          matchups: [...]           # the comparison page (see compiler.site.compare)
+
+At build time the plugin compiles ``rules_dir`` (the same pipeline as
+``warscribe check``), renders it with :mod:`compiler.site` and hands the
+pages to MkDocs as generated files (``File.generated``, MkDocs ≥ 1.6).  Rules
+with errors stop the build with the same diagnostics ``warscribe check``
+prints; warnings are logged under ``mkdocs.plugins.warscribe``, so
+``mkdocs build --strict`` fails on them.  Under ``mkdocs serve`` the rules
+folder is watched: saving a ``.rules`` file rebuilds the site.
+
+Templates: a file in the docs folder (``site/``) with the name of a packaged
+template (``lexicon.md.j2``, ``item/table.md.j2``…) replaces it.
+"""
+from __future__ import annotations
+
+import html
+import logging
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import jinja2.bccache
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+
+from compiler.diagnostics import Severity, render
+from compiler.driver import compile_paths
+from compiler.model.load import UsageError
+
+log = logging.getLogger("mkdocs.plugins.warscribe")
+
+# Written by the plugin as the build goes, read by `warscribe build` for its progress bar:
+# "hook" (set by the caller) is called with (event, done, total).
+PROGRESS: dict[str, Any] = {}
+
+
+def _report(event: str, done: int = 0, total: int = 0) -> None:
+    hook = PROGRESS.get("hook")
+    if hook is not None:
+        hook(event, done, total)
+
+
+class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]
+    rules_dir = c.Type(str, default="rules")
+    title = c.Optional(c.Type(str))  # the home page's title (default: site_name)
+    matchups = c.Type(list, default=[])
+    templates_dir = c.Optional(c.Type(str))  # template overrides (default: the docs folder)
+    nav = c.Type(bool, default=True)  # build the navigation when mkdocs.yml has none
+
+
+class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-call]
+    """Adds every ruleset's pages to the MkDocs build."""
+
+    def __init__(self) -> None:
+        self.site: Any = None
+        self.seconds = 0.0
+        self._pages = self._read = self._written = 0
+        self.serving = False
+        self._render_cache: dict[Any, Any] = {}
+        self._compiled: dict[Path, tuple[Any, Any]] = {}
+        self._pages_dir: Path | None = None
+        self._bytecode: Any = None
+
+    # MkDocs keeps a plugin that has on_startup between the rebuilds of `mkdocs serve`: the
+    # caches below then make a rebuild compile and render only the rulesets that changed.
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"
+        self.dirty = dirty
+
+    def on_shutdown(self) -> None:
+        if self._pages_dir is not None:
+            shutil.rmtree(self._pages_dir, ignore_errors=True)
+            self._pages_dir = None
+
+    def _root(self, config: MkDocsConfig) -> Path:
+        return Path(config.config_file_path or ".").resolve().parent
+
+    def rules_dir(self, config: MkDocsConfig) -> Path:
+        return self._root(config) / self.config.rules_dir
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        from compiler import site as renderer
+        from compiler.site.compare import Matchup, MatchupError
+
+        start = time.perf_counter()
+        _report("render")
+        rules = self.rules_dir(config)
+        if not rules.is_dir():
+            raise PluginError(f"warscribe: the rules folder {rules} does not exist "
+                              f"(set rules_dir under the warscribe plugin in {config.config_file_path})")
+        try:
+            compilation = self._compile_changed(rules) if self.serving else compile_paths([str(rules)])
+        except UsageError as err:
+            raise PluginError(f"warscribe: {err}") from err
+        sources = dict(compilation.sources)
+        for d in compilation.diagnostics:
+            if d.severity is Severity.WARNING:
+                log.warning(render(d, sources))
+            elif d.severity is Severity.NOTE:
+                log.debug(render(d, sources))
+        if not compilation.ok:
+            errors = [render(d, sources) for d in compilation.diagnostics if d.is_error]
+            raise PluginError("warscribe: the rules have errors\n\n" + "\n\n".join(errors))
+        try:
+            matchups = tuple(Matchup.from_config(m) for m in self.config.matchups)
+        except (KeyError, TypeError, AttributeError) as err:
+            raise PluginError(f"warscribe: a matchup in mkdocs.yml is not complete ({err}); "
+                              "each needs an id and rulesets: {ruleset-id: expression}") from err
+        overrides = self.config.templates_dir
+        overrides_dir = str(self._root(config) / overrides) if overrides else config.docs_dir
+        try:
+            self.site = renderer.site(compilation, renderer.SiteOptions(
+                title=self.config.title or config.site_name, matchups=matchups, overrides=overrides_dir,
+                workers=1 if self.serving else (os.cpu_count() or 1)),
+                cache=self._render_cache if self.serving else None)
+        except MatchupError as err:
+            detail = "\n\n".join(render(d, err.sources) for d in err.diagnostics)
+            raise PluginError(f"warscribe: {err}" + (f"\n\n{detail}" if detail else "")) from err
+        except renderer.RenderError as err:
+            raise PluginError(f"warscribe: {err}") from err
+        if config.nav is None and self.config.nav:
+            config.nav = self._nav(config)
+        for path, _ in self.site.assets:
+            if path.endswith(".css") and path not in config.extra_css:
+                config.extra_css.append(path)
+        self.seconds = time.perf_counter() - start
+        PROGRESS["render_seconds"] = self.seconds
+        log.debug(f"compiled and rendered {len(self.site.pages)} pages in {self.seconds:.2f} s")
+        return config
+
+    def _nav(self, config: MkDocsConfig) -> list[Any]:
+        """The renderer's navigation (titles escaped: themes print them as HTML), then the hand-written pages."""
+        def escape(item: Any) -> Any:
+            if isinstance(item, dict):
+                return {html.escape(k, quote=False): escape(v) for k, v in item.items()}
+            if isinstance(item, (list, tuple)):
+                return [escape(i) for i in item]
+            return item
+        nav = escape(self.site.nav)
+        generated = {p.path for p in self.site.pages}
+        docs = Path(config.docs_dir)
+        extra = sorted(str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
+                       if p.relative_to(docs).as_posix() not in generated)
+        return list(nav) + extra
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        for f in list(files):
+            if f.src_uri.endswith(".j2"):
+                files.remove(f)  # template overrides are read by the renderer, not published
+        for page in self.site.pages:
+            existing = files.get_file_from_path(page.path)
+            if existing is not None:
+                log.warning(f"warscribe: {page.path} is generated from the rules; the page of that name "
+                            f"in {config.docs_dir} is ignored")
+                files.remove(existing)
+            files.append(self._generated(config, page.path, page.markdown))
+        for path, text in self.site.assets:
+            if files.get_file_from_path(path) is None:
+                files.append(self._generated(config, path, text))
+        self._pages = len(files.documentation_pages())
+        self._read = self._written = 0
+        PROGRESS["pages"] = self._pages
+        return files
+
+    def on_page_content(self, html: str, page: Any, config: MkDocsConfig, files: Files) -> str:
+        self._read += 1
+        _report("pages", self._read, self._pages)
+        return html
+
+    def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:
+        self._written += 1
+        _report("write", self._written, self._pages)
+        return output
+
+    def _generated(self, config: MkDocsConfig, path: str, text: str) -> File:
+        """A generated page: in memory, or under `mkdocs serve --dirty` a file rewritten only when
+        its text changes, so that MkDocs rebuilds just the pages a change of the rules touched."""
+        if not (self.serving and self.dirty):
+            return File.generated(config, path, content=text)
+        if self._pages_dir is None:
+            self._pages_dir = Path(tempfile.mkdtemp(prefix="warscribe-pages-"))
+        target = self._pages_dir / path
+        data = text.encode("utf-8")
+        if not target.is_file() or target.read_bytes() != data:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        return File.generated(config, path, abs_src_path=str(target))
+
+    def _compile_changed(self, rules: Path) -> Any:
+        """Compile each ruleset folder on its own, reusing the last result of any folder whose
+        files (and its base's) have not changed since; merge the results."""
+        from types import MappingProxyType
+
+        from compiler.driver import Compilation
+        from compiler.model.load import find_ruleset_folders
+
+        rulesets: list[Any] = []
+        diagnostics: dict[Any, None] = {}
+        sources: dict[str, str] = {}
+        wanted = [Path(f) for f in find_ruleset_folders([str(rules)])]
+        for folder in wanted:
+            before = self._compiled.get(folder)
+            if before is None or before[0] != _signature(folder, before[1].sources):
+                result = compile_paths([str(folder)])
+                self._compiled[folder] = (_signature(folder, result.sources), result)
+            result = self._compiled[folder][1]
+            rulesets.extend(result.rulesets)
+            diagnostics.update(dict.fromkeys(result.diagnostics))
+            sources.update(result.sources)
+        for gone in set(self._compiled) - set(wanted):
+            del self._compiled[gone]
+        return Compilation(tuple(rulesets), tuple(diagnostics), MappingProxyType(sources))
+
+    def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
+        """Under `mkdocs serve`, keep the theme's compiled templates between rebuilds
+        (MkDocs makes a new template environment for every build)."""
+        if self.serving:
+            if self._bytecode is None:
+                self._bytecode = _MemoryBytecodeCache()
+            env.bytecode_cache = self._bytecode
+        return env
+
+    def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
+        server.watch(str(self.rules_dir(config)))
+        return server
+
+
+def _signature(folder: Path, sources: Any) -> tuple[tuple[str, int, int], ...]:
+    """The files a compiled folder depends on (its own .rules files and those it read, e.g. a
+    base ruleset's), each with its modification time and size."""
+    paths = {str(p) for p in folder.glob("*.rules")} | set(sources)
+    out = []
+    for p in sorted(paths):
+        try:
+            st = os.stat(p)
+            out.append((p, st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((p, -1, -1))
+    return tuple(out)
+
+
+class _MemoryBytecodeCache(jinja2.BytecodeCache):
+    """Compiled templates kept in memory, keyed by template name and source checksum."""
+
+    def __init__(self) -> None:
+        self._store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self._store.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._store[bucket.key] = bucket.bytecode_to_string()

@@ -1,0 +1,277 @@
+"""The pages of one ruleset, and of the site, each from one template and its context.
+
+A page is a template name plus the values it is given.  The rulebook pages
+walk the author's sections in order and render each declaration with the
+template of its kind (``item/<kind>.md.j2``), so a project can override how
+one kind looks without copying the rest.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import jinja2
+from markupsafe import Markup
+
+from compiler import ast as A
+from compiler.model.ruleset import Ruleset, game_parts, kind_of
+from compiler.resolve.evaluator import Evaluator
+from compiler.site.changes import HouseRulesView, ReleaseDiffView, house_rules, release_diffs
+from compiler.site.examples import ExampleView, example_views
+from compiler.site.sitemap import (DATASHEET_TYPES, EXAMPLE_TYPES, LEXICON_KINDS, LEXICON_TYPES, SiteMap,
+                      ruleset_pages, section_page)
+from compiler.site.tables import TableView, table_view
+from compiler.site.tools import PageTools
+from compiler.site.usage import uses
+
+# Which template renders each kind of declaration inside a rulebook page.
+ITEM_TEMPLATES: dict[type, str] = {
+    A.Section: "item/section.md.j2",
+    A.Rule: "item/rule.md.j2",
+    A.ProseBlock: "item/prose.md.j2",
+    A.Note: "item/note.md.j2",
+    A.Table: "item/table.md.j2",
+    A.Test: "item/test.md.j2",
+    A.Formula: "item/formula.md.j2",
+    A.Modifier: "item/modifier.md.j2",
+    A.Attack: "item/attack.md.j2",
+    A.Army: "item/army.md.j2",
+    A.Game: "item/game.md.j2",
+}
+REFERENCES_TEMPLATE = "item/references.md.j2"  # lexicon entries, datasheets and examples met in the rulebook
+
+# The names each template is given (every page template also gets ``page``: path and title).
+# Documented on the site's "Templates and overrides" page; a test checks the templates use no others.
+_RULESET = ("site", "rs", "r")
+TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
+    "home.md.j2": ("site", "r", "summaries"),
+    "comparison.md.j2": ("site", "r", "matchups"),
+    "overview.md.j2": _RULESET + ("counts", "contents", "loose", "notes", "base"),
+    "rulebook.md.j2": _RULESET + ("section", "body", "previous", "next"),
+    "lexicon.md.j2": _RULESET + ("groups", "entries"),
+    "quick-reference.md.j2": _RULESET + ("tables", "tests", "modifiers", "abilities", "games", "attacks"),
+    "datasheets.md.j2": _RULESET + ("units", "weapons", "squads", "unit_stats", "weapon_stats", "armies"),
+    "examples.md.j2": _RULESET + ("groups", "views"),
+    "notes.md.j2": _RULESET + ("groups",),
+    "house-rules.md.j2": _RULESET + ("base", "view"),
+    "changes.md.j2": _RULESET + ("history", "releases"),
+    REFERENCES_TEMPLATE: ("refs", "level", "r", "rs", "extra"),
+    **{name: ("d", "level", "r", "rs", "extra") for name in ITEM_TEMPLATES.values()},
+}
+
+LEXICON_GROUPS = (
+    ("stat", "Characteristics"), ("keyword", "Keywords"), ("ability", "Abilities"),
+    ("status", "Statuses"), ("term", "Terms"), ("situation", "Situations"), ("die", "Dice"),
+)
+NOTE_GROUPS = (("open question", "Open questions"), ("assumption", "Assumptions"),
+               ("designer note", "Designer's notes"))
+
+
+@dataclass
+class Page:
+    path: str
+    title: str
+    template: str
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RulesetData:
+    """What the pages of one ruleset share: its model, tools' inputs, computed tables and examples."""
+
+    rs: Ruleset
+    sitemap: SiteMap
+    sources: Mapping[str, str]
+    uses: Mapping[str, tuple[str, ...]]
+    tables: Mapping[str, TableView]
+    examples: Mapping[str, ExampleView]
+    house_rules: HouseRulesView | None = None
+    releases: tuple[ReleaseDiffView, ...] = ()
+
+    def tools(self, page: str) -> PageTools:
+        return PageTools(page, self.rs, self.sitemap, self.sources, self.uses)
+
+
+def ruleset_data(rs: Ruleset, sitemap: SiteMap, sources: Mapping[str, str]) -> RulesetData:
+    ev = Evaluator(rs)
+    tables = {t.id: table_view(rs, t, ev) for t in rs.of_type(A.Table)}
+    return RulesetData(rs, sitemap, sources, uses(rs), tables, example_views(rs), house_rules(rs),
+                       release_diffs(rs))
+
+
+# ---------------------------------------------------------------------------
+# Rulebook bodies: the author's declarations in order, one template per kind
+# ---------------------------------------------------------------------------
+
+def _homed_elsewhere(d: A.Decl) -> bool:
+    return isinstance(d, LEXICON_TYPES + DATASHEET_TYPES + EXAMPLE_TYPES)
+
+
+def render_items(env: jinja2.Environment, data: RulesetData, items: tuple[A.Decl, ...], level: int,
+                 r: PageTools) -> str:
+    """The Markdown of some declarations, in order, with nested sections one level deeper."""
+    out: list[str] = []
+    batch: list[A.Decl] = []
+
+    def flush() -> None:
+        if batch:
+            out.append(env.get_template(REFERENCES_TEMPLATE).render(
+                refs=tuple(batch), level=level, r=r, rs=data.rs, extra={}))
+            batch.clear()
+
+    for d in items:
+        if isinstance(d, (A.Replace, A.Remove, A.Extend)):
+            continue
+        if _homed_elsewhere(d):
+            batch.append(d)
+            continue
+        flush()
+        template = ITEM_TEMPLATES.get(type(d))
+        if template is None:
+            continue
+        extra: dict[str, Any] = {}
+        if isinstance(d, A.Table):
+            extra["table"] = data.tables[d.id]
+        out.append(env.get_template(template).render(d=d, level=level, r=r, rs=data.rs, extra=extra))
+        if isinstance(d, (A.Section, A.Rule)):
+            out.append(render_items(env, data, d.body, level + 1, r))
+    flush()
+    return "\n\n".join(s.strip("\n") for s in out if s.strip())
+
+
+# ---------------------------------------------------------------------------
+# The pages of one ruleset
+# ---------------------------------------------------------------------------
+
+def counts(rs: Ruleset) -> list[tuple[str, int, str]]:
+    """(label, how many, page role) for the overview."""
+    kinds: dict[str, int] = {}
+    for d in rs.walk():
+        if isinstance(d, (A.ProseBlock, A.Replace, A.Remove, A.Extend)):
+            continue
+        k = kind_of(d)
+        kinds[k] = kinds.get(k, 0) + 1
+    rows = [
+        ("sections", kinds.get("section", 0), "overview"),
+        ("rules", kinds.get("rule", 0), "overview"),
+        ("lexicon entries", sum(kinds.get(k, 0) for k in LEXICON_KINDS), "lexicon"),
+        ("tables", kinds.get("table", 0), "quickref"),
+        ("tests", kinds.get("test", 0), "quickref"),
+        ("modifiers", kinds.get("modifier", 0), "quickref"),
+        ("units", kinds.get("unit", 0), "datasheets"),
+        ("weapons", kinds.get("weapon", 0), "datasheets"),
+        ("squads", kinds.get("squad", 0), "datasheets"),
+        ("examples", kinds.get("example", 0), "examples"),
+        ("properties", kinds.get("property", 0), "examples"),
+        ("notes", sum(kinds.get(k, 0) for k, _ in NOTE_GROUPS), "notes"),
+    ]
+    return [row for row in rows if row[1]]
+
+
+def _contents(rs: Ruleset) -> list[dict[str, Any]]:
+    """The rulebook's table of contents: top sections with their subsections and rules."""
+    def sub(items: tuple[A.Decl, ...]) -> list[dict[str, Any]]:
+        return [{"d": d, "children": sub(d.body)} for d in items if isinstance(d, (A.Section, A.Rule))]
+    return [{"d": d, "path": section_page(rs.id, d.id), "children": sub(d.body)}
+            for d in rs.items if isinstance(d, A.Section)]
+
+
+def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[str, Any]) -> list[Page]:
+    rs = data.rs
+    roles = ruleset_pages(rs.id)
+    pages: list[Page] = []
+    sections = [d for d in rs.items if isinstance(d, A.Section)]
+    loose = tuple(d for d in rs.items if not isinstance(d, A.Section))
+
+    r = data.tools(roles["overview"])
+    pages.append(Page(roles["overview"], rs.title, "overview.md.j2", dict(
+        site=site, rs=rs, r=r, counts=counts(rs), contents=_contents(rs),
+        loose=Markup(render_items(env, data, loose, 2, r)),
+        notes=_notes(rs), base=rs.base,
+    )))
+    for i, sec in enumerate(sections):
+        path = section_page(rs.id, sec.id)
+        r = data.tools(path)
+        pages.append(Page(path, sec.title, "rulebook.md.j2", dict(
+            site=site, rs=rs, r=r, section=sec,
+            body=Markup(render_items(env, data, sec.body, 2, r)),
+            previous=sections[i - 1] if i > 0 else None,
+            next=sections[i + 1] if i + 1 < len(sections) else None,
+        )))
+    r = data.tools(roles["lexicon"])
+    groups = [(kind, title, [d for d in rs.walk() if isinstance(d, LEXICON_TYPES) and kind_of(d) == kind])
+              for kind, title in LEXICON_GROUPS]
+    entries = sorted((d for d in rs.walk() if isinstance(d, LEXICON_TYPES)),
+                     key=lambda d: ((getattr(d, "title", None) or d.id).casefold(), d.id))
+    pages.append(Page(roles["lexicon"], "Lexicon", "lexicon.md.j2", dict(
+        site=site, rs=rs, r=r, groups=[g for g in groups if g[2]], entries=entries,
+    )))
+    r = data.tools(roles["quickref"])
+    pages.append(Page(roles["quickref"], "Quick reference", "quick-reference.md.j2", dict(
+        site=site, rs=rs, r=r,
+        tables=[data.tables[t.id] for t in rs.of_type(A.Table)],
+        tests=list(rs.of_type(A.Test)), modifiers=list(rs.of_type(A.Modifier)),
+        abilities=[a for a in rs.of_type(A.Ability) if a.hooks or a.effects],
+        games=list(rs.of_type(A.Game)), attacks=list(rs.of_type(A.Attack)),
+    )))
+    r = data.tools(roles["datasheets"])
+    units = [p for p in rs.of_type(A.Profile) if p.kind == "unit"]
+    weapons = [p for p in rs.of_type(A.Profile) if p.kind == "weapon"]
+    pages.append(Page(roles["datasheets"], "Datasheets", "datasheets.md.j2", dict(
+        site=site, rs=rs, r=r, units=units, weapons=weapons, squads=list(rs.of_type(A.Squad)),
+        unit_stats=_stat_columns(rs, units), weapon_stats=_stat_columns(rs, weapons),
+        armies=list(rs.of_type(A.Army)),
+    )))
+    r = data.tools(roles["examples"])
+    pages.append(Page(roles["examples"], "Worked examples", "examples.md.j2", dict(
+        site=site, rs=rs, r=r, groups=_example_groups(rs), views=data.examples,
+    )))
+    r = data.tools(roles["notes"])
+    pages.append(Page(roles["notes"], "Notes", "notes.md.j2", dict(
+        site=site, rs=rs, r=r, groups=[(t, ns) for t, ns in _notes(rs) if ns],
+    )))
+    if data.house_rules is not None:
+        r = data.tools(roles["house_rules"])
+        pages.append(Page(roles["house_rules"], "What these house rules change", "house-rules.md.j2", dict(
+            site=site, rs=rs, r=r, base=rs.base, view=data.house_rules,
+        )))
+    r = data.tools(roles["changes"])
+    pages.append(Page(roles["changes"], "Changes", "changes.md.j2", dict(
+        site=site, rs=rs, r=r, history=tuple(rs.header.history), releases=data.releases,
+    )))
+    return pages
+
+
+def _notes(rs: Ruleset) -> list[tuple[str, list[A.Note]]]:
+    return [(title, [n for n in rs.of_type(A.Note) if n.kind == kind]) for kind, title in NOTE_GROUPS]
+
+
+def _stat_columns(rs: Ruleset, profiles: list[A.Profile]) -> list[str]:
+    """The stats the profiles use, in the order the lexicon declares them."""
+    used = {s.stat for p in profiles for s in p.stats}
+    ordered = [s for s in rs.stats if s in used]
+    return ordered + sorted(used - set(ordered))
+
+
+def _example_groups(rs: Ruleset) -> list[tuple[A.Decl | None, list[A.Decl]]]:
+    """Examples and properties grouped under the innermost section that holds them."""
+    groups: list[tuple[A.Decl | None, list[A.Decl]]] = []
+    index: dict[str, int] = {}
+    for d in rs.walk():
+        if not isinstance(d, EXAMPLE_TYPES):
+            continue
+        path = rs.section_path(d.id)
+        owner = path[-1] if path else None
+        key = owner.id if owner is not None else ""
+        if key not in index:
+            index[key] = len(groups)
+            groups.append((owner, []))
+        groups[index[key]][1].append(d)
+    return groups
+
+
+def game_items(game: A.Game) -> list[Any]:
+    return game_parts(game)
+
+
+Render = Callable[[Page], str]

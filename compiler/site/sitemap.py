@@ -1,0 +1,157 @@
+"""Where every declaration lives on the site: its page and its anchor.
+
+Each declaration has exactly one home, and its stable id is its anchor there:
+
+* lexicon entries (stats, keywords, statuses, terms, abilities, situations,
+  dice) on ``<ruleset>/lexicon.md``;
+* units, weapons and squads on ``<ruleset>/datasheets.md``;
+* examples and properties on ``<ruleset>/examples.md``;
+* everything else (sections, rules, notes, tables, tests, formulas,
+  modifiers, attacks, armies, games and their phases) on the rulebook page of
+  the top-level section it stands in, ``<ruleset>/rulebook/<section>.md``, or
+  on the overview ``<ruleset>/index.md`` when it stands outside any section.
+
+>>> page_of_kind("stat"), page_of_kind("unit"), page_of_kind("example")
+('lexicon', 'datasheets', 'examples')
+"""
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+from compiler import ast as A
+from compiler.model.ruleset import Ruleset, game_parts, kind_of
+from compiler.site.markup import attribute, plain, strip_links
+
+LEXICON_TYPES = (A.Stat, A.Entry, A.Ability, A.Situation, A.Die)
+DATASHEET_TYPES = (A.Profile, A.Squad)
+EXAMPLE_TYPES = (A.Example, A.Property)
+
+LEXICON_KINDS = ("stat", "keyword", "ability", "status", "term", "situation", "die")
+
+
+def page_of_kind(kind: str) -> str:
+    if kind in LEXICON_KINDS:
+        return "lexicon"
+    if kind in ("unit", "weapon", "squad"):
+        return "datasheets"
+    if kind in ("example", "property"):
+        return "examples"
+    return "rulebook"
+
+
+def ruleset_pages(rs_id: str) -> dict[str, str]:
+    """The fixed pages of one ruleset, by role."""
+    return {
+        "overview": f"{rs_id}/index.md",
+        "lexicon": f"{rs_id}/lexicon.md",
+        "quickref": f"{rs_id}/quick-reference.md",
+        "datasheets": f"{rs_id}/datasheets.md",
+        "examples": f"{rs_id}/examples.md",
+        "notes": f"{rs_id}/notes.md",
+        "changes": f"{rs_id}/changes.md",
+        "house_rules": f"{rs_id}/house-rules.md",  # only an overlay (a ruleset that extends another) has it
+    }
+
+
+def section_page(rs_id: str, section_id: str) -> str:
+    return f"{rs_id}/rulebook/{section_id}.md"
+
+
+def relative(from_page: str, to_page: str) -> str:
+    """A link from one page of the Markdown tree to another (``""`` for the same page)."""
+    if from_page == to_page:
+        return ""
+    return posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
+
+
+@dataclass(frozen=True)
+class Place:
+    page: str
+    anchor: str
+    title: str  # the declaration's title, plain text
+    kind: str
+    tooltip: str  # plain text: the one-line definition, or kind and title
+
+
+class SiteMap:
+    """The home page and anchor of every declaration of every ruleset."""
+
+    def __init__(self, rulesets: tuple[Ruleset, ...]) -> None:
+        places: dict[tuple[str, str], Place] = {}
+        for rs in rulesets:
+            pages = ruleset_pages(rs.id)
+            for top in rs.items:
+                page = section_page(rs.id, top.id) if isinstance(top, A.Section) else pages["overview"]
+                for d in A.walk_decls((top,)):
+                    if isinstance(d, (A.ProseBlock, A.Replace, A.Remove, A.Extend)) or not d.id:
+                        continue
+                    home = page
+                    if isinstance(d, LEXICON_TYPES):
+                        home = pages["lexicon"]
+                    elif isinstance(d, DATASHEET_TYPES):
+                        home = pages["datasheets"]
+                    elif isinstance(d, EXAMPLE_TYPES):
+                        home = pages["examples"]
+                    places.setdefault((rs.id, d.id), self._place(rs, d, home))
+                    if isinstance(d, A.Game):
+                        for part in game_parts(d):
+                            places.setdefault((rs.id, part.id), self._place(rs, part, home))
+        self.places: Mapping[tuple[str, str], Place] = MappingProxyType(places)
+        self._rulesets = {rs.id: rs for rs in rulesets}
+
+    @staticmethod
+    def _place(rs: Ruleset, d: A.Decl, page: str) -> Place:
+        title = getattr(d, "title", None) or d.id
+        kind = kind_of(d)
+        short = getattr(d, "short", None) or getattr(d, "text", None)
+        if short:
+            tip = strip_links(short, lambda ref: _title_in(rs, ref))
+        else:
+            tip = f"{kind[:1].upper()}{kind[1:]}: {title}"
+        return Place(page, d.id, title, kind, " ".join(tip.split()))
+
+    def get(self, rs_id: str, decl_id: str) -> Place | None:
+        return self.places.get((rs_id, decl_id))
+
+    def url(self, from_page: str, rs_id: str, decl_id: str) -> str:
+        """The relative link from ``from_page`` to a declaration's anchor."""
+        place = self.places[(rs_id, decl_id)]
+        return f"{relative(from_page, place.page)}#{place.anchor}"
+
+    def link(self, from_page: str, rs_id: str, decl_id: str, words: str | None = None,
+             words_markdown: str | None = None) -> str:
+        """A Markdown link to a declaration with its tooltip; ``words`` are plain text.
+
+        Without words, a link reads as the name a reader meets in the rules: a stat
+        or a die by its id (``BS``, ``D3``), a test, formula or attack by its id as
+        code (``the `hit` test``), anything else by its title.
+        """
+        place = self.places.get((rs_id, decl_id))
+        if words_markdown is not None:
+            shown = words_markdown
+        elif words is not None:
+            shown = plain(words)
+        else:
+            shown = default_words(place, decl_id)
+        if place is None:
+            return shown
+        return f'[{shown}]({self.url(from_page, rs_id, decl_id)} "{attribute(place.tooltip)}")'
+
+
+def default_words(place: Place | None, decl_id: str) -> str:
+    """The words of a ``[[id]]`` link written without words, as Markdown."""
+    if place is None:
+        return plain(decl_id)
+    if place.kind in ("stat", "die"):
+        return plain(decl_id)
+    if place.kind in ("test", "formula", "attack"):
+        return f"`{decl_id}`"
+    return plain(place.title)
+
+
+def _title_in(rs: Ruleset, ref: str) -> str:
+    d = rs.symbols.get(ref)
+    return getattr(d, "title", None) or ref
