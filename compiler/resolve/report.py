@@ -65,12 +65,12 @@ def distribution_json(expression: str, d: Any) -> dict[str, Any]:
         "mean": None if m is None else fraction_text(m),
         "mean_float": None if m is None else float(m),
         "truncated": fraction_text(d.truncated) if d.truncated else "0",
-        "distribution": [{"value": _json_value(v), "p": fraction_text(p), "p_float": float(p),
+        "distribution": [{"value": json_value(v), "p": fraction_text(p), "p_float": float(p),
                           "at_least": None if t is None else fraction_text(t)} for v, p, t in rows],
     }
 
 
-def _json_value(v: Any) -> Any:
+def json_value(v: Any) -> Any:
     if isinstance(v, bool) or v is None or isinstance(v, (int, str)):
         return v
     if isinstance(v, Fraction):
@@ -99,14 +99,14 @@ def distribution_text(d: Any, width: int = 40) -> list[str]:
 def value_json(expression: str, v: Any) -> dict[str, Any]:
     if isinstance(v, AttackResult):
         return {"expression": expression, "attack": v.attack,
-                "steps": {k: (distribution_json(k, s) if is_dist(s) else {"value": _json_value(unwrap(s))})
+                "steps": {k: (distribution_json(k, s) if is_dist(s) else {"value": json_value(unwrap(s))})
                           for k, s in v.steps.items()}}
     if is_dist(v):
         return distribution_json(expression, v)
     v = unwrap(v)
-    return {"expression": expression, "value": _json_value(v),
+    return {"expression": expression, "value": json_value(v),
             "mean": fraction_text(v) if isinstance(v, Fraction) else (v if isinstance(v, int) and not isinstance(v, bool) else None),
-            "distribution": [{"value": _json_value(v), "p": "1/1", "p_float": 1.0}]}
+            "distribution": [{"value": json_value(v), "p": "1/1", "p_float": 1.0}]}
 
 
 def value_lines(v: Any) -> list[str]:
@@ -170,14 +170,14 @@ def evaluate_table(ev: Evaluator, decl: Any) -> dict[str, Any]:
     for point in itertools.product(*(vals for _, vals in axes)):
         at = {name: v for (name, _), v in zip(axes, point)}
         value = ev.apply(decl, list(point), decl.span)
-        cell: dict[str, Any] = {"at": {k: _json_value(v) for k, v in at.items()}}
+        cell: dict[str, Any] = {"at": {k: json_value(v) for k, v in at.items()}}
         if is_dist(value):
             cell["result"] = None
             cell["mean"] = fraction_text(mean_of(value)) if mean_of(value) is not None else None
             cell["p"] = None
         else:
             v = unwrap(value)
-            cell["result"] = str(v) if isinstance(v, TargetValue) else _json_value(v)
+            cell["result"] = str(v) if isinstance(v, TargetValue) else json_value(v)
             p = None
             if test is not None:
                 # The test passes its own parameters to the table in the table's order.
@@ -190,7 +190,7 @@ def evaluate_table(ev: Evaluator, decl: Any) -> dict[str, Any]:
             cell["p_float"] = float(p) if p is not None else None
         cells.append(cell)
     return {"table": decl.id, "title": getattr(decl, "title", None),
-            "axes": [{"name": n, "values": [_json_value(v) for v in vals]} for n, vals in axes],
+            "axes": [{"name": n, "values": [json_value(v) for v in vals]} for n, vals in axes],
             "p_is": f"P({test.id}) — the test that rolls against this table" if test else
                     "the chance that one d6 meets the target",
             "cells": cells}

@@ -599,7 +599,7 @@ def worked_cells(model: Ruleset, decl: A.Decl) -> dict[tuple[tuple[str, Any], ..
 
 
 def _json_value(v: Any) -> Any:
-    from compiler.resolve.report import _json_value as jv
+    from compiler.resolve.report import json_value as jv
     return jv(v)
 
 

@@ -129,7 +129,7 @@ def resolve_revision(repo: Path, revision: str) -> str:
     return str(r.stdout).strip()
 
 
-def _relative(repo: Path, path: Path) -> PurePosixPath:
+def relative_in_repo(repo: Path, path: Path) -> PurePosixPath:
     try:
         rel = path.resolve().relative_to(repo)
     except ValueError:
@@ -218,7 +218,7 @@ def load_side(spec: SideSpec) -> Loaded:
     if repo is None:
         raise SourceError(f"{spec.path} is not in a git repository, so '{spec.revision}' means nothing there")
     commit = resolve_revision(repo, spec.revision)
-    rel = _relative(repo, Path(os.path.abspath(spec.path)))
+    rel = relative_in_repo(repo, Path(os.path.abspath(spec.path)))
     with tempfile.TemporaryDirectory(prefix="warscribe-") as tmp:
         folder = extract_at(repo, commit, rel, Path(tmp))
         result = compile_paths([str(Path(tmp) / folder)])
@@ -262,7 +262,7 @@ def releases(path: str | Path, limit: int = 500) -> list[Release]:
     repo = repo_root(folder)
     if repo is None:
         return []
-    rel = _relative(repo, folder)
+    rel = relative_in_repo(repo, folder)
     log = _git(repo, "log", f"--max-count={limit}", "--format=%H %cs", "--", str(rel))
     if log.returncode != 0:
         return []
@@ -287,7 +287,7 @@ def differs_from_head(folder: Path) -> bool | None:
     if repo is None:
         return None
     try:
-        rel = _relative(repo, folder)
+        rel = relative_in_repo(repo, folder)
     except SourceError:
         return None
     head = _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")

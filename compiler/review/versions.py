@@ -45,13 +45,13 @@ def version_warnings(models: Iterable[Ruleset]) -> tuple[Diagnostic, ...]:
 
 def _head_model(folder: Path) -> Ruleset | None:
     from compiler.driver import compile_paths
-    from compiler.review.gitsource import _relative, extract_at, repo_root, resolve_revision
+    from compiler.review.gitsource import relative_in_repo, extract_at, repo_root, resolve_revision
 
     repo = repo_root(folder)
     if repo is None:
         return None
     commit = resolve_revision(repo, "HEAD")
-    rel = _relative(repo, folder)
+    rel = relative_in_repo(repo, folder)
     with tempfile.TemporaryDirectory(prefix="warscribe-head-") as tmp:
         where = extract_at(repo, commit, rel, Path(tmp))
         result = compile_paths([os.path.join(tmp, str(where))])
