@@ -53,7 +53,16 @@ class Builder(DocumentBuilder, LexiconBuilder, RollsBuilder, TablesBuilder, Sequ
 
 
 def build_file(tree: Tree[Token], path: str) -> tuple[A.File, tuple[Diagnostic, ...]]:
-    """Build the AST of one parsed file."""
+    """Build the AST of one parsed file; problems found on the way are diagnostics.
+
+    >>> from compiler.syntax.parse import parse_text
+    >>> tree, _ = parse_text('test hit(x) "Hit":\\n  roll d6 >= 4\\n  roll d6 >= 3\\n', "x.rules")
+    >>> file, (error,) = build_file(tree, "x.rules")
+    >>> file.items[0].id, file.items[0].params[0].name, error.code, error.span.line
+    ('hit', 'x', 'W105', 3)
+    >>> error.message
+    'a test rolls once: this is its second roll line'
+    """
     sink = Sink()
     try:
         items = Builder(path, sink).transform(tree)
@@ -76,7 +85,14 @@ def build_file(tree: Tree[Token], path: str) -> tuple[A.File, tuple[Diagnostic, 
 
 
 def build_expression(tree: Tree[Token], path: str) -> tuple[A.Expr | None, tuple[Diagnostic, ...]]:
-    """Build the AST of one expression (the input of ``warscribe eval``)."""
+    """Build the AST of one expression (the input of ``warscribe eval``).
+
+    >>> from compiler.syntax.parse import parse_text
+    >>> tree, _ = parse_text("2 * d6 + 1", "<eval>", start="eval_input")
+    >>> expr, diags = build_expression(tree, "<eval>")
+    >>> expr.op, expr.left.op, expr.left.right.name, expr.right.value, diags
+    ('+', '*', 'd6', 1, ())
+    """
     sink = Sink()
     try:
         expr = Builder(path, sink).transform(tree)
