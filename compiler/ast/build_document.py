@@ -14,6 +14,8 @@ from compiler.ast.build_base import BuilderBase, Item, Text, text_of, unquote
 class DocumentBuilder(BuilderBase):
     """Builds the header, includes, overlays, sections, rules, notes and prose."""
 
+    # -- the file and its prose ---------------------------------------------------
+
     def start(self, children: list[Any]) -> list[Any]:
         return self._flat(children)
 
@@ -30,6 +32,8 @@ class DocumentBuilder(BuilderBase):
         t = Text(text_of(children[0]), self.span(meta))
         t.prose = self._prose_node(t.span, children[0])
         return t
+
+    # -- the header -----------------------------------------------------------------
 
     @v_args(meta=True)
     def header(self, meta: Any, children: list[Any]) -> A.Header:
@@ -96,6 +100,8 @@ class DocumentBuilder(BuilderBase):
         date = str(c[1]) if isinstance(c[1], Token) else None
         return A.HistoryEntry(self.span(meta), version, date, c[-1].text)
 
+    # -- includes and overlays ------------------------------------------------------
+
     @v_args(meta=True)
     def include(self, meta: Any, c: list[Any]) -> A.Include:
         path = unquote(str(c[0]))
@@ -113,6 +119,8 @@ class DocumentBuilder(BuilderBase):
     @v_args(meta=True)
     def extend(self, meta: Any, c: list[Any]) -> A.Extend:
         return A.Extend(self.span(meta), str(c[0]), tuple(self._flat(c[1:])))
+
+    # -- sections, rules, notes -----------------------------------------------------
 
     def _body(self, children: Iterable[Any]) -> tuple[A.Decl, ...]:
         out: list[A.Decl] = []

@@ -15,6 +15,8 @@ from compiler.ast.build_base import BuilderBase, Item, dice_parts, die_key, unqu
 class ProfilesBuilder(BuilderBase):
     """Builds units, weapons, squads and armies."""
 
+    # -- units and weapons ----------------------------------------------------------
+
     def _profile(self, meta: Any, kind: str, c: list[Any]) -> A.Profile:
         name, title = str(c[0]), unquote(str(c[1]))
         items = self._flat(c[2:])
@@ -103,6 +105,8 @@ class ProfilesBuilder(BuilderBase):
     def profile_class(self, meta: Any, c: list[Any]) -> Item:
         return Item("class", self.span(meta), str(c[0]))
 
+    # -- squads ---------------------------------------------------------------------
+
     @v_args(meta=True)
     def squad(self, meta: Any, c: list[Any]) -> A.Squad:
         name, title = str(c[0]), unquote(str(c[1]))
@@ -142,6 +146,8 @@ class ProfilesBuilder(BuilderBase):
     @v_args(meta=True)
     def special(self, meta: Any, c: list[Any]) -> Item:
         return Item("special", self.span(meta), True)
+
+    # -- army construction ----------------------------------------------------------
 
     @v_args(meta=True)
     def army(self, meta: Any, c: list[Any]) -> A.Army:

@@ -8,12 +8,13 @@ from typing import Any
 from lark import Token, v_args
 
 from compiler import ast as A
-from compiler.ast.build_base import BuilderBase, Item, Text, unquote
-from compiler.ast.build_base import dice_parts, die_key
+from compiler.ast.build_base import BuilderBase, Item, Text, dice_parts, die_key, unquote
 
 
 class RollsBuilder(BuilderBase):
     """Builds custom dice and tests."""
+
+    # -- custom dice ----------------------------------------------------------------
 
     @v_args(meta=True)
     def die(self, meta: Any, c: list[Any]) -> A.Decl:
@@ -47,6 +48,8 @@ class RollsBuilder(BuilderBase):
     def signed_int(self, c: list[Any]) -> int:
         value = int(str(c[-1]))
         return -value if len(c) == 2 else value
+
+    # -- tests ----------------------------------------------------------------------
 
     def _test(self, meta: Any, c: list[Any]) -> A.Test:
         name = str(c[0])

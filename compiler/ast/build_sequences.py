@@ -14,6 +14,8 @@ from compiler.ast.build_base import BuilderBase, Item, Text, unquote
 class SequencesBuilder(BuilderBase):
     """Builds modifiers, abilities with their hooks, and attack sequences."""
 
+    # -- modifiers ------------------------------------------------------------------
+
     def sign(self, c: list[Any]) -> int:
         return -1 if str(c[0]) == "-" else 1
 
@@ -81,6 +83,8 @@ class SequencesBuilder(BuilderBase):
     def stacking(self, meta: Any, c: list[Any]) -> Item:
         return Item("stacking", self.span(meta), c[0])
 
+    # -- abilities and their hooks --------------------------------------------------
+
     def ability_block(self, c: list[Any]) -> list[Any]:
         return list(c)
 
@@ -132,6 +136,8 @@ class SequencesBuilder(BuilderBase):
     @v_args(meta=True)
     def auto_fail(self, meta: Any, c: list[Any]) -> A.HookEffect:
         return A.HookEffect(self.span(meta), "fail", test=str(c[0]))
+
+    # -- attack sequences -----------------------------------------------------------
 
     @v_args(meta=True)
     def attack(self, meta: Any, c: list[Any]) -> A.Attack:
