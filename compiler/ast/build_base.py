@@ -14,6 +14,7 @@ two not-yet-placed values a rule can hand to its parent (:class:`Text`, :class:`
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from lark import Token, Transformer
@@ -90,26 +91,22 @@ def die_key(s: str, keep_count: bool = False) -> str:
     return f"{count}{body}" if keep_count and count != 1 else body
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class Text:
     """A ``text`` node: the string, its span and its prose node."""
 
-    __slots__ = ("text", "span", "prose")
-
-    def __init__(self, text: str, span: Span) -> None:
-        self.text = text
-        self.span = span
-        self.prose: A.Prose | None = None
+    text: str
+    span: Span
+    prose: A.Prose | None = None
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class Item:
     """A tagged, not-yet-placed piece of a declaration body."""
 
-    __slots__ = ("tag", "span", "data")
-
-    def __init__(self, tag: str, span: Span, data: Any) -> None:
-        self.tag = tag
-        self.span = span
-        self.data = data
+    tag: str
+    span: Span
+    data: Any
 
 
 EntryParts = tuple[str | None, tuple[A.Prose, ...], tuple[str, ...], tuple[tuple[str, Span], ...]]

@@ -29,9 +29,8 @@ class DocumentBuilder(BuilderBase):
 
     @v_args(meta=True)
     def text(self, meta: Any, children: list[Any]) -> Text:
-        t = Text(text_of(children[0]), self.span(meta))
-        t.prose = self._prose_node(t.span, children[0])
-        return t
+        span = self.span(meta)
+        return Text(text_of(children[0]), span, self._prose_node(span, children[0]))
 
     # -- the header -----------------------------------------------------------------
 
