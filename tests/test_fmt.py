@@ -159,14 +159,14 @@ def test_a_file_that_does_not_parse_is_not_formatted() -> None:
 def test_the_result_is_always_checked() -> None:
     import compiler.syntax.fmt as F
 
-    original = F._Layout.run
+    original = F.Layout.run
     try:
-        F._Layout.run = lambda self: original(self).replace("1..6", "1..7")  # a formatter bug
+        F.Layout.run = lambda self: original(self).replace("1..6", "1..7")  # a formatter bug
         with pytest.raises(FormatError) as info:
             fmt(HEADER + 'stat BS "B" 1..6\n')
         assert info.value.diagnostics[0].code == "W910"
     finally:
-        F._Layout.run = original
+        F.Layout.run = original
 
 
 def test_doctests() -> None:

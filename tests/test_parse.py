@@ -334,3 +334,52 @@ def test_truncated_file_points_at_the_end() -> None:
 def test_bad_dedent_is_located() -> None:
     _, (d,) = parse_text('section a "A":\n    rule r "R": "x"\n  rule q "Q": "y"\n', "x.rules")
     assert d.code == "W003" and d.span.line == 3
+
+
+# ---------------------------------------------------------------------------
+# The stages' modules: docstrings that run, one public name per node class
+# ---------------------------------------------------------------------------
+
+def _stage_modules() -> list[str]:
+    import pkgutil
+
+    import compiler.ast
+    import compiler.syntax
+
+    return sorted(["compiler.ast", "compiler.syntax"] + [
+        f"{package.__name__}.{info.name}" for package in (compiler.ast, compiler.syntax)
+        for info in pkgutil.iter_modules(package.__path__)])
+
+
+@pytest.mark.parametrize("name", _stage_modules())
+def test_doctests_of_the_syntax_and_ast_stages(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), raise_on_error=False)
+    assert result.failed == 0, name
+
+
+def test_each_entry_function_has_an_example() -> None:
+    import doctest
+
+    from compiler.syntax.fmt import format_text
+    from compiler.syntax.lexer import WarscribeLexer
+
+    for entry in (parse_text, build_file, build_expression, format_text, WarscribeLexer):
+        tests = doctest.DocTestFinder(recurse=False).find(entry)
+        assert tests and tests[0].examples, entry.__name__
+
+
+def test_every_node_class_is_exported_from_compiler_ast() -> None:
+    import dataclasses
+    import importlib
+
+    for name in _stage_modules():
+        if not name.startswith("compiler.ast.") or name.startswith("compiler.ast.build"):
+            continue
+        module = importlib.import_module(name)
+        for attr, value in vars(module).items():
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == name:
+                assert getattr(A, attr) is value, f"{name}.{attr} is not compiler.ast.{attr}"
+                assert attr in A.__all__, attr

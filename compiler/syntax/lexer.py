@@ -34,8 +34,10 @@ Token categories:
 from __future__ import annotations
 
 import re
+from typing import Any, Callable
 
-from pygments.lexer import RegexLexer, bygroups, default, words
+from pygments.lexer import RegexLexer, default, words
+from pygments.lexer import bygroups as _untyped_bygroups
 from pygments.token import (
     Comment,
     Error,
@@ -51,6 +53,10 @@ from pygments.token import (
 )
 
 __all__ = ["WarscribeLexer"]
+
+# Pygments' ``bygroups`` (token types in, a callback Pygments calls with a match out),
+# given the type its stubs leave out.
+bygroups: Callable[..., Any] = _untyped_bygroups
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _RULESET_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"
@@ -97,7 +103,8 @@ _AS_NAME = r"(?=[ \t]*(?:\.(?!\.)|=(?!=)))"
 _AS_PARAM = r"(?=[ \t]*[,)])"
 
 
-def _decl(keywords: tuple[str, ...], id_token) -> tuple:
+def _decl(keywords: tuple[str, ...], id_token: Any) -> tuple[str, Any]:
+    """The rule for a declaration keyword at the start of a line and the id it declares."""
     return (
         _LINE_START + r"(%s)\b(?![ \t]*(?:\.(?!\.)|=(?!=)))(?:([ \t]+)(%s))?"
         % ("|".join(keywords), _NAME),
@@ -107,7 +114,27 @@ def _decl(keywords: tuple[str, ...], id_token) -> tuple:
 
 
 class WarscribeLexer(RegexLexer):
-    """Lexer for warscribe ``.rules`` files (tabletop wargame rules)."""
+    """Lexer for warscribe ``.rules`` files (tabletop wargame rules).
+
+    >>> from pygments import lex
+    >>> for kind, text in lex('table to_wound(S, T) "Wound chart":  # 10th\\n', WarscribeLexer()):
+    ...     if text.strip():
+    ...         print(str(kind).removeprefix("Token."), repr(text))
+    Keyword.Declaration 'table'
+    Name.Function 'to_wound'
+    Punctuation '('
+    Name 'S'
+    Punctuation ','
+    Name 'T'
+    Punctuation ')'
+    Literal.String.Double '"'
+    Literal.String.Double 'Wound chart'
+    Literal.String.Double '"'
+    Punctuation ':'
+    Comment.Single '# 10th'
+    >>> WarscribeLexer.analyse_text('ruleset my-rules "My rules"\\n')
+    0.9
+    """
 
     name = "warscribe"
     aliases = ["warscribe", "rules"]
@@ -202,7 +229,8 @@ class WarscribeLexer(RegexLexer):
         ],
     }
 
-    def analyse_text(text):  # noqa: N805 - pygments calls it unbound
+    @staticmethod
+    def analyse_text(text: str) -> float:
         if re.search(r'^ruleset[ \t]+[a-z0-9-]+[ \t]+"', text, re.MULTILINE):
             return 0.9
         if re.search(r"^(table|test|attack)[ \t]+\w+\(.*\).*:[ \t]*$", text,

@@ -1,9 +1,10 @@
 """Stage 1: source text → Lark parse tree, or a syntax diagnostic in words.
 
-The grammar is data (``grammar/warscribe.lark``, shipped inside the package as
-``compiler.grammar``), loaded once and lazily.  LALR(1) with the contextual
-lexer and an indentation post-lexer; ``propagate_positions`` so every node has
-a line and column.
+The grammar and the parser built from it are loaded once and lazily by
+:mod:`compiler.syntax.grammar` (its names are importable from here too).  A syntax
+error becomes one located diagnostic whose message says, in words, what was expected:
+from a table of bad examples (:data:`SYNTAX_ERRORS`, Lark's ``match_examples``) when
+one matches, else from the terminals the parser would have accepted.
 
 >>> tree, diags = parse_text('stat BS "Ballistic Skill" 1..10: "Aim."\\n', "x.rules")
 >>> tree.data, diags
@@ -12,54 +13,16 @@ a line and column.
 from __future__ import annotations
 
 import functools
-import importlib.resources
-from pathlib import Path
 
-from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.indenter import DedentError, Indenter
+from lark import Token, Tree, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.indenter import DedentError
 
 from compiler.diagnostics import Diagnostic, Severity, Span
-from compiler.limits import MAX_LINE_CHARS, MAX_NESTING, MAX_TOKENS, TooManyTokens, count_tokens, long_line, tree_depth
+from compiler.limits import MAX_LINE_CHARS, MAX_NESTING, MAX_TOKENS, TooManyTokens, long_line, tree_depth
+from compiler.syntax.grammar import GRAMMAR_FILE, RulesIndenter, grammar_text, parser
 
-GRAMMAR_FILE = "warscribe.lark"
-
-
-class RulesIndenter(Indenter):
-    NL_type = "_NL"
-    OPEN_PAREN_types = ["LPAR", "LSQB"]
-    CLOSE_PAREN_types = ["RPAR", "RSQB"]
-    INDENT_type = "_INDENT"
-    DEDENT_type = "_DEDENT"
-    tab_len = 8
-
-    def process(self, stream):  # type: ignore[no-untyped-def]
-        return super().process(count_tokens(stream))  # a file of too many tokens stops here
-
-
-def grammar_text() -> str:
-    """The grammar source: from the installed package, else from the source tree."""
-    try:
-        return importlib.resources.files("compiler.grammar").joinpath(GRAMMAR_FILE).read_text("utf-8")
-    except (ModuleNotFoundError, FileNotFoundError):
-        here = Path(__file__).resolve().parent.parent / "grammar" / GRAMMAR_FILE
-        return here.read_text("utf-8")
-
-
-@functools.lru_cache(maxsize=None)
-def parser(strict: bool = False) -> Lark:
-    """The Lark parser (built once). ``strict=True`` makes grammar conflicts errors."""
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        postlex=RulesIndenter(),
-        propagate_positions=True,
-        maybe_placeholders=True,
-        start=["start", "eval_input"],
-        strict=strict,
-        cache=not strict,  # the built LALR tables are kept in a temp file between runs
-    )
-
+__all__ = ["GRAMMAR_FILE", "SYNTAX_ERRORS", "TERMINAL_WORDS", "RulesIndenter", "describe_expected",
+           "describe_terminal", "grammar_text", "parse_text", "parser", "syntax_diagnostic"]
 
 # Words for the terminals a user may meet in "expected …" messages.
 TERMINAL_WORDS = {
@@ -289,8 +252,20 @@ def _find_bad_dedent(text: str) -> tuple[int, int]:
     return 1, 1
 
 
-def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree | None, tuple[Diagnostic, ...]]:
-    """Parse ``text``; return the tree, or None and one syntax diagnostic."""
+def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree[Token] | None, tuple[Diagnostic, ...]]:
+    """Parse ``text``; return the tree, or None and one syntax diagnostic.
+
+    ``start`` is ``"start"`` for a file, ``"eval_input"`` for one expression.
+
+    >>> tree, diags = parse_text('stat BS "Ballistic Skill" 1..10\\n', "x.rules")
+    >>> tree.data, diags
+    ('start', ())
+    >>> tree, (error,) = parse_text('table "Wound chart":\\n  otherwise -> 4+\\n', "x.rules")
+    >>> tree, error.code, error.span.line, error.span.column
+    (None, 'W001', 1, 7)
+    >>> error.message
+    'a declaration needs an id (a name such as hit or to_wound) after its keyword'
+    """
     text = text.replace("\r\n", "\n")  # Windows line endings: the same rules, the same prose
     if not text.endswith("\n"):
         text += "\n"
@@ -322,9 +297,9 @@ def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree | None,
     return tree, ()
 
 
-def _deepest(tree: Tree) -> tuple[int, int]:
+def _deepest(tree: Tree[Token]) -> tuple[int, int]:
     """Line and column of a node nested deeper than the limit."""
-    stack: list[tuple[Tree, int]] = [(tree, 1)]
+    stack: list[tuple[Tree[Token], int]] = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > MAX_NESTING:

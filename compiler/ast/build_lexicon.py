@@ -1,0 +1,67 @@
+"""The builder's part for the lexicon: stats with their types, keywords, statuses and terms,
+situations with their choices or ranges.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Token, v_args
+
+from compiler import ast as A
+from compiler.ast.build_base import BuilderBase, unquote
+
+
+class LexiconBuilder(BuilderBase):
+    """Builds stats, keywords, statuses, terms and situations."""
+
+    def entry_block(self, c: list[Any]) -> list[Any]:
+        return list(c)
+
+    def stat_type(self, c: list[Any]) -> A.RangeExpr | str:
+        if isinstance(c[0], A.RangeExpr):
+            return c[0]
+        return str(c[0])
+
+    @v_args(meta=True)
+    def stat(self, meta: Any, c: list[Any]) -> A.Stat:
+        name, title = str(c[0]), unquote(str(c[1]))
+        stype = None
+        rest = []
+        clamped = True
+        for x in c[2:]:
+            if isinstance(x, Token) and x.type == "UNCLAMPED":
+                clamped = False
+            elif isinstance(x, (A.RangeExpr, str)) and not isinstance(x, Token):
+                stype = x
+            else:
+                rest.append(x)
+        short, prose, aka, see = self._entry_parts(rest)
+        return A.Stat(self.span(meta), name, title, stype, short, prose, aka, see, clamped)
+
+    def entry_kind(self, c: list[Any]) -> str:
+        return str(c[0])
+
+    @v_args(meta=True)
+    def entry(self, meta: Any, c: list[Any]) -> A.Entry:
+        kind, name, title = c[0], str(c[1]), unquote(str(c[2]))
+        short, prose, aka, see = self._entry_parts(c[3:])
+        return A.Entry(self.span(meta), name, kind, title, short, prose, aka, see)
+
+    def choices(self, c: list[Any]) -> tuple[str, ...]:
+        return tuple(str(t) for t in c)
+
+    @v_args(meta=True)
+    def situation(self, meta: Any, c: list[Any]) -> A.Situation:
+        name, title = str(c[0]), unquote(str(c[1]))
+        choices: tuple[str, ...] = ()
+        rng = None
+        rest = []
+        for x in c[2:]:
+            if isinstance(x, tuple):
+                choices = x
+            elif isinstance(x, A.RangeExpr):
+                rng = x
+            else:
+                rest.append(x)
+        short, prose, aka, see = self._entry_parts(rest)
+        return A.Situation(self.span(meta), name, title, choices, rng, short, prose, aka, see)

@@ -1,0 +1,122 @@
+"""The builder's part for tables and formulas: parameters, case rows, grids (a header line
+naming the columns, one row per value), formulas and their ``let`` and ``result`` lines.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Token, v_args
+
+from compiler import ast as A
+from compiler.ast.build_base import BuilderBase, Item, unquote
+
+
+class TablesBuilder(BuilderBase):
+    """Builds parameters, tables, grids, formulas and ``let`` lines."""
+
+    def params(self, c: list[Any]) -> tuple[A.Param, ...]:
+        return tuple(p for p in c if p is not None)
+
+    @v_args(meta=True)
+    def param(self, meta: Any, c: list[Any]) -> A.Param:
+        ptype: A.RangeExpr | str | None = None
+        if len(c) > 1 and c[1] is not None:
+            ptype = c[1] if isinstance(c[1], A.RangeExpr) else str(c[1])
+        return A.Param(self.span(meta), str(c[0]), ptype)
+
+    @v_args(meta=True)
+    def table(self, meta: Any, c: list[Any]) -> A.Table:
+        name, params, title, rest = self._head(c)
+        lets = tuple(x for x in rest if isinstance(x, A.Let))
+        rows = tuple(x for x in rest if isinstance(x, A.CaseRow))
+        grids = [x for x in rest if isinstance(x, A.Grid)]
+        prose = self._prose(rest)
+        if grids and rows:
+            self.sink.error("W304", f"table '{name}' mixes a grid with case rows", grids[0].span,
+                            "a table is either a grid or a list of cases")
+        if len(grids) > 1:
+            self.sink.error("W304", f"table '{name}' has more than one grid", grids[1].span)
+        return A.Table(self.span(meta), name, params, title, lets, rows, grids[0] if grids else None, None, prose)
+
+    @v_args(meta=True)
+    def table_formula(self, meta: Any, c: list[Any]) -> A.Table:
+        name, params, title, rest = self._head(c)
+        return A.Table(self.span(meta), name, params, title, (), (), None, rest[0], ())
+
+    @v_args(meta=True)
+    def case_row(self, meta: Any, c: list[Any]) -> A.CaseRow:
+        pattern = None if isinstance(c[0], Item) and c[0].tag == "otherwise" else c[0]
+        return A.CaseRow(self.span(meta), pattern, c[1])
+
+    @v_args(meta=True)
+    def otherwise(self, meta: Any, c: list[Any]) -> Item:
+        return Item("otherwise", self.span(meta), None)
+
+    @v_args(meta=True)
+    def grid(self, meta: Any, c: list[Any]) -> A.Grid:
+        row_param, col_param = str(c[0]), str(c[1])
+        header: Item = c[2]
+        rows = [r for r in c[3:] if isinstance(r, Item)]
+        span = self.span(meta)
+        head_name, columns = header.data
+        if head_name != col_param:
+            self.sink.error("W304", f"the grid's first line names its columns: expected '{col_param}:', not '{head_name}:'",
+                            header.span, f"start the header line with {col_param}:")
+        for r in rows:
+            if len(r.data[1]) != len(columns):
+                self.sink.error("W304", f"this grid row has {len(r.data[1])} cells but the header has {len(columns)} columns",
+                                r.span, "give one cell per column; use - for 'never'")
+        return A.Grid(span, row_param, col_param, tuple(columns),
+                      tuple((r.data[0], tuple(r.data[1])) for r in rows), tuple(r.span for r in rows))
+
+    @v_args(meta=True)
+    def grid_header(self, meta: Any, c: list[Any]) -> Item:
+        return Item("header", self.span(meta), (str(c[0]), [int(x) for x in c[1:]]))
+
+    @v_args(meta=True)
+    def grid_row(self, meta: Any, c: list[Any]) -> Item:
+        return Item("row", self.span(meta), (int(c[0]), list(c[1:])))
+
+    @v_args(meta=True)
+    def grid_cell(self, meta: Any, c: list[Any]) -> A.Expr:
+        tok: Token = c[0]
+        span = self.tspan(tok)
+        s = str(tok)
+        if tok.type == "CELL_TARGET":
+            direction = "high" if s.endswith("+") else "low"
+            return A.Target(span, A.Int(span, int(s[:-1])), direction)
+        if tok.type == "INT":
+            return A.Int(span, int(s))
+        if tok.type == "STRING":
+            return A.Label(span, unquote(s))
+        if s in ("-", "never"):
+            return A.Const(span, "never")
+        return A.Const(span, "always")
+
+    @v_args(meta=True)
+    def formula(self, meta: Any, c: list[Any]) -> A.Formula:
+        name, params, title, rest = self._head(c)
+        expr = rest[0]
+        _, prose, _, _ = self._entry_parts(rest[1:])
+        return A.Formula(self.span(meta), name, params, title, (), expr, prose)
+
+    @v_args(meta=True)
+    def formula_block(self, meta: Any, c: list[Any]) -> A.Formula:
+        name, params, title, rest = self._head(c)
+        lets = tuple(x for x in rest if isinstance(x, A.Let))
+        results = [x for x in rest if isinstance(x, Item) and x.tag == "result"]
+        if not results:
+            self.sink.error("W106", f"formula '{name}' has no result line", self.span(meta),
+                            "end it with a line such as: result a + b")
+        elif len(results) > 1:
+            self.sink.error("W105", f"formula '{name}' has more than one result line", results[1].span)
+        result = results[-1].data if results else None
+        return A.Formula(self.span(meta), name, params, title, lets, result, self._prose(rest))
+
+    @v_args(meta=True)
+    def result(self, meta: Any, c: list[Any]) -> Item:
+        return Item("result", self.span(meta), c[0])
+
+    @v_args(meta=True)
+    def let_line(self, meta: Any, c: list[Any]) -> A.Let:
+        return A.Let(self.span(meta), str(c[0]), c[1])

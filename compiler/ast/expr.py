@@ -1,0 +1,242 @@
+"""Expression nodes: numbers, dice, targets, names, operations, calls, ``with`` settings.
+
+Every expression is an :class:`Expr` with the :class:`~compiler.diagnostics.Span` it was
+written at.  :func:`sub_expressions` walks an expression; :func:`children` gives the
+expressions directly inside one node.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterator
+
+from compiler.diagnostics import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    """Any expression: a value, dice, a target, a name, an operation, a call."""
+
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Int(Expr):
+    """A whole number: ``4``."""
+
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decimal(Expr):
+    """A decimal number as written (``0.5``): its exact value and its text."""
+
+    value: Fraction
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Dice(Expr):
+    """``NdM``: ``count`` dice of ``sides`` sides; ``name`` is the die as written (``D3``)."""
+
+    count: int
+    sides: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Inches(Expr):
+    """A distance in inches: ``6"``."""
+
+    value: Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Label(Expr):
+    """A quoted string used as a value (an outcome such as ``"bust"``)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Name(Expr):
+    """A name used as a value: a parameter, a stat, a ``let``, a profile."""
+
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Group(Expr):
+    """``5 space_marine``: a number of models of one profile."""
+
+    count: int
+    profile: str
+
+
+@dataclass(frozen=True, slots=True)
+class Const(Expr):
+    """``never``, ``always``, ``none``, ``true`` or ``false``."""
+
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unary(Expr):
+    """``-x`` or ``not x``."""
+
+    op: str  # "-" or "not"
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Binary(Expr):
+    """An arithmetic, comparison or logical operation on two operands."""
+
+    op: str  # + - * / and or == != >= <= > <
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class RangeExpr(Expr):
+    """``low..high``, both ends included."""
+
+    low: Expr
+    high: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class InRange(Expr):
+    """``x in 2..3``."""
+
+    operand: Expr
+    range: RangeExpr
+
+
+@dataclass(frozen=True, slots=True)
+class IsChoice(Expr):
+    """``cover is soft``: a situation has one of its choices."""
+
+    operand: Expr
+    choice: str
+
+
+@dataclass(frozen=True, slots=True)
+class IsNone(Expr):
+    """``x is none``."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Has(Expr):
+    """``target has vehicle``: a profile carries a keyword or an ability."""
+
+    operand: Expr
+    keyword: str
+
+
+@dataclass(frozen=True, slots=True)
+class Each(Expr):
+    """``count each item``: count successes (item is a test) or sum amounts."""
+
+    count: Expr
+    item: Expr
+    negate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Target(Expr):
+    """``4+`` (direction "high") or ``3-`` (direction "low") built from a number."""
+
+    value: Expr
+    direction: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chain(Expr):
+    """``6 then 4+``: pass ``first`` on one die, then ``then`` on another."""
+
+    first: Expr
+    then: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class IfElse(Expr):
+    """``if cond then a else b``."""
+
+    cond: Expr
+    then: Expr
+    otherwise: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Attr(Expr):
+    """``shooter.BS``: a stat of a profile (or a field of a value)."""
+
+    obj: Expr
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Expr):
+    """``hit(shooter)``: a test, table, formula or attack applied to arguments."""
+
+    func: str
+    func_span: Span
+    args: tuple[Expr, ...]
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One setting of a ``with``: ``cover = soft``, ``charged`` or ``not charged``."""
+
+    span: Span
+    name: str
+    value: Expr | None  # None with ``negated`` False means true
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class With(Expr):
+    """``expr with cover = soft, charged``: evaluate under a situation."""
+
+    expr: Expr
+    settings: tuple[Setting, ...]
+
+
+def sub_expressions(expr: Expr) -> Iterator[Expr]:
+    """Every expression node inside ``expr`` (pre-order), including itself."""
+    yield expr
+    for child in children(expr):
+        yield from sub_expressions(child)
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    """The expressions directly inside ``e`` (its operands, arguments, settings' values)."""
+    if isinstance(e, Unary):
+        return (e.operand,)
+    if isinstance(e, Binary):
+        return (e.left, e.right)
+    if isinstance(e, RangeExpr):
+        return (e.low, e.high)
+    if isinstance(e, InRange):
+        return (e.operand, e.range)
+    if isinstance(e, (IsChoice, IsNone, Has)):
+        return (e.operand,)
+    if isinstance(e, Each):
+        return (e.count, e.item)
+    if isinstance(e, Target):
+        return (e.value,)
+    if isinstance(e, Chain):
+        return (e.first, e.then)
+    if isinstance(e, IfElse):
+        return (e.cond, e.then, e.otherwise)
+    if isinstance(e, Attr):
+        return (e.obj,)
+    if isinstance(e, Call):
+        return e.args + tuple(v for _, v in e.kwargs)
+    if isinstance(e, With):
+        return (e.expr,) + tuple(s.value for s in e.settings if s.value is not None)
+    return ()

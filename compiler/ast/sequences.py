@@ -1,0 +1,99 @@
+"""Modifiers, abilities with their hooks on steps, and attack sequences with their steps.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.ast.common import Decl, Let, Param, Prose
+from compiler.ast.expr import Expr
+from compiler.diagnostics import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """What a modifier or ability does.
+
+    kind: "roll" (+1 to hit), "stat" (-1 BS of shooter), "needs" (hit needs 5+),
+    "reroll" (reroll 1s to hit).
+    """
+
+    span: Span
+    kind: str
+    value: Expr | None = None
+    test: str | None = None  # the test it affects (roll, needs, reroll)
+    stat: str | None = None  # the stat it affects
+    role: str | None = None  # whose stat: a parameter name such as "target"
+    reroll: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier(Decl):
+    """A named modifier: what it changes, when, and its stacking group."""
+
+    title: str
+    effects: tuple[Effect, ...]
+    when: Expr | None = None
+    group: str | None = None
+    prose: tuple[Prose, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HookEffect:
+    """What a hook does: extra hits, an automatic pass or fail of a later test."""
+
+    span: Span
+    kind: str  # "extra", "pass", "fail"
+    test: str | None = None
+    amount: Expr | None = None
+    word: str | None = None  # "hits" in "N extra hits"
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """``on natural 6 to hit: 1 extra hits``; ``on each damage: ignored on 5+``."""
+
+    span: Span
+    test: str | None  # None for damage hooks
+    natural: int | None
+    natural_from: bool  # ``natural 5+`` (True) or exactly ``natural 6`` (False)
+    effects: tuple[HookEffect, ...] = ()
+    ignore_damage_on: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Ability(Decl):
+    """A unit or weapon ability: hooks on steps, effects, conditions."""
+
+    params: tuple[Param, ...]
+    title: str
+    short: str | None
+    hooks: tuple[Hook, ...] = ()
+    effects: tuple[Effect, ...] = ()
+    when: Expr | None = None
+    stacking: str | None = None
+    prose: tuple[Prose, ...] = ()
+    aka: tuple[str, ...] = ()
+    see: tuple[tuple[str, Span], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of an attack sequence: ``hits = shots each hit(shooter)``, or a removal of models."""
+
+    span: Span
+    name: str
+    value: Expr | None  # for ordinary steps
+    removes_from: str | None = None  # for ``killed = unsaved removes target, damage weapon.D``
+    removes_target: Expr | None = None
+    damage: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Attack(Decl):
+    """An attack sequence: its parameters and steps."""
+
+    params: tuple[Param, ...]
+    title: str | None
+    steps: tuple[Step, ...]
+    lets: tuple[Let, ...] = ()
+    prose: tuple[Prose, ...] = ()
