@@ -1,7 +1,7 @@
 """Grammar-aware fuzzing: generated rulesets are clean; damaged ones give diagnostics, never exceptions.
 
-The strategies live in ``tests/strategies.py``.  Hypothesis's deadline holds
-each input to under a second.  More inputs per test:
+The strategies live in ``tests/strategies.py``.  No deadline (wall time flakes on a
+busy machine); conftest's CPU-time guard stops a hang.  More inputs per test:
 ``WARSCRIBE_FUZZ_EXAMPLES=2000 python -m pytest tests/test_fuzz_grammar.py``;
 the long run (100,000 inputs, with a report) is ``python bench/fuzz.py``.
 """
@@ -17,7 +17,7 @@ from compiler.syntax.fmt import format_text
 from compiler.resolve.runner import run_ruleset
 from strategies import exercise, mutated, rulesets
 
-FUZZ = settings(max_examples=int(os.environ.get("WARSCRIBE_FUZZ_EXAMPLES", "50")), deadline=1000,
+FUZZ = settings(max_examples=int(os.environ.get("WARSCRIBE_FUZZ_EXAMPLES", "50")),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # Warnings a generated ruleset may have: its random table rows can overlap or leave gaps.
