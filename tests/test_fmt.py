@@ -169,17 +169,6 @@ def test_the_result_is_always_checked() -> None:
         F._Layout.run = original
 
 
-def test_doctests() -> None:
-    import doctest
-
-    import compiler.atomic
-    import compiler.syntax.fmt
-    import compiler.syntax.scaffold
-
-    for module in (compiler.syntax.fmt, compiler.atomic, compiler.syntax.scaffold):
-        assert doctest.testmod(module).failed == 0, module.__name__
-
-
 # ---------------------------------------------------------------------------
 # Properties: meaning kept, idempotent — on every real file and on generated ones
 # ---------------------------------------------------------------------------
