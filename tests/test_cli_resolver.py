@@ -7,14 +7,15 @@ import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
+from conftest import Ran, warscribe
 
 ROOT = Path(__file__).resolve().parent.parent
 MECHANICS = str(ROOT / "tests" / "fixtures" / "mechanics")
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "compiler", *args], capture_output=True, text=True,
-                          cwd=ROOT, env={**os.environ, "NO_COLOR": "1"}, timeout=300)
+def run(*args: str) -> Ran:
+    """warscribe in this process; tests/test_console_script.py runs the real console script."""
+    return warscribe(*args)
 
 
 def test_eval_text_shows_distribution_and_mean() -> None:

@@ -22,6 +22,7 @@ from compiler.ast.build import build_file
 from compiler.syntax.fmt import FormatError, format_file, format_text, rules_files, structure
 from compiler.syntax.parse import parse_text
 from strategies import rulesets
+from conftest import Ran, warscribe
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("rules/*/*.rules"), *ROOT.glob("tests/fixtures/*/*.rules"),
@@ -41,9 +42,9 @@ def meaning(text: str):  # type: ignore[no-untyped-def]
     return structure(file)
 
 
-def run(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "compiler", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, input=stdin, timeout=120, env={**os.environ, "NO_COLOR": "1"})
+def run(*args: str, cwd: Path | None = None, stdin: str | None = None) -> Ran:
+    """warscribe in this process; tests/test_console_script.py runs the real console script."""
+    return warscribe(*args, cwd=cwd, stdin=stdin)
 
 
 # ---------------------------------------------------------------------------
