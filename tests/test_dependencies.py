@@ -9,6 +9,7 @@ with ``importlib.metadata.packages_distributions``.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata as metadata
 import re
 import sys
@@ -58,8 +59,13 @@ def imports(folder: Path) -> dict[str, list[str]]:
     return found
 
 
+@functools.cache
+def installed_modules() -> dict[str, list[str]]:
+    return metadata.packages_distributions()  # reads every installed distribution: once
+
+
 def distributions_of(module: str) -> set[str]:
-    provided = metadata.packages_distributions().get(module)
+    provided = installed_modules().get(module)
     assert provided, f"no installed distribution provides the module {module!r}"
     return {normalise(d) for d in provided}
 

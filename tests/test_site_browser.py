@@ -36,9 +36,8 @@ else:
     expect = pytest.importorskip("playwright.sync_api").expect
     Page = pytest.importorskip("playwright.sync_api").Page
 
-# Under pytest-xdist (-n 2 --dist loadgroup) every browser test runs on one worker, so the site
-# is built and chromium started once, not once per worker.
-pytestmark = pytest.mark.xdist_group("browser")
+# Under pytest-xdist, `--dist loadfile` (pyproject.toml) runs this whole file on one worker:
+# the site is built and chromium started once.
 
 
 @pytest.fixture(scope="session")
