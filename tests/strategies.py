@@ -490,15 +490,24 @@ def brute_force_at_least(dice: DiceTotal) -> Fraction:
 
 @st.composite
 def property_decl(draw: st.DrawFn, spec: Spec, indent: str) -> str:
-    if not spec.tests:
-        return ""
+    """A property that holds by arithmetic, not by construction of its text.
+
+    Either a dice total's chance to reach ``n`` never grows with ``n``, or (over a test's
+    parameter) its chance lies in [0, 1]; both must hold at every point of the range.
+    """
+    pid = spec.name("prp")
+    title = quoted(draw(words()))
+    if not spec.tests or draw(st.booleans()):
+        dice = draw(dice_total())
+        lo, hi = dice.at_least - 2, dice.at_least + 2
+        return (f"{indent}property {pid} {title}:\n{indent}  for n in {lo}..{hi}\n"
+                f"{indent}  expect P({dice.text} >= n) >= P({dice.text} >= n + 1)\n")
     t = draw(st.sampled_from(sorted(spec.tests)))
     params = spec.tests[t]
-    pid = spec.name("prp")
     binds = [f"v{i} in {spec.stats[p][0]}..{min(spec.stats[p][1], spec.stats[p][0] + 4)}" for i, p in enumerate(params)]
     args = ", ".join(f"v{i}" for i in range(len(params)))
-    return (f"{indent}property {pid} {quoted(draw(words()))}:\n{indent}  for {', '.join(binds)}\n"
-            f"{indent}  expect P({t}({args})) >= 0\n")
+    return (f"{indent}property {pid} {title}:\n{indent}  for {', '.join(binds)}\n"
+            f"{indent}  expect P({t}({args})) >= 0\n{indent}  expect P({t}({args})) <= 1\n")
 
 
 @st.composite
