@@ -11,9 +11,6 @@ tested with the site.)
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest

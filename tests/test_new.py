@@ -1,9 +1,6 @@
 """``warscribe new NAME``: from an empty folder, a ruleset that checks, tests, formats and builds at once."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
