@@ -1,7 +1,7 @@
 """The pipeline in one short function: load → parse → build → merge overlays → check.
 
->>> result = compile_paths(["rules/console-40k"])  # doctest: +SKIP
->>> result.ok, [r.id for r in result.rulesets]      # doctest: +SKIP
+>>> result = compile_paths(["rules/console-40k"])
+>>> result.ok, [r.id for r in result.rulesets]
 (True, ['console-40k'])
 """
 from __future__ import annotations

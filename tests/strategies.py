@@ -11,6 +11,12 @@ markers, Markdown that smuggles links, right-to-left marks, emoji, very long
 words).  Every generated ruleset checks without errors and its examples
 pass.
 
+The examples' expectations are computed here, independently of warscribe, not
+copied from the text (``expect f(1) = f(1)`` would only test for crashes): a
+formula's value by evaluating a Python twin of its generated body, a table's
+target by matching its rows in Python, a dice total's chance by enumerating
+every roll of the generated dice (:func:`brute_force_at_least`).
+
 :func:`mutated` takes such a text and damages it the way a half-written draft
 is damaged: lines cut, swapped, doubled or re-indented, names misspelt or
 pointed at each other, numbers made huge, junk pasted in.  The result need
@@ -21,8 +27,11 @@ long run ``bench/fuzz.py``.
 """
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
 
 from hypothesis import strategies as st
 
@@ -121,6 +130,23 @@ class Spec:
     attacks: list[tuple[str, str, list[str]]] = field(default_factory=list)  # id, stat, steps
     ids: list[str] = field(default_factory=list)  # everything a [[link]] may name
     custom_die: bool = False
+    # Python twins, for expectations computed without warscribe:
+    formula_py: dict[str, tuple[list[str], str]] = field(default_factory=dict)  # id -> params, body
+    table_py: dict[str, tuple[list[str], list[tuple[str, str]]]] = field(default_factory=dict)  # id -> params, rows
+    modified_stats: set[str] = field(default_factory=set)  # stats a modifier changes
+
+    def formula_functions(self) -> dict[str, Callable[..., int]]:
+        """Each generated formula as a Python function (bodies only call earlier formulas)."""
+        functions: dict[str, Callable[..., int]] = {}
+        for fid, (params, body) in self.formula_py.items():
+            functions[fid] = eval(f"lambda {', '.join(params)}: {body}", {"F": functions, "min": min, "max": max})
+        return functions
+
+    def table_target(self, tid: str, args: list[int]) -> str:
+        """The target the first matching row of a generated table gives (its ``otherwise`` is ``True``)."""
+        params, rows = self.table_py[tid]
+        env = dict(zip(params, args))
+        return next(target for condition, target in rows if eval(condition, {}, dict(env)))
 
     def name(self, prefix: str) -> str:
         n = f"{prefix}{len(self.ids)}"
@@ -128,21 +154,23 @@ class Spec:
         return n
 
 
-def _cond(draw: st.DrawFn, spec: Spec, params: list[str]) -> str:
-    """A case over the table's parameters."""
+def _cond(draw: st.DrawFn, spec: Spec, params: list[str]) -> tuple[str, str]:
+    """A case over the table's parameters, and its Python twin."""
     p = draw(st.sampled_from(params))
     lo, hi = spec.stats[p]
     kind = draw(st.integers(0, 3))
     if kind == 0 or len(params) == 1:
         op = draw(st.sampled_from([">=", "<=", "==", ">", "<", "!="]))
-        return f"{p} {op} {draw(st.integers(lo, hi))}"
+        text = f"{p} {op} {draw(st.integers(lo, hi))}"
+        return text, text
     if kind == 1:
         a = draw(st.integers(lo, hi))
         b = draw(st.integers(a, hi))
-        return f"{p} in {a}..{b}"
+        return f"{p} in {a}..{b}", f"{a} <= {p} <= {b}"
     q = draw(st.sampled_from([x for x in params if x != p] or params))
     op = draw(st.sampled_from([">=", "<=", "==", ">", "<"]))
-    return f"{q} - {p} {op} {draw(st.integers(-3, 3))}"
+    text = f"{q} - {p} {op} {draw(st.integers(-3, 3))}"
+    return text, text
 
 
 @st.composite
@@ -158,8 +186,10 @@ def table(draw: st.DrawFn, spec: Spec, indent: str) -> str:
     if shape == "keyed" and len(params) == 1:
         lo, hi = spec.stats[params[0]]
         keys = sorted(set(draw(st.lists(st.integers(lo, hi), min_size=1, max_size=4))))
-        lines = [f"{inner}{k} -> {draw(target)}" for k in keys]
-        lines.append(f"{inner}otherwise -> {draw(target)}")
+        rows = [(f"{params[0]} == {k}", draw(target)) for k in keys] + [("True", draw(target))]
+        lines = [f"{inner}{cond.split(' == ')[1]} -> {t}" for cond, t in rows[:-1]]
+        lines.append(f"{inner}otherwise -> {rows[-1][1]}")
+        spec.table_py[tid] = (params, rows)
     elif shape == "grid" and len(params) == 2:
         (r, c) = params
         rows = range(spec.stats[r][0], spec.stats[r][1] + 1)
@@ -170,10 +200,15 @@ def table(draw: st.DrawFn, spec: Spec, indent: str) -> str:
         for v in rows:
             lines.append(f"{inner}  {v}: " + " ".join(draw(cell) for _ in cols))
     else:
+        rows = []
         for _ in range(draw(st.integers(0, 4))):
             arrow = "->" if draw(st.integers(0, 3)) else "   ->"
-            lines.append(f"{inner}{_cond(draw, spec, params)} {arrow} {draw(target)}")
-        lines.append(f"{inner}otherwise -> {draw(st.one_of(target, st.just('never')))}")
+            text, py = _cond(draw, spec, params)
+            rows.append((py, draw(target)))
+            lines.append(f"{inner}{text} {arrow} {rows[-1][1]}")
+        rows.append(("True", draw(st.one_of(target, st.just('never')))))
+        lines.append(f"{inner}otherwise -> {rows[-1][1]}")
+        spec.table_py[tid] = (params, rows)
     spec.tables[tid] = params
     return head + "\n".join(lines) + "\n"
 
@@ -210,28 +245,42 @@ def test_decl(draw: st.DrawFn, spec: Spec, indent: str) -> str:
 @st.composite
 def expr(draw: st.DrawFn, spec: Spec, names: list[str], depth: int = 0) -> str:
     """A numeric expression over ``names``, earlier formulas and small numbers."""
+    return draw(expr_pair(spec, names, depth))[0]
+
+
+@st.composite
+def expr_pair(draw: st.DrawFn, spec: Spec, names: list[str], depth: int = 0) -> tuple[str, str]:
+    """:func:`expr` and its Python twin (formula calls go through ``F[id]``)."""
     options = ["int", "name"] if depth >= 3 else ["int", "name", "bin", "bin", "call", "paren", "minmax", "if"]
     kind = draw(st.sampled_from(options))
     if kind == "int" or (kind == "name" and not names):
-        return str(draw(st.integers(0, 12)))
+        n = str(draw(st.integers(0, 12)))
+        return n, n
     if kind == "name":
-        return draw(st.sampled_from(names))
+        name = draw(st.sampled_from(names))
+        return name, name
     if kind == "bin":
         op = draw(st.sampled_from(["+", "-", "*"]))
-        return f"{draw(expr(spec, names, depth + 1))} {op} {draw(expr(spec, names, depth + 1))}"
+        (a, pa), (b, pb) = draw(expr_pair(spec, names, depth + 1)), draw(expr_pair(spec, names, depth + 1))
+        return f"{a} {op} {b}", f"{pa} {op} {pb}"
     if kind == "paren":
-        return f"({draw(expr(spec, names, depth + 1))})"
+        a, pa = draw(expr_pair(spec, names, depth + 1))
+        return f"({a})", f"({pa})"
     if kind == "minmax":
         fn = draw(st.sampled_from(["min", "max"]))
-        return f"{fn}({draw(expr(spec, names, depth + 1))}, {draw(expr(spec, names, depth + 1))})"
+        (a, pa), (b, pb) = draw(expr_pair(spec, names, depth + 1)), draw(expr_pair(spec, names, depth + 1))
+        return f"{fn}({a}, {b})", f"{fn}({pa}, {pb})"
     if kind == "if":
-        return (f"(if {draw(expr(spec, names, 3))} >= {draw(st.integers(0, 6))} then "
-                f"{draw(expr(spec, names, depth + 1))} else {draw(expr(spec, names, depth + 1))})")
+        c, pc = draw(expr_pair(spec, names, 3))
+        n = draw(st.integers(0, 6))
+        (a, pa), (b, pb) = draw(expr_pair(spec, names, depth + 1)), draw(expr_pair(spec, names, depth + 1))
+        return f"(if {c} >= {n} then {a} else {b})", f"(({pa}) if ({pc}) >= {n} else ({pb}))"
     if spec.formulas:
         f = draw(st.sampled_from(sorted(spec.formulas)))
         args = [str(draw(st.integers(lo, hi))) for lo, hi in spec.formulas[f]]
-        return f"{f}({', '.join(args)})"
-    return str(draw(st.integers(0, 9)))
+        return f"{f}({', '.join(args)})", f"F[{f!r}]({', '.join(args)})"
+    n = str(draw(st.integers(0, 9)))
+    return n, n
 
 
 @st.composite
@@ -239,8 +288,9 @@ def formula(draw: st.DrawFn, spec: Spec, indent: str) -> str:
     fid = spec.name("frm")
     params = draw(st.lists(st.sampled_from(["x", "y", "z"]), min_size=1, max_size=2, unique=True))
     ranges = {p: draw(st.integers(0, 3)) for p in params}
-    body = draw(expr(spec, params))
+    body, py = draw(expr_pair(spec, params))
     spec.formulas[fid] = [(lo, lo + 5) for lo in ranges.values()]
+    spec.formula_py[fid] = (params, py)
     sig = ", ".join(f"{p}: {lo}..{lo + 5}" for p, lo in ranges.items())
     if draw(st.booleans()):
         return f"{indent}formula {fid}({sig}) {quoted(draw(words()))} = {body}\n"
@@ -284,8 +334,11 @@ def modifier(draw: st.DrawFn, spec: Spec, indent: str) -> str:
     if spec.tests:
         t = draw(st.sampled_from(sorted(spec.tests)))
         options += [f"{draw(st.sampled_from(['-', '+']))}1 to {t}", f"reroll 1s to {t}"]
-    options.append(f"{draw(st.sampled_from(['-', '+']))}{draw(st.integers(1, 2))} {draw(st.sampled_from(sorted(spec.stats)))}")
+    stat = draw(st.sampled_from(sorted(spec.stats)))
+    options.append(f"{draw(st.sampled_from(['-', '+']))}{draw(st.integers(1, 2))} {stat}")
     effect = draw(st.sampled_from(options))
+    if effect.endswith(f" {stat}"):
+        spec.modified_stats.add(stat)  # the stat's value, and so a table over it, depends on the modifier
     group = draw(st.integers(0, 3)) == 0
     title = quoted(draw(words()))
     if group:
@@ -361,12 +414,16 @@ def example(draw: st.DrawFn, spec: Spec, indent: str) -> str:
         args = ", ".join(str(draw(st.integers(*spec.stats[p]))) for p in params)
         checks.append(f"expect P({t}({args})) >= 0")
         checks.append(f"expect P({t}({args})) <= 1")
+    functions = spec.formula_functions()
     for f, ranges in sorted(spec.formulas.items()):
-        args = ", ".join(str(draw(st.integers(lo, hi))) for lo, hi in ranges)
-        checks.append(f"expect mean({f}({args})) = mean({f}({args}))")
+        values = [draw(st.integers(lo, hi)) for lo, hi in ranges]
+        checks.append(f"expect mean({f}({', '.join(map(str, values))})) = {functions[f](*values)}")
     for tb, params in sorted(spec.tables.items()):
-        args = ", ".join(str(draw(st.integers(*spec.stats[p]))) for p in params)
-        checks.append(f"expect {tb}({args}) = {tb}({args})")
+        values = [draw(st.integers(*spec.stats[p])) for p in params]
+        args = ", ".join(map(str, values))
+        # Grids have no Python twin (their "-" cells); a modified stat shifts the lookup: no expectation.
+        if tb in spec.table_py and not spec.modified_stats & set(params):
+            checks.append(f"expect {tb}({args}) = {spec.table_target(tb, values)}")
     if spec.attacks and len(spec.units) >= 1 and spec.weapons:
         aid, _, names = spec.attacks[0]
         shooter, target = draw(st.sampled_from(spec.units)), draw(st.sampled_from(spec.units))
@@ -381,24 +438,76 @@ def example(draw: st.DrawFn, spec: Spec, indent: str) -> str:
         setting = sid if kind is None else (f"{sid} = {kind[0]}" if isinstance(kind, list) else f"{sid} = {kind[1]}")
         lines.append(f"{indent}  let w = {t}({args}) with {setting}")
         checks.append("expect P(w) >= 0")
-    if not checks:
-        checks.append("expect 1 + 1 = 2")
+    dice = draw(dice_total())
+    checks.append(f"expect P({dice.text} >= {dice.at_least}) = {brute_force_at_least(dice)}")
     chosen = draw(st.lists(st.sampled_from(checks), min_size=1, max_size=5, unique=True))
     lines += [f"{indent}  {c}" for c in chosen]
     return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True)
+class DiceTotal:
+    """A generated total of dice and a constant (``2d6 - d4 + 1``), and a threshold to reach."""
+
+    terms: tuple[tuple[int, int, int], ...]  # (sign, count, sides)
+    constant: int
+    at_least: int
+
+    @property
+    def text(self) -> str:
+        parts = []
+        for i, (sign, count, sides) in enumerate(self.terms):
+            die = f"{count if count > 1 else ''}d{sides}"
+            parts.append(die if i == 0 else f"{'+' if sign > 0 else '-'} {die}")
+        if self.constant:
+            parts.append(f"+ {self.constant}")
+        return " ".join(parts)
+
+
+@st.composite
+def dice_total(draw: st.DrawFn) -> DiceTotal:
+    """At most three dice in all, so that enumerating every roll stays small (8**3 rolls)."""
+    terms: list[tuple[int, int, int]] = []
+    left = 3
+    while left and (not terms or draw(st.booleans())):
+        count = draw(st.integers(1, min(2, left)))
+        terms.append((1 if not terms else draw(st.sampled_from([1, -1])), count, draw(st.sampled_from([4, 6, 8]))))
+        left -= count
+    constant = draw(st.integers(0, 3))
+    low = sum(s * (c if s > 0 else c * n) for s, c, n in terms) + constant
+    high = sum(s * (c * n if s > 0 else c) for s, c, n in terms) + constant
+    return DiceTotal(tuple(terms), constant, draw(st.integers(low - 1, high + 1)))
+
+
+def brute_force_at_least(dice: DiceTotal) -> Fraction:
+    """The chance that the total reaches ``dice.at_least``, by listing every roll of every die."""
+    faces = [(sign, range(1, sides + 1)) for sign, count, sides in dice.terms for _ in range(count)]
+    rolls = list(itertools.product(*(r for _, r in faces)))
+    hits = sum(1 for roll in rolls
+               if sum(sign * v for (sign, _), v in zip(faces, roll)) + dice.constant >= dice.at_least)
+    return Fraction(hits, len(rolls))
+
+
 @st.composite
 def property_decl(draw: st.DrawFn, spec: Spec, indent: str) -> str:
-    if not spec.tests:
-        return ""
+    """A property that holds by arithmetic, not by construction of its text.
+
+    Either a dice total's chance to reach ``n`` never grows with ``n``, or (over a test's
+    parameter) its chance lies in [0, 1]; both must hold at every point of the range.
+    """
+    pid = spec.name("prp")
+    title = quoted(draw(words()))
+    if not spec.tests or draw(st.booleans()):
+        dice = draw(dice_total())
+        lo, hi = dice.at_least - 2, dice.at_least + 2
+        return (f"{indent}property {pid} {title}:\n{indent}  for n in {lo}..{hi}\n"
+                f"{indent}  expect P({dice.text} >= n) >= P({dice.text} >= n + 1)\n")
     t = draw(st.sampled_from(sorted(spec.tests)))
     params = spec.tests[t]
-    pid = spec.name("prp")
     binds = [f"v{i} in {spec.stats[p][0]}..{min(spec.stats[p][1], spec.stats[p][0] + 4)}" for i, p in enumerate(params)]
     args = ", ".join(f"v{i}" for i in range(len(params)))
-    return (f"{indent}property {pid} {quoted(draw(words()))}:\n{indent}  for {', '.join(binds)}\n"
-            f"{indent}  expect P({t}({args})) >= 0\n")
+    return (f"{indent}property {pid} {title}:\n{indent}  for {', '.join(binds)}\n"
+            f"{indent}  expect P({t}({args})) >= 0\n{indent}  expect P({t}({args})) <= 1\n")
 
 
 @st.composite

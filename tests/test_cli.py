@@ -3,20 +3,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import Ran, warscribe
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = 'ruleset demo "Demo":\n  version 1.0.0\nstat BS "Ballistic Skill" 1..10\n'
 
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "compiler", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, env=env, timeout=120)
+def run(*args: str, cwd: Path | None = None) -> Ran:
+    """warscribe in this process; tests/test_console_script.py runs the real console script."""
+    return warscribe(*args, cwd=cwd)
 
 
 def test_clean_ruleset_exits_0(write_ruleset) -> None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import doctest
 import json
 import os
 import shutil
@@ -630,14 +629,3 @@ def test_expr_text_round_trips_every_bundled_expression() -> None:
 def test_expr_text_keeps_meaning(text: str) -> None:
     e = parse_expression(text)
     assert canonical(parse_expression(expr_text(e))) == canonical(e)
-
-
-@pytest.mark.parametrize("module", [compiler.review.diff, compiler.review.report, compiler.review.gitsource, compiler.syntax.unparse])
-def test_doctests(module) -> None:  # type: ignore[no-untyped-def]
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        result = doctest.testmod(module, raise_on_error=False)
-    finally:
-        os.chdir(cwd)
-    assert result.failed == 0

@@ -157,11 +157,6 @@ def test_fast_agrees_with_exact(name: str, build: Any, expected: Any, fast_ok: b
     assert fast.variance() == pytest.approx(float(exact.variance()), abs=1e-12)
 
 
-def test_doctests() -> None:
-    result = doctest.testmod(compiler.resolve.dist, raise_on_error=False)
-    assert result.failed == 0 and result.attempted >= 40
-
-
 def test_every_public_callable_has_a_doctest() -> None:
     finder = doctest.DocTestFinder()
     tested = {t.name.rsplit(".", 1)[-1] for t in finder.find(compiler.resolve.dist) if t.examples}

@@ -1,6 +1,7 @@
 """Random and mutated sources: only diagnostics may come out — never another exception.
 
-Hypothesis's deadline holds each input to under a second.  A longer run:
+No deadline (wall time flakes on a busy machine); conftest's CPU-time guard stops a hang.
+A longer run:
 ``WARSCRIBE_FUZZ_EXAMPLES=20000 python -m pytest tests/test_fuzz.py`` (per test).
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ CORPUS += [p.read_text(encoding="utf-8") for p in sorted((HERE / "golden").glob(
 RULES = Path(__file__).resolve().parent.parent / "rules"
 CORPUS += [p.read_text(encoding="utf-8") for p in sorted(RULES.glob("*/*.rules"))]
 
-FUZZ = settings(max_examples=int(os.environ.get("WARSCRIBE_FUZZ_EXAMPLES", "150")), deadline=1000, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=int(os.environ.get("WARSCRIBE_FUZZ_EXAMPLES", "150")), suppress_health_check=[HealthCheck.too_slow])
 
 TOKENS = ["ruleset", "section", "table", "test", "roll", "d6", "2D6", "->", "4+", "3-", "otherwise",
           "natural", "1", "fails", ":", "\n", "  ", "    ", '"', '"""', "(", ")", ",", "each", "then",

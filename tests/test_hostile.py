@@ -11,9 +11,6 @@ tested with the site.)
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +18,7 @@ import pytest
 from compiler.driver import compile_paths
 from compiler.syntax.fmt import format_text
 from strategies import HOSTILE, quoted
+from conftest import Ran, warscribe
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,9 +99,9 @@ example e {q}:
 '''
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "compiler", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120, env={**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"})
+def run(*args: str, cwd: Path) -> Ran:
+    """warscribe in this process; tests/test_console_script.py runs the real console script."""
+    return warscribe(*args, cwd=cwd)
 
 
 @pytest.fixture(params=range(len(CORPUS)), ids=lambda i: f"hostile{i}")

@@ -1,12 +1,15 @@
-"""Every limit of compiler/limits.py: a clear diagnostic, quickly — never a hang, a blow-up or a traceback.
+"""Every limit of compiler/limits.py: a clear diagnostic, before the work — never a hang, a blow-up or a traceback.
 
-Each case runs once and is timed with a bound generous enough not to flake on
-a slow machine; the figures on a laptop are a few milliseconds to a second.
+No test here reads a clock: a busy machine stretches wall time at random.  Each case
+asserts the behaviour (refused, with the right code and message); where "before the work"
+is the point, the expensive functions are replaced by ones that fail if called
+(``no_dice_work``); and every case runs under a CPU-time guard (conftest's ``cpu_budget``,
+far above the milliseconds the work takes) so a hang fails instead of blocking the run.
+How fast the refusals are is measured in ``bench/``.
 """
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,9 @@ import pytest
 from compiler import limits as L
 from compiler.diagnostics import render
 from compiler.driver import compile_paths, compile_text
+from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
+from conftest import cpu_budget
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = 'ruleset demo "Demo":\n  version 1.0.0\n'
@@ -25,24 +30,45 @@ BASE = HEADER + (
 )
 
 
-def timed(fn, *args):  # type: ignore[no-untyped-def]
-    start = time.perf_counter()
-    result = fn(*args)
-    return result, time.perf_counter() - start
+GUARD = 30  # CPU seconds: a hang guard, not a benchmark (the work takes milliseconds)
+
+
+@pytest.fixture
+def no_dice_work(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make the expensive steps fail if called: summing dice, or building a die over ``MAX_SIDES``.
+
+    A refusal must come before that work; the list returned records any call that was made.
+    """
+    calls: list[str] = []
+
+    def refuse(where: str) -> None:
+        calls.append(where)
+        raise AssertionError(f"{where} was called: the limit should refuse before the work")
+
+    for cls in (Dist, FastDist):
+        def die(n: int, cls: type = cls, original=cls.die):  # type: ignore[no-untyped-def]
+            if isinstance(n, int) and n > L.MAX_SIDES:
+                refuse(f"{cls.__name__}.die({n})")
+            return original(n)  # a die of an allowed size is cheap
+
+        monkeypatch.setattr(cls, "die", staticmethod(die))
+        for name in ("convolve_power", "sum_of_random"):
+            monkeypatch.setattr(cls, name, lambda *a, where=f"{cls.__name__}.{name}", **k: refuse(where))
+    return calls
 
 
 def codes(result) -> list[str]:  # type: ignore[no-untyped-def]
     return [d.code for d in result.diagnostics if d.is_error]
 
 
-def check_text(text: str, code: str, seconds: float = 2.0):  # type: ignore[no-untyped-def]
-    """Compile ``text``; it must give diagnostic ``code`` (and only diagnostics) within ``seconds``."""
-    result, took = timed(compile_text, text)
+def check_text(text: str, code: str):  # type: ignore[no-untyped-def]
+    """Compile ``text``; it must give diagnostic ``code`` (and only diagnostics, rendered without error)."""
+    with cpu_budget(GUARD):
+        result = compile_text(text)
     found = [d for d in result.diagnostics if d.code == code]
     assert found, [(d.code, d.message) for d in result.diagnostics]
     for d in result.diagnostics:
         render(d, dict(result.sources))
-    assert took < seconds, f"{code} took {took:.2f} s"
     return found[0]
 
 
@@ -52,28 +78,20 @@ def check_text(text: str, code: str, seconds: float = 2.0):  # type: ignore[no-u
 
 
 def test_a_million_dice_of_a_million_sides_is_refused_at_check_time_at_once() -> None:
-    d = check_text(BASE + 'formula f() "F" = 1000000d1000000\n', "W903", seconds=1.0)
+    d = check_text(BASE + 'formula f() "F" = 1000000d1000000\n', "W903")
     assert "1,000,000 dice" in d.message and d.span.line == 7
 
 
-def test_a_million_dice_are_refused_at_check_time_in_milliseconds() -> None:
-    text = BASE + 'formula f() "F" = 1000000d1000000\n'
-    compile_text(text)  # warm the parser's tables
-    took = min(timed(compile_text, text)[1] for _ in range(3))
-    assert took < 0.1, took  # typically under 1 ms
+def test_a_million_dice_are_refused_at_check_time_without_building_a_distribution(no_dice_work) -> None:
+    d = check_text(BASE + 'formula f() "F" = 1000000d1000000\n', "W903")
+    assert "1,000,000 dice" in d.message and no_dice_work == []
 
 
 @pytest.mark.parametrize("expr", ["1000000d1000000", "1000000d6", "d1000000", "1000d1000", "500d1000"])
-def test_the_resolver_refuses_huge_dice_at_once(expr: str) -> None:
+def test_the_resolver_refuses_huge_dice_before_the_work(expr: str, no_dice_work) -> None:
     model = compile_text(BASE).rulesets[0]
-    with pytest.raises(ResolveError):
-        timed(Evaluator(model).evaluate, parse_expression(expr))
-    start = time.perf_counter()
-    try:
+    with cpu_budget(GUARD), pytest.raises(ResolveError):
         Evaluator(model).evaluate(parse_expression(expr))
-    except ResolveError:
-        pass
-    assert time.perf_counter() - start < 1.0
 
 
 def test_dice_with_too_many_totals_are_refused_at_check_time() -> None:
@@ -88,12 +106,12 @@ def test_the_eval_command_refuses_a_million_dice(tmp_path: Path) -> None:
     folder = tmp_path / "demo"
     folder.mkdir()
     (folder / "ruleset.rules").write_text(BASE, encoding="utf-8")
-    start = time.perf_counter()
+    from conftest import limit_cpu
+
     r = subprocess.run([sys.executable, "-m", "compiler", "eval", str(folder), "1000000d1000000"],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 1, r.stdout + r.stderr
+                       capture_output=True, text=True, timeout=600, preexec_fn=limit_cpu(GUARD))
+    assert r.returncode == 1, r.stdout + r.stderr  # the kernel kills a hang at GUARD CPU seconds
     assert "W903" in r.stdout and "Traceback" not in r.stdout + r.stderr
-    assert time.perf_counter() - start < 30  # the interpreter's start-up included
 
 
 # ---------------------------------------------------------------------------
@@ -115,21 +133,17 @@ def test_the_eval_command_refuses_a_million_dice(tmp_path: Path) -> None:
     ("d1000 * d1000", "limit"),
     ("20000 grunt", "count"),
 ])
-def test_huge_distributions_are_refused_quickly(expr: str, words: str) -> None:
+def test_huge_distributions_are_refused(expr: str, words: str) -> None:
     model = compile_text(BASE).rulesets[0]
-    start = time.perf_counter()
-    with pytest.raises(ResolveError) as info:
+    with cpu_budget(GUARD), pytest.raises(ResolveError) as info:
         Evaluator(model).evaluate(parse_expression(expr))
     assert words in info.value.message
-    assert time.perf_counter() - start < 3.0, expr
 
 
 def test_random_arguments_with_too_many_combinations_are_refused() -> None:
     model = compile_text(BASE + 'table t(a: 1..1000, b: 1..1000) "T":\n  otherwise -> 4+\n').rulesets[0]
-    start = time.perf_counter()
-    with pytest.raises(ResolveError, match="combinations"):
+    with cpu_budget(GUARD), pytest.raises(ResolveError, match="combinations"):
         Evaluator(model).evaluate(parse_expression("t(d1000, d1000)"))
-    assert time.perf_counter() - start < 3.0
 
 
 def test_sizes_within_the_limits_are_still_answered() -> None:
@@ -154,15 +168,13 @@ RECURSIVE = {
 @pytest.mark.parametrize("name", sorted(RECURSIVE))
 def test_recursive_definitions_are_reported_and_the_resolver_stops(name: str) -> None:
     text = HEADER + RECURSIVE[name]
-    result, took = timed(compile_text, text)
+    with cpu_budget(GUARD):
+        result = compile_text(text)
     assert "W401" in codes(result), [(d.code, d.message) for d in result.diagnostics]
-    assert took < 2.0
     model = result.rulesets[0]
     call = {"formula": "f(1)", "two formulas": "f(1)", "let": "f(1)", "table": "t(1)", "test": "P(h(1))"}[name]
-    start = time.perf_counter()
-    with pytest.raises(ResolveError, match="deep"):
+    with cpu_budget(GUARD), pytest.raises(ResolveError, match="deep"):
         Evaluator(model).evaluate(parse_expression(call))
-    assert time.perf_counter() - start < 2.0
 
 
 # ---------------------------------------------------------------------------
@@ -182,7 +194,7 @@ def test_recursive_definitions_are_reported_and_the_resolver_stops(name: str) ->
 def test_deep_nesting_gives_a_diagnostic_not_a_recursion_error(body: str) -> None:
     text = HEADER + "\n".join(line for line in body.split("\n"))
     long = L.long_line(text + "\n")
-    d = check_text(text, "W904" if long else "W901", seconds=5.0)
+    d = check_text(text, "W904" if long else "W901")
     assert d.is_error
 
 
@@ -210,7 +222,7 @@ def test_depth_is_measured_without_recursion() -> None:
 
 def test_a_table_with_too_many_rows_is_refused() -> None:
     rows = "".join(f"  {i} -> {i}\n" for i in range(1, L.MAX_TABLE_ROWS + 2))
-    d = check_text(HEADER + 'table t(x: 1..5000) "T":\n' + rows, "W907", seconds=10.0)
+    d = check_text(HEADER + 'table t(x: 1..5000) "T":\n' + rows, "W907")
     assert f"{L.MAX_TABLE_ROWS + 1:,} rows" in d.message
 
 
@@ -219,13 +231,13 @@ def test_a_grid_with_too_many_cells_is_refused() -> None:
     head = "    x: " + " ".join(str(c) for c in range(1, cols + 1)) + "\n"
     rows = "".join(f"    {r}: " + " ".join(["4+"] * cols) + "\n" for r in range(1, 90))
     text = HEADER + 'table t(y: 1..89, x: 1..120) "T":\n  grid y by x:\n' + head + rows
-    d = check_text(text, "W907", seconds=10.0)
+    d = check_text(text, "W907")
     assert "cells" in d.message
 
 
 def test_a_table_over_huge_ranges_is_not_enumerated() -> None:
     text = HEADER + 'table t(x: 1..1000000000, y: 1..1000000000) "T":\n  x > y -> 4+\n  otherwise -> 5+\n'
-    d = check_text(text, "W907", seconds=2.0)
+    d = check_text(text, "W907")
     assert d.severity.value == "warning" and "too large to check" in d.message
 
 
@@ -233,15 +245,13 @@ def test_the_table_command_refuses_a_huge_table() -> None:
     from compiler.resolve.report import evaluate_table
 
     model = compile_text(HEADER + 'table t(x: 1..1000000000) "T":\n  otherwise -> 4+\n').rulesets[0]
-    start = time.perf_counter()
-    with pytest.raises(ResolveError):
+    with cpu_budget(GUARD), pytest.raises(ResolveError):
         evaluate_table(Evaluator(model), model.callables["t"])
-    assert time.perf_counter() - start < 2.0
 
 
 def test_a_very_long_line_is_refused_before_parsing() -> None:
     text = BASE + 'formula f() "F" = ' + "1 + " * 50_000 + "1\n"
-    d = check_text(text, "W904", seconds=1.0)
+    d = check_text(text, "W904")
     assert d.span.line == 7 and "200,019 characters" in d.message
 
 
@@ -252,7 +262,7 @@ def test_a_long_prose_line_within_the_limit_is_fine() -> None:
 
 def test_a_file_of_too_many_tokens_is_refused_quickly() -> None:
     rows = "".join(f'stat S{i} "S" 1..10\n' for i in range(L.MAX_TOKENS // 4))
-    d = check_text(HEADER + rows, "W905", seconds=10.0)
+    d = check_text(HEADER + rows, "W905")
     assert "50,000" in d.message
 
 
@@ -261,18 +271,18 @@ def test_an_enormous_file_is_refused_without_reading_it(write_ruleset) -> None:
     with open(folder / "big.rules", "w", encoding="utf-8") as f:
         f.write("# " + "x" * 100 + "\n")
         f.truncate(L.MAX_FILE_BYTES + 1)  # a sparse file: no need to write 2 MB
-    result, took = timed(compile_paths, [str(folder)])
+    with cpu_budget(GUARD):
+        result = compile_paths([str(folder)])
     assert [d.code for d in result.diagnostics if d.is_error] == ["W902"]
-    assert took < 2.0
 
 
 def test_a_ruleset_of_too_many_files_is_refused(write_ruleset) -> None:
     files = {"ruleset.rules": HEADER}
     files.update({f"part{i:03}.rules": "" for i in range(L.MAX_FILES + 1)})
     folder = write_ruleset(files)
-    result, took = timed(compile_paths, [str(folder)])
+    with cpu_budget(GUARD):
+        result = compile_paths([str(folder)])
     assert "W906" in codes(result)
-    assert took < 5.0
 
 
 def test_the_check_command_reports_limits_without_a_traceback(write_ruleset) -> None:
@@ -312,7 +322,7 @@ def test_a_grid_over_a_huge_range_is_checked_quickly() -> None:
     # Found by bench/fuzz.py: listing the missing rows of 1..10**20 filled the memory.
     text = HEADER + ('table g(a: 1..100000000000000000000, b: 1..2) "G":\n  grid a by b:\n'
                      "    b: 1 2\n    1: 4+ 5+\n")
-    d = check_text(text, "W301", seconds=2.0)
+    d = check_text(text, "W301")
     assert "a = 2, 3, 4, 5, 6 …" in d.message
 
 
@@ -321,7 +331,7 @@ def test_ranges_too_long_to_list_are_measured_without_overflow() -> None:
     assert len(r) == __import__("sys").maxsize and r[-1] == 10**30 and 5 in r
     text = HEADER + ('stat S "S" 0..100000000000000000000\nsituation n "N" 0..100000000000000000000\n'
                      'table t(S) "T":\n  S >= n -> 4+\n  otherwise -> 5+\n')
-    check_text(text, "W907", seconds=2.0)
+    check_text(text, "W907")
 
 
 def test_huge_extra_hits_are_refused_before_the_work() -> None:
@@ -335,10 +345,9 @@ def test_huge_extra_hits_are_refused_before_the_work() -> None:
                    'example e "E":\n  let r = shoot(2 hero, gun, 1 grunt)\n  expect mean(r.again) >= 0\n')
     result = compile_text(text)
     assert result.ok, [(d.code, d.message) for d in result.diagnostics]
-    start = time.perf_counter()
-    [r] = run_ruleset(result.rulesets[0])
+    with cpu_budget(GUARD):
+        [r] = run_ruleset(result.rulesets[0])
     assert not r.passed and "tokens" in r.failures[0].message
-    assert time.perf_counter() - start < 2.0
 
 
 def test_removing_casualties_with_huge_wounds_is_refused_before_the_work() -> None:
@@ -352,5 +361,6 @@ def test_removing_casualties_with_huge_wounds_is_refused_before_the_work() -> No
                      'example e "E":\n  let r = shoot(50 tank, gun, 50 tank)\n  expect mean(r.killed) >= 0\n')
     result = compile_text(text)
     assert result.ok, [(d.code, d.message) for d in result.diagnostics]
-    [r] = run_ruleset(result.rulesets[0])
+    with cpu_budget(GUARD):
+        [r] = run_ruleset(result.rulesets[0])
     assert not r.passed and "removing casualties" in r.failures[0].message

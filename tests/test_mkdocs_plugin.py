@@ -190,13 +190,8 @@ def test_serve_rebuilds_only_the_pages_a_rules_change_touches(tmp_path, monkeypa
         cfg.plugins.on_shutdown()
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The package installed from its wheel (not the source tree) into a folder of its own."""
-    wheels = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
-                   check=True, capture_output=True, timeout=600)
-    (wheel,) = wheels.glob("warscribe-*.whl")
+def test_the_wheel_ships_the_templates_and_the_plugin(wheel: Path) -> None:
+    """The wheel (built once per run by conftest's ``wheel``) holds what the site needs."""
     import zipfile
     names = zipfile.ZipFile(wheel).namelist()
     for name in ("compiler/site/templates/lexicon.md.j2", "compiler/site/templates/item/table.md.j2",
@@ -205,10 +200,6 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         assert name in names, name
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "warscribe = compiler.site.mkdocs_plugin:WarscribePlugin" in zipfile.ZipFile(wheel).read(entry).decode()
-    target = tmp_path_factory.mktemp("installed")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
-                   check=True, capture_output=True, timeout=600)
-    return target
 
 
 def test_installed_wheel_builds_a_site_from_another_folder(installed: Path, tmp_path: Path) -> None:

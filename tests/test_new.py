@@ -1,9 +1,6 @@
 """``warscribe new NAME``: from an empty folder, a ruleset that checks, tests, formats and builds at once."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,11 +9,12 @@ from compiler.driver import compile_paths
 from compiler.syntax.fmt import format_text
 from compiler.resolve.runner import run_ruleset
 from compiler.syntax.scaffold import create, default_title, scaffold_files, target_folder
+from conftest import Ran, warscribe
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "compiler", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300, env={**os.environ, "NO_COLOR": "1"})
+def run(*args: str, cwd: Path) -> Ran:
+    """warscribe in this process; tests/test_console_script.py runs the real console script."""
+    return warscribe(*args, cwd=cwd)
 
 
 def test_new_works_from_an_empty_folder(tmp_path: Path) -> None:

@@ -342,13 +342,3 @@ def test_a_render_cache_gives_the_same_site_and_skips_unchanged_rulesets(bundled
 def test_rendering_in_worker_processes_gives_the_same_pages(bundled):
     compilation, out = bundled
     assert site(compilation, SiteOptions(matchups=(MATCHUP,), workers=2)) == out
-
-
-@pytest.mark.parametrize("module", ["markup", "sitemap", "usage", "charts", "export", "env", "tables", "tools",
-                                    "output"])
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(f"compiler.site.{module}"))
-    assert result.failed == 0

@@ -279,19 +279,24 @@ def test_fast_backend_agrees(model) -> None:  # type: ignore[no-untyped-def]
             assert abs(float(p) - fa[k]) < 1e-12, (question, k)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("hit(4) + d6 > 2", None),
-    ("P(d6)", "P(…) needs a yes/no condition"),
-    ("mean(hit)", None),
-    ("to_wound(4, 11)", None),
-    ("2000d6", "more than warscribe rolls"),
+@pytest.mark.parametrize("text, message, column", [
+    ("hit(4) + d6 > 2", "a yes/no value is not a number", 1),
+    ("P(d6)", "P(…) needs a yes/no condition", 3),
+    ("mean(hit)", "unknown name 'hit'", 6),
+    ("to_wound(4)", "'to_wound' takes 2 values", 1),
+    ("2000d6", "more than warscribe rolls", 1),
 ])
-def test_resolver_errors_are_located(model, text: str, message: str | None) -> None:  # type: ignore[no-untyped-def]
-    try:
+def test_resolver_errors_are_located(model, text: str, message: str, column: int) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ResolveError) as info:  # any other exception is a bug, and fails the test too
         ask(model, text)
-    except ResolveError as err:
-        if message:
-            assert message in err.message
-        assert err.span is None or err.span.line >= 1
-    except Exception as err:  # anything else is a bug
-        pytest.fail(f"{text}: {type(err).__name__}: {err}")
+    assert message in info.value.message
+    span = info.value.span
+    assert span is not None, f"{text}: the error has no span"
+    assert (span.line, span.column) == (1, column), span
+
+
+@pytest.mark.xfail(reason="T is declared 1..10, yet to_wound(4, 11) answers the `otherwise` row instead of "
+                          "refusing the argument; for the resolver's owners to decide", strict=False)
+def test_an_argument_outside_its_stat_range_is_refused(model) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ResolveError):
+        ask(model, "to_wound(4, 11)")

@@ -180,12 +180,3 @@ def test_the_check_command_reports_links_without_a_traceback(project: Path) -> N
     assert r.returncode == 1
     assert "Traceback" not in r.stdout + r.stderr
     assert r.stdout.count("error[W701]") == 3, r.stdout
-
-
-def test_doctests() -> None:
-    import doctest
-
-    from compiler import limits, safepaths
-
-    for module in (limits, safepaths):
-        assert doctest.testmod(module).failed == 0, module.__name__

@@ -30,8 +30,14 @@ if not HAVE_CHROMIUM and not os.environ.get("CI"):
     pytest.skip("chromium is not installed (apt-get install chromium); CI=true makes this a failure",
                 allow_module_level=True)
 
-expect = pytest.importorskip("playwright.sync_api").expect
-Page = pytest.importorskip("playwright.sync_api").Page
+if os.environ.get("CI"):  # under CI a missing Playwright is a failure, not a skip
+    from playwright.sync_api import Page, expect
+else:
+    expect = pytest.importorskip("playwright.sync_api").expect
+    Page = pytest.importorskip("playwright.sync_api").Page
+
+# Under pytest-xdist, `--dist loadfile` (pyproject.toml) runs this whole file on one worker:
+# the site is built and chromium started once.
 
 
 @pytest.fixture(scope="session")

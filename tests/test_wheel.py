@@ -1,4 +1,7 @@
-"""The installed wheel, not the source tree: the grammar ships inside the package."""
+"""The installed wheel, not the source tree: the grammar ships inside the package.
+
+The ``wheel`` and ``installed`` fixtures (conftest) build and install it once per test run.
+"""
 from __future__ import annotations
 
 import os
@@ -7,18 +10,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
-                   check=True, capture_output=True, timeout=600)
-    (found,) = out.glob("warscribe-*.whl")
-    return found
 
 
 def test_wheel_contains_the_grammar(wheel: Path) -> None:
@@ -29,10 +22,8 @@ def test_wheel_contains_the_grammar(wheel: Path) -> None:
     assert "warscribe = compiler.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
-def test_installed_wheel_checks_from_another_folder(wheel: Path, tmp_path: Path) -> None:
-    target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
-                   check=True, capture_output=True, timeout=600)
+def test_installed_wheel_checks_from_another_folder(installed: Path, tmp_path: Path) -> None:
+    target = installed  # conftest builds and installs the wheel once per run
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     ruleset = ROOT / "tests" / "fixtures" / "sample"

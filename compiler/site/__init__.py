@@ -11,9 +11,9 @@ plugin in :mod:`compiler.site.mkdocs_plugin` only hands these pages over), and t
 same sources give byte-identical output.
 
 >>> from compiler.driver import compile_paths
->>> out = site(compile_paths(["rules/console-40k"]))     # doctest: +SKIP
->>> [p.path for p in out.pages][:3]                     # doctest: +SKIP
-['index.md', 'comparison.md', 'console-40k/index.md']
+>>> out = site(compile_paths(["rules/console-40k"]))
+>>> [p.path for p in out.pages][:2]
+['index.md', 'console-40k/index.md']
 """
 from __future__ import annotations
 
