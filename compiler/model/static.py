@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from compiler import ast as A
 from compiler.model.values import ProfileRef, TargetValue
@@ -253,45 +253,89 @@ def bind(params: tuple[A.Param, ...], args: list[Any]) -> dict[str, Any]:
     return {p.name: a for p, a in zip(params, args)}
 
 
-def row_matches(table: A.Table, row: A.CaseRow, env: Mapping[str, Any], model: Any, depth: int = 0) -> bool:
-    """Does a case row's pattern hold for these parameter values?"""
+ValueOf = Callable[[A.Expr, Any], Any]  # (expression, span to blame) -> its plain value
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+def case_holds(table: A.Table, row: A.CaseRow, env: Mapping[str, Any], value_of: ValueOf,
+               plain: Callable[[Any], Any] = _same, number_of: Callable[[Any], Any] = as_number) -> bool:
+    """Does a case row's pattern hold for these parameter values?
+
+    The one definition of a table row's case, shared by the checker (``value_of`` is
+    :func:`evaluate`) and the resolver (``value_of`` evaluates with the resolver and refuses
+    a random case; ``plain`` reads a test's pass/fail and a custom die's value).
+    """
     pat = row.pattern
     if pat is None:
         return True
     if isinstance(pat, A.RangeExpr):
-        v = env[table.params[0].name]
+        v = plain(env[table.params[0].name])
         if v is NONE:
             return False
-        lo, hi = evaluate(pat.low, env, model, depth + 1), evaluate(pat.high, env, model, depth + 1)
-        return as_number(lo) <= as_number(v) <= as_number(hi)
-    value = evaluate(pat, env, model, depth + 1)
+        lo, hi = value_of(pat.low, row.span), value_of(pat.high, row.span)
+        return as_number(lo) <= number_of(v) <= as_number(hi)
+    value = plain(value_of(pat, row.span))
     if isinstance(value, bool):
         return value
     # A keyed row: ``1 -> 6+`` compares the only parameter with the key.
     if len(table.params) == 1:
-        return _eq(env[table.params[0].name], value)
+        return _eq(plain(env[table.params[0].name]), value)
     raise StaticError("a table row's case must be a yes/no condition")
+
+
+def table_result(table: A.Table, env: Mapping[str, Any], value_of: ValueOf,
+                 plain: Callable[[Any], Any] = _same, number_of: Callable[[Any], Any] = as_number) -> A.Expr | None:
+    """Which expression gives a table's value for these parameter values (its ``let`` names
+    bound): the grid's cell, or the result of the first row whose case holds; None when
+    nothing applies.  A table written as a formula has neither: its formula is the answer.
+
+    Checker and resolver both look rows up here, so they cannot disagree about which row
+    applies.
+
+    >>> from compiler.driver import compile_text
+    >>> model = compile_text('ruleset d "D":\\n  version 1.0.0\\ntable t(x):\\n  x <= 2 -> 1\\n  otherwise -> 3\\n').rulesets[0]
+    >>> table = model.callables["t"]
+    >>> [evaluate(table_result(table, {"x": x}, lambda e, _: evaluate(e, {"x": x}, model)), {}, model) for x in (1, 5)]
+    [1, 3]
+    """
+    if table.grid is not None:
+        g = table.grid
+        r, c = plain(env.get(g.row_param)), plain(env.get(g.col_param))
+        for key, cells in g.rows:
+            if _eq(r, key):
+                for col, cell in zip(g.columns, cells):
+                    if _eq(c, col):
+                        return cell
+        return None
+    for row in table.rows:
+        if case_holds(table, row, env, value_of, plain, number_of):
+            return row.result
+    return None
+
+
+def row_matches(table: A.Table, row: A.CaseRow, env: Mapping[str, Any], model: Any, depth: int = 0) -> bool:
+    """Does a case row's pattern hold for these parameter values (dice-free)?"""
+    return case_holds(table, row, env, lambda e, _span: evaluate(e, env, model, depth + 1))
 
 
 def table_lookup(model: Any, table: A.Table, args: list[Any], depth: int = 0,
                  situation: Mapping[str, Any] | None = None) -> Any:
+    """A table's value for dice-free arguments."""
     env = {**(situation or {}), **bind(table.params, args)}
     if table.formula is not None:
         return evaluate(table.formula, env, model, depth + 1)
     for let in table.lets:
         env[let.name] = evaluate(let.value, env, model, depth + 1)
+    result = table_result(table, env, lambda e, _span: evaluate(e, env, model, depth + 1))
+    if result is not None:
+        return evaluate(result, env, model, depth + 1)
     if table.grid is not None:
         g = table.grid
         r, c = env.get(g.row_param), env.get(g.col_param)
-        for key, cells in g.rows:
-            if _eq(r, key):
-                for col, cell in zip(g.columns, cells):
-                    if _eq(c, col):
-                        return evaluate(cell, env, model, depth + 1)
         raise StaticError(f"the grid of table {table.id} has no cell for {g.row_param}={r}, {g.col_param}={c}")
-    for row in table.rows:
-        if row_matches(table, row, env, model, depth):
-            return evaluate(row.result, env, model, depth + 1)
     shown = ", ".join(f"{k}={v}" for k, v in env.items())
     raise StaticError(f"no row of table {table.id} matches {shown}")
 
