@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 
 from compiler import ast as A
 from compiler.model.values import ProfileRef, TargetValue
+from compiler.syntax.builtins import BUILTINS
 
 MAX_DEPTH = 64
 
@@ -206,31 +207,15 @@ def _eq(left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
-BUILTIN_STATIC = {"min", "max", "abs", "ceil", "floor", "clamp", "even", "odd"}
+BUILTIN_STATIC = frozenset(name for name, b in BUILTINS.items() if b.static is not None)
 
 
 def call(expr: A.Call, args: list[Any], model: Any, depth: int, outer: Mapping[str, Any] | None = None) -> Any:
+    """A call on dice-free values: a built-in with a static implementation, a table or a formula."""
     f = expr.func
-    if f in ("min", "max"):
-        vals = [a for a in args if a is not NONE]
-        if not vals:
-            return NONE
-        nums = [as_number(a) for a in vals]
-        best = min(nums) if f == "min" else max(nums)
-        return vals[nums.index(best)]
-    if f == "abs":
-        return abs(as_number(args[0]))
-    if f == "ceil":
-        return math.ceil(as_number(args[0]))
-    if f == "floor":
-        return math.floor(as_number(args[0]))
-    if f == "clamp":
-        v, lo, hi = (as_number(a) for a in args)
-        return _num(min(max(v, lo), hi))
-    if f == "even":
-        return as_number(args[0]) % 2 == 0
-    if f == "odd":
-        return as_number(args[0]) % 2 == 1
+    builtin = BUILTINS.get(f)
+    if builtin is not None and builtin.static is not None:
+        return builtin.static(args, as_number)
     if model is None:
         raise NotStatic(f)
     decl = model.callables.get(f)

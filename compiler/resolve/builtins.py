@@ -20,7 +20,8 @@ from compiler.limits import MAX_EXPLODE, MAX_KEEP, MAX_PAIRS
 from compiler.resolve.core import (DEFAULT_EXPLODE_DEPTH, ResolveError, as_count, fast_to_exact, is_dist, natural,
                                    num, unwrap)
 from compiler.resolve.dist import FastDist
-from compiler.resolve.evaluator import Env, Evaluator, builtin
+from compiler.resolve.evaluator import BuiltinHandler, Env, Evaluator, builtin
+from compiler.syntax.builtins import BUILTINS
 
 
 def _b_P(ev: Evaluator, e: A.Call, env: Env) -> Any:
@@ -35,7 +36,7 @@ def _b_natural(ev: Evaluator, e: A.Call, env: Env) -> Any:
     return ev.lift1(ev.eval(e.args[0], env), lambda o: natural(o, e.span))
 
 
-def _minmax(kind: str) -> Callable[[Evaluator, A.Call, Env], Any]:
+def _minmax(kind: str) -> BuiltinHandler:
     def f(ev: Evaluator, e: A.Call, env: Env) -> Any:
         values = [ev.eval(a, env) for a in e.args]
         sizes = [len(v) for v in values if is_dist(v)]
@@ -49,7 +50,7 @@ def _minmax(kind: str) -> Callable[[Evaluator, A.Call, Env], Any]:
     return f
 
 
-def _unary_num(fn: Callable[[Any], Any]) -> Callable[[Evaluator, A.Call, Env], Any]:
+def _unary_num(fn: Callable[[Any], Any]) -> BuiltinHandler:
     def f(ev: Evaluator, e: A.Call, env: Env) -> Any:
         return ev.lift1(ev.eval(e.args[0], env), lambda x: None if unwrap(x) is None else fn(num(unwrap(x), e.span)))
     return f
@@ -84,7 +85,7 @@ def _b_explode(ev: Evaluator, e: A.Call, env: Env) -> Any:
     return dice.explode(lambda o: o == face, depth)
 
 
-def _keep(kind: str) -> Callable[[Evaluator, A.Call, Env], Any]:
+def _keep(kind: str) -> BuiltinHandler:
     def f(ev: Evaluator, e: A.Call, env: Env) -> Any:
         k = as_count(unwrap(ev.eval(e.args[0], env)), e.args[0].span)
         if k < 1:
@@ -101,15 +102,31 @@ def _keep(kind: str) -> Callable[[Evaluator, A.Call, Env], Any]:
     return f
 
 
-def _b_even_odd(parity: int) -> Callable[[Evaluator, A.Call, Env], Any]:
+def _b_even_odd(parity: int) -> BuiltinHandler:
     def f(ev: Evaluator, e: A.Call, env: Env) -> Any:
         return ev.lift1(ev.eval(e.args[0], env), lambda x: num(unwrap(x), e.span) % 2 == parity)
     return f
 
 
-for _name, _impl in (("P", _b_P), ("mean", _b_mean), ("natural", _b_natural), ("min", _minmax("min")),
-                     ("max", _minmax("max")), ("abs", _unary_num(abs)), ("ceil", _unary_num(math.ceil)),
-                     ("floor", _unary_num(math.floor)), ("clamp", _b_clamp), ("even", _b_even_odd(0)),
-                     ("odd", _b_even_odd(1)), ("reroll", _b_reroll), ("explode", _b_explode),
-                     ("highest", _keep("max")), ("lowest", _keep("min"))):
-    builtin(_name)(_impl)
+
+IMPLEMENTATIONS: dict[str, BuiltinHandler] = {
+    "P": _b_P,
+    "mean": _b_mean,
+    "natural": _b_natural,
+    "min": _minmax("min"),
+    "max": _minmax("max"),
+    "abs": _unary_num(abs),
+    "ceil": _unary_num(math.ceil),
+    "floor": _unary_num(math.floor),
+    "clamp": _b_clamp,
+    "even": _b_even_odd(0),
+    "odd": _b_even_odd(1),
+    "reroll": _b_reroll,
+    "explode": _b_explode,
+    "highest": _keep("max"),
+    "lowest": _keep("min"),
+}
+"""The meaning over distributions of each built-in of :data:`compiler.syntax.builtins.BUILTINS`."""
+
+for _name in BUILTINS:  # keyed by the registry: a built-in without an implementation fails here
+    builtin(_name)(IMPLEMENTATIONS[_name])

@@ -26,8 +26,9 @@ from compiler.model.static import StaticError
 from compiler.model.static import binary as static_binary
 from compiler.model.values import TargetValue
 from compiler.resolve.dist import Dist, FastDist
+from compiler.syntax.builtins import BUILTINS
 
-AGGREGATES = frozenset({"P", "mean"})  # built-ins that read a whole distribution
+AGGREGATES = frozenset(b.name for b in BUILTINS.values() if b.aggregate)  # built-ins that read a whole roll
 MAX_BRANCHES = MAX_PAIRS // 10  # random values a definition is worked out for, one by one
 DEFAULT_EXPLODE_DEPTH = 10
 

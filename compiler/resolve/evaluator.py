@@ -16,7 +16,7 @@ what it dispatches on, and filled by the modules that know the concept:
 * :data:`DECLARATIONS` — declaration class → how a call to it is worked out
   (:mod:`~compiler.resolve.tests`, :mod:`~compiler.resolve.tables`,
   :mod:`~compiler.resolve.attack`);
-* :data:`BUILTINS` — built-in function name → its distribution implementation
+* :data:`BUILTIN_CALLS` — built-in function name → its distribution implementation
   (:mod:`~compiler.resolve.builtins`).
 
 Those modules import this one and register; the package ``__init__`` imports them all, so
@@ -48,7 +48,7 @@ from compiler.resolve.core import (AGGREGATES, MAX_BRANCHES, AttackResult, Face,
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.effects import Effects
 
-__all__ = ["AttackResult", "BUILTINS", "DECLARATIONS", "EXPRESSIONS", "Evaluator", "Face", "LetVar", "Pool",
+__all__ = ["AttackResult", "BUILTIN_CALLS", "DECLARATIONS", "EXPRESSIONS", "Evaluator", "Face", "LetVar", "Pool",
            "ResolveError", "Roll", "builtin", "declaration", "expression", "is_dist", "parse_expression", "show",
            "situation_defaults", "truth", "unwrap"]
 
@@ -73,7 +73,7 @@ class Declaration:
 
 EXPRESSIONS: dict[type, ExpressionHandler] = {}
 DECLARATIONS: dict[type, Declaration] = {}
-BUILTINS: dict[str, BuiltinHandler] = {}
+BUILTIN_CALLS: dict[str, BuiltinHandler] = {}
 
 F = TypeVar("F")
 
@@ -98,7 +98,7 @@ def declaration(decl_class: type, pointwise: bool = True) -> Callable[[F], F]:
 def builtin(name: str) -> Callable[[F], F]:
     """Register the distribution implementation of the built-in function ``name``."""
     def register(fn: F) -> F:
-        BUILTINS[name] = fn  # type: ignore[assignment]  # F is a BuiltinHandler
+        BUILTIN_CALLS[name] = fn  # type: ignore[assignment]  # F is a BuiltinHandler
         return fn
     return register
 

@@ -24,7 +24,7 @@ from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AttackResult, Pool, ResolveError, all_int, as_count, exact_to_fast, fast_to_exact,
                                    is_dist, natural, num, num_int, show, truth, unwrap)
 from compiler.resolve.dist import Dist, FastDist
-from compiler.resolve.evaluator import BUILTINS, Env, Evaluator, expression
+from compiler.resolve.evaluator import BUILTIN_CALLS, Env, Evaluator, expression
 
 @expression(A.Int)
 def eval_int(ev: Evaluator, e: A.Int, env: Env) -> Any:
@@ -312,7 +312,7 @@ def eval_with(ev: Evaluator, e: A.With, env: Env) -> Any:
 
 @expression(A.Call)
 def eval_call(ev: Evaluator, e: A.Call, env: Env) -> Any:
-    builtin = BUILTINS.get(e.func)
+    builtin = BUILTIN_CALLS.get(e.func)
     decl = ev.model.callables.get(e.func)
     if decl is None and builtin is not None:
         return builtin(ev, e, env)
