@@ -27,6 +27,7 @@ from compiler.model.static import binary as static_binary
 from compiler.model.values import TargetValue
 from compiler.resolve.dist import Dist, FastDist
 from compiler.syntax.builtins import BUILTINS
+from compiler.words import value_words as show  # a value in words; kept under its old name
 
 AGGREGATES = frozenset(b.name for b in BUILTINS.values() if b.aggregate)  # built-ins that read a whole roll
 MAX_BRANCHES = MAX_PAIRS // 10  # random values a definition is worked out for, one by one
@@ -115,17 +116,6 @@ def truth(v: Any, span: Any = None) -> bool:
     if v is None:
         return False
     raise ResolveError(f"{show(v)} is not a yes/no value", span)
-
-def show(v: Any) -> str:
-    if isinstance(v, Fraction):
-        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-    if v is None:
-        return "none"
-    if v is True:
-        return "yes"
-    if v is False:
-        return "no"
-    return str(v)
 
 def all_int(d: Any) -> bool:
     """Are all outcomes of a distribution whole numbers (or yes/no)?"""

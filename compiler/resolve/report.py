@@ -13,22 +13,16 @@ from compiler import ast as A
 from compiler.check.passes import param_domain
 from compiler.limits import MAX_TABLE_POINTS
 from compiler.model.ruleset import Ruleset
-from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, Roll, is_dist, show, unwrap
+from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, Roll, is_dist, unwrap
 from compiler.resolve.runner import Result, fmt_number
 from compiler.model.values import ProfileRef, TargetValue
-
-
-def fraction_text(p: Any) -> str:
-    if isinstance(p, Fraction):
-        return f"{p.numerator}/{p.denominator}"
-    return repr(float(p))
+from compiler.words import fraction_json as fraction_text  # kept under its old name: other stages import it
+from compiler.words import value_words
 
 
 def value_text(v: Any) -> str:
-    v = unwrap(v)
-    if isinstance(v, Fraction):
-        return show(v)
-    return show(v)
+    """An outcome in words (a test's pass/fail, a custom die's value, a pool's count)."""
+    return value_words(unwrap(v))
 
 
 def distribution_rows(d: Any) -> list[tuple[Any, Any, Any]]:

@@ -19,9 +19,11 @@ from typing import Any, Iterable
 from compiler import ast as A
 from compiler.resolve.dist import Dist, FastDist
 from compiler.model.ruleset import Ruleset
-from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, show, unwrap
+from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, unwrap
 from compiler.model.static import int_range
 from compiler.model.values import TargetValue
+from compiler.words import number_words as fmt_number  # kept under its old name: other stages import it
+from compiler.words import value_words
 
 EXHAUSTIVE_LIMIT = 2_000
 SAMPLED_EXAMPLES = 300
@@ -56,22 +58,6 @@ class Result:
         return not self.failures
 
 
-def fmt_number(v: Any) -> str:
-    """A number as a reader likes it: a short fraction with its decimal, or a decimal."""
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, Fraction):
-        if v.denominator == 1:
-            return str(v.numerator)
-        dec = f"{float(v):.6g}"
-        if len(str(v.denominator)) <= 6:
-            return f"{v.numerator}/{v.denominator} (≈ {dec})"
-        return f"≈ {dec}"
-    if isinstance(v, float):
-        return f"{v:.10g}"
-    return show(v)
-
-
 def _compare(op: str, actual: Any, expected: Any, tolerance: Any, exact: bool) -> bool:
     a, e = unwrap(actual), unwrap(expected)
     if op == "~":
@@ -103,7 +89,7 @@ def _as_num(v: Any) -> Any:
     if isinstance(v, TargetValue) and v.as_number is not None:
         return v.as_number
     if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
-        raise ResolveError(f"{show(v)} is not a number")
+        raise ResolveError(f"{value_words(v)} is not a number")
     return v
 
 
