@@ -25,7 +25,7 @@ def test_words_for_each_kind_of_value() -> None:
     assert [value_words(v) for v in (True, False, None, 7, Fraction(7, 2), TargetValue.high(4), "soft")] == \
         ["yes", "no", "none", "7", "7/2", "4+", "soft"]
     assert number_words(Fraction(35, 216)) == "35/216 (≈ 0.162037)"
-    assert number_words(Fraction(1, 1234567)) == "≈ 8.1e-07"
+    assert number_words(Fraction(1, 1234567)) == "≈ 8.10001e-07"
     assert number_words(TargetValue.high(3)) == "3+"
     assert fraction_json(Fraction(3)) == "3/1"
     assert report.value_text(core.Roll(True, 6)) == "yes"
