@@ -52,7 +52,8 @@ def as_number(v: Any) -> int | Fraction | float:
     raise StaticError(f"{v!r} is not a number")
 
 
-def _num(v: Any) -> int | Fraction:
+def _num(v: Any) -> Any:
+    """A whole Fraction as an int; anything else unchanged."""
     if isinstance(v, Fraction) and v.denominator == 1:
         return int(v)
     return v
@@ -73,7 +74,9 @@ def evaluate(expr: A.Expr, env: Mapping[str, Any], model: Any, depth: int = 0) -
     """Evaluate a dice-free expression; ``model`` (a Ruleset) resolves calls to tables and formulas."""
     if depth > MAX_DEPTH:
         raise StaticError("definitions call each other too deeply (a cycle?)")
-    ev = lambda e: evaluate(e, env, model, depth + 1)  # noqa: E731
+
+    def ev(e: A.Expr) -> Any:
+        return evaluate(e, env, model, depth + 1)
     if isinstance(expr, A.Int):
         return expr.value
     if isinstance(expr, A.Decimal):
@@ -201,9 +204,9 @@ def binary(op: str, left: Any, right: Any) -> Any:
 
 def _eq(left: Any, right: Any) -> bool:
     if isinstance(left, TargetValue) and not isinstance(right, TargetValue) and right is not NONE:
-        return left.as_number == right
+        return bool(left.as_number == right)
     if isinstance(right, TargetValue) and not isinstance(left, TargetValue) and left is not NONE:
-        return right.as_number == left
+        return bool(right.as_number == left)
     return bool(left == right)
 
 
@@ -261,7 +264,7 @@ def case_holds(table: A.Table, row: A.CaseRow, env: Mapping[str, Any], value_of:
         if v is NONE:
             return False
         lo, hi = value_of(pat.low, row.span), value_of(pat.high, row.span)
-        return as_number(lo) <= number_of(v) <= as_number(hi)
+        return bool(as_number(lo) <= number_of(v) <= as_number(hi))
     value = plain(value_of(pat, row.span))
     if isinstance(value, bool):
         return value
@@ -352,15 +355,22 @@ def stat_value(sv: A.StatValue) -> Any:
     if sv.kind == "int":
         return sv.value
     if sv.kind == "high":
-        return TargetValue.high(int(sv.value))  # type: ignore[arg-type]
+        return TargetValue.high(int(stat_number(sv)))
     if sv.kind == "low":
-        return TargetValue.low(int(sv.value))  # type: ignore[arg-type]
+        return TargetValue.low(int(stat_number(sv)))
     if sv.kind == "inches":
-        return _num(sv.value)  # type: ignore[arg-type]
+        return _num(sv.value)
     if sv.kind == "none":
         return NONE
     if sv.kind == "dice":
         raise NotStatic("dice")
+    return sv.value
+
+
+def stat_number(sv: A.StatValue) -> int | Fraction:
+    """The number of a profile value written as a number, a target (``3+``) or a distance."""
+    if isinstance(sv.value, bool) or not isinstance(sv.value, (int, Fraction)):
+        raise StaticError(f"{sv.stat} {sv.text} is not a number")
     return sv.value
 
 

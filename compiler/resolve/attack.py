@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import partial
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, TypeAlias
 
 from compiler import ast as A
 from compiler.limits import MAX_REMOVAL_WORK
@@ -28,8 +28,8 @@ from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
 
-State = frozenset  # flags such as ("pass", "wound") or ("fail", "save")
-Bag = tuple  # sorted ((state, count), ...)
+State: TypeAlias = frozenset[tuple[str, str | None]]  # flags such as ("pass", "wound") or ("fail", "save")
+Bag: TypeAlias = tuple[tuple[State, int], ...]  # sorted ((state, count), ...)
 
 MAX_TOKENS_PER_ATTACK = 64
 
@@ -161,7 +161,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
     return tuple(plan)
 
 
-class LazySteps(Mapping):  # type: ignore[type-arg]
+class LazySteps(Mapping[str, Any]):
     """The steps of an attack, each worked out only when it is read (an example that asks for
     ``r.killed`` does not pay for the sum of ``r.hits``)."""
 

@@ -108,7 +108,6 @@ def _b_even_odd(parity: int) -> BuiltinHandler:
     return f
 
 
-
 IMPLEMENTATIONS: dict[str, BuiltinHandler] = {
     "P": _b_P,
     "mean": _b_mean,

@@ -194,7 +194,7 @@ class DistBase:
         return cls.from_weights(Counter(faces))
 
     @classmethod
-    def bernoulli(cls, p: Fraction | int) -> Self:
+    def bernoulli(cls, p: Fraction | int | float) -> Self:
         """True with probability ``p``, else False.
 
         >>> from compiler.resolve.dist import Dist, FastDist, agree
@@ -206,7 +206,7 @@ class DistBase:
         return cls.from_weights({True: p, False: 1 - p})
 
     @classmethod
-    def binomial(cls, n: int, p: Fraction | int) -> Self:
+    def binomial(cls, n: int, p: Fraction | int | float) -> Self:
         """Number of successes among ``n`` independent trials of probability ``p``.
 
         >>> from compiler.resolve.dist import Dist, FastDist, agree

@@ -62,7 +62,7 @@ class FastDist(DistBase):
         return cls._new(int(value), _ONE, 0.0, isinstance(value, (bool, np.bool_)))
 
     @cached_property
-    def _items(self) -> tuple[tuple[Outcome, float], ...]:  # type: ignore[override]
+    def _items(self) -> tuple[tuple[Outcome, float], ...]:  # type: ignore[override]  # computed from the array, where the base stores it
         kind = bool if self._bool else int
         return tuple((kind(self._lo + i), float(self._p[i])) for i in np.flatnonzero(self._p))
 

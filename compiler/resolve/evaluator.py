@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Mapping
 
 from compiler import ast as A
 from compiler.limits import MAX_CALL_DEPTH, MAX_EXACT_BITS, MAX_OUTCOMES, MAX_PAIRS, sum_outcomes
@@ -75,30 +75,28 @@ EXPRESSIONS: dict[type, ExpressionHandler] = {}
 DECLARATIONS: dict[type, Declaration] = {}
 BUILTIN_CALLS: dict[str, BuiltinHandler] = {}
 
-F = TypeVar("F")
 
-
-def expression(*node_classes: type) -> Callable[[F], F]:
+def expression(*node_classes: type) -> Callable[[ExpressionHandler], ExpressionHandler]:
     """Register the handler of one or more expression node classes."""
-    def register(fn: F) -> F:
+    def register(fn: ExpressionHandler) -> ExpressionHandler:
         for cls in node_classes:
-            EXPRESSIONS[cls] = fn  # type: ignore[assignment]  # F is an ExpressionHandler
+            EXPRESSIONS[cls] = fn
         return fn
     return register
 
 
-def declaration(decl_class: type, pointwise: bool = True) -> Callable[[F], F]:
+def declaration(decl_class: type, pointwise: bool = True) -> Callable[[CallHandler], CallHandler]:
     """Register how calls to a kind of declaration (test, table, formula, attack) are worked out."""
-    def register(fn: F) -> F:
-        DECLARATIONS[decl_class] = Declaration(fn, pointwise)  # type: ignore[arg-type]  # F is a CallHandler
+    def register(fn: CallHandler) -> CallHandler:
+        DECLARATIONS[decl_class] = Declaration(fn, pointwise)
         return fn
     return register
 
 
-def builtin(name: str) -> Callable[[F], F]:
+def builtin(name: str) -> Callable[[BuiltinHandler], BuiltinHandler]:
     """Register the distribution implementation of the built-in function ``name``."""
-    def register(fn: F) -> F:
-        BUILTIN_CALLS[name] = fn  # type: ignore[assignment]  # F is a BuiltinHandler
+    def register(fn: BuiltinHandler) -> BuiltinHandler:
+        BUILTIN_CALLS[name] = fn
         return fn
     return register
 
@@ -164,7 +162,7 @@ class Evaluator:
 
     def to_backend(self, d: Any) -> Any:
         """In fast mode, move an integer distribution to the float backend."""
-        if self.exact or isinstance(d, FastDist) or not is_dist(d):
+        if self.exact or not isinstance(d, Dist):  # already float, or not random
             return d
         if all_int(d):
             return d.map(int).to_fast() if any(isinstance(o, bool) for o in d.outcomes()) else d.to_fast()
@@ -434,8 +432,10 @@ class Evaluator:
         for i, a in enumerate(args):
             if is_dist(a):
                 exact = fast_to_exact(a) if isinstance(a, FastDist) else a
-                return self.check_size(self.to_backend(exact.bind(
-                    lambda o, i=i: exactify(self.apply(decl, args[:i] + [o] + args[i + 1:], span)))), span)
+
+                def at(o: Any, i: int = i) -> Any:
+                    return exactify(self.apply(decl, args[:i] + [o] + args[i + 1:], span))
+                return self.check_size(self.to_backend(exact.bind(at)), span)
         args = [unwrap(a) if isinstance(a, (Face, Pool)) else a for a in args]
         return kind.handler(self, decl, args, span)
 

@@ -19,33 +19,39 @@ from typing import Any
 
 from compiler import ast as A
 from compiler.limits import MAX_COUNT, MAX_DICE
-from compiler.model.static import StaticError, as_number, profile_has, to_target
+from compiler.model.static import StaticError, as_number, profile_has, stat_number, to_target
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AttackResult, Pool, ResolveError, all_int, as_count, exact_to_fast, fast_to_exact,
                                    is_dist, natural, num, num_int, show, truth, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import BUILTIN_CALLS, Env, Evaluator, expression
 
+
 @expression(A.Int)
 def eval_int(ev: Evaluator, e: A.Int, env: Env) -> Any:
     return e.value
+
 
 @expression(A.Decimal)
 def eval_decimal(ev: Evaluator, e: A.Decimal, env: Env) -> Any:
     return e.value
 
+
 @expression(A.Inches)
 def eval_inches(ev: Evaluator, e: A.Inches, env: Env) -> Any:
     return int(e.value) if e.value.denominator == 1 else e.value
+
 
 @expression(A.Label)
 def eval_label(ev: Evaluator, e: A.Label, env: Env) -> Any:
     return e.text
 
+
 @expression(A.Const)
 def eval_const(ev: Evaluator, e: A.Const, env: Env) -> Any:
     return {"true": True, "false": False, "none": None,
             "never": TargetValue.never(), "always": TargetValue.always()}[e.value]
+
 
 @expression(A.Name)
 def eval_name(ev: Evaluator, e: A.Name, env: Env) -> Any:
@@ -60,11 +66,13 @@ def eval_name(ev: Evaluator, e: A.Name, env: Env) -> Any:
             return e.id
     raise ResolveError(f"unknown name '{e.id}'", e.span)
 
+
 @expression(A.Group)
 def eval_group(ev: Evaluator, e: A.Group, env: Env) -> Any:
     if e.count > MAX_COUNT:
         raise ResolveError(f"{e.count:,} models is more than warscribe will count ({MAX_COUNT:,})", e.span)
     return ProfileRef(e.profile, e.count)
+
 
 @expression(A.Dice)
 def eval_dice(ev: Evaluator, e: A.Dice, env: Env) -> Any:
@@ -80,6 +88,7 @@ def eval_dice(ev: Evaluator, e: A.Dice, env: Env) -> Any:
     ev.refuse_sum(e.count, die, e.span)
     return ev.check_size(die.convolve_power(e.count), e.span)
 
+
 def die_dist(ev: Evaluator, name: str, sides: int, span: Any) -> Any:
     custom = ev.model.dice.get(name)
     if custom is not None:
@@ -88,12 +97,14 @@ def die_dist(ev: Evaluator, name: str, sides: int, span: Any) -> Any:
         raise ResolveError(f"a die of {sides} sides cannot be rolled here", span)
     return Dist.die(sides)
 
+
 @expression(A.Unary)
 def eval_unary(ev: Evaluator, e: A.Unary, env: Env) -> Any:
     v = ev.eval(e.operand, env)
     if e.op == "not":
         return ev.lift1(v, lambda x: not truth(x, e.span))
     return ev.lift1(v, lambda x: None if unwrap(x) is None else -num(unwrap(x), e.span))
+
 
 @expression(A.Binary)
 def eval_binary(ev: Evaluator, e: A.Binary, env: Env) -> Any:
@@ -108,9 +119,11 @@ def eval_binary(ev: Evaluator, e: A.Binary, env: Env) -> Any:
     right = ev.eval(e.right, env)
     return ev.lift2(e.op, left, right, e.span)
 
+
 @expression(A.RangeExpr)
 def eval_range_expr(ev: Evaluator, e: A.RangeExpr, env: Env) -> Any:
     raise ResolveError("a range is not a value; use it after 'in': x in 2..3", e.span)
+
 
 @expression(A.InRange)
 def eval_in_range(ev: Evaluator, e: A.InRange, env: Env) -> Any:
@@ -125,13 +138,16 @@ def eval_in_range(ev: Evaluator, e: A.InRange, env: Env) -> Any:
         return x is not None and as_number(lo) <= num(x, e.span) <= as_number(hi)
     return ev.lift1(v, inside)
 
+
 @expression(A.IsChoice)
 def eval_is_choice(ev: Evaluator, e: A.IsChoice, env: Env) -> Any:
     return ev.lift1(ev.eval(e.operand, env), lambda x: unwrap(x) == e.choice)
 
+
 @expression(A.IsNone)
 def eval_is_none(ev: Evaluator, e: A.IsNone, env: Env) -> Any:
     return ev.lift1(ev.eval(e.operand, env), lambda x: unwrap(x) is None)
+
 
 @expression(A.Has)
 def eval_has(ev: Evaluator, e: A.Has, env: Env) -> Any:
@@ -141,6 +157,7 @@ def eval_has(ev: Evaluator, e: A.Has, env: Env) -> Any:
         except StaticError as err:
             raise ResolveError(str(err), e.span) from None
     return ev.lift1(ev.eval(e.operand, env), has)
+
 
 @expression(A.Target)
 def eval_target(ev: Evaluator, e: A.Target, env: Env) -> Any:
@@ -154,6 +171,7 @@ def eval_target(ev: Evaluator, e: A.Target, env: Env) -> Any:
             raise ResolveError(str(err), e.span) from None
     return ev.lift1(ev.eval(e.value, env), make)
 
+
 @expression(A.Chain)
 def eval_chain(ev: Evaluator, e: A.Chain, env: Env) -> Any:
     first, then = ev.eval(e.first, env), ev.eval(e.then, env)
@@ -164,6 +182,7 @@ def eval_chain(ev: Evaluator, e: A.Chain, env: Env) -> Any:
     if not isinstance(then, TargetValue):
         then = TargetValue.exactly(int(num(then, e.then.span)))
     return TargetValue.chain(first, then)
+
 
 @expression(A.IfElse)
 def eval_if_else(ev: Evaluator, e: A.IfElse, env: Env) -> Any:
@@ -182,6 +201,7 @@ def eval_if_else(ev: Evaluator, e: A.IfElse, env: Env) -> Any:
         return value
     return ev.check_size(ev.to_backend(cond.bind(pick)), e.span)
 
+
 @expression(A.Each)
 def eval_each(ev: Evaluator, e: A.Each, env: Env) -> Any:
     count = ev.eval(e.count, env)
@@ -190,6 +210,7 @@ def eval_each(ev: Evaluator, e: A.Each, env: Env) -> Any:
     count = ev.lift1(count, lambda c: as_count(unwrap(c), e.count.span))
     item = ev.eval(e.item, env)
     return each(ev, count, item, e.negate, e.span)
+
 
 def each(ev: Evaluator, count: Any, item: Any, negate: bool, span: Any) -> Any:
     """``count each item``: successes among tests, or the sum of amounts."""
@@ -219,6 +240,7 @@ def each(ev: Evaluator, count: Any, item: Any, negate: bool, span: Any) -> Any:
     ev.refuse_sum(count, amounts, span)
     return ev.check_size(amounts.convolve_power(count), span)
 
+
 def pool(ev: Evaluator, count: Any, p: Any, span: Any) -> Any:
     small = is_dist(count) or count <= 200
     if not ev.exact and not small:
@@ -233,14 +255,19 @@ def pool(ev: Evaluator, count: Any, p: Any, span: Any) -> Any:
     if is_dist(count):
         if isinstance(count, FastDist):
             count = fast_to_exact(count)
-        return count.bind(lambda n: Dist.binomial(n, p).map(lambda s, n=n: Pool(s, n - s)))
+
+        def pools(n: int) -> Dist:
+            return Dist.binomial(n, p).map(lambda s: Pool(s, n - s))
+        return count.bind(pools)
     return Dist.binomial(count, p).map(lambda s: Pool(s, count - s))
+
 
 @expression(A.Attr)
 def eval_attr(ev: Evaluator, e: A.Attr, env: Env) -> Any:
     obj = ev.eval(e.obj, env)
     role = e.obj.id if isinstance(e.obj, A.Name) else None
     return attr(ev, obj, e.name, role, e.span)
+
 
 def attr(ev: Evaluator, obj: Any, name: str, role: str | None, span: Any) -> Any:
     if isinstance(obj, AttackResult):
@@ -260,6 +287,7 @@ def attr(ev: Evaluator, obj: Any, name: str, role: str | None, span: Any) -> Any
         return ev.lift1(obj, lambda o: natural(o, span))
     raise ResolveError(f"{show(obj)} has no '{name}'", span)
 
+
 def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: Any) -> Any:
     if name == "models":
         return ref.models
@@ -278,19 +306,21 @@ def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: A
         if sv.dice_bonus:
             value = ev.lift2("+", value, sv.dice_bonus, span)
     elif sv.kind == "high":
-        value = TargetValue.high(int(sv.value))  # type: ignore[arg-type]
+        value = TargetValue.high(int(stat_number(sv)))
     elif sv.kind == "low":
-        value = TargetValue.low(int(sv.value))  # type: ignore[arg-type]
+        value = TargetValue.low(int(stat_number(sv)))
     elif sv.kind == "none":
         value = None
     elif sv.kind == "inches":
-        value = int(sv.value) if Fraction(sv.value).denominator == 1 else sv.value  # type: ignore[arg-type]
+        inches = stat_number(sv)
+        value = int(inches) if Fraction(inches).denominator == 1 else inches
     else:
         value = sv.value
     delta = ev.effects.stat_modifier(name, role)
     if delta and value is not None:
         value = ev.add_to_stat(value, delta, name, span)
     return value
+
 
 @expression(A.With)
 def eval_with(ev: Evaluator, e: A.With, env: Env) -> Any:
@@ -309,6 +339,7 @@ def eval_with(ev: Evaluator, e: A.With, env: Env) -> Any:
                 raise ResolveError("a situation is set to a fixed value, not a roll", s.span)
             settings[s.name] = v
     return ev.child(settings).eval(e.expr, env)
+
 
 @expression(A.Call)
 def eval_call(ev: Evaluator, e: A.Call, env: Env) -> Any:

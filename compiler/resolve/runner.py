@@ -17,24 +17,27 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from compiler import ast as A
+from compiler.diagnostics import Span
 from compiler.resolve.dist import Dist, FastDist
 from compiler.model.ruleset import Ruleset
 from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, unwrap
 from compiler.model.static import int_range
 from compiler.model.values import TargetValue
-from compiler.words import number_words as fmt_number  # kept under its old name: other stages import it
-from compiler.words import value_words
+from compiler.words import number_words, value_words
 
 EXHAUSTIVE_LIMIT = 2_000
 SAMPLED_EXAMPLES = 300
 FAST_TOLERANCE = 1e-9
 
 
+fmt_number = number_words  # the old name of compiler.words.number_words, which other stages import
+
+
 @dataclass(frozen=True)
 class Failure:
     """One expectation that did not hold (or could not be worked out)."""
 
-    span: A.Span  # type: ignore[name-defined]
+    span: Span
     message: str
     expected: str | None = None
     actual: str | None = None
@@ -46,7 +49,7 @@ class Result:
     kind: str  # "example" or "property"
     id: str
     title: str
-    span: A.Span  # type: ignore[name-defined]
+    span: Span
     failures: tuple[Failure, ...] = ()
     checked: int = 0  # expectations checked (times points, for properties)
     seconds: float = 0.0
@@ -62,7 +65,7 @@ def _compare(op: str, actual: Any, expected: Any, tolerance: Any, exact: bool) -
     a, e = unwrap(actual), unwrap(expected)
     if op == "~":
         tol = tolerance if tolerance is not None else Fraction(1, 10**9)
-        return abs(_as_num(a) - _as_num(e)) <= _as_num(tol)
+        return bool(abs(_as_num(a) - _as_num(e)) <= _as_num(tol))
     if op in ("=", "!="):
         if isinstance(a, (int, Fraction, float)) and isinstance(e, (int, Fraction, float)) \
                 and not isinstance(a, bool) and not isinstance(e, bool):
@@ -75,13 +78,13 @@ def _compare(op: str, actual: Any, expected: Any, tolerance: Any, exact: bool) -
     x, y = _as_num(a), _as_num(e)
     slack = 0 if exact and not isinstance(x, float) and not isinstance(y, float) else FAST_TOLERANCE
     if op == ">=":
-        return x >= y - slack
+        return bool(x >= y - slack)
     if op == "<=":
-        return x <= y + slack
+        return bool(x <= y + slack)
     if op == ">":
-        return x > y - slack
+        return bool(x > y - slack)
     if op == "<":
-        return x < y + slack
+        return bool(x < y + slack)
     raise ResolveError(f"unknown comparison {op}")
 
 
@@ -110,12 +113,12 @@ def check_expect(ev: Evaluator, ex: A.Expect, env: dict[str, Any]) -> tuple[Fail
         ok = _compare(ex.op, actual, expected, tol, ev.exact)
     except ResolveError as err:
         return Failure(err.span or ex.span, err.message, hint=err.hint), "error"
-    shown = fmt_number(unwrap(actual))
+    shown = number_words(unwrap(actual))
     if ok:
         return None, shown
-    want = fmt_number(unwrap(expected))
+    want = number_words(unwrap(expected))
     if ex.op == "~":
-        want += f" ± {fmt_number(unwrap(tol)) if tol is not None else '1e-9'}"
+        want += f" ± {number_words(unwrap(tol)) if tol is not None else '1e-9'}"
     elif ex.op not in ("=",):
         want = f"{ex.op} {want}"
     return Failure(ex.span, "expectation does not hold", want, shown), shown

@@ -26,6 +26,7 @@ from compiler.resolve.core import ResolveError, Roll, fast_to_exact, hashable, i
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 
+
 @declaration(A.Test)
 def run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
     """A test's outcome for these argument values: a distribution of :class:`Roll` (memoised per model)."""
@@ -38,6 +39,7 @@ def run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
         memo.clear()
     memo[key] = result
     return result
+
 
 def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
     if test.roll is None:
@@ -96,6 +98,7 @@ def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
         outcome = outcome.reroll(pred)
     return outcome
 
+
 def _as_target(v: Any, op: str, span: Any) -> TargetValue:
     v = unwrap(v)
     if op == "against":
@@ -112,6 +115,7 @@ def _as_target(v: Any, op: str, span: Any) -> TargetValue:
     if isinstance(n, Fraction) and n.denominator != 1:
         n = math.ceil(n) if op == ">=" else math.floor(n)
     return TargetValue("high" if op == ">=" else "low", int(n))
+
 
 def _effective(target: TargetValue, modifier: Any, test: A.Test, env: dict[str, Any],
                sub: Evaluator) -> TargetValue:
@@ -135,12 +139,14 @@ def _effective(target: TargetValue, modifier: Any, test: A.Test, env: dict[str, 
         n = math.ceil(n) if target.kind == "high" else math.floor(n)
     return TargetValue(target.kind, int(n))
 
+
 def meets(n: int, target: TargetValue) -> bool:
     if target.kind == "always":
         return True
     if target.kind == "never":
         return False
     return target.passes(n)
+
 
 def hardness(t: TargetValue) -> float:
     if t.kind == "never":
@@ -152,6 +158,7 @@ def hardness(t: TargetValue) -> float:
     if t.kind == "low":
         return -(t.number or 0)
     return float(t.probability()) * -1
+
 
 def reroll_predicate(kinds: set[str]) -> Callable[[Roll], bool]:
     faces: set[int] = set()
