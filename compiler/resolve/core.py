@@ -117,7 +117,7 @@ Value: TypeAlias = Outcome | Random | AttackResult | LetVar
 """Anything an expression of a ruleset can evaluate to (or a ``let`` name can stand for)."""
 
 
-def unwrap(v: Any) -> Any:
+def unwrap(v: Value) -> Any:
     """The plain value of an outcome: a test's pass/fail, a custom die's value, a pool's count."""
     if isinstance(v, Roll):
         return v.success
@@ -133,7 +133,7 @@ def is_dist(v: object) -> TypeGuard[Random]:
     return isinstance(v, (Dist, FastDist))
 
 
-def truth(v: Any, span: Any = None) -> bool:
+def truth(v: Value, span: Any = None) -> bool:
     """A yes/no value (none counts as no); anything else is an error at ``span``."""
     v = unwrap(v)
     if isinstance(v, bool):
@@ -143,7 +143,7 @@ def truth(v: Any, span: Any = None) -> bool:
     raise ResolveError(f"{show(v)} is not a yes/no value", span)
 
 
-def all_int(d: Any) -> bool:
+def all_int(d: Random) -> bool:
     """Are all outcomes of a distribution whole numbers (or yes/no)?"""
     return all(isinstance(o, (int, bool)) for o in d.outcomes())
 
@@ -161,7 +161,7 @@ def hashable(v: Any) -> Any:
         return repr(v)
 
 
-def natural(o: Any, span: Any) -> int:
+def natural(o: Value, span: Any) -> int:
     if isinstance(o, Roll):
         return o.natural
     if isinstance(o, Face):
@@ -182,7 +182,7 @@ def num(v: object, span: Any) -> Number:
     return v
 
 
-def num_int(v: Any, span: Any) -> int:
+def num_int(v: Value, span: Any) -> int:
     """A value as a whole number."""
     n = num(v, span)
     if isinstance(n, Fraction):
@@ -192,7 +192,7 @@ def num_int(v: Any, span: Any) -> int:
     return n  # type: ignore[return-value]  # a float-backend count passes through unchanged, as it always did
 
 
-def as_count(v: Any, span: Any) -> int:
+def as_count(v: Value, span: Any) -> int:
     """A value as a count of things: whole, not negative, not beyond the resolver's limit."""
     n = num_int(v, span)
     if n < 0:
@@ -202,7 +202,7 @@ def as_count(v: Any, span: Any) -> int:
     return n
 
 
-def mean_value(v: Any, span: Any) -> Any:
+def mean_value(v: Value, span: Any) -> Number:
     if isinstance(v, bool):
         return int(v)
     return num(v, span)
@@ -237,15 +237,15 @@ def dense_sum(op: str, a: Any, b: Any) -> bool:
     return True
 
 
-def fast_to_exact(d: Any) -> Dist:
+def fast_to_exact(d: Random) -> Dist:
     """A float distribution as exact weights (limited denominators): only for mixing backends."""
     weights = {o: Fraction(p).limit_denominator(10**15) for o, p in d.probabilities().items()}
     return Dist.from_weights(weights)
 
 
-def exact_to_fast(d: Dist) -> Any:
+def exact_to_fast(d: Dist) -> FastDist:
     return d.to_fast()
 
 
-def exactify(v: Any) -> Any:
+def exactify(v: Value) -> Value:
     return fast_to_exact(v) if isinstance(v, FastDist) else v

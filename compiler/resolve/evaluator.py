@@ -26,6 +26,7 @@ Exact mode (the default) uses :class:`~compiler.resolve.dist.Dist` (Fractions); 
 mode aggregates with :class:`~compiler.resolve.dist.FastDist` (float64).
 
 >>> from compiler.driver import compile_text
+>>> from compiler.resolve import Evaluator, parse_expression
 >>> model = compile_text('ruleset d "D":\\n  version 1.0.0\\ntest hit(BS) = roll d6 >= BS, natural 1 fails\\n').rulesets[0]
 >>> Evaluator(model).probability_of(parse_expression("hit(4)"))
 Fraction(1, 2)
@@ -43,8 +44,8 @@ from compiler.model.ruleset import Ruleset
 from compiler.model.static import int_range
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AGGREGATES, MAX_BRANCHES, AttackResult, Face, LetVar, Pool, ResolveError, Roll,
-                                   all_int, binary_fn, custom_die_faces, dense_sum, exactify, fast_to_exact, hashable,
-                                   is_dist, mean_value, show, truth, unwrap)
+                                   Value, all_int, binary_fn, custom_die_faces, dense_sum, exactify, fast_to_exact,
+                                   hashable, is_dist, mean_value, show, truth, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.effects import Effects
 
@@ -52,7 +53,7 @@ __all__ = ["AttackResult", "BUILTIN_CALLS", "DECLARATIONS", "EXPRESSIONS", "Eval
            "ResolveError", "Roll", "builtin", "declaration", "expression", "is_dist", "parse_expression", "show",
            "situation_defaults", "truth", "unwrap"]
 
-Env = dict[str, Any]
+Env = dict[str, Value]  # names bound while evaluating: parameters, let names, steps
 ExpressionHandler = Callable[["Evaluator", Any, Env], Any]
 CallHandler = Callable[["Evaluator", Any, list[Any], Any], Any]
 BuiltinHandler = Callable[["Evaluator", A.Call, Env], Any]
@@ -197,6 +198,7 @@ class Evaluator:
 
         >>> from pathlib import Path
         >>> import compiler
+        >>> from compiler.resolve import Evaluator, parse_expression
         >>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
         >>> Evaluator(model).evaluate(parse_expression("2d6")).p(7)
         Fraction(1, 6)
@@ -443,6 +445,7 @@ class Evaluator:
 def parse_expression(text: str, path: str = "<expression>") -> A.Expr:
     """Parse one expression (the input of ``warscribe eval``); raises ResolveError on a syntax error.
 
+    >>> from compiler.resolve import parse_expression
     >>> expr = parse_expression("2d6 + 1")
     >>> type(expr).__name__, expr.op, expr.left.count, expr.left.sides
     ('Binary', '+', 2, 6)

@@ -92,6 +92,12 @@ def distribution_text(d: Any, width: int = 40) -> list[str]:
 
 
 def value_json(expression: str, v: Any) -> dict[str, Any]:
+    """The answer of ``warscribe eval --json``: a value, a distribution or an attack's steps.
+
+    >>> from compiler.resolve.dist import Dist
+    >>> value_json("d2", Dist.die(2))["distribution"][0]
+    {'value': 1, 'p': '1/2', 'p_float': 0.5, 'at_least': '1/1'}
+    """
     if isinstance(v, AttackResult):
         return {"expression": expression, "attack": v.attack,
                 "steps": {k: (distribution_json(k, s) if is_dist(s) else {"value": json_value(unwrap(s))})
@@ -105,6 +111,12 @@ def value_json(expression: str, v: Any) -> dict[str, Any]:
 
 
 def value_lines(v: Any) -> list[str]:
+    """The answer of ``warscribe eval`` for a reader.
+
+    >>> from fractions import Fraction
+    >>> value_lines(Fraction(7, 2))
+    ['  7/2']
+    """
     if isinstance(v, AttackResult):
         lines = []
         for name, s in v.steps.items():

@@ -125,6 +125,16 @@ def check_expect(ev: Evaluator, ex: A.Expect, env: dict[str, Any]) -> tuple[Fail
 
 
 def run_example(model: Ruleset, ex: A.Example, exact: bool = True) -> Result:
+    """Run one example: bind its ``let`` names and check each ``expect`` line.
+
+    >>> from pathlib import Path
+    >>> import compiler
+    >>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
+    >>> example = next(e for e in model.of_type(A.Example) if e.id == "first_move")
+    >>> result = run_example(model, example)
+    >>> result.passed, result.values[:2]
+    (True, (('line 33', '30'), ('line 34', '36')))
+    """
     start = time.perf_counter()
     ev = Evaluator(model, exact=exact)
     env: dict[str, Any] = {}
@@ -160,6 +170,15 @@ def _truncation(v: Any) -> Fraction:
 
 
 def run_property(model: Ruleset, prop: A.Property, exact: bool = True) -> Result:
+    """Check a property for every combination of its ranges (or a Hypothesis sample of them).
+
+    >>> from pathlib import Path
+    >>> import compiler
+    >>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
+    >>> prop = next(p for p in model.of_type(A.Property) if p.id == "more_strength")
+    >>> run_property(model, prop).passed
+    True
+    """
     start = time.perf_counter()
     ranges: list[tuple[str, int, int]] = []
     for b in prop.bindings:
@@ -225,7 +244,15 @@ def _sample(ranges: list[tuple[str, int, int]], check: Any) -> tuple[Failure | N
 
 
 def run_ruleset(model: Ruleset, exact: bool = True, only: Iterable[str] | None = None) -> list[Result]:
-    """Run every example and property of a ruleset, in document order."""
+    """Run every example and property of a ruleset, in document order.
+
+    >>> from pathlib import Path
+    >>> import compiler
+    >>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
+    >>> results = run_ruleset(model)
+    >>> len(results), all(r.passed for r in results)
+    (19, True)
+    """
     wanted = set(only) if only else None
     results: list[Result] = []
     for d in model.walk():
