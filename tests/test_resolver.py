@@ -345,3 +345,17 @@ def test_a_random_row_case_is_refused_by_the_resolver() -> None:
     model = compile_text(text).rulesets[0]
     with pytest.raises(ResolveError, match="case must not be random"):
         Evaluator(model).evaluate(parse_expression("t(3)"))
+
+
+def test_every_expression_and_declaration_kind_has_one_handler() -> None:
+    """The evaluator dispatches through its registries only: every expression node class and
+    every callable declaration class has a registered handler (filled by importing the package)."""
+    import inspect
+
+    from compiler import ast as A
+    from compiler.resolve.evaluator import DECLARATIONS, EXPRESSIONS
+
+    exprs = {c for c in vars(A).values() if inspect.isclass(c) and issubclass(c, A.Expr) and c is not A.Expr}
+    assert exprs == set(EXPRESSIONS)
+    assert set(DECLARATIONS) == {A.Test, A.Table, A.Formula, A.Attack}
+    assert DECLARATIONS[A.Attack].pointwise is False and DECLARATIONS[A.Table].pointwise is True

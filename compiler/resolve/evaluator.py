@@ -158,9 +158,6 @@ class Evaluator:
             self._effects = Effects(self.model, self.situation, self.attackers, self.roles)
         return self._effects
 
-    def const(self, v: Any) -> Any:
-        return Dist.const(v)
-
     def to_backend(self, d: Any) -> Any:
         """In fast mode, move an integer distribution to the float backend."""
         if self.exact or not isinstance(d, Dist):  # already float, or not random
