@@ -15,7 +15,6 @@ point at the rules.  Nothing here evaluates an expression: that is
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping, TypeAlias, TypeGuard

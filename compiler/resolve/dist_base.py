@@ -10,7 +10,7 @@ explode…) in terms of a few storage hooks (``_new``, ``_from_pairs``, ``_mix``
 from __future__ import annotations
 
 import operator
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import cached_property

@@ -13,9 +13,9 @@ from compiler import ast as A
 from compiler.check.passes import param_domain
 from compiler.limits import MAX_TABLE_POINTS
 from compiler.model.ruleset import Ruleset
-from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, Roll, is_dist, unwrap
+from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, unwrap
 from compiler.resolve.runner import Result
-from compiler.model.values import ProfileRef, TargetValue
+from compiler.model.values import TargetValue
 from compiler.words import fraction_json, number_words, value_words
 
 

@@ -18,7 +18,6 @@ from typing import Any, Iterable
 
 from compiler import ast as A
 from compiler.diagnostics import Span
-from compiler.resolve.dist import Dist, FastDist
 from compiler.model.ruleset import Ruleset
 from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, unwrap
 from compiler.model.static import int_range
