@@ -13,6 +13,9 @@ import icepool
 import pytest
 
 import compiler.resolve.dist
+import compiler.resolve.dist_base
+import compiler.resolve.dist_exact
+import compiler.resolve.dist_fast
 from compiler.resolve.dist import Dist, FastDist, agree
 
 D2, D3, D4, D6 = range(1, 3), range(1, 4), range(1, 5), range(1, 7)
@@ -157,9 +160,13 @@ def test_fast_agrees_with_exact(name: str, build: Any, expected: Any, fast_ok: b
     assert fast.variance() == pytest.approx(float(exact.variance()), abs=1e-12)
 
 
+DIST_MODULES = (compiler.resolve.dist, compiler.resolve.dist_base, compiler.resolve.dist_exact,
+                compiler.resolve.dist_fast)
+
+
 def test_every_public_callable_has_a_doctest() -> None:
     finder = doctest.DocTestFinder()
-    tested = {t.name.rsplit(".", 1)[-1] for t in finder.find(compiler.resolve.dist) if t.examples}
+    tested = {t.name.rsplit(".", 1)[-1] for m in DIST_MODULES for t in finder.find(m) if t.examples}
     public = {n for cls in (Dist, FastDist) for n in dir(cls) if not n.startswith("_")}
     assert public | {"Dist", "FastDist", "agree"} <= tested | {"then", "sum_of"}  # aliases
 

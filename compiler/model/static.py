@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from compiler import ast as A
 from compiler.model.values import ProfileRef, TargetValue
+from compiler.syntax.builtins import BUILTINS
 
 MAX_DEPTH = 64
 
@@ -51,7 +52,8 @@ def as_number(v: Any) -> int | Fraction | float:
     raise StaticError(f"{v!r} is not a number")
 
 
-def _num(v: Any) -> int | Fraction:
+def _num(v: Any) -> Any:
+    """A whole Fraction as an int; anything else unchanged."""
     if isinstance(v, Fraction) and v.denominator == 1:
         return int(v)
     return v
@@ -72,7 +74,9 @@ def evaluate(expr: A.Expr, env: Mapping[str, Any], model: Any, depth: int = 0) -
     """Evaluate a dice-free expression; ``model`` (a Ruleset) resolves calls to tables and formulas."""
     if depth > MAX_DEPTH:
         raise StaticError("definitions call each other too deeply (a cycle?)")
-    ev = lambda e: evaluate(e, env, model, depth + 1)  # noqa: E731
+
+    def ev(e: A.Expr) -> Any:
+        return evaluate(e, env, model, depth + 1)
     if isinstance(expr, A.Int):
         return expr.value
     if isinstance(expr, A.Decimal):
@@ -200,37 +204,21 @@ def binary(op: str, left: Any, right: Any) -> Any:
 
 def _eq(left: Any, right: Any) -> bool:
     if isinstance(left, TargetValue) and not isinstance(right, TargetValue) and right is not NONE:
-        return left.as_number == right
+        return bool(left.as_number == right)
     if isinstance(right, TargetValue) and not isinstance(left, TargetValue) and left is not NONE:
-        return right.as_number == left
+        return bool(right.as_number == left)
     return bool(left == right)
 
 
-BUILTIN_STATIC = {"min", "max", "abs", "ceil", "floor", "clamp", "even", "odd"}
+BUILTIN_STATIC = frozenset(name for name, b in BUILTINS.items() if b.static is not None)
 
 
 def call(expr: A.Call, args: list[Any], model: Any, depth: int, outer: Mapping[str, Any] | None = None) -> Any:
+    """A call on dice-free values: a built-in with a static implementation, a table or a formula."""
     f = expr.func
-    if f in ("min", "max"):
-        vals = [a for a in args if a is not NONE]
-        if not vals:
-            return NONE
-        nums = [as_number(a) for a in vals]
-        best = min(nums) if f == "min" else max(nums)
-        return vals[nums.index(best)]
-    if f == "abs":
-        return abs(as_number(args[0]))
-    if f == "ceil":
-        return math.ceil(as_number(args[0]))
-    if f == "floor":
-        return math.floor(as_number(args[0]))
-    if f == "clamp":
-        v, lo, hi = (as_number(a) for a in args)
-        return _num(min(max(v, lo), hi))
-    if f == "even":
-        return as_number(args[0]) % 2 == 0
-    if f == "odd":
-        return as_number(args[0]) % 2 == 1
+    builtin = BUILTINS.get(f)
+    if builtin is not None and builtin.static is not None:
+        return builtin.static(args, as_number)
     if model is None:
         raise NotStatic(f)
     decl = model.callables.get(f)
@@ -253,45 +241,89 @@ def bind(params: tuple[A.Param, ...], args: list[Any]) -> dict[str, Any]:
     return {p.name: a for p, a in zip(params, args)}
 
 
-def row_matches(table: A.Table, row: A.CaseRow, env: Mapping[str, Any], model: Any, depth: int = 0) -> bool:
-    """Does a case row's pattern hold for these parameter values?"""
+ValueOf = Callable[[A.Expr, Any], Any]  # (expression, span to blame) -> its plain value
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+def case_holds(table: A.Table, row: A.CaseRow, env: Mapping[str, Any], value_of: ValueOf,
+               plain: Callable[[Any], Any] = _same, number_of: Callable[[Any], Any] = as_number) -> bool:
+    """Does a case row's pattern hold for these parameter values?
+
+    The one definition of a table row's case, shared by the checker (``value_of`` is
+    :func:`evaluate`) and the resolver (``value_of`` evaluates with the resolver and refuses
+    a random case; ``plain`` reads a test's pass/fail and a custom die's value).
+    """
     pat = row.pattern
     if pat is None:
         return True
     if isinstance(pat, A.RangeExpr):
-        v = env[table.params[0].name]
+        v = plain(env[table.params[0].name])
         if v is NONE:
             return False
-        lo, hi = evaluate(pat.low, env, model, depth + 1), evaluate(pat.high, env, model, depth + 1)
-        return as_number(lo) <= as_number(v) <= as_number(hi)
-    value = evaluate(pat, env, model, depth + 1)
+        lo, hi = value_of(pat.low, row.span), value_of(pat.high, row.span)
+        return bool(as_number(lo) <= number_of(v) <= as_number(hi))
+    value = plain(value_of(pat, row.span))
     if isinstance(value, bool):
         return value
     # A keyed row: ``1 -> 6+`` compares the only parameter with the key.
     if len(table.params) == 1:
-        return _eq(env[table.params[0].name], value)
+        return _eq(plain(env[table.params[0].name]), value)
     raise StaticError("a table row's case must be a yes/no condition")
+
+
+def table_result(table: A.Table, env: Mapping[str, Any], value_of: ValueOf,
+                 plain: Callable[[Any], Any] = _same, number_of: Callable[[Any], Any] = as_number) -> A.Expr | None:
+    """Which expression gives a table's value for these parameter values (its ``let`` names
+    bound): the grid's cell, or the result of the first row whose case holds; None when
+    nothing applies.  A table written as a formula has neither: its formula is the answer.
+
+    Checker and resolver both look rows up here, so they cannot disagree about which row
+    applies.
+
+    >>> from compiler.driver import compile_text
+    >>> model = compile_text('ruleset d "D":\\n  version 1.0.0\\ntable t(x):\\n  x <= 2 -> 1\\n  otherwise -> 3\\n').rulesets[0]
+    >>> table = model.callables["t"]
+    >>> [evaluate(table_result(table, {"x": x}, lambda e, _: evaluate(e, {"x": x}, model)), {}, model) for x in (1, 5)]
+    [1, 3]
+    """
+    if table.grid is not None:
+        g = table.grid
+        r, c = plain(env.get(g.row_param)), plain(env.get(g.col_param))
+        for key, cells in g.rows:
+            if _eq(r, key):
+                for col, cell in zip(g.columns, cells):
+                    if _eq(c, col):
+                        return cell
+        return None
+    for row in table.rows:
+        if case_holds(table, row, env, value_of, plain, number_of):
+            return row.result
+    return None
+
+
+def row_matches(table: A.Table, row: A.CaseRow, env: Mapping[str, Any], model: Any, depth: int = 0) -> bool:
+    """Does a case row's pattern hold for these parameter values (dice-free)?"""
+    return case_holds(table, row, env, lambda e, _span: evaluate(e, env, model, depth + 1))
 
 
 def table_lookup(model: Any, table: A.Table, args: list[Any], depth: int = 0,
                  situation: Mapping[str, Any] | None = None) -> Any:
+    """A table's value for dice-free arguments."""
     env = {**(situation or {}), **bind(table.params, args)}
     if table.formula is not None:
         return evaluate(table.formula, env, model, depth + 1)
     for let in table.lets:
         env[let.name] = evaluate(let.value, env, model, depth + 1)
+    result = table_result(table, env, lambda e, _span: evaluate(e, env, model, depth + 1))
+    if result is not None:
+        return evaluate(result, env, model, depth + 1)
     if table.grid is not None:
         g = table.grid
         r, c = env.get(g.row_param), env.get(g.col_param)
-        for key, cells in g.rows:
-            if _eq(r, key):
-                for col, cell in zip(g.columns, cells):
-                    if _eq(c, col):
-                        return evaluate(cell, env, model, depth + 1)
         raise StaticError(f"the grid of table {table.id} has no cell for {g.row_param}={r}, {g.col_param}={c}")
-    for row in table.rows:
-        if row_matches(table, row, env, model, depth):
-            return evaluate(row.result, env, model, depth + 1)
     shown = ", ".join(f"{k}={v}" for k, v in env.items())
     raise StaticError(f"no row of table {table.id} matches {shown}")
 
@@ -323,15 +355,22 @@ def stat_value(sv: A.StatValue) -> Any:
     if sv.kind == "int":
         return sv.value
     if sv.kind == "high":
-        return TargetValue.high(int(sv.value))  # type: ignore[arg-type]
+        return TargetValue.high(int(stat_number(sv)))
     if sv.kind == "low":
-        return TargetValue.low(int(sv.value))  # type: ignore[arg-type]
+        return TargetValue.low(int(stat_number(sv)))
     if sv.kind == "inches":
-        return _num(sv.value)  # type: ignore[arg-type]
+        return _num(sv.value)
     if sv.kind == "none":
         return NONE
     if sv.kind == "dice":
         raise NotStatic("dice")
+    return sv.value
+
+
+def stat_number(sv: A.StatValue) -> int | Fraction:
+    """The number of a profile value written as a number, a target (``3+``) or a distance."""
+    if isinstance(sv.value, bool) or not isinstance(sv.value, (int, Fraction)):
+        raise StaticError(f"{sv.stat} {sv.text} is not a number")
     return sv.value
 
 

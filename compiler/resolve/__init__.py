@@ -1,3 +1,37 @@
-"""Resolution: exact and fast distributions (``dist``), the evaluator, attack sequences,
-examples and properties (``runner``) and answers shaped for people and tools (``report``).
+"""Stage 4, resolution: what the rules model means, as exact (or fast) distributions.
+
+::
+
+    dist ─────────── Dist / FastDist (dist_base: the shared API; dist_exact; dist_fast)
+      │
+    core ─────────── outcomes (Roll, Face, Pool, AttackResult, LetVar), ResolveError, helpers
+      │
+    effects ──────── which modifiers and abilities apply, and what they add up to
+      │
+    evaluator ────── Evaluator: the façade; dispatches through three registries
+      ▲   ▲   ▲          EXPRESSIONS (node class), DECLARATIONS (declaration class), BUILTINS (name)
+      │   │   └── expressions  (literals, dice, arithmetic, each, attributes, calls)
+      │   ├────── tests · tables · attack   (tests and re-rolls; tables and formulas; attack sequences)
+      │   └────── builtins     (the distribution implementations of compiler.syntax.builtins)
+      │
+    runner ───────── examples and properties (run_example, run_property, run_ruleset)
+    report ───────── answers shaped for people and tools (text lines, JSON, table views)
+
+The modules under the evaluator import it and register their handlers; this package imports
+them all (below), so the registries are full whenever anything of :mod:`compiler.resolve` is
+imported, and the evaluator never imports them back (no import cycle).
+
+>>> from pathlib import Path
+>>> import compiler
+>>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
+>>> Evaluator(model).probability_of(parse_expression("d6 >= 4"))
+Fraction(1, 2)
 """
+from compiler.resolve import attack, builtins, expressions, tables, tests  # noqa: F401  (they register)
+from compiler.resolve.core import AttackResult, ResolveError
+from compiler.resolve.dist import Dist, FastDist
+from compiler.resolve.evaluator import Evaluator, parse_expression
+from compiler.resolve.runner import Result, run_example, run_property, run_ruleset
+
+__all__ = ["AttackResult", "Dist", "Evaluator", "FastDist", "ResolveError", "Result", "attack", "builtins",
+           "expressions", "parse_expression", "run_example", "run_property", "run_ruleset", "tables", "tests"]

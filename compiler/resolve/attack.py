@@ -17,21 +17,24 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import partial
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, TypeAlias
 
 from compiler import ast as A
-from compiler.resolve.dist import Dist, FastDist
 from compiler.limits import MAX_REMOVAL_WORK
-from compiler.resolve.evaluator import (AttackResult, Evaluator, ResolveError, Roll, _count, _fast_to_exact, _num_int, is_dist,
-                      unwrap)
 from compiler.model.values import ProfileRef, TargetValue
+from compiler.resolve.core import (AttackResult, ResolveError, Roll, as_count, fast_to_exact, hashable, is_dist,
+                                   num_int, unwrap)
+from compiler.resolve.dist import Dist, FastDist
+from compiler.resolve.evaluator import Evaluator, declaration
+from compiler.resolve.expressions import each, stat_of
 
-State = frozenset  # flags such as ("pass", "wound") or ("fail", "save")
-Bag = tuple  # sorted ((state, count), ...)
+State: TypeAlias = frozenset[tuple[str, str | None]]  # flags such as ("pass", "wound") or ("fail", "save")
+Bag: TypeAlias = tuple[tuple[State, int], ...]  # sorted ((state, count), ...)
 
 MAX_TOKENS_PER_ATTACK = 64
 
 
+@declaration(A.Attack, pointwise=False)
 def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) -> AttackResult:
     """Resolve attack sequence ``decl`` with profile arguments; each step's distribution of counts."""
     env: dict[str, Any] = {p.name: a for p, a in zip(decl.params, args)}
@@ -48,10 +51,9 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
     for let in decl.lets:
         sub.bind_let(let, env)
 
-    from compiler.resolve.evaluator import _hashable
     # The per-attack work depends on the profiles and the situation, not on how many models
     # attack: it is planned once per model and reused (10 or 200 attacks share it).
-    key = ("attack-plan", decl.id, tuple(_hashable(_plan_arg(a, decl)) for a in args), sub.memo_key(),
+    key = ("attack-plan", decl.id, tuple(hashable(_plan_arg(a, decl)) for a in args), sub.memo_key(),
            sub.exact)
     plan = sub.memo.get(key)
     totals = LazySteps()
@@ -110,7 +112,7 @@ def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: "Lazy
     if isinstance(value, AttackResult):
         raise ResolveError("a step of an attack cannot be another attack", step.span)
     if count:
-        value = sub.lift1(value, lambda c: _count(unwrap(c), step.span))
+        value = sub.lift1(value, lambda c: as_count(unwrap(c), step.span))
     return value
 
 
@@ -143,13 +145,13 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             # An amount per attack (``damage = unsaved each weapon.D``): summed per attack, then
             # over all attacks — the polynomial power, not a mixture of big sums.
             item = exact_sub.eval(step.value.item, totals.env(env, step.value.item, sub))
-            per_attack = _exact(exact_sub.each(bags[prev].map(_bag_size), _exact(item), False, step.span))
+            per_attack = _exact(each(exact_sub, bags[prev].map(_bag_size), _exact(item), False, step.span))
             if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
                 plan.append(("pipe", step, per_attack.map(lambda o: int(unwrap(o))), source[prev]))
                 continue
         value = _value_step(sub, step, env, totals, False)
         if _is_count(value):
-            totals[step.name] = sub.lift1(value, lambda c: _count(unwrap(c), step.span))
+            totals[step.name] = sub.lift1(value, lambda c: as_count(unwrap(c), step.span))
             bags[step.name] = Dist.const(((frozenset(), 1),))
             source[step.name] = step.name
             plan.append(("count", step, None, None))
@@ -159,7 +161,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
     return tuple(plan)
 
 
-class LazySteps(Mapping):  # type: ignore[type-arg]
+class LazySteps(Mapping[str, Any]):
     """The steps of an attack, each worked out only when it is read (an example that asks for
     ``r.killed`` does not pay for the sum of ``r.hits``)."""
 
@@ -195,14 +197,14 @@ class LazySteps(Mapping):  # type: ignore[type-arg]
     def env(self, base: dict[str, Any], expr: A.Expr, ev: Evaluator) -> dict[str, Any]:
         """``base`` plus the steps that ``expr`` names, worked out."""
         out = dict(base)
-        for name in ev._names(expr):
+        for name in ev.names(expr):
             if name in self:
                 out[name] = self[name]
         return out
 
 
 def _exact(v: Any) -> Any:
-    return _fast_to_exact(v) if isinstance(v, FastDist) else v
+    return fast_to_exact(v) if isinstance(v, FastDist) else v
 
 
 def _defender(decl: A.Attack) -> str | None:
@@ -235,7 +237,7 @@ def _merge(a: Bag, b: Bag) -> Bag:
 def _hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
     """Hooks of the attacking profiles' abilities on this test: (hook, ability value, param name)."""
     out = []
-    for ability, arg in ev.attacker_abilities():
+    for ability, arg in ev.effects.attacker_abilities():
         for hook in ability.hooks:
             if hook.test == test_id:
                 pname = ability.params[0].name if ability.params else ""
@@ -248,8 +250,7 @@ def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool,
     """Pass every token of every bag through one test step (memoised per model: the same
     question asked for 10 or 200 attacks shares this work)."""
     args = ev.call_args(test, call, env)
-    from compiler.resolve.evaluator import _hashable
-    key = ("advance", bags, test.id, tuple(_hashable(a) for a in args), negate, ev.memo_key())
+    key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key())
     memo = ev.memo
     if key in memo:
         return memo[key]
@@ -262,7 +263,7 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
                       env: dict[str, Any], step: A.Step) -> Any:
     outcome = ev.apply(test, args, call.span)
     if isinstance(outcome, FastDist):
-        outcome = _fast_to_exact(outcome)
+        outcome = fast_to_exact(outcome)
     if not is_dist(outcome):
         outcome = Dist.const(outcome)
     hooks = _hooks_for(ev, test.id)
@@ -298,7 +299,7 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
                                 amount = ev.eval(eff.amount, {**env, **local})
                                 if is_dist(amount):
                                     raise ResolveError("extra hits must be a fixed number", eff.span)
-                                extra += _num_int(unwrap(amount), eff.span)
+                                extra += num_int(unwrap(amount), eff.span)
                 if r.success == negate:
                     return ()
                 bag: Bag = ((frozenset(new_flags), 1),)
@@ -332,7 +333,7 @@ def _aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
         if isinstance(per, Dist) and isinstance(n, FastDist):
             per = per.to_fast()
         return per.sum_of_random(n)
-    return per.convolve_power(_count(unwrap(attacks), span))
+    return per.convolve_power(as_count(unwrap(attacks), span))
 
 
 def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], totals: "LazySteps",
@@ -344,18 +345,18 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], t
     if not isinstance(target, ProfileRef):
         raise ResolveError("'removes' needs the target profile, e.g. removes target", step.span)
     role = step.removes_target.id if isinstance(step.removes_target, A.Name) else None
-    wounds = ev.stat_of(target, "W", role, step.span) if _has_stat(ev, target, "W") else 1
+    wounds = stat_of(ev, target, "W", role, step.span) if _has_stat(ev, target, "W") else 1
     if is_dist(wounds) or wounds is None:
         raise ResolveError("the target's W must be a fixed number", step.span)
-    wounds = _num_int(unwrap(wounds), step.span)
+    wounds = num_int(unwrap(wounds), step.span)
     models = target.models
     damage: Any = 1
     if step.damage is not None:
         damage = ev.eval(step.damage, totals.env(env, step.damage, ev))
-    damage = damage if is_dist(damage) else Dist.const(_num_int(unwrap(damage), step.span))
+    damage = damage if is_dist(damage) else Dist.const(num_int(unwrap(damage), step.span))
     if isinstance(damage, FastDist):
-        damage = _fast_to_exact(damage)
-    damage = damage.map(lambda d: max(0, _num_int(unwrap(d), step.span)))
+        damage = fast_to_exact(damage)
+    damage = damage.map(lambda d: max(0, num_int(unwrap(d), step.span)))
     damage = _feel_no_pain(ev, target, damage)
     return _casualties(ev, unsaved, damage, wounds, models, step.span)
 
@@ -381,7 +382,7 @@ def _feel_no_pain(ev: Evaluator, target: ProfileRef, damage: Any) -> Any:
             t = ev.eval(hook.ignore_damage_on, local)
             t = unwrap(t)
             if not isinstance(t, TargetValue):
-                t = TargetValue.high(_num_int(t, hook.span))
+                t = TargetValue.high(num_int(t, hook.span))
             keep = 1 - t.probability(6)
             damage = damage.bind(lambda d, keep=keep: Dist.binomial(d, keep) if d else 0)
     return damage
@@ -391,7 +392,7 @@ def _casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: 
     """Models killed by ``unsaved`` damage instances of ``damage`` each (no spill-over)."""
     if models <= 0:
         return 0
-    counts = unsaved if is_dist(unsaved) else Dist.const(_count(unwrap(unsaved), span))
+    counts = unsaved if is_dist(unsaved) else Dist.const(as_count(unwrap(unsaved), span))
     if isinstance(counts, FastDist):
         fast = True
         counts_items = [(int(o), float(p)) for o, p in counts.probabilities().items()]

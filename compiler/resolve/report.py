@@ -13,22 +13,17 @@ from compiler import ast as A
 from compiler.check.passes import param_domain
 from compiler.limits import MAX_TABLE_POINTS
 from compiler.model.ruleset import Ruleset
-from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, Roll, is_dist, show, unwrap
-from compiler.resolve.runner import Result, fmt_number
-from compiler.model.values import ProfileRef, TargetValue
+from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, unwrap
+from compiler.resolve.runner import Result
+from compiler.model.values import TargetValue
+from compiler.words import fraction_json, number_words, value_words
 
 
-def fraction_text(p: Any) -> str:
-    if isinstance(p, Fraction):
-        return f"{p.numerator}/{p.denominator}"
-    return repr(float(p))
-
+fraction_text = fraction_json  # the old name of compiler.words.fraction_json, which other stages import
 
 def value_text(v: Any) -> str:
-    v = unwrap(v)
-    if isinstance(v, Fraction):
-        return show(v)
-    return show(v)
+    """An outcome in words (a test's pass/fail, a custom die's value, a pool's count)."""
+    return value_words(unwrap(v))
 
 
 def distribution_rows(d: Any) -> list[tuple[Any, Any, Any]]:
@@ -62,11 +57,11 @@ def distribution_json(expression: str, d: Any) -> dict[str, Any]:
     m = mean_of(d)
     return {
         "expression": expression,
-        "mean": None if m is None else fraction_text(m),
+        "mean": None if m is None else fraction_json(m),
         "mean_float": None if m is None else float(m),
-        "truncated": fraction_text(d.truncated) if d.truncated else "0",
-        "distribution": [{"value": json_value(v), "p": fraction_text(p), "p_float": float(p),
-                          "at_least": None if t is None else fraction_text(t)} for v, p, t in rows],
+        "truncated": fraction_json(d.truncated) if d.truncated else "0",
+        "distribution": [{"value": json_value(v), "p": fraction_json(p), "p_float": float(p),
+                          "at_least": None if t is None else fraction_json(t)} for v, p, t in rows],
     }
 
 
@@ -74,7 +69,7 @@ def json_value(v: Any) -> Any:
     if isinstance(v, bool) or v is None or isinstance(v, (int, str)):
         return v
     if isinstance(v, Fraction):
-        return fraction_text(v)
+        return fraction_json(v)
     return str(v)
 
 
@@ -85,18 +80,24 @@ def distribution_text(d: Any, width: int = 40) -> list[str]:
     vw = max((len(value_text(v)) for v, _, _ in rows), default=1)
     for v, p, tail in rows:
         bar = "█" * max(1, round(width * float(p) / top)) if p else ""
-        exact = fraction_text(p) if isinstance(p, Fraction) else ""
+        exact = fraction_json(p) if isinstance(p, Fraction) else ""
         at_least = f"  ≥ {float(tail) * 100:6.2f}%" if tail is not None else ""
         lines.append(f"  {value_text(v):>{vw}}  {float(p) * 100:6.2f}%{at_least}  {bar}  {exact}")
     m = mean_of(d)
     if m is not None:
-        lines.append(f"  mean {fmt_number(m) if isinstance(m, Fraction) else f'{float(m):.6g}'}")
+        lines.append(f"  mean {number_words(m) if isinstance(m, Fraction) else f'{float(m):.6g}'}")
     if d.truncated:
-        lines.append(f"  cut off (not counted above): {fmt_number(Fraction(d.truncated)) if isinstance(d.truncated, Fraction) else d.truncated}")
+        lines.append(f"  cut off (not counted above): {number_words(Fraction(d.truncated)) if isinstance(d.truncated, Fraction) else d.truncated}")
     return lines
 
 
 def value_json(expression: str, v: Any) -> dict[str, Any]:
+    """The answer of ``warscribe eval --json``: a value, a distribution or an attack's steps.
+
+    >>> from compiler.resolve.dist import Dist
+    >>> value_json("d2", Dist.die(2))["distribution"][0]
+    {'value': 1, 'p': '1/2', 'p_float': 0.5, 'at_least': '1/1'}
+    """
     if isinstance(v, AttackResult):
         return {"expression": expression, "attack": v.attack,
                 "steps": {k: (distribution_json(k, s) if is_dist(s) else {"value": json_value(unwrap(s))})
@@ -105,17 +106,23 @@ def value_json(expression: str, v: Any) -> dict[str, Any]:
         return distribution_json(expression, v)
     v = unwrap(v)
     return {"expression": expression, "value": json_value(v),
-            "mean": fraction_text(v) if isinstance(v, Fraction) else (v if isinstance(v, int) and not isinstance(v, bool) else None),
+            "mean": fraction_json(v) if isinstance(v, Fraction) else (v if isinstance(v, int) and not isinstance(v, bool) else None),
             "distribution": [{"value": json_value(v), "p": "1/1", "p_float": 1.0}]}
 
 
 def value_lines(v: Any) -> list[str]:
+    """The answer of ``warscribe eval`` for a reader.
+
+    >>> from fractions import Fraction
+    >>> value_lines(Fraction(7, 2))
+    ['  7/2']
+    """
     if isinstance(v, AttackResult):
         lines = []
         for name, s in v.steps.items():
             if is_dist(s):
                 m = mean_of(s)
-                lines.append(f"{name}: mean {fmt_number(m) if isinstance(m, Fraction) else f'{float(m):.6g}'}")
+                lines.append(f"{name}: mean {number_words(m) if isinstance(m, Fraction) else f'{float(m):.6g}'}")
                 lines.extend(distribution_text(s))
             else:
                 lines.append(f"{name}: {value_text(s)}")
@@ -173,7 +180,7 @@ def evaluate_table(ev: Evaluator, decl: Any) -> dict[str, Any]:
         cell: dict[str, Any] = {"at": {k: json_value(v) for k, v in at.items()}}
         if is_dist(value):
             cell["result"] = None
-            cell["mean"] = fraction_text(mean_of(value)) if mean_of(value) is not None else None
+            cell["mean"] = fraction_json(mean_of(value)) if mean_of(value) is not None else None
             cell["p"] = None
         else:
             v = unwrap(value)
@@ -181,12 +188,13 @@ def evaluate_table(ev: Evaluator, decl: Any) -> dict[str, Any]:
             p = None
             if test is not None:
                 # The test passes its own parameters to the table in the table's order.
-                given = {a.id: at[tp.name] for a, tp in zip(test.roll.target.args, decl.params)}  # type: ignore[union-attr]
+                assert test.roll is not None and isinstance(test.roll.target, A.Call)  # as _test_over found it
+                given = {a.id: at[tp.name] for a, tp in zip(test.roll.target.args, decl.params) if isinstance(a, A.Name)}
                 targs = [given[p_.name] for p_ in test.params]
                 p = ev.probability(ev.apply(test, targs, decl.span))
             elif isinstance(v, TargetValue):
                 p = v.probability(6)
-            cell["p"] = fraction_text(p) if p is not None else None
+            cell["p"] = fraction_json(p) if p is not None else None
             cell["p_float"] = float(p) if p is not None else None
         cells.append(cell)
     return {"table": decl.id, "title": getattr(decl, "title", None),

@@ -20,11 +20,12 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from compiler import ast as A
-from compiler.resolve.dist import Dist, FastDist
+from compiler.diagnostics import Span
 from compiler.model.ruleset import Ruleset
-from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, show, unwrap
+from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, unwrap
 from compiler.model.static import int_range
 from compiler.model.values import TargetValue
+from compiler.words import number_words, value_words
 
 EXHAUSTIVE_LIMIT = 2_000
 SAMPLED_EXAMPLES = 300
@@ -32,11 +33,14 @@ SAMPLE_SEED = 20_000  # any fixed number: the sampled points are the same on eve
 FAST_TOLERANCE = 1e-9
 
 
+fmt_number = number_words  # the old name of compiler.words.number_words, which other stages import
+
+
 @dataclass(frozen=True)
 class Failure:
     """One expectation that did not hold (or could not be worked out)."""
 
-    span: A.Span  # type: ignore[name-defined]
+    span: Span
     message: str
     expected: str | None = None
     actual: str | None = None
@@ -48,7 +52,7 @@ class Result:
     kind: str  # "example" or "property"
     id: str
     title: str
-    span: A.Span  # type: ignore[name-defined]
+    span: Span
     failures: tuple[Failure, ...] = ()
     checked: int = 0  # expectations checked (times points, for properties)
     seconds: float = 0.0
@@ -60,27 +64,11 @@ class Result:
         return not self.failures
 
 
-def fmt_number(v: Any) -> str:
-    """A number as a reader likes it: a short fraction with its decimal, or a decimal."""
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, Fraction):
-        if v.denominator == 1:
-            return str(v.numerator)
-        dec = f"{float(v):.6g}"
-        if len(str(v.denominator)) <= 6:
-            return f"{v.numerator}/{v.denominator} (≈ {dec})"
-        return f"≈ {dec}"
-    if isinstance(v, float):
-        return f"{v:.10g}"
-    return show(v)
-
-
 def _compare(op: str, actual: Any, expected: Any, tolerance: Any, exact: bool) -> bool:
     a, e = unwrap(actual), unwrap(expected)
     if op == "~":
         tol = tolerance if tolerance is not None else Fraction(1, 10**9)
-        return abs(_as_num(a) - _as_num(e)) <= _as_num(tol)
+        return bool(abs(_as_num(a) - _as_num(e)) <= _as_num(tol))
     if op in ("=", "!="):
         if isinstance(a, (int, Fraction, float)) and isinstance(e, (int, Fraction, float)) \
                 and not isinstance(a, bool) and not isinstance(e, bool):
@@ -93,13 +81,13 @@ def _compare(op: str, actual: Any, expected: Any, tolerance: Any, exact: bool) -
     x, y = _as_num(a), _as_num(e)
     slack = 0 if exact and not isinstance(x, float) and not isinstance(y, float) else FAST_TOLERANCE
     if op == ">=":
-        return x >= y - slack
+        return bool(x >= y - slack)
     if op == "<=":
-        return x <= y + slack
+        return bool(x <= y + slack)
     if op == ">":
-        return x > y - slack
+        return bool(x > y - slack)
     if op == "<":
-        return x < y + slack
+        return bool(x < y + slack)
     raise ResolveError(f"unknown comparison {op}")
 
 
@@ -107,7 +95,7 @@ def _as_num(v: Any) -> Any:
     if isinstance(v, TargetValue) and v.as_number is not None:
         return v.as_number
     if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
-        raise ResolveError(f"{show(v)} is not a number")
+        raise ResolveError(f"{value_words(v)} is not a number")
     return v
 
 
@@ -128,18 +116,28 @@ def check_expect(ev: Evaluator, ex: A.Expect, env: dict[str, Any]) -> tuple[Fail
         ok = _compare(ex.op, actual, expected, tol, ev.exact)
     except ResolveError as err:
         return Failure(err.span or ex.span, err.message, hint=err.hint), "error"
-    shown = fmt_number(unwrap(actual))
+    shown = number_words(unwrap(actual))
     if ok:
         return None, shown
-    want = fmt_number(unwrap(expected))
+    want = number_words(unwrap(expected))
     if ex.op == "~":
-        want += f" ± {fmt_number(unwrap(tol)) if tol is not None else '1e-9'}"
+        want += f" ± {number_words(unwrap(tol)) if tol is not None else '1e-9'}"
     elif ex.op not in ("=",):
         want = f"{ex.op} {want}"
     return Failure(ex.span, "expectation does not hold", want, shown), shown
 
 
 def run_example(model: Ruleset, ex: A.Example, exact: bool = True) -> Result:
+    """Run one example: bind its ``let`` names and check each ``expect`` line.
+
+    >>> from pathlib import Path
+    >>> import compiler
+    >>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
+    >>> example = next(e for e in model.of_type(A.Example) if e.id == "first_move")
+    >>> result = run_example(model, example)
+    >>> result.passed, result.values[:2]
+    (True, (('line 33', '30'), ('line 34', '36')))
+    """
     start = time.perf_counter()
     ev = Evaluator(model, exact=exact)
     env: dict[str, Any] = {}
@@ -175,6 +173,15 @@ def _truncation(v: Any) -> Fraction:
 
 
 def run_property(model: Ruleset, prop: A.Property, exact: bool = True) -> Result:
+    """Check a property for every combination of its ranges (or a Hypothesis sample of them).
+
+    >>> from pathlib import Path
+    >>> import compiler
+    >>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
+    >>> prop = next(p for p in model.of_type(A.Property) if p.id == "more_strength")
+    >>> run_property(model, prop).passed
+    True
+    """
     start = time.perf_counter()
     ranges: list[tuple[str, int, int]] = []
     for b in prop.bindings:
@@ -256,7 +263,15 @@ def _shrink(point: tuple[int, ...], lows: tuple[int, ...], fails: Any) -> tuple[
 
 
 def run_ruleset(model: Ruleset, exact: bool = True, only: Iterable[str] | None = None) -> list[Result]:
-    """Run every example and property of a ruleset, in document order."""
+    """Run every example and property of a ruleset, in document order.
+
+    >>> from pathlib import Path
+    >>> import compiler
+    >>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
+    >>> results = run_ruleset(model)
+    >>> len(results), all(r.passed for r in results)
+    (19, True)
+    """
     wanted = set(only) if only else None
     results: list[Result] = []
     for d in model.walk():

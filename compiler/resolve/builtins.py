@@ -1,0 +1,131 @@
+"""The distribution implementations of the built-in functions, keyed by their names.
+
+The names, arities and documentation of the built-ins live in one registry,
+:mod:`compiler.syntax.builtins`; this module gives each of them its meaning over
+distributions and registers it with :func:`~compiler.resolve.evaluator.builtin`.
+
+>>> from compiler.driver import compile_text
+>>> from compiler.resolve.evaluator import Evaluator, parse_expression
+>>> model = compile_text('ruleset d "D":\\n  version 1.0.0\\n').rulesets[0]
+>>> Evaluator(model).evaluate(parse_expression("mean(highest(2, d6))"))
+Fraction(161, 36)
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from compiler import ast as A
+from compiler.limits import MAX_EXPLODE, MAX_KEEP, MAX_PAIRS
+from compiler.resolve.core import (DEFAULT_EXPLODE_DEPTH, ResolveError, as_count, fast_to_exact, is_dist, natural,
+                                   num, unwrap)
+from compiler.resolve.dist import FastDist
+from compiler.resolve.evaluator import BuiltinHandler, Env, Evaluator, builtin
+from compiler.syntax.builtins import BUILTINS
+
+
+def _b_P(ev: Evaluator, e: A.Call, env: Env) -> Any:
+    return ev.probability(ev.eval(e.args[0], env), e.args[0].span)
+
+
+def _b_mean(ev: Evaluator, e: A.Call, env: Env) -> Any:
+    return ev.mean(ev.eval(e.args[0], env), e.args[0].span)
+
+
+def _b_natural(ev: Evaluator, e: A.Call, env: Env) -> Any:
+    return ev.lift1(ev.eval(e.args[0], env), lambda o: natural(o, e.span))
+
+
+def _minmax(kind: str) -> BuiltinHandler:
+    def f(ev: Evaluator, e: A.Call, env: Env) -> Any:
+        values = [ev.eval(a, env) for a in e.args]
+        sizes = [len(v) for v in values if is_dist(v)]
+        if len(sizes) > 1 and math.prod(sizes) > MAX_PAIRS:
+            raise ResolveError(f"{kind}(…) of these rolls combines {math.prod(sizes):,} results; the limit is "
+                               f"{MAX_PAIRS:,}", e.span, "ask a smaller question, or split it")
+        result = values[0]
+        for v in values[1:]:
+            result = ev.lift2(kind, result, v, e.span)
+        return result
+    return f
+
+
+def _unary_num(fn: Callable[[Any], Any]) -> BuiltinHandler:
+    def f(ev: Evaluator, e: A.Call, env: Env) -> Any:
+        return ev.lift1(ev.eval(e.args[0], env), lambda x: None if unwrap(x) is None else fn(num(unwrap(x), e.span)))
+    return f
+
+
+def _b_clamp(ev: Evaluator, e: A.Call, env: Env) -> Any:
+    v, lo, hi = (ev.eval(a, env) for a in e.args)
+    return ev.lift2("min", ev.lift2("max", v, lo, e.span), hi, e.span)
+
+
+def _b_reroll(ev: Evaluator, e: A.Call, env: Env) -> Any:
+    dice = ev.eval(e.args[0], env)
+    faces = ev.eval(e.args[1], env)
+    if not is_dist(dice):
+        return dice
+    face_set = {num(unwrap(faces), e.args[1].span)}
+    return dice.reroll(lambda o: unwrap(o) in face_set)
+
+
+def _b_explode(ev: Evaluator, e: A.Call, env: Env) -> Any:
+    dice = ev.eval(e.args[0], env)
+    face = num(unwrap(ev.eval(e.args[1], env)), e.args[1].span)
+    depth = DEFAULT_EXPLODE_DEPTH
+    if len(e.args) > 2:
+        depth = as_count(unwrap(ev.eval(e.args[2], env)), e.args[2].span)
+        if depth > MAX_EXPLODE:
+            raise ResolveError(f"explode(…) rolls again at most {MAX_EXPLODE} times, not {depth:,}", e.args[2].span)
+    if not is_dist(dice):
+        raise ResolveError("explode(…) needs a die", e.args[0].span)
+    if isinstance(dice, FastDist):
+        dice = fast_to_exact(dice)
+    return dice.explode(lambda o: o == face, depth)
+
+
+def _keep(kind: str) -> BuiltinHandler:
+    def f(ev: Evaluator, e: A.Call, env: Env) -> Any:
+        k = as_count(unwrap(ev.eval(e.args[0], env)), e.args[0].span)
+        if k < 1:
+            raise ResolveError(f"{e.func} of no dice", e.args[0].span)
+        if k > MAX_KEEP:
+            raise ResolveError(f"{e.func}(…) keeps at most {MAX_KEEP} dice, not {k:,}", e.args[0].span)
+        result = ev.eval(e.args[1], env)
+        if is_dist(result) and (k - 1) * len(result) ** 2 > MAX_PAIRS:
+            raise ResolveError(f"{e.func}({k}, …) of a roll with {len(result):,} results is too much to work out",
+                               e.span, "keep fewer dice, or roll smaller ones")
+        for _ in range(k - 1):
+            result = ev.lift2(kind, result, ev.eval(e.args[1], env), e.span)
+        return result
+    return f
+
+
+def _b_even_odd(parity: int) -> BuiltinHandler:
+    def f(ev: Evaluator, e: A.Call, env: Env) -> Any:
+        return ev.lift1(ev.eval(e.args[0], env), lambda x: num(unwrap(x), e.span) % 2 == parity)
+    return f
+
+
+IMPLEMENTATIONS: dict[str, BuiltinHandler] = {
+    "P": _b_P,
+    "mean": _b_mean,
+    "natural": _b_natural,
+    "min": _minmax("min"),
+    "max": _minmax("max"),
+    "abs": _unary_num(abs),
+    "ceil": _unary_num(math.ceil),
+    "floor": _unary_num(math.floor),
+    "clamp": _b_clamp,
+    "even": _b_even_odd(0),
+    "odd": _b_even_odd(1),
+    "reroll": _b_reroll,
+    "explode": _b_explode,
+    "highest": _keep("max"),
+    "lowest": _keep("min"),
+}
+"""The meaning over distributions of each built-in of :data:`compiler.syntax.builtins.BUILTINS`."""
+
+for _name in BUILTINS:  # keyed by the registry: a built-in without an implementation fails here
+    builtin(_name)(IMPLEMENTATIONS[_name])

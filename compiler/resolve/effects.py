@@ -1,0 +1,139 @@
+"""Modifiers and abilities in play: which effects apply, and what they add up to.
+
+:class:`Effects` answers, for one situation and one set of attacking profiles, which
+``modifier`` blocks and abilities hold (their conditions are dice-free, worked out with
+:mod:`compiler.model.static`), and combines their effects by the stacking rules: plain
+effects add up; effects of one named group keep only the largest.  The evaluator asks it
+for stat modifiers, roll modifiers, target overrides and extra re-rolls.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from compiler import ast as A
+from compiler.model.ruleset import Ruleset
+from compiler.model.static import NotStatic, StaticError, as_number
+from compiler.model.static import evaluate as static_evaluate
+from compiler.model.values import ProfileRef
+from compiler.resolve.core import ResolveError, truth
+
+ActiveEffect = tuple[A.Effect, str | None, str]  # (effect, stacking group, source id)
+
+
+class Effects:
+    """The effects that apply under one situation, for one set of attackers and roles."""
+
+    def __init__(self, model: Ruleset, situation: Mapping[str, Any], attackers: tuple[ProfileRef, ...],
+                 roles: Mapping[str, ProfileRef]) -> None:
+        self.model = model
+        self.situation = situation
+        self.attackers = attackers
+        self.roles = roles
+        self._effects: list[ActiveEffect] | None = None
+        self._abilities: list[tuple[A.Ability, Any]] | None = None
+
+    def active_effects(self) -> list[ActiveEffect]:
+        """Effects that apply now: (effect, group, source id)."""
+        if self._effects is None:
+            self._effects = self._find_effects()
+        return self._effects
+
+    def _find_effects(self) -> list[ActiveEffect]:
+        out: list[ActiveEffect] = []
+        for m in self.model.of_type(A.Modifier):
+            if m.when is None or self._holds(m.when):
+                out.extend((e, m.group, m.id) for e in m.effects)
+        for ability, arg in self.attacker_abilities():
+            if ability.when is None or self._holds(ability.when, ability, arg):
+                out.extend((e, None, ability.id) for e in ability.effects)
+        return out
+
+    def _holds(self, cond: A.Expr, ability: A.Ability | None = None, arg: Any = None) -> bool:
+        env: dict[str, Any] = {**self.situation, **self.roles}
+        if ability is not None and ability.params:
+            env[ability.params[0].name] = arg
+        try:
+            return bool(truth(static_evaluate(cond, env, self.model), cond.span))
+        except NotStatic:
+            # A condition about an attack's role (``target has vehicle``) asked outside an
+            # attack: there is no such profile, so the modifier does not apply.
+            return False
+        except StaticError as err:
+            raise ResolveError(f"cannot tell whether this holds: {err}", cond.span) from None
+
+    def _effect_value(self, e: A.Effect) -> Any:
+        if e.value is None:
+            return 0
+        try:
+            return as_number(static_evaluate(e.value, dict(self.situation), self.model))
+        except (NotStatic, StaticError) as err:
+            raise ResolveError(f"a modifier's value must be a number: {err}", e.value.span) from None
+
+    @staticmethod
+    def _combine(items: list[tuple[Any, str | None]]) -> Any:
+        total: Any = 0
+        best: dict[str, Any] = {}
+        for value, group in items:
+            if group is None:
+                total += value
+            elif group not in best or abs(value) > abs(best[group]):
+                best[group] = value
+        return total + sum(best.values())
+
+    def stat_modifier(self, stat: str, role: str | None, roleless: bool = False) -> Any:
+        """What the effects add to ``stat`` (of the profile in ``role``)."""
+        items = [(self._effect_value(e), g) for e, g, _ in self.active_effects()
+                 if e.kind == "stat" and e.stat == stat
+                 and (e.role is None or (not roleless and e.role == role))]
+        return self._combine(items)
+
+    def roll_modifier(self, test: str) -> Any:
+        """What the effects add to the roll of ``test``."""
+        items = [(self._effect_value(e), g) for e, g, _ in self.active_effects()
+                 if e.kind == "roll" and e.test == test]
+        return self._combine(items)
+
+    def target_override(self, test: str) -> list[tuple[Any, A.Effect]]:
+        """Targets the effects set for ``test`` (``needs 3+``), with the effect that set each."""
+        out = []
+        for e, _, _ in self.active_effects():
+            if e.kind == "needs" and e.test == test and e.value is not None:
+                try:
+                    out.append((static_evaluate(e.value, dict(self.situation), self.model), e))
+                except (NotStatic, StaticError) as err:
+                    raise ResolveError(f"cannot work out this target: {err}", e.value.span) from None
+        return out
+
+    def extra_rerolls(self, test: str) -> tuple[str, ...]:
+        """Re-rolls the effects grant to ``test``."""
+        return tuple(e.reroll for e, _, _ in self.active_effects()
+                     if e.kind == "reroll" and e.test == test and e.reroll)
+
+    def attacker_abilities(self) -> list[tuple[A.Ability, Any]]:
+        """Abilities of the attacking profiles; the same ability twice keeps its highest value."""
+        if self._abilities is None:
+            self._abilities = self._find_abilities()
+        return self._abilities
+
+    def _find_abilities(self) -> list[tuple[A.Ability, Any]]:
+        found: dict[str, tuple[A.Ability, Any]] = {}
+        abilities = {a.id: a for a in self.model.of_type(A.Ability)}
+        for ref in self.attackers:
+            prof = self.model.profiles.get(ref.id)
+            if prof is None:
+                continue
+            for use in prof.abilities:
+                ab = abilities.get(use.ability)
+                if ab is None:
+                    continue
+                if ab.id in found and ab.stacking != "sum":
+                    prev = found[ab.id][1]
+                    if prev is not None and use.arg is not None and use.arg <= prev:
+                        continue
+                    if prev is not None and use.arg is None:
+                        continue
+                if ab.id in found and ab.stacking == "sum" and use.arg is not None:
+                    found[ab.id] = (ab, (found[ab.id][1] or 0) + use.arg)
+                else:
+                    found[ab.id] = (ab, use.arg)
+        return [found[k] for k in sorted(found)]

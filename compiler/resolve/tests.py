@@ -1,0 +1,176 @@
+"""Tests and re-rolls: what a test's roll gives, with its natural face kept.
+
+A test rolls its dice, compares the (modified) roll with its target and keeps the natural
+face, so abilities and ``natural(…)`` can read it: the outcome is a distribution of
+:class:`~compiler.resolve.core.Roll`.  Natural results that always fail or pass beat
+modifiers; caps (never better than 2+) bound the modified target; a chained target
+(``6 then 4+``) rolls a second die; re-rolls (the test's own and those granted by effects)
+roll again once.  Registered for :class:`~compiler.ast.Test` calls with
+:func:`~compiler.resolve.evaluator.declaration`.
+
+>>> from compiler.driver import compile_text
+>>> from compiler.resolve.evaluator import Evaluator, parse_expression
+>>> model = compile_text('ruleset d "D":\\n  version 1.0.0\\ntest save(Sv) = roll d6 >= Sv, reroll 1s\\n').rulesets[0]
+>>> Evaluator(model).probability_of(parse_expression("save(4)"))
+Fraction(7, 12)
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Callable
+
+from compiler import ast as A
+from compiler.model.values import TargetValue
+from compiler.resolve.core import ResolveError, Roll, fast_to_exact, hashable, is_dist, natural, num, show, unwrap
+from compiler.resolve.dist import Dist, FastDist
+from compiler.resolve.evaluator import Evaluator, declaration
+
+
+@declaration(A.Test)
+def run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
+    """A test's outcome for these argument values: a distribution of :class:`Roll` (memoised per model)."""
+    key = ("test", test.id, tuple(hashable(a) for a in args), ev.memo_key())
+    memo = ev.memo
+    if key in memo:
+        return memo[key]
+    result = _run_test(ev, test, args, span)
+    if len(memo) > 20_000:
+        memo.clear()
+    memo[key] = result
+    return result
+
+
+def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
+    if test.roll is None:
+        raise ResolveError(f"test '{test.id}' does not say what it rolls", test.span)
+    env: dict[str, Any] = {p.name: a for p, a in zip(test.params, args)}
+    sub = ev.child()
+    raw_target = sub.eval(test.roll.target, env)
+    if is_dist(raw_target):
+        raise ResolveError("a test's target must not be random", test.roll.target.span)
+    target = _as_target(raw_target, test.roll.op, test.roll.target.span)
+    overrides = ev.effects.target_override(test.id)
+    if overrides:
+        picked = [_as_target(v, test.roll.op if test.roll.op != "against" else ">=", e.span)
+                  for v, e in overrides]
+        target = max(picked, key=lambda t: hardness(t))
+    dice = sub.eval(test.roll.dice, env)
+    if isinstance(dice, FastDist):
+        dice = fast_to_exact(dice)
+    if not is_dist(dice):
+        dice = Dist.const(dice)
+    dice = dice.map(lambda o: natural(o, test.roll.dice.span))
+    modifier = ev.effects.roll_modifier(test.id)
+    if test.modifier_cap is not None:
+        lo, hi = test.modifier_cap
+        modifier = max(lo, min(hi, modifier))
+    fails, succeeds = set(test.natural_fails), set(test.natural_succeeds)
+
+    if target.kind == "chain":
+        assert target.first is not None and target.second is not None
+        first, second = target.first, target.second
+        p_second = dice.p_where(lambda n: second.passes(n))
+
+        def chained(n: int) -> Any:
+            if n in fails:
+                return Roll(False, n)
+            if n in succeeds:
+                return Roll(True, n)
+            if not first.passes(n):
+                return Roll(False, n)
+            return Dist.from_weights({Roll(True, n): p_second, Roll(False, n): 1 - p_second}) \
+                if 0 < p_second < 1 else Roll(p_second == 1, n)
+        outcome = dice.bind(chained)
+    else:
+        effective = _effective(target, modifier, test, env, sub)
+
+        def decide(n: int) -> Roll:
+            if n in fails:
+                return Roll(False, n)
+            if n in succeeds:
+                return Roll(True, n)
+            return Roll(meets(n, effective), n)
+        outcome = dice.map(decide)
+    rerolls = set(test.rerolls) | set(ev.effects.extra_rerolls(test.id))
+    if rerolls:
+        pred = reroll_predicate(rerolls)
+        outcome = outcome.reroll(pred)
+    return outcome
+
+
+def _as_target(v: Any, op: str, span: Any) -> TargetValue:
+    v = unwrap(v)
+    if op == "against":
+        if isinstance(v, TargetValue):
+            return v
+        if v is None:
+            return TargetValue.never()
+        raise ResolveError(f"'against' needs a target such as 4+, not {show(v)}", span)
+    if v is None:
+        return TargetValue.never()
+    if isinstance(v, TargetValue) and v.kind in ("never", "always", "chain"):
+        return v
+    n = num(v.as_number if isinstance(v, TargetValue) else v, span)
+    if isinstance(n, Fraction) and n.denominator != 1:
+        n = math.ceil(n) if op == ">=" else math.floor(n)
+    return TargetValue("high" if op == ">=" else "low", int(n))
+
+
+def _effective(target: TargetValue, modifier: Any, test: A.Test, env: dict[str, Any],
+               sub: Evaluator) -> TargetValue:
+    if target.kind in ("never", "always"):
+        return target
+    assert target.number is not None
+    n = target.number - modifier if target.kind == "high" else target.number + modifier
+    for cap, better in ((test.never_better, True), (test.never_worse, False)):
+        if cap is None:
+            continue
+        c = unwrap(sub.eval(cap, env))
+        c_num = c.as_number if isinstance(c, TargetValue) else c
+        if c_num is None:
+            continue
+        high = target.kind == "high"
+        if better == high:  # high & never better → at least c; low & never worse → at least c
+            n = max(n, c_num)
+        else:
+            n = min(n, c_num)
+    if isinstance(n, Fraction):
+        n = math.ceil(n) if target.kind == "high" else math.floor(n)
+    return TargetValue(target.kind, int(n))
+
+
+def meets(n: int, target: TargetValue) -> bool:
+    if target.kind == "always":
+        return True
+    if target.kind == "never":
+        return False
+    return target.passes(n)
+
+
+def hardness(t: TargetValue) -> float:
+    if t.kind == "never":
+        return math.inf
+    if t.kind == "always":
+        return -math.inf
+    if t.kind == "high":
+        return t.number or 0
+    if t.kind == "low":
+        return -(t.number or 0)
+    return float(t.probability()) * -1
+
+
+def reroll_predicate(kinds: set[str]) -> Callable[[Roll], bool]:
+    faces: set[int] = set()
+    failures = False
+    for k in kinds:
+        if k == "1s":
+            faces.add(1)
+        elif k == "failures":
+            failures = True
+        elif k.startswith("natural:"):
+            faces |= {int(x) for x in k.split(":", 1)[1].split(",") if x}
+
+    def pred(r: Roll) -> bool:
+        return (failures and not r.success) or r.natural in faces
+    return pred

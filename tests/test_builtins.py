@@ -1,0 +1,57 @@
+"""The built-in registry (compiler.syntax.builtins): one entry per built-in, read by every stage."""
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from compiler.driver import compile_text
+from compiler.model.static import BUILTIN_STATIC
+from compiler.resolve import evaluator
+from compiler.resolve.builtins import IMPLEMENTATIONS
+from compiler.resolve.core import AGGREGATES
+from compiler.resolve.evaluator import Evaluator, parse_expression
+from compiler.syntax.builtins import BUILTINS
+
+LANGUAGE = Path(__file__).resolve().parent.parent / "site" / "language.md"
+MODEL = compile_text('ruleset d "D":\n  version 1.0.0\n').rulesets[0]
+
+
+def test_the_resolver_implements_exactly_the_registry() -> None:
+    assert set(IMPLEMENTATIONS) == set(BUILTINS)
+    assert set(evaluator.BUILTIN_CALLS) == set(BUILTINS)
+
+
+def test_aggregates_and_static_sets_come_from_the_registry() -> None:
+    assert AGGREGATES == {"P", "mean"}
+    assert BUILTIN_STATIC == {"min", "max", "abs", "ceil", "floor", "clamp", "even", "odd"}
+
+
+@pytest.mark.parametrize("name", list(BUILTINS))
+def test_every_builtin_is_documented_with_its_example(name: str) -> None:
+    entry = BUILTINS[name]
+    text = LANGUAGE.read_text(encoding="utf-8")
+    section = text.split("### Built-in functions", 1)[1].split("\n## ", 1)[0]
+    assert f"- `{entry.example}` — " in section
+    assert entry.example.startswith(f"{name}(")
+    assert entry.min_args <= entry.max_args
+    assert "\n" not in entry.doc
+    parse_expression(entry.example)  # the example is written in the language
+
+
+@pytest.mark.parametrize("expr, value", [
+    ("min(4, 2, 7)", 2), ("max(4, 2, 7)", 7), ("abs(3 - 5)", 2), ("ceil(7 / 2)", 4), ("floor(7 / 2)", 3),
+    ("clamp(9, 2, 6)", 6), ("clamp(1, 2, 6)", 2), ("even(4)", True), ("odd(4)", False),
+])
+def test_static_implementations_agree_with_the_resolver(expr: str, value: object) -> None:
+    from compiler.model.static import evaluate
+
+    parsed = parse_expression(expr)
+    assert evaluate(parsed, {}, MODEL) == value
+    assert Evaluator(MODEL).evaluate(parsed) == value
+
+
+def test_dice_builtins_have_no_static_implementation_but_resolve() -> None:
+    assert BUILTINS["highest"].static is None
+    assert Evaluator(MODEL).evaluate(parse_expression("mean(highest(2, d6))")) == Fraction(161, 36)
