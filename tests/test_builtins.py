@@ -55,3 +55,16 @@ def test_static_implementations_agree_with_the_resolver(expr: str, value: object
 def test_dice_builtins_have_no_static_implementation_but_resolve() -> None:
     assert BUILTINS["highest"].static is None
     assert Evaluator(MODEL).evaluate(parse_expression("mean(highest(2, d6))")) == Fraction(161, 36)
+
+
+@pytest.mark.parametrize("name", list(BUILTINS))
+def test_every_builtin_is_highlighted_as_the_registry_says(name: str) -> None:
+    from pygments.token import string_to_tokentype
+
+    from compiler.syntax.lexer import WarscribeLexer
+
+    tokens = [(t, v) for t, v in WarscribeLexer().get_tokens(f"example e:\n  expect {BUILTINS[name].example} >= 0\n")]
+    assert (string_to_tokentype(BUILTINS[name].highlight), name) in tokens
+    # the same word without a call is a name, not a builtin
+    plain = [(t, v) for t, v in WarscribeLexer().get_tokens(f"example e:\n  let {name}x = 1\n")]
+    assert all(v != name for _, v in plain)

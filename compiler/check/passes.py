@@ -279,7 +279,7 @@ def check_expr(expr: A.Expr | None, scope: Scope) -> None:
         for s in expr.settings:
             check_setting(s, scope)
         return
-    for child in A._children(expr):
+    for child in A.children(expr):
         check_expr(child, scope)
 
 

@@ -249,7 +249,7 @@ class Evaluator:
                     return
                 if isinstance(e, A.Call) and e.func in AGGREGATES and e.func not in self.model.callables:
                     return
-                for child in A._children(e):
+                for child in A.children(e):
                     visit(child)
             visit(expr)
             self._names_cache[key] = tuple(dict.fromkeys(names))

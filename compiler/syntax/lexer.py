@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 from pygments.lexer import RegexLexer, default, words
 from pygments.lexer import bygroups as _untyped_bygroups
+from pygments.token import string_to_tokentype
 from pygments.token import (
     Comment,
     Error,
@@ -51,6 +52,8 @@ from pygments.token import (
     Text,
     Whitespace,
 )
+
+from compiler.syntax.builtins import BUILTINS
 
 __all__ = ["WarscribeLexer"]
 
@@ -90,10 +93,11 @@ _CONSTANTS = ("true", "false", "none", "never", "always")
 # Keywords that may legitimately stand right before "," or ")".
 _KEYWORDS_BEFORE_COMMA = ("failures", "automatically", "once", "sum", "highest")
 
-_BUILTINS = (
-    "P", "mean", "natural", "min", "max", "abs", "ceil", "floor", "clamp",
-    "even", "odd", "reroll", "explode", "highest", "lowest",
-)
+# The built-in functions, grouped by the token type the registry gives each.
+_BUILTIN_RULES = tuple(
+    (words(tuple(n for n, b in BUILTINS.items() if b.highlight == kind), prefix=r"\b", suffix=r"(?=[ \t]*\()"),
+     string_to_tokentype(kind))
+    for kind in sorted({b.highlight for b in BUILTINS.values()}))
 
 # At the start of a line (after indentation and an optional "replace").
 _LINE_START = r"^([ \t]*)(?:(replace)([ \t]+))?"
@@ -199,7 +203,7 @@ class WarscribeLexer(RegexLexer):
             (r"(\.)(%s)" % _NAME, bygroups(Punctuation, Name.Attribute)),
             (r"[():,.\[\]…]", Punctuation),
             # -- words ------------------------------------------------------------
-            (words(_BUILTINS, prefix=r"\b", suffix=r"(?=[ \t]*\()"), Name.Builtin),
+            *_BUILTIN_RULES,
             (r"never(?=[ \t]+(?:better|worse)\b)", Keyword),
             (words(_CONSTANTS, prefix=r"\b", suffix=r"\b"), Keyword.Constant),
             (words(_KEYWORDS_BEFORE_COMMA, prefix=r"\b", suffix=r"\b" + _AS_NAME), Name),
