@@ -13,7 +13,11 @@ from pathlib import Path
 
 import pytest
 
+import compiler.review
+import compiler.review.cells
 import compiler.review.diff
+import compiler.review.fields
+import compiler.review.odds
 import compiler.review.report
 import compiler.review.gitsource
 import compiler.syntax.unparse
@@ -632,7 +636,9 @@ def test_expr_text_keeps_meaning(text: str) -> None:
     assert canonical(parse_expression(expr_text(e))) == canonical(e)
 
 
-@pytest.mark.parametrize("module", [compiler.review.diff, compiler.review.report, compiler.review.gitsource, compiler.syntax.unparse])
+@pytest.mark.parametrize("module", [compiler.review, compiler.review.diff, compiler.review.cells, compiler.review.fields,
+                                    compiler.review.odds, compiler.review.report, compiler.review.gitsource,
+                                    compiler.syntax.unparse])
 def test_doctests(module) -> None:  # type: ignore[no-untyped-def]
     cwd = os.getcwd()
     os.chdir(ROOT)
