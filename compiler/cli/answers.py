@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from typing import List, Optional
 
 import typer
 
-from compiler.cli.common import (Format, app, compile_one, print_diagnostics, report_resolve_error, usage_error,
-                                 use_color)
+from compiler.cli.common import app, compile_one, print_diagnostics, report_resolve_error, usage_error
 from compiler.model.load import UsageError
 
 

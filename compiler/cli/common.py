@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from enum import Enum
-from typing import List, Optional
 
 import typer
 
-from compiler.diagnostics import Diagnostic, Severity, render, to_json
+from compiler.diagnostics import Diagnostic, Severity, render
 from compiler.model.load import UsageError
 
 app = typer.Typer(

@@ -130,14 +130,3 @@ def strip_links(text: str | None, title_of: Callable[[str], str]) -> str:
     if not text:
         return ""
     return PROSE_REF.sub(lambda m: (m.group(2) if m.group(2) is not None else title_of(m.group(1).strip())), text)
-
-
-def first_sentence(text: str | None, limit: int = 160) -> str:
-    """The first sentence of some prose, without Markdown markup, for summaries."""
-    if not text:
-        return ""
-    flat = " ".join(text.split())
-    flat = re.sub(r"[*_`#>]", "", flat)
-    m = re.search(r"(.+?[.!?])(\s|$)", flat)
-    s = m.group(1) if m else flat
-    return s if len(s) <= limit else s[: limit - 1].rsplit(" ", 1)[0] + "…"
