@@ -254,7 +254,7 @@ def _site_options(config: str | None) -> tuple[dict[str, Any], Path | None]:
         return {}, None
     import yaml
 
-    class _Loader(yaml.SafeLoader):  # type: ignore[misc]
+    class _Loader(yaml.SafeLoader):
         pass
     _Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # ignore !!python/name tags
     raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}

@@ -84,7 +84,8 @@ def prose(text: str | None, link: Linker) -> str:
                 result.append(_text_run("\n".join(run), link))
                 run = []
             fence = m.group(2)
-            lang = _SAFE_LANG.match(m.group(3).strip().lstrip("{. ")).group(0)  # type: ignore[union-attr]
+            safe = _SAFE_LANG.match(m.group(3).strip().lstrip("{. "))  # always matches (it may be empty)
+            lang = safe.group(0) if safe else ""
             result.append(f"{m.group(1)}{fence}{lang}")
         else:
             result.append(line)
