@@ -246,6 +246,16 @@ def diff_models(old: Ruleset, new: Ruleset, *, cells: bool = True,
     (faster; the textual changes are still found).  Identical models give an
     empty diff.  The header (title, version, history, the text at the top) is
     compared as a change of kind ``ruleset`` listed first.
+
+    >>> from compiler.driver import compile_text
+    >>> head = 'ruleset demo "Demo":\\n  version {}\\nstat BS "Ballistic Skill" 1..6\\n'
+    >>> old = compile_text(head.format("1.0.0") + 'keyword infantry "Infantry"\\n').rulesets[0]
+    >>> new = compile_text(head.format("1.1.0") + 'keyword vehicle "Vehicle"\\n').rulesets[0]
+    >>> d = diff_models(old, new, old_label="v1", new_label="v2")
+    >>> [(c.id, c.kind, c.change) for c in d.changes]  # a removal stands where it stood
+    [('demo', 'ruleset', 'changed'), ('infantry', 'keyword', 'removed'), ('vehicle', 'keyword', 'added')]
+    >>> d.counts()
+    {'added': 1, 'removed': 1, 'changed': 0, 'moved': 0}
     """
     changes: list[tuple[tuple[float, int], Change]] = []
     head = compare_fields(header_fields(old.header), header_fields(new.header))

@@ -86,6 +86,13 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
     ``cache`` (any dict the caller keeps between calls, e.g. ``mkdocs serve``'s
     plugin) skips rulesets whose sources, templates and options have not changed:
     their pages are reused as they were.  The output is the same with or without it.
+
+    >>> from compiler.driver import compile_text
+    >>> out = site(compile_text('ruleset demo "Demo":\\n  version 1.0.0\\nterm turn "Turn": "A round of play."\\n'))
+    >>> [p.path for p in out.pages if p.path.startswith("demo/")][:3]
+    ['demo/index.md', 'demo/lexicon.md', 'demo/quick-reference.md']
+    >>> print(out.page("demo/lexicon.md").markdown.splitlines()[0])
+    # Lexicon
     """
     options = options or SiteOptions()
     if not compilation.ok:
