@@ -45,6 +45,8 @@ class ValueChange:
 
 @dataclass(frozen=True)
 class ExampleImpact:
+    """One example present in both versions, with each ``expect`` subject's value before and after."""
+
     id: str
     title: str
     values: tuple[ValueChange, ...]
