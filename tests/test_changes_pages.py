@@ -90,3 +90,44 @@ def test_changes_page_diffs_consecutive_releases_from_git(tmp_path):
     assert "Harder to wound." in md and "First version." in md
     assert "### 1.0.0 → 1.1.0 { #ws-release-1 }" in md
     assert "| Changed | [" in md and "#to_wound " in md
+
+
+def test_an_unreadable_git_output_never_fails_the_page(tmp_path, monkeypatch):
+    import compiler.review.gitsource as gs
+
+    def garbled(*a, **k):
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+    monkeypatch.setattr(gs, "releases", garbled)
+    folder = write(tmp_path / "skirmish", SKIRMISH)
+    assert "First version." in site(compile_paths([str(folder)])).page("skirmish/changes.md").markdown
+
+
+def test_a_bug_while_reading_releases_fails_the_build(tmp_path, monkeypatch):
+    """Only git's own failures are swallowed: anything else is a bug and must not become an empty page."""
+    import compiler.review.gitsource as gs
+
+    def bug(*a, **k):
+        raise KeyError("a bug, not git")
+    monkeypatch.setattr(gs, "releases", bug)
+    folder = write(tmp_path / "skirmish", SKIRMISH)
+    with pytest.raises(KeyError, match="a bug, not git"):
+        site(compile_paths([str(folder)]))
+
+
+@needs_git
+def test_a_bug_in_the_diff_of_two_releases_fails_the_build(tmp_path, monkeypatch):
+    import compiler.site.changes as changes
+
+    root = tmp_path / "repo"
+    write(root / "rules" / "skirmish", SKIRMISH)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "v1")
+    write(root / "rules" / "skirmish", edit(SKIRMISH, ("version 1.0.0", "version 1.1.0")))
+    git(root, "commit", "-q", "-am", "v2")
+
+    def broken(*a, **k):
+        raise RuntimeError("diff_models is broken")
+    monkeypatch.setattr(changes, "diff_models", broken)
+    with pytest.raises(RuntimeError, match="diff_models is broken"):
+        site(compile_paths([str(root / "rules" / "skirmish")]))

@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
+import compiler.review
+import compiler.review.cells
 import compiler.review.diff
+import compiler.review.fields
+import compiler.review.odds
 import compiler.review.report
 import compiler.review.gitsource
 import compiler.syntax.unparse

@@ -20,7 +20,7 @@ from compiler.site import RenderError, SiteOptions, site
 from compiler.site.compare import Matchup
 from compiler.site.env import environment, template_names
 from compiler.site.markup import plain, prose
-from compiler.site.pages import TEMPLATE_CONTEXT
+from compiler.site.pages import TEMPLATE_CONTEXT, checked_context
 from compiler.site.sitemap import SiteMap
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,6 +241,22 @@ def test_templates_use_only_the_names_their_context_gives():
         used = jinja2.meta.find_undeclared_variables(env.parse(source))
         given = set(TEMPLATE_CONTEXT[name]) | {"page"}
         assert used <= given, f"{name} uses {sorted(used - given)}"
+
+
+def test_every_template_is_given_exactly_the_names_it_declares(monkeypatch):
+    """The renderer checks each context against TEMPLATE_CONTEXT: a page missing a declared name is a bug."""
+    import compiler.site.pages as pages
+
+    assert set(TEMPLATE_CONTEXT) >= {"home.md.j2", "lexicon.md.j2", "item/table.md.j2"}
+    with pytest.raises(TypeError, match="lexicon.md.j2 is declared to get .*entries"):
+        checked_context("lexicon.md.j2", {"site": {}, "rs": None, "r": None, "groups": []})
+    with pytest.raises(TypeError, match="not declared"):
+        checked_context("no-such.md.j2", {})
+    declared = dict(TEMPLATE_CONTEXT)
+    declared["changes.md.j2"] = declared["changes.md.j2"] + ("since",)
+    monkeypatch.setattr(pages, "TEMPLATE_CONTEXT", declared)
+    with pytest.raises(TypeError, match="changes.md.j2"):
+        site(compile_paths([str(ROOT / "rules" / "console-40k")]))
 
 
 def test_rules_with_errors_are_not_rendered():

@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from typing import List, Optional
 
 import typer
 
-from compiler.cli.common import (Format, app, compile_one, print_diagnostics, report_resolve_error, usage_error,
-                                 use_color)
+from compiler.cli.common import app, compile_one, print_diagnostics, report_resolve_error, usage_error
 from compiler.model.load import UsageError
 
 
@@ -61,6 +59,7 @@ def table(
     as_json: bool = typer.Option(False, "--json", help="Print JSON: table, axes, cells."),
 ) -> None:
     """A table worked out over its axes: the target of every cell and the chance to pass it."""
+    from compiler import ast as A
     from compiler.diagnostics import did_you_mean
     from compiler.resolve.report import evaluate_table, table_text
     from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
@@ -76,8 +75,10 @@ def table(
             probe = parse_expression("0 with " + ", ".join(with_))
         except ResolveError as err:
             raise usage_error(f"cannot read --with: {err.message}")
+        if not isinstance(probe, A.With):  # "0 with …" always reads as a With
+            raise usage_error(f"cannot read --with: {', '.join(with_)}")
         ev = Evaluator(model)
-        for s in probe.settings:  # type: ignore[attr-defined]
+        for s in probe.settings:
             situation[s.name] = (not s.negated) if s.value is None else (
                 s.value.id if hasattr(s.value, "id") else ev.evaluate(s.value))
     try:

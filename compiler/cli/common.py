@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from enum import Enum
-from typing import List, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
-from compiler.diagnostics import Diagnostic, Severity, render, to_json
+from compiler.diagnostics import Diagnostic, Severity, render
 from compiler.model.load import UsageError
+
+if TYPE_CHECKING:  # the CLI imports the compiler only when a command runs
+    from compiler.driver import Compilation
+    from compiler.model.ruleset import Ruleset
+    from compiler.resolve.evaluator import ResolveError
 
 app = typer.Typer(
     name="warscribe",
@@ -30,10 +34,12 @@ class Format(str, Enum):
     json = "json"
 
 
-def use_color(stream) -> bool:  # type: ignore[no-untyped-def]
+def use_color(stream: object) -> bool:
+    """Colour the output written to ``stream``: a terminal, unless ``NO_COLOR`` is set."""
     if os.environ.get("NO_COLOR"):
         return False
-    return hasattr(stream, "isatty") and stream.isatty()
+    isatty = getattr(stream, "isatty", None)
+    return isatty is not None and bool(isatty())
 
 
 def usage_error(message: str) -> "typer.Exit":
@@ -65,7 +71,7 @@ def summary_line(diagnostics: tuple[Diagnostic, ...], rulesets: int, seconds: fl
     return ", ".join(parts) + f" ({seconds:.2f} s)"
 
 
-def compile_one(path: str):  # type: ignore[no-untyped-def]
+def compile_one(path: str) -> tuple[Compilation, Ruleset]:
     """Compile the one ruleset at ``path``; on errors print them and exit 1."""
     from compiler.driver import compile_paths
 
@@ -82,7 +88,8 @@ def compile_one(path: str):  # type: ignore[no-untyped-def]
     return result, result.rulesets[0]
 
 
-def report_resolve_error(err, sources: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+def report_resolve_error(err: ResolveError, sources: dict[str, str]) -> None:
+    """Print a resolver error (in an expression given on the command line, or in the rules) as a diagnostic."""
     from compiler.diagnostics import Diagnostic, Severity, Span
 
     span = err.span or Span("<expression>", 0, 0, 0, 0)

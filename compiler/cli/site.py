@@ -245,7 +245,7 @@ def serve(
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _site_options(config: str | None, paths_given: bool) -> tuple[dict[str, Any], Path | None]:
+def _site_options(config: str | None) -> tuple[dict[str, Any], Path | None]:
     """The warscribe plugin's options and the docs folder from an mkdocs.yml, if there is one."""
     path = Path(config) if config else Path(CONFIG)
     if not path.is_file():
@@ -280,7 +280,7 @@ def render(
     from compiler.driver import compile_paths
     from compiler.site.compare import Matchup, MatchupError
 
-    options, docs = _site_options(config, bool(paths))
+    options, docs = _site_options(config)
     root = Path(options.get("_root", "."))
     targets = paths or [str(root / options.get("rules_dir", "rules"))]
     start = time.perf_counter()

@@ -27,7 +27,7 @@ import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from compiler.diagnostics import Diagnostic, Span
 from compiler.driver import Compilation, compile_paths
@@ -39,6 +39,15 @@ GIT_TIMEOUT = 60
 
 class SourceError(UsageError):
     """A side of a comparison that cannot be found: an unknown revision or path (exit status 2)."""
+
+
+#: What reading a ruleset from git can fail with when nothing is wrong with warscribe: a side that
+#: cannot be found or compiled from its files (:class:`SourceError`, and the ``UsageError`` of
+#: compiling a folder), git missing or failing to start (``OSError``) or timing out
+#: (``subprocess.SubprocessError``), git's output not being UTF-8 text, an unreadable archive.
+#: A caller for whom git is optional (the Changes page, ``check``'s W607) catches these and no more.
+GIT_FAILURES: tuple[type[Exception], ...] = (UsageError, OSError, subprocess.SubprocessError, UnicodeDecodeError,
+                                             tarfile.TarError)
 
 
 @dataclass(frozen=True)
@@ -97,7 +106,7 @@ def parse_sides(args: list[str], exists: Callable[[str], bool] = os.path.exists)
 # ---------------------------------------------------------------------------
 
 
-def _git(repo: Path, *args: str, binary: bool = False) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
+def _git(repo: Path, *args: str, binary: bool = False) -> subprocess.CompletedProcess[Any]:
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=not binary,
                           env=env, timeout=GIT_TIMEOUT, check=False)

@@ -14,7 +14,6 @@ is advice, not a check of the rules).
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Iterable
@@ -26,7 +25,7 @@ from compiler.model.ruleset import Ruleset
 
 def version_warnings(models: Iterable[Ruleset]) -> tuple[Diagnostic, ...]:
     """W607 warnings for the given (compiled, error-free) rulesets."""
-    from compiler.review.gitsource import SourceError, differs_from_head
+    from compiler.review.gitsource import GIT_FAILURES, differs_from_head
 
     out: list[Diagnostic] = []
     for model in models:
@@ -35,7 +34,7 @@ def version_warnings(models: Iterable[Ruleset]) -> tuple[Diagnostic, ...]:
             if not differs_from_head(folder):
                 continue
             old = _head_model(folder)
-        except (OSError, subprocess.SubprocessError, SourceError):
+        except GIT_FAILURES:
             continue
         if old is None or old.id != model.id or old.version != model.version:
             continue

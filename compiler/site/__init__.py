@@ -10,16 +10,27 @@ The Markdown tree is the contract: it does not depend on MkDocs (the MkDocs
 plugin in :mod:`compiler.site.mkdocs_plugin` only hands these pages over), and the
 same sources give byte-identical output.
 
+The stage's entry points: :func:`site` renders a compilation into a
+:class:`RenderedSite`, :func:`write` puts it on disk; :class:`SiteOptions` holds
+the site title, the matchups of the comparison page and the template overrides.
+The JSON export of the model is :mod:`compiler.site.export`.
+
+>>> import compiler
 >>> from compiler.driver import compile_paths
->>> out = site(compile_paths(["rules/console-40k"]))
+>>> rules = Path(compiler.__file__).parent.parent / "rules" / "console-40k"
+>>> out = site(compile_paths([str(rules)]))
 >>> [p.path for p in out.pages][:2]
 ['index.md', 'console-40k/index.md']
+>>> out.page("console-40k/lexicon.md").title
+'Lexicon'
+>>> out.nav[0]
+{'Home': 'index.md'}
 """
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, MutableMapping
@@ -30,7 +41,7 @@ from compiler.driver import Compilation
 from compiler.model.ruleset import Ruleset
 from compiler.site.compare import Matchup, MatchupError, answers
 from compiler.site.env import environment
-from compiler.site.pages import Page, ruleset_data, ruleset_pages_for
+from compiler.site.pages import Page, checked_context, ruleset_data, ruleset_pages_for
 from compiler.site.sitemap import SiteMap, ruleset_pages, section_page
 
 __all__ = ["Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions", "site",
@@ -75,6 +86,13 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
     ``cache`` (any dict the caller keeps between calls, e.g. ``mkdocs serve``'s
     plugin) skips rulesets whose sources, templates and options have not changed:
     their pages are reused as they were.  The output is the same with or without it.
+
+    >>> from compiler.driver import compile_text
+    >>> out = site(compile_text('ruleset demo "Demo":\\n  version 1.0.0\\nterm turn "Turn": "A round of play."\\n'))
+    >>> [p.path for p in out.pages if p.path.startswith("demo/")][:3]
+    ['demo/index.md', 'demo/lexicon.md', 'demo/quick-reference.md']
+    >>> print(out.page("demo/lexicon.md").markdown.splitlines()[0])
+    # Lexicon
     """
     options = options or SiteOptions()
     if not compilation.ok:
@@ -187,7 +205,7 @@ def _ruleset_key(rs: Ruleset, sources: Mapping[str, str], options: SiteOptions, 
 
 def _render(env: jinja2.Environment, page: Page) -> str:
     try:
-        text = env.get_template(page.template).render(page=page, **page.context)
+        text = env.get_template(page.template).render(page=page, **checked_context(page.template, page.context))
     except jinja2.TemplateError as err:
         where = getattr(err, "filename", None) or page.template
         line = getattr(err, "lineno", None)

@@ -10,8 +10,10 @@ Both are built from the semantic diff (:mod:`compiler.review.diff`):
 * a ruleset's Changes page is its declared history (the header's ``history``
   entries) and, when its folder is in git and :func:`~compiler.review.gitsource.releases`
   finds earlier versions, what each release changed against the one before it.
-  Git is optional: outside a repository, or when anything about it fails, the
-  page just has the declared history.
+  Git is optional: outside a repository, without git, or when git or an old
+  version cannot be read (:data:`~compiler.review.gitsource.GIT_FAILURES`), the
+  page just has the declared history.  Any other exception is a bug, and fails
+  the build.
 
 The views are plain data (no Markdown): the templates ``house-rules.md.j2`` and
 ``changes.md.j2`` turn them into pages.
@@ -93,33 +95,36 @@ def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:
     """What each release of ``rs`` found in git changed against the one before it, newest first.
 
     Empty outside git, with fewer than two releases, or when git or an old
-    version cannot be read: this never fails.
+    version cannot be read (:data:`~compiler.review.gitsource.GIT_FAILURES`):
+    git is a bonus, and the build never fails because of it.  A release whose
+    rules have errors is skipped.  Anything else that goes wrong is a bug and
+    propagates.
     """
+    from compiler.review.gitsource import GIT_FAILURES, SideSpec, load_side, releases
+
+    loaded: dict[str, Ruleset | None] = {}
+
+    def model(commit: str) -> Ruleset | None:
+        if commit not in loaded:
+            side = load_side(SideSpec(commit, rs.folder))
+            loaded[commit] = side.model if side.ok else None
+        return loaded[commit]
+
     try:
-        from compiler.review.gitsource import SideSpec, load_side, releases
-
         found = releases(rs.folder)
-        if len(found) < 2:
-            return ()
-        out: list[ReleaseDiffView] = []
-        loaded: dict[str, Ruleset | None] = {}
-
-        def model(commit: str) -> Ruleset | None:
-            if commit not in loaded:
-                side = load_side(SideSpec(commit, rs.folder))
-                loaded[commit] = side.model if side.ok else None
-            return loaded[commit]
-
+        pairs = []
         for newer, older in list(zip(found, found[1:]))[:MAX_RELEASE_DIFFS]:
-            new_m, old_m = model(newer.commit), model(older.commit)
-            if new_m is None or old_m is None:
-                continue
-            d = diff_models(old_m, new_m, cells=False)
-            out.append(ReleaseDiffView(older.version, newer.version, newer.date, newer.commit[:12],
-                                       tuple(_view(c) for c in d.changes if c.kind != "ruleset")))
-        return tuple(out)
-    except Exception:  # noqa: BLE001 — git is a bonus; the build never fails because of it
+            pairs.append((newer, older, model(newer.commit), model(older.commit)))
+    except GIT_FAILURES:
         return ()
+    out: list[ReleaseDiffView] = []
+    for newer, older, new_m, old_m in pairs:
+        if new_m is None or old_m is None:
+            continue
+        d = diff_models(old_m, new_m, cells=False)
+        out.append(ReleaseDiffView(older.version, newer.version, newer.date, newer.commit[:12],
+                                   tuple(_view(c) for c in d.changes if c.kind != "ruleset")))
+    return tuple(out)
 
 
 def history(rs: Ruleset) -> tuple[A.HistoryEntry, ...]:

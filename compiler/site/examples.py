@@ -15,7 +15,7 @@ from typing import Any
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.resolve.report import distribution_rows, mean_of
-from compiler.resolve.evaluator import AttackResult, Evaluator, LetVar, ResolveError, is_dist, show, unwrap
+from compiler.resolve.evaluator import AttackResult, Evaluator, LetVar, ResolveError, is_dist, show
 from compiler.resolve.runner import Failure, check_expect, fmt_number, run_property
 from compiler.site.charts import bar_chart
 from compiler.site.env import percent
@@ -167,12 +167,3 @@ def _example(rs: Ruleset, ex: A.Example) -> ExampleView:
             failures.append(_failure_text(failure))
     return ExampleView(ex.id, not failures, len(ex.expects), tuple(charts), tuple(steps), tuple(values),
                        tuple(failures))
-
-
-def distribution_summary(d: Any) -> dict[str, Any]:
-    """Mean and tail chances of a distribution, for the comparison page."""
-    rows = distribution_rows(d)
-    m = mean_of(d)
-    return {"mean": m, "rows": rows,
-            "p_none": next((p for v, p, _ in rows if unwrap(v) == 0), Fraction(0)),
-            }

@@ -104,8 +104,9 @@ def _decl(rs: Ruleset, d: A.Decl, sitemap: SiteMap, sources: Mapping[str, str], 
     }
     if hasattr(d, "aka"):
         out["aka"] = list(d.aka)
-    if getattr(d, "see", None):
-        out["see"] = [name for name, _ in d.see]  # type: ignore[attr-defined]
+    see = getattr(d, "see", None)
+    if see:
+        out["see"] = [name for name, _ in see]
     if hasattr(d, "params"):
         out["params"] = [{"name": p.name, "type": (expr(p.type) if isinstance(p.type, A.RangeExpr) else p.type)}
                          for p in d.params]

@@ -84,7 +84,8 @@ def prose(text: str | None, link: Linker) -> str:
                 result.append(_text_run("\n".join(run), link))
                 run = []
             fence = m.group(2)
-            lang = _SAFE_LANG.match(m.group(3).strip().lstrip("{. ")).group(0)  # type: ignore[union-attr]
+            safe = _SAFE_LANG.match(m.group(3).strip().lstrip("{. "))  # always matches (it may be empty)
+            lang = safe.group(0) if safe else ""
             result.append(f"{m.group(1)}{fence}{lang}")
         else:
             result.append(line)
@@ -130,14 +131,3 @@ def strip_links(text: str | None, title_of: Callable[[str], str]) -> str:
     if not text:
         return ""
     return PROSE_REF.sub(lambda m: (m.group(2) if m.group(2) is not None else title_of(m.group(1).strip())), text)
-
-
-def first_sentence(text: str | None, limit: int = 160) -> str:
-    """The first sentence of some prose, without Markdown markup, for summaries."""
-    if not text:
-        return ""
-    flat = " ".join(text.split())
-    flat = re.sub(r"[*_`#>]", "", flat)
-    m = re.search(r"(.+?[.!?])(\s|$)", flat)
-    s = m.group(1) if m else flat
-    return s if len(s) <= limit else s[: limit - 1].rsplit(" ", 1)[0] + "…"

@@ -56,7 +56,7 @@ def _report(event: str, done: int = 0, total: int = 0) -> None:
         hook(event, done, total)
 
 
-class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]
+class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' Config.__init_subclass__ is unannotated
     rules_dir = c.Type(str, default="rules")
     title = c.Optional(c.Type(str))  # the home page's title (default: site_name)
     matchups = c.Type(list, default=[])
@@ -64,7 +64,7 @@ class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]
     nav = c.Type(bool, default=True)  # build the navigation when mkdocs.yml has none
 
 
-class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-call]
+class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-call]  # mkdocs' BasePlugin.__init_subclass__ is unannotated
     """Adds every ruleset's pages to the MkDocs build."""
 
     def __init__(self) -> None:

@@ -8,13 +8,13 @@ one kind looks without copying the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import jinja2
 from markupsafe import Markup
 
 from compiler import ast as A
-from compiler.model.ruleset import Ruleset, game_parts, kind_of
+from compiler.model.ruleset import Ruleset, kind_of
 from compiler.resolve.evaluator import Evaluator
 from compiler.site.changes import HouseRulesView, ReleaseDiffView, house_rules, release_diffs
 from compiler.site.examples import ExampleView, example_views
@@ -41,7 +41,8 @@ ITEM_TEMPLATES: dict[type, str] = {
 REFERENCES_TEMPLATE = "item/references.md.j2"  # lexicon entries, datasheets and examples met in the rulebook
 
 # The names each template is given (every page template also gets ``page``: path and title).
-# Documented on the site's "Templates and overrides" page; a test checks the templates use no others.
+# Documented on the site's "Templates and overrides" page; the renderer gives each template exactly
+# these (:func:`checked_context`), and a test checks the templates use no others.
 _RULESET = ("site", "rs", "r")
 TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
     "home.md.j2": ("site", "r", "summaries"),
@@ -58,6 +59,28 @@ TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
     REFERENCES_TEMPLATE: ("refs", "level", "r", "rs", "extra"),
     **{name: ("d", "level", "r", "rs", "extra") for name in ITEM_TEMPLATES.values()},
 }
+
+
+
+def checked_context(template: str, context: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``context``, once it is known to hold exactly the names :data:`TEMPLATE_CONTEXT` declares for ``template``.
+
+    The declared names are the contract an override template is written against;
+    a context that gives more or fewer is a bug in the renderer, and fails the build.
+
+    >>> checked_context("home.md.j2", {"site": {}, "r": None, "summaries": []})["summaries"]
+    []
+    >>> checked_context("home.md.j2", {"site": {}})
+    Traceback (most recent call last):
+    ...
+    TypeError: home.md.j2 is declared to get r, site, summaries but was given site
+    """
+    declared = TEMPLATE_CONTEXT.get(template)
+    if declared is None or set(context) != set(declared):
+        wanted = ", ".join(sorted(declared)) if declared is not None else "nothing (it is not declared)"
+        raise TypeError(f"{template} is declared to get {wanted} but was given {', '.join(sorted(context))}")
+    return context
+
 
 LEXICON_GROUPS = (
     ("stat", "Characteristics"), ("keyword", "Keywords"), ("ability", "Abilities"),
@@ -115,8 +138,8 @@ def render_items(env: jinja2.Environment, data: RulesetData, items: tuple[A.Decl
 
     def flush() -> None:
         if batch:
-            out.append(env.get_template(REFERENCES_TEMPLATE).render(
-                refs=tuple(batch), level=level, r=r, rs=data.rs, extra={}))
+            out.append(env.get_template(REFERENCES_TEMPLATE).render(checked_context(
+                REFERENCES_TEMPLATE, dict(refs=tuple(batch), level=level, r=r, rs=data.rs, extra={}))))
             batch.clear()
 
     for d in items:
@@ -132,7 +155,8 @@ def render_items(env: jinja2.Environment, data: RulesetData, items: tuple[A.Decl
         extra: dict[str, Any] = {}
         if isinstance(d, A.Table):
             extra["table"] = data.tables[d.id]
-        out.append(env.get_template(template).render(d=d, level=level, r=r, rs=data.rs, extra=extra))
+        out.append(env.get_template(template).render(checked_context(
+            template, dict(d=d, level=level, r=r, rs=data.rs, extra=extra))))
         if isinstance(d, (A.Section, A.Rule)):
             out.append(render_items(env, data, d.body, level + 1, r))
     flush()
@@ -269,9 +293,3 @@ def _example_groups(rs: Ruleset) -> list[tuple[A.Decl | None, list[A.Decl]]]:
         groups[index[key]][1].append(d)
     return groups
 
-
-def game_items(game: A.Game) -> list[Any]:
-    return game_parts(game)
-
-
-Render = Callable[[Page], str]

@@ -11,8 +11,8 @@ Each declaration has exactly one home, and its stable id is its anchor there:
   the top-level section it stands in, ``<ruleset>/rulebook/<section>.md``, or
   on the overview ``<ruleset>/index.md`` when it stands outside any section.
 
->>> page_of_kind("stat"), page_of_kind("unit"), page_of_kind("example")
-('lexicon', 'datasheets', 'examples')
+>>> ruleset_pages("console-40k")["lexicon"], section_page("console-40k", "shooting_phase")
+('console-40k/lexicon.md', 'console-40k/rulebook/shooting_phase.md')
 """
 from __future__ import annotations
 
@@ -30,16 +30,6 @@ DATASHEET_TYPES = (A.Profile, A.Squad)
 EXAMPLE_TYPES = (A.Example, A.Property)
 
 LEXICON_KINDS = ("stat", "keyword", "ability", "status", "term", "situation", "die")
-
-
-def page_of_kind(kind: str) -> str:
-    if kind in LEXICON_KINDS:
-        return "lexicon"
-    if kind in ("unit", "weapon", "squad"):
-        return "datasheets"
-    if kind in ("example", "property"):
-        return "examples"
-    return "rulebook"
 
 
 def ruleset_pages(rs_id: str) -> dict[str, str]:
