@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
+from compiler.words import value_words
 
 #: Tables and tests with more cells than this are not worked out cell by cell.
 MAX_CELLS = 2_000
@@ -71,13 +72,8 @@ class CellChange:
 
 
 def show_value(v: Any) -> str:
-    if v is None:
-        return "none"
-    if v is True:
-        return "yes"
-    if v is False:
-        return "no"
-    return str(v)
+    """A cell's argument or value in words (the one formatter of :mod:`compiler.words`)."""
+    return value_words(v)
 
 
 def exact_text(v: Any) -> str:

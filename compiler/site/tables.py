@@ -20,6 +20,7 @@ from compiler.resolve.report import evaluate_table, table_axes
 from compiler.resolve.evaluator import Evaluator, ResolveError
 from compiler.site.charts import heat
 from compiler.site.env import percent
+from compiler.words import value_words
 
 MAX_CELLS = 400  # beyond this a table is described, not printed
 
@@ -62,16 +63,6 @@ class TableView:
         return self.size > 150
 
 
-def _value_text(v: Any) -> str:
-    if v is None:
-        return "none"
-    if v is True:
-        return "yes"
-    if v is False:
-        return "no"
-    return str(v)
-
-
 def _cell(c: dict[str, Any]) -> Cell:
     r = c.get("result")
     p = c.get("p_float")
@@ -79,7 +70,7 @@ def _cell(c: dict[str, Any]) -> Cell:
         m = Fraction(c["mean"])
         text = f"avg {float(m):.3g}" if m.denominator != 1 else f"avg {m.numerator}"
     else:
-        text = _value_text(r)
+        text = value_words(r)
     if p is not None:
         return Cell(f"{text} · {percent(p)}", heat(p), p)
     return Cell(text, "", None)
@@ -99,11 +90,11 @@ def table_view(rs: Ruleset, decl: A.Table | A.Formula, ev: Evaluator | None = No
     except ResolveError as err:
         return TableView(decl.id, title, (), (), "", False, 0, err.message)
     axes = tuple(Axis(a["name"], a["name"] if a["name"] in rs.stats else _param_stat(rs, decl, a["name"]),
-                      tuple(_value_text(v) for v in a["values"])) for a in data["axes"])
+                      tuple(value_words(v) for v in a["values"])) for a in data["axes"])
     cells = data["cells"]
     size = len(cells)
     has_p = any(c.get("p_float") is not None for c in cells)
-    by_point = {tuple(_value_text(v) for v in c["at"].values()): _cell(c) for c in cells}
+    by_point = {tuple(value_words(v) for v in c["at"].values()): _cell(c) for c in cells}
     grids: list[Grid] = []
     if not axes:
         grids.append(Grid("", None, None, ((_cell(cells[0]),),)))
