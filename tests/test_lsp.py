@@ -270,3 +270,57 @@ def test_overlay_definition_in_base(tmp_path: Path) -> None:
 def test_target_chance(target: str, shown: str) -> None:
     from compiler.lsp.hover import target_chance
     assert target_chance(target) == shown
+
+
+# -- the VS Code extension's TextMate grammar agrees with the Pygments lexer -------------------
+
+VSCODE = Path(__file__).resolve().parent.parent / "editors" / "vscode"
+
+
+def _make_grammar() -> Any:
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_grammar", VSCODE / "scripts" / "make_grammar.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_textmate_grammar_is_generated_from_the_lexer() -> None:
+    assert _make_grammar().main(["--check"]) == 0, "run python editors/vscode/scripts/make_grammar.py"
+
+
+def test_textmate_grammar_classifies_every_bundled_file_like_pygments() -> None:
+    """Every token Pygments colours gets the same scope from the TextMate grammar, run by
+    vscode-textmate + vscode-oniguruma as VS Code runs it (node; `.ci/run` installs them)."""
+    import json
+    import os
+    import subprocess
+
+    from compiler.lsp.index import tokenize
+
+    if shutil.which("node") is None or not (VSCODE / "node_modules" / "vscode-textmate").is_dir():
+        if os.environ.get("CI"):
+            pytest.fail("node and editors/vscode/node_modules are needed: .ci/run runs npm ci there")
+        pytest.skip("run `npm ci` in editors/vscode to check the TextMate grammar (CI=true makes this a failure)")
+    scope = _make_grammar().scope
+    files = sorted(str(p) for p in RULES.rglob("*.rules"))
+    out = json.loads(subprocess.run(["node", str(VSCODE / "test" / "tokenize.js"), *files],
+                                    capture_output=True, text=True, check=True).stdout)
+    wrong: list[str] = []
+    checked = 0
+    for f in files:
+        tm: dict[tuple[int, int], str] = {}
+        for line, start, end, scopes in out[f]:
+            for c in range(start, end):
+                tm[(line, c)] = scopes[-1]
+        for tok in tokenize(Path(f).read_text(encoding="utf-8")):
+            want = scope(tok.type)
+            if want is None:
+                continue
+            checked += 1
+            got = tm.get((tok.line, tok.start), "source.warscribe")
+            if got != want:
+                wrong.append(f"{f}:{tok.line + 1}:{tok.start + 1}: {tok.text!r} is {want} in Pygments, {got} in TextMate")
+    assert checked > 10_000
+    assert not wrong, "\n".join(wrong[:20])

@@ -79,8 +79,12 @@ def _inside(state: str) -> list[dict[str, Any]]:
     for rule in WarscribeLexer.tokens[state][1:]:
         if isinstance(rule, tuple) and len(rule) == 2:
             p = _pattern(rule)
-            if p is not None and p.get("name") not in ("string.quoted.double.warscribe", "string.quoted.triple.warscribe"):
-                out.append(p)
+            if p is None or p.get("name") in ("string.quoted.double.warscribe", "string.quoted.triple.warscribe"):
+                continue
+            if state == "prose" and p.get("name") == "markup.underline.link.warscribe":
+                # A link in prose may run over a line end; TextMate matches one line at a time.
+                p = {"begin": r"\[\[(?=[^\]]*(?:\]\]|$))", "end": r"\]\]", "name": p["name"]}
+            out.append(p)
     return out
 
 
