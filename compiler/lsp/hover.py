@@ -126,7 +126,9 @@ def describe(snap: Snapshot, decl: A.Decl) -> str:
 
 def _source_of(snap: Snapshot, expr: Any) -> str:
     span = getattr(expr, "span", None)
-    text = snap.texts.get(real(span.file)) if span is not None else None
+    if span is None:
+        return "a range"
+    text = snap.texts.get(real(span.file))
     if text is None or span.line != span.end_line:
         return "a range"
     return str(text.splitlines()[span.line - 1][span.column - 1: span.end_column - 1])
