@@ -324,3 +324,45 @@ def test_textmate_grammar_classifies_every_bundled_file_like_pygments() -> None:
                 wrong.append(f"{f}:{tok.line + 1}:{tok.start + 1}: {tok.text!r} is {want} in Pygments, {got} in TextMate")
     assert checked > 10_000
     assert not wrong, "\n".join(wrong[:20])
+
+
+# -- completion by context and the unsaved-buffer hook, without a server -----------------------
+
+DEMO = '''ruleset demo "Demo":
+  version 1.0.0
+
+stat BS "Ballistic Skill" 1..10: "How well a model shoots."
+stat Sv "Save" target: "The armour save."
+keyword infantry "Infantry": "On foot."
+situation cover "Target's cover" one of open, soft, hard
+
+test hit(shooter) "Roll to hit":
+  roll d6 >= 7 - shooter.BS
+
+modifier soft_cover "Soft cover": -1 to hit when cover is soft
+'''
+
+
+def test_completion_by_context_on_an_unsaved_buffer(tmp_path: Path) -> None:
+    from compiler.lsp.features import completions
+    from compiler.lsp.index import real, snapshot
+
+    folder = tmp_path / "rules" / "demo"
+    folder.mkdir(parents=True)
+    path = folder / "ruleset.rules"
+    path.write_text('ruleset demo "Demo":\n  version 1.0.0\n', encoding="utf-8")  # the file on disk is older
+    key = real(str(path))
+    snap = snapshot(str(folder), {key: DEMO})
+    assert snap.model is not None and "cover" in snap.symbols, "the buffer, not the file on disk, is compiled"
+    lines = DEMO.splitlines()
+
+    def labels(line_no: int, text_before: str) -> set[str]:
+        assert lines[line_no].startswith(text_before) or text_before in lines[line_no]
+        col = lines[line_no].index(text_before) + len(text_before)
+        return {i.label for i in completions(snap, key, line_no, col)}
+
+    roll = next(i for i, x in enumerate(lines) if "shooter.BS" in x)
+    assert labels(roll, "shooter.") == {"BS", "Sv"}
+    when = next(i for i, x in enumerate(lines) if "cover is soft" in x)
+    assert labels(when, "cover is ") == {"open", "soft", "hard"}
+    assert "cover" in labels(when, "when ")

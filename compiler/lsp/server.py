@@ -99,7 +99,12 @@ class RulesServer(LanguageServer):
         if self.generation.get(folder) != generation:
             return
         texts, versions = self.overrides()  # read the buffers here, not in the worker thread
-        snap = await asyncio.to_thread(self.compile, folder, texts, versions)
+        try:
+            snap = await asyncio.to_thread(self.compile, folder, texts, versions)
+        except Exception as err:  # a bug in warscribe: say so, keep the last good snapshot
+            log.exception("checking %s failed", folder)
+            self.window_log_message(T.LogMessageParams(T.MessageType.Error, f"warscribe: checking {folder} failed: {err!r}"))
+            return
         if self.generation.get(folder) != generation:
             return  # overtaken by a newer change
         self.snapshots[folder] = snap
