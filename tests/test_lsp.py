@@ -231,6 +231,11 @@ def test_completion_rename_outline_format_tokens(tmp_path: Path) -> None:
         inner = {c.name for c in top["datasheets"].children or []}
         assert {"space_marine", "ork_boy", "boltgun"} <= inner
 
+        # Workspace symbols: search the ruleset's names.
+        found = await ed.client.workspace_symbol_async(T.WorkspaceSymbolParams(query="to_wou"))
+        names = {s.name for s in found or []}
+        assert "to_wound" in names and "roll_to_wound" in names and "boltgun" not in names
+
         # Semantic tokens cover the file.
         toks = await ed.client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(doc(uri)))
         assert toks is not None and len(toks.data) > 100 and len(toks.data) % 5 == 0

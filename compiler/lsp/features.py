@@ -21,7 +21,7 @@ from compiler.syntax.fmt import FormatError, format_text
 
 __all__ = [
     "SEMANTIC_LEGEND", "code_actions", "completions", "document_symbols", "formatting", "location",
-    "lsp_diagnostics", "prepare_rename", "rename", "semantic_tokens",
+    "lsp_diagnostics", "prepare_rename", "rename", "semantic_tokens", "symbol_kind",
 ]
 
 _SEVERITY = {Severity.ERROR: T.DiagnosticSeverity.Error, Severity.WARNING: T.DiagnosticSeverity.Warning,
@@ -238,6 +238,10 @@ _SYMBOL_KIND = {"stat": T.SymbolKind.Field, "keyword": T.SymbolKind.EnumMember, 
                 "unit": T.SymbolKind.Class, "weapon": T.SymbolKind.Class, "squad": T.SymbolKind.Class,
                 "army": T.SymbolKind.Struct, "game": T.SymbolKind.Module, "section": T.SymbolKind.Namespace,
                 "rule": T.SymbolKind.Namespace, "example": T.SymbolKind.Method, "property": T.SymbolKind.Method}
+
+
+def symbol_kind(decl: A.Decl) -> T.SymbolKind:
+    return _SYMBOL_KIND.get(kind_of(decl), T.SymbolKind.Object)
 
 
 def document_symbols(snap: Snapshot, path: str) -> list[T.DocumentSymbol]:

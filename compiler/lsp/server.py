@@ -237,6 +237,22 @@ def create_server(debounce: float = 0.3) -> RulesServer:
             return None
         return F.document_symbols(ls.snapshot_for(path), path)
 
+    @server.feature(T.WORKSPACE_SYMBOL)
+    def workspace_symbols(ls: RulesServer, params: T.WorkspaceSymbolParams) -> list[T.WorkspaceSymbol]:
+        """Every declaration of the rulesets opened so far whose id contains the query."""
+        query = params.query.lower()
+        out: list[T.WorkspaceSymbol] = []
+        seen: set[tuple[str, str]] = set()
+        for snap in list(ls.snapshots.values()):
+            for id_ in snap.symbols:
+                home = snap.definition(id_)
+                if home is None or query not in id_.lower() or (home.path, id_) in seen:
+                    continue
+                seen.add((home.path, id_))
+                kind = F.symbol_kind(snap.symbols[id_])
+                out.append(T.WorkspaceSymbol(name=id_, kind=kind, location=T.Location(ls.uri_of(home.path), F.location(home).range)))
+        return out
+
     @server.feature(T.TEXT_DOCUMENT_FORMATTING)
     def formatting(ls: RulesServer, params: T.DocumentFormattingParams) -> list[T.TextEdit] | None:
         path = ls.path_of(params.text_document.uri)
