@@ -44,8 +44,12 @@ def run_checks(model: Ruleset, sink: Sink) -> None:
                    "look for definitions that call each other in a loop")
 
 
-def compile_paths(paths: list[str]) -> Compilation:
-    """Compile the rulesets named by ``paths``.  Raises UsageError for a bad path only."""
+def compile_paths(paths: list[str], overrides: Mapping[str, str] | None = None) -> Compilation:
+    """Compile the rulesets named by ``paths``.  Raises UsageError for a bad path only.
+
+    ``overrides`` maps absolute file paths to texts read instead of the files on disk
+    (an editor's unsaved buffers; see :mod:`compiler.lsp`).
+    """
     folders = find_ruleset_folders(paths)
     sink = Sink()
     for link in outward_links(paths):
@@ -56,7 +60,7 @@ def compile_paths(paths: list[str]) -> Compilation:
 
     def load(folder: Path) -> RulesetSource:
         if folder not in loaded:
-            src = load_ruleset(folder, sink)
+            src = load_ruleset(folder, sink, overrides)
             loaded[folder] = src
             sources.update(dict(src.texts))
         return loaded[folder]

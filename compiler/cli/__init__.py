@@ -38,6 +38,7 @@ def main() -> None:
 from compiler.cli import review as review  # noqa: E402,F401  (registers `warscribe diff`)
 from compiler.cli import site as site  # noqa: E402,F401  (registers `warscribe render`, `build`, `serve`, `export`)
 from compiler.cli import tools as tools  # noqa: E402,F401  (registers `warscribe fmt`, `new`)
+from compiler.cli import lsp as lsp  # noqa: E402,F401  (registers `warscribe lsp`)
 
 if __name__ == "__main__":
     main()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
 from compiler import ast as A
 from compiler.ast.build import build_file
@@ -73,7 +74,10 @@ def find_ruleset_folders(paths: list[str]) -> list[Path]:
     return unique
 
 
-def read_text(path: Path, shown: str, sink: Sink) -> str | None:
+def read_text(path: Path, shown: str, sink: Sink, overrides: Mapping[str, str] | None = None) -> str | None:
+    """A file's text; ``overrides`` (absolute path -> text) stands in for files an editor has not saved."""
+    if overrides is not None and str(path.absolute()) in overrides:
+        return overrides[str(path.absolute())]
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -94,8 +98,11 @@ def _inside(path: Path, folder: Path) -> bool:
     return is_inside(path, folder)
 
 
-def load_ruleset(folder: Path, sink: Sink) -> RulesetSource:
-    """Parse a ruleset folder: the header file first, then its includes in order."""
+def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None = None) -> RulesetSource:
+    """Parse a ruleset folder: the header file first, then its includes in order.
+
+    ``overrides`` maps absolute paths to texts read instead of the files (an editor's unsaved buffers).
+    """
     rules_files = sorted(p for p in folder.iterdir() if p.suffix == ".rules" and p.is_file())
     if len(rules_files) > MAX_FILES:
         sink.error("W906", f"this ruleset folder has {len(rules_files):,} .rules files; the limit is {MAX_FILES:,}",
@@ -112,7 +119,7 @@ def load_ruleset(folder: Path, sink: Sink) -> RulesetSource:
             sink.error("W701", "this file is a link to a place outside the ruleset folder",
                        Span.point(shown), "copy the file into the ruleset folder instead")
             return None
-        text = read_text(path, shown, sink)
+        text = read_text(path, shown, sink, overrides)
         if text is None:
             return None
         texts[shown] = text

@@ -1,0 +1,148 @@
+"""What the editor shows on hover: the lexicon text of a name, the odds of a test, table or target.
+
+Markdown, built from the model only: a stat, keyword, ability… shows its title, its
+short definition and its long text; a table shows every cell with its target and
+chance ("4+ · 50%"), as ``warscribe table`` prints it; a test shows what it rolls and,
+when it needs no argument, its chance; a target such as ``4+`` its chance on a d6.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from compiler import ast as A
+from compiler.lsp.index import Snapshot, Token, is_target, real
+from compiler.model.ruleset import kind_of
+from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
+from compiler.resolve.report import evaluate_table, table_text
+
+__all__ = ["hover_text", "target_chance"]
+
+_MAX_SOURCE_LINES = 12
+
+
+def percent(p: Fraction) -> str:
+    """A chance as the site shows it: ``50%``, ``83%``, ``2.8%``."""
+    value = float(p) * 100
+    return f"{value:.0f}%" if value >= 10 or value == 0 else f"{value:.1f}%"
+
+
+def target_chance(text: str, sides: int = 6) -> str:
+    """``4+ · 50%``: a target and the chance to pass it on one die.
+
+    >>> target_chance("4+"), target_chance("2-"), target_chance("7+")
+    ('4+ · 50%', '2- · 33%', '7+ · 0%')
+    """
+    n = int(text[:-1])
+    passing = sides - n + 1 if text.endswith("+") else n
+    p = Fraction(max(0, min(sides, passing)), sides)
+    return f"{text} · {percent(p)}"
+
+
+def _prose(decl: A.Decl) -> str:
+    parts = [p.text.strip() for p in getattr(decl, "prose", ()) or ()]
+    return "\n\n".join(p for p in parts if p)
+
+
+def _source(snap: Snapshot, decl: A.Decl) -> str:
+    text = snap.texts.get(snap.file_of(decl))
+    if text is None:
+        return ""
+    lines = text.splitlines()[decl.span.line - 1: decl.span.end_line]
+    out: list[str] = []
+    in_prose = False
+    first_indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    for i, line in enumerate(lines):
+        if i and line.strip() and not in_prose and len(line) - len(line.lstrip()) <= first_indent:
+            break  # the next declaration
+        quotes = line.count('"""')
+        if in_prose or quotes:
+            in_prose = in_prose != (quotes % 2 == 1)
+            continue  # the declaration's code, not its prose
+        out.append(line)
+    while out and not out[-1].strip():
+        out.pop()
+    if len(out) > _MAX_SOURCE_LINES:
+        out = out[:_MAX_SOURCE_LINES] + ["  …"]
+    indent = min((len(x) - len(x.lstrip()) for x in out if x.strip()), default=0)
+    return "\n".join(x[indent:] for x in out)
+
+
+def _odds(snap: Snapshot, decl: A.Decl) -> str | None:
+    """The cells of a table, or the chance of a test that needs no argument."""
+    model = snap.model
+    if model is None or not snap.compilation or not snap.compilation.ok:
+        return None
+    try:
+        if isinstance(decl, (A.Table, A.Formula)) and model.callables.get(decl.id) is decl:
+            data = evaluate_table(Evaluator(model), decl)
+            return "\n".join(table_text(data))
+        if isinstance(decl, A.Test) and not decl.params:
+            value = Evaluator(model).evaluate(parse_expression(f"P({decl.id}())"))
+            if isinstance(value, Fraction):
+                return f"chance to pass: {value} · {percent(value)}"
+        if isinstance(decl, A.Test) and decl.roll is not None and isinstance(decl.roll.target, A.Call):
+            table = model.callables.get(decl.roll.target.func)
+            if isinstance(table, A.Table):
+                return "\n".join(table_text(evaluate_table(Evaluator(model), table)))
+    except (ResolveError, ArithmeticError, ValueError, TypeError, RecursionError):
+        return None
+    return None
+
+
+def describe(snap: Snapshot, decl: A.Decl) -> str:
+    """The Markdown shown for one declaration."""
+    kind = kind_of(decl)
+    title = getattr(decl, "title", None)
+    head = f"**{title}** · {kind} `{decl.id}`" if title and title != decl.id else f"{kind} `{decl.id}`"
+    extra: list[str] = []
+    if isinstance(decl, A.Stat) and decl.type is not None:
+        extra.append(f"values: {decl.type if isinstance(decl.type, str) else _source_of(snap, decl.type)}")
+    if isinstance(decl, A.Situation) and decl.choices:
+        extra.append("choices: " + ", ".join(f"`{c}`" for c in decl.choices))
+    aka = getattr(decl, "aka", ())
+    if aka:
+        extra.append("also called: " + ", ".join(aka))
+    origin = snap.model.origin.get(decl.id) if snap.model is not None else None
+    if origin in ("base", "replaced") and snap.model is not None and snap.model.base is not None:
+        extra.append(f"{'from' if origin == 'base' else 'replaces the one in'} the base ruleset `{snap.model.base.id}`")
+    parts = [head + ("  \n" + " · ".join(extra) if extra else "")]
+    short = getattr(decl, "short", None)
+    if short:
+        parts.append(f"*{short}*")
+    prose = _prose(decl)
+    if prose:
+        parts.append(prose)
+    lexicon = isinstance(decl, (A.Stat, A.Entry, A.Situation))
+    if not lexicon:
+        src = _source(snap, decl)
+        if src:
+            parts.append(f"```warscribe\n{src}\n```")
+    odds = _odds(snap, decl)
+    if odds:
+        parts.append(f"```text\n{odds}\n```")
+    return "\n\n".join(parts)
+
+
+def _source_of(snap: Snapshot, expr: Any) -> str:
+    span = getattr(expr, "span", None)
+    if span is None:
+        return "a range"
+    text = snap.texts.get(real(span.file))
+    if text is None or span.line != span.end_line:
+        return "a range"
+    return str(text.splitlines()[span.line - 1][span.column - 1: span.end_column - 1])
+
+
+def hover_text(snap: Snapshot, path: str, line: int, character: int) -> tuple[str, Token | None] | None:
+    """The Markdown for the word at a position, and the token it covers."""
+    occ = snap.occurrence_at(path, line, character)
+    if occ is not None:
+        decl = snap.symbols.get(occ.name)
+        if decl is not None:
+            tok = snap.token_at(path, line, character)
+            return describe(snap, decl), tok
+    tok = snap.token_at(path, line, character)
+    if tok is not None and is_target(tok):
+        return f"`{target_chance(tok.text)}` on a d6", tok
+    return None
