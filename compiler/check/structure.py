@@ -7,14 +7,14 @@ after it.
 """
 from __future__ import annotations
 
-import re
+from packaging.version import Version
 
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context
 from compiler.check.names import report_unknown
 from compiler.diagnostics import Span
-from compiler.model.ruleset import game_parts, kind_of
+from compiler.model.ruleset import GamePart, game_parts, kind_of, parse_version
 
 
 def check_header(ctx: Context) -> None:
@@ -29,28 +29,28 @@ def check_header(ctx: Context) -> None:
                          h.span)
     if len(set(versions)) != len(versions):
         ctx.sink.warning(codes.HISTORY_MISMATCH, "the history lists a version twice", h.span)
-    newest = max(versions, key=_semver, default=None)
-    if h.version and newest and h.version in versions and _semver(newest) > _semver(h.version):
+    newest = max(versions, key=_order, default=None)
+    if h.version and newest and h.version in versions and _order(newest) > _order(h.version):
         entry = next(e for e in h.history if e.version == newest)
         ctx.sink.warning(codes.HISTORY_NEWER, f"the history lists version {newest}, newer than the current "
                          f"version {h.version}", entry.span,
                          f"set 'version {newest}' in the header, or correct the history line")
 
 
-def _semver(v: str) -> tuple[int, ...]:
-    """``"1.2.10"`` → (1, 2, 10); the numbers of a version, for ordering."""
-    m = re.match(r"(\d+)\.(\d+)\.(\d+)", v)
-    return tuple(int(x) for x in m.groups()) if m else ()
+def _order(v: str) -> tuple[bool, Version]:
+    """A version's place in order (``1.2.10`` after ``1.2.9``); text that is no version comes first."""
+    parsed = parse_version(v)
+    return (parsed is not None, parsed or Version("0"))
 
 
 def check_duplicates(ctx: Context) -> None:
     """Pass: every id is defined once (W102), game parts and dice included."""
-    seen: dict[str, A.Decl] = {}
-    everything: list[A.Decl] = []
-    for d in ctx.ruleset.walk():
-        everything.append(d)
-        if isinstance(d, A.Game):
-            everything.extend(game_parts(d))
+    seen: dict[str, A.Decl | GamePart] = {}
+    everything: list[A.Decl | GamePart] = []
+    for decl in ctx.ruleset.walk():
+        everything.append(decl)
+        if isinstance(decl, A.Game):
+            everything.extend(game_parts(decl))
     for d in everything:
         if isinstance(d, (A.ProseBlock, A.Replace, A.Remove, A.Extend)) or not d.id:
             continue
