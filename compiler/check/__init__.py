@@ -58,7 +58,16 @@ CHECKS: tuple[Check, ...] = (
 
 
 def run_checks(ruleset: Ruleset, sink: Sink, checks: tuple[Check, ...] = CHECKS) -> None:
-    """Run ``checks`` (every pass, by default) on one ruleset, collecting diagnostics in ``sink``."""
+    r"""Run ``checks`` (every pass, by default) on one ruleset, collecting diagnostics in ``sink``.
+
+    >>> from compiler.driver import compile_text
+    >>> text = 'ruleset demo "Demo":\n  version 1.0.0\ndie D3 "D3" = d6 as 1, 2, 3\n'
+    >>> model = compile_text(text).rulesets[0]
+    >>> sink = Sink()
+    >>> run_checks(model, sink, (check_dice,))
+    >>> [(d.code, d.message) for d in sink.items]
+    [('W204', 'die D3 is made from a d6, so it needs 6 faces, not 3')]
+    """
     ctx = Context(ruleset, sink)
     for check in checks:
         check(ctx)
