@@ -11,15 +11,22 @@ into compiler-style text with the source line and a caret underline::
        = hint: names are case-sensitive
 
 Checks never raise: they add diagnostics to a :class:`Sink`; only the driver
-decides whether the run failed.
+decides whether the run failed.  Every code is registered, with its severity,
+in :mod:`compiler.codes`; a diagnostic with an unregistered code is a bug and
+fails loudly when it is created.
+
 """
 from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass, field
-from enum import Enum
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
+
+from compiler import codes
+from compiler.codes import Code, Severity
+
+__all__ = ["Diagnostic", "Severity", "Sink", "Span", "did_you_mean", "render", "to_json"]
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -36,26 +43,23 @@ class Span:
         return f"{self.file}:{self.line}:{self.column}"
 
     @classmethod
-    def point(cls, file: str, line: int = 1, column: int = 1) -> "Span":
+    def point(cls, file: str, line: int = 1, column: int = 1) -> Span:
+        """A one-character span: a whole file (line 1) or one place in it."""
         return cls(file, line, column, line, column + 1)
 
     def to_json(self) -> dict[str, object]:
+        """The span as a JSON object (the key order is part of ``--format json``)."""
         return {"file": self.file, "line": self.line, "column": self.column,
                 "end_line": self.end_line, "end_column": self.end_column}
 
 
-NO_SPAN = Span("<unknown>", 0, 0, 0, 0)
-
-
-class Severity(str, Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    NOTE = "note"
-
-
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One problem found in a user's rules."""
+    """One problem found in a user's rules.
+
+    ``code`` must be registered in :mod:`compiler.codes` with this severity; anything else
+    raises :class:`~compiler.codes.UnregisteredCode` here, where the bug is.
+    """
 
     code: str
     severity: Severity
@@ -64,14 +68,19 @@ class Diagnostic:
     hint: str | None = None
     related: tuple[tuple[Span, str], ...] = ()
 
+    def __post_init__(self) -> None:
+        codes.require(self.code, self.severity)
+
     @property
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
     def sort_key(self) -> tuple[object, ...]:
+        """Where the diagnostic points, then its code and message: the order users read them in."""
         return (self.span.file, self.span.line, self.span.column, self.code, self.message)
 
     def to_json(self) -> dict[str, object]:
+        """The diagnostic as a JSON object (the key order is part of ``--format json``)."""
         return {
             "code": self.code,
             "severity": self.severity.value,
@@ -89,28 +98,33 @@ class Sink:
         self._items: list[Diagnostic] = []
 
     def add(self, diagnostic: Diagnostic) -> None:
+        """Collect one diagnostic."""
         self._items.append(diagnostic)
 
-    def error(self, code: str, message: str, span: Span, hint: str | None = None,
+    def error(self, code: Code | str, message: str, span: Span, hint: str | None = None,
               related: Sequence[tuple[Span, str]] = ()) -> None:
-        self.add(Diagnostic(code, Severity.ERROR, message, span, hint, tuple(related)))
+        """Collect an error: ``code`` is a :class:`~compiler.codes.Code` (or its name, ``"W201"``)."""
+        self.add(Diagnostic(str(code), Severity.ERROR, message, span, hint, tuple(related)))
 
-    def warning(self, code: str, message: str, span: Span, hint: str | None = None,
+    def warning(self, code: Code | str, message: str, span: Span, hint: str | None = None,
                 related: Sequence[tuple[Span, str]] = ()) -> None:
-        self.add(Diagnostic(code, Severity.WARNING, message, span, hint, tuple(related)))
+        """Collect a warning."""
+        self.add(Diagnostic(str(code), Severity.WARNING, message, span, hint, tuple(related)))
 
-    def note(self, code: str, message: str, span: Span, hint: str | None = None,
+    def note(self, code: Code | str, message: str, span: Span, hint: str | None = None,
              related: Sequence[tuple[Span, str]] = ()) -> None:
-        self.add(Diagnostic(code, Severity.NOTE, message, span, hint, tuple(related)))
+        """Collect a note."""
+        self.add(Diagnostic(str(code), Severity.NOTE, message, span, hint, tuple(related)))
 
     def extend(self, items: Iterable[Diagnostic]) -> None:
+        """Collect diagnostics another stage returned."""
         self._items.extend(items)
 
     @property
     def items(self) -> tuple[Diagnostic, ...]:
         """Diagnostics sorted by place, with exact duplicates removed."""
         seen: set[Diagnostic] = set()
-        out = []
+        out: list[Diagnostic] = []
         for d in sorted(self._items, key=Diagnostic.sort_key):
             if d not in seen:
                 seen.add(d)
@@ -119,6 +133,7 @@ class Sink:
 
     @property
     def has_errors(self) -> bool:
+        """Whether any error was collected (warnings and notes do not count)."""
         return any(d.is_error for d in self._items)
 
 
@@ -142,7 +157,17 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
 
 
 def render(diagnostic: Diagnostic, sources: Mapping[str, str], color: bool = False) -> str:
-    """Render a diagnostic like a compiler: location, message, source line, caret, hint."""
+    r"""Render a diagnostic like a compiler: location, message, source line, caret, hint.
+
+    >>> sink = Sink()
+    >>> sink.error(codes.UNKNOWN_NAME, "unknown name 'Sv'", Span("x.rules", 2, 13, 2, 15), "did you mean 'SV'?")
+    >>> print(render(sink.items[0], {"x.rules": 'stat SV "Save" target\nformula f = Sv + 1\n'}))
+    x.rules:2:13: error[W101]: unknown name 'Sv'
+       |
+     2 | formula f = Sv + 1
+       |             ^^
+       = hint: did you mean 'SV'?
+    """
     d = diagnostic
     sev = d.severity.value
     if color:

@@ -1,22 +1,38 @@
 """The pipeline in one short function: load → parse → build → merge overlays → check.
 
->>> result = compile_paths(["rules/console-40k"])
+:func:`compile_paths` finds the ruleset folders, reads and parses their files
+(:mod:`compiler.model.load`), finds each overlay's base, merges it
+(:func:`compiler.model.ruleset.from_source`), runs the checks (:mod:`compiler.check`) and
+returns every model with every diagnostic.  :func:`compile_text` does the same for one text.
+Nothing here prints or exits: the caller decides what a diagnostic means.
+
+>>> from pathlib import Path
+>>> import compiler
+>>> rules = Path(compiler.__file__).resolve().parent.parent / "rules"
+>>> result = compile_paths([str(rules / "console-40k")])
 >>> result.ok, [r.id for r in result.rulesets]
 (True, ['console-40k'])
+>>> overlay = compile_paths([str(rules / "dark-millennia")]).rulesets[0]
+>>> overlay.base is not None and overlay.base.id
+'classic-40k'
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from compiler.check.passes import run_checks as _run_checks
+from compiler import ast as A
+from compiler import check, codes
+from compiler.ast.build import build_file
 from compiler.diagnostics import Diagnostic, Sink, Span
 from compiler.model.load import RulesetSource, display_path, find_ruleset_folders, load_ruleset
-from compiler.model.ruleset import Ruleset, from_source
+from compiler.model.ruleset import Ruleset, from_source, version_matches
 from compiler.safepaths import has_rules, leads_out, outward_links
+from compiler.syntax.parse import parse_text
+
+__all__ = ["Compilation", "compile_paths", "compile_text", "run_checks", "version_matches"]
 
 
 @dataclass(frozen=True)
@@ -38,9 +54,9 @@ class Compilation:
 def run_checks(model: Ruleset, sink: Sink) -> None:
     """Run the checks; a stack overflow in one (a bug, or a pathological input) becomes a diagnostic."""
     try:
-        _run_checks(model, sink)
+        check.run_checks(model, sink)
     except RecursionError:
-        sink.error("W901", "this ruleset nests too deeply to check", model.header.span,
+        sink.error(codes.TOO_DEEP, "this ruleset nests too deeply to check", model.header.span,
                    "look for definitions that call each other in a loop")
 
 
@@ -53,7 +69,7 @@ def compile_paths(paths: list[str], overrides: Mapping[str, str] | None = None) 
     folders = find_ruleset_folders(paths)
     sink = Sink()
     for link in outward_links(paths):
-        sink.error("W701", "this ruleset folder is a link to a place outside the folder of rulesets",
+        sink.error(codes.OUTSIDE_PATH, "this ruleset folder is a link to a place outside the folder of rulesets",
                    Span.point(display_path(link)), "copy the ruleset into the folder instead; warscribe does not follow it")
     sources: dict[str, str] = {}
     loaded: dict[Path, RulesetSource] = {}
@@ -101,7 +117,7 @@ def compile_paths(paths: list[str], overrides: Mapping[str, str] | None = None) 
         if h.id in models:
             return models[h.id]
         if h.id in building:
-            sink.error("W401", f"ruleset '{h.id}' extends itself through its bases", h.extends_span or h.span)
+            sink.error(codes.CYCLE, f"ruleset '{h.id}' extends itself through its bases", h.extends_span or h.span)
             return None
         building.add(h.id)
         base_model = None
@@ -110,7 +126,7 @@ def compile_paths(paths: list[str], overrides: Mapping[str, str] | None = None) 
             span = h.extends_span or h.span
             if base_src is None:
                 link = Path(src.folder).parent / h.extends
-                sink.error("W105", f"cannot find the base ruleset '{h.extends}'", span,
+                sink.error(codes.REPEATED_PART, f"cannot find the base ruleset '{h.extends}'", span,
                            f"{display_path(link)} is a link to a place outside the project, which warscribe does "
                            "not follow; copy the base's folder here instead" if link.is_symlink() and leads_out(link, link.parent)
                            else "put its folder next to this one (e.g. under rules/)")
@@ -118,7 +134,7 @@ def compile_paths(paths: list[str], overrides: Mapping[str, str] | None = None) 
                 base_model = build(base_src)
                 if base_model is not None and h.extends_version and not version_matches(
                         base_model.version, h.extends_version):
-                    sink.error("W604", f"this overlay is written for {h.extends} {h.extends_version}, "
+                    sink.error(codes.BASE_VERSION, f"this overlay is written for {h.extends} {h.extends_version}, "
                                f"but the base is version {base_model.version}", span,
                                "check what changed in the base, then update the version after 'extends'",
                                related=[(base_model.header.span, "the base ruleset")])
@@ -133,42 +149,15 @@ def compile_paths(paths: list[str], overrides: Mapping[str, str] | None = None) 
         if model is not None:
             run_checks(model, sink)
             out.append(model)
-    seen: dict[str, RulesetSource] = {}
+    seen: dict[str, A.Header] = {}
     for src in wanted:
         if src.header is not None:
-            if src.header.id in seen and seen[src.header.id] is not src:
-                sink.error("W102", f"two ruleset folders use the id '{src.header.id}'", src.header.span,
-                           related=[(seen[src.header.id].header.span, "the other one")])  # type: ignore[union-attr]
-            seen[src.header.id] = src
+            other = seen.get(src.header.id)
+            if other is not None and other is not src.header:
+                sink.error(codes.DUPLICATE, f"two ruleset folders use the id '{src.header.id}'", src.header.span,
+                           related=[(other.span, "the other one")])
+            seen[src.header.id] = src.header
     return Compilation(tuple(out), sink.items, MappingProxyType(sources))
-
-
-_SEMVER = re.compile(r"(\d+)\.(\d+)\.(\d+)")
-
-
-def _parts(v: str) -> tuple[int, int, int] | None:
-    m = _SEMVER.search(v)
-    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
-
-
-def version_matches(actual: str | None, requirement: str) -> bool:
-    """Does ``actual`` satisfy ``requirement`` (``1.2.0``, ``^1.2.0``, ``~1.2.0``, ``>=1.2.0``)?
-
-    >>> version_matches("1.3.0", "^1.2.0"), version_matches("2.0.0", "^1.2.0"), version_matches("1.2.0", "1.2.0")
-    (True, False, True)
-    """
-    if actual is None:
-        return False
-    a, r = _parts(actual), _parts(requirement)
-    if a is None or r is None:
-        return actual == requirement
-    if requirement.startswith("^"):
-        return a >= r and a[0] == r[0]
-    if requirement.startswith("~"):
-        return a >= r and a[:2] == r[:2]
-    if requirement.startswith(">="):
-        return a >= r
-    return a == r
 
 
 def compile_text(text: str, path: str = "input.rules") -> Compilation:
@@ -178,9 +167,6 @@ def compile_text(text: str, path: str = "input.rules") -> Compilation:
     >>> r.ok, r.rulesets[0].id
     (True, 'demo')
     """
-    from compiler.ast.build import build_file
-    from compiler.syntax.parse import parse_text
-
     sink = Sink()
     tree, diags = parse_text(text, path)
     sink.extend(diags)
@@ -190,11 +176,11 @@ def compile_text(text: str, path: str = "input.rules") -> Compilation:
         sink.extend(diags)
         if file.header is None:
             if file.items:
-                sink.error("W402", "this text has no 'ruleset' header", Span.point(path),
+                sink.error(codes.NO_HEADER, "this text has no 'ruleset' header", Span.point(path),
                            'start it with: ruleset my-rules "My rules":')
         else:
             for inc in file.includes:
-                sink.error("W104", "includes need a ruleset folder; check the folder instead", inc.span)
+                sink.error(codes.BAD_INCLUDE, "includes need a ruleset folder; check the folder instead", inc.span)
             src = RulesetSource(path, file.header, (file,), ((path, text),))
             model = from_source(src, sink, None)
             if model is not None:

@@ -264,3 +264,101 @@ def test_missing_header(write_ruleset) -> None:
 def test_truncated_and_garbage_input_give_located_syntax_errors(text: str, code: str) -> None:
     (d,) = compile_text(text).diagnostics
     assert d.code in ("W001", "W002") and d.span.line >= 3
+
+
+# ---------------------------------------------------------------------------
+# The passes: a registered tuple, each pass runnable alone
+# ---------------------------------------------------------------------------
+
+
+def _model(body: str, lex: str = LEX):
+    result = compile_text(HEAD + lex + textwrap.dedent(body))
+    (model,) = result.rulesets
+    return model
+
+
+def _alone(check, body: str, lex: str = LEX) -> list[tuple[str, str]]:
+    from compiler.check import Context
+    from compiler.diagnostics import Sink
+
+    sink = Sink()
+    check(Context(_model(body, lex), sink))
+    return [(d.code, d.message) for d in sink.items]
+
+
+def test_the_passes_run_in_their_registered_order() -> None:
+    from compiler import check
+
+    assert [c.__name__ for c in check.CHECKS] == [
+        "check_header", "check_duplicates", "check_names", "check_types", "check_cycles", "check_tables",
+        "check_profiles", "check_dice", "check_situations", "check_prose", "check_notes"]
+    assert len(set(check.CHECKS)) == len(check.CHECKS)
+
+
+@pytest.mark.parametrize("pass_name, body, expected", [
+    ("check_dice", 'die D3 "D3" = d6 as 1, 2, 3\n', ["W204"]),
+    ("check_duplicates", 'rule a "A": "x"\nrule a "B": "y"\n', ["W102"]),
+    ("check_tables", 'table t(BS) "T":\n  1..5 -> 4+\n', ["W301"]),
+    ("check_profiles", 'unit m "M":\n  BS 11\n', ["W202"]),
+    ("check_types", 'test x(S) = roll d6 against S + 1\n', ["W201"]),
+    ("check_prose", 'rule r "R": """See [[nowhere]]."""\n', ["W107"]),
+    ("check_situations", 'situation cover "Cover" one of open, soft, soft\n', ["W102"]),
+    ("check_names", 'formula f(S) "F" = S + Tough\n', ["W101"]),
+])
+def test_each_pass_alone_reports_only_its_own_findings(pass_name: str, body: str, expected: list[str]) -> None:
+    from compiler import check
+
+    found = _alone(getattr(check, pass_name), body)
+    assert [code for code, _ in found] == expected, found
+    # ...and every other pass is silent on the same ruleset.
+    others = [c for c in check.CHECKS if c.__name__ not in (pass_name, "check_header")]
+    assert [f for c in others for f in _alone(c, body)] == [], pass_name
+
+
+def test_the_cycle_pass_reads_the_call_graph_of_the_names_pass() -> None:
+    from compiler import check
+    from compiler.diagnostics import Sink
+
+    model = _model('formula f(S) "F" = g(S)\nformula g(S) "G" = f(S)\n')
+    assert _alone(check.check_cycles, 'formula f(S) "F" = g(S)\nformula g(S) "G" = f(S)\n') == []
+    sink = Sink()
+    check.run_checks(model, sink, (check.check_names, check.check_cycles))
+    assert [d.code for d in sink.items] == ["W401"]
+
+
+def test_the_old_import_path_still_works() -> None:
+    from compiler import check
+    from compiler.check import passes
+
+    for name in ("run_checks", "CHECKS", "Context", "Scope", "check_expr", "param_domain", "BUILTINS",
+                 "BUILTIN_WORDS", "situation_domain", "check_names", "check_tables"):
+        assert getattr(passes, name) is getattr(check, name), name
+
+
+# ---------------------------------------------------------------------------
+# Versions: ordered as versions, not as text
+# ---------------------------------------------------------------------------
+
+
+def test_a_newer_history_line_is_found_by_version_order_not_text_order() -> None:
+    head = 'ruleset demo "Demo":\n  version 1.2.9\n  history:\n    1.2.10: "Later."\n    1.2.9: "Now."\n'
+    (d,) = [d for d in compile_text(head + LEX).diagnostics]
+    assert d.code == "W407"
+    assert d.message == "the history lists version 1.2.10, newer than the current version 1.2.9"
+    clean = 'ruleset demo "Demo":\n  version 1.2.10\n  history:\n    1.2.10: "Now."\n    1.2.9: "Before."\n'
+    assert compile_text(clean + LEX).diagnostics == ()
+
+
+@pytest.mark.parametrize("actual, requirement, ok", [
+    ("1.2.0", "1.2.0", True), ("1.2.1", "1.2.0", False), ("1.2.0", "==1.2.0", True),
+    ("1.10.0", "^1.2.0", True), ("1.1.9", "^1.2.0", False), ("2.0.0", "^1.2.0", False),
+    ("0.3.0", "^0.2.0", True),  # caret keeps the major number only, as it always did
+    ("1.2.10", "~1.2.3", True), ("1.3.0", "~1.2.3", False), ("1.2.2", "~1.2.3", False),
+    ("10.0.0", ">=9.0.0", True), ("9.0.0", ">=10.0.0", False),
+    ("1.2.0-beta", "1.2.0", True),  # a pre-release suffix takes no part in the comparison
+    (None, "1.0.0", False), ("next", "next", True),
+])
+def test_version_requirements(actual: str | None, requirement: str, ok: bool) -> None:
+    from compiler.model.ruleset import version_matches
+
+    assert version_matches(actual, requirement) is ok

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Mapping
 
 from compiler import ast as A
+from compiler import codes
 from compiler.ast.build import build_file
 from compiler.diagnostics import Sink, Span
 from compiler.limits import MAX_FILE_BYTES, MAX_FILES
@@ -75,22 +76,25 @@ def find_ruleset_folders(paths: list[str]) -> list[Path]:
 
 
 def read_text(path: Path, shown: str, sink: Sink, overrides: Mapping[str, str] | None = None) -> str | None:
-    """A file's text; ``overrides`` (absolute path -> text) stands in for files an editor has not saved."""
+    """The text of one file, or None after a diagnostic: too large, not UTF-8, unreadable.
+
+    ``overrides`` (absolute path -> text) stands in for files an editor has not saved.
+    """
     if overrides is not None and str(path.absolute()) in overrides:
         return overrides[str(path.absolute())]
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            sink.error("W902", f"this file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}",
+            sink.error(codes.FILE_TOO_LARGE, f"this file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}",
                        Span.point(shown), "split it into several files joined with include")
             return None
         return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as e:
         line = path.read_bytes()[: e.start].count(b"\n") + 1
-        sink.error("W005", "this file is not UTF-8 text", Span.point(shown, line),
+        sink.error(codes.NOT_UTF8, "this file is not UTF-8 text", Span.point(shown, line),
                    "save it as UTF-8")
     except OSError as e:
-        sink.error("W006", f"cannot read this file: {e.strerror}", Span.point(shown))
+        sink.error(codes.UNREADABLE, f"cannot read this file: {e.strerror}", Span.point(shown))
     return None
 
 
@@ -105,7 +109,7 @@ def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None =
     """
     rules_files = sorted(p for p in folder.iterdir() if p.suffix == ".rules" and p.is_file())
     if len(rules_files) > MAX_FILES:
-        sink.error("W906", f"this ruleset folder has {len(rules_files):,} .rules files; the limit is {MAX_FILES:,}",
+        sink.error(codes.TOO_MANY_FILES, f"this ruleset folder has {len(rules_files):,} .rules files; the limit is {MAX_FILES:,}",
                    Span.point(display_path(folder)), "a ruleset is a handful of files; split it into several rulesets")
         return RulesetSource(str(folder), None, (), ())
     parsed: dict[Path, A.File] = {}
@@ -116,7 +120,7 @@ def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None =
             return parsed[path]
         shown = display_path(path)
         if path.is_symlink() and not _inside(path, folder):
-            sink.error("W701", "this file is a link to a place outside the ruleset folder",
+            sink.error(codes.OUTSIDE_PATH, "this file is a link to a place outside the ruleset folder",
                        Span.point(shown), "copy the file into the ruleset folder instead")
             return None
         text = read_text(path, shown, sink, overrides)
@@ -139,14 +143,14 @@ def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None =
     if not headed:
         syntax_failed = any(not f.items and f.header is None for f in files)
         if not syntax_failed:
-            sink.error("W402", "this ruleset folder has no file with a 'ruleset' header",
+            sink.error(codes.NO_HEADER, "this ruleset folder has no file with a 'ruleset' header",
                        Span.point(display_path(rules_files[0]) if rules_files else folder_shown),
                        'start one file with: ruleset my-rules "My rules":')
         return RulesetSource(str(folder), None, tuple(files), tuple(sorted(texts.items())))
     if len(headed) > 1:
         for f in headed[1:]:
             assert f.header is not None and headed[0].header is not None
-            sink.error("W403", "a ruleset has one header file; this folder has two", f.header.span,
+            sink.error(codes.TWO_HEADERS, "a ruleset has one header file; this folder has two", f.header.span,
                        related=[(headed[0].header.span, "the other header")])
     main = headed[0]
 
@@ -162,28 +166,28 @@ def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None =
         for inc in file.includes:
             target = (Path(file.path).parent / inc.path)
             if not inc.path.endswith(".rules"):
-                sink.error("W104", f"an include names a .rules file, not '{inc.path}'", inc.span)
+                sink.error(codes.BAD_INCLUDE, f"an include names a .rules file, not '{inc.path}'", inc.span)
                 continue
             if is_loop(target):
-                sink.error("W701", f"'{inc.path}' is a link that never reaches a file (a loop of links)", inc.span,
+                sink.error(codes.OUTSIDE_PATH, f"'{inc.path}' is a link that never reaches a file (a loop of links)", inc.span,
                            "replace the link with the file itself")
                 continue
             if not _inside(target, folder):
-                sink.error("W701", f"'{inc.path}' is outside the ruleset folder", inc.span,
+                sink.error(codes.OUTSIDE_PATH, f"'{inc.path}' is outside the ruleset folder", inc.span,
                            "rulesets include only files inside their own folder")
                 continue
             if not target.exists():
-                sink.error("W104", f"cannot find the included file '{inc.path}'", inc.span,
+                sink.error(codes.BAD_INCLUDE, f"cannot find the included file '{inc.path}'", inc.span,
                            f"it should be in {display_path(target.parent)}")
                 continue
             child = parse_one(target.resolve())
             if child is None:
                 continue
             if child.header is not None and child is not main:
-                sink.error("W403", "an included file cannot have its own ruleset header", inc.span)
+                sink.error(codes.TWO_HEADERS, "an included file cannot have its own ruleset header", inc.span)
                 continue
             if child.path in visiting:
-                sink.error("W401", f"'{inc.path}' is included twice (or includes itself)", inc.span)
+                sink.error(codes.CYCLE, f"'{inc.path}' is included twice (or includes itself)", inc.span)
                 continue
             follow(child)
 
@@ -191,6 +195,6 @@ def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None =
     included = {f.path for f in ordered}
     for f in files:
         if f.path not in included and f.header is None:
-            sink.warning("W404", "this file is not included by the ruleset, so it is ignored",
+            sink.warning(codes.NOT_INCLUDED, "this file is not included by the ruleset, so it is ignored",
                          Span.point(f.path), f"add to {main.path}: include \"{Path(f.path).name}\"")
     return RulesetSource(str(folder), main.header, tuple(ordered), tuple(sorted(texts.items())))

@@ -11,13 +11,18 @@ declarations are appended.  Every declaration keeps its ``origin``
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Iterator, Mapping, TypeVar
+from typing import Iterator, Mapping, TypeVar, cast
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from compiler import ast as A
-from compiler.diagnostics import Sink, Span
+from compiler import codes
+from compiler.diagnostics import Sink, Span, did_you_mean
 from compiler.model.load import RulesetSource
 
 D = TypeVar("D", bound=A.Decl)
@@ -46,9 +51,13 @@ KIND_NAMES: dict[type, str] = {
 }
 
 
-def game_parts(game: A.Game) -> list:  # type: ignore[type-arg]
+#: A part of a game's structure with its own id (and its own anchor on the site).
+GamePart = A.Phase | A.PhaseStep | A.Score | A.Victory
+
+
+def game_parts(game: A.Game) -> list[GamePart]:
     """The phases, phase steps, scores and victory conditions of a game, each with an id."""
-    parts: list = []  # type: ignore[type-arg]
+    parts: list[GamePart] = []
     for ph in game.phases:
         parts.append(ph)
         parts.extend(ph.steps)
@@ -57,7 +66,7 @@ def game_parts(game: A.Game) -> list:  # type: ignore[type-arg]
     return parts
 
 
-def kind_of(decl: A.Decl) -> str:
+def kind_of(decl: A.Decl | GamePart) -> str:
     """A declaration's kind in words: "stat", "keyword", "unit", "table"…"""
     part_kinds = {A.Phase: "phase", A.PhaseStep: "step", A.Score: "score", A.Victory: "victory condition"}
     if type(decl) in part_kinds:
@@ -107,7 +116,7 @@ class Ruleset:
             table.setdefault(d.id, d)
             if isinstance(d, A.Game):
                 for part in game_parts(d):
-                    table.setdefault(part.id, part)  # type: ignore[arg-type]
+                    table.setdefault(part.id, part)  # type: ignore[arg-type]  # game parts share the ids of declarations
         return MappingProxyType(table)
 
     def get(self, id_: str) -> A.Decl | None:
@@ -119,10 +128,10 @@ class Ruleset:
 
     def of_type(self, cls: type[D]) -> tuple[D, ...]:
         """Every declaration of one kind, in document order (memoised per kind)."""
-        cache = self.__dict__.setdefault("_of_type", {})
+        cache: dict[type[A.Decl], tuple[A.Decl, ...]] = self.__dict__.setdefault("_of_type", {})
         if cls not in cache:
             cache[cls] = tuple(d for d in self._all if isinstance(d, cls))
-        return cache[cls]
+        return cast("tuple[D, ...]", cache[cls])  # the entry of ``cls`` holds instances of ``cls`` only
 
     @cached_property
     def dice(self) -> Mapping[str, A.Die]:
@@ -148,7 +157,9 @@ class Ruleset:
 
     def section_path(self, id_: str) -> tuple[A.Section | A.Rule, ...]:
         """The sections (and rules) enclosing declaration ``id_``, outermost first."""
-        def search(items: tuple[A.Decl, ...], trail: tuple) -> tuple | None:
+        Trail = tuple[A.Section | A.Rule, ...]
+
+        def search(items: tuple[A.Decl, ...], trail: Trail) -> Trail | None:
             for d in items:
                 if d.id == id_:
                     return trail
@@ -208,7 +219,7 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
         for d in own:
             if isinstance(d, (A.Replace, A.Remove, A.Extend)):
                 word = type(d).__name__.lower()
-                sink.error("W601", f"'{word}' changes a base ruleset, but this ruleset extends none", d.span,
+                sink.error(codes.NO_BASE, f"'{word}' changes a base ruleset, but this ruleset extends none", d.span,
                            "add 'extends <base-id> <version>' to the header, or declare the item directly")
         items = tuple(d for d in own if not isinstance(d, (A.Replace, A.Remove, A.Extend)))
         own_origin = {d.id: "own" for d in A.walk_decls(items) if d.id}
@@ -229,7 +240,7 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
         if first is None or d.id in explained:
             return
         word = "replacement" if isinstance(d, A.Replace) else "removal"
-        sink.warning("W606", f"'{d.id}' is also changed by the overlay '{base.id}' that this one extends; "
+        sink.warning(codes.OVERLAYS_OVERLAP, f"'{d.id}' is also changed by the overlay '{base.id}' that this one extends; "
                      f"this {word} overrides that change", d.span,
                      f"if that is intended, say why in a note of this overlay that names it, "
                      f"e.g. designer note … see {d.id}",
@@ -237,7 +248,7 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
 
     def touch(id_: str, span: Span) -> None:
         if id_ in touched:
-            sink.error("W602", f"'{id_}' is changed twice by this overlay", span,
+            sink.error(codes.CHANGED_TWICE, f"'{id_}' is changed twice by this overlay", span,
                        related=[(touched[id_], "first changed here")])
         touched[id_] = span
 
@@ -246,7 +257,7 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
             touch(d.id, d.span)
             items, found = _replace_in(items, d.id, d.decl)
             if not found:
-                sink.error("W603", f"'{d.id}' cannot be replaced: the base ruleset '{base.id}' has no such item",
+                sink.error(codes.NOT_IN_BASE, f"'{d.id}' cannot be replaced: the base ruleset '{base.id}' has no such item",
                            d.span, _suggest(d.id, base))
                 continue
             changed_at[d.id] = d.span
@@ -258,7 +269,7 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
             touch(d.id, d.span)
             items, found = _replace_in(items, d.id, None)
             if not found:
-                sink.error("W603", f"'{d.id}' cannot be removed: the base ruleset '{base.id}' has no such item",
+                sink.error(codes.NOT_IN_BASE, f"'{d.id}' cannot be removed: the base ruleset '{base.id}' has no such item",
                            d.span, _suggest(d.id, base))
                 continue
             removed.append(d.id)
@@ -268,7 +279,7 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
         elif isinstance(d, A.Extend):
             items, found = _extend_in(items, d.id, d.body)
             if not found:
-                sink.error("W603", f"'{d.id}' cannot be extended: the base ruleset '{base.id}' has no such section",
+                sink.error(codes.NOT_IN_BASE, f"'{d.id}' cannot be extended: the base ruleset '{base.id}' has no such section",
                            d.span, _suggest(d.id, base))
                 continue
             for sub in A.walk_decls(d.body):
@@ -284,6 +295,58 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
 
 
 def _suggest(id_: str, base: Ruleset) -> str | None:
-    from compiler.diagnostics import did_you_mean
     close = did_you_mean(id_, base.symbols)
     return f"did you mean '{close}'?" if close else None
+
+
+# -- versions ------------------------------------------------------------------------------------
+
+_SEMVER = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+
+
+def parse_version(text: str) -> Version | None:
+    """The release numbers of a semantic version (``1.2.10``), for ordering; None when it has none.
+
+    A pre-release suffix (``-beta``) does not take part: semantic versioning and Python packaging
+    order such suffixes differently (to :mod:`packaging`, ``1.0.0-1`` is a post-release).
+
+    >>> parse_version("1.2.10") > parse_version("1.2.9"), parse_version("^1.2.0"), parse_version("next")
+    (True, <Version('1.2.0')>, None)
+    """
+    m = _SEMVER.search(text)
+    return Version(m.group(0)) if m else None
+
+
+def version_requirement(requirement: str) -> SpecifierSet | None:
+    """What a version after ``extends`` accepts: ``1.2.0`` exactly, ``^1.2.0`` any 1.x from 1.2.0 on,
+    ``~1.2.0`` any 1.2.x from 1.2.0 on, ``>=1.2.0`` anything from 1.2.0 on.
+
+    >>> str(version_requirement("^1.2.0")), str(version_requirement("~1.2.0")), str(version_requirement("1.2.0"))
+    ('==1.*,>=1.2.0', '==1.2.*,>=1.2.0', '==1.2.0')
+    """
+    r = parse_version(requirement)
+    if r is None:
+        return None
+    if requirement.startswith("^"):
+        return SpecifierSet(f">={r},=={r.major}.*")
+    if requirement.startswith("~"):
+        return SpecifierSet(f">={r},=={r.major}.{r.minor}.*")
+    if requirement.startswith(">="):
+        return SpecifierSet(f">={r}")
+    return SpecifierSet(f"=={r}")
+
+
+def version_matches(actual: str | None, requirement: str) -> bool:
+    """Does ``actual`` satisfy ``requirement`` (``1.2.0``, ``^1.2.0``, ``~1.2.0``, ``>=1.2.0``)?
+
+    >>> version_matches("1.3.0", "^1.2.0"), version_matches("2.0.0", "^1.2.0"), version_matches("1.2.0", "1.2.0")
+    (True, False, True)
+    >>> version_matches("1.2.5", "~1.2.0"), version_matches("1.3.0", "~1.2.0"), version_matches("3.0.0", ">=1.2.0")
+    (True, False, True)
+    """
+    if actual is None:
+        return False
+    a, wanted = parse_version(actual), version_requirement(requirement)
+    if a is None or wanted is None:
+        return actual == requirement
+    return wanted.contains(a)

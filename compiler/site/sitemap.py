@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from compiler import ast as A
-from compiler.model.ruleset import Ruleset, game_parts, kind_of
+from compiler.model.ruleset import GamePart, Ruleset, game_parts, kind_of
 from compiler.site.markup import attribute, plain, strip_links
 
 LEXICON_TYPES = (A.Stat, A.Entry, A.Ability, A.Situation, A.Die)
@@ -93,7 +93,7 @@ class SiteMap:
         self._rulesets = {rs.id: rs for rs in rulesets}
 
     @staticmethod
-    def _place(rs: Ruleset, d: A.Decl, page: str) -> Place:
+    def _place(rs: Ruleset, d: A.Decl | GamePart, page: str) -> Place:
         title = getattr(d, "title", None) or d.id
         kind = kind_of(d)
         short = getattr(d, "short", None) or getattr(d, "text", None)

@@ -1,0 +1,179 @@
+"""The names pass: every declaration's expressions checked in the scope they are written in.
+
+:func:`check_names` walks the ruleset and hands each declaration to the small function for its
+kind: a test sees its parameters, a table its parameters and ``let`` names, an attack each step
+named above it, a modifier or ability the roles of the attack sequences, an army the army
+quantities.  Calls found on the way fill the context's call graph for the cycle pass.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from compiler import ast as A
+from compiler import codes
+from compiler.check.context import Context, Scope
+from compiler.check.expressions import (check_effect, check_expect, check_expr, check_hook, check_params,
+                                        check_range)
+from compiler.check.names import report_unknown
+from compiler.diagnostics import did_you_mean
+from compiler.model.ruleset import Ruleset
+
+
+def check_names(ctx: Context) -> None:
+    """Pass: names, arity and scopes in every declaration (W101, W102, W106, W108, W201–W203…)."""
+    for d in ctx.ruleset.walk():
+        for kind, check in _DECL_CHECKS:
+            if isinstance(d, kind):
+                check(ctx, d)
+                break
+
+
+def roles(rs: Ruleset) -> set[str]:
+    """The parameter names of the attack sequences: conditions may ask about them."""
+    return {p.name for a in rs.of_type(A.Attack) for p in a.params}
+
+
+def _with_lets(scope: Scope, lets: tuple[A.Let, ...]) -> Scope:
+    """Check each ``let`` in order; each name is visible to the lines below it."""
+    for let in lets:
+        check_expr(let.value, scope)
+        scope = scope.child([let.name])
+    return scope
+
+
+def _test(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Test)
+    check_params(ctx, d.params, d.id)
+    scope = Scope.of(ctx, d.id, d.params)
+    if d.roll is not None:
+        check_expr(d.roll.dice, scope)
+        check_expr(d.roll.target, scope)
+    check_expr(d.never_better, scope)
+    check_expr(d.never_worse, scope)
+
+
+def _table(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Table)
+    check_params(ctx, d.params, d.id)
+    scope = Scope.of(ctx, d.id, d.params)
+    check_expr(d.formula, scope)
+    scope = _with_lets(scope, d.lets)
+    for row in d.rows:
+        check_expr(row.pattern, scope)
+        check_expr(row.result, scope)
+    if d.grid is not None:
+        names = [p.name for p in d.params]
+        for p, span in ((d.grid.row_param, d.grid.span), (d.grid.col_param, d.grid.span)):
+            if p not in names:
+                report_unknown(ctx, p, span, names, "parameter")
+        for _, cells in d.grid.rows:
+            for cell in cells:
+                check_expr(cell, scope)
+
+
+def _formula(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Formula)
+    check_params(ctx, d.params, d.id)
+    scope = _with_lets(Scope.of(ctx, d.id, d.params), d.lets)
+    check_expr(d.result, scope)
+
+
+def _attack(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Attack)
+    check_params(ctx, d.params, d.id)
+    scope = _with_lets(Scope.of(ctx, d.id, d.params), d.lets)
+    for step in d.steps:
+        if step.removes_from is not None:
+            if step.removes_from not in scope.locals:
+                report_unknown(ctx, step.removes_from, step.span, scope.locals, "step")
+            check_expr(step.removes_target, scope)
+            check_expr(step.damage, scope)
+        else:
+            check_expr(step.value, scope)
+        if step.name in scope.locals:
+            ctx.sink.error(codes.DUPLICATE, f"'{step.name}' is already a name in attack '{d.id}'", step.span)
+        scope = scope.child([step.name])
+    if not d.steps:
+        ctx.sink.error(codes.MISSING_PART, f"attack '{d.id}' has no steps", d.span,
+                       "write steps such as: hits = attacks each hit(shooter.BS)")
+
+
+def _modifier(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Modifier)
+    scope = Scope(ctx, d.id, roles(ctx.ruleset))
+    check_expr(d.when, scope)
+    for e in d.effects:
+        check_effect(ctx, e, scope)
+
+
+def _ability(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Ability)
+    check_params(ctx, d.params, d.id)
+    scope = Scope.of(ctx, d.id, d.params).child(roles(ctx.ruleset))
+    check_expr(d.when, scope)
+    for e in d.effects:
+        check_effect(ctx, e, scope)
+    for h in d.hooks:
+        check_hook(ctx, h, scope)
+
+
+def _example(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Example)
+    step_names = {s.name for a in ctx.ruleset.of_type(A.Attack) for s in a.steps}
+    scope = _with_lets(Scope(ctx, d.id), d.lets)
+    for ex in d.expects:
+        check_expect(ex, scope.child(step_names))
+
+
+def _property(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Property)
+    scope = Scope(ctx, d.id, [b.name for b in d.bindings])
+    for b in d.bindings:
+        check_range(ctx, b.range)
+    scope = _with_lets(scope, d.lets)
+    for ex in d.expects:
+        check_expect(ex, scope)
+    if not d.bindings:
+        ctx.sink.error(codes.MISSING_PART, f"property '{d.id}' does not say what it ranges over", d.span,
+                       "add a line such as: for S in 1..10, T in 1..10")
+
+
+def _army(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Army)
+    scope = Scope(ctx, d.id, kind="army")
+    for r in d.requires:
+        check_expr(r.expr, scope)
+
+
+def _game(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Game)
+    rs = ctx.ruleset
+    scope = Scope(ctx, d.id)
+    for s in d.scores:
+        check_expr(s.value, scope)
+        if s.per is not None and s.per not in rs.symbols:
+            # 'per' takes any word; a near miss of a defined name is probably a typo.
+            pool = {e.id for e in rs.of_type(A.Entry)} | set(rs.profiles) | {q.id for q in rs.of_type(A.Squad)}
+            close = did_you_mean(s.per, pool)
+            if close:
+                ctx.sink.warning(codes.NEAR_MISS, f"'{s.per}' is not defined; did you mean '{close}'?", s.span,
+                                 "a defined name after 'per' links to its entry")
+
+
+def _situation(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Situation)
+    if d.range is not None:
+        check_range(ctx, d.range)
+
+
+def _stat(ctx: Context, d: A.Decl) -> None:
+    assert isinstance(d, A.Stat)
+    if isinstance(d.type, A.RangeExpr):
+        check_range(ctx, d.type)
+
+
+_DECL_CHECKS: tuple[tuple[type[A.Decl], Callable[[Context, A.Decl], None]], ...] = (
+    (A.Test, _test), (A.Table, _table), (A.Formula, _formula), (A.Attack, _attack),
+    (A.Modifier, _modifier), (A.Ability, _ability), (A.Example, _example), (A.Property, _property),
+    (A.Army, _army), (A.Game, _game), (A.Situation, _situation), (A.Stat, _stat),
+)
