@@ -11,7 +11,7 @@ from typing import Iterable, Sequence
 
 from lsprotocol import types as T
 from pygls.uris import from_fs_path
-from pygments.token import Comment, Keyword, Literal, Name, Number, Operator, String  # type: ignore[import-untyped, unused-ignore]
+from pygments.token import Comment, Keyword, Literal, Name, Number, Operator, String
 
 from compiler import ast as A
 from compiler.diagnostics import Diagnostic, Severity

@@ -20,7 +20,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
-from pygments.token import Keyword, Name, Number, Text  # type: ignore[import-untyped, unused-ignore]
+from pygments.token import Keyword, Name, Number, Text
 
 from compiler import ast as A
 from compiler.driver import Compilation, compile_paths

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from compiler import ast as A
 from compiler.check.passes import param_domain
@@ -137,7 +137,7 @@ def value_lines(v: Any) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
-def table_axes(model: Ruleset, decl: Any) -> list[tuple[str, list[Any]]]:
+def table_axes(model: Ruleset, decl: Any) -> list[tuple[str, Sequence[Any]]]:
     axes = []
     for p in decl.params:
         dom = param_domain(model, p)
