@@ -31,6 +31,7 @@ import dataclasses
 from lark import Token, Tree
 from lark.exceptions import VisitError
 
+from compiler import codes
 from compiler import ast as A
 from compiler.ast.build_base import prose_text, unquote
 from compiler.ast.build_document import DocumentBuilder
@@ -71,13 +72,13 @@ def build_file(tree: Tree[Token], path: str) -> tuple[A.File, tuple[Diagnostic, 
         meta = getattr(error.obj, "meta", None)
         line = getattr(meta, "line", 1) or 1
         col = getattr(meta, "column", 1) or 1
-        sink.error("W900", f"cannot understand this part of the file ({type(orig).__name__}: {orig})",
+        sink.error(codes.NOT_UNDERSTOOD, f"cannot understand this part of the file ({type(orig).__name__}: {orig})",
                    Span(path, line, col, line, col + 1))
         return A.File(path, ()), sink.items
     headers = [i for i in items if isinstance(i, A.Header)]
     includes = tuple(i for i in items if isinstance(i, A.Include))
     for extra in headers[1:]:
-        sink.error("W403", "a file has one ruleset header; this is a second one", extra.span,
+        sink.error(codes.TWO_HEADERS, "a file has one ruleset header; this is a second one", extra.span,
                    related=[(headers[0].span, "the first header is here")])
     decls = tuple(i for i in items if isinstance(i, A.Decl) and not isinstance(i, (A.Header, A.Include)))
     decls = _number_prose(decls, path)
@@ -97,7 +98,7 @@ def build_expression(tree: Tree[Token], path: str) -> tuple[A.Expr | None, tuple
     try:
         expr = Builder(path, sink).transform(tree)
     except VisitError as error:
-        sink.error("W900", f"cannot understand this expression ({error.orig_exc})", Span(path, 1, 1, 1, 2))
+        sink.error(codes.NOT_UNDERSTOOD, f"cannot understand this expression ({error.orig_exc})", Span(path, 1, 1, 1, 2))
         return None, sink.items
     return expr, sink.items
 

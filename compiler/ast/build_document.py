@@ -7,6 +7,7 @@ from typing import Any, Iterable
 
 from lark import Token, v_args
 
+from compiler import codes
 from compiler import ast as A
 from compiler.ast.build_base import BuilderBase, Item, Text, text_of, unquote
 
@@ -44,7 +45,7 @@ class DocumentBuilder(BuilderBase):
                 prose.append(item)
                 continue
             if item.tag in fields:
-                self.sink.error("W104", f"the header gives '{item.tag}' twice", item.span,
+                self.sink.error(codes.BAD_INCLUDE, f"the header gives '{item.tag}' twice", item.span,
                                 "keep one of them")
             fields[item.tag] = item
         ext = fields.get("extends")

@@ -7,6 +7,7 @@ from typing import Any
 
 from lark import Token, v_args
 
+from compiler import codes
 from compiler import ast as A
 from compiler.ast.build_base import BuilderBase, Item, Text, unquote
 
@@ -20,7 +21,7 @@ class GameBuilder(BuilderBase):
         turns = [x for x in items if isinstance(x, Item) and x.tag == "turns"]
         act = [x for x in items if isinstance(x, Item) and x.tag == "activation"]
         if act and act[0].data not in A.ACTIVATIONS:
-            self.sink.error("W101", f"unknown activation scheme '{act[0].data}'", act[0].span,
+            self.sink.error(codes.UNKNOWN_NAME, f"unknown activation scheme '{act[0].data}'", act[0].span,
                             "use one of: " + ", ".join(A.ACTIVATIONS))
         return A.Game(self.span(meta), str(c[0]), unquote(str(c[1])),
                       turns[0].data if turns else None,

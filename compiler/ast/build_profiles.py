@@ -8,6 +8,7 @@ from typing import Any
 
 from lark import Token, v_args
 
+from compiler import codes
 from compiler import ast as A
 from compiler.ast.build_base import BuilderBase, Item, dice_parts, die_key, unquote
 
@@ -24,7 +25,7 @@ class ProfilesBuilder(BuilderBase):
         seen: dict[str, A.StatValue] = {}
         for s in stats:
             if s.stat in seen:
-                self.sink.error("W102", f"{kind} '{name}' gives '{s.stat}' twice", s.stat_span,
+                self.sink.error(codes.DUPLICATE, f"{kind} '{name}' gives '{s.stat}' twice", s.stat_span,
                                 "keep one value", related=[(seen[s.stat].stat_span, "first given here")])
             seen[s.stat] = s
         points = self._items(items, "points")
@@ -130,7 +131,7 @@ class ProfilesBuilder(BuilderBase):
         lo = rng.low.value if isinstance(rng.low, A.Int) else None
         hi = rng.high.value if isinstance(rng.high, A.Int) else None
         if lo is None or hi is None:
-            self.sink.error("W201", "a squad's size is a range of whole numbers such as 5..10", rng.span)
+            self.sink.error(codes.WRONG_KIND, "a squad's size is a range of whole numbers such as 5..10", rng.span)
         return Item("models", self.span(meta), (str(c[0]), self.tspan(c[0]), lo, hi))
 
     @v_args(meta=True)

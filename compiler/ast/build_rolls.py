@@ -7,6 +7,7 @@ from typing import Any
 
 from lark import Token, v_args
 
+from compiler import codes
 from compiler import ast as A
 from compiler.ast.build_base import BuilderBase, Item, Text, dice_parts, die_key, unquote
 
@@ -29,11 +30,11 @@ class RollsBuilder(BuilderBase):
         short, prose, _, _ = self._entry_parts(rest)
         count, sides = dice_parts(str(base_tok))
         if count != 1:
-            self.sink.error("W204", f"a custom die is made from one die, not {base_tok}", self.tspan(base_tok),
+            self.sink.error(codes.BAD_DIE, f"a custom die is made from one die, not {base_tok}", self.tspan(base_tok),
                             "write the base as d6 or d10")
         name_count, _ = dice_parts(str(name_tok))
         if name_count != 1:
-            self.sink.error("W204", f"a custom die's name is a single die such as D3, not {name_tok}",
+            self.sink.error(codes.BAD_DIE, f"a custom die's name is a single die such as D3, not {name_tok}",
                             self.tspan(name_tok))
         return A.Die(self.span(meta), die_key(str(name_tok)), title, sides, self.tspan(base_tok),
                      tuple(f.data for f in faces), short, prose)
@@ -72,18 +73,18 @@ class RollsBuilder(BuilderBase):
             spans.append(item.span)
             if item.tag == "roll":
                 if roll is not None:
-                    self.sink.error("W105", "a test rolls once: this is its second roll line", item.span,
+                    self.sink.error(codes.REPEATED_PART, "a test rolls once: this is its second roll line", item.span,
                                     "write a second test and combine them in a formula")
                 roll = item.data
             elif item.tag in ("natural_fails", "natural_succeeds", "rerolls"):
                 fields[item.tag] = fields[item.tag] + tuple(item.data)
             else:
                 if item.tag in fields:
-                    self.sink.error("W105", f"this test already says '{item.tag.replace('_', ' ')}'",
+                    self.sink.error(codes.REPEATED_PART, f"this test already says '{item.tag.replace('_', ' ')}'",
                                     item.span)
                 fields[item.tag] = item.data
         if roll is None:
-            self.sink.error("W106", f"test '{name}' never says what it rolls", self.span(meta),
+            self.sink.error(codes.MISSING_PART, f"test '{name}' never says what it rolls", self.span(meta),
                             "add a line such as: roll d6 >= 4")
         return A.Test(self.span(meta), name, tuple(params), title, roll,
                       tuple(fields["natural_fails"]), tuple(fields["natural_succeeds"]),
@@ -106,7 +107,7 @@ class RollsBuilder(BuilderBase):
     def roll_cmp(self, meta: Any, c: list[Any]) -> Item:
         span = self.span(meta)
         if c[1] not in (">=", "<="):
-            self.sink.error("W201", f"a roll is compared with >= (a high roll) or <= (a low roll), not {c[1]}",
+            self.sink.error(codes.WRONG_KIND, f"a roll is compared with >= (a high roll) or <= (a low roll), not {c[1]}",
                             span, "write: roll d6 >= 4  or  roll d6 <= BS")
         return Item("roll", span, A.Roll(span, c[0], c[1], c[2]))
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from lark import Token, v_args
 
+from compiler import codes
 from compiler import ast as A
 from compiler.ast.build_base import BuilderBase, Item, Text, unquote
 
@@ -59,10 +60,10 @@ class SequencesBuilder(BuilderBase):
         whens = [x for x in items if isinstance(x, Item) and x.tag == "when"]
         groups = [x for x in items if isinstance(x, Item) and x.tag == "group"]
         if len(whens) > 1:
-            self.sink.error("W105", f"modifier '{name}' has more than one 'when'", whens[1].span,
+            self.sink.error(codes.REPEATED_PART, f"modifier '{name}' has more than one 'when'", whens[1].span,
                             "join the conditions with 'and'")
         if not effects:
-            self.sink.error("W106", f"modifier '{name}' does not say what it changes", self.span(meta),
+            self.sink.error(codes.MISSING_PART, f"modifier '{name}' does not say what it changes", self.span(meta),
                             "add a line such as: -1 to hit")
         return A.Modifier(self.span(meta), name, title, effects, whens[0].data if whens else None,
                           groups[0].data if groups else None, self._prose(items))

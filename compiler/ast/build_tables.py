@@ -7,6 +7,7 @@ from typing import Any
 
 from lark import Token, v_args
 
+from compiler import codes
 from compiler import ast as A
 from compiler.ast.build_base import BuilderBase, Item, unquote
 
@@ -32,10 +33,10 @@ class TablesBuilder(BuilderBase):
         grids = [x for x in rest if isinstance(x, A.Grid)]
         prose = self._prose(rest)
         if grids and rows:
-            self.sink.error("W304", f"table '{name}' mixes a grid with case rows", grids[0].span,
+            self.sink.error(codes.BAD_GRID, f"table '{name}' mixes a grid with case rows", grids[0].span,
                             "a table is either a grid or a list of cases")
         if len(grids) > 1:
-            self.sink.error("W304", f"table '{name}' has more than one grid", grids[1].span)
+            self.sink.error(codes.BAD_GRID, f"table '{name}' has more than one grid", grids[1].span)
         return A.Table(self.span(meta), name, params, title, lets, rows, grids[0] if grids else None, None, prose)
 
     @v_args(meta=True)
@@ -60,11 +61,11 @@ class TablesBuilder(BuilderBase):
         span = self.span(meta)
         head_name, columns = header.data
         if head_name != col_param:
-            self.sink.error("W304", f"the grid's first line names its columns: expected '{col_param}:', not '{head_name}:'",
+            self.sink.error(codes.BAD_GRID, f"the grid's first line names its columns: expected '{col_param}:', not '{head_name}:'",
                             header.span, f"start the header line with {col_param}:")
         for r in rows:
             if len(r.data[1]) != len(columns):
-                self.sink.error("W304", f"this grid row has {len(r.data[1])} cells but the header has {len(columns)} columns",
+                self.sink.error(codes.BAD_GRID, f"this grid row has {len(r.data[1])} cells but the header has {len(columns)} columns",
                                 r.span, "give one cell per column; use - for 'never'")
         return A.Grid(span, row_param, col_param, tuple(columns),
                       tuple((r.data[0], tuple(r.data[1])) for r in rows), tuple(r.span for r in rows))
@@ -106,10 +107,10 @@ class TablesBuilder(BuilderBase):
         lets = tuple(x for x in rest if isinstance(x, A.Let))
         results = [x for x in rest if isinstance(x, Item) and x.tag == "result"]
         if not results:
-            self.sink.error("W106", f"formula '{name}' has no result line", self.span(meta),
+            self.sink.error(codes.MISSING_PART, f"formula '{name}' has no result line", self.span(meta),
                             "end it with a line such as: result a + b")
         elif len(results) > 1:
-            self.sink.error("W105", f"formula '{name}' has more than one result line", results[1].span)
+            self.sink.error(codes.REPEATED_PART, f"formula '{name}' has more than one result line", results[1].span)
         result = results[-1].data if results else None
         return A.Formula(self.span(meta), name, params, title, lets, result, self._prose(rest))
 

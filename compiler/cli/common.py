@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from compiler import codes
 from compiler.diagnostics import Diagnostic, Severity, render
 from compiler.model.load import UsageError
 
@@ -93,5 +94,5 @@ def report_resolve_error(err: ResolveError, sources: dict[str, str]) -> None:
     from compiler.diagnostics import Diagnostic, Severity, Span
 
     span = err.span or Span("<expression>", 0, 0, 0, 0)
-    typer.echo(render(Diagnostic("W800", Severity.ERROR, err.message, span, err.hint), sources,
+    typer.echo(render(Diagnostic(codes.REFUSED.code, Severity.ERROR, err.message, span, err.hint), sources,
                       color=use_color(sys.stdout)))

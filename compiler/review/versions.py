@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
+from compiler import codes
 from compiler import ast as A
 from compiler.diagnostics import Diagnostic, Severity
 from compiler.model.ruleset import Ruleset
@@ -87,7 +88,7 @@ def _warnings(old: Ruleset, new: Ruleset) -> list[Diagnostic]:
         new_v = first.new if first.new is not None else "(none)"
         also = f", and {more} more value{'s' if more > 1 else ''}" if more > 0 else ""
         out.append(Diagnostic(
-            "W607", Severity.WARNING,
+            codes.VERSION_NOT_BUMPED.code, Severity.WARNING,
             f"the result of example '{item.id}' changed since the last commit ({first.subject}: "
             f"{old_v} → {new_v}{also}) but the version is still {new.version}",
             ex.span, "bump the version and add a history line"))

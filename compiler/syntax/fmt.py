@@ -41,6 +41,7 @@ from typing import Any, Iterable, Iterator
 
 from lark import Token, Tree
 
+from compiler import codes
 from compiler.diagnostics import Diagnostic, Severity, Span
 from compiler.syntax.grammar import token_parser
 from compiler.syntax.layout import Layout
@@ -63,7 +64,7 @@ def _parse_for_format(text: str, path: str) -> tuple[Tree[Token], Any]:
     if tree is None:
         raise FormatError(diags)
     file, diags = build_file(tree, path)
-    errors = tuple(d for d in diags if d.code == "W900")
+    errors = tuple(d for d in diags if d.code == codes.NOT_UNDERSTOOD.code)
     if errors:
         raise FormatError(errors)
     return tree, file
@@ -97,7 +98,7 @@ def format_text(text: str, path: str = "<text>") -> str:
 
 
 def _bug(path: str, message: str) -> Diagnostic:
-    return Diagnostic("W910", Severity.ERROR, f"cannot format this file: {message}", Span.point(path),
+    return Diagnostic(codes.CANNOT_FORMAT.code, Severity.ERROR, f"cannot format this file: {message}", Span.point(path),
                       "this is a bug in warscribe fmt; the file is left as it was")
 
 
@@ -169,10 +170,10 @@ def format_file(path: Path, write: bool = True) -> FileResult:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return FileResult(path, False, FormatError((Diagnostic("W005", Severity.ERROR, "this file is not UTF-8 text",
+        return FileResult(path, False, FormatError((Diagnostic(codes.NOT_UTF8.code, Severity.ERROR, "this file is not UTF-8 text",
                                                                Span.point(shown), "save it as UTF-8"),)))
     except OSError as e:
-        return FileResult(path, False, FormatError((Diagnostic("W006", Severity.ERROR,
+        return FileResult(path, False, FormatError((Diagnostic(codes.UNREADABLE.code, Severity.ERROR,
                                                                f"cannot read this file: {e.strerror}",
                                                                Span.point(shown)),)))
     try:

@@ -17,6 +17,7 @@ import functools
 from lark import Token, Tree, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.indenter import DedentError
 
+from compiler import codes
 from compiler.diagnostics import Diagnostic, Severity, Span
 from compiler.limits import MAX_LINE_CHARS, MAX_NESTING, MAX_TOKENS, TooManyTokens, long_line, tree_depth
 from compiler.syntax.grammar import GRAMMAR_FILE, RulesIndenter, grammar_text, parser
@@ -170,7 +171,7 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
         # The indenter does not know the line; find the first badly dedented line.
         line_no, col = _find_bad_dedent(text)
         span = Span(path, line_no, col, line_no, col + 1)
-        return Diagnostic("W003", Severity.ERROR,
+        return Diagnostic(codes.BAD_INDENT.code, Severity.ERROR,
                           "this line is indented less than its block but more than the block around it",
                           span, "indent it to line up with the lines above it")
     if isinstance(error, UnexpectedCharacters):
@@ -185,12 +186,12 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
         else:
             expected = describe_expected(error.allowed or set())
             hint = f"expected {expected} here"
-        return Diagnostic("W001", Severity.ERROR, message, span, hint)
+        return Diagnostic(codes.SYNTAX_ERROR.code, Severity.ERROR, message, span, hint)
     if isinstance(error, UnexpectedEOF):
         line = len(lines)
         col = len(lines[-1]) + 1
         span = Span(path, line, col, line, col + 1)
-        return Diagnostic("W002", Severity.ERROR, "the file ends in the middle of a declaration", span,
+        return Diagnostic(codes.UNEXPECTED_END.code, Severity.ERROR, "the file ends in the middle of a declaration", span,
                           f"expected {describe_expected({str(t) for t in error.expected})}")
     if isinstance(error, UnexpectedToken):
         token = error.token
@@ -198,7 +199,7 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
             line = len(lines)
             col = len(lines[-1]) + 1
             span = Span(path, line, col, line, col + 1)
-            code, message = "W002", "the file ends in the middle of a declaration"
+            code, message = codes.UNEXPECTED_END.code, "the file ends in the middle of a declaration"
         else:
             line, col = token.line, token.column
             end_col = (token.end_column or col + 1) if token.end_line == line else col + 1
@@ -208,7 +209,7 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
                 line, col = prev, len(lines[prev - 1].rstrip()) + 1
                 end_col = col + 1
             span = Span(path, line, col, line, max(end_col, col + 1))
-            code, message = "W001", f"unexpected {_token_words(token)}"
+            code, message = codes.SYNTAX_ERROR.code, f"unexpected {_token_words(token)}"
             if token.type == "_NL":
                 message = "this line ends too early"
         friendly = _match_message(error, text)
@@ -217,7 +218,7 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
             return Diagnostic(code, Severity.ERROR, friendly, span, f"expected {expected}")
         return Diagnostic(code, Severity.ERROR, message, span, f"expected {expected}")
     span = Span(path, 1, 1, 1, 2)
-    return Diagnostic("W001", Severity.ERROR, f"cannot parse this file: {error}", span)
+    return Diagnostic(codes.SYNTAX_ERROR.code, Severity.ERROR, f"cannot parse this file: {error}", span)
 
 
 def _previous_code_line(lines: list[str], line: int) -> int:
@@ -272,7 +273,7 @@ def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree[Token] 
     too_long = long_line(text)
     if too_long is not None:
         line, length = too_long
-        return None, (Diagnostic("W904", Severity.ERROR,
+        return None, (Diagnostic(codes.LINE_TOO_LONG.code, Severity.ERROR,
                                  f"this line is {length:,} characters long; the limit is {MAX_LINE_CHARS:,}",
                                  Span(path, line, 1, line, 2),
                                  'break it up: prose can run over several lines inside """ … """'),)
@@ -282,15 +283,15 @@ def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree[Token] 
         return None, (syntax_diagnostic(error, text, path),)
     except TooManyTokens as error:
         span = Span(path, error.line, error.column, error.line, error.column + 1)
-        return None, (Diagnostic("W905", Severity.ERROR,
+        return None, (Diagnostic(codes.TOO_MANY_TOKENS.code, Severity.ERROR,
                                  f"this file has more than {MAX_TOKENS:,} words, numbers and symbols",
                                  span, "split it into several files joined with include"),)
     except RecursionError:
         span = Span(path, 1, 1, 1, 2)
-        return None, (Diagnostic("W901", Severity.ERROR, "this file nests too deeply to read", span),)
+        return None, (Diagnostic(codes.TOO_DEEP.code, Severity.ERROR, "this file nests too deeply to read", span),)
     if tree_depth(tree) > MAX_NESTING:
         line, column = _deepest(tree)
-        return None, (Diagnostic("W901", Severity.ERROR,
+        return None, (Diagnostic(codes.TOO_DEEP.code, Severity.ERROR,
                                  f"this nests more than {MAX_NESTING} levels deep (brackets, operators or blocks)",
                                  Span(path, line, column, line, column + 1),
                                  "split it: give a part its own name with let, a formula or a table"),)
