@@ -20,13 +20,32 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from compiler import codes
 from compiler.codes import Code, Severity
 
 __all__ = ["Diagnostic", "Severity", "Sink", "Span", "did_you_mean", "render", "to_json"]
+
+
+class UsageError(Exception):
+    """A problem with how warscribe was called (exit status 2), not with the rules."""
+
+
+def display_path(path: Path) -> str:
+    """A path as a user should see it: relative to the working directory when inside it.
+
+    >>> display_path(Path("rules/x.rules")), display_path(Path("/"))
+    ('rules/x.rules', '/')
+    """
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -7,8 +7,10 @@ declaration of the model is an :class:`Occurrence`; the one inside the declarati
 span, right after its keyword, is the definition.  Positions are 0-based (line,
 character), as the Language Server Protocol counts them.
 
->>> snap = snapshot("rules/console-40k")             # doctest: +SKIP
->>> snap.definition("BS").line, len(snap.references("BS")) > 3   # doctest: +SKIP
+>>> from pathlib import Path
+>>> import compiler
+>>> snap = snapshot(str(Path(compiler.__file__).parent.parent / "rules" / "console-40k"))
+>>> snap.definition("BS").line, len(snap.references("BS")) > 3
 (15, True)
 """
 from __future__ import annotations

@@ -18,13 +18,11 @@ from compiler import ast as A
 from compiler import codes
 from compiler.ast.build import build_file
 from compiler.diagnostics import Sink, Span
+from compiler.diagnostics import UsageError as UsageError  # re-exported: commands import it from here
+from compiler.diagnostics import display_path as display_path
 from compiler.limits import MAX_FILE_BYTES, MAX_FILES
 from compiler.syntax.parse import parse_text
 from compiler.safepaths import has_rules, is_inside, is_loop, leads_out
-
-
-class UsageError(Exception):
-    """A problem with how warscribe was called (exit status 2), not with the rules."""
 
 
 @dataclass(frozen=True)
@@ -35,15 +33,6 @@ class RulesetSource:
     header: A.Header | None
     files: tuple[A.File, ...]
     texts: tuple[tuple[str, str], ...]  # (display path, text) for every file read
-
-
-def display_path(path: Path) -> str:
-    """A path as a user should see it: relative to the working directory when inside it."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if rel.startswith("..") else rel
 
 
 def find_ruleset_folders(paths: list[str]) -> list[Path]:

@@ -137,7 +137,7 @@ def rules_files(paths: Iterable[str]) -> Iterator[Path]:
 
     Links that lead out of a folder being searched are not followed.
     """
-    from compiler.model.load import UsageError
+    from compiler.diagnostics import UsageError
     from compiler.safepaths import is_inside
 
     seen: set[Path] = set()
@@ -163,7 +163,7 @@ def rules_files(paths: Iterable[str]) -> Iterator[Path]:
 def format_file(path: Path, write: bool = True) -> FileResult:
     """Format one file; write it back (atomically) when it changed and ``write`` is set."""
     from compiler.atomic import write_atomic
-    from compiler.model.load import display_path
+    from compiler.diagnostics import display_path
 
     shown = display_path(path)
     try:
