@@ -104,6 +104,7 @@ REPEATED_PART = _register("W105", _E, "a part given twice, or a base ruleset not
 MISSING_PART = _register("W106", _E, "a declaration lacks a part it needs", _START)
 BROKEN_LINK = _register("W107", _E, "a link to a name that is not defined", "text")
 NEAR_MISS = _register("W108", _W, "a word close to a defined name", "game-structure")
+SITUATION_REPEATS_PROFILE = _register("W109", _W, "a situation that repeats a keyword the profiles carry", "lexicon")
 
 # -- W2xx: types and values ----------------------------------------------------------------------
 WRONG_KIND = _register("W201", _E, "the wrong kind of value", _EXPR)

@@ -362,3 +362,45 @@ def test_version_requirements(actual: str | None, requirement: str, ok: bool) ->
     from compiler.model.ruleset import version_matches
 
     assert version_matches(actual, requirement) is ok
+
+
+# --- situations that repeat what the profiles carry (W109) ------------------------------------
+
+_PROFILES = ('ruleset demo "Demo":\n  version 1.0.0\nstat BS "BS" 1..6\nstat W "W" 1..3\n'
+             'keyword mounted "Mounted"\nkeyword monstrous_creature "Monstrous creature"\nkeyword blast "Blast"\n'
+             'unit rider "Rider":\n  BS 3  W 1\n  keywords mounted\n'
+             'unit beast "Beast":\n  BS 3  W 3\n  keywords monstrous_creature\n'
+             'weapon frag "Frag":\n  keywords blast\n')
+
+
+def _w109(extra: str) -> list[str]:
+    return [d.message for d in compile_text(_PROFILES + extra).diagnostics if d.code == "W109"]
+
+
+@pytest.mark.parametrize("extra, repeated", [
+    ('situation target_kind "Target" one of infantry, monstrous, mounted\n'
+     'modifier m "M": -1 BS when target_kind is mounted\n', ["monstrous", "mounted"]),
+    ('situation blast_shot "A blast"\nmodifier m "M": -1 BS when blast_shot\n', ["blast"]),
+])
+def test_a_condition_reading_a_keyword_as_a_situation_is_warned(extra: str, repeated: list[str]) -> None:
+    messages = _w109(extra)
+    assert len(messages) == len(repeated)
+    for message, word in zip(messages, repeated):
+        assert word in message and "keyword the profiles carry" in message
+
+
+@pytest.mark.parametrize("extra", [
+    # read from the profile: nothing to warn about
+    'modifier m "M": -1 BS when target has mounted\n',
+    # a situation only a table ranges over, or only examples set, is not a condition
+    'situation kind "Kind" one of infantry, mounted\ntable t(k: kind) "T":\n  k is mounted -> 1\n  otherwise -> 0\n',
+    # more than the keyword: the choice says something a profile does not
+    'situation melee "Melee" one of clear, mounted_charge\nmodifier m "M": -1 BS when melee is mounted_charge\n',
+])
+def test_situations_that_profiles_cannot_know_are_not_warned(extra: str) -> None:
+    assert _w109(extra) == []
+
+
+def test_the_bundled_rulesets_read_keywords_from_their_profiles() -> None:
+    result = compile_paths(["rules"])
+    assert [d for d in result.diagnostics if d.code == "W109"] == []
