@@ -45,7 +45,9 @@ def test_a_failing_build_leaves_the_previous_site_untouched(tmp_path, monkeypatc
 
 def test_a_good_build_replaces_the_whole_site(tmp_path, monkeypatch):
     root = project(tmp_path, {"skirmish": SKIRMISH})
-    (root / "public").mkdir()
+    (root / "public" / "search").mkdir(parents=True)  # a MkDocs site from before the build marker
+    (root / "public" / "search" / "search_index.json").write_text("{}", encoding="utf-8")
+    (root / "public" / "sitemap.xml").write_text("<urlset/>", encoding="utf-8")
     (root / "public" / "stale.html").write_text("old", encoding="utf-8")
     result = build(root, monkeypatch)
     assert result.exit_code == 0, result.output

@@ -166,6 +166,11 @@ def build(
                 raise typer.Exit(1)
             finally:
                 cfg.plugins.on_shutdown()
+    except OSError as err:  # disk full, read-only, no permission: a sentence, the old site kept
+        where = err.filename or final
+        typer.echo(f"warscribe: error: cannot write the site to {final}: {where}: "
+                   f"{err.strerror or err}; {final} was left as it was", err=True)
+        raise typer.Exit(1)
     finally:
         cfg["site_dir"] = str(final)
         if saved_epoch is None:
@@ -317,11 +322,31 @@ def render(
 
     from compiler.site.output import write_atomic
 
-    written = renderer.write(site, out)  # every page rendered before the first is written, each written atomically
-    if (Path(out) / "nav.yml").is_symlink():
-        (Path(out) / "nav.yml").unlink()
-    write_atomic(Path(out) / "nav.yml", yaml.safe_dump({"nav": list(site.nav)}, allow_unicode=True,
-                                                       sort_keys=False))
+    from compiler.site.output import MARKER, OutputFolderError, check_target
+
+    target = Path(out)
+    ours = {Path(p).parts[0] for p, _ in [(pg.path, None) for pg in site.pages] + list(site.assets)}
+    try:
+        check_target(target, "render into", folder=True)
+        if target.is_dir() and not (target / MARKER).is_file():
+            foreign = sorted(p.name for p in target.iterdir() if p.name not in ours | {"nav.yml", MARKER})
+            if foreign:
+                raise OutputFolderError(f"refusing to render into {target}: it holds {', '.join(foreign[:3])}"
+                                        f"{' …' if len(foreign) > 3 else ''}, which warscribe did not write; "
+                                        f"choose a new or empty folder")
+    except OutputFolderError as err:
+        raise usage_error(str(err))
+    try:
+        written = renderer.write(site, out)  # every page rendered before the first is written, each written atomically
+        if (target / "nav.yml").is_symlink():
+            (target / "nav.yml").unlink()
+        write_atomic(target / "nav.yml", yaml.safe_dump({"nav": list(site.nav)}, allow_unicode=True,
+                                                        sort_keys=False))
+        write_atomic(target / MARKER, "Markdown pages written by `warscribe render`.\n")
+    except OSError as err:
+        typer.echo(f"warscribe: error: cannot write the pages to {target}: {err.filename or target}: "
+                   f"{err.strerror or err}", err=True)
+        raise typer.Exit(1)
     typer.echo(f"wrote {len(site.pages)} pages, {len(site.assets)} asset(s) and nav.yml to {out} "
                f"({len(written) + 1} files, {time.perf_counter() - start:.2f} s)")
 
@@ -346,9 +371,21 @@ def export(
         raise typer.Exit(1)
     text = json.dumps(export_model(result), indent=2, ensure_ascii=False) + "\n"
     if out:
+        from compiler.site.output import OutputFolderError, check_target, write_atomic
+
         target = Path(out)
-        tmp = target.with_name(f".{target.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
+        try:
+            check_target(target, "export to", folder=False)
+        except OutputFolderError as err:
+            raise usage_error(str(err))
+        if not target.absolute().parent.is_dir():
+            typer.echo(f"warscribe: error: cannot export to {target}: the folder {target.absolute().parent} "
+                       f"does not exist", err=True)
+            raise typer.Exit(1)
+        try:
+            write_atomic(target, text)
+        except OSError as err:
+            typer.echo(f"warscribe: error: cannot export to {target}: {err.strerror or err}", err=True)
+            raise typer.Exit(1)
     else:
         typer.echo(text, nl=False)

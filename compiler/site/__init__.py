@@ -252,6 +252,11 @@ def write(rendered: RenderedSite, out: str | Path) -> list[Path]:
     written: list[Path] = []
     for path, text in [(p.path, p.markdown) for p in rendered.pages] + list(rendered.assets):
         target = out / path
+        folder = out
+        for part in Path(path).parts[:-1]:  # a link where a folder goes is replaced, never written through
+            folder = folder / part
+            if folder.is_symlink():
+                folder.unlink()
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.is_symlink():
             target.unlink()
