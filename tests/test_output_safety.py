@@ -172,3 +172,36 @@ def test_check_target_refuses_what_is_neither_file_nor_folder(tmp_path: Path) ->
     os.mkfifo(fifo)
     with pytest.raises(OutputFolderError, match="neither"):
         check_target(fifo, "export to", folder=False)
+
+
+def test_new_escapes_a_title_with_a_newline_and_quotes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    title = 'Evil "x"\n""" \\ y'
+    assert CliRunner().invoke(app, ["new", "evil", "--title", title]).exit_code == 0
+    checked = CliRunner().invoke(app, ["check", "rules/evil"])
+    assert checked.exit_code == 0, checked.output
+    exported = CliRunner().invoke(app, ["export", "rules/evil"])
+    assert '"title": "Evil \\"x\\" \\"\\"\\" \\\\ y"' in exported.output
+
+
+def test_fmt_stdin_diagnostics_go_to_stderr() -> None:
+    result = CliRunner().invoke(app, ["fmt", "-"], input="ruleset x \"X\":\n  version\n")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.strip()
+
+
+def test_fmt_on_a_full_disk_is_one_sentence(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(root)
+    rules = root / "rules" / "skirmish" / "ruleset.rules"
+    rules.write_text(rules.read_text(encoding="utf-8").replace("\n", "   \n"), encoding="utf-8")
+    before = rules.read_bytes()
+
+    def full(path: object, text: object, encoding: str = "utf-8") -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr("compiler.atomic.write_atomic", full)
+    result = CliRunner().invoke(app, ["fmt", "rules/skirmish"])
+    assert result.exit_code == 1, result.output
+    assert "No space left on device" in one_line_error(result.output)
+    assert rules.read_bytes() == before
