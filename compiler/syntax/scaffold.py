@@ -21,7 +21,7 @@ from pathlib import Path
 RULESET_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 _RULESET = '''\
-# {title}: the ruleset's header file.  `warscribe check`, `warscribe test` and
+# {comment}: the ruleset's header file.  `warscribe check`, `warscribe test` and
 # `warscribe build` read it first; it pulls in the other files with `include`.
 # The language is described in site/language.md; `#` starts a comment.
 
@@ -212,7 +212,9 @@ def quote_title(title: str) -> str:
 
 def scaffold_files(name: str, title: str, today: str | None = None) -> dict[str, str]:
     """The files of a new ruleset, by name."""
-    values = {"name": name, "title": quote_title(title), "today": today or date.today().isoformat()}
+    one_line = " ".join("".join(c if c.isprintable() else " " for c in title).split())
+    values = {"name": name, "title": quote_title(title), "comment": one_line,
+              "today": today or date.today().isoformat()}
     return {
         "ruleset.rules": _RULESET.format(**values),
         "lexicon.rules": _LEXICON,
