@@ -205,3 +205,47 @@ def test_fmt_on_a_full_disk_is_one_sentence(root: Path, monkeypatch: pytest.Monk
     assert result.exit_code == 1, result.output
     assert "No space left on device" in one_line_error(result.output)
     assert rules.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [["render", "{p}", "--out", "md"], ["export", "{p}"]])
+def test_a_path_that_is_neither_file_nor_folder_is_a_usage_error(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  command: list[str]) -> None:
+    monkeypatch.chdir(root)
+    os.mkfifo(root / "fifo")
+    for p in ("/dev/null", "fifo"):
+        result = CliRunner().invoke(app, [a.format(p=p) for a in command])
+        assert result.exit_code == 2, result.output
+        assert "neither a file nor a folder" in one_line_error(result.output)
+
+
+@pytest.mark.parametrize("override, why", [
+    ('{% extends "lexicon.md.j2" %}\n', "extends or includes itself"),
+    ('{% include "lexicon.md.j2" %}\n', "extends or includes itself"),
+    ("\n{{ 1/0 }}\n", "ZeroDivisionError: division by zero"),
+])
+def test_a_template_override_that_raises_is_one_located_sentence(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  override: str, why: str) -> None:
+    monkeypatch.chdir(root)
+    (root / "site" / "lexicon.md.j2").write_text(override, encoding="utf-8")
+    result = CliRunner().invoke(app, ["render", "rules/skirmish", "--out", "md"])
+    assert result.exit_code == 1, result.output
+    line = one_line_error(result.output)
+    assert why in line and "lexicon.md.j2:" in line
+    assert not (root / "md").exists()
+
+
+def test_serve_on_a_busy_port_is_one_sentence(root: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "compiler", "serve", "-a", f"127.0.0.1:{port}"], cwd=root,
+                                capture_output=True, text=True, timeout=300,
+                                env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"cannot serve on 127.0.0.1:{port}: Address already in use" in result.stderr

@@ -8,6 +8,7 @@ app by :mod:`compiler.cli`.
 """
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -244,6 +245,11 @@ def serve(
     except Abort as err:
         typer.echo(f"warscribe: {err}", err=True)
         raise typer.Exit(1)
+    except OSError as err:  # the port is taken, the address is not this machine's
+        hint = "; another server is using it: stop it or choose another port with --dev-addr" \
+            if err.errno == errno.EADDRINUSE else ""
+        typer.echo(f"warscribe: error: cannot serve on {dev_addr}: {err.strerror or err}{hint}", err=True)
+        raise typer.Exit(1)
     finally:
         if tmp is not None:
             import shutil
@@ -273,6 +279,14 @@ def _site_options(config: str | None) -> tuple[dict[str, Any], Path | None]:
     return options, docs
 
 
+def _rules_paths(paths: List[str]) -> None:
+    """A usage error for a path that exists but is neither a file nor a folder (``/dev/null``, a FIFO)."""
+    for raw in paths:
+        p = Path(raw)
+        if os.path.lexists(p) and not (p.is_file() or p.is_dir()):
+            raise usage_error(f"{raw} is neither a file nor a folder; give a ruleset folder or a .rules file")
+
+
 @app.command()
 def render(
     paths: Optional[List[str]] = typer.Argument(None, help="Ruleset folders (default: rules_dir of mkdocs.yml, or rules/)."),
@@ -288,6 +302,7 @@ def render(
     options, docs = _site_options(config)
     root = Path(options.get("_root", "."))
     targets = paths or [str(root / options.get("rules_dir", "rules"))]
+    _rules_paths(targets)
     start = time.perf_counter()
     try:
         result = compile_paths(targets)
@@ -361,6 +376,7 @@ def export(
     from compiler.driver import compile_paths
     from compiler.site.export import export as export_model
 
+    _rules_paths([path])
     try:
         result = compile_paths([path])
     except UsageError as e:
