@@ -216,8 +216,9 @@ def _template_frame(err: BaseException, default: str) -> tuple[str, int | None]:
 
 
 def _render(env: jinja2.Environment, page: Page) -> str:
+    context = checked_context(page.template, page.context)  # a page missing a declared name is a bug: TypeError
     try:
-        text = env.get_template(page.template).render(page=page, **checked_context(page.template, page.context))
+        text = env.get_template(page.template).render(page=page, **context)
     except jinja2.TemplateError as err:
         where = getattr(err, "filename", None) or page.template
         line = getattr(err, "lineno", None)
