@@ -45,7 +45,9 @@ def test_a_failing_build_leaves_the_previous_site_untouched(tmp_path, monkeypatc
 
 def test_a_good_build_replaces_the_whole_site(tmp_path, monkeypatch):
     root = project(tmp_path, {"skirmish": SKIRMISH})
-    (root / "public").mkdir()
+    (root / "public" / "search").mkdir(parents=True)  # a MkDocs site from before the build marker
+    (root / "public" / "search" / "search_index.json").write_text("{}", encoding="utf-8")
+    (root / "public" / "sitemap.xml").write_text("<urlset/>", encoding="utf-8")
     (root / "public" / "stale.html").write_text("old", encoding="utf-8")
     result = build(root, monkeypatch)
     assert result.exit_code == 0, result.output
@@ -118,7 +120,8 @@ def test_render_writes_atomically_and_never_through_a_link(tmp_path, monkeypatch
     assert outside.read_text(encoding="utf-8") == "keep me"
     assert not (out / "skirmish" / "index.md").is_symlink()
     assert (out / "nav.yml").is_file() and (out / "skirmish" / "changes.md").is_file()
-    assert not [p for p in out.rglob("*") if p.name.startswith(".")]  # no temporary files left
+    # no temporary files left; the marker says the folder is render's own to write again
+    assert [p.name for p in out.rglob("*") if p.name.startswith(".")] == [".warscribe-build"]
     # a render that fails writes nothing
     with open(folder / "ruleset.rules", "a", encoding="utf-8") as f:
         f.write(BROKEN)

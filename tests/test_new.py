@@ -54,7 +54,8 @@ def test_new_with_dir_and_title(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     folder = tmp_path / "drafts" / "house-rules"
     text = (folder / "ruleset.rules").read_text(encoding="utf-8")
-    assert "ruleset house-rules \"Our 'House' Rules\":" in text
+    assert 'ruleset house-rules "Our \\"House\\" Rules":' in text  # the title kept, its quotes escaped
+    assert text.startswith('# Our "House" Rules:')
     assert run("check", str(folder), cwd=tmp_path).returncode == 0
 
 

@@ -8,6 +8,7 @@ app by :mod:`compiler.cli`.
 """
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -166,6 +167,11 @@ def build(
                 raise typer.Exit(1)
             finally:
                 cfg.plugins.on_shutdown()
+    except OSError as err:  # disk full, read-only, no permission: a sentence, the old site kept
+        where = err.filename or final
+        typer.echo(f"warscribe: error: cannot write the site to {final}: {where}: "
+                   f"{err.strerror or err}; {final} was left as it was", err=True)
+        raise typer.Exit(1)
     finally:
         cfg["site_dir"] = str(final)
         if saved_epoch is None:
@@ -239,6 +245,11 @@ def serve(
     except Abort as err:
         typer.echo(f"warscribe: {err}", err=True)
         raise typer.Exit(1)
+    except OSError as err:  # the port is taken, the address is not this machine's
+        hint = "; another server is using it: stop it or choose another port with --dev-addr" \
+            if err.errno == errno.EADDRINUSE else ""
+        typer.echo(f"warscribe: error: cannot serve on {dev_addr}: {err.strerror or err}{hint}", err=True)
+        raise typer.Exit(1)
     finally:
         if tmp is not None:
             import shutil
@@ -268,6 +279,14 @@ def _site_options(config: str | None) -> tuple[dict[str, Any], Path | None]:
     return options, docs
 
 
+def _rules_paths(paths: List[str]) -> None:
+    """A usage error for a path that exists but is neither a file nor a folder (``/dev/null``, a FIFO)."""
+    for raw in paths:
+        p = Path(raw)
+        if os.path.lexists(p) and not (p.is_file() or p.is_dir()):
+            raise usage_error(f"{raw} is neither a file nor a folder; give a ruleset folder or a .rules file")
+
+
 @app.command()
 def render(
     paths: Optional[List[str]] = typer.Argument(None, help="Ruleset folders (default: rules_dir of mkdocs.yml, or rules/)."),
@@ -283,6 +302,7 @@ def render(
     options, docs = _site_options(config)
     root = Path(options.get("_root", "."))
     targets = paths or [str(root / options.get("rules_dir", "rules"))]
+    _rules_paths(targets)
     start = time.perf_counter()
     try:
         result = compile_paths(targets)
@@ -317,11 +337,31 @@ def render(
 
     from compiler.site.output import write_atomic
 
-    written = renderer.write(site, out)  # every page rendered before the first is written, each written atomically
-    if (Path(out) / "nav.yml").is_symlink():
-        (Path(out) / "nav.yml").unlink()
-    write_atomic(Path(out) / "nav.yml", yaml.safe_dump({"nav": list(site.nav)}, allow_unicode=True,
-                                                       sort_keys=False))
+    from compiler.site.output import MARKER, OutputFolderError, check_target
+
+    target = Path(out)
+    ours = {Path(p).parts[0] for p, _ in [(pg.path, None) for pg in site.pages] + list(site.assets)}
+    try:
+        check_target(target, "render into", folder=True)
+        if target.is_dir() and not (target / MARKER).is_file():
+            foreign = sorted(p.name for p in target.iterdir() if p.name not in ours | {"nav.yml", MARKER})
+            if foreign:
+                raise OutputFolderError(f"refusing to render into {target}: it holds {', '.join(foreign[:3])}"
+                                        f"{' …' if len(foreign) > 3 else ''}, which warscribe did not write; "
+                                        f"choose a new or empty folder")
+    except OutputFolderError as err:
+        raise usage_error(str(err))
+    try:
+        written = renderer.write(site, out)  # every page rendered before the first is written, each written atomically
+        if (target / "nav.yml").is_symlink():
+            (target / "nav.yml").unlink()
+        write_atomic(target / "nav.yml", yaml.safe_dump({"nav": list(site.nav)}, allow_unicode=True,
+                                                        sort_keys=False))
+        write_atomic(target / MARKER, "Markdown pages written by `warscribe render`.\n")
+    except OSError as err:
+        typer.echo(f"warscribe: error: cannot write the pages to {target}: {err.filename or target}: "
+                   f"{err.strerror or err}", err=True)
+        raise typer.Exit(1)
     typer.echo(f"wrote {len(site.pages)} pages, {len(site.assets)} asset(s) and nav.yml to {out} "
                f"({len(written) + 1} files, {time.perf_counter() - start:.2f} s)")
 
@@ -336,6 +376,7 @@ def export(
     from compiler.driver import compile_paths
     from compiler.site.export import export as export_model
 
+    _rules_paths([path])
     try:
         result = compile_paths([path])
     except UsageError as e:
@@ -346,9 +387,21 @@ def export(
         raise typer.Exit(1)
     text = json.dumps(export_model(result), indent=2, ensure_ascii=False) + "\n"
     if out:
+        from compiler.site.output import OutputFolderError, check_target, write_atomic
+
         target = Path(out)
-        tmp = target.with_name(f".{target.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
+        try:
+            check_target(target, "export to", folder=False)
+        except OutputFolderError as err:
+            raise usage_error(str(err))
+        if not target.absolute().parent.is_dir():
+            typer.echo(f"warscribe: error: cannot export to {target}: the folder {target.absolute().parent} "
+                       f"does not exist", err=True)
+            raise typer.Exit(1)
+        try:
+            write_atomic(target, text)
+        except OSError as err:
+            typer.echo(f"warscribe: error: cannot export to {target}: {err.strerror or err}", err=True)
+            raise typer.Exit(1)
     else:
         typer.echo(text, nl=False)

@@ -41,7 +41,10 @@ def fmt(
         try:
             typer.echo(format_text(text, "<stdin>"), nl=False)
         except FormatError as err:
-            print_diagnostics(err.diagnostics, {"<stdin>": text})
+            import contextlib
+
+            with contextlib.redirect_stdout(sys.stderr):  # stdout carries the formatted text only
+                print_diagnostics(err.diagnostics, {"<stdin>": text})
             raise typer.Exit(1)
         raise typer.Exit(0)
     try:
@@ -52,8 +55,13 @@ def fmt(
     changed: list[Path] = []
     failed = 0
     for path in files:
-        result = format_file(path, write=write)
         shown = display_path(path)
+        try:
+            result = format_file(path, write=write)
+        except OSError as err:  # disk full, read-only, unreadable: a sentence, the file left as it was
+            failed += 1
+            typer.echo(f"warscribe: error: cannot format {shown}: {err.strerror or err}", err=True)
+            continue
         if result.error is not None:
             failed += 1
             print_diagnostics(result.error.diagnostics, {shown: result.before})

@@ -203,13 +203,34 @@ def _ruleset_key(rs: Ruleset, sources: Mapping[str, str], options: SiteOptions, 
     return digest.hexdigest()
 
 
+def _template_frame(err: BaseException, default: str) -> tuple[str, int | None]:
+    """The template file and line where ``err`` was raised (Jinja puts template frames in tracebacks)."""
+    found: tuple[str, int | None] = (default, None)
+    tb = err.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name.endswith(".j2"):
+            found = (name, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
 def _render(env: jinja2.Environment, page: Page) -> str:
+    context = checked_context(page.template, page.context)  # a page missing a declared name is a bug: TypeError
     try:
-        text = env.get_template(page.template).render(page=page, **checked_context(page.template, page.context))
+        text = env.get_template(page.template).render(page=page, **context)
     except jinja2.TemplateError as err:
         where = getattr(err, "filename", None) or page.template
         line = getattr(err, "lineno", None)
         raise RenderError(f"template {where}{':' + str(line) if line else ''} failed for {page.path}: {err}") from err
+    except RecursionError as err:  # a template override that extends or includes itself
+        where, line = _template_frame(err, page.template)
+        raise RenderError(f"template {where}{':' + str(line) if line else ''} failed for {page.path}: it extends "
+                          f"or includes itself (directly or through another template)") from None
+    except Exception as err:  # an override that raises (1/0, a method that fails): one located sentence
+        where, line = _template_frame(err, page.template)
+        raise RenderError(f"template {where}{':' + str(line) if line else ''} failed for {page.path}: "
+                          f"{type(err).__name__}: {err}") from err
     text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text
 
@@ -252,6 +273,11 @@ def write(rendered: RenderedSite, out: str | Path) -> list[Path]:
     written: list[Path] = []
     for path, text in [(p.path, p.markdown) for p in rendered.pages] + list(rendered.assets):
         target = out / path
+        folder = out
+        for part in Path(path).parts[:-1]:  # a link where a folder goes is replaced, never written through
+            folder = folder / part
+            if folder.is_symlink():
+                folder.unlink()
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.is_symlink():
             target.unlink()

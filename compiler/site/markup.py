@@ -24,6 +24,7 @@ literal (it is output, never parsed by Jinja).
 """
 from __future__ import annotations
 
+import html
 import re
 from typing import Callable
 
@@ -39,10 +40,14 @@ _PLAIN = {
 _PLAIN_RE = re.compile("[" + re.escape("".join(_PLAIN)) + "]")
 
 # Link targets a reader's browser would execute or inline.
-_BAD_SCHEME = re.compile(r"^\s*<?\s*(?:javascript|vbscript|data|file)\s*:", re.IGNORECASE)
-_INLINE_LINK = re.compile(r"\]\(([^)\s]*)")
-_REF_DEF = re.compile(r"^(\s{0,3}\[[^\]]+\]:\s*)(\S+)", re.MULTILINE)
-_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+_BAD_SCHEME = re.compile(r"^<?(?:javascript|vbscript|data|file):", re.IGNORECASE)
+_INLINE_LINK = re.compile(r"\]\(\s*(<[^>]*>?|[^)\s]*)")
+# A reference definition, also inside block quotes and list items (``> [x]: url``, ``- [x]: url``).
+_REF_DEF = re.compile(r"^((?:[ \t]*(?:>|[-*+]|\d+[.)]))*[ \t]*\[[^\]]+\]:\s*)(\S+)", re.MULTILINE)
+# A fence opens at most three spaces in (deeper, Markdown may read it as an indented line, so
+# its contents are neutralised like any other text).
+_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+_INVISIBLE = re.compile(r"[\x00-\x20\x7f\u00ad\u200b-\u200f\u2028\u2029\u2060\ufeff]+")
 _SAFE_LANG = re.compile(r"[A-Za-z0-9_+.-]*")
 
 
@@ -94,22 +99,34 @@ def prose(text: str | None, link: Linker) -> str:
                 fence = None
     if run:
         result.append(_text_run("\n".join(run), link))
+    if fence is not None:
+        result.append(fence)  # an unclosed fence ends with the prose, not in the next declaration
     return "\n".join(result)
 
 
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+# A code span as Python-Markdown reads it: a run of backticks not escaped by a backslash, up to
+# the same run, inside one paragraph (the text is split at blank lines first).
+_CODE_SPAN = re.compile(r"(?<!\\)((?:\\\\)*)(`+)(.+?)(?<!`)\2(?!`)", re.DOTALL)
+_BLANK_LINE = re.compile(r"(\n[ \t]*\n)")
 
 
 def _text_run(text: str, link: Linker) -> str:
     """Rewrite text outside fences: code spans kept, the rest neutralised."""
     pieces: list[str] = []
-    pos = 0
-    for m in _CODE_SPAN.finditer(text):
-        pieces.append(_neutralise(text[pos:m.start()], link))
-        pieces.append(m.group(0))
-        pos = m.end()
-    pieces.append(_neutralise(text[pos:], link))
+    for block in _BLANK_LINE.split(text):
+        pos = 0
+        for m in _CODE_SPAN.finditer(block):
+            start = m.start(2)
+            pieces.append(_neutralise(block[pos:start], link))
+            pieces.append(block[start:m.end()])
+            pos = m.end()
+        pieces.append(_neutralise(block[pos:], link))
     return "".join(pieces)
+
+
+def _bad_url(url: str) -> bool:
+    """Would a browser read ``url`` (entities decoded, invisible characters dropped) as a script or data URL?"""
+    return bool(_BAD_SCHEME.match(_INVISIBLE.sub("", html.unescape(url))))
 
 
 def _neutralise(text: str, link: Linker) -> str:
@@ -121,8 +138,8 @@ def _neutralise(text: str, link: Linker) -> str:
 
     text = PROSE_REF.sub(keep, text)
     text = text.replace("<", "&lt;").replace("{", "&#123;").replace("}", "&#125;")
-    text = _INLINE_LINK.sub(lambda m: "](#" if _BAD_SCHEME.match(m.group(1)) else m.group(0), text)
-    text = _REF_DEF.sub(lambda m: m.group(1) + ("#" if _BAD_SCHEME.match(m.group(2)) else m.group(2)), text)
+    text = _INLINE_LINK.sub(lambda m: "](#" if _bad_url(m.group(1)) else m.group(0), text)
+    text = _REF_DEF.sub(lambda m: m.group(1) + ("#" if _bad_url(m.group(2)) else m.group(2)), text)
     return re.sub("\x00(\\d+)\x00", lambda m: links[int(m.group(1))], text)
 
 

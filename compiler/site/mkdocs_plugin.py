@@ -42,6 +42,7 @@ from mkdocs.structure.files import File, Files
 from compiler.diagnostics import Severity, render
 from compiler.driver import compile_paths
 from compiler.model.load import UsageError
+from compiler.site import sanitise
 
 log = logging.getLogger("mkdocs.plugins.warscribe")
 
@@ -76,6 +77,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         self._compiled: dict[Path, tuple[Any, Any]] = {}
         self._pages_dir: Path | None = None
         self._bytecode: Any = None
+        self._generated_paths: set[str] = set()
 
     # MkDocs keeps a plugin that has on_startup between the rebuilds of `mkdocs serve`: the
     # caches below then make a rebuild compile and render only the rulesets that changed.
@@ -173,14 +175,21 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         for path, text in self.site.assets:
             if files.get_file_from_path(path) is None:
                 files.append(self._generated(config, path, text))
+        self._generated_paths = {page.path for page in self.site.pages}
         self._pages = len(files.documentation_pages())
         self._read = self._written = 0
         PROGRESS["pages"] = self._pages
         return files
 
     def on_page_content(self, html: str, page: Any, config: MkDocsConfig, files: Files) -> str:
+        """A generated page's HTML cleaned by an allow-list (author text never runs), and its title
+        made plain escaped text: the theme prints ``page.meta.title`` as it is in ``<title>``."""
         self._read += 1
         _report("pages", self._read, self._pages)
+        if self.site is not None and page.file.src_uri in self._generated_paths:
+            html = sanitise.clean(html)
+            if page.title:
+                page.meta["title"] = sanitise.safe_title(str(page.title))
         return html
 
     def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:

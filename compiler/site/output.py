@@ -48,7 +48,13 @@ except ImportError:  # pragma: no cover - a fallback with the same contract
                 os.unlink(tmp)
             raise
 
-__all__ = ["FIXED_EPOCH", "OutputFolderError", "check_output_folder", "source_date_epoch", "staged", "write_atomic"]
+__all__ = ["FIXED_EPOCH", "MARKER", "VCS_FOLDERS", "OutputFolderError", "check_output_folder", "check_target",
+           "clean_leftovers", "source_date_epoch", "staged", "write_atomic"]
+
+#: The file a build leaves at the top of its site: the folder is then its own to replace.
+MARKER = ".warscribe-build"
+#: Folders of version-control systems: never an output, never replaced.
+VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj", ".pijul", ".fossil"})
 
 #: The build time when neither SOURCE_DATE_EPOCH nor git says one: 2000-01-01T00:00:00Z.
 FIXED_EPOCH = 946684800
@@ -61,7 +67,9 @@ class OutputFolderError(Exception):
 def check_output_folder(out: Path | str, protected: Iterable[Path | str], sources: Iterable[Path | str] = ()) -> Path:
     """The resolved output folder, or :class:`OutputFolderError` when it is or holds a protected folder,
     or stands inside one of the ``sources`` folders (the rules, the hand-written pages)."""
-    final = Path(out).resolve()
+    given = Path(out).absolute()
+    check_target(given, "build into", folder=True)
+    final = given.resolve()
     sources = [Path(p).resolve() for p in sources]
     for src in sources:
         if final.is_relative_to(src):
@@ -75,37 +83,133 @@ def check_output_folder(out: Path | str, protected: Iterable[Path | str], source
         if keep.is_relative_to(final):
             raise OutputFolderError(f"refusing to build into {final}: it holds {keep}, which the build would "
                                     f"replace; choose an output folder of its own (e.g. public/)")
+    if final.is_dir() and not _is_previous_build(final):
+        raise OutputFolderError(f"refusing to build into {final}: it holds files that are not a warscribe build "
+                                f"(no {MARKER} file, no MkDocs sitemap.xml and search index); choose a new or "
+                                f"empty folder, or remove {final} first")
     return final
+
+
+def check_target(path: Path, verb: str, folder: bool) -> None:
+    """Refuse an output ``path`` that is a link, a version-control folder (or inside one), or a file
+    where a folder goes (``folder``) or a folder where a file goes."""
+    path = Path(path).absolute()
+    for part in path.parts:
+        if part in VCS_FOLDERS:
+            raise OutputFolderError(f"refusing to {verb} {path}: {part} is a version-control folder")
+    if path.is_symlink():
+        raise OutputFolderError(f"refusing to {verb} {path}: it is a symbolic link (to {os.readlink(path)}); "
+                                f"give the real folder, or remove the link")
+    if not os.path.lexists(path):
+        return
+    if folder and not path.is_dir():
+        raise OutputFolderError(f"refusing to {verb} {path}: it is a file, not a folder")
+    if not folder and path.is_dir():
+        raise OutputFolderError(f"refusing to {verb} {path}: it is a folder, not a file")
+    if not folder and not path.is_file():
+        raise OutputFolderError(f"refusing to {verb} {path}: it is neither a file nor a folder")
+    if folder and any((path / v).exists() for v in VCS_FOLDERS):
+        raise OutputFolderError(f"refusing to {verb} {path}: it holds a version-control folder")
+
+
+def _is_previous_build(folder: Path) -> bool:
+    """Is ``folder`` empty, marked as a warscribe build, or a MkDocs site from before the marker?"""
+    try:
+        if not any(folder.iterdir()):
+            return True
+    except OSError:
+        return False
+    if (folder / MARKER).is_file():
+        return True
+    return (folder / "sitemap.xml").is_file() and (folder / "search" / "search_index.json").is_file()
+
+
+def clean_leftovers(final: Path) -> list[Path]:
+    """Remove the staging and old folders that killed builds left beside ``final`` (a folder whose
+    build is still running, by its process id, is kept); return what was removed."""
+    removed: list[Path] = []
+    try:
+        siblings = list(final.parent.iterdir())
+    except OSError:
+        return removed
+    for p in siblings:
+        for kind in ("building", "old"):
+            prefix = f".{final.name}.{kind}-"
+            if not p.name.startswith(prefix) or p.is_symlink() or not p.is_dir():
+                continue
+            pid = p.name[len(prefix):].split("-", 1)[0]
+            if pid.isdigit() and _alive(int(pid)):
+                continue
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one atomic step (Linux renameat2 RENAME_EXCHANGE); False where not available."""
+    try:
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: the file system cannot exchange
+        return False
+    raise OSError(err, os.strerror(err), str(b))
 
 
 @contextlib.contextmanager
 def staged(final: Path) -> Iterator[Path]:
     """A temporary folder beside ``final`` to build into, swapped in for ``final`` when the block succeeds."""
     final.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.building-"))
+    clean_leftovers(final)
+    staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.building-{os.getpid()}-"))
     try:
         yield staging
+        (staging / MARKER).write_text("A site built by warscribe: `warscribe build` replaces this folder.\n",
+                                      encoding="utf-8")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     os.chmod(staging, 0o777 & ~_umask())  # mkdtemp makes it private; a site is for reading
-    old: Path | None = None
-    if final.exists() or final.is_symlink():
-        old = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.old-"))
+    try:
+        if not os.path.lexists(final):
+            os.rename(staging, final)  # one step: nothing was there
+            return
+        if _exchange(staging, final):  # one step: the new site in, the old one where the new was
+            shutil.rmtree(staging, ignore_errors=True)
+            return
+        # No atomic exchange here: the old site aside, the new one in (a leftover is cleaned next time).
+        old = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.old-{os.getpid()}-"))
         os.rmdir(old)
         os.replace(final, old)
-    try:
-        os.replace(staging, final)
-    except BaseException:
-        if old is not None:
+        try:
+            os.replace(staging, final)
+        except BaseException:
             os.replace(old, final)  # put the old site back
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    if old is not None:
-        if old.is_dir() and not old.is_symlink():
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            old.unlink()
 
 
 def _umask() -> int:

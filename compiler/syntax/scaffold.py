@@ -21,7 +21,7 @@ from pathlib import Path
 RULESET_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 _RULESET = '''\
-# {title}: the ruleset's header file.  `warscribe check`, `warscribe test` and
+# {comment}: the ruleset's header file.  `warscribe check`, `warscribe test` and
 # `warscribe build` read it first; it pulls in the other files with `include`.
 # The language is described in site/language.md; `#` starts a comment.
 
@@ -198,9 +198,23 @@ def default_title(name: str) -> str:
     return " ".join(part.capitalize() for part in name.split("-"))
 
 
+def quote_title(title: str) -> str:
+    r"""A title as the inside of a one-line string: on one line (newlines, tabs and control characters
+    become spaces, so neither the string nor the comment naming it can break), with backslashes and
+    double quotes escaped, so three quotes cannot open prose.
+
+    >>> print(quote_title('Say "hi"\n  back\\slash'))
+    Say \"hi\" back\\slash
+    """
+    one_line = " ".join("".join(c if c.isprintable() else " " for c in title).split())
+    return one_line.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def scaffold_files(name: str, title: str, today: str | None = None) -> dict[str, str]:
     """The files of a new ruleset, by name."""
-    values = {"name": name, "title": title.replace('"', "'"), "today": today or date.today().isoformat()}
+    one_line = " ".join("".join(c if c.isprintable() else " " for c in title).split())
+    values = {"name": name, "title": quote_title(title), "comment": one_line,
+              "today": today or date.today().isoformat()}
     return {
         "ruleset.rules": _RULESET.format(**values),
         "lexicon.rules": _LEXICON,
