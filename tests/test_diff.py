@@ -417,7 +417,7 @@ def test_overlay_against_its_base(tmp_path: Path) -> None:
     effect = impact(dm.base, dm)
     soft = next(m for m in effect.matchups
                 if m.expression == "shooting(10 guardsman, lasgun, 10 ork_boy) with target_cover = soft")
-    assert (soft.old_mean, soft.new_mean) == (Fraction(5, 6), Fraction(25, 54))
+    assert (soft.old_mean, soft.new_mean) == (Fraction(10, 9), Fraction(25, 54))  # soft cover: 5+ in the base, as the seed has it
     assert soft.label == "Shooting at a unit: 10 Imperial Guardsman, Lasgun, 10 Ork Boy (target_cover = soft)"
 
 

@@ -87,6 +87,8 @@ def _form(e: Any) -> tuple[str, int]:
         return f"{_text(e.operand, _EACH)} is {e.choice}", _CMP
     if isinstance(e, A.IsNone):
         return f"{_text(e.operand, _EACH)} is none", _CMP
+    if isinstance(e, A.Has):
+        return f"{_text(e.operand, _EACH)} has {e.keyword}", _CMP
     if isinstance(e, A.Each):
         word = "each not" if e.negate else "each"
         return f"{_text(e.count, _SUM)} {word} {_text(e.item, _SUM)}", _EACH
