@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from compiler.check.passes import run_checks as _run_checks
+from compiler.check.semantics import run_semantics
 from compiler.diagnostics import Diagnostic, Sink, Span
 from compiler.model.load import RulesetSource, display_path, find_ruleset_folders, load_ruleset
 from compiler.model.ruleset import Ruleset, from_source
@@ -39,6 +40,7 @@ def run_checks(model: Ruleset, sink: Sink) -> None:
     """Run the checks; a stack overflow in one (a bug, or a pathological input) becomes a diagnostic."""
     try:
         _run_checks(model, sink)
+        run_semantics(model, sink)  # to become one of compiler.check's passes when they are split
     except RecursionError:
         sink.error("W901", "this ruleset nests too deeply to check", model.header.span,
                    "look for definitions that call each other in a loop")
