@@ -412,9 +412,16 @@ def _feel_no_pain(ev: Evaluator, target: ProfileRef, damage: Any) -> Any:
             die = ev.eval(hook.damage_die, {})
             die = fast_to_exact(die) if isinstance(die, FastDist) else die
             die = die if is_dist(die) else Dist.const(die)
-            keep = 1 - die.p_where(lambda face, t=t: t.passes(num_int(unwrap(face), hook.span)))
-            damage = damage.bind(lambda d, keep=keep: Dist.binomial(d, keep) if d else 0)
+            need: TargetValue = t
+            span = hook.span
+            keep: Fraction = 1 - die.p_where(lambda face: need.passes(num_int(unwrap(face), span)))
+            damage = damage.bind(partial(_kept, keep))
     return damage
+
+
+def _kept(keep: Fraction, d: int) -> Any:
+    """Of ``d`` points of damage, how many are kept when each is kept with chance ``keep``."""
+    return Dist.binomial(d, keep) if d else 0
 
 
 def _casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: int, span: Any) -> Any:
