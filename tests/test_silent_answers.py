@@ -201,3 +201,31 @@ example e "E":
 ''')
     assert [d.code for d in errs] == ["W208"]
     assert "ork_boy" in errs[0].message and "k_boy" not in errs[0].message.replace("ork_boy", "")
+
+
+def test_a_hooks_flag_cannot_be_dropped_by_a_step_in_between() -> None:
+    lethal = '''
+ability lethal "Lethal": "x"
+  on natural 6 to hit: wound automatically
+test wound(T) = roll d6 >= T
+
+unit lethal_shooter "Lethal shooter":
+  Q 4  A 1
+  abilities lethal
+'''
+    piped = lethal + '''
+attack a(shooter, weapon, target):
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  wounds  = hits each wound(target.T)
+'''
+    # One attack, Q4, T4: a 6 wounds automatically (1/6); a 4 or 5 wounds on 4+ (1/3 * 1/2).
+    assert mean_of(piped, "a(1 lethal_shooter, gun, 1 ork_boy).wounds") == Fraction(1, 6) + Fraction(1, 6)
+    errs = errors(lethal + '''
+attack a(shooter, weapon, target):
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  capped  = min(hits, target.models)
+  wounds  = capped each wound(target.T)
+''')
+    assert [d.code for d in errs] == ["W411"] and "lethal" in errs[0].message

@@ -35,6 +35,41 @@ def hooked_tests(rs: Ruleset) -> dict[str, str]:
     return out
 
 
+def flag_sources(rs: Ruleset) -> dict[str, list[tuple[str, str]]]:
+    """Test → the (test, ability) whose hooks pass or fail it automatically (``wound automatically``
+    on a natural 6 to hit: wound → [(hit, lethal_hits)])."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for ab in rs.of_type(A.Ability):
+        for hook in ab.hooks:
+            for eff in hook.effects:
+                if eff.kind in ("pass", "fail") and eff.test is not None and hook.test is not None:
+                    out.setdefault(eff.test, []).append((hook.test, ab.id))
+    return out
+
+
+def _check_flags(ctx: CheckContext, attack: A.Attack, sources: dict[str, list[tuple[str, str]]]) -> None:
+    """A flag set by a hook (``wound automatically``) travels only through steps of the form
+    ``next = previous each test(…)``; a step in between that is any other expression drops it."""
+    reach: dict[str, set[str]] = {}  # step → the tests its attacks have been through
+    tested: set[str] = set()  # tests of earlier steps
+    for step in attack.steps:
+        value = step.value
+        if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in reach:
+            through = set(reach[value.count.id])
+            if isinstance(value.item, A.Call):
+                for test, ability in sources.get(value.item.func, []):
+                    if test in tested and test not in through:
+                        ctx.sink.error("W411", f"'{value.count.id}' starts fresh attacks, so what '{ability}' "
+                                       f"does on '{test}' cannot reach this '{value.item.func}'", value.span,
+                                       f"count '{value.item.func}' straight after the step that rolls "
+                                       f"'{test}', and work with the totals after it")
+                through.add(value.item.func)
+                tested.add(value.item.func)
+            reach[step.name] = through
+        else:
+            reach[step.name] = set()
+
+
 def _check_attack(ctx: CheckContext, attack: A.Attack, hooked: dict[str, str]) -> None:
     earlier: set[str] = set()
     for step in attack.steps:
@@ -65,9 +100,11 @@ def check_semantics(ctx: CheckContext) -> None:
     """Attack sequences and damage hooks the resolver would otherwise answer wrongly."""
     rs = ctx.ruleset
     hooked = hooked_tests(rs)
+    sources = flag_sources(rs)
     has_wounds = _wounds_role(rs)
     for attack in rs.of_type(A.Attack):
         _check_attack(ctx, attack, hooked)
+        _check_flags(ctx, attack, sources)
         for step in attack.steps:
             if step.removes_from is not None and not has_wounds:
                 ctx.sink.error("W412", "'removes' takes wounds off models, but no stat is declared 'role wounds'",
