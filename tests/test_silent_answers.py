@@ -229,3 +229,24 @@ attack a(shooter, weapon, target):
   wounds  = capped each wound(target.T)
 ''')
     assert [d.code for d in errs] == ["W411"] and "lethal" in errs[0].message
+
+
+def test_a_stat_written_none_reaching_arithmetic_is_refused_where_check_sees_it() -> None:
+    attack = '''
+attack a(shooter, weapon, target):
+  attacks = shooter.models * weapon.A
+  saved = attacks each save(target.Def, weapon.AP)
+'''
+    assert errors(attack + '''
+example e "E":
+  let r = a(6 shooter, gun, 10 ork_boy)
+  expect mean(r.saved) = 3
+''') == []
+    errs = errors(attack + '''
+example e "E":
+  let r = a(6 shooter, nogun, 10 ork_boy)
+  expect mean(r.saved) = 3
+''')
+    assert [d.code for d in errs] == ["W414"]
+    assert "nogun" in errs[0].message and "AP -" in errs[0].message
+    assert errs[0].span.line == BASE.count("\n") + 7

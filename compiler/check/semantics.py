@@ -5,10 +5,14 @@
   not an earlier step: its hooks would be lost.  Give it its own step.
 * W412 (error): an attack ``removes`` models, but no stat is declared ``role wounds``.
 * W413 (error): ``on each damage: ignored on 5+`` does not say which die it rolls.
+* W414 (error): a stat some profile writes ``-`` (none) reaches arithmetic (``Def + AP`` with
+  ``AP -``) without being asked ``AP is none`` first: the sum would be none and the roll
+  against it would silently never succeed.
 """
 from __future__ import annotations
 
-from typing import Protocol
+import dataclasses
+from typing import Any, Iterator, Protocol
 
 from compiler import ast as A
 from compiler.diagnostics import Sink
@@ -92,6 +96,119 @@ def _check_attack(ctx: CheckContext, attack: A.Attack, hooked: dict[str, str]) -
         earlier.add(step.name)
 
 
+ARITHMETIC = ("+", "-", "*", "/")
+
+
+def expressions_in(obj: Any, depth: int = 0) -> Iterator[A.Expr]:
+    """The outermost expressions inside a declaration (its fields, their fields…)."""
+    if depth > 8 or isinstance(obj, (str, int, bool)) or obj is None:
+        return
+    if isinstance(obj, A.Expr):
+        yield obj
+    elif isinstance(obj, tuple):
+        for x in obj:
+            yield from expressions_in(x, depth + 1)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, (A.Prose, type)):
+        for f in dataclasses.fields(obj):
+            if f.name != "span":
+                yield from expressions_in(getattr(obj, f.name), depth + 1)
+
+
+def _arith_operands(expr: A.Expr) -> Iterator[A.Expr]:
+    for sub in A.sub_expressions(expr):
+        if isinstance(sub, A.Binary) and sub.op in ARITHMETIC:
+            yield sub.left
+            yield sub.right
+        elif isinstance(sub, A.Unary) and sub.op == "-":
+            yield sub.operand
+
+
+def arithmetic_params(rs: Ruleset) -> dict[str, set[int]]:
+    """Callable → positions of the parameters it does arithmetic on (directly or by passing them
+    on), unless it asks ``p is none`` somewhere."""
+    decls = {k: d for k, d in rs.callables.items() if isinstance(d, (A.Test, A.Table, A.Formula))}
+    bodies = {k: [s for e in expressions_in(d) for s in A.sub_expressions(e)] for k, d in decls.items()}
+    out: dict[str, set[int]] = {k: set() for k in decls}
+    guarded: dict[str, set[str]] = {k: {s.operand.id for s in subs
+                                        if isinstance(s, A.IsNone) and isinstance(s.operand, A.Name)}
+                                    for k, subs in bodies.items()}
+    changed = True
+    while changed:
+        changed = False
+        for k, d in decls.items():
+            names = {p.name: i for i, p in enumerate(d.params)}
+            hit: set[str] = set()
+            for e in expressions_in(d):
+                hit |= {o.id for o in _arith_operands(e) if isinstance(o, A.Name)}
+            for s in bodies[k]:
+                if isinstance(s, A.Call) and s.func in out:
+                    hit |= {a.id for i, a in enumerate(s.args) if isinstance(a, A.Name) and i in out[s.func]}
+            new = {names[n] for n in hit if n in names and n not in guarded[k]}
+            if not new <= out[k]:
+                out[k] |= new
+                changed = True
+    return out
+
+
+def _none_reaching_arithmetic(rs: Ruleset, expr: A.Expr,
+                              arith: dict[str, set[int]]) -> Iterator[tuple[A.Attr, str]]:
+    """``role.Stat`` reads inside ``expr`` that end in arithmetic, with why."""
+    for sub in A.sub_expressions(expr):
+        if isinstance(sub, A.Call) and sub.func in arith:
+            callee = rs.callables[sub.func]
+            names = [p.name for p in getattr(callee, "params", ())]
+            for i, a in enumerate(sub.args):
+                if i in arith[sub.func] and isinstance(a, A.Attr):
+                    yield a, f"'{sub.func}' does arithmetic on its {names[i]}"
+        for o in _arith_operands(sub):
+            if isinstance(o, A.Attr):
+                yield o, "it is added, subtracted, multiplied or divided"
+
+
+def _group_profile(arg: A.Expr, rs: Ruleset) -> str | None:
+    if isinstance(arg, A.Group):
+        return arg.profile
+    if isinstance(arg, A.Name) and arg.id in rs.profiles:
+        return arg.id
+    return None
+
+
+def _check_none_arithmetic(ctx: CheckContext) -> None:
+    """Where check can see the profiles — an attack called with them in an example, a
+    property or another declaration — a stat written '-' must not reach arithmetic.  (The
+    resolver refuses it anywhere else, W800.)"""
+    rs = ctx.ruleset
+    if not any(sv.kind == "none" for prof in rs.profiles.values() for sv in prof.stats):
+        return
+    arith = arithmetic_params(rs)
+    for decl in rs.walk():
+        if isinstance(decl, (A.Section, A.Rule)):
+            continue  # their declarations come on their own
+        for expr in expressions_in(decl):
+            for call in A.sub_expressions(expr):
+                attack = rs.callables.get(call.func) if isinstance(call, A.Call) else None
+                if not isinstance(call, A.Call) or not isinstance(attack, A.Attack):
+                    continue
+                roles = {p.name: _group_profile(a, rs) for p, a in zip(attack.params, call.args)}
+                reported: set[tuple[str, str]] = set()
+                for step in attack.steps:
+                    for part in (step.value, step.removes_target, step.damage):
+                        if part is None:
+                            continue
+                        for attr, why in _none_reaching_arithmetic(rs, part, arith):
+                            role = attr.obj.id if isinstance(attr.obj, A.Name) else None
+                            prof = rs.profiles.get(roles.get(role or "") or "")
+                            sv = prof.stat(attr.name) if prof is not None else None
+                            if prof is None or sv is None or sv.kind != "none" or (prof.id, attr.name) in reported:
+                                continue
+                            reported.add((prof.id, attr.name))
+                            ctx.sink.error("W414", f"'{prof.id}' has '{attr.name} -' (none), and in step "
+                                           f"'{step.name}' of '{attack.id}' {why}: the result would be none",
+                                           call.span, f"ask first (if {attr.name} is none then … else …), "
+                                           f"or give '{prof.id}' a number for {attr.name}",
+                                           related=((attr.span, f"{role}.{attr.name} is read here"),))
+
+
 def _wounds_role(rs: Ruleset) -> bool:
     return any(getattr(s, "role", None) == "wounds" for s in rs.stats.values())
 
@@ -109,6 +226,7 @@ def check_semantics(ctx: CheckContext) -> None:
             if step.removes_from is not None and not has_wounds:
                 ctx.sink.error("W412", "'removes' takes wounds off models, but no stat is declared 'role wounds'",
                                step.span, 'declare the wounds stat: stat W "Wounds" 1..10 role wounds')
+    _check_none_arithmetic(ctx)
     for ab in rs.of_type(A.Ability):
         for hook in ab.hooks:
             if hook.ignore_damage_on is not None and hook.damage_die is None:
