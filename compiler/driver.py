@@ -30,7 +30,6 @@ from compiler.diagnostics import Diagnostic, Sink, Span
 from compiler.model.load import RulesetSource, display_path, find_ruleset_folders, load_ruleset
 from compiler.model.ruleset import Ruleset, from_source, version_matches
 from compiler.safepaths import has_rules, leads_out, outward_links
-from compiler.syntax.parse import parse_text
 
 __all__ = ["Compilation", "compile_paths", "compile_text", "run_checks", "version_matches"]
 
@@ -49,6 +48,23 @@ class Compilation:
 
     def get(self, id_: str) -> Ruleset | None:
         return next((r for r in self.rulesets if r.id == id_), None)
+
+
+def check_recovered(model: Ruleset, files: tuple[A.File, ...], sink: Sink) -> None:
+    """Run the checks on a model some of whose declarations were lost to syntax errors,
+    leaving out what only follows from the loss: uses of the lost names, and the header's
+    missing fields when the header itself was lost (its syntax error says it all)."""
+    broken = {b for f in files for b in f.broken}
+    guessed = any(f.header_guessed for f in files)
+    if not broken and not guessed:
+        run_checks(model, sink)
+        return
+    inner = Sink()
+    run_checks(model, inner)
+    quoted = tuple(f"'{b}'" for b in broken)
+    sink.extend(d for d in inner.items
+                if not any(q in d.message for q in quoted)
+                and not (guessed and d.span == model.header.span))
 
 
 def run_checks(model: Ruleset, sink: Sink) -> None:
@@ -147,7 +163,7 @@ def compile_paths(paths: list[str], overrides: Mapping[str, str] | None = None) 
     for src in wanted:
         model = build(src)
         if model is not None:
-            run_checks(model, sink)
+            check_recovered(model, src.files, sink)
             out.append(model)
     seen: dict[str, A.Header] = {}
     for src in wanted:
@@ -167,12 +183,16 @@ def compile_text(text: str, path: str = "input.rules") -> Compilation:
     >>> r.ok, r.rulesets[0].id
     (True, 'demo')
     """
+    from compiler.model.load import with_recovery
+    from compiler.syntax.recover import parse_recovering
+
     sink = Sink()
-    tree, diags = parse_text(text, path)
+    tree, diags, recovered = parse_recovering(text, path)
     sink.extend(diags)
     rulesets: list[Ruleset] = []
     if tree is not None:
         file, diags = build_file(tree, path)
+        file = with_recovery(file, recovered)
         sink.extend(diags)
         if file.header is None:
             if file.items:
@@ -184,6 +204,6 @@ def compile_text(text: str, path: str = "input.rules") -> Compilation:
             src = RulesetSource(path, file.header, (file,), ((path, text),))
             model = from_source(src, sink, None)
             if model is not None:
-                run_checks(model, sink)
+                check_recovered(model, (file,), sink)
                 rulesets.append(model)
     return Compilation(tuple(rulesets), sink.items, MappingProxyType({path: text}))

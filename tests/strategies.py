@@ -540,7 +540,8 @@ def rulesets(draw: st.DrawFn) -> str:
         hi = draw(st.integers(lo + 1, lo + 9))
         spec.stats[s] = (lo, hi)
         spec.ids.append(s)
-        out.append(f"stat {s} {quoted(draw(words()))} {lo}..{hi}: {quoted(draw(words()))}\n")
+        role = " role wounds" if s == "W" else ""
+        out.append(f"stat {s} {quoted(draw(words()))} {lo}..{hi}{role}: {quoted(draw(words()))}\n")
     if draw(st.booleans()):
         spec.target_stats.append("Sv")
         spec.ids.append("Sv")

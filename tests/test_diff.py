@@ -39,7 +39,7 @@ stat BS "Ballistic Skill" 1..6: "How well a model shoots."
 stat S "Strength" 1..6
 stat T "Toughness" 1..6
 stat Sv "Save" target
-stat W "Wounds" 1..3
+stat W "Wounds" 1..3 role wounds
 stat A "Attacks" 1..4
 
 section shooting_phase "Shooting":

@@ -278,7 +278,7 @@ def test_grid_ability_and_game_lines():
         "    2: 3+ 4+ never\n"
         'ability sustained_hits(N: 1..3) "Sustained Hits": "Extra hits."\n'
         "  on natural 6 to hit: N extra hits\n"
-        "  on each damage: ignored on X+\n"
+        "  on each damage: roll d6, ignored on X+\n"
         "  stacking highest\n"
         'army standard "Army":\n'
         '  require reserve_points <= points / 2: "Half."\n'

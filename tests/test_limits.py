@@ -353,7 +353,7 @@ def test_huge_extra_hits_are_refused_before_the_work() -> None:
 def test_removing_casualties_with_huge_wounds_is_refused_before_the_work() -> None:
     from compiler.resolve.runner import run_ruleset
 
-    text = HEADER + ('stat BS "BS" 1..6\nstat W "Wounds" 1..100000000000000000000\nstat D "Damage" dice\n'
+    text = HEADER + ('stat BS "BS" 1..6\nstat W "Wounds" 1..100000000000000000000 role wounds\nstat D "Damage" dice\n'
                      'test hit(BS) = roll d6 >= BS\nunit tank "Tank":\n  BS 3  W 100000000000000000000\n'
                      'weapon gun "Gun":\n  D D6\n'
                      'attack shoot(shooter, weapon, target) "Shoot":\n  shots = shooter.models * 100\n'

@@ -190,7 +190,7 @@ def test_ability_hooks() -> None:
               '  on natural 6 to hit: N extra hits\n  stacking highest\n'
               'ability lethal "Lethal":\n  on natural 5+ to hit: wound automatically\n'
               'ability dev "Dev":\n  on natural 6 to wound: no save\n'
-              'ability fnp(X: 2..6) "FNP":\n  on each damage: ignored on X+\n')
+              'ability fnp(X: 2..6) "FNP":\n  on each damage: roll d6, ignored on X+\n')
     sus, lethal, dev, fnp = f.items
     h = sus.hooks[0]  # type: ignore[attr-defined]
     assert (h.test, h.natural, h.natural_from, h.effects[0].kind, h.effects[0].word) == ("hit", 6, False, "extra", "hits")

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from lark import Token, v_args
 
+from compiler import codes
 from compiler import ast as A
 from compiler.ast.build_base import BuilderBase, Item, dice_parts, die_key, unquote
 
@@ -37,7 +38,11 @@ class ExprBuilder(BuilderBase):
 
     @v_args(meta=True)
     def set_value(self, meta: Any, c: list[Any]) -> A.Setting:
-        return A.Setting(self.span(meta), str(c[0]), c[1])
+        value = c[1]
+        if isinstance(value, A.Const) and value.value == "none":
+            # ``cover = none`` names a choice (``one of none, half, full``): no situation is set to no value.
+            value = A.Name(value.span, "none")
+        return A.Setting(self.span(meta), str(c[0]), value)
 
     @v_args(meta=True)
     def set_true(self, meta: Any, c: list[Any]) -> A.Setting:
@@ -158,6 +163,16 @@ class ExprBuilder(BuilderBase):
     @v_args(meta=True)
     def profile_group(self, meta: Any, c: list[Any]) -> A.Group:
         return A.Group(self.span(meta), int(str(c[0])), str(c[1]))
+
+    @v_args(meta=True)
+    def computed_group(self, meta: Any, c: list[Any]) -> A.Group:
+        """``(10 - r.killed) ork_boy``: a model count worked out from other values, refused."""
+        name = c[1]
+        self.sink.error(codes.COMPUTED_COUNT, f"the number of models before '{name}' must be a whole number written out, "
+                        "such as 10 " + str(name), self.span(meta),
+                        "a model count worked out from a result (a roll) is not supported yet; "
+                        "write the count, e.g. 5 " + str(name))
+        return A.Group(self.span(meta), 1, str(name))
 
     add = _binary("+")
     sub = _binary("-")

@@ -28,15 +28,21 @@ class LexiconBuilder(BuilderBase):
         stype = None
         rest = []
         clamped = True
+        role: str | None = None
         for x in c[2:]:
             if isinstance(x, Token) and x.type == "UNCLAMPED":
                 clamped = False
+            elif isinstance(x, tuple) and len(x) == 2 and x[0] == "role":
+                role = str(x[1])
             elif isinstance(x, (A.RangeExpr, str)) and not isinstance(x, Token):
                 stype = x
             else:
                 rest.append(x)
         short, prose, aka, see = self._entry_parts(rest)
-        return A.Stat(self.span(meta), name, title, stype, short, prose, aka, see, clamped)
+        return A.Stat(self.span(meta), name, title, stype, short, prose, aka, see, clamped, role)
+
+    def stat_role(self, c: list[Any]) -> tuple[str, str]:
+        return ("role", str(c[0]))
 
     def entry_kind(self, c: list[Any]) -> str:
         return str(c[0])

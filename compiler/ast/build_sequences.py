@@ -9,7 +9,7 @@ from lark import Token, v_args
 
 from compiler import codes
 from compiler import ast as A
-from compiler.ast.build_base import BuilderBase, Item, Text, unquote
+from compiler.ast.build_base import BuilderBase, Item, Text, dice_parts, die_key, unquote
 
 
 class SequencesBuilder(BuilderBase):
@@ -117,7 +117,12 @@ class SequencesBuilder(BuilderBase):
 
     @v_args(meta=True)
     def hook_damage(self, meta: Any, c: list[Any]) -> A.Hook:
-        return A.Hook(self.span(meta), None, None, False, (), c[0])
+        die: A.Dice | None = None
+        if len(c) == 2:
+            s = str(c[0])
+            count, sides = dice_parts(s)
+            die = A.Dice(self.tspan(c[0]), count, sides, die_key(s))
+        return A.Hook(self.span(meta), None, None, False, (), c[-1], die)
 
     def crit_exact(self, c: list[Any]) -> tuple[int, bool]:
         return int(str(c[0])), False

@@ -111,6 +111,8 @@ class File:
     items: tuple[Decl, ...]
     header: Header | None = None
     includes: tuple[Include, ...] = ()
+    broken: tuple[str, ...] = ()  # ids of declarations lost to syntax errors (see syntax.recover)
+    header_guessed: bool = False  # the header had a syntax error: only its id and title were read
 
 
 def walk_decls(decls: tuple[Decl, ...]) -> Iterator[Decl]:

@@ -20,6 +20,7 @@ class Stat(Decl):
     aka: tuple[str, ...] = ()
     see: tuple[tuple[str, Span], ...] = ()
     clamped: bool = True  # modified values are kept inside the range
+    role: str | None = None  # what the engine reads it for: "wounds"
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ class Hook:
     natural_from: bool  # ``natural 5+`` (True) or exactly ``natural 6`` (False)
     effects: tuple[HookEffect, ...] = ()
     ignore_damage_on: Expr | None = None
+    damage_die: Expr | None = None  # the die of ``on each damage: roll d6, ignored on 5+``
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from compiler.check.expressions import (check_effect, check_expect, check_expr, 
 from compiler.check.names import PROSE_REF, check_prose, report_unknown
 from compiler.check.overlays import removed_by, report_removed
 from compiler.check.profiles import check_profiles, check_stat_value
+from compiler.check.semantics import check_semantics
 from compiler.check.situations import check_situation_keywords
 from compiler.check.structure import check_cycles, check_duplicates, check_header, check_notes, check_situations
 from compiler.check.tables import check_tables, param_domain, situation_domain
@@ -54,6 +55,7 @@ CHECKS: tuple[Check, ...] = (
     check_dice,
     check_situations,
     check_situation_keywords,
+    check_semantics,
     check_prose,
     check_notes,
 )
@@ -78,7 +80,7 @@ def run_checks(ruleset: Ruleset, sink: Sink, checks: tuple[Check, ...] = CHECKS)
 __all__ = [
     "ARMY_NAMES", "BUILTINS", "BUILTIN_ATTRS", "BUILTIN_WORDS", "CHECKS", "PROSE_REF", "Check", "Context",
     "Scope", "check_cycles", "check_dice", "check_duplicates", "check_effect", "check_expect", "check_expr",
-    "check_header", "check_hook", "check_names", "check_notes", "check_params", "check_profiles", "check_prose",
+    "check_header", "check_hook", "check_names", "check_notes", "check_params", "check_profiles", "check_prose", "check_semantics",
     "check_range", "check_setting", "check_situation_keywords", "check_situations", "check_stat_value", "check_tables", "check_types",
     "param_domain", "removed_by", "report_removed", "report_unknown", "run_checks", "situation_domain",
     "static_kind",

@@ -123,7 +123,7 @@ def evaluate(expr: A.Expr, env: Mapping[str, Any], model: Any, depth: int = 0) -
     if isinstance(expr, A.IsChoice):
         return ev(expr.operand) == expr.choice
     if isinstance(expr, A.IsNone):
-        return ev(expr.operand) is NONE
+        return is_none(ev(expr.operand))
     if isinstance(expr, A.Has):
         return profile_has(model, ev(expr.operand), expr.keyword)
     if isinstance(expr, A.Target):
@@ -150,6 +150,12 @@ def evaluate(expr: A.Expr, env: Mapping[str, Any], model: Any, depth: int = 0) -
     raise NotStatic(type(expr).__name__)
 
 
+def is_none(v: Any) -> bool:
+    """``x is none``: no value, or a situation's choice named ``none``
+    (``situation cover one of none, half, full``)."""
+    return v is NONE or (isinstance(v, str) and v == "none")
+
+
 def _truth(v: Any) -> bool:
     if isinstance(v, bool):
         return v
@@ -167,7 +173,10 @@ def binary(op: str, left: Any, right: Any) -> Any:
         return right if left is NONE else left
     if left is NONE or right is NONE:
         if op in ("+", "-", "*", "/"):
-            return NONE
+            # A stat written '-' has no number: adding it to one would silently make the
+            # whole sum none (and a roll against it fail), so it is refused.
+            raise StaticError(f"'{op}' needs two numbers, but one side is none (a stat written '-'); "
+                              "ask 'x is none' first, e.g. if AP is none then Sv else Sv + AP")
         return False
     a, b = as_number(left), as_number(right)
     if isinstance(a, float) or isinstance(b, float):

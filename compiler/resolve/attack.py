@@ -140,14 +140,23 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step)
             source[step.name] = source[prev]
             plan.append(("pipe", step, bags[step.name].map(_bag_size), source[step.name]))
+            # A later step may read this one's total (``capped = min(hits, target.models)``).
+            totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[step.name], step.span))
             continue
         if isinstance(step.value, A.Each) and prev in bags and not step.value.negate:
             # An amount per attack (``damage = unsaved each weapon.D``): summed per attack, then
             # over all attacks — the polynomial power, not a mixture of big sums.
             item = exact_sub.eval(step.value.item, totals.env(env, step.value.item, sub))
+            defender_ref = sub.roles.get(_defender(decl) or "")
+            if defender_ref is not None and _is_count(item):
+                # ``on each damage: ignored on 5+`` of the defender counts here as in ``removes``.
+                amount = _exact(item) if is_dist(item) else Dist.const(item)
+                amount = amount.map(lambda d: max(0, num_int(unwrap(d), step.span)))
+                item = _feel_no_pain(exact_sub, defender_ref, amount)
             per_attack = _exact(each(exact_sub, bags[prev].map(_bag_size), _exact(item), False, step.span))
             if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
                 plan.append(("pipe", step, per_attack.map(lambda o: int(unwrap(o))), source[prev]))
+                totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[prev], step.span))
                 continue
         value = _value_step(sub, step, env, totals, False)
         if _is_count(value):
@@ -345,9 +354,16 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], t
     if not isinstance(target, ProfileRef):
         raise ResolveError("'removes' needs the target profile, e.g. removes target", step.span)
     role = step.removes_target.id if isinstance(step.removes_target, A.Name) else None
-    wounds = stat_of(ev, target, "W", role, step.span) if _has_stat(ev, target, "W") else 1
+    stat = wounds_stat(ev.model)
+    if stat is None:
+        raise ResolveError("'removes' takes wounds off, but no stat is declared 'role wounds'", step.span,
+                           'declare it: stat W "Wounds" 1..10 role wounds')
+    if not _has_stat(ev, target, stat):
+        raise ResolveError(f"'removes' needs the wounds of {target.id}, but its profile has no {stat}", step.span,
+                           f"add {stat} to its profile line")
+    wounds = stat_of(ev, target, stat, role, step.span)
     if is_dist(wounds) or wounds is None:
-        raise ResolveError("the target's W must be a fixed number", step.span)
+        raise ResolveError(f"the target's {stat} must be a fixed number", step.span)
     wounds = num_int(unwrap(wounds), step.span)
     models = target.models
     damage: Any = 1
@@ -359,6 +375,14 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], t
     damage = damage.map(lambda d: max(0, num_int(unwrap(d), step.span)))
     damage = _feel_no_pain(ev, target, damage)
     return _casualties(ev, unsaved, damage, wounds, models, step.span)
+
+
+def wounds_stat(model: Any) -> str | None:
+    """The stat declared ``role wounds``: what ``removes`` takes off a model."""
+    for stat in model.stats.values():
+        if stat.role == "wounds":
+            return str(stat.id)
+    return None
 
 
 def _has_stat(ev: Evaluator, ref: ProfileRef, name: str) -> bool:
@@ -383,9 +407,21 @@ def _feel_no_pain(ev: Evaluator, target: ProfileRef, damage: Any) -> Any:
             t = unwrap(t)
             if not isinstance(t, TargetValue):
                 t = TargetValue.high(num_int(t, hook.span))
-            keep = 1 - t.probability(6)
-            damage = damage.bind(lambda d, keep=keep: Dist.binomial(d, keep) if d else 0)
+            if hook.damage_die is None:
+                raise ResolveError("say which die this rolls: on each damage: roll d6, ignored on 5+", hook.span)
+            die = ev.eval(hook.damage_die, {})
+            die = fast_to_exact(die) if isinstance(die, FastDist) else die
+            die = die if is_dist(die) else Dist.const(die)
+            need: TargetValue = t
+            span = hook.span
+            keep: Fraction = 1 - die.p_where(lambda face: need.passes(num_int(unwrap(face), span)))
+            damage = damage.bind(partial(_kept, keep))
     return damage
+
+
+def _kept(keep: Fraction, d: int) -> Any:
+    """Of ``d`` points of damage, how many are kept when each is kept with chance ``keep``."""
+    return Dist.binomial(d, keep) if d else 0
 
 
 def _casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: int, span: Any) -> Any:

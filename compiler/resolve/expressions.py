@@ -19,7 +19,7 @@ from typing import Any
 
 from compiler import ast as A
 from compiler.limits import MAX_COUNT, MAX_DICE
-from compiler.model.static import StaticError, as_number, profile_has, stat_number, to_target
+from compiler.model.static import StaticError, as_number, is_none, profile_has, stat_number, to_target
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AttackResult, Pool, ResolveError, all_int, as_count, exact_to_fast, fast_to_exact,
                                    is_dist, natural, num, num_int, show, truth, unwrap)
@@ -146,7 +146,7 @@ def eval_is_choice(ev: Evaluator, e: A.IsChoice, env: Env) -> Any:
 
 @expression(A.IsNone)
 def eval_is_none(ev: Evaluator, e: A.IsNone, env: Env) -> Any:
-    return ev.lift1(ev.eval(e.operand, env), lambda x: unwrap(x) is None)
+    return ev.lift1(ev.eval(e.operand, env), lambda x: is_none(unwrap(x)))
 
 
 @expression(A.Has)
@@ -299,7 +299,7 @@ def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: A
     sv = profile.stat(name)
     if sv is None:
         raise ResolveError(f"{profile.title} has no {name}", span,
-                           f"add {name} to its profile line, or '{name} -' for none")
+                           f"add {name} to its profile line")
     if sv.kind == "dice":
         assert sv.dice is not None
         value: Any = eval_dice(ev, sv.dice, {})

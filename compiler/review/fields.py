@@ -127,6 +127,7 @@ _FIELD_TEXT: dict[tuple[type | None, str], tuple[str, Callable[[Any], str | None
     (A.Attack, "steps"): ("steps", lambda v: _lines(step_text(s) for s in v)),
     (A.Stat, "type"): ("type", lambda v: expr_text(v) if isinstance(v, A.RangeExpr) else v),
     (A.Stat, "clamped"): ("unclamped", lambda v: None if v else "unclamped"),
+    (A.Stat, "role"): ("role", lambda v: v),
     (A.Situation, "choices"): ("choices", lambda v: ", ".join(v) or None),
     (A.Situation, "range"): ("range", lambda v: expr_text(v) or None),
     (A.Die, "base_sides"): ("rolled on", lambda v: f"d{v}"),

@@ -51,7 +51,7 @@ _LEXICON = '''\
 stat BS "Ballistic Skill" 1..6: "How well a model shoots: it hits on a roll of 7 - BS or more."
 stat S "Strength" 1..10: "How hard a weapon hits."
 stat T "Toughness" 1..10: "How hard a model is to hurt."
-stat W "Wounds" 1..10: "How many wounds a model can lose before it is removed."
+stat W "Wounds" 1..10 role wounds: "How many wounds a model can lose before it is removed."
 stat Sv "Save" target: "The roll a model needs to shrug off a wound."
 stat A "Attacks" dice: "How many shots a weapon fires."
 stat D "Damage" dice: "Wounds each unsaved hit causes."

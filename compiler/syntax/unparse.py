@@ -177,7 +177,8 @@ def _signed(v: A.Expr | None) -> str:
 def hook_text(h: A.Hook) -> str:
     """``on natural 6 to hit: 1 extra hits``; ``on each damage: ignored on 5+``."""
     if h.test is None:
-        return f"on each damage: ignored on {expr_text(h.ignore_damage_on)}"
+        die = f"roll {expr_text(h.damage_die)}, " if h.damage_die is not None else ""
+        return f"on each damage: {die}ignored on {expr_text(h.ignore_damage_on)}"
     crit = f"{h.natural}{'+' if h.natural_from else ''}"
     effects = []
     for eff in h.effects:

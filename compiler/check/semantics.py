@@ -1,0 +1,235 @@
+"""Checks that what the resolver works out is what the author meant (no silent wrong answers).
+
+* W411 (error): inside an attack, a test that ability hooks act on (``on natural 6 to hit``,
+  ``wound automatically``) is counted inside a larger expression, or over a count that is
+  not an earlier step: its hooks would be lost.  Give it its own step.
+* W412 (error): an attack ``removes`` models, but no stat is declared ``role wounds``.
+* W413 (error): ``on each damage: ignored on 5+`` does not say which die it rolls.
+* W414 (error): a stat some profile writes ``-`` (none) reaches arithmetic (``Def + AP`` with
+  ``AP -``) without being asked ``AP is none`` first: the sum would be none and the roll
+  against it would silently never succeed.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterator, Protocol
+
+from compiler import codes
+from compiler import ast as A
+from compiler.diagnostics import Sink
+from compiler.model.ruleset import Ruleset
+
+
+class CheckContext(Protocol):
+    """What a pass reads: the ruleset and the sink (the check stage's Context)."""
+
+    ruleset: Ruleset
+    sink: Sink
+
+
+def hooked_tests(rs: Ruleset) -> dict[str, str]:
+    """Tests some ability's hooks act on → the ability's id."""
+    out: dict[str, str] = {}
+    for ab in rs.of_type(A.Ability):
+        for hook in ab.hooks:
+            if hook.test is not None:
+                out.setdefault(hook.test, ab.id)
+            for eff in hook.effects:
+                if eff.kind in ("pass", "fail") and eff.test is not None:
+                    out.setdefault(eff.test, ab.id)
+    return out
+
+
+def flag_sources(rs: Ruleset) -> dict[str, list[tuple[str, str]]]:
+    """Test → the (test, ability) whose hooks pass or fail it automatically (``wound automatically``
+    on a natural 6 to hit: wound → [(hit, lethal_hits)])."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for ab in rs.of_type(A.Ability):
+        for hook in ab.hooks:
+            for eff in hook.effects:
+                if eff.kind in ("pass", "fail") and eff.test is not None and hook.test is not None:
+                    out.setdefault(eff.test, []).append((hook.test, ab.id))
+    return out
+
+
+def _check_flags(ctx: CheckContext, attack: A.Attack, sources: dict[str, list[tuple[str, str]]]) -> None:
+    """A flag set by a hook (``wound automatically``) travels only through steps of the form
+    ``next = previous each test(…)``; a step in between that is any other expression drops it."""
+    reach: dict[str, set[str]] = {}  # step → the tests its attacks have been through
+    tested: set[str] = set()  # tests of earlier steps
+    for step in attack.steps:
+        value = step.value
+        if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in reach:
+            through = set(reach[value.count.id])
+            if isinstance(value.item, A.Call):
+                for test, ability in sources.get(value.item.func, []):
+                    if test in tested and test not in through:
+                        ctx.sink.error(codes.HOOKS_LOST, f"'{value.count.id}' starts fresh attacks, so what '{ability}' "
+                                       f"does on '{test}' cannot reach this '{value.item.func}'", value.span,
+                                       f"count '{value.item.func}' straight after the step that rolls "
+                                       f"'{test}', and work with the totals after it")
+                through.add(value.item.func)
+                tested.add(value.item.func)
+            reach[step.name] = through
+        else:
+            reach[step.name] = set()
+
+
+def _check_attack(ctx: CheckContext, attack: A.Attack, hooked: dict[str, str]) -> None:
+    earlier: set[str] = set()
+    for step in attack.steps:
+        exprs = [e for e in (step.value, step.removes_target, step.damage) if e is not None]
+        for expr in exprs:
+            for sub in A.sub_expressions(expr):
+                if not (isinstance(sub, A.Each) and isinstance(sub.item, A.Call) and sub.item.func in hooked):
+                    continue
+                whole = sub is step.value
+                counted = isinstance(sub.count, A.Name) and sub.count.id in earlier
+                if whole and counted:
+                    continue
+                ability = hooked[sub.item.func]
+                where = "inside a larger expression" if not whole else "over a count that is not an earlier step"
+                hint = (f"give it its own step, e.g. {step.name} = attacks each {sub.item.func}(…), "
+                        f"then use {step.name} in the next step" if not whole
+                        else "give the count its own step first, e.g. attacks = shooter.models * weapon.A")
+                ctx.sink.error(codes.HOOKS_LOST, f"'{sub.item.func}' is counted {where}: the hooks of '{ability}' on it "
+                               "would not apply here", sub.span, hint)
+        earlier.add(step.name)
+
+
+ARITHMETIC = ("+", "-", "*", "/")
+
+
+def expressions_in(obj: Any, depth: int = 0) -> Iterator[A.Expr]:
+    """The outermost expressions inside a declaration (its fields, their fields…)."""
+    if depth > 8 or isinstance(obj, (str, int, bool)) or obj is None:
+        return
+    if isinstance(obj, A.Expr):
+        yield obj
+    elif isinstance(obj, tuple):
+        for x in obj:
+            yield from expressions_in(x, depth + 1)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, (A.Prose, type)):
+        for f in dataclasses.fields(obj):
+            if f.name != "span":
+                yield from expressions_in(getattr(obj, f.name), depth + 1)
+
+
+def _arith_operands(expr: A.Expr) -> Iterator[A.Expr]:
+    for sub in A.sub_expressions(expr):
+        if isinstance(sub, A.Binary) and sub.op in ARITHMETIC:
+            yield sub.left
+            yield sub.right
+        elif isinstance(sub, A.Unary) and sub.op == "-":
+            yield sub.operand
+
+
+def arithmetic_params(rs: Ruleset) -> dict[str, set[int]]:
+    """Callable → positions of the parameters it does arithmetic on (directly or by passing them
+    on), unless it asks ``p is none`` somewhere."""
+    decls = {k: d for k, d in rs.callables.items() if isinstance(d, (A.Test, A.Table, A.Formula))}
+    bodies = {k: [s for e in expressions_in(d) for s in A.sub_expressions(e)] for k, d in decls.items()}
+    out: dict[str, set[int]] = {k: set() for k in decls}
+    guarded: dict[str, set[str]] = {k: {s.operand.id for s in subs
+                                        if isinstance(s, A.IsNone) and isinstance(s.operand, A.Name)}
+                                    for k, subs in bodies.items()}
+    changed = True
+    while changed:
+        changed = False
+        for k, d in decls.items():
+            names = {p.name: i for i, p in enumerate(d.params)}
+            hit: set[str] = set()
+            for e in expressions_in(d):
+                hit |= {o.id for o in _arith_operands(e) if isinstance(o, A.Name)}
+            for s in bodies[k]:
+                if isinstance(s, A.Call) and s.func in out:
+                    hit |= {a.id for i, a in enumerate(s.args) if isinstance(a, A.Name) and i in out[s.func]}
+            new = {names[n] for n in hit if n in names and n not in guarded[k]}
+            if not new <= out[k]:
+                out[k] |= new
+                changed = True
+    return out
+
+
+def _none_reaching_arithmetic(rs: Ruleset, expr: A.Expr,
+                              arith: dict[str, set[int]]) -> Iterator[tuple[A.Attr, str]]:
+    """``role.Stat`` reads inside ``expr`` that end in arithmetic, with why."""
+    for sub in A.sub_expressions(expr):
+        if isinstance(sub, A.Call) and sub.func in arith:
+            callee = rs.callables[sub.func]
+            names = [p.name for p in getattr(callee, "params", ())]
+            for i, a in enumerate(sub.args):
+                if i in arith[sub.func] and isinstance(a, A.Attr):
+                    yield a, f"'{sub.func}' does arithmetic on its {names[i]}"
+        for o in _arith_operands(sub):
+            if isinstance(o, A.Attr):
+                yield o, "it is added, subtracted, multiplied or divided"
+
+
+def _group_profile(arg: A.Expr, rs: Ruleset) -> str | None:
+    if isinstance(arg, A.Group):
+        return arg.profile
+    if isinstance(arg, A.Name) and arg.id in rs.profiles:
+        return arg.id
+    return None
+
+
+def _check_none_arithmetic(ctx: CheckContext) -> None:
+    """Where check can see the profiles — an attack called with them in an example, a
+    property or another declaration — a stat written '-' must not reach arithmetic.  (The
+    resolver refuses it anywhere else, W800.)"""
+    rs = ctx.ruleset
+    if not any(sv.kind == "none" for prof in rs.profiles.values() for sv in prof.stats):
+        return
+    arith = arithmetic_params(rs)
+    for decl in rs.walk():
+        if isinstance(decl, (A.Section, A.Rule)):
+            continue  # their declarations come on their own
+        for expr in expressions_in(decl):
+            for call in A.sub_expressions(expr):
+                attack = rs.callables.get(call.func) if isinstance(call, A.Call) else None
+                if not isinstance(call, A.Call) or not isinstance(attack, A.Attack):
+                    continue
+                roles = {p.name: _group_profile(a, rs) for p, a in zip(attack.params, call.args)}
+                reported: set[tuple[str, str]] = set()
+                for step in attack.steps:
+                    for part in (step.value, step.removes_target, step.damage):
+                        if part is None:
+                            continue
+                        for attr, why in _none_reaching_arithmetic(rs, part, arith):
+                            role = attr.obj.id if isinstance(attr.obj, A.Name) else None
+                            prof = rs.profiles.get(roles.get(role or "") or "")
+                            sv = prof.stat(attr.name) if prof is not None else None
+                            if prof is None or sv is None or sv.kind != "none" or (prof.id, attr.name) in reported:
+                                continue
+                            reported.add((prof.id, attr.name))
+                            ctx.sink.error(codes.NONE_IN_ARITHMETIC, f"'{prof.id}' has '{attr.name} -' (none), and in step "
+                                           f"'{step.name}' of '{attack.id}' {why}: the result would be none",
+                                           call.span, f"ask first (if {attr.name} is none then … else …), "
+                                           f"or give '{prof.id}' a number for {attr.name}",
+                                           related=((attr.span, f"{role}.{attr.name} is read here"),))
+
+
+def _wounds_role(rs: Ruleset) -> bool:
+    return any(getattr(s, "role", None) == "wounds" for s in rs.stats.values())
+
+
+def check_semantics(ctx: CheckContext) -> None:
+    """Attack sequences and damage hooks the resolver would otherwise answer wrongly."""
+    rs = ctx.ruleset
+    hooked = hooked_tests(rs)
+    sources = flag_sources(rs)
+    has_wounds = _wounds_role(rs)
+    for attack in rs.of_type(A.Attack):
+        _check_attack(ctx, attack, hooked)
+        _check_flags(ctx, attack, sources)
+        for step in attack.steps:
+            if step.removes_from is not None and not has_wounds:
+                ctx.sink.error(codes.NO_WOUNDS_ROLE, "'removes' takes wounds off models, but no stat is declared 'role wounds'",
+                               step.span, 'declare the wounds stat: stat W "Wounds" 1..10 role wounds')
+    _check_none_arithmetic(ctx)
+    for ab in rs.of_type(A.Ability):
+        for hook in ab.hooks:
+            if hook.ignore_damage_on is not None and hook.damage_die is None:
+                ctx.sink.error(codes.HOOK_DIE_UNSAID, "say which die this rolls", hook.span,
+                               "on each damage: roll d6, ignored on 5+")
