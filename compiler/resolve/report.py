@@ -54,6 +54,21 @@ def at_least_column(ps: list[Any]) -> list[Any]:
     >>> at_least_column([0.1] * 10)[0], sum([0.1] * 10)
     (1.0, 0.9999999999999999)
     """
+    if ps and all(type(p) is Fraction for p in ps):
+        # Over one common denominator (a distribution's probabilities share its total weight),
+        # the tails are integer sums: one big-integer addition and one Fraction per row.
+        common = 1
+        for p in ps:
+            if common % p.denominator:
+                common = math.lcm(common, p.denominator)
+        weights = [p.numerator * (common // p.denominator) for p in ps]
+        fraction_tails = []
+        total = 0
+        for w in reversed(weights):
+            total += w
+            fraction_tails.append(Fraction(total, common))
+        fraction_tails.reverse()
+        return fraction_tails
     if not all(isinstance(p, float) for p in ps):
         tails: list[Any] = []
         acc: Any = 0
