@@ -20,7 +20,6 @@ from typing import Any, List, Optional
 import typer
 
 from compiler.cli.common import app, print_diagnostics, usage_error
-from compiler.model.load import UsageError
 
 CONFIG = "mkdocs.yml"
 
@@ -278,6 +277,7 @@ def render(
     from compiler import site as renderer
     from compiler.diagnostics import render as render_diagnostic
     from compiler.driver import compile_paths
+    from compiler.model.load import UsageError
     from compiler.site.compare import Matchup, MatchupError
 
     options, docs = _site_options(config)
@@ -334,6 +334,7 @@ def export(
 ) -> None:
     """The rules model as JSON: every declaration with its stable id, kind, title, text and data."""
     from compiler.driver import compile_paths
+    from compiler.model.load import UsageError
     from compiler.site.export import export as export_model
 
     try:
