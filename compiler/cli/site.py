@@ -183,8 +183,12 @@ def build(
                + (f", {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""))
 
 
+STAGE_WORDS = {"render": "compiling and rendering the rules", "pages": "building pages", "write": "writing pages"}
+
+
 class _progress:
-    """A Rich progress bar fed by the plugin's page events (quiet when stderr is not a terminal)."""
+    """A Rich progress bar fed by the plugin's page events on a terminal; elsewhere (a log, CI)
+    one line on stderr as each stage starts, so a long build never sits silent."""
 
     def __init__(self, plugin_module: Any) -> None:
         self.module = plugin_module
@@ -204,11 +208,18 @@ class _progress:
             self.bar.refresh()
 
             def hook(event: str, done: int = 0, total: int = 0) -> None:
-                words = {"render": "compiling and rendering the rules", "pages": "building pages",
-                         "write": "writing pages"}
-                self.bar.update(task, description=words.get(event, event), completed=done, total=total or None)
+                self.bar.update(task, description=STAGE_WORDS.get(event, event), completed=done, total=total or None)
                 self.bar.refresh()
             self.module.PROGRESS["hook"] = hook
+        else:
+            started: set[str] = set()
+
+            def line(event: str, done: int = 0, total: int = 0) -> None:
+                if event not in started:
+                    started.add(event)
+                    words = STAGE_WORDS.get(event, event)
+                    typer.echo(f"warscribe: {words}" + (f" ({total})" if total else "") + " …", err=True)
+            self.module.PROGRESS["hook"] = line
         return lambda ok: None
 
     def __exit__(self, *exc: Any) -> None:
