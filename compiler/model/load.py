@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compiler import ast as A
-from compiler.ast.build import build_file
+from compiler.ast.cached import read_rules
 from compiler.diagnostics import Sink, Span
 from compiler.limits import MAX_FILE_BYTES, MAX_FILES
-from compiler.syntax.parse import parse_text
 from compiler.safepaths import has_rules, is_inside, is_loop, leads_out
 
 
@@ -116,15 +115,10 @@ def load_ruleset(folder: Path, sink: Sink) -> RulesetSource:
         if text is None:
             return None
         texts[shown] = text
-        tree, diags = parse_text(text, shown)
+        file, diags = read_rules(text, shown)  # parse_text then build_file, kept between runs
         sink.extend(diags)
-        if tree is None:
-            parsed[path] = A.File(shown, ())
-            return parsed[path]
-        file, diags = build_file(tree, shown)
-        sink.extend(diags)
-        parsed[path] = file
-        return file
+        parsed[path] = file if file is not None else A.File(shown, ())
+        return parsed[path]
 
     files = [f for f in (parse_one(p) for p in rules_files) if f is not None]
     headed = [f for f in files if f.header is not None]

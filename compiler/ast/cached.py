@@ -1,0 +1,153 @@
+"""A ``.rules`` file's text → its AST (parse, then build), remembered between runs.
+
+Parsing is most of what ``warscribe check`` does (Lark's LALR parser in pure Python: about
+0.5 s for the bundled rulesets), and an author re-checks files that mostly did not change.
+So the AST of each file, with its diagnostics, is kept in the user's cache folder under a key
+that holds everything the answer depends on: the text, the path shown in its spans, and a
+fingerprint of warscribe's own code and grammar (every module's size and modification time),
+Lark's and Python's versions.  Anything changed, and the file is parsed again.
+
+The cache never changes an answer and never stops one: a folder that cannot be made or
+written (a read-only home, no home at all), a file that cannot be read back, or
+``WARSCRIBE_CACHE=0`` in the environment, and the file is simply parsed.  The folder is
+private to the user (0700) and ignored unless the user owns it; it holds at most
+:data:`MAX_ENTRIES` files, the oldest half dropped when a run finds it full.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+from pathlib import Path
+
+from compiler import ast as A
+from compiler.ast.build import build_file
+from compiler.diagnostics import Diagnostic
+from compiler.syntax.parse import parse_text
+
+__all__ = ["MAX_ENTRIES", "cache_folder", "read_rules"]
+
+MAX_ENTRIES = 4096
+_state: dict[str, object] = {}  # this process's folder and fingerprint, found once
+
+
+def cache_folder() -> Path | None:
+    """Where ASTs are kept: ``$WARSCRIBE_CACHE_DIR``, else ``$XDG_CACHE_HOME/warscribe``, else
+    ``~/.cache/warscribe``; None when caching is off or the folder is unusable."""
+    if "folder" in _state:
+        found = _state["folder"]
+        return found if isinstance(found, Path) else None
+    _state["folder"] = None
+    if os.environ.get("WARSCRIBE_CACHE", "1") == "0":
+        return None
+    try:
+        base = os.environ.get("WARSCRIBE_CACHE_DIR")
+        if base:
+            folder = Path(base)
+        else:
+            home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+            folder = Path(home) / "warscribe"
+        folder = folder / "ast"
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = folder.stat()
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            return None  # someone else's folder: never unpickle what another user could write
+        if not os.access(folder, os.W_OK):
+            return None
+        _prune(folder)
+    except OSError:
+        return None
+    _state["folder"] = folder
+    return folder
+
+
+def _prune(folder: Path) -> None:
+    entries = [e for e in os.scandir(folder) if e.name.endswith(".ast")]
+    if len(entries) <= MAX_ENTRIES:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime)
+    for e in entries[: len(entries) // 2]:
+        try:
+            os.unlink(e.path)
+        except OSError:
+            pass
+
+
+def _fingerprint() -> bytes:
+    """What a cached AST depends on besides its text: warscribe's code and grammar, Lark, Python."""
+    found = _state.get("fingerprint")
+    if isinstance(found, bytes):
+        return found
+    import lark
+
+    from compiler.syntax.grammar import grammar_text
+
+    h = hashlib.sha256()
+    h.update(f"{sys.version}|{lark.__version__}|{pickle.HIGHEST_PROTOCOL}".encode())
+    h.update(grammar_text().encode("utf-8"))
+    package = Path(__file__).resolve().parent.parent
+    for path in sorted(package.rglob("*.py")):
+        st = path.stat()
+        h.update(f"{path.relative_to(package)}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    digest = h.digest()
+    _state["fingerprint"] = digest
+    return digest
+
+
+def _parse(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, ...]]:
+    tree, diags = parse_text(text, path)
+    if tree is None:
+        return None, diags
+    file, more = build_file(tree, path)
+    return file, diags + more
+
+
+def read_rules(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, ...]]:
+    """The AST of one file's ``text`` (None on a syntax error) and the diagnostics found on the way.
+
+    The same as :func:`~compiler.syntax.parse.parse_text` then :func:`~compiler.ast.build.build_file`,
+    from the cache when this text was read before at the same ``path`` by the same warscribe.
+
+    >>> file, diags = read_rules('stat BS "Ballistic Skill" 1..10: "Aim."\\n', "x.rules")
+    >>> file.items[0].id, diags
+    ('BS', ())
+    """
+    folder = cache_folder()
+    if folder is None:
+        return _parse(text, path)
+    try:
+        h = hashlib.sha256(_fingerprint())
+    except OSError:
+        return _parse(text, path)
+    h.update(path.encode("utf-8", "surrogatepass") + b"\0")
+    h.update(text.encode("utf-8", "surrogatepass"))
+    entry = folder / f"{h.hexdigest()}.ast"
+    try:
+        with open(entry, "rb") as f:
+            found = pickle.load(f)
+        if isinstance(found, tuple) and len(found) == 2 and isinstance(found[1], tuple):
+            file, diags = found
+            if file is None or isinstance(file, A.File):
+                return file, diags
+    except FileNotFoundError:
+        pass
+    except Exception:  # noqa: BLE001 — a damaged or foreign entry is a miss, never an answer
+        pass
+    result = _parse(text, path)
+    try:
+        blob = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    except (RecursionError, pickle.PicklingError):
+        return result  # a deeply nested tree: parse it again next time
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, entry)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except (OSError, UnboundLocalError):
+            pass
+    return result
