@@ -23,9 +23,7 @@ import tempfile
 from pathlib import Path
 
 from compiler import ast as A
-from compiler.ast.build import build_file
 from compiler.diagnostics import Diagnostic
-from compiler.syntax.parse import parse_text
 
 __all__ = ["MAX_ENTRIES", "cache_folder", "read_rules"]
 
@@ -80,23 +78,31 @@ def _fingerprint() -> bytes:
     found = _state.get("fingerprint")
     if isinstance(found, bytes):
         return found
-    import lark
-
-    from compiler.syntax.grammar import grammar_text
+    import importlib.resources
+    from importlib.metadata import version
 
     h = hashlib.sha256()
-    h.update(f"{sys.version}|{lark.__version__}|{pickle.HIGHEST_PROTOCOL}".encode())
-    h.update(grammar_text().encode("utf-8"))
+    h.update(f"{sys.version}|{version('lark')}|{pickle.HIGHEST_PROTOCOL}".encode())
+    try:  # the grammar (read here, not through compiler.syntax, which would load Lark)
+        for res in sorted(importlib.resources.files("compiler.grammar").iterdir(), key=lambda r: r.name):
+            if res.name.endswith(".lark"):
+                h.update(res.name.encode() + b"\0" + res.read_bytes())
+    except (ModuleNotFoundError, FileNotFoundError):
+        pass
     package = Path(__file__).resolve().parent.parent
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted([*package.rglob("*.py"), *(package.parent / "grammar").glob("*.lark")]):
         st = path.stat()
-        h.update(f"{path.relative_to(package)}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+        h.update(f"{path.relative_to(package.parent)}|{st.st_size}|{st.st_mtime_ns}\n".encode())
     digest = h.digest()
     _state["fingerprint"] = digest
     return digest
 
 
 def _parse(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, ...]]:
+    # Imported here: a run whose files all come from the cache never loads Lark.
+    from compiler.ast.build import build_file
+    from compiler.syntax.parse import parse_text
+
     tree, diags = parse_text(text, path)
     if tree is None:
         return None, diags
@@ -119,7 +125,7 @@ def read_rules(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, .
         return _parse(text, path)
     try:
         h = hashlib.sha256(_fingerprint())
-    except OSError:
+    except (OSError, ValueError):
         return _parse(text, path)
     h.update(path.encode("utf-8", "surrogatepass") + b"\0")
     h.update(text.encode("utf-8", "surrogatepass"))
