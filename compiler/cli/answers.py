@@ -45,9 +45,7 @@ def eval_(
     if as_json:
         typer.echo(json.dumps(value_json(expression, value), indent=2, ensure_ascii=False))
     else:
-        typer.echo(f"{text}")
-        for line in value_lines(value):
-            typer.echo(line)
+        typer.echo("\n".join([text, *value_lines(value)]))  # one write: a long distribution prints at once
 
 
 @app.command()

@@ -126,13 +126,15 @@ def json_value(v: Any) -> Any:
 def distribution_text(d: Any, width: int = 40) -> list[str]:
     rows = distribution_rows(d)
     lines = []
-    top = max((float(p) for _, p, _ in rows), default=1.0) or 1.0
-    vw = max((len(value_text(v)) for v, _, _ in rows), default=1)
-    for v, p, tail in rows:
-        bar = "█" * max(1, round(width * float(p) / top)) if p else ""
+    floats = [float(p) for _, p, _ in rows]
+    names = [value_text(v) for v, _, _ in rows]
+    top = max(floats, default=1.0) or 1.0
+    vw = max((len(n) for n in names), default=1)
+    for (v, p, tail), fp, name in zip(rows, floats, names):
+        bar = "█" * max(1, round(width * fp / top)) if p else ""
         exact = fraction_json(p) if isinstance(p, Fraction) else ""
         at_least = f"  ≥ {float(tail) * 100:6.2f}%" if tail is not None else ""
-        lines.append(f"  {value_text(v):>{vw}}  {float(p) * 100:6.2f}%{at_least}  {bar}  {exact}")
+        lines.append(f"  {name:>{vw}}  {fp * 100:6.2f}%{at_least}  {bar}  {exact}")
     m = mean_of(d)
     if m is not None:
         lines.append(f"  mean {number_words(m) if isinstance(m, Fraction) else f'{float(m):.6g}'}")
