@@ -78,3 +78,10 @@ def test_a_full_folder_loses_its_oldest_half(folder: Path, monkeypatch: pytest.M
         os.utime(folder / f"{i}.ast", (i, i))
     assert cached.cache_folder() == folder
     assert sorted(p.name for p in folder.glob("*.ast")) == ["3.ast", "4.ast", "5.ast"]
+
+
+def test_a_long_run_stays_bounded(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cached, "MAX_ENTRIES", 4)
+    for i in range(12):
+        cached.read_rules(f'stat S{i} "Strength" 1..10: "Strong."\n', "a.rules")
+    assert len(list(folder.glob("*.ast"))) <= 4

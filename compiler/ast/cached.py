@@ -10,8 +10,9 @@ Lark's and Python's versions.  Anything changed, and the file is parsed again.
 The cache never changes an answer and never stops one: a folder that cannot be made or
 written (a read-only home, no home at all), a file that cannot be read back, or
 ``WARSCRIBE_CACHE=0`` in the environment, and the file is simply parsed.  The folder is
-private to the user (0700) and ignored unless the user owns it; it holds at most
-:data:`MAX_ENTRIES` files, the oldest half dropped when a run finds it full.
+private to the user (0700) and ignored unless the user owns it; it holds about
+:data:`MAX_ENTRIES` files at most, the oldest half dropped when a run finds it full (and again
+after every ``MAX_ENTRIES // 2`` files a long run writes).
 """
 from __future__ import annotations
 
@@ -151,6 +152,10 @@ def read_rules(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, .
         with os.fdopen(fd, "wb") as f:
             f.write(blob)
         os.replace(tmp, entry)
+        written = int(str(_state.get("written", 0))) + 1
+        _state["written"] = written
+        if written % (MAX_ENTRIES // 2) == 0:  # a long run (a fuzzer, an editor) stays bounded too
+            _prune(folder)
     except OSError:
         try:
             os.unlink(tmp)
