@@ -32,10 +32,34 @@ Public API: :func:`compile_paths`, :class:`Compilation`, :class:`Ruleset`,
 """
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from compiler.diagnostics import Diagnostic, Severity, Span, render  # noqa: E402
-from compiler.driver import Compilation, compile_paths  # noqa: E402
-from compiler.model.ruleset import Ruleset  # noqa: E402
+if TYPE_CHECKING:  # the public names are imported on first use: `warscribe version` needs none of them
+    from compiler.diagnostics import Diagnostic, Severity, Span, render
+    from compiler.driver import Compilation, compile_paths
+    from compiler.model.ruleset import Ruleset
 
 __all__ = ["Compilation", "Diagnostic", "Ruleset", "Severity", "Span", "compile_paths", "render", "__version__"]
+
+# Where each public name lives; ``from compiler import compile_paths`` imports its module then.
+_PUBLIC = {
+    "Diagnostic": "compiler.diagnostics", "Severity": "compiler.diagnostics", "Span": "compiler.diagnostics",
+    "render": "compiler.diagnostics", "Compilation": "compiler.driver", "compile_paths": "compiler.driver",
+    "Ruleset": "compiler.model.ruleset",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'compiler' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))

@@ -25,7 +25,7 @@ from typing import Mapping
 
 from compiler import ast as A
 from compiler import check, codes
-from compiler.ast.build import build_file
+from compiler.ast.cached import parse_file
 from compiler.diagnostics import Diagnostic, Sink, Span
 from compiler.model.load import RulesetSource, display_path, find_ruleset_folders, load_ruleset
 from compiler.model.ruleset import Ruleset, from_source, version_matches
@@ -183,17 +183,12 @@ def compile_text(text: str, path: str = "input.rules") -> Compilation:
     >>> r.ok, r.rulesets[0].id
     (True, 'demo')
     """
-    from compiler.model.load import with_recovery
-    from compiler.syntax.recover import parse_recovering
-
     sink = Sink()
-    tree, diags, recovered = parse_recovering(text, path)
+    parsed, diags = parse_file(text, path)
     sink.extend(diags)
     rulesets: list[Ruleset] = []
-    if tree is not None:
-        file, diags = build_file(tree, path)
-        file = with_recovery(file, recovered)
-        sink.extend(diags)
+    if parsed is not None:
+        file = parsed
         if file.header is None:
             if file.items:
                 sink.error(codes.NO_HEADER, "this text has no 'ruleset' header", Span.point(path),

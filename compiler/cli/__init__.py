@@ -4,41 +4,53 @@ Exit status: 0 when all is well (warnings may be printed), 1 when the rules
 have errors (or tests fail), 2 when warscribe was called wrongly.
 
 The application lives in :mod:`compiler.cli.common`; each module registers one family of
-commands on it, in the order ``--help`` lists them.
+commands on it, and :mod:`compiler.cli.commands` imports them in the order ``--help`` lists
+them.  Nothing is imported before it is needed: ``warscribe version`` answers without Typer,
+and each command imports the stages it uses when it runs.
 """
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
-import typer
+if TYPE_CHECKING:
+    from typer import Typer
 
-from compiler import __version__
-from compiler.cli import check as check  # noqa: F401  (registers `check`; first, as --help lists it)
-from compiler.cli import answers as answers  # noqa: F401,I001  (registers `eval`, `table`, `test`)
-from compiler.cli.common import app
+    app: Typer
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "version_line"]
 
 
-@app.command()
-def version() -> None:
-    """Print warscribe's version."""
-    typer.echo(f"warscribe {__version__}")
+def version_line() -> str:
+    """What ``warscribe version`` prints."""
+    from compiler import __version__
+
+    return f"warscribe {__version__}"
 
 
 def main() -> None:
     """Entry point of the ``warscribe`` console script."""
+    if sys.argv[1:] == ["version"]:  # the one command that needs neither Typer nor the compiler
+        sys.stdout.write(version_line() + "\n")
+        return
+    from compiler.cli.commands import app
+
     try:
         app()
     except KeyboardInterrupt:
+        import typer
+
         typer.echo("interrupted", err=True)
         sys.exit(130)
 
 
-from compiler.cli import review as review  # noqa: E402,F401  (registers `warscribe diff`)
-from compiler.cli import site as site  # noqa: E402,F401  (registers `warscribe render`, `build`, `serve`, `export`)
-from compiler.cli import tools as tools  # noqa: E402,F401  (registers `warscribe fmt`, `new`)
-from compiler.cli import lsp as lsp  # noqa: E402,F401  (registers `warscribe lsp`)
+def __getattr__(name: str) -> Any:
+    if name == "app":  # ``from compiler.cli import app``: the application with its commands
+        from compiler.cli.commands import app
+
+        return app
+    raise AttributeError(f"module 'compiler.cli' has no attribute {name!r}")
+
 
 if __name__ == "__main__":
     main()

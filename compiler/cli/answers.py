@@ -8,7 +8,6 @@ from typing import List, Optional
 import typer
 
 from compiler.cli.common import app, compile_one, print_diagnostics, report_resolve_error, usage_error
-from compiler.model.load import UsageError
 
 
 @app.command("eval")
@@ -46,9 +45,7 @@ def eval_(
     if as_json:
         typer.echo(json.dumps(value_json(expression, value), indent=2, ensure_ascii=False))
     else:
-        typer.echo(f"{text}")
-        for line in value_lines(value):
-            typer.echo(line)
+        typer.echo("\n".join([text, *value_lines(value)]))  # one write: a long distribution prints at once
 
 
 @app.command()
@@ -102,6 +99,7 @@ def test_(
 ) -> None:
     """Run every example and property; exit 1 if any fails."""
     from compiler.driver import compile_paths
+    from compiler.model.load import UsageError
     from compiler.resolve.report import failure_lines, results_json
     from compiler.resolve.runner import run_ruleset
 

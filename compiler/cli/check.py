@@ -7,8 +7,6 @@ from typing import List, Optional
 import typer
 
 from compiler.cli.common import Format, app, print_diagnostics, summary_line, usage_error
-from compiler.diagnostics import Severity, to_json
-from compiler.model.load import UsageError
 
 
 @app.command()
@@ -25,7 +23,9 @@ def check(
     lines over 10,000 characters, nesting over 100 levels, 1000000d1000000…
     (W901-W907; every limit is listed in the language reference, "Limits").
     """
+    from compiler.diagnostics import Severity, to_json
     from compiler.driver import compile_paths
+    from compiler.model.load import UsageError
 
     start = time.perf_counter()
     try:

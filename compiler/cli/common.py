@@ -10,11 +10,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from compiler import codes
-from compiler.diagnostics import Diagnostic, Severity, render
-from compiler.model.load import UsageError
-
 if TYPE_CHECKING:  # the CLI imports the compiler only when a command runs
+    from compiler.diagnostics import Diagnostic
     from compiler.driver import Compilation
     from compiler.model.ruleset import Ruleset
     from compiler.resolve.evaluator import ResolveError
@@ -49,6 +46,8 @@ def usage_error(message: str) -> "typer.Exit":
 
 
 def print_diagnostics(diagnostics: tuple[Diagnostic, ...], sources: dict[str, str], limit: int = 200) -> None:
+    from compiler.diagnostics import render
+
     color = use_color(sys.stdout)
     shown = 0
     for d in diagnostics:
@@ -61,6 +60,8 @@ def print_diagnostics(diagnostics: tuple[Diagnostic, ...], sources: dict[str, st
 
 
 def summary_line(diagnostics: tuple[Diagnostic, ...], rulesets: int, seconds: float) -> str:
+    from compiler.diagnostics import Severity
+
     errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
     warnings = sum(1 for d in diagnostics if d.severity is Severity.WARNING)
     notes = sum(1 for d in diagnostics if d.severity is Severity.NOTE)
@@ -75,6 +76,7 @@ def summary_line(diagnostics: tuple[Diagnostic, ...], rulesets: int, seconds: fl
 def compile_one(path: str) -> tuple[Compilation, Ruleset]:
     """Compile the one ruleset at ``path``; on errors print them and exit 1."""
     from compiler.driver import compile_paths
+    from compiler.model.load import UsageError
 
     try:
         result = compile_paths([path])
@@ -91,7 +93,8 @@ def compile_one(path: str) -> tuple[Compilation, Ruleset]:
 
 def report_resolve_error(err: ResolveError, sources: dict[str, str]) -> None:
     """Print a resolver error (in an expression given on the command line, or in the rules) as a diagnostic."""
-    from compiler.diagnostics import Diagnostic, Severity, Span
+    from compiler import codes
+    from compiler.diagnostics import Diagnostic, Severity, Span, render
 
     span = err.span or Span("<expression>", 0, 0, 0, 0)
     typer.echo(render(Diagnostic(codes.REFUSED.code, Severity.ERROR, err.message, span, err.hint), sources,

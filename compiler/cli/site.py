@@ -21,7 +21,6 @@ from typing import Any, List, Optional
 import typer
 
 from compiler.cli.common import app, print_diagnostics, usage_error
-from compiler.model.load import UsageError
 
 CONFIG = "mkdocs.yml"
 
@@ -190,8 +189,12 @@ def build(
                + (f", {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""))
 
 
+STAGE_WORDS = {"render": "compiling and rendering the rules", "pages": "building pages", "write": "writing pages"}
+
+
 class _progress:
-    """A Rich progress bar fed by the plugin's page events (quiet when stderr is not a terminal)."""
+    """A Rich progress bar fed by the plugin's page events on a terminal; elsewhere (a log, CI)
+    one line on stderr as each stage starts, so a long build never sits silent."""
 
     def __init__(self, plugin_module: Any) -> None:
         self.module = plugin_module
@@ -211,11 +214,18 @@ class _progress:
             self.bar.refresh()
 
             def hook(event: str, done: int = 0, total: int = 0) -> None:
-                words = {"render": "compiling and rendering the rules", "pages": "building pages",
-                         "write": "writing pages"}
-                self.bar.update(task, description=words.get(event, event), completed=done, total=total or None)
+                self.bar.update(task, description=STAGE_WORDS.get(event, event), completed=done, total=total or None)
                 self.bar.refresh()
             self.module.PROGRESS["hook"] = hook
+        else:
+            started: set[str] = set()
+
+            def line(event: str, done: int = 0, total: int = 0) -> None:
+                if event not in started:
+                    started.add(event)
+                    words = STAGE_WORDS.get(event, event)
+                    typer.echo(f"warscribe: {words}" + (f" ({total})" if total else "") + " …", err=True)
+            self.module.PROGRESS["hook"] = line
         return lambda ok: None
 
     def __exit__(self, *exc: Any) -> None:
@@ -297,6 +307,7 @@ def render(
     from compiler import site as renderer
     from compiler.diagnostics import render as render_diagnostic
     from compiler.driver import compile_paths
+    from compiler.model.load import UsageError
     from compiler.site.compare import Matchup, MatchupError
 
     options, docs = _site_options(config)
@@ -374,6 +385,7 @@ def export(
 ) -> None:
     """The rules model as JSON: every declaration with its stable id, kind, title, text and data."""
     from compiler.driver import compile_paths
+    from compiler.model.load import UsageError
     from compiler.site.export import export as export_model
 
     _rules_paths([path])

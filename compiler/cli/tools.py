@@ -12,7 +12,6 @@ from typing import List, Optional
 import typer
 
 from compiler.cli.common import app, print_diagnostics, usage_error
-from compiler.model.load import UsageError, display_path
 
 
 @app.command()
@@ -34,6 +33,7 @@ def fmt(
     1 with --check when a file would change or when a file cannot be read
     (a syntax error: fix it first), 2 on a wrong call.
     """
+    from compiler.model.load import UsageError, display_path
     from compiler.syntax.fmt import FormatError, format_file, format_text, rules_files
 
     if paths == ["-"]:
@@ -102,6 +102,7 @@ def new(
     check`, `warscribe test` and `warscribe build` as it is. An existing folder
     is never overwritten (exit 2).
     """
+    from compiler.model.load import display_path
     from compiler.syntax.scaffold import create, target_folder
 
     target = target_folder(name, folder)

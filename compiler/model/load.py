@@ -10,19 +10,17 @@ ruleset folder, or a symlink that points outside it, is refused.
 from __future__ import annotations
 
 import os
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 from compiler import ast as A
 from compiler import codes
-from compiler.ast.build import build_file
+from compiler.ast.cached import read_rules
 from compiler.diagnostics import Sink, Span
 from compiler.diagnostics import UsageError as UsageError  # re-exported: commands import it from here
 from compiler.diagnostics import display_path as display_path
 from compiler.limits import MAX_FILE_BYTES, MAX_FILES
-from compiler.syntax.recover import Recovered, parse_recovering
 from compiler.safepaths import has_rules, is_inside, is_loop, leads_out
 
 
@@ -117,14 +115,9 @@ def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None =
         if text is None:
             return None
         texts[shown] = text
-        tree, diags, recovered = parse_recovering(text, shown)
+        file, diags = read_rules(text, shown)  # parsed (recovering from syntax errors) and built, kept between runs
         sink.extend(diags)
-        if tree is None:
-            parsed[path] = A.File(shown, ())
-            return parsed[path]
-        file, diags = build_file(tree, shown)
-        sink.extend(diags)
-        parsed[path] = with_recovery(file, recovered)
+        parsed[path] = file if file is not None else A.File(shown, ())
         return parsed[path]
 
     files = [f for f in (parse_one(p) for p in rules_files) if f is not None]
@@ -188,15 +181,3 @@ def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None =
             sink.warning(codes.NOT_INCLUDED, "this file is not included by the ruleset, so it is ignored",
                          Span.point(f.path), f"add to {main.path}: include \"{Path(f.path).name}\"")
     return RulesetSource(str(folder), main.header, tuple(ordered), tuple(sorted(texts.items())))
-
-
-def with_recovery(file: A.File, recovered: Recovered) -> A.File:
-    """``file`` with what error recovery learnt: the broken ids and, when the header itself
-    did not parse, a header made of its id and title (so that the ruleset is still counted)."""
-    if not recovered.broken and recovered.header is None:
-        return file
-    header, guessed = file.header, False
-    if header is None and recovered.header is not None:
-        id_, title, line = recovered.header
-        header, guessed = A.Header(Span(file.path, line, 1, line, 2), id_, title), True
-    return dataclasses.replace(file, header=header, broken=recovered.broken, header_guessed=guessed)

@@ -37,12 +37,62 @@ def distribution_rows(d: Any) -> list[tuple[Any, Any, Any]]:
         items.sort(key=lambda kv: (kv[0] is None, kv[0]))
     except TypeError:
         items.sort(key=lambda kv: (type(kv[0]).__name__, str(kv[0])))
-    rows = []
     numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v, _ in items)
-    for i, (v, p) in enumerate(items):
-        tail = sum(q for _, q in items[i:]) if numeric else None
-        rows.append((v, p, tail))
-    return rows
+    tails = at_least_column([p for _, p in items]) if numeric else [None] * len(items)
+    return [(v, p, t) for (v, p), t in zip(items, tails)]
+
+
+def at_least_column(ps: list[Any]) -> list[Any]:
+    """``[sum(ps[i:]) for i in range(len(ps))]`` in one pass from the end.
+
+    Exact probabilities (``Fraction``) add up exactly, so the order does not matter. Float
+    probabilities (the fast backend) are added exactly as integers over a common power of two
+    and each tail is rounded once, so the column is correctly rounded whatever its length.
+
+    >>> at_least_column([Fraction(1, 6)] * 6)[::2]
+    [Fraction(1, 1), Fraction(2, 3), Fraction(1, 3)]
+    >>> at_least_column([0.1] * 10)[0], sum([0.1] * 10)
+    (1.0, 0.9999999999999999)
+    """
+    if ps and all(type(p) is Fraction for p in ps):
+        # Over one common denominator (a distribution's probabilities share its total weight),
+        # the tails are integer sums: one big-integer addition and one Fraction per row.
+        common = 1
+        for p in ps:
+            if common % p.denominator:
+                common = math.lcm(common, p.denominator)
+        weights = [p.numerator * (common // p.denominator) for p in ps]
+        fraction_tails = []
+        total = 0
+        for w in reversed(weights):
+            total += w
+            fraction_tails.append(Fraction(total, common))
+        fraction_tails.reverse()
+        return fraction_tails
+    if not all(isinstance(p, float) for p in ps):
+        tails: list[Any] = []
+        acc: Any = 0
+        for p in reversed(ps):
+            acc = p + acc
+            tails.append(acc)
+        tails.reverse()
+        return tails
+    if not all(math.isfinite(p) for p in ps):  # nan or inf: no exact sum to take
+        out, acc = [], 0.0
+        for p in reversed(ps):
+            acc = p + acc
+            out.append(acc)
+        return out[::-1]
+    ratios = [p.as_integer_ratio() for p in ps]  # denominators are powers of two
+    shift = max((d.bit_length() - 1 for _, d in ratios), default=0)
+    scale = 1 << shift
+    float_tails = []
+    total = 0
+    for n, d in reversed(ratios):
+        total += n * (scale // d)
+        float_tails.append(total / scale)  # int / int is correctly rounded
+    float_tails.reverse()
+    return float_tails
 
 
 def mean_of(d: Any) -> Any:
@@ -76,13 +126,15 @@ def json_value(v: Any) -> Any:
 def distribution_text(d: Any, width: int = 40) -> list[str]:
     rows = distribution_rows(d)
     lines = []
-    top = max((float(p) for _, p, _ in rows), default=1.0) or 1.0
-    vw = max((len(value_text(v)) for v, _, _ in rows), default=1)
-    for v, p, tail in rows:
-        bar = "█" * max(1, round(width * float(p) / top)) if p else ""
+    floats = [float(p) for _, p, _ in rows]
+    names = [value_text(v) for v, _, _ in rows]
+    top = max(floats, default=1.0) or 1.0
+    vw = max((len(n) for n in names), default=1)
+    for (v, p, tail), fp, name in zip(rows, floats, names):
+        bar = "█" * max(1, round(width * fp / top)) if p else ""
         exact = fraction_json(p) if isinstance(p, Fraction) else ""
         at_least = f"  ≥ {float(tail) * 100:6.2f}%" if tail is not None else ""
-        lines.append(f"  {value_text(v):>{vw}}  {float(p) * 100:6.2f}%{at_least}  {bar}  {exact}")
+        lines.append(f"  {name:>{vw}}  {fp * 100:6.2f}%{at_least}  {bar}  {exact}")
     m = mean_of(d)
     if m is not None:
         lines.append(f"  mean {number_words(m) if isinstance(m, Fraction) else f'{float(m):.6g}'}")

@@ -1,0 +1,188 @@
+"""A ``.rules`` file's text → its AST (parse, then build), remembered between runs.
+
+Parsing is most of what ``warscribe check`` does (Lark's LALR parser in pure Python: about
+0.5 s for the bundled rulesets), and an author re-checks files that mostly did not change.
+So the AST of each file, with its diagnostics, is kept in the user's cache folder under a key
+that holds everything the answer depends on: the text, the path shown in its spans, and a
+fingerprint of warscribe's own code and grammar (every module's size and modification time),
+Lark's and Python's versions.  Anything changed, and the file is parsed again.
+
+The cache never changes an answer and never stops one: a folder that cannot be made or
+written (a read-only home, no home at all), a file that cannot be read back, or
+``WARSCRIBE_CACHE=0`` in the environment, and the file is simply parsed.  The folder is
+private to the user (0700) and ignored unless the user owns it; it holds about
+:data:`MAX_ENTRIES` files at most, the oldest half dropped when a run finds it full (and again
+after every ``MAX_ENTRIES // 2`` files a long run writes).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from compiler import ast as A
+from compiler.diagnostics import Diagnostic, Span
+
+if TYPE_CHECKING:  # only for the annotation: parsing loads Lark
+    from compiler.syntax.recover import Recovered
+
+__all__ = ["MAX_ENTRIES", "cache_folder", "read_rules"]
+
+MAX_ENTRIES = 4096
+_state: dict[str, object] = {}  # this process's folder and fingerprint, found once
+
+
+def cache_folder() -> Path | None:
+    """Where ASTs are kept: ``$WARSCRIBE_CACHE_DIR``, else ``$XDG_CACHE_HOME/warscribe``, else
+    ``~/.cache/warscribe``; None when caching is off or the folder is unusable."""
+    if "folder" in _state:
+        found = _state["folder"]
+        return found if isinstance(found, Path) else None
+    _state["folder"] = None
+    if os.environ.get("WARSCRIBE_CACHE", "1") == "0":
+        return None
+    try:
+        base = os.environ.get("WARSCRIBE_CACHE_DIR")
+        if base:
+            folder = Path(base)
+        else:
+            home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+            folder = Path(home) / "warscribe"
+        folder = folder / "ast"
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = folder.stat()
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            return None  # someone else's folder: never unpickle what another user could write
+        if not os.access(folder, os.W_OK):
+            return None
+        _prune(folder)
+    except OSError:
+        return None
+    _state["folder"] = folder
+    return folder
+
+
+def _prune(folder: Path) -> None:
+    entries = [e for e in os.scandir(folder) if e.name.endswith(".ast")]
+    if len(entries) <= MAX_ENTRIES:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime)
+    for e in entries[: len(entries) // 2]:
+        try:
+            os.unlink(e.path)
+        except OSError:
+            pass
+
+
+def _fingerprint() -> bytes:
+    """What a cached AST depends on besides its text: warscribe's code and grammar, Lark, Python."""
+    found = _state.get("fingerprint")
+    if isinstance(found, bytes):
+        return found
+    import importlib.resources
+    from importlib.metadata import version
+
+    h = hashlib.sha256()
+    h.update(f"{sys.version}|{version('lark')}|{pickle.HIGHEST_PROTOCOL}".encode())
+    try:  # the grammar (read here, not through compiler.syntax, which would load Lark)
+        for res in sorted(importlib.resources.files("compiler.grammar").iterdir(), key=lambda r: r.name):
+            if res.name.endswith(".lark"):
+                h.update(res.name.encode() + b"\0" + res.read_bytes())
+    except (ModuleNotFoundError, FileNotFoundError):
+        pass
+    package = Path(__file__).resolve().parent.parent
+    for path in sorted([*package.rglob("*.py"), *(package.parent / "grammar").glob("*.lark")]):
+        st = path.stat()
+        h.update(f"{path.relative_to(package.parent)}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    digest = h.digest()
+    _state["fingerprint"] = digest
+    return digest
+
+
+def with_recovery(file: A.File, recovered: Recovered) -> A.File:
+    """``file`` with what error recovery learnt: the broken ids and, when the header itself
+    did not parse, a header made of its id and title (so that the ruleset is still counted)."""
+    if not recovered.broken and recovered.header is None:
+        return file
+    header, guessed = file.header, False
+    if header is None and recovered.header is not None:
+        id_, title, line = recovered.header
+        header, guessed = A.Header(Span(file.path, line, 1, line, 2), id_, title), True
+    return dataclasses.replace(file, header=header, broken=recovered.broken, header_guessed=guessed)
+
+
+def parse_file(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, ...]]:
+    """Parse (recovering from syntax errors one top-level declaration at a time) and build one
+    file, without the cache: the AST (None when nothing could be read) and its diagnostics.
+
+    >>> file, diags = parse_file('stat BS "BS" 1..6\\nstat oops oops\\nstat S "S" 1..10\\n', "x.rules")
+    >>> [d.id for d in file.items], file.broken, [d.code for d in diags]
+    (['BS', 'S'], ('oops',), ['W001'])
+    """
+    # Imported here: a run whose files all come from the cache never loads Lark.
+    from compiler.ast.build import build_file
+    from compiler.syntax.recover import parse_recovering
+
+    tree, diags, recovered = parse_recovering(text, path)
+    if tree is None:
+        return None, diags
+    file, more = build_file(tree, path)
+    return with_recovery(file, recovered), diags + more
+
+
+def read_rules(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, ...]]:
+    """The AST of one file's ``text`` (None on a syntax error) and the diagnostics found on the way.
+
+    The same as :func:`parse_file` (parse with error recovery, then build),
+    from the cache when this text was read before at the same ``path`` by the same warscribe.
+
+    >>> file, diags = read_rules('stat BS "Ballistic Skill" 1..10: "Aim."\\n', "x.rules")
+    >>> file.items[0].id, diags
+    ('BS', ())
+    """
+    folder = cache_folder()
+    if folder is None:
+        return parse_file(text, path)
+    try:
+        h = hashlib.sha256(_fingerprint())
+    except (OSError, ValueError):
+        return parse_file(text, path)
+    h.update(path.encode("utf-8", "surrogatepass") + b"\0")
+    h.update(text.encode("utf-8", "surrogatepass"))
+    entry = folder / f"{h.hexdigest()}.ast"
+    try:
+        with open(entry, "rb") as f:
+            found = pickle.load(f)
+        if isinstance(found, tuple) and len(found) == 2 and isinstance(found[1], tuple):
+            file, diags = found
+            if file is None or isinstance(file, A.File):
+                return file, diags
+    except FileNotFoundError:
+        pass
+    except Exception:  # noqa: BLE001 — a damaged or foreign entry is a miss, never an answer
+        pass
+    result = parse_file(text, path)
+    try:
+        blob = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    except (RecursionError, pickle.PicklingError):
+        return result  # a deeply nested tree: parse it again next time
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, entry)
+        written = int(str(_state.get("written", 0))) + 1
+        _state["written"] = written
+        if written % (MAX_ENTRIES // 2) == 0:  # a long run (a fuzzer, an editor) stays bounded too
+            _prune(folder)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except (OSError, UnboundLocalError):
+            pass
+    return result

@@ -1,0 +1,82 @@
+"""The AST cache: the same answer as parsing, from a folder the user owns; any trouble is a miss."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from compiler.ast import cached
+
+TEXT = 'stat BS "Ballistic Skill" 1..10: "Aim."\n\ntest hit(x) "Hit":\n  roll d6 >= 4\n  roll d6 >= 3\n'
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(cached, "_state", {})
+    monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("WARSCRIBE_CACHE", raising=False)
+    return tmp_path / "ast"
+
+
+def fresh(text: str, path: str) -> tuple[object, tuple[object, ...]]:
+    """What parsing and building the text gives without the cache."""
+    return cached.parse_file(text, path)
+
+
+def test_a_hit_is_the_same_as_parsing(folder: Path) -> None:
+    first = cached.read_rules(TEXT, "a.rules")
+    assert len(list(folder.glob("*.ast"))) == 1
+    again = cached.read_rules(TEXT, "a.rules")
+    assert first == again == fresh(TEXT, "a.rules")
+    assert again[1] and again[1][0].code == "W105"  # the builder's diagnostic comes back too
+
+
+def test_the_path_is_part_of_the_key(folder: Path) -> None:
+    cached.read_rules(TEXT, "a.rules")
+    file, _ = cached.read_rules(TEXT, "b.rules")
+    assert file is not None and file.path == "b.rules" and file.items[0].span.file == "b.rules"
+
+
+def test_a_syntax_error_is_kept_as_it_came(folder: Path) -> None:
+    bad = 'table "Wound chart":\n  otherwise -> 4+\n'
+    assert cached.read_rules(bad, "x.rules") == cached.read_rules(bad, "x.rules") == fresh(bad, "x.rules")
+
+
+def test_a_damaged_entry_is_a_miss(folder: Path) -> None:
+    cached.read_rules(TEXT, "a.rules")
+    (entry,) = folder.glob("*.ast")
+    entry.write_bytes(b"not a pickle")
+    assert cached.read_rules(TEXT, "a.rules") == fresh(TEXT, "a.rules")
+
+
+def test_off_when_asked(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARSCRIBE_CACHE", "0")
+    assert cached.read_rules(TEXT, "a.rules") == fresh(TEXT, "a.rules")
+    assert not folder.exists()
+
+
+def test_a_folder_that_cannot_be_made_is_no_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cached, "_state", {})
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(blocker))
+    assert cached.cache_folder() is None
+    assert cached.read_rules(TEXT, "a.rules") == fresh(TEXT, "a.rules")
+
+
+def test_a_full_folder_loses_its_oldest_half(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cached, "MAX_ENTRIES", 4)
+    folder.mkdir(parents=True)
+    for i in range(6):
+        (folder / f"{i}.ast").write_bytes(b"")
+        os.utime(folder / f"{i}.ast", (i, i))
+    assert cached.cache_folder() == folder
+    assert sorted(p.name for p in folder.glob("*.ast")) == ["3.ast", "4.ast", "5.ast"]
+
+
+def test_a_long_run_stays_bounded(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cached, "MAX_ENTRIES", 4)
+    for i in range(12):
+        cached.read_rules(f'stat S{i} "Strength" 1..10: "Strong."\n', "a.rules")
+    assert len(list(folder.glob("*.ast"))) <= 4
