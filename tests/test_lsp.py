@@ -9,6 +9,7 @@ formatting and semantic tokens.  No timing is asserted; waits only guard against
 from __future__ import annotations
 
 import asyncio
+import threading
 import shutil
 import sys
 from pathlib import Path
@@ -95,7 +96,21 @@ def run(root: Path, scenario: Callable[[Editor], Awaitable[None]]) -> None:
             await asyncio.wait_for(scenario(editor), 4 * HANG)
         finally:
             await editor.stop()
-    asyncio.run(main())
+    # In a thread of its own: a browser test in the same worker may leave an event loop running
+    # in the main thread (Playwright's sync API), and asyncio.run() refuses to nest in one.
+    failure: list[BaseException] = []
+
+    def in_thread() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as err:  # noqa: BLE001 — handed to the test's thread below
+            failure.append(err)
+
+    thread = threading.Thread(target=in_thread)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
 
 
 def copy(tmp_path: Path, *names: str) -> Path:
