@@ -180,3 +180,36 @@ def test_the_check_command_reports_links_without_a_traceback(project: Path) -> N
     assert r.returncode == 1
     assert "Traceback" not in r.stdout + r.stderr
     assert r.stdout.count("error[W701]") == 3, r.stdout
+
+
+# --- paths that are not regular files ------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a POSIX thing")
+def test_an_included_named_pipe_is_refused_without_opening_it(tmp_path: Path) -> None:
+    import threading
+
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text('ruleset demo "Demo":\n  version 1.0.0\ninclude "pipe.rules"\n',
+                                          encoding="utf-8")
+    os.mkfifo(folder / "pipe.rules")
+    found: list[object] = []
+    # Opening a pipe nobody writes to blocks forever: compile in a thread so a regression fails, not hangs.
+    worker = threading.Thread(target=lambda: found.append(compile_paths([str(folder)])), daemon=True)
+    worker.start()
+    worker.join(120)
+    assert found, "compiling a ruleset that includes a named pipe never finished"
+    result = found[0]
+    assert [(d.code, d.message) for d in result.diagnostics if d.is_error] == [  # type: ignore[attr-defined]  # found holds a Compilation
+        ("W006", "this is not a regular file (a pipe, a device or a socket)")]
+
+
+@pytest.mark.parametrize("command", [["check", "/dev/null"], ["test", "/dev/null"], ["eval", "/dev/null", "1"],
+                                     ["table", "/dev/null", "t"]])
+def test_a_device_given_as_a_ruleset_is_a_usage_error(command: list[str]) -> None:
+    from conftest import warscribe
+
+    result = warscribe(*command)
+    assert result.returncode == 2
+    assert "/dev/null is neither a file nor a folder" in result.stderr

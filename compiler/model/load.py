@@ -10,6 +10,7 @@ ruleset folder, or a symlink that points outside it, is refused.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -41,6 +42,8 @@ def find_ruleset_folders(paths: list[str]) -> list[Path]:
         p = Path(raw)
         if not p.exists():
             raise UsageError(f"no such file or folder: {raw}")
+        if not p.is_file() and not p.is_dir():
+            raise UsageError(f"{raw} is neither a file nor a folder (a pipe or a device?): name a ruleset folder")
         if p.is_file():
             if p.suffix != ".rules":
                 raise UsageError(f"not a .rules file: {raw}")
@@ -71,7 +74,12 @@ def read_text(path: Path, shown: str, sink: Sink, overrides: Mapping[str, str] |
     if overrides is not None and str(path.absolute()) in overrides:
         return overrides[str(path.absolute())]
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a pipe or a device would block or never end: never opened
+            sink.error(codes.UNREADABLE, "this is not a regular file (a pipe, a device or a socket)",
+                       Span.point(shown), "a ruleset is made of ordinary .rules files")
+            return None
+        size = info.st_size
         if size > MAX_FILE_BYTES:
             sink.error(codes.FILE_TOO_LARGE, f"this file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}",
                        Span.point(shown), "split it into several files joined with include")
