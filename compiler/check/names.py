@@ -6,7 +6,6 @@ closest defined name as a hint, or as a use of something an overlay removed (W60
 """
 from __future__ import annotations
 
-import re
 from typing import Iterable, Iterator
 
 from compiler import ast as A
@@ -15,9 +14,9 @@ from compiler.check.context import Context
 from compiler.check.overlays import report_removed
 from compiler.diagnostics import Span, did_you_mean
 from compiler.model.ruleset import game_parts
+from compiler.syntax.prose import PROSE_REF as PROSE_REF  # one pattern for checker, site and editor
 
 #: A link in prose: ``[[id]]`` or ``[[id|words]]``.
-PROSE_REF = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
 
 # Kinds of name an overlay cannot have removed: they live inside one definition.
 _LOCAL_KINDS = ("parameter", "step", "role (a parameter of an attack)")

@@ -28,8 +28,7 @@ import html
 import re
 from typing import Callable
 
-# [[id]] or [[id|words]] — the same pattern the checker uses.
-PROSE_REF = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
+from compiler.syntax.prose import PROSE_REF as PROSE_REF  # one pattern for checker, site and editor
 
 _PLAIN = {
     "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
