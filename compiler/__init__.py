@@ -21,6 +21,7 @@ previous stage's immutable output::
 * :mod:`compiler.site` — the renderer (model → Markdown tree + navigation) and the MkDocs plugin.
 * :mod:`compiler.cli` — the ``warscribe`` command line, one module per family of commands.
 * :mod:`compiler.plugins` — the pytest plugin.
+* :mod:`compiler.lsp` — the language server: a compiled, indexed snapshot of a ruleset per edit.
 
 Shared by every stage: :mod:`compiler.diagnostics` (spans and diagnostics),
 :mod:`compiler.limits`, :mod:`compiler.safepaths` and :mod:`compiler.atomic` (where files may be
