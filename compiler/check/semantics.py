@@ -101,8 +101,12 @@ ARITHMETIC = ("+", "-", "*", "/")
 
 
 def expressions_in(obj: Any, depth: int = 0) -> Iterator[A.Expr]:
-    """The outermost expressions inside a declaration (its fields, their fields…)."""
+    """The outermost expressions inside a declaration (its fields, their fields…) — not inside
+    the declarations it holds (a section's or a rule's body): :meth:`Ruleset.walk` visits those
+    on their own."""
     if depth > 8 or isinstance(obj, (str, int, bool)) or obj is None:
+        return
+    if depth > 0 and isinstance(obj, A.Decl):
         return
     if isinstance(obj, A.Expr):
         yield obj
@@ -183,8 +187,6 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
         return
     arith = arithmetic_params(rs)
     for decl in rs.walk():
-        if isinstance(decl, (A.Section, A.Rule)):
-            continue  # their declarations come on their own
         for expr in expressions_in(decl):
             for call in A.sub_expressions(expr):
                 attack = rs.callables.get(call.func) if isinstance(call, A.Call) else None

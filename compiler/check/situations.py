@@ -17,12 +17,10 @@ without setting it silently gets the wrong answer.  Conditions can read the prof
 """
 from __future__ import annotations
 
-import dataclasses
-from typing import Iterator
-
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context
+from compiler.check.semantics import expressions_in
 
 
 def _names_choice(choice: str, keyword: str) -> bool:
@@ -47,21 +45,6 @@ def carried_keywords(ctx: Context) -> dict[str, list[str]]:
     return carried
 
 
-def _expressions(value: object, top: bool = True) -> Iterator[A.Expr]:
-    """Every expression held inside a declaration's own fields (not inside the declarations it
-    contains: :meth:`Ruleset.walk` visits those on their own)."""
-    if isinstance(value, A.Decl) and not top:
-        return
-    if isinstance(value, A.Expr):
-        yield from A.sub_expressions(value)
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            yield from _expressions(item, False)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
-            yield from _expressions(getattr(value, f.name), False)
-
-
 def read_by_conditions(ctx: Context) -> set[str]:
     """The names the rules read in their expressions: conditions, steps, hooks, modifiers —
     not the examples and properties, which set situations rather than ask about them, and not a
@@ -70,7 +53,7 @@ def read_by_conditions(ctx: Context) -> set[str]:
     for decl in ctx.ruleset.walk():
         if isinstance(decl, (A.Example, A.Property)):
             continue
-        names |= {e.id for e in _expressions(decl) if isinstance(e, A.Name)}
+        names |= {s.id for e in expressions_in(decl) for s in A.sub_expressions(e) if isinstance(s, A.Name)}
     return names
 
 
