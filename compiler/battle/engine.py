@@ -52,7 +52,7 @@ class Battle:
             raise ValueError(f"scenario '{scenario.id}' has no game to play")
         self.rules, self.scenario, self.game = rules, scenario, game
         self.policies = list(policies)
-        self.state: State = initial_state(model, scenario)
+        self.state: State = fresh_state(rules, scenario)
         self.rng = random.Random(seed)
         self.turns = scenario.turns or game.turns or 1
         self.kinds = {v.kind: v for v in game.victories if v.kind}
@@ -121,18 +121,16 @@ class Battle:
         st = self.state
         st.phase = phase.id
         if phase.actions:
-            pending = {s: [u for u in st.side_units(s)] for s in sides}
-            while any(pending.values()) and not st.over:
-                for s in sides:
-                    if not pending[s] or st.over:
+            pending = [st.side_units(s) for s in sides]
+            while not st.over and any(pending):
+                for s, left in zip(sides, pending):
+                    if not left or st.over:
                         continue
                     st.active = s
-                    unit = self.pick_unit(s, pending[s], phase)
-                    pending[s].remove(unit)
-                    if unit.alive:
+                    unit = left[0] if len(left) == 1 else self.pick_unit(s, left, phase)
+                    left.remove(unit)
+                    if unit.models > 0:
                         self.act(unit, phase)
-                    if len(sides) == 1:
-                        continue
         for c in phase.combats:
             if not st.over:
                 self.combat(c)
@@ -169,7 +167,8 @@ class Battle:
         if i == len(actions):
             return
         action = actions[i]
-        self.emit("action", unit=unit.label, action=action.id, title=action.title)
+        if self.record:
+            self.emit("action", unit=unit.label, action=action.id, title=action.title)
         for effect in action.effects:
             if not unit.alive or self.state.over:
                 return
@@ -191,7 +190,8 @@ class Battle:
                                offer[1], lambda: self.estimate_moves(unit, gap, steps)))
         d = min(float(steps[i]), gap)
         unit.position += d if foe.position > unit.position else -d
-        self.emit("move", unit=unit.label, inches=steps[i], distance=round(self.state.distance(unit, foe), 3))
+        if self.record:
+            self.emit("move", unit=unit.label, inches=steps[i], distance=round(self.state.distance(unit, foe), 3))
         return True
 
     def attack(self, unit: Unit, effect: A.ActionEffect, action: A.Action | None, target: Unit | None = None) -> bool:
@@ -218,9 +218,10 @@ class Battle:
             law = self.rules.volley(attack, unit, weapon, target, situation)
             killed = law.sample(self.rng.random())
             removed = self.state.remove_models(target, killed)
-            self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
-                      models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
-                      distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation])
+            if self.record:
+                self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
+                          models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
+                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation])
         self.check_annihilation()
 
     def engage(self, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
@@ -256,7 +257,8 @@ class Battle:
             self.check_annihilation()
             return False
         unit.statuses[effect.name or ""] = effect.period or ""
-        self.emit("status", unit=unit.label, status=effect.name, until=effect.period)
+        if self.record:
+            self.emit("status", unit=unit.label, status=effect.name, until=effect.period)
         return True
 
     def react(self, event: str, unit: Unit, cause: Unit) -> None:
@@ -439,6 +441,16 @@ class Battle:
 
 
 _STEPS: dict[int, tuple[list[int], tuple[Option, ...]]] = {}  # the options of a move of up to N inches
+
+
+def fresh_state(rules: Rules, scenario: A.Scenario) -> State:
+    """The scenario's first state, made once per process and copied for each battle."""
+    key = ("setup", scenario.id)
+    first = rules.memo.get(key)
+    if first is None:
+        first = rules.memo[key] = initial_state(rules.model, scenario)
+    return State([Unit(u.uid, u.side, u.label, u.profile, u.weapons, u.models, u.started, u.points, u.position)
+                  for u in first.units], first.sides, first.side_titles)
 
 
 def whole_army(battle: Battle, order: Sequence[int]) -> None:

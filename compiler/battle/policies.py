@@ -31,7 +31,7 @@ class Option:
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Choice:
     """A decision one side must take; ``estimates`` gives each option's expected value."""
 
