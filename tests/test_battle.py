@@ -226,3 +226,23 @@ def test_scenarios_parse_into_the_model(console) -> None:
     assert isinstance(game, A.Game)
     assert [a.id for p in game.phases for a in p.actions] == ["advance", "shoot", "run", "charge"]
     assert {v.kind for v in game.victories} == {"annihilation", "highest_score"}
+
+
+def test_against_reports_the_change_an_overlay_makes_to_each_side() -> None:
+    dark, classic = str(ROOT / "rules" / "dark-millennia"), str(ROOT / "rules" / "classic-40k")
+    r = warscribe("simulate", dark, "--games", "150", "--seed", "3", "--policy", "random",
+                  "--against", classic, "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout)
+    assert out["ruleset"] == "dark-millennia" and out["against"]["ruleset"] == "classic-40k"
+    base = warscribe("simulate", classic, "--games", "150", "--seed", "3", "--policy", "random", "--json")
+    assert out["against"]["base"] == json.loads(base.stdout)
+    for c, mine, theirs in zip(out["against"]["change"], out["sides"], out["against"]["base"]["sides"]):
+        assert c["change"] == pytest.approx(mine["win_rate"] - theirs["win_rate"], abs=2e-6)
+        assert c["ci95"][0] <= c["change"] <= c["ci95"][1]
+    # the overlay's own game is played: its overwatch order is taken
+    played = warscribe("play", dark, "--seed", "4", "--auto", "--policy", "random")
+    assert "(Leadership test, #leadership)" in played.stdout and "on_overwatch" in played.stdout
+    assert "on_overwatch" not in warscribe("play", classic, "--seed", "4", "--auto", "--policy", "random").stdout
+    no_base = warscribe("simulate", classic, "--games", "10", "--against", str(ROOT / "rules" / "console-40k"))
+    assert no_base.returncode == 2 and "has no scenario 'firefight'" in no_base.stderr

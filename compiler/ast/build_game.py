@@ -90,7 +90,15 @@ class GameBuilder(BuilderBase):
 
     @v_args(meta=True)
     def eff_attack(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "attack", str(c[0]))
+        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]) if len(c) > 1 else None)
+
+    @v_args(meta=True)
+    def eff_test(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "tests", None, c[0])
+
+    @v_args(meta=True)
+    def eff_clears(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "clears", str(c[0]))
 
     @v_args(meta=True)
     def eff_engage(self, meta: Any, c: list[Any]) -> A.ActionEffect:
@@ -125,7 +133,9 @@ class GameBuilder(BuilderBase):
 
     @v_args(meta=True)
     def reaction(self, meta: Any, c: list[Any]) -> A.Reaction:
-        return A.Reaction(self.span(meta), str(c[0]), tuple(x for x in c[1:] if isinstance(x, A.ActionEffect)))
+        requires = next((str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"), None)
+        return A.Reaction(self.span(meta), str(c[0]), tuple(x for x in c[1:] if isinstance(x, A.ActionEffect)),
+                          requires)
 
     # -- scenarios ----------------------------------------------------------------
 

@@ -40,9 +40,11 @@ class ActionEffect:
     """One thing an action or a reaction does.
 
     ``kind`` is ``move`` (up to ``value`` toward the nearest enemy), ``attack`` (the attack
-    sequence ``name`` against an enemy unit), ``engage`` (an enemy within ``value``; both
-    get the status ``name``) or ``sets`` (the status ``name`` on the acting unit, until the
-    end of ``period`` if given).
+    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given),
+    ``engage`` (an enemy within ``value``; both get the status ``name``), ``sets`` (the status
+    ``name`` on the acting unit, until the end of ``period`` if given), ``clears`` (the status
+    ``name`` ends), ``tests`` (the test ``value``; on a failure the rest does not happen) or,
+    after ``failing:``, ``destroyed``.
     """
 
     span: Span
@@ -50,6 +52,7 @@ class ActionEffect:
     name: str | None = None
     value: Expr | None = None
     period: str | None = None
+    stat: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,7 @@ class Reaction:
     span: Span
     event: str
     effects: tuple[ActionEffect, ...]
+    requires: str | None = None  # ``when charged if on_overwatch``: only a unit with this status reacts
 
 
 @dataclass(frozen=True, slots=True)

@@ -201,18 +201,23 @@ class Battle:
             foes = self.state.enemies(unit)
             if not foes:
                 return False
+            foes = [f for f in foes if self.weapons(attack, unit, f, effect.stat)]
+            if not foes:
+                if self.record:
+                    self.emit("out_of_reach", unit=unit.label, reach=None)
+                return False
             i = self.choose(Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
                                    tuple(Option(f"{f.label} ({self.state.distance(unit, f):g}\")", f.uid) for f in foes),
-                                   lambda: [self.expected(attack, unit, f) for f in foes]))
+                                   lambda: [self.expected(attack, unit, f, reach=effect.stat) for f in foes]))
             target = foes[i]
-        self.strike(attack, unit, target)
+        self.strike(attack, unit, target, effect.stat)
         return True
 
-    def strike(self, attack: A.Attack, unit: Unit, target: Unit) -> None:
-        """``unit`` resolves ``attack`` against ``target`` with each of its weapons (or once)."""
+    def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None) -> None:
+        """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once)."""
         dist = self.state.distance(unit, target)
         situation = self.rules.situation(unit, dist)
-        for weapon in self.weapons(attack, unit, target):
+        for weapon in self.weapons(attack, unit, target, reach):
             if not target.alive or not unit.alive:
                 return
             law = self.rules.volley(attack, unit, weapon, target, situation)
@@ -261,25 +266,39 @@ class Battle:
             self.emit("status", unit=unit.label, status=effect.name, until=effect.period)
         return True
 
+    def test(self, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+        """The unit takes the test; on a failure the rest of the action does not happen."""
+        assert effect.value is not None
+        foe = self.state.nearest_enemy(unit)
+        p = self.rules.chance(effect.value, unit, self.state.distance(unit, foe) if foe else None)
+        passed = self.rng.random() < p
+        if self.record:
+            rule = effect.value.func if isinstance(effect.value, A.Call) else ""
+            self.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
+        return passed
+
+    def clears(self, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+        if unit.statuses.pop(effect.name or "", None) is not None and self.record:
+            self.emit("status", unit=unit.label, status=effect.name, until="now")
+        return True
+
     def react(self, event: str, unit: Unit, cause: Unit) -> None:
         """``unit`` may answer ``event`` (caused by ``cause``) with the game's reaction to it."""
         reaction = self.reactions.get(event)
-        if reaction is None or not unit.alive:
+        if reaction is None or not unit.alive or (reaction.requires is not None and not unit.has(reaction.requires)):
             return
         options = (Option("Yes", True), Option("No", False))
         attacks = [self.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
+        reach = next((e.stat for e in reaction.effects if e.kind == "attack"), None)
         i = self.choose(Choice("react", unit.side, unit.label, f"{cause.label} engages {unit.label}: react ({event})?",
-                               options, lambda: [sum(self.expected(a, unit, cause) for a in attacks
+                               options, lambda: [sum(self.expected(a, unit, cause, reach=reach) for a in attacks
                                                      if isinstance(a, A.Attack)), 0.0]))
         if i != 0:
             return
         self.emit("reaction", unit=unit.label, event=event, cause=cause.label)
         for e in reaction.effects:
-            if e.kind == "attack":
-                self.attack(unit, e, None, target=cause)
-            elif e.kind == "sets":
-                self.sets(unit, e, None)
-            if not cause.alive or self.state.over:
+            done = self.attack(unit, e, None, target=cause) if e.kind == "attack" else EFFECTS[e.kind](self, unit, e, None)
+            if not done or not cause.alive or self.state.over:
                 return
 
     def combat(self, c: A.Combat) -> None:
@@ -351,22 +370,29 @@ class Battle:
 
     # -- expected values (what the greedy policy reads) ---------------------------------------
 
-    def weapons(self, attack: A.Attack, unit: Unit, target: Unit) -> tuple[str | None, ...]:
-        """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no weapon)."""
+    def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
+                distance: float | None = None) -> tuple[str | None, ...]:
+        """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
+        weapon); with ``reach``, only those whose stat of that name reaches the target."""
         options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
-        return tuple(w for w in options if self.rules.usable(attack, unit, w, target))
+        usable = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
+        if reach is None:
+            return usable
+        gap = self.state.distance(unit, target) if distance is None else distance
+        return tuple(w for w in usable if w is not None and self.rules.reach(w, reach) >= gap)
 
     def stat(self, unit: Unit, name: str) -> float:
         sv = self.rules.model.profiles[unit.profile].stat(name)
         return float(sv.value) if sv is not None and isinstance(sv.value, (int, float)) else 0.0
 
     def expected(self, attack: A.Attack, unit: Unit, target: Unit, distance: float | None = None,
-                 extra: tuple[str, ...] = ()) -> float:
-        """The points of ``target``'s models that ``unit`` is expected to remove with ``attack``."""
+                 extra: tuple[str, ...] = (), reach: str | None = None) -> float:
+        """The points of ``target``'s models that ``unit`` is expected to remove with ``attack``
+        (a model without points counts one)."""
         dist = self.state.distance(unit, target) if distance is None else distance
         situation = self.rules.situation(unit, dist, extra)
         return sum(self.rules.volley(attack, unit, w, target, situation).mean
-                   for w in self.weapons(attack, unit, target)) * target.points
+                   for w in self.weapons(attack, unit, target, reach, dist)) * (target.points or 1)
 
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for."""
@@ -402,13 +428,19 @@ class Battle:
         st = self.state
         # an action that only sets statuses gains nothing the resolver can weigh: on a tie, do nothing
         best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
+        chance = 1.0
         for e in action.effects:
-            if e.kind == "move":
+            if e.kind == "tests" and e.value is not None:
+                chance *= self.rules.chance(e.value, unit, None)
+            elif e.kind == "sets" and e.name is not None:
+                best = max(best, chance * self.reaction_value(unit, e.name))
+            elif e.kind == "move":
                 best = max(best, 1e-3)
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
                 if isinstance(attack, A.Attack):
-                    best = max([best] + [self.expected(attack, unit, f, distance) for f in st.enemies(unit)])
+                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat)
+                                         for f in st.enemies(unit)])
             elif e.kind == "engage" and e.value is not None:
                 reach = self.rules.number(e.value, unit, None)
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
@@ -423,6 +455,29 @@ class Battle:
         st = self.state
         return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple((f.profile, f.models, f.points, st.distance(unit, f)) for f in st.enemies(unit)))
+
+    def reaction_value(self, unit: Unit, status: str) -> float:
+        """What holding ``status`` is worth: the reactions it allows, against the nearest enemy that
+        could reach the unit in its next turn (its moves and engagement reaches added up)."""
+        foe = self.state.nearest_enemy(unit)
+        if foe is None:
+            return 0.0
+        reach = 0.0
+        for p in self.game.phases:
+            for a in p.actions:
+                for e in a.effects:
+                    if e.kind in ("move", "engage") and e.value is not None:
+                        reach += max(0.0, self.rules.number(e.value, foe, None))
+        if self.state.distance(unit, foe) > reach:
+            return 0.0
+        value = 0.0
+        for r in self.game.reactions:
+            if r.requires == status:
+                for e in r.effects:
+                    attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                    if isinstance(attack, A.Attack):
+                        value += self.expected(attack, unit, foe, reach=e.stat)
+        return value
 
     def estimate_moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         """Each move's worth: the best the unit could then do; closing in when nothing is in reach."""
@@ -482,4 +537,6 @@ EFFECTS: dict[str, Callable[[Battle, Unit, A.ActionEffect, A.Action | None], boo
     "attack": lambda b, u, e, a: b.attack(u, e, a),
     "engage": Battle.engage,
     "sets": Battle.sets,
+    "tests": Battle.test,
+    "clears": Battle.clears,
 }

@@ -13,6 +13,7 @@ situation ``distance``, when the ruleset declares it, is the distance to the uni
 from __future__ import annotations
 
 import bisect
+from fractions import Fraction
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,6 +130,17 @@ class Rules:
                 ok = False
             self._usable[key] = ok
         return ok
+
+    def reach(self, weapon: str, stat: str) -> float:
+        """How far ``weapon`` reaches by its stat ``stat`` (``Range 24"``); 0 without one."""
+        key = ("reach", weapon, stat)
+        found = self._values.get(key)
+        if found is None:
+            profile = self.model.profiles.get(weapon)
+            sv = profile.stat(stat) if profile is not None else None
+            value = sv.value if sv is not None else None
+            found = self._values[key] = float(value) if isinstance(value, (int, Fraction)) else 0.0
+        return float(found)
 
     def _resolve(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
                  situation: tuple[tuple[str, Any], ...]) -> Any:

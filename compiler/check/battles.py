@@ -73,7 +73,10 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> N
     for e in effects:
         if e.kind == "attack" and e.name is not None:
             _attack(ctx, e.name, e.span)
-        elif e.kind in ("sets", "engage") and e.name is not None:
+            stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+            if e.stat is not None and e.stat not in stats:
+                _unknown(ctx, "stat", e.stat, e.span, stats, "a weapon reaches as far as one of its stats: within Range")
+        elif e.kind in ("sets", "engage", "clears") and e.name is not None:
             _status(ctx, e.name, e.span)
         if e.value is not None:
             check_expr(e.value, unit_scope(ctx, owner))
@@ -101,6 +104,8 @@ def _game(ctx: Context, game: A.Game) -> None:
         if r.event not in EVENTS:
             _unknown(ctx, "event", r.event, r.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
         _effects(ctx, game.id, r.effects)
+        if r.requires is not None:
+            _status(ctx, r.requires, r.span)
     for s in game.scores:
         if s.surviving:
             check_expr(s.value, unit_scope(ctx, s.id))

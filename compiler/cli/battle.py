@@ -61,10 +61,14 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
         return f"{event['unit']} takes a test {rule(event['rule'])}: chance {event['chance']:.1%}, {verdict}."
     if kind == "engage":
         return f"{event['unit']} engages {event['target']} ({event['status']})."
+    if kind == "out_of_reach" and event.get("reach") is None:
+        return f"{event['unit']}: no enemy in reach of its weapons."
     if kind == "out_of_reach":
         return f"{event['unit']}: no enemy within {event['reach']:g}\"."
     if kind == "reaction":
         return f"{event['unit']} reacts ({event['event']}) to {event['cause']}."
+    if kind == "status" and event.get("until") == "now":
+        return f"{event['unit']} is no longer {event['status']}."
     if kind == "status":
         until = f" until the end of the {event['until']}" if event.get("until") else ""
         return f"{event['unit']} is now {event['status']}{until}."
