@@ -128,7 +128,8 @@ def _report(rs: Ruleset, rules: Rules, sc: A.Scenario) -> tuple[tuple[ReportTurn
     out = battle.run()
     titles = {d.id: getattr(d, "title", d.id) for d in rs.walk() if d.id}
     turns: list[ReportTurn] = []
-    heading, lines = "Deployment", []
+    heading = "Deployment"
+    lines: list[tuple[str, str]] = []
     for e in battle.events:
         if e["event"] == "turn":
             if lines:
