@@ -59,6 +59,7 @@ class Battle:
         self.events: list[dict[str, Any]] = []
         self.choices: list[int] = []
         self.listener = listener
+        self._sig: tuple[Unit, tuple[Any, ...]] | None = None  # the acting unit's signature, while it holds
         self.record = record or listener is not None  # a simulation keeps no events
         self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
         self.reactions = {r.event: r for r in game.reactions}
@@ -85,8 +86,9 @@ class Battle:
             self.finish()
         scores = tuple(self.score(s) for s in range(n))
         out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason)
-        self.emit("end", winner=None if out.winner is None else st.sides[out.winner], reason=out.reason,
-                  survivors=list(out.survivors), scores=[round(x, 6) for x in scores])
+        if self.record:
+            self.emit("end", winner=None if out.winner is None else st.sides[out.winner], reason=out.reason,
+                      survivors=list(out.survivors), scores=[round(x, 6) for x in scores])
         return out
 
     def emit(self, kind: str, **data: Any) -> None:
@@ -120,7 +122,15 @@ class Battle:
         """Every unit of ``sides`` (taking turns in that order, one unit each) may act, then combats."""
         st = self.state
         st.phase = phase.id
-        if phase.actions:
+        if phase.actions and len(sides) == 1:
+            side = st.active = sides[0]
+            left = st.side_units(side)
+            while left and not st.over:
+                unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
+                left.remove(unit)
+                if unit.models > 0:
+                    self.act(unit, phase)
+        elif phase.actions:
             pending = [st.side_units(s) for s in sides]
             while not st.over and any(pending):
                 for s, left in zip(sides, pending):
@@ -134,7 +144,8 @@ class Battle:
         for c in phase.combats:
             if not st.over:
                 self.combat(c)
-        st.expire("phase")
+        if st.timed:
+            st.expire("phase")
 
     def pick_unit(self, side: int, pending: list[Unit], phase: A.Phase) -> Unit:
         if len(pending) == 1:
@@ -144,7 +155,9 @@ class Battle:
         return pending[i]
 
     def act(self, unit: Unit, phase: A.Phase) -> None:
+        self._sig = None
         sig = self.signature(unit)
+        self._sig = (unit, sig)  # valid until the first effect changes the state
         key = ("offer", phase.id, sig)
         offer = self.rules.memo.get(key)
         if offer is None:
@@ -165,15 +178,19 @@ class Battle:
         i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?", options,
                                estimates))
         if i == len(actions):
+            self._sig = None
             return
         action = actions[i]
         if self.record:
             self.emit("action", unit=unit.label, action=action.id, title=action.title)
         for effect in action.effects:
             if not unit.alive or self.state.over:
-                return
-            if not EFFECTS[effect.kind](self, unit, effect, action):
-                return  # an effect that could not happen ends the action
+                break
+            done = EFFECTS[effect.kind](self, unit, effect, action)
+            self._sig = None
+            if not done:
+                break  # an effect that could not happen ends the action
+        self._sig = None
 
     # -- effects ---------------------------------------------------------------------------
 
@@ -262,6 +279,8 @@ class Battle:
             self.check_annihilation()
             return False
         unit.statuses[effect.name or ""] = effect.period or ""
+        if effect.period:
+            self.state.timed = True
         if self.record:
             self.emit("status", unit=unit.label, status=effect.name, until=effect.period)
         return True
@@ -452,9 +471,12 @@ class Battle:
 
     def signature(self, unit: Unit) -> tuple[Any, ...]:
         """What an estimate for ``unit`` depends on: it, its statuses, and the enemies with their distances."""
-        st = self.state
+        if self._sig is not None and self._sig[0] is unit:
+            return self._sig[1]  # the state has not changed since it was worked out
+        side, here = unit.side, unit.position
         return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)),
-                tuple((f.profile, f.models, f.points, st.distance(unit, f)) for f in st.enemies(unit)))
+                tuple([(f.profile, f.models, f.points, abs(here - f.position))
+                       for f in self.state.units if f.side != side and f.models > 0]))
 
     def reaction_value(self, unit: Unit, status: str) -> float:
         """What holding ``status`` is worth: the reactions it allows, against the nearest enemy that
