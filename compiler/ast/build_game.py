@@ -31,7 +31,8 @@ class GameBuilder(BuilderBase):
                       tuple(x for x in items if isinstance(x, A.Victory)),
                       self._prose(items),
                       tuple(x for x in items if isinstance(x, A.AtEnd)),
-                      tuple(x for x in items if isinstance(x, A.Reaction)))
+                      tuple(x for x in items if isinstance(x, A.Reaction)),
+                      next((x for x in items if isinstance(x, A.ActivationDice)), None))
 
     @v_args(meta=True)
     def turns(self, meta: Any, c: list[Any]) -> Item:
@@ -40,6 +41,16 @@ class GameBuilder(BuilderBase):
     @v_args(meta=True)
     def activation(self, meta: Any, c: list[Any]) -> Item:
         return Item("activation", self.span(meta), str(c[0]))
+
+    @v_args(meta=True)
+    def activation_dice(self, meta: Any, c: list[Any]) -> A.ActivationDice:
+        rng: A.RangeExpr = c[0]
+        lo = rng.low.value if isinstance(rng.low, A.Int) else 1
+        hi = rng.high.value if isinstance(rng.high, A.Int) else lo
+        if not (isinstance(rng.low, A.Int) and isinstance(rng.high, A.Int)) or not 1 <= lo <= hi:
+            self.sink.error(codes.WRONG_KIND, "the number of activation dice is a range of whole numbers such as 1..3",
+                            rng.span)
+        return A.ActivationDice(self.span(meta), lo, hi, c[1], int(str(c[2])))
 
     @v_args(meta=True)
     def phase(self, meta: Any, c: list[Any]) -> A.Phase:

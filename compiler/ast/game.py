@@ -97,6 +97,22 @@ class Reaction:
 
 
 @dataclass(frozen=True, slots=True)
+class ActivationDice:
+    """``activation dice 1..3 of activation_die(activation_value(I)), bust on 2 failures``.
+
+    The player picks how many dice to roll for a unit (``low``..``high``); each die is the test
+    ``test``; each success is an action the unit may take; ``bust`` failures end the player's
+    activations.
+    """
+
+    span: Span
+    low: int
+    high: int
+    test: Expr
+    bust: int
+
+
+@dataclass(frozen=True, slots=True)
 class Score:
     """A way to score: a value, counted per something if given."""
 
@@ -140,6 +156,7 @@ class Game(Decl):
     prose: tuple[Prose, ...] = ()
     at_end: tuple[AtEnd, ...] = ()
     reactions: tuple[Reaction, ...] = ()
+    activation_dice: ActivationDice | None = None
 
 
 @dataclass(frozen=True, slots=True)

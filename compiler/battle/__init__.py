@@ -20,10 +20,11 @@ The engine holds no rule of any game: what a phase offers, what an action does, 
 first and what ends the battle come from the ruleset's ``game`` and ``scenario`` declarations.
 
 **Adding an activation scheme** (``activation NAME`` in a game): write a function
-``scheme(battle, order)`` in :mod:`~compiler.battle.engine` that plays one game turn — calling
-``battle.player_turn(side, phases)`` or ``battle.run_phase(phase, sides)`` and taking decisions
-through ``battle.choose(Choice(...))`` only — register it in ``ACTIVATIONS``, and add its name
-to ``compiler.ast.game.ACTIVATIONS`` so that ``check`` accepts it.  Dice come from
+``scheme(battle, order)`` in :mod:`~compiler.battle.activation` that plays one game turn —
+calling ``battle.player_turn(side, phases)`` or ``battle.run_phase(phase, sides)`` and taking
+decisions through ``battle.choose(Choice(...))`` only — decorate it with ``@activation("name")``,
+and add the name to ``compiler.ast.game.ACTIVATIONS`` (so the game parses) and to
+``compiler.check.battles.PLAYABLE`` (so a scenario may play it).  Dice come from
 ``battle.rng`` (a die whose sides come from a value: ``battle.rng.randrange(n)``), so a seed
 and the logged answers replay it.
 
@@ -43,6 +44,7 @@ cannot happen.
 >>> outcome.turns <= 4 and sum(outcome.survivors) < 15
 True
 """
+from compiler.battle import activation as activation  # noqa: F401  (registers the activation schemes)
 from compiler.battle.engine import ACTIVATIONS, EFFECTS, Battle, Outcome
 from compiler.battle.log import Log, LogError, read_log, replay, write_log
 from compiler.battle.policies import (POLICIES, Choice, GreedyPolicy, HumanPolicy, Option, Policy, RandomPolicy,

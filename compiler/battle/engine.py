@@ -154,7 +154,8 @@ class Battle:
                                tuple(Option(u.label, u.uid) for u in pending)))
         return pending[i]
 
-    def act(self, unit: Unit, phase: A.Phase) -> None:
+    def act(self, unit: Unit, phase: A.Phase) -> bool:
+        """``unit`` may take one of the phase's actions; False when it takes none."""
         self._sig = None
         sig = self.signature(unit)
         self._sig = (unit, sig)  # valid until the first effect changes the state
@@ -167,7 +168,7 @@ class Battle:
             offer = self.rules.memo[key] = (acts, tuple(Option(a.title, a.id) for a in acts) + (Option("Nothing", None),))
         actions, options = offer
         if not actions:
-            return
+            return False
 
         def estimates() -> list[float]:
             found = self.rules.memo.get(("values", key))
@@ -179,7 +180,7 @@ class Battle:
                                estimates))
         if i == len(actions):
             self._sig = None
-            return
+            return False
         action = actions[i]
         if self.record:
             self.emit("action", unit=unit.label, action=action.id, title=action.title)
@@ -191,6 +192,7 @@ class Battle:
             if not done:
                 break  # an effect that could not happen ends the action
         self._sig = None
+        return True
 
     # -- effects ---------------------------------------------------------------------------
 
@@ -530,28 +532,18 @@ def fresh_state(rules: Rules, scenario: A.Scenario) -> State:
                   for u in first.units], first.sides, first.side_titles)
 
 
-def whole_army(battle: Battle, order: Sequence[int]) -> None:
-    """Each player in turn runs every phase with all their units."""
-    for side in order:
-        battle.player_turn(side, battle.game.phases)
-        if battle.state.over:
-            return
+#: Who acts when, by the name a game's ``activation`` line gives (filled by
+#: :mod:`compiler.battle.activation`, which the package imports).
+ACTIVATIONS: dict[str, Callable[[Battle, Sequence[int]], None]] = {}
 
 
-def alternating_units(battle: Battle, order: Sequence[int]) -> None:
-    """Phase by phase, the players take turns to act with one unit each, the first player first."""
-    for phase in battle.game.phases:
-        battle.run_phase(phase, order)
-        if battle.state.over:
-            return
-    battle.state.expire("turn")
+def activation(name: str) -> Callable[[Callable[[Battle, Sequence[int]], None]], Callable[[Battle, Sequence[int]], None]]:
+    """Register an activation scheme under the name a game's ``activation`` line gives."""
+    def register(fn: Callable[[Battle, Sequence[int]], None]) -> Callable[[Battle, Sequence[int]], None]:
+        ACTIVATIONS[name] = fn
+        return fn
+    return register
 
-
-#: Who acts when, by the name a game's ``activation`` line gives.
-ACTIVATIONS: dict[str, Callable[[Battle, Sequence[int]], None]] = {
-    "whole_army": whole_army,
-    "alternating_units": alternating_units,
-}
 
 #: What each kind of action effect does.
 EFFECTS: dict[str, Callable[[Battle, Unit, A.ActionEffect, A.Action | None], bool]] = {

@@ -21,6 +21,9 @@ UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot")
 
+#: The activation schemes the battle engine runs (None: the default, whole_army).
+PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls")
+
 #: What ``first`` may say besides a side's id.
 FIRST_RANDOM = "random"
 
@@ -112,10 +115,20 @@ def _game(ctx: Context, game: A.Game) -> None:
     for s in game.scores:
         if s.surviving:
             check_expr(s.value, unit_scope(ctx, s.id))
+    if game.activation_dice is not None:
+        check_expr(game.activation_dice.test, unit_scope(ctx, game.id))
 
 
 def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
     rs = ctx.ruleset
+    played = rs.get(sc.game) if sc.game is not None else (games[0] if len(games) == 1 else None)
+    if isinstance(played, A.Game) and played.activation not in PLAYABLE:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' plays game '{played.id}', whose activation "
+                       f"'{played.activation}' the battle engine cannot run", sc.span,
+                       "use one of: " + ", ".join(a for a in PLAYABLE if a))
+    if isinstance(played, A.Game) and played.activation == "activation_rolls" and played.activation_dice is None:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{played.id}' activates by rolls but does not say how", sc.span,
+                       "add a line such as: activation dice 1..3 of activation_die(I), bust on 2 failures")
     if sc.game is not None:
         decl = rs.get(sc.game)
         if not isinstance(decl, A.Game):

@@ -59,6 +59,10 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
     if kind == "test":
         verdict = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
         return f"{event['unit']} takes a test {rule(event['rule'])}: chance {event['chance']:.1%}, {verdict}."
+    if kind == "activation":
+        verdict = "[red]bust[/red]: the turn passes" if event["bust"] else f"{event['successes']} action(s)"
+        return (f"{event['unit']} rolls {event['dice']} activation dice {rule(event['rule'])} "
+                f"(each {event['chance']:.0%}): {verdict}.")
     if kind == "engage":
         return f"{event['unit']} engages {event['target']} ({event['status']})."
     if kind == "out_of_reach" and event.get("reach") is None:

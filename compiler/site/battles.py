@@ -113,6 +113,9 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
                 f"(chance {event['chance']:.1%}).", event["rule"])
     if kind == "engage":
         return (f"{event['unit']} engages {event['target']}.", "")
+    if kind == "activation":
+        verdict = "goes bust, and the turn passes" if event["bust"] else f"scores {event['successes']} action(s)"
+        return (f"{event['unit']} rolls {event['dice']} activation dice and {verdict}.", event["rule"])
     if kind == "reaction":
         return (f"{event['unit']} reacts to {event['cause']} ({event['event']}).", "")
     if kind == "destroyed":
