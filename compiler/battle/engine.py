@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from compiler import ast as A
-from compiler.battle.policies import Choice, Option, Policy
+from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Rules
 from compiler.battle.setup import initial_state
 from compiler.battle.state import State, Unit
@@ -59,6 +59,7 @@ class Battle:
         self.events: list[dict[str, Any]] = []
         self.choices: list[int] = []
         self.listener = listener
+        self._scores: tuple[float, ...] = ()  # the final scores, once worked out
         self._sig: tuple[Unit, tuple[Any, ...]] | None = None  # the acting unit's signature, while it holds
         self.record = record or listener is not None  # a simulation keeps no events
         self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
@@ -84,7 +85,7 @@ class Battle:
                 break
         if not st.over:
             self.finish()
-        scores = tuple(self.score(s) for s in range(n))
+        scores = self._scores or tuple(self.score(s) for s in range(n))
         out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason)
         if self.record:
             self.emit("end", winner=None if out.winner is None else st.sides[out.winner], reason=out.reason,
@@ -176,8 +177,13 @@ class Battle:
                 found = self.rules.memo[("values", key)] = [self.estimate_action(unit, a) for a in actions] + [0.0]
             return list(found)
 
-        i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?", options,
-                               estimates))
+        if type(self.policies[unit.side]) is GreedyPolicy:  # the same answer, without building the choice
+            values = estimates()
+            i = values.index(max(values))
+            self.choices.append(i)
+        else:
+            i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
+                                   options, estimates))
         if i == len(actions):
             self._sig = None
             return False
@@ -205,8 +211,13 @@ class Battle:
         offer = _STEPS.get(most) or _STEPS.setdefault(most, (list(range(0, most + 1)),
                                                             tuple(Option(f'{d}"', d) for d in range(0, most + 1))))
         steps = offer[0]
-        i = self.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{most}\")?",
-                               offer[1], lambda: self.estimate_moves(unit, gap, steps)))
+        if type(self.policies[unit.side]) is GreedyPolicy and len(steps) > 1:  # as above
+            values = self.estimate_moves(unit, gap, steps)
+            i = values.index(max(values))
+            self.choices.append(i)
+        else:
+            i = self.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{most}\")?",
+                                   offer[1], lambda: self.estimate_moves(unit, gap, steps)))
         d = min(float(steps[i]), gap)
         unit.position += d if foe.position > unit.position else -d
         if self.record:
@@ -376,7 +387,7 @@ class Battle:
         if victory is None:
             st.reason = "turn limit"
             return
-        scores = [self.score(s) for s in range(len(st.sides))]
+        scores = self._scores = tuple(self.score(s) for s in range(len(st.sides)))
         best = max(scores)
         st.reason = victory.id
         st.winner = scores.index(best) if scores.count(best) == 1 else None
