@@ -95,9 +95,13 @@ def test_(
     paths: Optional[List[str]] = typer.Argument(None, help="Ruleset folders (default: rules/)."),
     exact: bool = typer.Option(True, "--exact/--fast", help="Exact fractions (default) or fast floating point."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every example and property."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every example, property and claim."),
 ) -> None:
-    """Run every example and property; exit 1 if any fails."""
+    """Run every example and property, and judge every claim; exit 1 if any fails.
+
+    A claim is judged at every point of its grid and its verdict printed ("holds in 35% of the
+    grid"); it fails only when it cannot be worked out.
+    """
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
     from compiler.resolve.report import failure_lines, results_json
@@ -126,6 +130,8 @@ def test_(
             if verbose:
                 mark = "ok  " if r.passed else "FAIL"
                 typer.echo(f"{mark} {model.id} {r.kind} {r.id} ({r.checked} checked, {r.seconds * 1000:.0f} ms)")
+            if r.kind == "claim" and r.passed:  # a claim is judged, not enforced: say its verdict
+                typer.echo(f"claim {model.id} {r.id}: {dict(r.values)['verdict']}")
             if not r.passed:
                 typer.echo("\n".join(failure_lines(r, sources)))
                 typer.echo("")

@@ -48,6 +48,7 @@ KIND_NAMES: dict[type, str] = {
     A.Game: "game",
     A.Example: "example",
     A.Property: "property",
+    A.Claim: "claim",
 }
 
 

@@ -16,9 +16,11 @@ from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.resolve.report import distribution_rows, mean_of
 from compiler.resolve.evaluator import AttackResult, Evaluator, LetVar, ResolveError, is_dist, show
+from compiler.resolve.claims import judge_claim
 from compiler.resolve.runner import Failure, check_expect, fmt_number, run_property
 from compiler.site.charts import bar_chart
 from compiler.site.env import percent
+from compiler.site.tables import TableView, claim_view
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ class ExampleView:
     steps: tuple[tuple[str, str], ...]  # (let name, "on average shots 5 → hits 3.33 → …" or a chance)
     values: tuple[tuple[A.Expect, str, bool], ...]  # (expectation, actual value, held)
     failures: tuple[str, ...]
+    verdict: str = ""  # a claim's verdict over its grid ("holds in 35% of the grid …")
+    status: str = ""  # a claim's "holds", "holds in part", "fails" or "error"
+    grid: TableView | None = None  # a claim's measure at every point of its grid
 
 
 def _exact(p: Any) -> str:
@@ -127,11 +132,17 @@ def _mean_text(d: Any) -> str:
 
 
 def example_views(rs: Ruleset) -> dict[str, ExampleView]:
-    """Run every example and property of a ruleset; chart the distributions of the examples."""
+    """Run every example and property of a ruleset, and judge every claim; chart the
+    distributions of the examples and each claim's measure over its grid."""
     views: dict[str, ExampleView] = {}
     for d in rs.walk():
         if isinstance(d, A.Example):
             views[d.id] = _example(rs, d)
+        elif isinstance(d, A.Claim):
+            j = judge_claim(rs, d)
+            views[d.id] = ExampleView(d.id, j.error is None, j.size, (), (), (),
+                                      (_failure_text(j.error),) if j.error else (),
+                                      j.verdict, j.status, claim_view(rs, d, j))
         elif isinstance(d, A.Property):
             res = run_property(rs, d)
             views[d.id] = ExampleView(d.id, res.passed, res.checked, (), (), (),

@@ -16,6 +16,7 @@ from typing import Any
 
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
+from compiler.resolve.claims import Judgement
 from compiler.resolve.report import evaluate_table, table_axes
 from compiler.resolve.evaluator import Evaluator, ResolveError
 from compiler.site.charts import heat
@@ -23,6 +24,7 @@ from compiler.site.env import percent
 from compiler.words import value_words
 
 MAX_CELLS = 400  # beyond this a table is described, not printed
+MAX_CLAIM_CELLS = 2_000  # beyond this a claim's grid is described, not printed
 
 
 @dataclass(frozen=True)
@@ -95,18 +97,9 @@ def table_view(rs: Ruleset, decl: A.Table | A.Formula, ev: Evaluator | None = No
     size = len(cells)
     has_p = any(c.get("p_float") is not None for c in cells)
     by_point = {tuple(value_words(v) for v in c["at"].values()): _cell(c) for c in cells}
-    grids: list[Grid] = []
     if not axes:
-        grids.append(Grid("", None, None, ((_cell(cells[0]),),)))
-    elif len(axes) == 1:
-        grids.append(Grid("", None, axes[0], (tuple(by_point[(v,)] for v in axes[0].values),)))
-    else:
-        lead, (row_ax, col_ax) = axes[:-2], axes[-2:]
-        for prefix in itertools.product(*(a.values for a in lead)):
-            caption = ", ".join(f"{a.name} = {v}" for a, v in zip(lead, prefix))
-            rows = tuple(tuple(by_point[prefix + (rv, cv)] for cv in col_ax.values) for rv in row_ax.values)
-            grids.append(Grid(caption, row_ax, col_ax, rows))
-    return TableView(decl.id, title, axes, tuple(grids), data["p_is"], has_p, size)
+        by_point = {(): _cell(cells[0])}
+    return TableView(decl.id, title, axes, _grids(axes, by_point), data["p_is"], has_p, size)
 
 
 def _param_stat(rs: Ruleset, decl: Any, name: str) -> str | None:
@@ -115,3 +108,47 @@ def _param_stat(rs: Ruleset, decl: Any, name: str) -> str | None:
         if p.name == name and isinstance(p.type, str) and p.type in rs.stats:
             return p.type
     return None
+
+
+def _grids(axes: tuple[Axis, ...], by_point: dict[tuple[str, ...], Cell]) -> tuple[Grid, ...]:
+    """Cells laid out as tables are: one row, one grid, or one grid per value of the leading axes."""
+    if not axes:
+        return (Grid("", None, None, ((by_point[()],),)),)
+    if len(axes) == 1:
+        return (Grid("", None, axes[0], (tuple(by_point[(v,)] for v in axes[0].values),)),)
+    grids = []
+    lead, (row_ax, col_ax) = axes[:-2], axes[-2:]
+    for prefix in itertools.product(*(a.values for a in lead)):
+        caption = ", ".join(f"{a.name} = {v}" for a, v in zip(lead, prefix))
+        rows = tuple(tuple(by_point[prefix + (rv, cv)] for cv in col_ax.values) for rv in row_ax.values)
+        grids.append(Grid(caption, row_ax, col_ax, rows))
+    return tuple(grids)
+
+
+def claim_view(rs: Ruleset, claim: A.Claim, j: Judgement) -> TableView:
+    """A claim's measure at every point of its grid, as a heat map: each cell the measure
+    (to two decimals) with ✓ where the claim holds, green, or ✗ where it does not, red."""
+    title = "Measure"
+    if j.error is not None:
+        return TableView(claim.id, title, (), (), "", False, 0, j.error.message)
+    if j.size > MAX_CLAIM_CELLS:
+        return TableView(claim.id, title, (), (), "", False, j.size,
+                         f"its grid has {j.size} points, too many to print; `warscribe test` gives the verdict")
+    axes = tuple(Axis(name, name if name in rs.stats else None, tuple(str(v) for v in values))
+                 for name, values in j.axes)
+    by_point: dict[tuple[str, ...], Cell] = {}
+    for p in j.points:
+        text = "?" if p.measure is None else f"{float(p.measure):.2f}"
+        by_point[tuple(str(v) for v in p.at)] = Cell(f"{text} {'✓' if p.held else '✗'}",
+                                                     heat(1.0 if p.held else 0.0), None)
+    if len(axes) <= 3:
+        return TableView(claim.id, title, axes, _grids(axes, by_point), "", False, j.size)
+    # Four or more axes: one grid per value of the first, its rows every combination of the middle ones.
+    first, middle, last = axes[0], axes[1:-1], axes[-1]
+    rows = Axis(", ".join(a.name for a in middle), None,
+                tuple(", ".join(c) for c in itertools.product(*(a.values for a in middle))))
+    combos = list(itertools.product(*(a.values for a in middle)))
+    grids = tuple(Grid(f"{first.name} = {v}", rows, last,
+                       tuple(tuple(by_point[(v, *c, lv)] for lv in last.values) for c in combos))
+                  for v in first.values)
+    return TableView(claim.id, title, axes, grids, "", False, j.size)

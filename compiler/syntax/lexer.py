@@ -69,7 +69,7 @@ _DECL_FUNCTION = ("table", "test", "formula", "attack", "ability")
 _DECL_CLASS = ("unit", "weapon", "squad", "army", "game")
 _DECL_CONSTANT = (
     "section", "rule", "stat", "keyword", "status", "term", "situation",
-    "modifier", "example", "property", "phase", "step", "score", "victory",
+    "modifier", "example", "property", "claim", "phase", "step", "score", "victory",
     "assumption", "remove", "extend",
 )
 # Declaration keywords that are not followed by an id of their own.

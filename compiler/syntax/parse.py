@@ -75,7 +75,7 @@ def describe_terminal(name: str) -> str:
 VALUE_STARTERS = {"NAME", "INT", "DICE", "DECIMAL", "INCHES", "STRING", "LPAR", "MINUS",
                   "NEVER", "ALWAYS", "NONE", "TRUE", "FALSE", "IF", "NOT"}
 DECLARATION_KEYWORDS = {"STAT", "TABLE", "TEST", "UNIT", "WEAPON", "SECTION", "RULE", "FORMULA",
-                        "MODIFIER", "ABILITY", "ATTACK", "SQUAD", "ARMY", "GAME", "EXAMPLE", "PROPERTY",
+                        "MODIFIER", "ABILITY", "ATTACK", "SQUAD", "ARMY", "GAME", "EXAMPLE", "PROPERTY", "CLAIM",
                         "KEYWORD", "STATUS", "TERM", "SITUATION", "DIE", "ASSUMPTION", "OPEN", "DESIGNER"}
 
 
