@@ -20,6 +20,7 @@ from functools import partial
 from typing import Any, Callable, Iterator, Mapping, TypeAlias
 
 from compiler import ast as A
+from compiler.trace import note
 from compiler.limits import MAX_REMOVAL_WORK
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AttackResult, ResolveError, Roll, as_count, fast_to_exact, hashable, is_dist,
@@ -249,6 +250,7 @@ def _hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
     for ability, arg in ev.effects.attacker_abilities():
         for hook in ability.hooks:
             if hook.test == test_id:
+                note(ability.id)
                 pname = ability.params[0].name if ability.params else ""
                 out.append((hook, arg, pname))
     return out
@@ -402,6 +404,7 @@ def _feel_no_pain(ev: Evaluator, target: ProfileRef, damage: Any) -> Any:
         for hook in ab.hooks:
             if hook.ignore_damage_on is None:
                 continue
+            note(ab.id)
             local = {ab.params[0].name: use.arg} if ab.params else {}
             t = ev.eval(hook.ignore_damage_on, local)
             t = unwrap(t)

@@ -22,7 +22,9 @@ from compiler.site.sitemap import (DATASHEET_TYPES, EXAMPLE_TYPES, LEXICON_KINDS
                       ruleset_pages, section_page)
 from compiler.site.tables import TableView, table_view
 from compiler.site.tools import PageTools
+from compiler.resolve.coverage import pins
 from compiler.site.usage import uses
+from compiler.trace import recording
 
 # Which template renders each kind of declaration inside a rulebook page.
 ITEM_TEMPLATES: dict[type, str] = {
@@ -110,16 +112,20 @@ class RulesetData:
     examples: Mapping[str, ExampleView]
     house_rules: HouseRulesView | None = None
     releases: tuple[ReleaseDiffView, ...] = ()
+    pins: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def tools(self, page: str) -> PageTools:
-        return PageTools(page, self.rs, self.sitemap, self.sources, self.uses)
+        return PageTools(page, self.rs, self.sitemap, self.sources, self.uses, self.pins)
 
 
 def ruleset_data(rs: Ruleset, sitemap: SiteMap, sources: Mapping[str, str]) -> RulesetData:
     ev = Evaluator(rs)
     tables = {t.id: table_view(rs, t, ev) for t in rs.of_type(A.Table)}
-    return RulesetData(rs, sitemap, sources, uses(rs), tables, example_views(rs), house_rules(rs),
-                       release_diffs(rs))
+    pinned = pins(rs)  # every example run, recording what it exercises
+    with recording():  # the examples' pages then read the memo that recording filled
+        views = example_views(rs)
+    return RulesetData(rs, sitemap, sources, uses(rs), tables, views, house_rules(rs),
+                       release_diffs(rs), pinned)
 
 
 # ---------------------------------------------------------------------------

@@ -33,12 +33,14 @@ class PageTools:
     """Helpers bound to one page (``page``) of one ruleset (``rs``, or None for site pages)."""
 
     def __init__(self, page: str, rs: Ruleset | None, sitemap: SiteMap, sources: Mapping[str, str],
-                 uses: Mapping[str, tuple[str, ...]] | None = None) -> None:
+                 uses: Mapping[str, tuple[str, ...]] | None = None,
+                 pins: Mapping[str, tuple[str, ...]] | None = None) -> None:
         self.page = page
         self.rs = rs
         self.sitemap = sitemap
         self.sources = sources
         self._uses = uses or {}
+        self._pins = pins or {}
 
     # -- text ---------------------------------------------------------------
 
@@ -123,6 +125,10 @@ class PageTools:
 
     def used_in(self, decl_id: str) -> tuple[str, ...]:
         return self._uses.get(decl_id, ())
+
+    def pinned_by(self, decl_id: str) -> tuple[str, ...]:
+        """The examples that exercise a rule or an executable declaration (``warscribe test --coverage``)."""
+        return self._pins.get(decl_id, ())
 
     def origin(self, decl_id: str) -> str:
         """"added", "replaced", "base" or "own": what an overlay did to a declaration."""
