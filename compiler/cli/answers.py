@@ -3,11 +3,16 @@ from __future__ import annotations
 
 import json
 import time
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
 from compiler.cli.common import app, compile_one, print_diagnostics, report_resolve_error, usage_error
+
+if TYPE_CHECKING:
+    from compiler.model.ruleset import Ruleset
+    from compiler.resolve.coverage import Coverage
+    from compiler.resolve.expect import Result
 
 
 @app.command("eval")
@@ -121,10 +126,10 @@ def test_(
         typer.echo("the rules have errors; fix them first")
         raise typer.Exit(1)
     start = time.perf_counter()
-    pairs = []
-    covs = []
+    pairs: list[tuple[Ruleset, Result]] = []
+    covs: list[Coverage] = []
     for model in result.rulesets:
-        if coverage:  # the coverage run is the test run: every example, each on a clean memo
+        if coverage:  # the coverage run is the test run: every example, recording what it uses
             from compiler.resolve.coverage import coverage as coverage_of
 
             covs.append(coverage_of(model))
