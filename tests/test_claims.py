@@ -122,3 +122,9 @@ def test_warscribe_test_prints_each_claims_verdict() -> None:
     assert result.exit_code == 0, result.output
     assert "claim dark-millennia second_method_fractions: holds at every point of the grid (90 points)" \
         in result.output
+
+
+def test_a_claim_without_a_grid_is_refused_by_check() -> None:
+    comp = compile_text(HEAD + 'claim x "X":\n  expect 1 = 1\n')
+    assert [(d.code, d.message) for d in comp.diagnostics] == [
+        ("W106", "claim 'x' does not say what it ranges over")]
