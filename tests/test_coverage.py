@@ -62,11 +62,18 @@ def test_a_modifier_is_exercised_only_where_it_changes_a_number() -> None:
     assert cov.pinned["hit"] == ("plain", "again", "smoky")
 
 
-def test_rules_drive_the_resolver_or_are_prose_only() -> None:
+def test_rules_drive_the_resolver_or_say_why_they_are_prose_only() -> None:
     cov = coverage(_small())
     assert cov.driving == ("shooting",)  # links to the hit test
-    assert [(i, k) for i, k, _ in cov.prose_only] == [("charging", "rule")]
+    assert cov.unmarked == ("charging",) and cov.prose_only == ()
     assert pins(_small())["shooting"] == ("plain", "again")
+    marked = SMALL.replace('rule charging "Charging": "Run at them and shout."',
+                           'rule charging "Charging":\n  """Run at them and shout."""\n'
+                           '  prose only "Shouting is not rolled": "Players just do it."')
+    comp = compile_text(marked)
+    assert comp.ok, comp.diagnostics
+    cov = coverage(comp.rulesets[0])
+    assert cov.unmarked == () and cov.prose_only == (("charging", "rule", "Shouting is not rolled"),)
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -90,7 +97,7 @@ def test_cli_table_and_strict(tmp_path: Path) -> None:
     small = data["coverage"][0]
     assert small["by_kind"]["test"] == {"exercised": 1, "executable": 2}
     assert small["pinned_by"]["hit"] == ["plain", "again"]
-    assert small["prose_only"][0]["id"] == "charging"
+    assert small["unmarked_rules"] == ["charging"]
 
 
 def test_strict_passes_once_everything_is_exercised(tmp_path: Path) -> None:

@@ -162,7 +162,7 @@ def test_(
         typer.echo(f"({n} ruleset{'s' if n != 1 else ''}, {elapsed:.2f} s)")
         if coverage:
             spans = {m.id: {d.id: f"{d.span.file}:{d.span.line}" for d in m.walk() if d.id} for m in result.rulesets}
-            print_coverage(covs, spans)
+            print_coverage(covs, spans, verbose)
     uncovered = coverage and strict and any(missing(c) for c in covs)
     if uncovered and not as_json:
         typer.echo("--strict: some tables, tests, formulas, modifiers or attacks are exercised by no example")

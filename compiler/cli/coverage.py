@@ -27,22 +27,26 @@ def coverage_json(cov: Coverage) -> dict[str, Any]:
         "unexercised": [{"id": i, "kind": k} for i, k in cov.executable if not cov.pinned.get(i)],
         "driving_rules": list(cov.driving),
         "prose_only": [{"id": i, "kind": k, "reason": r} for i, k, r in cov.prose_only],
+        "unmarked_rules": list(cov.unmarked),
     }
 
 
-def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]]) -> None:
-    """A Rich table: per ruleset, exercised/executable for each kind, rules that drive the resolver
-    and prose-only rules; then each unexercised declaration with where it is written."""
+def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], verbose: bool = False) -> None:
+    """A Rich table: per ruleset, exercised/executable for each kind, rules that drive the resolver,
+    prose-only rules and abilities, unmarked rules; then each unexercised declaration with where
+    it is written (and, with ``verbose``, each prose-only and unmarked one)."""
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="Executable coverage: declarations exercised by examples", title_justify="left")
+    table = Table(title="Executable coverage: declarations exercised by examples; rules that drive the resolver, "
+                        "are prose only (and say why) or are unmarked", title_justify="left")
     table.add_column("ruleset")
     for kind in KIND_ORDER:
         table.add_column(PLURAL.get(kind, kind + "s"), justify="right")
     table.add_column("all", justify="right")
-    table.add_column("rules driving it", justify="right")
+    table.add_column("driving", justify="right")
     table.add_column("prose only", justify="right")
+    table.add_column("unmarked", justify="right")
     for cov in covs:
         counts = cov.by_kind()
         cells = []
@@ -52,14 +56,24 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]]) -
             cells.append(f"[red]{text}[/red]" if done < total else text)
         done_all, total_all = len(cov.exercised), len(cov.executable)
         cells.append(f"{done_all}/{total_all}")
-        table.add_row(cov.ruleset, *cells, str(len(cov.driving)), str(len(cov.prose_only)))
+        table.add_row(cov.ruleset, *cells, str(len(cov.driving)), str(len(cov.prose_only)),
+                      f"[yellow]{len(cov.unmarked)}[/yellow]" if cov.unmarked else "0")
     console = Console(highlight=False, soft_wrap=True)
     if not console.is_terminal:
-        console.width = 120  # piped or captured: wide enough for every column
+        console.width = 130  # piped or captured: wide enough for every column
     console.print(table)
     for cov in covs:
         for decl_id, kind in cov.executable:
             if not cov.pinned.get(decl_id):
                 where = spans.get(cov.ruleset, {}).get(decl_id, "")
                 console.print(f"not exercised: {cov.ruleset} {kind} {decl_id}" + (f" ({where})" if where else ""),
+                              markup=False)
+    if verbose:
+        for cov in covs:
+            for decl_id, kind, reason in cov.prose_only:
+                console.print(f"prose only: {cov.ruleset} {kind} {decl_id}: {reason}", markup=False)
+            for decl_id in cov.unmarked:
+                where = spans.get(cov.ruleset, {}).get(decl_id, "")
+                console.print(f"unmarked: {cov.ruleset} rule {decl_id}" + (f" ({where})" if where else "")
+                              + ": neither drives the resolver nor says why (add a 'prose only' note)",
                               markup=False)

@@ -7,10 +7,11 @@ modifier or ability that changed a number — as recorded by :mod:`compiler.trac
 example runs (with a memo that remembers what each of its entries used, so an example that
 reuses what an earlier one worked out is credited with it too).
 
-A rule *drives the resolver* when it holds an executable declaration or links to one; any
-other rule is *prose only*: it is read by players, and nothing in the resolver follows it.
-An ability with neither hooks nor effects (a name the army lists give a meaning to) is prose
-only as well.
+A rule *drives the resolver* when it holds an executable declaration or links to one, or
+holds a note pinned by an example.  Any
+other rule should say why nothing runs it, with a ``prose only "reason": …`` note; one that
+does not is *unmarked*.  An ability with neither hooks nor effects (a name the army lists
+give a meaning to) is prose only as well.
 
 >>> from compiler.driver import compile_text
 >>> rs = compile_text('ruleset d "D":\\n  version 1.0.0\\nstat BS "BS" 1..10: "Aim."\\n'
@@ -18,8 +19,8 @@ only as well.
 ...                   'rule charge "Charge": "Run at them."\\n'
 ...                   'example e "E":\\n  expect P(hit(3)) = 1/2\\n').rulesets[0]
 >>> c = coverage(rs)
->>> c.pinned["hit"], c.unexercised, [r for r, _, _ in c.prose_only]
-(('e',), ('dodge',), ['charge'])
+>>> c.pinned["hit"], c.unexercised, c.unmarked
+(('e',), ('dodge',), ('charge',))
 """
 from __future__ import annotations
 
@@ -36,7 +37,6 @@ from compiler.trace import recording
 
 #: What the resolver runs, in the order coverage tables list them.
 EXECUTABLE: tuple[type[A.Decl], ...] = (A.Table, A.Test, A.Formula, A.Modifier, A.Attack, A.Ability)
-PROSE_ONLY_REASON = "no test, table, formula, modifier, attack or ability in it or linked from it"
 INERT_ABILITY_REASON = "an ability with no hooks and no effects: nothing for the resolver to run"
 
 
@@ -49,7 +49,8 @@ class Coverage:
     pinned: Mapping[str, tuple[str, ...]]  # executable id -> ids of the examples that exercise it
     examples: tuple[Result, ...]  # every example, property and claim, as run
     driving: tuple[str, ...]  # rules that drive the resolver
-    prose_only: tuple[tuple[str, str, str], ...]  # (id, kind, reason): rules and inert abilities
+    prose_only: tuple[tuple[str, str, str], ...]  # (id, kind, reason): marked rules and inert abilities
+    unmarked: tuple[str, ...] = ()  # rules that neither drive the resolver nor say why not
 
     @property
     def exercised(self) -> tuple[str, ...]:
@@ -124,18 +125,24 @@ def coverage(model: Ruleset) -> Coverage:
     pinned, results = exercised_by(model)
     executable = tuple((d.id, kind_of(d)) for d in model.walk() if _executable(d))
     runnable = {i for i, _ in executable}
+    exercised_ids = {d.id for d in model.walk() if isinstance(d, (A.Example, A.Property))}
     driving: list[str] = []
+    unmarked: list[str] = []
     prose_only: list[tuple[str, str, str]] = [(a.id, "ability", INERT_ABILITY_REASON)
                                               for a in model.of_type(A.Ability) if not _executable(a)]
     for rule in model.of_type(A.Rule):
-        inside = [d for d in _nested(rule.body) if _executable(d)]
+        inside = [d for d in _nested(rule.body) if _executable(d)
+                  or isinstance(d, A.Note) and any(e in exercised_ids for e, _ in d.pinned_by)]
         links = [n for n in _links(rule.body) if n in runnable]
+        reasons = [n.title for n in rule.body if isinstance(n, A.Note) and n.kind == "prose only"]
         if inside or links:
             driving.append(rule.id)
+        elif reasons:
+            prose_only.append((rule.id, "rule", "; ".join(reasons)))
         else:
-            prose_only.append((rule.id, "rule", PROSE_ONLY_REASON))
+            unmarked.append(rule.id)
     return Coverage(model.id, executable, {i: pinned[i] for i in runnable if i in pinned}, results,
-                    tuple(driving), tuple(prose_only))
+                    tuple(driving), tuple(prose_only), tuple(unmarked))
 
 
 def pins(model: Ruleset) -> dict[str, tuple[str, ...]]:

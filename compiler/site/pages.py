@@ -89,7 +89,7 @@ LEXICON_GROUPS = (
     ("status", "Statuses"), ("term", "Terms"), ("situation", "Situations"), ("die", "Dice"),
 )
 NOTE_GROUPS = (("open question", "Open questions"), ("assumption", "Assumptions"),
-               ("designer note", "Designer's notes"))
+               ("designer note", "Designer's notes"), ("prose only", "Rules left to the players"))
 
 
 @dataclass

@@ -24,7 +24,7 @@ KIND_WORDS = {
     "squad": "squad", "example": "example", "property": "property", "table": "table", "test": "test",
     "formula": "formula", "modifier": "modifier", "attack": "attack sequence", "army": "army",
     "game": "game", "rule": "rule", "section": "section", "assumption": "assumption",
-    "open question": "open question", "designer note": "designer's note", "phase": "phase",
+    "open question": "open question", "designer note": "designer's note", "prose only": "prose only", "phase": "phase",
     "step": "step", "score": "score", "victory condition": "victory condition",
 }
 
