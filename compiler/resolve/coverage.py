@@ -7,8 +7,8 @@ modifier or ability that changed a number — as recorded by :mod:`compiler.trac
 example runs (with a memo that remembers what each of its entries used, so an example that
 reuses what an earlier one worked out is credited with it too).
 
-A rule *drives the resolver* when it holds an executable declaration or links to one, or
-holds a note pinned by an example.  Any
+A rule *drives the resolver* when it holds an executable declaration (or a custom die) or
+links to one, or holds a note pinned by an example.  Any
 other rule should say why nothing runs it, with a ``prose only "reason": …`` note; one that
 does not is *unmarked*.  An ability with neither hooks nor effects (a name the army lists
 give a meaning to) is prose only as well.
@@ -131,7 +131,7 @@ def coverage(model: Ruleset) -> Coverage:
     prose_only: list[tuple[str, str, str]] = [(a.id, "ability", INERT_ABILITY_REASON)
                                               for a in model.of_type(A.Ability) if not _executable(a)]
     for rule in model.of_type(A.Rule):
-        inside = [d for d in _nested(rule.body) if _executable(d)
+        inside = [d for d in _nested(rule.body) if _executable(d) or isinstance(d, A.Die)
                   or isinstance(d, A.Note) and any(e in exercised_ids for e, _ in d.pinned_by)]
         links = [n for n in _links(rule.body) if n in runnable]
         reasons = [n.title for n in rule.body if isinstance(n, A.Note) and n.kind == "prose only"]
