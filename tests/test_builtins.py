@@ -68,3 +68,14 @@ def test_every_builtin_is_highlighted_as_the_registry_says(name: str) -> None:
     # the same word without a call is a name, not a builtin
     plain = [(t, v) for t, v in WarscribeLexer().get_tokens(f"example e:\n  let {name}x = 1\n")]
     assert all(v != name for _, v in plain)
+
+
+def test_a_die_of_n_sides_is_uniform_and_may_take_a_rolled_n() -> None:
+    ev = Evaluator(MODEL)
+    for n in (1, 2, 7, 20):
+        assert ev.evaluate(parse_expression(f"P(d({n}) == 1)")) == Fraction(1, n)
+        assert ev.evaluate(parse_expression(f"mean(d({n}))")) == Fraction(n + 1, 2)
+    # n rolled on a d6 first: the mean of (n + 1) / 2 over n = 1..6
+    assert ev.evaluate(parse_expression("mean(d(d6))")) == Fraction(9, 4)
+    with pytest.raises(evaluator.ResolveError, match="0 sides"):
+        ev.evaluate(parse_expression("d(0)"))
