@@ -100,14 +100,15 @@ class TracedMemo(dict[Any, Any]):
 
     def __setitem__(self, key: Any, value: Any) -> None:
         used: set[str] = set()
-        while self._frames:  # frames left open by an error inside are closed with this one
-            frame_key, outer = self._frames.pop()
-            current = _USED.get()
-            if current is not None:
-                used |= current
-            _USED.set(outer)
-            if frame_key == key:
-                break
+        if any(k == key for k, _ in self._frames):  # a value stored without a miss opens no frame
+            while self._frames:  # frames left open by an error inside are closed with this one
+                frame_key, outer = self._frames.pop()
+                current = _USED.get()
+                if current is not None:
+                    used |= current
+                _USED.set(outer)
+                if frame_key == key:
+                    break
         self.uses[key] = frozenset(used)
         for decl_id in used:
             note(decl_id)
