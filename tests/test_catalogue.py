@@ -370,12 +370,18 @@ MECHANICS: dict[str, tuple[str, Callable[[], Dist]]] = {
     # tests
     "hit_roll": ("hit(3+)", lambda: enum(d6_test(3), D6)),
     "moving_penalty": ("hit(4+) with moved", lambda: enum(d6_test(4, -1), D6)),
-    "modifier_cap": ("hit(4+) with moved, darkness", lambda: enum(d6_test(4, -2), D6)),
+    "modifier_cap": ("hit(3+) with moved, darkness", lambda: enum(d6_test(3, -2), D6)),
     "natural_six_hits_despite_penalty": ("hit(6+) with moved", lambda: bernoulli(Fraction(1, 6))),
     "morale_two_dice_under": ("morale(7)", lambda: enum(lambda a, b: a + b <= 7, D6, D6)),
     "bands_of_success": ("moves(1)", lambda: enum(
         lambda a, b: "full" if a + b + 1 >= 10 else ("partial" if a + b + 1 >= 7 else "miss"), D6, D6)),
     "shots_then_hits": ("shots_then_hits(3+)", lambda: of_random(enum(lambda r: r, D6), enum(d6_test(3), D6))),
+    "morale_penalty_per_casualty": ("morale(7) with casualties = 2", lambda: enum(
+        lambda a, b: a + b <= 5, D6, D6)),
+    "activation_or_bust": ("activation(3)", lambda: enum(
+        lambda *r: "bust" if sum(x < 3 for x in r) >= 2 else sum(x >= 3 for x in r), D6, D6, D6)),
+    "scatter_on_target_with_a_double": ("scatter(4)", lambda: enum(
+        lambda a, b: 0 if a == b else max(0, a + b - 4), D6, D6)),
     # re-rolls
     "reroll_ones_to_hit": ("hit_reroll_ones(4+)", lambda: ice(
         icepool.d6.reroll([1], depth=1).map(lambda r: r >= 4))),
@@ -389,6 +395,9 @@ MECHANICS: dict[str, tuple[str, Callable[[], Dist]]] = {
     # saves
     "save_never_better_than_two": ("capped_save(2+, 0) with in_cover", lambda: enum(lambda r: r >= 2, D6)),
     "save_cover_bonus": ("capped_save(5+, 1) with in_cover", lambda: enum(lambda r: r >= 4, D6)),
+    "cover_bonuses_do_not_stack": ("covered_save(5+) with in_cover, dense_cover", lambda: enum(
+        lambda r: r != 1 and r + 2 >= 5, D6)),
+    "light_cover_alone": ("covered_save(5+) with in_cover", lambda: enum(lambda r: r != 1 and r + 1 >= 5, D6)),
     # opposed rolls
     "opposed_d20_with_criticals": ("face_to_face(12, 10)", lambda: face_to_face_oracle(12, 10)),
     "opposed_d20_equal_attributes": ("face_to_face(15, 15)", lambda: face_to_face_oracle(15, 15)),
