@@ -143,6 +143,18 @@ class SequencesBuilder(BuilderBase):
     def auto_fail(self, meta: Any, c: list[Any]) -> A.HookEffect:
         return A.HookEffect(self.span(meta), "fail", test=str(c[0]))
 
+    @v_args(meta=True)
+    def hook_modifier(self, meta: Any, c: list[Any]) -> A.HookEffect:
+        effect: A.Effect = c[0]
+        return A.HookEffect(self.span(meta), "modify", test=effect.test, effect=effect)
+
+    def spill_over(self, c: list[Any]) -> bool:
+        return True
+
+    @v_args(meta=True)
+    def mortal(self, meta: Any, c: list[Any]) -> A.HookEffect:
+        return A.HookEffect(self.span(meta), "mortal", spill=bool(c and c[0]))
+
     # -- attack sequences -----------------------------------------------------------
 
     @v_args(meta=True)

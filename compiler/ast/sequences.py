@@ -39,13 +39,17 @@ class Modifier(Decl):
 
 @dataclass(frozen=True, slots=True)
 class HookEffect:
-    """What a hook does: extra hits, an automatic pass or fail of a later test."""
+    """What a hook does to the one attack whose roll triggered it: extra hits, an automatic
+    pass or fail of a later test, a modifier on its later steps (``+1 D``, ``-1 AP``,
+    ``reroll failures to save``), or mortal wounds (later tests skipped)."""
 
     span: Span
-    kind: str  # "extra", "pass", "fail"
+    kind: str  # "extra", "pass", "fail", "modify", "mortal"
     test: str | None = None
     amount: Expr | None = None
     word: str | None = None  # "hits" in "N extra hits"
+    effect: Effect | None = None  # for "modify": the modifier, on this attack's later steps only
+    spill: bool = False  # for "mortal": damage beyond a model's last wound goes on to the next
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,11 +24,12 @@ class Effects:
     """The effects that apply under one situation, for one set of attackers and roles."""
 
     def __init__(self, model: Ruleset, situation: Mapping[str, Any], attackers: tuple[ProfileRef, ...],
-                 roles: Mapping[str, ProfileRef]) -> None:
+                 roles: Mapping[str, ProfileRef], hook_effects: tuple[A.Effect, ...] = ()) -> None:
         self.model = model
         self.situation = situation
         self.attackers = attackers
         self.roles = roles
+        self.hook_effects = hook_effects  # what hooks did to the one attack being followed
         self._effects: list[ActiveEffect] | None = None
         self._abilities: list[tuple[A.Ability, Any]] | None = None
 
@@ -46,6 +47,7 @@ class Effects:
         for ability, arg in self.attacker_abilities():
             if ability.when is None or self._holds(ability.when, ability, arg):
                 out.extend((e, None, ability.id) for e in ability.effects)
+        out.extend((e, None, "hook") for e in self.hook_effects)
         return out
 
     def _holds(self, cond: A.Expr, ability: A.Ability | None = None, arg: Any = None) -> bool:

@@ -137,6 +137,7 @@ class Evaluator:
         self._memo_key: tuple[Any, ...] | None = None
         self._effects: Effects | None = None
         self._names_cache: dict[int, tuple[str, ...]] = {}
+        self.hook_effects: tuple[A.Effect, ...] = ()  # inside an attack: what hooks did to this one attack
 
     # -- construction helpers ------------------------------------------------
 
@@ -147,15 +148,24 @@ class Evaluator:
         merged = dict(self.situation)
         if situation:
             merged.update(situation)
-        return Evaluator(self.model, self.exact, merged,
-                         self.attackers if attackers is None else attackers, self.depth + 1,
-                         self.roles if roles is None else roles)
+        out = Evaluator(self.model, self.exact, merged,
+                        self.attackers if attackers is None else attackers, self.depth + 1,
+                        self.roles if roles is None else roles)
+        out.hook_effects = self.hook_effects
+        return out
+
+    def with_hook_effects(self, effects: tuple[A.Effect, ...]) -> Evaluator:
+        """This evaluator for one attack that hooks changed (``+1 D`` on a natural 6 to wound):
+        ``effects`` count on top of the modifiers that apply."""
+        out = Evaluator(self.model, self.exact, self.situation, self.attackers, self.depth, self.roles)
+        out.hook_effects = self.hook_effects + effects
+        return out
 
     @property
     def effects(self) -> Effects:
         """The modifiers and abilities that apply under this situation and these attackers."""
         if self._effects is None:
-            self._effects = Effects(self.model, self.situation, self.attackers, self.roles)
+            self._effects = Effects(self.model, self.situation, self.attackers, self.roles, self.hook_effects)
         return self._effects
 
     def to_backend(self, d: Any) -> Any:
@@ -354,7 +364,7 @@ class Evaluator:
         """What, besides its arguments, a result depends on: the situation and the attackers."""
         if self._memo_key is None:
             self._memo_key = (tuple(sorted((k, hashable(v)) for k, v in self.situation.items())),
-                              self.attackers, tuple(sorted(self.roles.items())))
+                              self.attackers, tuple(sorted(self.roles.items())), self.hook_effects)
         return self._memo_key
 
     @property

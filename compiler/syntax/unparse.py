@@ -183,9 +183,15 @@ def hook_text(h: A.Hook) -> str:
     effects = []
     for eff in h.effects:
         if eff.kind == "extra":
-            effects.append(f"{_text(eff.amount, _SUM)} extra" + (f" {eff.word}" if eff.word else ""))
+            amount = _text(eff.amount, _SUM)
+            amount = amount if isinstance(eff.amount, (A.Int, A.Name, A.Dice)) else f"({amount})"
+            effects.append(f"{amount} extra" + (f" {eff.word}" if eff.word else ""))
         elif eff.kind == "pass":
             effects.append(f"{eff.test} automatically")
+        elif eff.kind == "modify" and eff.effect is not None:
+            effects.append(effect_text(eff.effect))
+        elif eff.kind == "mortal":
+            effects.append("mortal wounds" + (" spill over" if eff.spill else ""))
         else:
             effects.append(f"no {eff.test}")
     return f"on natural {crit} to {h.test}: {', '.join(effects)}"
