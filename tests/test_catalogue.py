@@ -496,6 +496,66 @@ ATTACKS.update({
                                  lambda: power(enum(lambda r: int(r == 1), D6), 3)),
 })
 
+
+def spill_oracle(attacks: int, damage: int, wounds: int, models: int) -> Dist:
+    """Marines (hit 3+, wound 4+, save 3+): a natural 6 to wound is mortal wounds equal to the
+    damage, no save; ordinary damage is allocated first, one attack at a time, and what a model
+    cannot take is lost; the mortal wounds come after and go on from model to model."""
+    def one(h: int, w: int, sv: int) -> tuple[int, int]:  # (ordinary unsaved, mortal)
+        if h < 3 or w < 4:
+            return (0, 0)
+        if w == 6:
+            return (0, 1)
+        return (int(sv < 3), 0)
+    per = enum(one, D6, D6, D6)
+
+    def play(outcomes: tuple[tuple[int, int], ...]) -> int:
+        dead, left = 0, wounds
+        for _ in range(sum(o[0] for o in outcomes)):
+            if dead < models:
+                dead, left = (dead + 1, wounds) if damage >= left else (dead, left - damage)
+        spill = damage * sum(o[1] for o in outcomes)
+        while spill and dead < models:
+            take = min(spill, left)
+            spill, left = spill - take, left - take
+            if left == 0:
+                dead, left = dead + 1, wounds
+        return dead
+    out: Dist = {}
+    for combo in itertools.product(per.items(), repeat=attacks):
+        p = Fraction(1)
+        for _, q in combo:
+            p *= q
+        k = play(tuple(o for o, _ in combo))
+        out[k] = out.get(k, Fraction(0)) + p
+    return out
+
+
+def rending_oracle(attacks: int) -> Dist:
+    """Hit 3+, wound 4+, save 3+ with damage 1; a natural 6 to wound needs a 5+ save and deals 2."""
+    def one(h: int, w: int, sv: int) -> int:
+        if h < 3 or w < 4:
+            return 0
+        crit = w == 6
+        saved = sv != 1 and sv >= (5 if crit else 3)
+        return 0 if saved else (2 if crit else 1)
+    return power(enum(one, D6, D6, D6), attacks)
+
+
+def sustained_d3_oracle(attacks: int) -> Dist:
+    per = bind(enum(lambda h: h, D6), lambda h: {0: Fraction(1)} if h < 3 else (
+        add({1: Fraction(1)}, D3) if h == 6 else {1: Fraction(1)}))
+    return power(per, attacks)
+
+
+ATTACKS.update({
+    "mortal_wounds_spill_over": ("shooting(2 marine, mortal_gun, 3 marine).killed",
+                                 lambda: spill_oracle(4, 3, 2, 3)),
+    "random_extra_hits_on_a_six": ("shooting(1 marine, sus_d3_gun, 3 marine).hits", lambda: sustained_d3_oracle(2)),
+    "a_six_to_wound_changes_ap_and_damage": ("shooting(2 marine, rending_claw, 3 marine).damage",
+                                             lambda: rending_oracle(4)),
+})
+
 MECHANICS.update(ATTACKS)
 
 
