@@ -382,6 +382,8 @@ MECHANICS: dict[str, tuple[str, Callable[[], Dist]]] = {
         lambda *r: "bust" if sum(x < 3 for x in r) >= 2 else sum(x >= 3 for x in r), D6, D6, D6)),
     "scatter_on_target_with_a_double": ("scatter(4)", lambda: enum(
         lambda a, b: 0 if a == b else max(0, a + b - 4), D6, D6)),
+    "roll_under_with_a_bonus": ("skill_check(12) with aiming", lambda: enum(
+        lambda r: r == 1 or (r != 20 and r <= 14), D20)),
     # re-rolls
     "reroll_ones_to_hit": ("hit_reroll_ones(4+)", lambda: ice(
         icepool.d6.reroll([1], depth=1).map(lambda r: r >= 4))),
@@ -461,6 +463,10 @@ ATTACKS: dict[str, tuple[str, Callable[[], Dist]]] = {
                                                      lambda: attack_oracle(3, 4, 4, 4, sustained=1, lethal=True,
                                                                            devastating=True,
                                                                            hit_reroll="failures"), lambda: 4),
+    "two_rerolls_never_reroll_twice": _attack("shooting(2 marine, aimed_gun, 5 marine).hits", HITS,
+                                              lambda: attack_oracle(3, 4, 4, 3, hit_reroll="failures"), lambda: 4),
+    "ability_values_that_add_up": _attack("shooting(1 spotter, barrage_gun, 5 marine).hits", HITS,
+                                          lambda: attack_oracle(3, 4, 4, 3, sustained=3), lambda: 2),
     "automatic_hits": _attack("torrent_shooting(2 marine, flamer, 5 guardsman).hits", HITS,
                               lambda: attack_oracle(3, 4, 3, 5, auto_hit=True),
                               lambda: power(enum(lambda r: r, D6), 2)),
