@@ -162,8 +162,16 @@ def _attr(expr: A.Expr, scope: Scope) -> None:
     known = set(rs.stats) | BUILTIN_ATTRS
     for att in rs.of_type(A.Attack):
         known |= {s.name for s in att.steps}
+    abilities = {a.id: a for a in rs.of_type(A.Ability)}
+    if expr.name in abilities and expr.name not in known:
+        if not abilities[expr.name].params:
+            owner = expr.obj.id if isinstance(expr.obj, A.Name) else "weapon"
+            scope.ctx.sink.error(codes.WRONG_KIND, f"ability '{expr.name}' takes no value, so there is none to read",
+                                 expr.span, f"ask whether a profile has it: {owner} has {expr.name}")
+        return
     if expr.name not in known:
-        report_unknown(scope.ctx, expr.name, expr.span, known, "stat")
+        report_unknown(scope.ctx, expr.name, expr.span, known | {a for a, d in abilities.items() if d.params},
+                       "stat")
 
 
 def _is_choice(expr: A.Expr, scope: Scope) -> None:
@@ -302,6 +310,9 @@ def check_hook(ctx: Context, h: A.Hook, scope: Scope) -> None:
     if h.natural is not None and not 1 <= h.natural <= 1000:
         ctx.sink.error(codes.OUT_OF_RANGE, f"no die shows a natural {h.natural}", h.span)
     for eff in h.effects:
+        if eff.effect is not None:
+            check_effect(ctx, eff.effect, scope)
+            continue
         if eff.test is not None and eff.test not in tests:
             report_unknown(ctx, eff.test, eff.span, tests, "test")
         check_expr(eff.amount, scope)

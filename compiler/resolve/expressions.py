@@ -298,6 +298,9 @@ def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: A
         return profile.points
     sv = profile.stat(name)
     if sv is None:
+        ability = ev.model.get(name)
+        if isinstance(ability, A.Ability) and ability.params:
+            return ability_value(ability, profile)
         raise ResolveError(f"{profile.title} has no {name}", span,
                            f"add {name} to its profile line")
     if sv.kind == "dice":
@@ -320,6 +323,15 @@ def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: A
     if delta and value is not None:
         value = ev.add_to_stat(value, delta, name, span)
     return value
+
+
+def ability_value(ability: A.Ability, profile: A.Profile) -> Any:
+    """The value a profile gives an ability (``blast(3)`` → 3), or none when it lacks it; listed
+    twice, the values add up under ``stacking sum`` and the highest counts otherwise."""
+    values = [use.arg for use in profile.abilities if use.ability == ability.id and use.arg is not None]
+    if not values:
+        return None
+    return sum(values) if ability.stacking == "sum" else max(values)
 
 
 @expression(A.With)

@@ -1,0 +1,309 @@
+"""Per-attack hook effects and ability values, each against a brute-force oracle.
+
+The oracle enumerates every die of a small volley with ``itertools.product`` and plays the
+rule as written, die by die; the resolver must give the same exact distribution, and its
+fast (NumPy) path must agree with its exact one.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+from typing import Any, Callable
+
+import pytest
+
+from compiler.driver import compile_text
+from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
+
+BASE = '''ruleset r "R":
+  version 1.0.0
+
+stat Q "Quality" 1..6: "q"
+stat S "Strength" 1..10: "s"
+stat T "Toughness" 1..10: "t"
+stat AP "AP" 0..6: "ap"
+stat D "Damage" dice: "d"
+stat A "Attacks" 1..10: "a"
+stat Sv "Save" target: "s"
+stat W "Wounds" 1..10 role wounds: "w"
+
+test hit(Q) = roll d6 >= Q
+test wound(S, T) = roll d6 >= T - S + 4
+test save(Sv, AP) = roll d6 >= Sv + AP
+
+attack shoot(shooter, weapon, target) "Shoot":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  wounds  = hits each wound(weapon.S, target.T)
+  unsaved = wounds each not save(target.Sv, weapon.AP)
+  damage  = unsaved each weapon.D
+  killed  = unsaved removes target, damage weapon.D
+
+unit gunner "Gunner":
+  Q 4
+unit victim "Victim":
+  T 4  W 2  Sv 3+
+unit grunt "Grunt":
+  T 4  W 1  Sv 4+
+'''
+
+D6 = range(1, 7)
+
+
+def compiled(extra: str) -> Any:
+    result = compile_text(BASE + extra)
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    return result.rulesets[0]
+
+
+def ask(model: Any, question: str) -> dict[Any, Fraction]:
+    """The exact answer, after checking that the fast path agrees with it."""
+    exact = Evaluator(model).evaluate(parse_expression(question))
+    fast = Evaluator(model, exact=False).evaluate(parse_expression(question))
+    ex = dict(exact.probabilities())
+    fa = {k: float(v) for k, v in fast.probabilities().items()}
+    for k in set(ex) | set(fa):
+        assert abs(float(ex.get(k, 0)) - fa.get(k, 0.0)) < 1e-12, (question, k)
+    return ex
+
+
+def enumerate_attacks(n: int, dice_per_attack: int,
+                      play: Callable[[tuple[tuple[int, ...], ...]], int]) -> dict[int, Fraction]:
+    """Every roll of ``n`` attacks of ``dice_per_attack`` d6 each, played by ``play``."""
+    out: dict[int, Fraction] = {}
+    weight = Fraction(1, 6 ** (n * dice_per_attack))
+    for faces in product(D6, repeat=n * dice_per_attack):
+        attacks = tuple(faces[i * dice_per_attack:(i + 1) * dice_per_attack] for i in range(n))
+        k = play(attacks)
+        out[k] = out.get(k, Fraction(0)) + weight
+    return {k: v for k, v in out.items() if v}
+
+
+def allocate(damages: list[int], wounds: int, models: int, spill: int = 0) -> int:
+    """Models killed: each damage in turn, excess lost; then ``spill`` damage, going on."""
+    killed, left = 0, wounds
+    for d in damages:
+        if killed >= models or d == 0:
+            continue
+        if d >= left:
+            killed, left = killed + 1, wounds
+        else:
+            left -= d
+    while spill and killed < models:
+        take = min(spill, left)
+        spill -= take
+        left -= take
+        if left == 0:
+            killed, left = killed + 1, wounds
+    return killed
+
+
+# -- a modifier on the attack's later steps: +1 D and +2 AP on a natural 6 to wound ---------
+
+RENDING = '''
+ability rending "Rending": "A natural 6 to wound cuts deeper."
+  on natural 6 to wound: +2 AP, +1 D
+
+weapon rgun "Rending gun":
+  A 1  S 4  AP 0  D 1
+  abilities rending
+'''
+
+
+def rending_attack(h: int, w: int, s: int) -> int:
+    """Damage of one attack of the rending gun at the victim (save 3+)."""
+    if h < 4 or w < 4:
+        return 0
+    crit = w == 6
+    if s >= 3 + (2 if crit else 0):
+        return 0
+    return 2 if crit else 1
+
+
+def test_a_natural_6_to_wound_changes_that_attacks_save_and_damage() -> None:
+    model = compiled(RENDING)
+    damage = enumerate_attacks(2, 3, lambda atts: sum(rending_attack(*a) for a in atts))
+    assert ask(model, "shoot(2 gunner, rgun, 3 victim).damage") == damage
+    killed = enumerate_attacks(2, 3, lambda atts: allocate([rending_attack(*a) for a in atts if rending_attack(*a)],
+                                                           2, 3))
+    assert ask(model, "shoot(2 gunner, rgun, 3 victim).killed") == killed
+
+
+def test_the_hooks_modifier_reaches_only_the_attack_that_rolled_the_six() -> None:
+    # Two attacks: a six on one must not change the other's save (a back-computed average would).
+    model = compiled(RENDING)
+    unsaved = enumerate_attacks(2, 3, lambda atts: sum(1 for a in atts if rending_attack(*a)))
+    assert ask(model, "shoot(2 gunner, rgun, 3 victim).unsaved") == unsaved
+
+
+# -- a modifier on a later test: +1 to wound and a re-roll of the save, for that attack --------
+
+FOCUS = '''
+ability focus "Focus": "A natural 6 to hit makes that attack's wound easier, and re-rolled."
+  on natural 6 to hit: +1 to wound, reroll failures to wound
+
+weapon fgun "Focus gun":
+  A 1  S 3  AP 0  D 1
+  abilities focus
+'''
+
+
+def test_a_roll_modifier_and_a_reroll_for_one_attack() -> None:
+    # S3 against T4 wounds on 5+; after a natural 6 to hit, that attack's wound roll gets +1
+    # and is re-rolled once when it fails.
+    model = compiled(FOCUS)
+
+    def play(atts: tuple[tuple[int, ...], ...]) -> int:
+        n = 0
+        for h, w1, w2, s in atts:
+            if h < 4:
+                continue
+            crit = h == 6
+            bonus = 1 if crit else 0
+            wounded = w1 + bonus >= 5 or (crit and w2 + bonus >= 5)
+            n += 1 if wounded and s < 3 else 0
+        return n
+    assert ask(model, "shoot(1 gunner, fgun, 3 victim).unsaved") == enumerate_attacks(1, 4, play)
+
+
+# -- mortal wounds: skip the save; with "spill over" the damage goes on to the next model -----
+
+MORTAL = '''
+ability devastating "Devastating": "A natural 6 to wound is dealt as mortal wounds."
+  on natural 6 to wound: mortal wounds spill over
+
+ability piercing "Piercing": "A natural 6 to wound ignores the save."
+  on natural 6 to wound: mortal wounds
+
+weapon dgun "Devastator":
+  A 1  S 4  AP 0  D 3
+  abilities devastating
+
+weapon pgun "Piercer":
+  A 1  S 4  AP 0  D 3
+  abilities piercing
+'''
+
+
+@pytest.mark.parametrize("weapon, spills", [("dgun", True), ("pgun", False)])
+def test_mortal_wounds_skip_the_save_and_spill_over_when_said(weapon: str, spills: bool) -> None:
+    model = compiled(MORTAL)
+
+    def play(atts: tuple[tuple[int, ...], ...]) -> int:
+        normal: list[int] = []
+        spill = 0
+        for h, w, s in atts:
+            if h < 4 or w < 4:
+                continue
+            if w == 6:
+                if spills:
+                    spill += 3
+                else:
+                    normal.append(3)
+            elif s < 3:
+                normal.append(3)
+        return allocate(normal, 2, 3, spill)
+    assert ask(model, f"shoot(2 gunner, {weapon}, 3 victim).killed") == enumerate_attacks(2, 3, play)
+    unsaved = enumerate_attacks(2, 3, lambda atts: sum(1 for h, w, s in atts if h >= 4 and (w == 6 or (w >= 4 and s < 3))))
+    assert ask(model, f"shoot(2 gunner, {weapon}, 3 victim).unsaved") == unsaved
+
+
+# -- extra hits of a random number -------------------------------------------------------------
+
+BURST = '''
+die D3 "D3" = d6 as 1, 2, 3, 1, 2, 3
+
+ability burst "Burst": "A natural 6 to hit scores D3 extra hits."
+  on natural 6 to hit: D3 extra hits
+
+weapon bgun "Burst gun":
+  A 1  S 4  AP 0  D 1
+  abilities burst
+'''
+
+
+def test_a_random_number_of_extra_hits() -> None:
+    model = compiled(BURST)
+
+    def play(atts: tuple[tuple[int, ...], ...]) -> int:
+        (h, extra), = atts
+        if h < 4:
+            return 0
+        return 1 + ((extra - 1) % 3 + 1 if h == 6 else 0)
+    assert ask(model, "shoot(1 gunner, bgun, 3 victim).hits") == enumerate_attacks(1, 2, play)
+
+
+# -- an ability's value read by the sequence ---------------------------------------------------
+
+BLAST = '''
+ability blast(N: 1..5) "Blast": "N more attacks."
+attack volley(shooter, weapon, target) "Volley":
+  attacks = shooter.models * (weapon.A + (if weapon.blast is none then 0 else weapon.blast))
+  hits    = attacks each hit(shooter.Q)
+
+weapon launcher "Launcher":
+  A 1  S 4  AP 0  D 1
+  abilities blast(2)
+weapon rifle "Rifle":
+  A 1  S 4  AP 0  D 1
+'''
+
+
+def test_an_abilitys_value_is_read_from_the_profile() -> None:
+    model = compiled(BLAST)
+    three = enumerate_attacks(3, 1, lambda atts: sum(1 for (h,) in atts if h >= 4))
+    assert ask(model, "volley(1 gunner, launcher, 3 victim).hits") == three
+    one = enumerate_attacks(1, 1, lambda atts: sum(1 for (h,) in atts if h >= 4))
+    assert ask(model, "volley(1 gunner, rifle, 3 victim).hits") == one
+    assert Evaluator(model).evaluate(parse_expression("volley(1 gunner, launcher, 3 victim).attacks")) == 3
+
+
+def test_an_abilitys_value_that_a_profile_lacks_is_refused_in_arithmetic() -> None:
+    result = compile_text(BASE + BLAST.replace("(if weapon.blast is none then 0 else weapon.blast)", "weapon.blast")
+                          + '''
+example e "E":
+  let r = volley(1 gunner, rifle, 3 victim)
+  expect mean(r.hits) = 1
+''')
+    codes = [d.code for d in result.diagnostics]
+    assert "W414" in codes, codes
+    model = result.rulesets[0]
+    with pytest.raises(ResolveError):
+        Evaluator(model).evaluate(parse_expression("volley(1 gunner, rifle, 3 victim).hits"))
+
+
+def test_an_ability_without_a_value_cannot_be_read_as_one() -> None:
+    result = compile_text(BASE + '''
+ability assault "Assault": "Fires after advancing."
+formula f(weapon: weapon) "F" = weapon.assault
+''')
+    bad = [d for d in result.diagnostics if d.code == "W201"]
+    assert bad and "has assault" in (bad[0].hint or ""), [d.message for d in result.diagnostics]
+
+
+# -- what check refuses: a step that starts fresh attacks between the hook and what it changes --
+
+def test_a_fresh_step_between_a_hook_and_the_damage_it_changes_is_refused() -> None:
+    result = compile_text(BASE + '''
+ability heavy "Heavy": "A natural 6 to hit deals one more damage."
+  on natural 6 to hit: +1 D
+
+attack capped_shoot(shooter, weapon, target) "Capped":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  capped  = min(hits, target.models)
+  wounds  = capped each wound(weapon.S, target.T)
+  killed  = wounds removes target, damage weapon.D
+''')
+    lost = [d for d in result.diagnostics if d.code == "W411"]
+    assert lost and "heavy" in lost[0].message, [d.message for d in result.diagnostics]
+
+
+def test_the_hook_forms_print_back_as_written() -> None:
+    from compiler import ast as A
+    from compiler.syntax.unparse import hook_text
+    model = compiled(RENDING + MORTAL + FOCUS)
+    texts = {hook_text(h) for ab in model.of_type(A.Ability) for h in ab.hooks}
+    assert texts == {"on natural 6 to wound: +2 AP, +1 D", "on natural 6 to wound: mortal wounds spill over",
+                     "on natural 6 to wound: mortal wounds",
+                     "on natural 6 to hit: +1 to wound, reroll failures to wound"}
