@@ -178,10 +178,14 @@ def rolled(ok: Callable[[int], bool], reroll: str | None = None) -> list[tuple[i
 def attack_oracle(bs: int, s: int, t: int, save_need: int, *, hit_mod: int = 0, wound_mod: int = 0,
                   sustained: int = 0, lethal: bool = False, devastating: bool = False,
                   hit_reroll: str | None = None, wound_reroll: str | None = None,
-                  auto_hit: bool = False) -> Dist:
-    """One attack: joint distribution of (hits, wounds, unsaved)."""
+                  auto_hit: bool = False, anti: int | None = None) -> Dist:
+    """One attack: joint distribution of (hits, wounds, unsaved). ``anti``: an unmodified
+    roll of that much or more to wound always wounds (a critical wound)."""
     hit_ok = d6_test(bs, hit_mod)
-    wound_ok = d6_test(wound_need(s, t), wound_mod)
+    chart_ok = d6_test(wound_need(s, t), wound_mod)
+
+    def wound_ok(r: int) -> bool:
+        return chart_ok(r) or (anti is not None and r >= anti)
 
     def token(auto_wound: bool) -> Dist:  # one hit: (wounds, unsaved)
         if auto_wound:
@@ -471,6 +475,10 @@ ATTACKS: dict[str, tuple[str, Callable[[], Dist]]] = {
                                               lambda: attack_oracle(3, 4, 4, 3, hit_reroll="failures"), lambda: 4),
     "ability_values_that_add_up": _attack("shooting(1 spotter, barrage_gun, 5 marine).hits", HITS,
                                           lambda: attack_oracle(3, 4, 4, 3, sustained=3), lambda: 2),
+    "critical_wounds_against_a_keyword": _attack("anti_shooting(2 marine, anti_gun, 5 brute).wounds", WOUNDS,
+                                                 lambda: attack_oracle(3, 3, 6, 7, anti=4), lambda: 4),
+    "no_critical_wounds_against_other_keywords": _attack("anti_shooting(2 marine, anti_gun, 5 walker).wounds",
+                                                         WOUNDS, lambda: attack_oracle(3, 3, 6, 7), lambda: 4),
     "automatic_hits": _attack("torrent_shooting(2 marine, flamer, 5 guardsman).hits", HITS,
                               lambda: attack_oracle(3, 4, 3, 5, auto_hit=True),
                               lambda: power(enum(lambda r: r, D6), 2)),
