@@ -515,38 +515,45 @@ ATTACKS.update({
 })
 
 
-def spill_oracle(attacks: int, damage: int, wounds: int, models: int) -> Dist:
-    """Marines (hit 3+, wound 4+, save 3+): a natural 6 to wound is mortal wounds equal to the
-    damage, no save; ordinary damage is allocated first, one attack at a time, and what a model
-    cannot take is lost; the mortal wounds come after and go on from model to model."""
+def spill_oracle(attacks: int, damage: int, wounds: int, models: int, *, wound: int = 4, save: int = 3,
+                 ward: int = 7) -> Dist:
+    """Marines hitting on 3+: a natural 6 to wound is mortal wounds equal to the damage, no
+    save; ordinary damage is allocated first, one attack at a time, and what a model cannot
+    take is lost; the mortal wounds come after and go on from model to model. With a ward,
+    each point of either kind is ignored on ``ward`` or more."""
     def one(h: int, w: int, sv: int) -> tuple[int, int]:  # (ordinary unsaved, mortal)
-        if h < 3 or w < 4:
+        if h < 3 or w < wound:
             return (0, 0)
         if w == 6:
             return (0, 1)
-        return (int(sv < 3), 0)
+        return (int(sv == 1 or sv < save), 0)
     per = enum(one, D6, D6, D6)
-
-    def play(outcomes: tuple[tuple[int, int], ...]) -> int:
-        dead, left = 0, wounds
-        for _ in range(sum(o[0] for o in outcomes)):
-            if dead < models:
-                dead, left = (dead + 1, wounds) if damage >= left else (dead, left - damage)
-        spill = damage * sum(o[1] for o in outcomes)
-        while spill and dead < models:
-            take = min(spill, left)
-            spill, left = spill - take, left - take
-            if left == 0:
-                dead, left = dead + 1, wounds
-        return dead
+    kept = bernoulli(Fraction(ward - 1, 6))  # a point of damage that the ward roll does not stop
     out: Dist = {}
     for combo in itertools.product(per.items(), repeat=attacks):
         p = Fraction(1)
         for _, q in combo:
             p *= q
-        k = play(tuple(o for o, _ in combo))
-        out[k] = out.get(k, Fraction(0)) + p
-    return out
+        ordinary = sum(o[0] for o, _ in combo)
+        mortal = sum(o[1] for o, _ in combo)
+        states: Dist = {(0, wounds): p}
+        for _ in range(ordinary):
+            nxt: Dist = {}
+            for (dead, left), pp in states.items():
+                for d, q in ({0: Fraction(1)} if dead == models else power(kept, damage)).items():
+                    key = (dead + 1, wounds) if 0 < d >= left else (dead, left - d)
+                    nxt[key] = nxt.get(key, Fraction(0)) + pp * q
+            states = nxt
+        for (dead_before, left_before), pp in states.items():
+            for spill, q in power(kept, damage * mortal).items():
+                dead, left = dead_before, left_before
+                while spill and dead < models:
+                    take = min(spill, left)
+                    spill, left = spill - take, left - take
+                    if left == 0:
+                        dead, left = dead + 1, wounds
+                out[dead] = out.get(dead, Fraction(0)) + pp * q
+    return {k: v for k, v in out.items() if v}
 
 
 def rending_oracle(attacks: int) -> Dist:
@@ -569,6 +576,8 @@ def sustained_d3_oracle(attacks: int) -> Dist:
 ATTACKS.update({
     "mortal_wounds_spill_over": ("shooting(2 marine, mortal_gun, 3 marine).killed",
                                  lambda: spill_oracle(4, 3, 2, 3)),
+    "ward_against_mortal_wounds": ("shooting(2 marine, mortal_gun, 2 hardy_brute).killed",
+                                   lambda: spill_oracle(4, 3, 3, 2, wound=5, save=4, ward=5)),
     "random_extra_hits_on_a_six": ("shooting(1 marine, sus_d3_gun, 3 marine).hits", lambda: sustained_d3_oracle(2)),
     "a_six_to_wound_changes_ap_and_damage": ("shooting(2 marine, rending_claw, 3 marine).damage",
                                              lambda: rending_oracle(4)),
