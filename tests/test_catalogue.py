@@ -567,6 +567,21 @@ def rending_oracle(attacks: int) -> Dist:
     return power(enum(one, D6, D6, D6), attacks)
 
 
+def rending_killed_oracle(attacks: int, wounds: int, models: int) -> Dist:
+    """Each attack's own damage (0, 1, or 2 after a 6 to wound) to the models in turn, excess lost."""
+    per = rending_oracle(1)
+    out: Dist = {}
+    for combo in itertools.product(per.items(), repeat=attacks):
+        p = Fraction(1)
+        dead, left = 0, wounds
+        for d, q in combo:
+            p *= q
+            if d and dead < models:
+                dead, left = (dead + 1, wounds) if d >= left else (dead, left - d)
+        out[dead] = out.get(dead, Fraction(0)) + p
+    return out
+
+
 def sustained_d3_oracle(attacks: int) -> Dist:
     per = bind(enum(lambda h: h, D6), lambda h: {0: Fraction(1)} if h < 3 else (
         add({1: Fraction(1)}, D3) if h == 6 else {1: Fraction(1)}))
@@ -578,6 +593,8 @@ ATTACKS.update({
                                  lambda: spill_oracle(4, 3, 2, 3)),
     "ward_against_mortal_wounds": ("shooting(2 marine, mortal_gun, 2 hardy_brute).killed",
                                    lambda: spill_oracle(4, 3, 3, 2, wound=5, save=4, ward=5)),
+    "a_six_to_wound_kills_with_its_own_damage": ("shooting(2 marine, rending_claw, 3 marine).killed",
+                                                 lambda: rending_killed_oracle(4, 2, 3)),
     "random_extra_hits_on_a_six": ("shooting(1 marine, sus_d3_gun, 3 marine).hits", lambda: sustained_d3_oracle(2)),
     "a_six_to_wound_changes_ap_and_damage": ("shooting(2 marine, rending_claw, 3 marine).damage",
                                              lambda: rending_oracle(4)),
