@@ -47,6 +47,7 @@ from compiler.resolve.core import (AGGREGATES, MAX_BRANCHES, AttackResult, Face,
                                    Value, all_int, binary_fn, custom_die_faces, dense_sum, exactify, fast_to_exact,
                                    hashable, is_dist, mean_value, show, truth, unwrap)
 from compiler.resolve.dist import Dist, FastDist
+from compiler.resolve.dist_base import is_int
 from compiler.resolve.effects import Effects
 
 __all__ = ["AttackResult", "BUILTIN_CALLS", "DECLARATIONS", "EXPRESSIONS", "Evaluator", "Face", "LetVar", "Pool",
@@ -296,7 +297,16 @@ class Evaluator:
         if branches > MAX_BRANCHES:
             raise ResolveError(f"this is worked out for {branches:,} combinations of rolls; the limit is "
                                f"{MAX_BRANCHES:,}", expr.span, "ask a smaller question, or split it")
-        result = dist.bind(lambda o: self._enumerate(rest, expr, {**env, name: o}))
+        if self.exact:
+            result = dist.bind(lambda o: self._enumerate(rest, expr, {**env, name: o}))
+        else:  # fast mode: the roll and its branches may be on different backends
+            results = {o: self._enumerate(rest, expr, {**env, name: o}) for o in dist.outcomes()}
+            if all(type(r) is type(dist) if is_dist(r) else isinstance(dist, Dist) or is_int(r)
+                   for r in results.values()):
+                result = dist.bind(results.__getitem__)
+            else:  # mixed backends, or labels under floats: mix exactly, then back to floats if it can
+                outer: Any = exactify(dist)
+                result = self.to_backend(outer.bind(lambda o: exactify(results[o])))
         return self.check_size(result, expr.span)
 
     # -- expressions -----------------------------------------------------------
