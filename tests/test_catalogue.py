@@ -479,6 +479,14 @@ ATTACKS: dict[str, tuple[str, Callable[[], Dist]]] = {
                                                  lambda: attack_oracle(3, 3, 6, 7, anti=4), lambda: 4),
     "no_critical_wounds_against_other_keywords": _attack("anti_shooting(2 marine, anti_gun, 5 walker).wounds",
                                                          WOUNDS, lambda: attack_oracle(3, 3, 6, 7), lambda: 4),
+    "rerolled_misses_after_a_penalty": _attack("shooting(2 marine, sus_gun, 5 marine).wounds with moved", WOUNDS,
+                                               lambda: attack_oracle(3, 4, 4, 3, sustained=1, hit_mod=-1,
+                                                                     hit_reroll="failures"), lambda: 4),
+    "heavy_bonus_cancels_night_penalty": _attack("shooting(2 marine, heavy_gun, 5 brute).hits with darkness", HITS,
+                                                 lambda: attack_oracle(3, 5, 6, 5), lambda: 6),
+    "lance_bonus_and_moving_penalty": _attack(
+        "shooting(2 marine, lance_blade, 5 marine).unsaved with charged, moved", UNSAVED,
+        lambda: attack_oracle(3, 4, 4, 4, hit_mod=-1, wound_mod=1), lambda: 4),
     "automatic_hits": _attack("torrent_shooting(2 marine, flamer, 5 guardsman).hits", HITS,
                               lambda: attack_oracle(3, 4, 3, 5, auto_hit=True),
                               lambda: power(enum(lambda r: r, D6), 2)),
@@ -510,6 +518,8 @@ ATTACKS.update({
     "damage_amount_at_half_range": ("shooting(2 marine, melta_gun, 2 brute).damage with half_range",
                                     lambda: of_random(step(volley(attack_oracle(3, 9, 6, 7), 2), UNSAVED),
                                                       add(D3, {2: Fraction(1)}))),
+    "hits_capped_at_the_target_models": ("volley(5 marine, bolt_rifle, 3 guardsman).wounds", lambda: bind(
+        power(enum(d6_test(3), D6), 10), lambda h: power(enum(d6_test(wound_need(4, 3)), D6), min(h, 3)))),
     "hazard_roll_after_firing": ("shooting(3 marine, plasma, 5 guardsman).hazards",
                                  lambda: power(enum(lambda r: int(r == 1), D6), 3)),
 })
