@@ -307,3 +307,42 @@ def test_the_hook_forms_print_back_as_written() -> None:
     assert texts == {"on natural 6 to wound: +2 AP, +1 D", "on natural 6 to wound: mortal wounds spill over",
                      "on natural 6 to wound: mortal wounds",
                      "on natural 6 to hit: +1 to wound, reroll failures to wound"}
+
+
+# -- a number of models worked out from an earlier result --------------------------------------
+
+ZAP = '''
+weapon pistol "Pistol":
+  A 1  S 4  AP 0  D 1
+
+attack zap(shooter, weapon, target) "Zap":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  killed  = hits removes target, damage weapon.D
+'''
+
+
+def test_a_model_count_worked_out_from_an_earlier_result() -> None:
+    model = compiled(ZAP)
+    first = ask(model, "zap(2 gunner, pistol, 3 grunt).killed")
+    assert first == enumerate_attacks(2, 1, lambda atts: min(3, sum(1 for (h,) in atts if h >= 4)))
+
+    def second_volley(atts: tuple[tuple[int, ...], ...]) -> int:
+        killed = min(3, sum(1 for (h,) in atts[:2] if h >= 4))
+        return min(3 - killed, sum(1 for (h,) in atts[2:] if h >= 4))
+    evaluator = Evaluator(model)
+    env: dict[str, Any] = {}
+    from compiler import ast as A
+    let = A.Let(A.Span.point("x"), "r", parse_expression("zap(2 gunner, pistol, 3 grunt)"))
+    evaluator.bind_let(let, env)
+    second = evaluator.eval(parse_expression("zap(2 gunner, pistol, (3 - r.killed) grunt).killed"), env)
+    assert dict(second.probabilities()) == enumerate_attacks(4, 1, second_volley)
+    fast = Evaluator(model, exact=False)
+    fenv: dict[str, Any] = {}
+    fast.bind_let(let, fenv)
+    fsecond = fast.eval(parse_expression("zap(2 gunner, pistol, (3 - r.killed) grunt).killed"), fenv)
+    for k, p in second.probabilities().items():
+        assert abs(float(p) - float(fsecond.probabilities().get(k, 0))) < 1e-12
+    # a step that does not depend on the target's number of models stays what it was
+    attacks = evaluator.eval(parse_expression("zap(2 gunner, pistol, (3 - r.killed) grunt).attacks"), env)
+    assert dict(attacks.probabilities()) == {2: 1}

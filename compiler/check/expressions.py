@@ -77,7 +77,12 @@ def _group(expr: A.Expr, scope: Scope) -> None:
         report_unknown(ctx, expr.profile, expr.span, ctx.ruleset.profiles, "unit")
     elif prof.kind != "unit":
         ctx.sink.error(codes.WRONG_KIND, f"'{expr.profile}' is a weapon; a number of models needs a unit", expr.span)
-    if expr.count < 0:
+    if expr.computed is not None:
+        check_expr(expr.computed, scope)
+        if isinstance(expr.computed, (A.Label, A.Const, A.Target, A.Chain)):
+            ctx.sink.error(codes.COMPUTED_COUNT, f"the number of models before '{expr.profile}' must be a whole "
+                           "number", expr.computed.span, f"work it out from results, e.g. (10 - r.killed) {expr.profile}")
+    elif expr.count < 0:
         ctx.sink.error(codes.OUT_OF_RANGE, "a number of models cannot be negative", expr.span)
     elif expr.count > MAX_COUNT:
         ctx.sink.error(codes.TOO_MANY_DICE, f"{expr.count:,} models is more than warscribe will count "

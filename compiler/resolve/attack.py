@@ -16,14 +16,15 @@ turn; damage beyond a model's last wound is lost.
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from functools import partial
 from typing import Any, Callable, Iterator, Mapping, TypeAlias
 
 from compiler import ast as A
 from compiler.model.values import ProfileRef
 from compiler.resolve.casualties import casualties, casualties_per_attack, feel_no_pain, has_stat, wounds_stat
-from compiler.resolve.core import (AttackResult, ResolveError, Roll, as_count, fast_to_exact, hashable, is_dist,
-                                   num_int, unwrap)
+from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll, as_count, fast_to_exact, hashable,
+                                   is_dist, num_int, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
@@ -40,6 +41,9 @@ MAX_TOKENS_PER_ATTACK = 64
 @declaration(A.Attack, pointwise=False)
 def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) -> AttackResult:
     """Resolve attack sequence ``decl`` with profile arguments; each step's distribution of counts."""
+    mixed = next((i for i, a in enumerate(args) if isinstance(a, ProfileMix)), None)
+    if mixed is not None:
+        return _mixed_attack(ev, decl, args, mixed, span)
     env: dict[str, Any] = {p.name: a for p, a in zip(decl.params, args)}
     for p, a in zip(decl.params, args):
         if is_dist(a):
@@ -72,6 +76,27 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
         elif step.name not in totals or kind == "count":
             totals[step.name] = _value_step(sub, step, env, totals, kind == "count")
     return AttackResult(decl.id, totals)
+
+
+def _mixed_attack(ev: Evaluator, decl: A.Attack, args: list[Any], i: int, span: Any) -> AttackResult:
+    """The attack with a number of models that is itself a distribution (``(10 - r.killed)
+    ork_boy``): worked out for each number, and each step mixed by the number's chances."""
+    mix: ProfileMix = args[i]
+    parts = [(p, resolve_attack(ev, decl, args[:i] + [ProfileRef(mix.id, n)] + args[i + 1:], span))
+             for n, p in mix.counts.probabilities().items()]
+    steps = LazySteps()
+    for name in parts[0][1].steps:
+        steps.later(name, partial(_mix_step, ev, parts, name, span))
+    return AttackResult(decl.id, steps)
+
+
+def _mix_step(ev: Evaluator, parts: list[tuple[Any, AttackResult]], name: str, span: Any) -> Any:
+    values = [(p, r.steps[name]) for p, r in parts]
+    if any(isinstance(v, FastDist) for _, v in values):
+        return FastDist.mixture([(float(p), v.to_fast() if isinstance(v, Dist) else v) for p, v in values])
+    if any(not is_dist(v) and not isinstance(unwrap(v), (int, Fraction)) for _, v in values):
+        raise ResolveError(f"step '{name}' is not a number, so it cannot be mixed over the number of models", span)
+    return Dist.mixture(values)
 
 
 def _aggregate_step(sub: Evaluator, per_attack: Any, totals: "LazySteps", src: str, span: Any) -> Any:

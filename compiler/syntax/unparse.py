@@ -62,6 +62,8 @@ def _form(e: Any) -> tuple[str, int]:
     if isinstance(e, A.Name):
         return e.id, _ATOM
     if isinstance(e, A.Group):
+        if e.computed is not None:
+            return f"({_text(e.computed, _CHAIN)}) {e.profile}", _ATOM
         return f"{e.count} {e.profile}", _ATOM
     if isinstance(e, A.Const):
         return e.value, _ATOM
