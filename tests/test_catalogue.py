@@ -520,6 +520,9 @@ ATTACKS.update({
                                                       add(D3, {2: Fraction(1)}))),
     "hits_capped_at_the_target_models": ("volley(5 marine, bolt_rifle, 3 guardsman).wounds", lambda: bind(
         power(enum(d6_test(3), D6), 10), lambda h: power(enum(d6_test(wound_need(4, 3)), D6), min(h, 3)))),
+    "survivors_fire_back": ("return_fire()", lambda: bind(
+        killed(step(volley(attack_oracle(3, 4, 3, 6), 10), UNSAVED), {1: Fraction(1)}, 1, 10),
+        lambda k: step(volley(attack_oracle(4, 4, 4, 4), 2 * (10 - k)), UNSAVED))),
     "hazard_roll_after_firing": ("shooting(3 marine, plasma, 5 guardsman).hazards",
                                  lambda: power(enum(lambda r: int(r == 1), D6), 3)),
 })
