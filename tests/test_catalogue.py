@@ -362,6 +362,10 @@ MECHANICS: dict[str, tuple[str, Callable[[], Dist]]] = {
     "advantage": ("advantage()", lambda: enum(max, D20, D20)),
     "disadvantage": ("disadvantage()", lambda: enum(min, D20, D20)),
     "roll_three_keep_two": ("keep_two_of_three()", lambda: ice(icepool.d6.pool(3).highest(2).sum())),
+    "four_dice_drop_the_lowest": ("ability_score()", lambda: ice(icepool.d6.pool(4).highest(3).sum())),
+    "three_dice_keep_the_lowest_two": ("worst_two_of_three()", lambda: enum(
+        lambda a, b, c: a + b + c - max(a, b, c), D6, D6, D6)),
+    "keep_highest_of_many_d10": ("keep_highest(3, 6, d10)", lambda: ice(icepool.d10.pool(6).highest(3).sum())),
     "dice_from_an_earlier_roll": ("dice_from_a_roll()",
                                   lambda: of_random(enum(d3_face, D6), enum(lambda r: r, D6))),
     "success_pool_tens_twice": ("success_pool(3)", lambda: _pool(3, enum(
@@ -411,6 +415,8 @@ MECHANICS: dict[str, tuple[str, Callable[[], Dist]]] = {
     "two_dice_plus_stat_against_defence": ("two_dice_attack(5, 14)", lambda: enum(
         lambda a, b: a + b + 5 >= 14, D6, D6)),
     "boosted_third_die": ("boosted_attack(5, 14)", lambda: enum(
+        lambda a, b, c: a + b + c - min(a, b, c) + 5 >= 14, D6, D6, D6)),
+    "boosted_third_die_built_in": ("boosted_attack_kept(5, 14)", lambda: enum(
         lambda a, b, c: a + b + c - min(a, b, c) + 5 >= 14, D6, D6, D6)),
     # allocation
     "crits_allocated_at_best": ("firefight(3, 3+, 3, 4+, 3, 4)", lambda: firefight_oracle(3, 3, 3, 4, 3, 4)),
