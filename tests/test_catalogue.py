@@ -493,6 +493,12 @@ ATTACKS: dict[str, tuple[str, Callable[[], Dist]]] = {
     "lance_bonus_and_moving_penalty": _attack(
         "shooting(2 marine, lance_blade, 5 marine).unsaved with charged, moved", UNSAVED,
         lambda: attack_oracle(3, 4, 4, 4, hit_mod=-1, wound_mod=1), lambda: 4),
+    "harder_to_hit_a_stealthy_target": _attack("shooting(2 marine, bolt_rifle, 5 scout).hits", HITS,
+                                               lambda: attack_oracle(3, 4, 4, 5, hit_mod=-1), lambda: 4),
+    "stealth_and_moving_capped_at_one": _attack("shooting(2 marine, bolt_rifle, 5 scout).hits with moved", HITS,
+                                                lambda: attack_oracle(3, 4, 4, 5, hit_mod=-2), lambda: 4),
+    "a_stealthy_shooter_is_not_penalised": _attack("shooting(2 scout, bolt_rifle, 5 marine).hits", HITS,
+                                                   lambda: attack_oracle(3, 4, 4, 4), lambda: 4),
     "automatic_hits": _attack("torrent_shooting(2 marine, flamer, 5 guardsman).hits", HITS,
                               lambda: attack_oracle(3, 4, 3, 5, auto_hit=True),
                               lambda: power(enum(lambda r: r, D6), 2)),
