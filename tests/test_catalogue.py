@@ -520,6 +520,11 @@ ATTACKS.update({
     # the heavy blade: S6 AP1 D3 damage against brutes T6 W3 Sv 4+ → 5+
     "damage_does_not_spill_over": _killed("shooting(3 marine, heavy_blade, 2 brute).killed",
                                           lambda: attack_oracle(3, 6, 6, 5), 9, lambda: D3, 3, 2),
+    "damage_reduced_by_one_never_below_one": _killed("durable_shooting(3 marine, heavy_blade, 2 ogre).killed",
+                                                     lambda: attack_oracle(3, 6, 6, 5), 9,
+                                                     lambda: enum(lambda r: max(1, d3_face(r) - 1), D6), 3, 2),
+    "full_damage_against_others": _killed("durable_shooting(3 marine, heavy_blade, 2 brute).killed",
+                                          lambda: attack_oracle(3, 6, 6, 5), 9, lambda: D3, 3, 2),
     "ward_save_after_damage": _killed("shooting(2 marine, heavy_blade, 2 hardy_brute).killed",
                                       lambda: attack_oracle(3, 6, 6, 5), 6, lambda: D3, 3, 2, ward=5),
     "extra_damage_at_half_range": _killed("shooting(2 marine, melta_gun, 2 brute).killed with half_range",
