@@ -396,3 +396,12 @@ def test_a_cap_on_a_later_test_for_one_attack() -> None:
             n += 1 if s < need else 0
         return n
     assert ask(model, "shoot(2 gunner, cgun, 3 victim).unsaved with cover") == enumerate_attacks(2, 3, play)
+
+
+def test_a_modifier_value_that_is_a_roll_is_refused_where_it_is_written() -> None:
+    result = compile_text(BASE + '''
+ability wild "Wild": "x"
+  on natural 6 to hit: +(d3) D
+''')
+    errors = [d for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert [d.code for d in errors] == ["W201"] and errors[0].span.line == BASE.count("\n") + 3
