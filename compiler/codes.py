@@ -131,6 +131,7 @@ HOOKS_LOST = _register("W411", _E, "a hooked test whose hooks would be lost", "a
 NO_WOUNDS_ROLE = _register("W412", _E, "removes without a stat declared role wounds", "attack-sequences")
 HOOK_DIE_UNSAID = _register("W413", _E, "a damage hook that does not say which die it rolls", "abilities")
 NONE_IN_ARITHMETIC = _register("W414", _E, "a stat written - reaching arithmetic", _EXPR)
+DEPENDENT_RESULTS = _register("W415", _E, "results of one attack combined as if independent", "attack-sequences")
 
 # -- W5xx: notes ---------------------------------------------------------------------------------
 OPEN_QUESTION = _register("W501", _N, "an open question", "rulebook-structure")

@@ -346,3 +346,62 @@ def test_a_model_count_worked_out_from_an_earlier_result() -> None:
     # a step that does not depend on the target's number of models stays what it was
     attacks = evaluator.eval(parse_expression("zap(2 gunner, pistol, (3 - r.killed) grunt).attacks"), env)
     assert dict(attacks.probabilities()) == {2: 1}
+
+
+# -- a cap on a later test, and modifiers ignored, for one attack --------------------------------
+
+SUNDER = '''
+situation cover "In cover"
+
+modifier in_cover "Cover": +1 to save when cover
+
+ability sunder "Sunder": "A natural 6 to wound ignores cover."
+  on natural 6 to wound: ignore modifiers to save
+
+ability crush "Crush": "A natural 5+ to hit leaves a save no better than 5+."
+  on natural 5+ to hit: save never better than 5+
+
+weapon sgun "Sunderer":
+  A 1  S 4  AP 0  D 1
+  abilities sunder
+weapon cgun "Crusher":
+  A 1  S 4  AP 0  D 1
+  abilities crush
+'''
+
+
+def test_modifiers_ignored_for_one_attack() -> None:
+    model = compiled(SUNDER)
+
+    def play(atts: tuple[tuple[int, ...], ...]) -> int:
+        n = 0
+        for h, w, s in atts:
+            if h < 4 or w < 4:
+                continue
+            bonus = 0 if w == 6 else 1  # cover's +1 to save, unless the wound was a natural 6
+            n += 1 if s + bonus < 3 else 0
+        return n
+    assert ask(model, "shoot(2 gunner, sgun, 3 victim).unsaved with cover") == enumerate_attacks(2, 3, play)
+
+
+def test_a_cap_on_a_later_test_for_one_attack() -> None:
+    model = compiled(SUNDER)
+
+    def play(atts: tuple[tuple[int, ...], ...]) -> int:
+        n = 0
+        for h, w, s in atts:
+            if h < 4 or w < 4:
+                continue
+            need = max(3 - 1, 5) if h >= 5 else 3 - 1  # Sv 3+ with cover's +1 is 2+; capped at 5+
+            n += 1 if s < need else 0
+        return n
+    assert ask(model, "shoot(2 gunner, cgun, 3 victim).unsaved with cover") == enumerate_attacks(2, 3, play)
+
+
+def test_a_modifier_value_that_is_a_roll_is_refused_where_it_is_written() -> None:
+    result = compile_text(BASE + '''
+ability wild "Wild": "x"
+  on natural 6 to hit: +(d3) D
+''')
+    errors = [d for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert [d.code for d in errors] == ["W201"] and errors[0].span.line == BASE.count("\n") + 3

@@ -14,7 +14,8 @@ class Effect:
     """What a modifier or ability does.
 
     kind: "roll" (+1 to hit), "stat" (-1 BS of shooter), "needs" (hit needs 5+),
-    "reroll" (reroll 1s to hit).
+    "reroll" (reroll 1s to hit), "never_better" / "never_worse" (save never better than 4+),
+    "ignore_modifiers" (ignore modifiers to hit).
     """
 
     span: Span

@@ -305,6 +305,10 @@ def check_effect(ctx: Context, e: A.Effect, scope: Scope) -> None:
             report_unknown(ctx, e.role, e.span, roles, "role (a parameter of an attack)")
     if e.value is not None:
         check_expr(e.value, scope)
+        rolled = next((x for x in A.sub_expressions(e.value) if isinstance(x, A.Dice)), None)
+        if rolled is not None:
+            ctx.sink.error(codes.WRONG_KIND, "a modifier's value is a fixed number, not a roll", rolled.span,
+                           "roll it where it counts instead, e.g. as a stat of the profile (D D3)")
 
 
 def check_hook(ctx: Context, h: A.Hook, scope: Scope) -> None:

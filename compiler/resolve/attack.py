@@ -136,6 +136,14 @@ def _reads_models_uncached(decl: A.Attack) -> bool:
 
 def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: "LazySteps", count: bool) -> Any:
     assert step.value is not None
+    reads = [e.id for e in A.sub_expressions(step.value) if isinstance(e, A.Name) and e.id in totals]
+    random = [n for n in reads if is_dist(totals[n]) and len(totals[n]) > 1]
+    if len(random) > 1:
+        # Each step's total is a distribution of its own: two of them (or one twice) would be
+        # combined as independent rolls, which steps of one attack are not.
+        raise ResolveError(f"step '{step.name}' combines the totals of {' and '.join(repr(n) for n in random)}, "
+                           "which depend on each other; each is worked out on its own", step.span,
+                           "count what you need as a step of its own, e.g. misses = attacks each not hit(…)")
     value = sub.eval(step.value, totals.env(env, step.value, sub))
     if isinstance(value, AttackResult):
         raise ResolveError("a step of an attack cannot be another attack", step.span)

@@ -106,6 +106,23 @@ class Effects:
                     raise ResolveError(f"cannot work out this target: {err}", e.value.span) from None
         return out
 
+    def caps(self, test: str) -> list[tuple[Any, bool, A.Effect]]:
+        """Caps the effects put on ``test``'s target (``save never better than 4+``): (value,
+        whether it is a "never better" cap, the effect)."""
+        out = []
+        for e, _, _ in self.active_effects():
+            if e.kind in ("never_better", "never_worse") and e.test == test and e.value is not None:
+                try:
+                    value = static_evaluate(e.value, dict(self.situation), self.model)
+                except (NotStatic, StaticError) as err:
+                    raise ResolveError(f"cannot work out this cap: {err}", e.value.span) from None
+                out.append((value, e.kind == "never_better", e))
+        return out
+
+    def ignores_modifiers(self, test: str) -> bool:
+        """Whether an effect says the roll modifiers of ``test`` do not count."""
+        return any(e.kind == "ignore_modifiers" and e.test == test for e, _, _ in self.active_effects())
+
     def extra_rerolls(self, test: str) -> tuple[str, ...]:
         """Re-rolls the effects grant to ``test``."""
         return tuple(e.reroll for e, _, _ in self.active_effects()

@@ -165,6 +165,10 @@ def effect_text(e: A.Effect) -> str:
         return f"{e.test} needs {expr_text(e.value)}"
     if e.kind == "reroll":
         return f"reroll {reroll_text(e.reroll or '')} to {e.test}"
+    if e.kind in ("never_better", "never_worse"):
+        return f"{e.test} never {e.kind.split('_')[1]} than {expr_text(e.value)}"
+    if e.kind == "ignore_modifiers":
+        return f"ignore modifiers to {e.test}"
     return canonical_text(e)
 
 
