@@ -499,6 +499,12 @@ ATTACKS: dict[str, tuple[str, Callable[[], Dist]]] = {
                                                 lambda: attack_oracle(3, 4, 4, 5, hit_mod=-2), lambda: 4),
     "a_stealthy_shooter_is_not_penalised": _attack("shooting(2 scout, bolt_rifle, 5 marine).hits", HITS,
                                                    lambda: attack_oracle(3, 4, 4, 4), lambda: 4),
+    "hits_that_ignore_modifiers": _attack("shooting(2 marine, unerring_gun, 5 marine).hits with moved, darkness",
+                                          HITS, lambda: attack_oracle(3, 4, 4, 3), lambda: 4),
+    "a_six_to_hit_ignores_cover": ("shooting(3 marine, searching_gun, 5 guardsman).unsaved with in_cover",
+                                   lambda: power(enum(lambda h, w, sv: int(
+                                       h >= 3 and w >= 3 and (sv == 1 or sv + (0 if h == 6 else 1) < 5)),
+                                       D6, D6, D6), 3)),
     "automatic_hits": _attack("torrent_shooting(2 marine, flamer, 5 guardsman).hits", HITS,
                               lambda: attack_oracle(3, 4, 3, 5, auto_hit=True),
                               lambda: power(enum(lambda r: r, D6), 2)),
