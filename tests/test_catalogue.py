@@ -392,6 +392,11 @@ MECHANICS: dict[str, tuple[str, Callable[[], Dist]]] = {
         lambda a, b: 0 if a == b else max(0, a + b - 4), D6, D6)),
     "roll_under_with_a_bonus": ("skill_check(12) with aiming", lambda: enum(
         lambda r: r == 1 or (r != 20 and r <= 14), D20)),
+    "snap_shots_hit_on_sixes_only": ("hit(3+) with overwatch", lambda: enum(lambda r: r == 6, D6)),
+    "snap_shots_after_moving": ("hit(3+) with overwatch, moved", lambda: enum(lambda r: r == 6, D6)),
+    "armour_then_injury": ("armour_then_injury(8)", lambda: enum(
+        lambda a, b, c, d: "standing" if a + b <= 8 else (
+            "stunned" if c + d <= 7 else ("out" if c + d <= 9 else "casualty")), D6, D6, D6, D6)),
     # re-rolls
     "reroll_ones_to_hit": ("hit_reroll_ones(4+)", lambda: ice(
         icepool.d6.reroll([1], depth=1).map(lambda r: r >= 4))),
@@ -412,6 +417,8 @@ MECHANICS: dict[str, tuple[str, Callable[[], Dist]]] = {
     "opposed_d20_with_criticals": ("face_to_face(12, 10)", lambda: face_to_face_oracle(12, 10)),
     "opposed_d20_equal_attributes": ("face_to_face(15, 15)", lambda: face_to_face_oracle(15, 15)),
     "roll_off_ties_to_defender": ("roll_off(4, 3)", lambda: enum(lambda a, b: a + 4 > b + 3, D6, D6)),
+    "roll_off_ties_rolled_again": ("roll_off_again(3, 4)", lambda: enum(
+        lambda a, b, c, d: a + 3 > b + 4 if a + 3 != b + 4 else c + 3 > d + 4, D6, D6, D6, D6)),
     "two_dice_plus_stat_against_defence": ("two_dice_attack(5, 14)", lambda: enum(
         lambda a, b: a + b + 5 >= 14, D6, D6)),
     "boosted_third_die": ("boosted_attack(5, 14)", lambda: enum(
