@@ -708,3 +708,18 @@ def test_the_fast_backend_agrees_on_every_mechanic(model: Any) -> None:
             fast[_key(unwrap(o))] = fast.get(_key(unwrap(o)), 0.0) + float(p)
         for k in set(exact) | set(fast):
             assert abs(float(exact.get(k, 0)) - fast.get(k, 0.0)) < 1e-9, (name, k)
+
+
+def test_every_mechanic_of_the_catalogue_is_asked(model: Any) -> None:
+    # A formula, test or attack of the catalogue that no question reaches (directly, or through
+    # another declaration) would be a mechanic nobody checks against an oracle.
+    import re
+
+    from compiler import ast as A
+
+    questions = " ".join(q for q, _ in MECHANICS.values()) + " exploding_d6() trait_and_wild() wound() old_wound() skill_check()"
+    text = " ".join(p.read_text(encoding="utf-8") for p in CATALOGUE.glob("*.rules"))
+    for kind in (A.Formula, A.Test, A.Attack):
+        for decl in model.of_type(kind):
+            used = re.search(rf"\b{decl.id}\(", questions) or len(re.findall(rf"\b{decl.id}\(", text)) > 1
+            assert used, decl.id
