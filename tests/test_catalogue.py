@@ -512,6 +512,8 @@ ATTACKS: dict[str, tuple[str, Callable[[], Dist]]] = {
                                    lambda: power(enum(lambda h, w, sv: int(
                                        h >= 3 and w >= 3 and (sv == 1 or sv + (0 if h == 6 else 1) < 5)),
                                        D6, D6, D6), 3)),
+    "strength_bonus_on_the_charge": _attack("shooting(2 marine, charge_axe, 5 champion).wounds with charged",
+                                            WOUNDS, lambda: attack_oracle(3, 5, 5, 3), lambda: 4),
     "automatic_hits": _attack("torrent_shooting(2 marine, flamer, 5 guardsman).hits", HITS,
                               lambda: attack_oracle(3, 4, 3, 5, auto_hit=True),
                               lambda: power(enum(lambda r: r, D6), 2)),
