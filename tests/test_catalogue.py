@@ -370,6 +370,9 @@ MECHANICS: dict[str, tuple[str, Callable[[], Dist]]] = {
                                   lambda: of_random(enum(d3_face, D6), enum(lambda r: r, D6))),
     "success_pool_tens_twice": ("success_pool(3)", lambda: _pool(3, enum(
         lambda r: 2 if r == 10 else int(r >= 8), range(1, 11)))),
+    "successes_that_explode_on_ten": ("ten_again_pool(3)", lambda: _pool(3, enum(
+        lambda a, b, c: int(a >= 8) + (int(b >= 8) + (int(c >= 8) if b == 10 else 0) if a == 10 else 0),
+        range(1, 11), range(1, 11), range(1, 11)))),
     "custom_faces_without_focus": ("attack_dice(3)", lambda: _pool(3, attack_die_oracle(False))),
     "custom_faces_chooser_focus": ("attack_dice(3) with focused", lambda: _pool(3, attack_die_oracle(True))),
     "block_dice_attacker_chooses": ("two_block_dice()",
