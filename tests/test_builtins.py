@@ -76,6 +76,8 @@ def test_every_builtin_is_highlighted_as_the_registry_says(name: str) -> None:
     ("keep_highest(2, 101, d6)", "rolls at most 100 dice"),
     ("keep_highest(2, 3, explode(d6, 6, 1))", "cut-off part"),
     ("keep_highest(5, 10, d200)", "too much to work out"),
+    ("keep_highest(2, d6, d6)", "the number of dice rolled must be a fixed number"),
+    ("highest(d3, d6)", "the number of dice kept must be a fixed number"),
 ])
 def test_keep_highest_and_lowest_refuse_what_they_cannot_work_out(expr: str, message: str) -> None:
     from compiler.resolve.evaluator import ResolveError

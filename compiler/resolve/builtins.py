@@ -88,9 +88,18 @@ def _b_explode(ev: Evaluator, e: A.Call, env: Env) -> Any:
     return dice.explode(lambda o: o == face, depth)
 
 
+def _fixed_count(ev: Evaluator, arg: A.Expr, env: Env, what: str) -> int:
+    """A count of dice that must be known before rolling: ``highest(2, …)``, not ``highest(d6, …)``."""
+    value = ev.eval(arg, env)
+    if is_dist(value):
+        raise ResolveError(f"the number of dice {what} must be a fixed number, not a roll", arg.span,
+                           "bind the roll with let first: let n = d3, then highest(n, d6)")
+    return as_count(unwrap(value), arg.span)
+
+
 def _keep(kind: str) -> BuiltinHandler:
     def f(ev: Evaluator, e: A.Call, env: Env) -> Any:
-        k = as_count(unwrap(ev.eval(e.args[0], env)), e.args[0].span)
+        k = _fixed_count(ev, e.args[0], env, "kept")
         if k < 1:
             raise ResolveError(f"{e.func} of no dice", e.args[0].span)
         if k > MAX_KEEP:
@@ -113,8 +122,8 @@ def _keep_sum(highest: bool) -> BuiltinHandler:
     tuples, not with the faces to the power ``n``.
     """
     def f(ev: Evaluator, e: A.Call, env: Env) -> Any:
-        k = as_count(unwrap(ev.eval(e.args[0], env)), e.args[0].span)
-        n = as_count(unwrap(ev.eval(e.args[1], env)), e.args[1].span)
+        k = _fixed_count(ev, e.args[0], env, "kept")
+        n = _fixed_count(ev, e.args[1], env, "rolled")
         if k < 1 or k > n:
             raise ResolveError(f"{e.func}(…) keeps between 1 and the {n} dice rolled, not {k}", e.args[0].span)
         if n > MAX_KEEP:
