@@ -405,3 +405,55 @@ ability wild "Wild": "x"
 ''')
     errors = [d for d in result.diagnostics if d.severity.name == "ERROR"]
     assert [d.code for d in errors] == ["W201"] and errors[0].span.line == BASE.count("\n") + 3
+
+
+# -- extra tokens that join a later step ---------------------------------------------------------
+
+CLEAVE = '''
+ability cleave "Cleave": "A natural 6 to hit scores one more wound, with no wound roll."
+  on natural 6 to hit: 1 extra wounds
+
+ability spray "Spray": "A natural 6 to hit scores one more hit."
+  on natural 6 to hit: 1 extra hits
+
+weapon cleaver "Cleaver":
+  A 1  S 3  AP 0  D 1
+  abilities cleave
+weapon sprayer "Sprayer":
+  A 1  S 3  AP 0  D 1
+  abilities spray
+'''
+
+
+def test_extra_wounds_join_the_wounds_step_and_extra_hits_the_hits_step() -> None:
+    model = compiled(CLEAVE)
+    # S3 against T4: a wound needs 5+.  The cleaver's extra wound skips the wound roll and
+    # still takes the save (3+); the sprayer's extra hit rolls to wound.
+
+    def cleaver(atts: tuple[tuple[int, ...], ...]) -> int:
+        (h, w, s, s2), = atts
+        if h < 4:
+            return 0
+        return (1 if w >= 5 and s < 3 else 0) + (1 if h == 6 and s2 < 3 else 0)
+
+    def sprayer(atts: tuple[tuple[int, ...], ...]) -> int:
+        (h, w, s, w2, s2), = atts
+        if h < 4:
+            return 0
+        return (1 if w >= 5 and s < 3 else 0) + (1 if h == 6 and w2 >= 5 and s2 < 3 else 0)
+    assert ask(model, "shoot(1 gunner, cleaver, 3 victim).unsaved") == enumerate_attacks(1, 4, cleaver)
+    assert ask(model, "shoot(1 gunner, sprayer, 3 victim).unsaved") == enumerate_attacks(1, 5, sprayer)
+    wounds = enumerate_attacks(1, 2, lambda atts: (1 if atts[0][0] >= 4 and atts[0][1] >= 5 else 0)
+                               + (1 if atts[0][0] == 6 else 0))
+    assert ask(model, "shoot(1 gunner, cleaver, 3 victim).wounds") == wounds
+
+
+def test_extra_tokens_cannot_join_a_step_that_does_not_follow_the_roll() -> None:
+    result = compile_text(BASE + CLEAVE.replace("1 extra wounds", "1 extra attacks") + '''
+attack a(shooter, weapon, target) "A":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+''')
+    errors = [d for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert [d.code for d in errors] == ["W411", "W411"], [d.message for d in errors]  # in `shoot` and in `a`
+    assert "extra attacks" in errors[0].message and "'attacks'" in errors[0].message
