@@ -405,3 +405,107 @@ ability wild "Wild": "x"
 ''')
     errors = [d for d in result.diagnostics if d.severity.name == "ERROR"]
     assert [d.code for d in errors] == ["W201"] and errors[0].span.line == BASE.count("\n") + 3
+
+
+# -- extra tokens that join a later step ---------------------------------------------------------
+
+CLEAVE = '''
+ability cleave "Cleave": "A natural 6 to hit scores one more wound, with no wound roll."
+  on natural 6 to hit: 1 extra wounds
+
+ability spray "Spray": "A natural 6 to hit scores one more hit."
+  on natural 6 to hit: 1 extra hits
+
+weapon cleaver "Cleaver":
+  A 1  S 3  AP 0  D 1
+  abilities cleave
+weapon sprayer "Sprayer":
+  A 1  S 3  AP 0  D 1
+  abilities spray
+'''
+
+
+def test_extra_wounds_join_the_wounds_step_and_extra_hits_the_hits_step() -> None:
+    model = compiled(CLEAVE)
+    # S3 against T4: a wound needs 5+.  The cleaver's extra wound skips the wound roll and
+    # still takes the save (3+); the sprayer's extra hit rolls to wound.
+
+    def cleaver(atts: tuple[tuple[int, ...], ...]) -> int:
+        (h, w, s, s2), = atts
+        if h < 4:
+            return 0
+        return (1 if w >= 5 and s < 3 else 0) + (1 if h == 6 and s2 < 3 else 0)
+
+    def sprayer(atts: tuple[tuple[int, ...], ...]) -> int:
+        (h, w, s, w2, s2), = atts
+        if h < 4:
+            return 0
+        return (1 if w >= 5 and s < 3 else 0) + (1 if h == 6 and w2 >= 5 and s2 < 3 else 0)
+    assert ask(model, "shoot(1 gunner, cleaver, 3 victim).unsaved") == enumerate_attacks(1, 4, cleaver)
+    assert ask(model, "shoot(1 gunner, sprayer, 3 victim).unsaved") == enumerate_attacks(1, 5, sprayer)
+    wounds = enumerate_attacks(1, 2, lambda atts: (1 if atts[0][0] >= 4 and atts[0][1] >= 5 else 0)
+                               + (1 if atts[0][0] == 6 else 0))
+    assert ask(model, "shoot(1 gunner, cleaver, 3 victim).wounds") == wounds
+
+
+def test_extra_tokens_cannot_join_a_step_that_does_not_follow_the_roll() -> None:
+    result = compile_text(BASE + CLEAVE.replace("1 extra wounds", "1 extra attacks") + '''
+attack a(shooter, weapon, target) "A":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+''')
+    errors = [d for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert [d.code for d in errors] == ["W411", "W411"], [d.message for d in errors]  # in `shoot` and in `a`
+    assert "extra attacks" in errors[0].message and "'attacks'" in errors[0].message
+
+
+# -- several hooks on one weapon, composed -------------------------------------------------------
+
+COMBO = '''
+ability sustained "Sustained": "x"
+  on natural 6 to hit: 1 extra hits
+ability lethal "Lethal": "x"
+  on natural 6 to hit: wound automatically
+ability rend "Rend": "x"
+  on natural 6 to wound: +1 D, +1 AP
+ability devastate "Devastate": "x"
+  on natural 6 to wound: mortal wounds spill over
+
+weapon combo "Combo":
+  A 1  S 4  AP 0  D 1
+  abilities sustained, lethal, rend, devastate
+'''
+
+
+def combo_attack(h: int, w1: int, s1: int, w2: int, s2: int) -> tuple[list[int], int]:
+    """One attack of the combo weapon at a grunt (T4, Sv 4+): normal damages, damage that spills."""
+    normal: list[int] = []
+    spill = 0
+    if h < 4:
+        return normal, spill
+    # The attack itself: a natural 6 wounds automatically (no wound die, so no natural 6 to wound).
+    if h == 6 or w1 >= 4:
+        if h != 6 and w1 == 6:
+            spill += 2  # mortal, D 1 + 1
+        elif s1 < 4:
+            normal.append(1)
+    if h == 6:  # the extra hit rolls to wound like any other
+        if w2 == 6:
+            spill += 2
+        elif w2 >= 4 and s2 < 4:
+            normal.append(1)
+    return normal, spill
+
+
+def test_hooks_compose_on_one_attack() -> None:
+    model = compiled(COMBO)
+
+    def killed(atts: tuple[tuple[int, ...], ...]) -> int:
+        normal, spill = combo_attack(*atts[0])
+        return allocate(normal, 1, 3, spill)
+
+    def damage(atts: tuple[tuple[int, ...], ...]) -> int:
+        normal, spill = combo_attack(*atts[0])
+        return sum(normal) + spill
+    assert ask(model, "shoot(1 gunner, combo, 3 grunt).killed") == enumerate_attacks(1, 5, killed)
+    assert ask(model, "shoot(1 gunner, combo, 3 grunt).damage") == enumerate_attacks(1, 5, damage)

@@ -131,11 +131,38 @@ def _questions(rs: Ruleset, lets: tuple[A.Let, ...], exprs: Iterator[A.Expr]) ->
         yield from nested
 
 
+def _check_steps(ctx: CheckContext, attack: A.Attack) -> None:
+    """Inside an attack: a step that combines the totals of two steps that count attacks
+    (``lost = hits - wounds``), or one of them twice.  (A step over a count that may or may not
+    be random, ``attacks - hits``, is left to the resolver, which refuses it when it is.)"""
+    counted: set[str] = set()  # steps that count attacks through a test
+    earlier: set[str] = set()
+    for step in attack.steps:
+        v = step.value
+        earlier.add(step.name)
+        if isinstance(v, A.Each) and isinstance(v.count, A.Name) and isinstance(v.item, A.Call) \
+                and v.count.id in earlier:
+            counted.add(step.name)
+            continue
+        if v is None:
+            continue
+        reads = [e for e in A.sub_expressions(v) if isinstance(e, A.Name) and e.id in counted]
+        if len(reads) > 1:
+            names = list(dict.fromkeys(e.id for e in reads))
+            what = f"'{names[0]}' twice" if len(names) == 1 else " and ".join(f"'{n}'" for n in names)
+            ctx.sink.error(codes.DEPENDENT_RESULTS, f"step '{step.name}' combines {what}, totals that depend on "
+                           "each other: each is worked out on its own, so they would count as independent rolls",
+                           reads[1].span, "count what you need as a step of its own, e.g. misses = attacks each "
+                           "not hit(…)")
+
+
 def check_dependent_results(ctx: CheckContext) -> None:
     """Two results that depend on one attack, combined in one question (W415)."""
     rs = ctx.ruleset
     if not any(True for _ in rs.of_type(A.Attack)):
         return
+    for attack in rs.of_type(A.Attack):
+        _check_steps(ctx, attack)
     for decl in rs.walk():
         if isinstance(decl, (A.Example, A.Property)):
             exprs = (x for e in decl.expects for x in (e.subject, e.expected) if x is not None)

@@ -94,6 +94,34 @@ def _check_flags(ctx: CheckContext, attack: A.Attack, sources: dict[str, list[tu
             reach[step.name] = set()
 
 
+def _check_extra_words(ctx: CheckContext, attack: A.Attack) -> None:
+    """``1 extra wounds`` on a natural 6 to hit: the extra tokens join the step ``wounds`` —
+    which must follow the step that rolls ``hit`` attack by attack (or be that step)."""
+    names = [s.name for s in attack.steps]
+    for i, step in enumerate(attack.steps):
+        v = step.value
+        if not (isinstance(v, A.Each) and isinstance(v.item, A.Call)):
+            continue
+        chain, current = {step.name}, step.name
+        for later in attack.steps[i + 1:]:
+            lv = later.value
+            if isinstance(lv, A.Each) and isinstance(lv.count, A.Name) and lv.count.id == current \
+                    and isinstance(lv.item, A.Call):
+                chain.add(later.name)
+                current = later.name
+        for ab in ctx.ruleset.of_type(A.Ability):
+            for hook in ab.hooks:
+                if hook.test != v.item.func:
+                    continue
+                for eff in hook.effects:
+                    if eff.kind == "extra" and eff.word in names and eff.word not in chain:
+                        ctx.sink.error(codes.HOOKS_LOST, f"the extra {eff.word} of '{ab.id}' on '{hook.test}' cannot "
+                                       f"join step '{eff.word}' of '{attack.id}': it does not follow step "
+                                       f"'{step.name}' attack by attack", eff.span,
+                                       f"name this step ({step.name}) or one counted from it, e.g. "
+                                       f"next = {step.name} each test(…)", related=((step.span, "the test is rolled here"),))
+
+
 def _check_attack(ctx: CheckContext, attack: A.Attack, hooked: dict[str, str]) -> None:
     earlier: set[str] = set()
     for step in attack.steps:
@@ -258,6 +286,7 @@ def check_semantics(ctx: CheckContext) -> None:
     for attack in rs.of_type(A.Attack):
         _check_attack(ctx, attack, hooked)
         _check_flags(ctx, attack, sources)
+        _check_extra_words(ctx, attack)
         for step in attack.steps:
             if step.removes_from is not None and not has_wounds:
                 ctx.sink.error(codes.NO_WOUNDS_ROLE, "'removes' takes wounds off models, but no stat is declared 'role wounds'",

@@ -179,7 +179,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
         prev = step.value.count.id if isinstance(step.value, A.Each) and isinstance(step.value.count, A.Name) else None
         if test_call is not None and prev in bags:
             test_decl, call, negate = test_call
-            bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step)
+            bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step, joins(decl, step.name))
             source[step.name] = source[prev]
             plan.append(("pipe", step, bags[step.name].map(_bag_size), source[step.name], None))
             # A later step may read this one's total (``capped = min(hits, target.models)``).
@@ -350,22 +350,39 @@ def _hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
     return out
 
 
+def joins(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]:
+    """The steps that follow ``start`` attack by attack (``wounds = hits each wound(…)`` after
+    ``hits``), each with the flags that take a new token past the tests in between: where the
+    extra tokens of ``1 extra wounds`` on a natural 6 to hit join."""
+    out: list[tuple[str, State]] = []
+    current, flags = start, frozenset[tuple[Any, ...]]()
+    for s in decl.steps:
+        v = s.value
+        if not (isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id == current
+                and isinstance(v.item, A.Call)):
+            continue
+        flags = flags | {("fail" if v.negate else "pass", v.item.func)}
+        out.append((s.name, flags))
+        current = s.name
+    return tuple(out)
+
+
 def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool, env: dict[str, Any],
-             step: A.Step) -> Any:
+             step: A.Step, later: tuple[tuple[str, State], ...] = ()) -> Any:
     """Pass every token of every bag through one test step (memoised per model: the same
     question asked for 10 or 200 attacks shares this work)."""
     args = ev.call_args(test, call, env)
-    key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key())
+    key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key(), later)
     memo = ev.memo
     if key in memo:
         return memo[key]
-    result = _advance_uncached(ev, bags, test, args, call, negate, env, step)
+    result = _advance_uncached(ev, bags, test, args, call, negate, env, step, dict(later))
     memo[key] = result
     return result
 
 
 def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], call: A.Call, negate: bool,
-                      env: dict[str, Any], step: A.Step) -> Any:
+                      env: dict[str, Any], step: A.Step, later: dict[str, State]) -> Any:
     hooks = _hooks_for(ev, test.id)
     outcomes: dict[tuple[A.Effect, ...], Any] = {}
     cache: dict[State, Any] = {}
@@ -379,10 +396,11 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
             outcomes[mods] = out if is_dist(out) else Dist.const(out)
         return outcomes[mods]
 
-    def fire(r: Roll, rest: set[tuple[Any, ...]]) -> Any:
+    def fire(r: Roll, rest: set[tuple[Any, ...]]) -> dict[State, Any]:
         """What this test's hooks do to a token that passed with natural ``r.natural``:
-        flags added to ``rest``; returns how many extra tokens it makes (a distribution, or None)."""
-        extra: Any = None
+        flags added to ``rest``; returns the extra tokens it makes: state → a distribution of
+        how many (``1 extra wounds`` makes tokens that join the later step ``wounds``)."""
+        extra: dict[State, Any] = {}
         added: list[A.Effect] = []
         for hook, arg, pname in hooks:
             if hook.natural is None:
@@ -407,7 +425,8 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
                     span = eff.span
                     amount = _exact(amount) if is_dist(amount) else Dist.const(amount)
                     amount = amount.map(lambda a: num_int(unwrap(a), span))
-                    extra = amount if extra is None else extra.binary("+", amount)
+                    joined = later.get(eff.word or "", frozenset())
+                    extra[joined] = amount if joined not in extra else extra[joined].binary("+", amount)
         if added:
             old = _mods(frozenset(rest))
             rest.difference_update({f for f in rest if f[0] == "mods"})
@@ -429,13 +448,16 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
             def after(roll: Any) -> Any:
                 r = roll if isinstance(roll, Roll) else Roll(bool(unwrap(roll)), 0)
                 new_flags = set(rest)
-                extra: Any = fire(r, new_flags) if r.success else None
+                extra = fire(r, new_flags) if r.success else {}
                 if r.success == negate:
                     return ()
                 bag: Bag = ((frozenset(new_flags), 1),)
-                if extra is None:
+                if not extra:
                     return bag
-                return extra.map(lambda n: _merge(bag, ((frozenset(), n),)) if n else bag)
+                bags_: Any = Dist.const(bag)
+                for state, counts in extra.items():
+                    bags_ = bags_.binary(_merge, counts.map(lambda n, s=state: ((s, n),) if n else ()))
+                return bags_
             result = outcome_for(_mods(rest)).bind(after)
         cache[state] = result
         return result
