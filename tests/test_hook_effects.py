@@ -509,3 +509,11 @@ def test_hooks_compose_on_one_attack() -> None:
         return sum(normal) + spill
     assert ask(model, "shoot(1 gunner, combo, 3 grunt).killed") == enumerate_attacks(1, 5, killed)
     assert ask(model, "shoot(1 gunner, combo, 3 grunt).damage") == enumerate_attacks(1, 5, damage)
+
+
+@pytest.mark.parametrize("value", ['"x"', "true", "never"])
+def test_a_cap_that_is_no_target_is_refused_where_it_is_written(value: str) -> None:
+    result = compile_text(BASE + f'''
+modifier m "M": save never better than {value}
+''')
+    assert [d.code for d in result.diagnostics if d.severity.name == "ERROR"] == ["W201"]

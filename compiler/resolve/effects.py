@@ -8,13 +8,14 @@ for stat modifiers, roll modifiers, target overrides and extra re-rolls.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Mapping
 
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.model.static import NotStatic, StaticError, as_number
 from compiler.model.static import evaluate as static_evaluate
-from compiler.model.values import ProfileRef
+from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import ResolveError, truth
 
 ActiveEffect = tuple[A.Effect, str | None, str]  # (effect, stacking group, source id)
@@ -116,6 +117,9 @@ class Effects:
                     value = static_evaluate(e.value, dict(self.situation), self.model)
                 except (NotStatic, StaticError) as err:
                     raise ResolveError(f"cannot work out this cap: {err}", e.value.span) from None
+                number = value.as_number if isinstance(value, TargetValue) else value
+                if isinstance(number, bool) or not isinstance(number, (int, Fraction)):
+                    raise ResolveError("a cap on a roll is a target such as 4+ or a number", e.value.span)
                 out.append((value, e.kind == "never_better", e))
         return out
 
