@@ -517,3 +517,29 @@ def test_a_cap_that_is_no_target_is_refused_where_it_is_written(value: str) -> N
 modifier m "M": save never better than {value}
 ''')
     assert [d.code for d in result.diagnostics if d.severity.name == "ERROR"] == ["W201"]
+
+
+ARMOURBANE = '''
+ability armourbane "Armourbane": "A natural 6 to hit finds a gap in the armour."
+  on natural 6 to hit: wound needs 2+, no save
+
+weapon bane "Bane":
+  A 1  S 3  AP 0  D 1
+  abilities armourbane
+'''
+
+
+def test_a_target_set_and_a_save_skipped_for_one_attack() -> None:
+    model = compiled(ARMOURBANE)
+
+    def play(atts: tuple[tuple[int, ...], ...]) -> int:
+        n = 0
+        for h, w, s in atts:
+            if h < 4:
+                continue
+            if h == 6:
+                n += 1 if w >= 2 else 0  # wound on 2+, and no save
+            else:
+                n += 1 if w >= 5 and s < 3 else 0
+        return n
+    assert ask(model, "shoot(2 gunner, bane, 3 victim).unsaved") == enumerate_attacks(2, 3, play)
