@@ -51,6 +51,11 @@ class Effects:
         out.extend((e, None, "hook") for e in self.hook_effects)
         return out
 
+    def ability_holds(self, ability: A.Ability, arg: Any) -> bool:
+        """Whether an ability's ``when`` holds now (always, without one): its effects and its
+        hooks count only then."""
+        return ability.when is None or self._holds(ability.when, ability, arg)
+
     def _holds(self, cond: A.Expr, ability: A.Ability | None = None, arg: Any = None) -> bool:
         env: dict[str, Any] = {**self.situation, **self.roles}
         if ability is not None and ability.params:
