@@ -509,3 +509,75 @@ def test_hooks_compose_on_one_attack() -> None:
         return sum(normal) + spill
     assert ask(model, "shoot(1 gunner, combo, 3 grunt).killed") == enumerate_attacks(1, 5, killed)
     assert ask(model, "shoot(1 gunner, combo, 3 grunt).damage") == enumerate_attacks(1, 5, damage)
+
+
+@pytest.mark.parametrize("value", ['"x"', "true", "never"])
+def test_a_cap_that_is_no_target_is_refused_where_it_is_written(value: str) -> None:
+    result = compile_text(BASE + f'''
+modifier m "M": save never better than {value}
+''')
+    assert [d.code for d in result.diagnostics if d.severity.name == "ERROR"] == ["W201"]
+
+
+ARMOURBANE = '''
+ability armourbane "Armourbane": "A natural 6 to hit finds a gap in the armour."
+  on natural 6 to hit: wound needs 2+, no save
+
+weapon bane "Bane":
+  A 1  S 3  AP 0  D 1
+  abilities armourbane
+'''
+
+
+def test_a_target_set_and_a_save_skipped_for_one_attack() -> None:
+    model = compiled(ARMOURBANE)
+
+    def play(atts: tuple[tuple[int, ...], ...]) -> int:
+        n = 0
+        for h, w, s in atts:
+            if h < 4:
+                continue
+            if h == 6:
+                n += 1 if w >= 2 else 0  # wound on 2+, and no save
+            else:
+                n += 1 if w >= 5 and s < 3 else 0
+        return n
+    assert ask(model, "shoot(2 gunner, bane, 3 victim).unsaved") == enumerate_attacks(2, 3, play)
+
+
+def test_an_abilitys_hooks_count_only_when_its_condition_holds() -> None:
+    model = compiled('''
+keyword vehicle "Vehicle": "v"
+ability bane "Bane": "Against vehicles, a natural 6 to hit skips the save."
+  on natural 6 to hit: no save
+  when target has vehicle
+ability hardy "Hardy": "In cover, each point of damage is ignored on a 4+."
+  on each damage: roll d6, ignored on 4+
+  when cover
+situation cover "In cover"
+weapon bgun "Bane gun":
+  A 1  S 4  AP 0  D 1
+  abilities bane
+unit tank "Tank":
+  T 4  W 2  Sv 3+
+  keywords vehicle
+unit hardy_one "Hardy one":
+  T 4  W 1  Sv 3+
+  abilities hardy
+''')
+
+    def play(vehicle: bool) -> Callable[[tuple[tuple[int, ...], ...]], int]:
+        def one(atts: tuple[tuple[int, ...], ...]) -> int:
+            (h, w, s), = atts
+            return 1 if h >= 4 and w >= 4 and ((vehicle and h == 6) or s < 3) else 0
+        return one
+    assert ask(model, "shoot(1 gunner, bgun, 3 victim).unsaved") == enumerate_attacks(1, 3, play(False))
+    assert ask(model, "shoot(1 gunner, bgun, 3 tank).unsaved") == enumerate_attacks(1, 3, play(True))
+
+    def hardy(cover: bool) -> Callable[[tuple[tuple[int, ...], ...]], int]:
+        def one(atts: tuple[tuple[int, ...], ...]) -> int:
+            (h, w, s, f), = atts
+            return 1 if h >= 4 and w >= 4 and s < 3 and not (cover and f >= 4) else 0
+        return one
+    assert ask(model, "shoot(1 gunner, bgun, 3 hardy_one).killed") == enumerate_attacks(1, 4, hardy(False))
+    assert ask(model, "shoot(1 gunner, bgun, 3 hardy_one).killed with cover") == enumerate_attacks(1, 4, hardy(True))

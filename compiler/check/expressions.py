@@ -305,6 +305,9 @@ def check_effect(ctx: Context, e: A.Effect, scope: Scope) -> None:
             report_unknown(ctx, e.role, e.span, roles, "role (a parameter of an attack)")
     if e.value is not None:
         check_expr(e.value, scope)
+        if e.kind in ("never_better", "never_worse", "needs") and isinstance(e.value, (A.Label, A.Const)) \
+                and not (e.kind == "needs" and isinstance(e.value, A.Const) and e.value.value in ("never", "always")):
+            ctx.sink.error(codes.WRONG_KIND, "this needs a target such as 4+ or a number", e.value.span)
         rolled = next((x for x in A.sub_expressions(e.value) if isinstance(x, A.Dice)), None)
         if rolled is not None:
             ctx.sink.error(codes.WRONG_KIND, "a modifier's value is a fixed number, not a roll", rolled.span,

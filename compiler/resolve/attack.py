@@ -343,6 +343,8 @@ def _hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
     """Hooks of the attacking profiles' abilities on this test: (hook, ability value, param name)."""
     out = []
     for ability, arg in ev.effects.attacker_abilities():
+        if not ev.effects.ability_holds(ability, arg):
+            continue
         for hook in ability.hooks:
             if hook.test == test_id:
                 pname = ability.params[0].name if ability.params else ""

@@ -41,7 +41,7 @@ def feel_no_pain(ev: Evaluator, target: ProfileRef, damage: Any) -> Any:
     abilities = {a.id: a for a in ev.model.of_type(A.Ability)}
     for use in prof.abilities:
         ab = abilities.get(use.ability)
-        if ab is None:
+        if ab is None or not ev.effects.ability_holds(ab, use.arg):
             continue
         for hook in ab.hooks:
             if hook.ignore_damage_on is None:

@@ -8,13 +8,14 @@ for stat modifiers, roll modifiers, target overrides and extra re-rolls.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Mapping
 
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.model.static import NotStatic, StaticError, as_number
 from compiler.model.static import evaluate as static_evaluate
-from compiler.model.values import ProfileRef
+from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import ResolveError, truth
 
 ActiveEffect = tuple[A.Effect, str | None, str]  # (effect, stacking group, source id)
@@ -49,6 +50,11 @@ class Effects:
                 out.extend((e, None, ability.id) for e in ability.effects)
         out.extend((e, None, "hook") for e in self.hook_effects)
         return out
+
+    def ability_holds(self, ability: A.Ability, arg: Any) -> bool:
+        """Whether an ability's ``when`` holds now (always, without one): its effects and its
+        hooks count only then."""
+        return ability.when is None or self._holds(ability.when, ability, arg)
 
     def _holds(self, cond: A.Expr, ability: A.Ability | None = None, arg: Any = None) -> bool:
         env: dict[str, Any] = {**self.situation, **self.roles}
@@ -116,6 +122,9 @@ class Effects:
                     value = static_evaluate(e.value, dict(self.situation), self.model)
                 except (NotStatic, StaticError) as err:
                     raise ResolveError(f"cannot work out this cap: {err}", e.value.span) from None
+                number = value.as_number if isinstance(value, TargetValue) else value
+                if isinstance(number, bool) or not isinstance(number, (int, Fraction)):
+                    raise ResolveError("a cap on a roll is a target such as 4+ or a number", e.value.span)
                 out.append((value, e.kind == "never_better", e))
         return out
 
