@@ -42,7 +42,7 @@ from compiler.model.ruleset import Ruleset
 from compiler.site.compare import Matchup, MatchupError, answers
 from compiler.site.env import environment
 from compiler.site.pages import Page, checked_context, ruleset_data, ruleset_pages_for
-from compiler.site.sitemap import SiteMap, ruleset_pages, section_page
+from compiler.site.sitemap import SiteMap, navigation, ruleset_pages
 
 __all__ = ["Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions", "site",
            "write"]
@@ -133,7 +133,7 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
         cache[("ruleset", rs_id)] = (keys[rs_id], ruleset_pages_rendered)
     for rs in rulesets:
         rendered.extend(cache[("ruleset", rs.id)][1])
-    return RenderedSite(tuple(rendered), _nav(rulesets, bool(options.matchups)), _assets())
+    return RenderedSite(tuple(rendered), navigation(rulesets, bool(options.matchups)), _assets())
 
 
 @dataclass(frozen=True)
@@ -233,28 +233,6 @@ def _render(env: jinja2.Environment, page: Page) -> str:
                           f"{type(err).__name__}: {err}") from err
     text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text
-
-
-def _nav(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ...]:
-    from compiler import ast as A
-
-    nav: list[Any] = [{"Home": "index.md"}]
-    for rs in rulesets:
-        pages = ruleset_pages(rs.id)
-        rulebook = [{s.title: section_page(rs.id, s.id)} for s in rs.items if isinstance(s, A.Section)]
-        entry: list[Any] = [{"Overview": pages["overview"]}]
-        if rulebook:
-            entry.append({"Rulebook": rulebook})
-        entry += [{"Lexicon": pages["lexicon"]}, {"Quick reference": pages["quickref"]},
-                  {"Datasheets": pages["datasheets"]}, {"Worked examples": pages["examples"]},
-                  {"Notes": pages["notes"]}]
-        if rs.base is not None:
-            entry.append({"What these house rules change": pages["house_rules"]})
-        entry.append({"Changes": pages["changes"]})
-        nav.append({rs.title: entry})
-    if comparison:
-        nav.append({"Comparison": "comparison.md"})
-    return tuple(nav)
 
 
 def _assets() -> tuple[tuple[str, str], ...]:

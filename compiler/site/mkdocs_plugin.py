@@ -63,6 +63,7 @@ class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' 
     matchups = c.Type(list, default=[])
     templates_dir = c.Optional(c.Type(str))  # template overrides (default: the docs folder)
     nav = c.Type(bool, default=True)  # build the navigation when mkdocs.yml has none
+    docs_section = c.Type(str, default="For authors")  # where the hand-written pages go in that navigation
 
 
 class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-call]  # mkdocs' BasePlugin.__init_subclass__ is unannotated
@@ -147,7 +148,8 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         return config
 
     def _nav(self, config: MkDocsConfig) -> list[Any]:
-        """The renderer's navigation (titles escaped: themes print them as HTML), then the hand-written pages."""
+        """The renderer's navigation (titles escaped: themes print them as HTML), then the hand-written
+        pages (the language reference, the template guide…) in a section of their own."""
         def escape(item: Any) -> Any:
             if isinstance(item, dict):
                 return {html.escape(k, quote=False): escape(v) for k, v in item.items()}
@@ -159,7 +161,9 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         docs = Path(config.docs_dir)
         extra = sorted(str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
                        if p.relative_to(docs).as_posix() not in generated)
-        return list(nav) + extra
+        if not extra:
+            return list(nav)
+        return list(nav) + [{html.escape(self.config.docs_section, quote=False): extra}]
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         for f in list(files):
