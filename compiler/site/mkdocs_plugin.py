@@ -24,6 +24,7 @@ from __future__ import annotations
 import html
 import logging
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -55,6 +56,14 @@ def _report(event: str, done: int = 0, total: int = 0) -> None:
     hook = PROGRESS.get("hook")
     if hook is not None:
         hook(event, done, total)
+
+
+#: How much a generated page weighs in search, by its file name (1 when not listed).
+SEARCH_BOOST = {"lexicon.md": 2.0, "index.md": 1.5, "notes.md": 0.5, "changes.md": 0.5, "house-rules.md": 0.5}
+
+# The elements search skips: code blocks everywhere; tables, charts and folded blocks on generated pages.
+_CODE = re.compile(r"<(pre)(?=[\s>])")
+_NOT_PROSE = re.compile(r"<(pre|table|figure|details|svg)(?=[\s>])")
 
 
 class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' Config.__init_subclass__ is unannotated
@@ -142,6 +151,8 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         for path, _ in self.site.assets:
             if path.endswith(".css") and path not in config.extra_css:
                 config.extra_css.append(path)
+            if path.endswith(".js") and path not in [str(s) for s in config.extra_javascript]:
+                config.extra_javascript.append(path)
         self.seconds = time.perf_counter() - start
         PROGRESS["render_seconds"] = self.seconds
         log.debug(f"compiled and rendered {len(self.site.pages)} pages in {self.seconds:.2f} s")
@@ -185,16 +196,28 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         PROGRESS["pages"] = self._pages
         return files
 
+    def on_page_markdown(self, markdown: str, page: Any, config: MkDocsConfig, files: Files) -> str:
+        """A generated page's weight in search: definitions first, histories and notes last."""
+        if page.file.src_uri in self._generated_paths and "search" not in page.meta:
+            boost = SEARCH_BOOST.get(page.file.src_uri.rsplit("/", 1)[-1])
+            if boost is not None:
+                page.meta["search"] = {"boost": boost}
+        return markdown
+
     def on_page_content(self, html: str, page: Any, config: MkDocsConfig, files: Files) -> str:
         """A generated page's HTML cleaned by an allow-list (author text never runs), and its title
-        made plain escaped text: the theme prints ``page.meta.title`` as it is in ``<title>``."""
+        made plain escaped text: the theme prints ``page.meta.title`` as it is in ``<title>``.
+
+        Search reads prose: code blocks (on every page) and a generated page's tables, charts and
+        folded details are marked ``data-search-exclude``, so results show sentences, not code."""
         self._read += 1
         _report("pages", self._read, self._pages)
-        if self.site is not None and page.file.src_uri in self._generated_paths:
+        generated = self.site is not None and page.file.src_uri in self._generated_paths
+        if generated:
             html = sanitise.clean(html)
             if page.title:
                 page.meta["title"] = sanitise.safe_title(str(page.title))
-        return html
+        return (_NOT_PROSE if generated else _CODE).sub(r"<\1 data-search-exclude", html)
 
     def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:
         self._written += 1
