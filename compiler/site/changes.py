@@ -80,7 +80,7 @@ def _field_views(c: Change) -> tuple[FieldView, ...]:
 
 
 def _view(c: Change, titles: Mapping[str, str] | None = None) -> ChangeView:
-    diffs = ()
+    diffs: tuple[tuple[str, str], ...] = ()
     if titles is not None:
         diffs = tuple((p.where, word_diff(plain_prose(p.old, titles), plain_prose(p.new, titles))) for p in c.prose)
     return ChangeView(c.id, c.kind, c.title or c.id, c.change, c.section, _field_views(c), c.indirect,

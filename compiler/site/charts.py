@@ -74,9 +74,9 @@ def grouped_bar_chart(series: Sequence[tuple[str, Sequence[tuple[int, float]]]],
     column = (width - left) / legend_columns
     for i, (name, _) in enumerate(series):
         x = left + column * (i % legend_columns)
-        y = 4 + 18 * (i // legend_columns)
-        parts.append(f'<rect class="ws-cbar ws-series-{i}" x="{_fmt(x)}" y="{y}" width="12" height="12"/>')
-        parts.append(f'<text class="ws-legend" x="{_fmt(x + 17)}" y="{y + 10}">{escape(name)}</text>')
+        row = 4 + 18 * (i // legend_columns)
+        parts.append(f'<rect class="ws-cbar ws-series-{i}" x="{_fmt(x)}" y="{row}" width="12" height="12"/>')
+        parts.append(f'<text class="ws-legend" x="{_fmt(x + 17)}" y="{row + 10}">{escape(name)}</text>')
     n_ticks = round(scale / step)
     for t in range(n_ticks + 1):
         v = step * t

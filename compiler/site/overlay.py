@@ -24,7 +24,7 @@ import html
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
@@ -235,7 +235,7 @@ _LINK = re.compile(r"\[\[\s*([^\]|]+?)\s*(?:\|\s*([^\]]+?)\s*)?\]\]")
 _EMPHASIS = re.compile(r"(\*\*|__|`)")
 
 
-def plain_prose(text: str, title_of: dict[str, str] | None = None) -> str:
+def plain_prose(text: str, title_of: Mapping[str, str] | None = None) -> str:
     """Author Markdown reduced to the words a reader sees: ``[[id|words]]`` to its words, no emphasis marks."""
     titles = title_of or {}
     text = _LINK.sub(lambda m: m.group(2) or titles.get(m.group(1), m.group(1)), text)
