@@ -191,6 +191,7 @@ def test_comparison_is_one_chart_on_one_scale_with_a_table_that_reads(page: Page
     assert charts.count() == 1
     svg = charts.first
     expect(svg).to_be_visible()
+    assert svg.get_attribute("viewBox")  # kept by the sanitiser: the chart scales with the page
     assert page.locator("article svg").count() == 1
     n = len(rulesets())
     assert svg.locator("text.ws-legend").count() == n
@@ -222,6 +223,11 @@ def test_comparison_is_one_chart_on_one_scale_with_a_table_that_reads(page: Page
         mean = rows.nth(i).locator("td").nth(1)
         assert re.fullmatch(r"\d+\.\d\d", mean.inner_text().strip())
         assert mean.evaluate(lines) == 1
+    # on a phone the whole chart shrinks to the screen's width, its legend with it
+    page.set_viewport_size({"width": 390, "height": 844})
+    box, legend = svg.bounding_box(), svg.locator("text.ws-legend").last.bounding_box()
+    assert box is not None and legend is not None and box["x"] + box["width"] <= 390
+    assert legend["x"] + legend["width"] <= box["x"] + box["width"]
     assert not errors
 
 
