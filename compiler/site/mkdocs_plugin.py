@@ -7,6 +7,7 @@
       - warscribe:
           rules_dir: rules          # relative to mkdocs.yml
           matchups: [...]           # the comparison page (see compiler.site.compare)
+          docs_section: For authors # the navigation's section for the hand-written pages
 
 At build time the plugin compiles ``rules_dir`` (the same pipeline as
 ``warscribe check``), renders it with :mod:`compiler.site` and hands the
