@@ -181,3 +181,28 @@ def test_a_bug_in_the_diff_of_two_releases_fails_the_build(tmp_path, monkeypatch
     monkeypatch.setattr(changes, "diff_models", broken)
     with pytest.raises(RuntimeError, match="diff_models is broken"):
         site(compile_paths([str(root / "rules" / "skirmish")]))
+
+
+def test_overlay_page_of_a_small_overlay(tmp_path):
+    """An overlay that replaces one roll, its text with it; the base's one example attack is its matchup."""
+    write(tmp_path / "rules" / "skirmish", SKIRMISH)
+    write(tmp_path / "rules" / "harder", '''\
+ruleset harder "Harder: a house rule":
+  version 1.0.0
+  extends skirmish ^1.0.0
+
+replace test save(Sv) "Armour save":
+  roll d6 >= Sv + 1
+  """Saves are one <harder> than printed."""
+''')
+    compilation = compile_paths([str(tmp_path / "rules")])
+    assert compilation.ok, compilation.diagnostics
+    md = site(compilation, SiteOptions()).page("harder/house-rules.md").markdown
+    assert md.index("## Effect on the odds") < md.index("## What changed")
+    assert "n/a" not in md
+    assert "- The roll [Armour save](" in md
+    assert "&lt;harder&gt;" in md and "<harder>" not in md  # the word diff is escaped
+    assert "<ins>" in md
+    # the Orks' 6+ save becomes 7+ (never): 6/5 as many wounds get through, 25/18 → 5/3, +20%
+    assert "1 standard matchup changed: these house rules raise the mean killed in 1 (+20%)." in md
+    assert "| 1.39 | 1.67 | +20% |" in md

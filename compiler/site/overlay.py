@@ -155,10 +155,11 @@ def odds_view(base: Ruleset, rs: Ruleset, matchups: Sequence[MatchupImpact]) -> 
                 why = f"{short_title(side.title)} cannot work it out: {error}"
         one_sided.append(OddsRow(label, situation, old, new, None, None, why))
     steps = {mu.step for mu in matchups}
+    step = steps.pop() if len(steps) == 1 else None
     both.sort(key=_grouped(both))
     one_sided.sort(key=_grouped(one_sided))
-    return OddsView(short_title(base.title), short_title(rs.title), titles.pop() if len(titles) == 1 else None, steps.pop() if len(steps) == 1 else None,
-                    tuple(both), tuple(one_sided), _summary(both, rs, base))
+    return OddsView(short_title(base.title), short_title(rs.title), titles.pop() if len(titles) == 1 else None,
+                    step, tuple(both), tuple(one_sided), _summary(both, rs, base, step))
 
 
 def _grouped(rows: Sequence[OddsRow]) -> Callable[[OddsRow], int]:
@@ -184,15 +185,28 @@ def _who_shoots_whom(call: A.Call, *models: Ruleset) -> str | None:
     return f"{args[0].count} {who} with {what} at {args[2].count} {whom}"
 
 
-def _summary(rows: Sequence[OddsRow], rs: Ruleset, base: Ruleset) -> str:
+def _summary(rows: Sequence[OddsRow], rs: Ruleset, base: Ruleset, step: str | None = None) -> str:
+    """One sentence: how many matchups changed, which way, and by how much.
+
+    >>> rows = [OddsRow("a", "", "1.00", "0.50", "-50%", -0.5), OddsRow("b", "", "1.00", "1.20", "+20%", 0.2)]
+    >>> _summary(rows, None, None, "killed")  # type: ignore[arg-type]
+    '2 standard matchups changed: these house rules lower the mean killed in 1 and raise it in 1 (from -50% to +20%).'
+    """
     if not rows:
         return f"No standard matchup that both {base.title} and {rs.title} can work out changed."
-    down = [r for r in rows if r.relative is not None and r.relative < 0]
-    up = [r for r in rows if r.relative is not None and r.relative > 0]
+    down = sum(1 for r in rows if r.relative is not None and r.relative < 0)
+    up = sum(1 for r in rows if r.relative is not None and r.relative > 0)
     moved = [r.relative for r in rows if r.relative is not None]
     n = len(rows)
-    text = (f"Of the {n} standard matchup{'s' if n != 1 else ''} that changed, these house rules lower the mean "
-            f"in {len(down)} and raise it in {len(up)}")
+    what = f"the mean {step}" if step else "the mean"
+    ways = []
+    if down:
+        ways.append(f"lower {what} in {down}")
+    if up:
+        ways.append(f"raise {'it' if down else what} in {up}")
+    text = f"{n} standard matchup{'s' if n != 1 else ''} changed"
+    if ways:
+        text += ": these house rules " + " and ".join(ways)
     if moved:
         lo, hi = min(moved), max(moved)
         text += f" (from {percent(lo)} to {percent(hi)})" if lo != hi else f" ({percent(lo)})"
