@@ -26,7 +26,7 @@ from typing import Mapping
 from compiler import ast as A
 from compiler.review.diff import ADDED, CHANGED, MOVED, REMOVED, Change, Impact, diff_models, impact
 from compiler.model.ruleset import Ruleset
-from compiler.site.overlay import ChangeLine, OddsView, change_lines, odds_view, plain_prose, word_diff
+from compiler.site.overlay import KIND_PLAIN, ChangeLine, OddsView, change_lines, odds_view, plain_prose, word_diff
 
 #: At most this many consecutive release pairs are compared on a Changes page.
 MAX_RELEASE_DIFFS = 5
@@ -52,6 +52,11 @@ class ChangeView:
     cells: int  # how many worked-out cells changed
     text_changed: bool  # its prose changed
     text_diffs: tuple[tuple[str, str], ...] = ()  # (where, the text word by word as HTML) for each changed text
+
+    @property
+    def kind_words(self) -> str:
+        """The kind in a reader's words ("roll", "battlefield condition")."""
+        return KIND_PLAIN.get(self.kind, self.kind)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from compiler.site.sitemap import short_title
 from compiler.syntax.unparse import expr_text
 
 __all__ = ["OddsRow", "OddsView", "ChangeLine", "odds_view", "change_lines", "word_diff", "plain_prose",
-           "situation_words", "FIELD_WORDS"]
+           "situation_words", "FIELD_WORDS", "KIND_PLAIN"]
 
 #: How a changed field is named in a sentence ("its title and its roll changed").
 FIELD_WORDS = {
