@@ -63,14 +63,16 @@ def navigation(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ..
     """The site's navigation, MkDocs-style: Home, a tab per ruleset (by its short title), Comparison.
 
     Inside a ruleset: its overview, what an overlay changes, the rulebook's chapters, then the
-    :data:`REFERENCE_PAGES`; a page whose title a chapter already has gets its other title, so no
-    two entries of one sidebar read the same.
+    :data:`REFERENCE_PAGES` under "Reference"; a page whose title a chapter already has gets its
+    other title, so no two entries of one sidebar read the same.
 
     >>> from compiler.driver import compile_text
     >>> rs = compile_text('ruleset demo "Demo: a game":\\n  version 1.0.0\\nsection lexicon "Lexicon":\\n  term turn "Turn": "A round."\\n').rulesets
     >>> nav = navigation(rs, False)
-    >>> list(nav[1]), [list(e)[0] for e in nav[1]["Demo"]][:4]
-    (['Demo'], ['Overview', 'Rulebook', 'Lexicon A–Z', 'Quick reference'])
+    >>> list(nav[1]), [list(e)[0] for e in nav[1]["Demo"]]
+    (['Demo'], ['Overview', 'Rulebook', 'Reference'])
+    >>> [list(e)[0] for e in nav[1]["Demo"][2]["Reference"]][:3]
+    ['Lexicon A–Z', 'Quick reference', 'Datasheets']
     """
     nav: list[Any] = [{"Home": "index.md"}]
     names = short_titles(rulesets)
@@ -83,8 +85,8 @@ def navigation(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ..
             entry.append({"What these house rules change": pages["house_rules"]})
         if chapters:
             entry.append({"Rulebook": chapters})
-        for role, title, other in REFERENCE_PAGES:
-            entry.append({other if title.casefold() in taken else title: pages[role]})
+        entry.append({"Reference": [{other if title.casefold() in taken else title: pages[role]}
+                                    for role, title, other in REFERENCE_PAGES]})
         nav.append({names[rs.id]: entry})
     if comparison:
         nav.append({"Comparison": "comparison.md"})
