@@ -199,6 +199,7 @@ replace test save(Sv) "Armour save":
     compilation = compile_paths([str(tmp_path / "rules")])
     assert compilation.ok, compilation.diagnostics
     md = site(compilation, SiteOptions()).page("harder/house-rules.md").markdown
+    assert "house rules for\n[Skirmish](../skirmish/index.md) (version 1.0.0 or a later 1.x)." in md
     assert md.index("## Effect on the odds") < md.index("## What changed")
     assert "n/a" not in md
     assert "- The roll [Armour save](" in md

@@ -26,7 +26,8 @@ from typing import Mapping
 from compiler import ast as A
 from compiler.review.diff import ADDED, CHANGED, MOVED, REMOVED, Change, Impact, diff_models, impact
 from compiler.model.ruleset import Ruleset
-from compiler.site.overlay import KIND_PLAIN, ChangeLine, OddsView, change_lines, odds_view, plain_prose, word_diff
+from compiler.site.overlay import (KIND_PLAIN, ChangeLine, OddsView, change_lines, odds_view, plain_prose,
+                                   version_words, word_diff)
 
 #: At most this many consecutive release pairs are compared on a Changes page.
 MAX_RELEASE_DIFFS = 5
@@ -67,6 +68,7 @@ class HouseRulesView:
     header: tuple[FieldView, ...]
     odds: OddsView  # the matchups in a reader's words
     lines: tuple[ChangeLine, ...]  # a sentence per change, in the order of ``changes``
+    base_versions: str = ""  # the base versions the overlay is written for, in words
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,8 @@ def house_rules(rs: Ruleset) -> HouseRulesView | None:
                                                       (REMOVED, "removed"), (MOVED, "moved")) if n[key])
     found = impact(rs.base, rs)
     return HouseRulesView(counts, changes, found, _field_views(head) if head else (),
-                          odds_view(rs.base, rs, found.matchups), change_lines(changes, rs.base, rs))
+                          odds_view(rs.base, rs, found.matchups), change_lines(changes, rs.base, rs),
+                          version_words(rs.header.extends_version))
 
 
 def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:

@@ -33,7 +33,7 @@ from compiler.site.sitemap import short_title
 from compiler.syntax.unparse import expr_text
 
 __all__ = ["OddsRow", "OddsView", "ChangeLine", "odds_view", "change_lines", "word_diff", "plain_prose",
-           "situation_words", "FIELD_WORDS", "KIND_PLAIN"]
+           "situation_words", "version_words", "FIELD_WORDS", "KIND_PLAIN"]
 
 #: How a changed field is named in a sentence ("its title and its roll changed").
 FIELD_WORDS = {
@@ -88,6 +88,26 @@ class ChangeLine:
     title: str
     old_title: str | None  # the base's title when it differs
     what: str  # "its title and its text changed", or the definition of a new entry, or ""
+
+
+def version_words(spec: str | None) -> str:
+    """The base versions an overlay is written for, in words.
+
+    >>> version_words("^1.1.0"), version_words("~1.0.2"), version_words(">=2.0.0"), version_words("1.0.0")
+    ('version 1.1.0 or a later 1.x', 'version 1.0.2 or a later 1.0.x', 'version 2.0.0 or later', 'version 1.0.0')
+    """
+    if not spec:
+        return ""
+    spec = spec.strip()
+    if spec.startswith("^"):
+        major = spec[1:].split(".")[0]
+        return f"version {spec[1:]} or a later {major}.x"
+    if spec.startswith("~"):
+        minor = ".".join(spec[1:].split(".")[:2])
+        return f"version {spec[1:]} or a later {minor}.x"
+    if spec.startswith(">="):
+        return f"version {spec[2:].strip()} or later"
+    return f"version {spec}"
 
 
 def _mean(v: Fraction | float | None) -> str | None:
