@@ -135,7 +135,10 @@ def test_comparison_page_answers_the_matchup_under_each_ruleset(bundled):
     cmp = out.page("comparison.md").markdown
     assert "Marines shoot Orks" in cmp
     assert "25/9" in cmp and "10/3" in cmp  # console-40k (6+ save) and classic-40k (save lost to AP 5)
-    assert cmp.count("<svg") == 2
+    assert "| 2.78 |" in cmp and "| 3.33 |" in cmp  # the table's means, to two decimals
+    assert cmp.count("<svg") == 1  # one chart, every ruleset on the same scale
+    svg = cmp[cmp.index("<svg"):cmp.index("</svg>")]
+    assert 'class="ws-cbar ws-series-0"' in svg and 'class="ws-cbar ws-series-1"' in svg
 
 
 def test_output_is_deterministic(bundled):

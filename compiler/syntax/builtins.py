@@ -14,7 +14,7 @@ package.
 >>> BUILTINS["clamp"].static([7, 1, 5], int)
 5
 >>> sorted(n for n, b in BUILTINS.items() if b.static is None)
-['P', 'd', 'explode', 'highest', 'lowest', 'mean', 'natural', 'reroll']
+['P', 'd', 'explode', 'highest', 'keep_highest', 'keep_lowest', 'lowest', 'mean', 'natural', 'reroll']
 """
 from __future__ import annotations
 
@@ -98,6 +98,10 @@ _ENTRIES = (
             "d(target.models)"),
     Builtin("highest", 2, 2, "the highest of k dice: highest(2, d6)", "highest(2, d6)"),
     Builtin("lowest", 2, 2, "the lowest of k dice: lowest(2, d6)", "lowest(2, d6)"),
+    Builtin("keep_highest", 3, 3, "roll n dice and add up the k highest: keep_highest(k, n, d6)",
+            "keep_highest(2, 3, d6)"),
+    Builtin("keep_lowest", 3, 3, "roll n dice and add up the k lowest: keep_lowest(k, n, d6)",
+            "keep_lowest(2, 3, d6)"),
 )
 
 BUILTINS: dict[str, Builtin] = {b.name: b for b in _ENTRIES}

@@ -84,7 +84,8 @@ _KEYWORDS = (
     "source", "licence", "extends", "summary", "history", "keywords",
     "abilities", "weapons", "points", "models", "per", "model", "special",
     "require", "turns", "activation", "by", "one", "stacking", "highest",
-    "sum", "once", "group", "unclamped", "role", "pinned", "see", "aka", "as", "class",
+    "sum", "once", "group", "unclamped", "role", "pinned", "see", "aka", "as", "class", "mortal", "spill",
+    "ignore",
 )
 # Stat types: keywords only right after a stat's title (stat Sv "Save" target:);
 # elsewhere they are ordinary names (removes target, distance > 24").
