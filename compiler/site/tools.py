@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from markupsafe import Markup
 
@@ -142,6 +142,15 @@ class PageTools:
             return Markup("")
         return Markup(code_span(expression_text(e, self.sources)))
 
+    def words_expr(self, e: Any) -> Markup:
+        """An expression in a reader's words: plain text, ``snake_case`` names as words, ``"text"`` unquoted."""
+        if e is None:
+            return Markup("")
+        text = expression_text(e, self.sources)
+        text = re.sub(r'"([^"]*)"', r"\1", text)
+        text = re.sub(r"\b[A-Za-z]\w*_\w*\b", lambda m: m.group(0).replace("_", " "), text)
+        return Markup(plain(text))
+
     def lexicon_facts(self, d: Any) -> Markup:
         """The facts of a lexicon entry after its kind: a stat's range, a situation's choices, aliases."""
         facts: list[str] = []
@@ -171,7 +180,17 @@ class PageTools:
 
     def test_rules(self, t: A.Test) -> list[Markup]:
         """What a test rolls and the rules that decide it, as short sentences."""
-        return [Markup(x) for x in test_rules(t, self.sources)]
+        return [Markup(x) for x in test_rules(t, self.sources, self.say)]
+
+    def say(self, e: Any) -> str:
+        """An expression for a sentence: a table or test looked up reads as a link to it by its
+        title ("the Ballistic Skill chart"), dice as dice ("D6"), anything else in words."""
+        if isinstance(e, A.Call) and self.rs is not None and self.rs.get(e.func) is not None:
+            return f"the {self.link(e.func)}"
+        text = expression_text(e, self.sources)
+        if re.fullmatch(r"\d*[dD]\d+", text):
+            return text.upper() if text[0] in "dD" else text.upper()
+        return str(self.words_expr(e))
 
     def step_text(self, s: A.Step) -> Markup:
         return Markup(step_text(s, self.sources))
@@ -252,10 +271,10 @@ def source_text(span: Span, sources: Mapping[str, str], prose_too: bool = False)
     return "\n".join(line.rstrip() for line in out)
 
 
-def test_rules(t: A.Test, sources: Mapping[str, str]) -> list[str]:
-    """A test's rules in words, as inline Markdown (expressions as code)."""
+def test_rules(t: A.Test, sources: Mapping[str, str], say: Callable[[Any], str] | None = None) -> list[str]:
+    """A test's rules in words, as inline Markdown (expressions as code, or as ``say`` words them)."""
     def code(e: Any) -> str:
-        return code_span(expression_text(e, sources))
+        return say(e) if say is not None else code_span(expression_text(e, sources))
     out: list[str] = []
     if t.roll is not None:
         dice = code(t.roll.dice)
