@@ -74,7 +74,7 @@ class TableView:
 
     @property
     def large(self) -> bool:
-        return self.size > 150
+        return self.error is None and self.size > 150
 
 
 def words(name: str) -> str:

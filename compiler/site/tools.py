@@ -121,6 +121,26 @@ class PageTools:
     def kind(self, d: Any) -> str:
         return KIND_WORDS.get(kind_of(d), kind_of(d))
 
+    def decls(self, ids: Iterable[Any]) -> list[Any]:
+        """The declarations of some ids (or ``(id, span)`` pairs) that this ruleset has."""
+        if self.rs is None:
+            return []
+        found = (self.rs.get(i[0] if isinstance(i, tuple) else i) for i in ids)
+        return [d for d in found if d is not None]
+
+    def stat_columns(self, profiles: Iterable[Any]) -> list[str]:
+        """The stats some profiles give, in the order the lexicon declares them."""
+        used = {s.stat for p in profiles if p is not None for s in p.stats}
+        declared = list(self.rs.stats) if self.rs is not None else []
+        return [s for s in declared if s in used] + sorted(used - set(declared))
+
+    def stat_text(self, profile: Any, stat: str) -> str:
+        """A profile's value of a stat as written, or "-" when it has none."""
+        for sv in profile.stats:
+            if sv.stat == stat:
+                return str(sv.text)
+        return "-"
+
     def used_in(self, decl_id: str) -> tuple[str, ...]:
         return self._uses.get(decl_id, ())
 
@@ -163,7 +183,7 @@ class PageTools:
                               "dice": "a number or dice such as `D6`", "number": "a number"}.get(d.type, plain(d.type)))
         elif isinstance(d, A.Situation):
             if d.choices:
-                facts.append("one of " + ", ".join(code_span(c) for c in d.choices))
+                facts.append("one of " + ", ".join(f"*{plain(c.replace('_', ' '))}*" for c in d.choices))
             elif d.range is not None:
                 facts.append(f"a number from {code_span(expression_text(d.range, self.sources))}")
             else:
