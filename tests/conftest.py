@@ -219,3 +219,38 @@ def installed(wheel: Path, shared_tmp: Path) -> Path:
             subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
                             str(wheel)], check=True, capture_output=True, timeout=600)
     return target
+
+
+# ---------------------------------------------------------------------------
+# The bundled website, built once per session and served on 127.0.0.1 (the browser tests)
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``mkdocs build --strict`` of the bundled rulesets, once per test session."""
+    out = tmp_path_factory.mktemp("public")
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
+                             str(ROOT / "mkdocs.yml"), "-d", str(out)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path) -> Iterator[str]:
+    """The built site served from a free port."""
+    import functools
+    import http.server
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:  # no line per request on stderr
+            pass
+
+    handler = functools.partial(Quiet, directory=str(built_site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()

@@ -12,8 +12,6 @@ import http.server
 import os
 import re
 import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Iterator
@@ -37,7 +35,8 @@ else:
     Page = pytest.importorskip("playwright.sync_api").Page
 
 # Under pytest-xdist, `--dist loadfile` (pyproject.toml) runs this whole file on one worker:
-# the site is built and chromium started once.
+# the site is built and chromium started once. The built site and its server (`built_site`,
+# `site_url`) are session fixtures in conftest.py, shared with test_site_players.py.
 
 
 @pytest.fixture(scope="session")
@@ -45,28 +44,6 @@ def browser_type_launch_args(browser_type_launch_args):  # overrides pytest-play
     if not HAVE_CHROMIUM:
         pytest.fail(f"chromium is missing ({CHROMIUM}) and CI is set: install it with apt-get install chromium")
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
-
-
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("public")
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
-                             str(ROOT / "mkdocs.yml"), "-d", str(out)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    assert result.returncode == 0, result.stdout + result.stderr
-    return out
-
-
-@pytest.fixture(scope="session")
-def site_url(built_site: Path) -> Iterator[str]:
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site))
-    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
 
 
 @pytest.fixture
