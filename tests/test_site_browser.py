@@ -102,8 +102,10 @@ def test_quick_reference_heat_map_renders(page: Page, site_url: str, errors: lis
     page.goto(site_url + "console-40k/quick-reference/")
     wound = page.locator("table").filter(has=page.locator("a[href$='#T']")).first
     expect(wound).to_be_visible()
-    sure = wound.locator(".ws-heat", has_text="2+ · 83%").first
-    unlikely = wound.locator(".ws-heat", has_text="6+ · 17%").first
+    sure = wound.locator(".ws-heat[title^='2+:']").first  # what the roll needs over its chance
+    unlikely = wound.locator(".ws-heat[title^='6+:']").first
+    expect(sure).to_have_text("2+83%")
+    expect(unlikely).to_have_text("6+17%")
     expect(sure).to_be_visible()
     expect(unlikely).to_be_visible()
     colour = "e => getComputedStyle(e).backgroundColor"
@@ -120,8 +122,9 @@ def test_worked_example_chart_renders_with_a_text_alternative(page: Page, site_u
     box = svg.bounding_box()
     assert box is not None and box["width"] > 200 and box["height"] > 100
     assert svg.locator("rect.ws-bar").count() >= 4
-    assert "r.killed" in (svg.get_attribute("aria-label") or "")
-    expect(figure.locator("figcaption")).to_contain_text("mean 25/18")
+    assert "Killed" in (svg.get_attribute("aria-label") or "")
+    expect(figure.locator("figcaption")).to_contain_text("on average 1.39")
+    expect(figure.locator("figcaption abbr")).to_have_attribute("title", "mean exactly 25/18")
     assert not errors
 
 
