@@ -56,12 +56,17 @@ def percent(p: float | None) -> str:
 
 
 def mean_with_exact(m: object) -> Markup:
-    """An average to two decimals, its exact fraction on hover (a number, or text left as it is)."""
+    """An average to two decimals, its exact fraction on hover (a number, or text left as it is).
+
+    >>> str(mean_with_exact("25/18")), str(mean_with_exact(2)), str(mean_with_exact("4+"))
+    ('<abbr class="ws-exact" title="exactly 25/18">1.39</abbr>', '2', '4+')
+    """
     if isinstance(m, str):
+        text = m
         try:
-            m = Fraction(m)
+            m = Fraction(text)
         except ValueError:
-            return Markup(plain(m))
+            return Markup(plain(text))
     if not isinstance(m, (Fraction, int, float)) or isinstance(m, bool):
         return Markup(plain(str(m)))
     shown, exact = mean_words(m), exact_words(m)
