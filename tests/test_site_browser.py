@@ -130,7 +130,9 @@ def test_worked_example_chart_renders_with_a_text_alternative(page: Page, site_u
 
 def test_warscribe_code_is_highlighted(page: Page, site_url: str, errors: list[str]) -> None:
     page.goto(site_url + "console-40k/rulebook/the_battle/")
-    block = page.locator("div.language-warscribe").first
+    source = page.locator("details:has(div.language-warscribe)").first  # the rule as written, folded
+    source.locator("summary").click()
+    block = source.locator("div.language-warscribe").first
     expect(block).to_be_visible()
     keyword = block.locator("span.kd").first
     name = block.locator("span.nf, span.n").first
