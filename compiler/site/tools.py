@@ -176,7 +176,7 @@ class PageTools:
         facts: list[str] = []
         if isinstance(d, A.Stat):
             if isinstance(d.type, A.RangeExpr):
-                facts.append(f"from {code_span(expression_text(d.type, self.sources))}"
+                facts.append(f"from {plain(expression_text(d.type, self.sources)).replace('..', ' to ')}"
                              + ("" if d.clamped else ", may go beyond"))
             elif d.type:
                 facts.append({"target": "a target such as `4+`", "distance": "a distance in inches",
@@ -185,7 +185,7 @@ class PageTools:
             if d.choices:
                 facts.append("one of " + ", ".join(f"*{plain(c.replace('_', ' '))}*" for c in d.choices))
             elif d.range is not None:
-                facts.append(f"a number from {code_span(expression_text(d.range, self.sources))}")
+                facts.append(f"a number from {plain(expression_text(d.range, self.sources)).replace('..', ' to ')}")
             else:
                 facts.append("yes or no")
         elif isinstance(d, A.Die):
@@ -213,7 +213,14 @@ class PageTools:
         return str(self.words_expr(e))
 
     def step_text(self, s: A.Step) -> Markup:
-        return Markup(step_text(s, self.sources))
+        """One step of an attack sequence in words: what it works out, or whose models it removes."""
+        if s.value is not None:
+            return self.words_expr(s.value)
+        target = self.words_expr(s.removes_target) if s.removes_target is not None else "the target"
+        text = f"{plain((s.removes_from or '').replace('_', ' '))}: removes models of {target}"
+        if s.damage is not None:
+            text += f", each dealing {self.words_expr(s.damage)} damage"
+        return Markup(text)
 
     def expectation(self, e: A.Expect) -> Markup:
         """An example's ``expect`` line without the word ``expect``, as inline code."""
@@ -324,13 +331,3 @@ def test_rules(t: A.Test, sources: Mapping[str, str], say: Callable[[Any], str] 
             out.append(f"Re-roll a natural {' or '.join(rr.split(':', 1)[1].split(','))} once.")
     return out
 
-
-def step_text(s: A.Step, sources: Mapping[str, str]) -> str:
-    """One step of an attack sequence as inline Markdown."""
-    if s.value is not None:
-        return code_span(expression_text(s.value, sources))
-    parts = [f"{code_span(s.removes_from or '')} removes models of "
-             f"{code_span(expression_text(s.removes_target, sources)) if s.removes_target is not None else 'the target'}"]
-    if s.damage is not None:
-        parts.append(f", each dealing {code_span(expression_text(s.damage, sources))} damage")
-    return "".join(parts)
