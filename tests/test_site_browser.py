@@ -31,7 +31,8 @@ else:
     Page = pytest.importorskip("playwright.sync_api").Page
 
 # Under pytest-xdist, `--dist loadfile` (pyproject.toml) runs this whole file on one worker:
-# the site is built and chromium started once.
+# the site is built and chromium started once. The built site and its server (`built_site`,
+# `site_url`) are session fixtures in conftest.py, shared with test_site_players.py.
 
 
 # The built site (`built_site`, `site_url`) and chromium's launch arguments are conftest fixtures
@@ -94,8 +95,10 @@ def test_quick_reference_heat_map_renders(page: Page, site_url: str, errors: lis
     page.goto(site_url + "console-40k/quick-reference/")
     wound = page.locator("table").filter(has=page.locator("a[href$='#T']")).first
     expect(wound).to_be_visible()
-    sure = wound.locator(".ws-heat", has_text="2+ · 83%").first
-    unlikely = wound.locator(".ws-heat", has_text="6+ · 17%").first
+    sure = wound.locator(".ws-heat[title^='2+:']").first  # what the roll needs over its chance
+    unlikely = wound.locator(".ws-heat[title^='6+:']").first
+    expect(sure).to_have_text("2+83%")
+    expect(unlikely).to_have_text("6+17%")
     expect(sure).to_be_visible()
     expect(unlikely).to_be_visible()
     colour = "e => getComputedStyle(e).backgroundColor"
@@ -112,14 +115,17 @@ def test_worked_example_chart_renders_with_a_text_alternative(page: Page, site_u
     box = svg.bounding_box()
     assert box is not None and box["width"] > 200 and box["height"] > 100
     assert svg.locator("rect.ws-bar").count() >= 4
-    assert "r.killed" in (svg.get_attribute("aria-label") or "")
-    expect(figure.locator("figcaption")).to_contain_text("mean 25/18")
+    assert "Killed" in (svg.get_attribute("aria-label") or "")
+    expect(figure.locator("figcaption")).to_contain_text("on average 1.39")
+    expect(figure.locator("figcaption abbr")).to_have_attribute("title", "mean exactly 25/18")
     assert not errors
 
 
 def test_warscribe_code_is_highlighted(page: Page, site_url: str, errors: list[str]) -> None:
     page.goto(site_url + "console-40k/rulebook/the_battle/")
-    block = page.locator("div.language-warscribe").first
+    source = page.locator("details:has(div.language-warscribe)").first  # the rule as written, folded
+    source.locator("summary").click()
+    block = source.locator("div.language-warscribe").first
     expect(block).to_be_visible()
     keyword = block.locator("span.kd").first
     name = block.locator("span.nf, span.n").first

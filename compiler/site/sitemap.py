@@ -183,8 +183,7 @@ class SiteMap:
         """A Markdown link to a declaration with its tooltip; ``words`` are plain text.
 
         Without words, a link reads as the name a reader meets in the rules: a stat
-        or a die by its id (``BS``, ``D3``), a test, formula or attack by its id as
-        code (``the `hit` test``), anything else by its title.
+        or a die by its id (``BS``, ``D3``), anything else by its title.
         """
         place = self.places.get((rs_id, decl_id))
         if words_markdown is not None:
@@ -204,8 +203,6 @@ def default_words(place: Place | None, decl_id: str) -> str:
         return plain(decl_id)
     if place.kind in ("stat", "die"):
         return plain(decl_id)
-    if place.kind in ("test", "formula", "attack"):
-        return f"`{decl_id}`"
     return plain(place.title)
 
 
