@@ -111,7 +111,7 @@ WRONG_KIND = _register("W201", _E, "the wrong kind of value", _EXPR)
 OUT_OF_RANGE = _register("W202", _E, "a value outside its range", _EXPR, _W)
 WRONG_ARITY = _register("W203", _E, "the wrong number of values", _EXPR)
 BAD_DIE = _register("W204", _E, "a custom die that does not fit its base die", "dice")
-COMPUTED_COUNT = _register("W208", _E, "a model count worked out from a value", "attack-sequences")
+COMPUTED_COUNT = _register("W208", _E, "a model count that cannot be a number of models", "attack-sequences")
 
 # -- W3xx: tables --------------------------------------------------------------------------------
 TABLE_GAP = _register("W301", _W, "a table says nothing for some values", _TABLES)
@@ -131,6 +131,7 @@ HOOKS_LOST = _register("W411", _E, "a hooked test whose hooks would be lost", "a
 NO_WOUNDS_ROLE = _register("W412", _E, "removes without a stat declared role wounds", "attack-sequences")
 HOOK_DIE_UNSAID = _register("W413", _E, "a damage hook that does not say which die it rolls", "abilities")
 NONE_IN_ARITHMETIC = _register("W414", _E, "a stat written - reaching arithmetic", _EXPR)
+DEPENDENT_RESULTS = _register("W415", _E, "results of one attack combined as if independent", "attack-sequences")
 
 # -- W5xx: notes ---------------------------------------------------------------------------------
 OPEN_QUESTION = _register("W501", _N, "an open question", "rulebook-structure")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
+from browser_site import browser_type_launch_args, built_site, site_url  # noqa: F401  (shared by the browser tests)
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -219,3 +220,4 @@ def installed(wheel: Path, shared_tmp: Path) -> Path:
             subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
                             str(wheel)], check=True, capture_output=True, timeout=600)
     return target
+

@@ -68,3 +68,36 @@ def test_every_builtin_is_highlighted_as_the_registry_says(name: str) -> None:
     # the same word without a call is a name, not a builtin
     plain = [(t, v) for t, v in WarscribeLexer().get_tokens(f"example e:\n  let {name}x = 1\n")]
     assert all(v != name for _, v in plain)
+
+
+def test_a_die_of_n_sides_is_uniform_and_may_take_a_rolled_n() -> None:
+    ev = Evaluator(MODEL)
+    for n in (1, 2, 7, 20):
+        assert ev.evaluate(parse_expression(f"P(d({n}) == 1)")) == Fraction(1, n)
+        assert ev.evaluate(parse_expression(f"mean(d({n}))")) == Fraction(n + 1, 2)
+    # n rolled on a d6 first: the mean of (n + 1) / 2 over n = 1..6
+    assert ev.evaluate(parse_expression("mean(d(d6))")) == Fraction(9, 4)
+    with pytest.raises(evaluator.ResolveError, match="0 sides"):
+        ev.evaluate(parse_expression("d(0)"))
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("keep_highest(4, 3, d6)", "keeps between 1 and the 3 dice rolled"),
+    ("keep_lowest(0, 3, d6)", "keeps between 1 and the 3 dice rolled"),
+    ("keep_highest(2, 101, d6)", "rolls at most 100 dice"),
+    ("keep_highest(2, 3, explode(d6, 6, 1))", "cut-off part"),
+    ("keep_highest(5, 10, d200)", "too much to work out"),
+    ("keep_highest(2, d6, d6)", "the number of dice rolled must be a fixed number"),
+    ("highest(d3, d6)", "the number of dice kept must be a fixed number"),
+])
+def test_keep_highest_and_lowest_refuse_what_they_cannot_work_out(expr: str, message: str) -> None:
+    from compiler.resolve.evaluator import ResolveError
+
+    with pytest.raises(ResolveError) as info:
+        Evaluator(MODEL).evaluate(parse_expression(expr))
+    assert message in info.value.message
+    assert info.value.span is not None
+
+
+def test_keep_highest_of_a_fixed_value_adds_it_k_times() -> None:
+    assert Evaluator(MODEL).evaluate(parse_expression("keep_highest(2, 3, 4)")) == 8

@@ -33,12 +33,61 @@ def test_overlay_has_a_house_rules_page_listing_every_change(bundled):
     assert "(../classic-40k/rulebook/shooting_phase.md#save " in md
     assert "| title | `Saving throw` | `Armour save` |" in md
     # removed: named, linked to the base's entry
-    assert "| Removed | One save, never two |" in md
+    assert "The designer's note “One save, never two” of Classic 40K" in md
     assert "../classic-40k/rulebook/shooting_phase.md#cover_one_roll" in md
-    # the odds: the standard matchups and the examples whose results moved
-    # (the base's cover saves are the seed's 6+/5+/4+: light cover gives Orks nothing over their 6+)
-    assert "mean killed 1.39 → 0.93, -33%" in md
+    # the odds: the standard matchups (the rules' own expectations: 25/18 → 25/27 in light cover,
+    # the base's cover saves being the seed's 6+/5+/4+) and the examples whose results moved
+    assert ("| 10 Imperial Guardsman with Lasgun at 10 Ork Boy | Cover the target is in: light | 1.39 | 0.93 "
+            "| -33% |") in md
     assert "| `mean(r_soft.killed)` | 10/9 (≈ 1.11111) | 25/54 (≈ 0.462963) |" in md
+
+
+def test_overlay_page_answers_first_then_explains(bundled):
+    _, out = bundled
+    md = out.page("dark-millennia/house-rules.md").markdown
+    odds, plain, replaced = md.index("## Effect on the odds"), md.index("## What changed"), md.index("## Replaced")
+    assert odds < plain < replaced
+    assert md.index("### Standard matchups") < plain
+    head = md[:odds]
+    assert len(head.splitlines()) <= 8  # one short paragraph before the answer
+    table = md[odds:md.index("### Example results")]
+    # situations by their titles, never as ids or settings, and no bare "n/a"
+    assert "target_cover" not in table and "cover_method" not in table and "n/a" not in table
+    assert "Alternate cover method in use: extra save" in table
+    # a row with one number says why the other side has none
+    assert "Classic 40K has no “Alternate cover method in use”" in table
+    for line in table.splitlines():
+        if line.startswith("| ") and "—" in line.split("|")[3]:
+            assert "has no" in line or "cannot work it out" in line, line
+
+
+def test_overlay_page_says_each_change_in_a_sentence_and_diffs_text_word_by_word(bundled):
+    _, out = bundled
+    md = out.page("dark-millennia/house-rules.md").markdown
+    plain = md[md.index("## What changed"):md.index("## Replaced")]
+    assert "| Change | Declaration |" not in md  # no table of jargon
+    assert "- The rule [Alternate cover](" in plain and "(was “Taking a cover save”)" in plain
+    assert "its title and text changed" in plain
+    assert "- A new battlefield condition, [Alternate cover method in use](" in plain
+    section = md[md.index("{ #ws-change-cover_saves }"):md.index("{ #ws-change-overwatch }")]
+    diff = section[section.index('<div class="ws-word-diff">'):]
+    assert "<del>" in diff and "<ins>" in diff
+    assert "its text changed" not in md
+    # the rules code is folded away: every fence after the plain-words part is inside a note
+    rest = md[md.index("## Replaced"):]
+    fences = [line for line in rest.splitlines() if line.lstrip().startswith("```warscribe")]
+    assert fences and all(line.startswith("    ```") for line in fences)
+    assert '??? note "The rules code, before and after"' in rest
+
+
+def test_word_diff_marks_words_and_escapes_them():
+    from compiler.site.overlay import word_diff
+
+    assert word_diff("Roll one die.", "Roll two dice.") == "Roll <del>one die.</del><ins>two dice.</ins>"
+    hostile = word_diff("a <b>", 'a <script>alert(1)</script> & "x"')
+    assert "<script>" not in hostile and "&lt;script&gt;" in hostile and "&amp;" in hostile
+    assert word_diff("same words", "same words") == "same words"
+    assert word_diff("", "new") == "<ins>new</ins>"
 
 
 def test_house_rules_page_is_linked_from_the_overview_and_the_nav(bundled):
@@ -49,8 +98,9 @@ def test_house_rules_page_is_linked_from_the_overview_and_the_nav(bundled):
     paths = {p.path for p in out.pages}
     assert "classic-40k/house-rules.md" not in paths and "classic-40k/changes.md" in paths
     entry = next(e for e in out.nav if "Dark Millennia house rules" in e)["Dark Millennia house rules"]
-    assert {"What these house rules change": "dark-millennia/house-rules.md"} in entry
-    assert {"Changes": "dark-millennia/changes.md"} in entry
+    assert entry[1] == {"What these house rules change": "dark-millennia/house-rules.md"}  # next to the overview
+    reference = next(e for e in entry if "Reference" in e)["Reference"]
+    assert {"Changes": "dark-millennia/changes.md"} in reference
 
 
 def test_changes_page_shows_the_declared_history(bundled):
@@ -132,3 +182,29 @@ def test_a_bug_in_the_diff_of_two_releases_fails_the_build(tmp_path, monkeypatch
     monkeypatch.setattr(changes, "diff_models", broken)
     with pytest.raises(RuntimeError, match="diff_models is broken"):
         site(compile_paths([str(root / "rules" / "skirmish")]))
+
+
+def test_overlay_page_of_a_small_overlay(tmp_path):
+    """An overlay that replaces one roll, its text with it; the base's one example attack is its matchup."""
+    write(tmp_path / "rules" / "skirmish", SKIRMISH)
+    write(tmp_path / "rules" / "harder", '''\
+ruleset harder "Harder: a house rule":
+  version 1.0.0
+  extends skirmish ^1.0.0
+
+replace test save(Sv) "Armour save":
+  roll d6 >= Sv + 1
+  """Saves are one <harder> than printed."""
+''')
+    compilation = compile_paths([str(tmp_path / "rules")])
+    assert compilation.ok, compilation.diagnostics
+    md = site(compilation, SiteOptions()).page("harder/house-rules.md").markdown
+    assert "house rules for\n[Skirmish](../skirmish/index.md) (version 1.0.0 or a later 1.x)." in md
+    assert md.index("## Effect on the odds") < md.index("## What changed")
+    assert "n/a" not in md
+    assert "- The roll [Armour save](" in md
+    assert "&lt;harder&gt;" in md and "<harder>" not in md  # the word diff is escaped
+    assert "<ins>" in md
+    # the Orks' 6+ save becomes 7+ (never): 6/5 as many wounds get through, 25/18 → 5/3, +20%
+    assert "1 standard matchup changed: these house rules raise the mean killed in 1 (+20%)." in md
+    assert "| 1.39 | 1.67 | +20% |" in md

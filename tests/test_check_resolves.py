@@ -2,7 +2,8 @@
 
 Attack sequences are generated from the forms issue 10 names — steps over earlier totals,
 tests that abilities hook counted inside expressions, amount steps, Feel No Pain, ``removes``,
-stats written ``-`` — over a small fixed lexicon.  Each generated ruleset either is refused
+stats written ``-`` — and hooks that change one attack's later steps (``+1 D``, mortal wounds,
+a re-roll, a cap, extra tokens that join a later step), over a small fixed lexicon.  Each generated ruleset either is refused
 by ``check`` with an error, or every step of every attack, asked of every pair of profiles,
 resolves without an error, and exact and fast agree.
 """
@@ -39,6 +40,14 @@ ability devastating "Devastating": "x"
   on natural 6 to wound: no save
 ability fnp(X: 2..6) "FNP": "x"
   on each damage: {fnp}ignored on X+
+ability rend "Rend": "x"
+  on natural 6 to wound: +1 D, +1 AP
+ability mortal "Mortal": "x"
+  on natural 6 to wound: mortal wounds{spill}
+ability focus "Focus": "x"
+  on natural 5+ to hit: +1 to wound, reroll failures to wound, save never better than 4+
+ability cleave "Cleave": "x"
+  on natural 6 to hit: 1 extra {extra}
 
 test hit(Q) = roll d6 >= Q
 test wound(T) = roll d6 >= T
@@ -76,8 +85,11 @@ def generated(draw: st.DrawFn) -> str:
         fnp=draw(st.sampled_from(["roll d6, ", "roll d6, ", "roll d10, ", ""])),
         q=draw(st.integers(2, 6)), a=draw(st.integers(1, 3)), t=draw(st.integers(2, 6)),
         hp=draw(st.integers(1, 3)), df=draw(st.sampled_from(["3+", "5+", "-"])),
-        abilities=", ".join(draw(st.lists(st.sampled_from(["sustained", "lethal", "devastating", "fnp(5)"]),
+        abilities=", ".join(draw(st.lists(st.sampled_from(["sustained", "lethal", "devastating", "fnp(5)", "rend",
+                                                            "mortal", "focus", "cleave"]),
                                           min_size=1, max_size=3, unique=True))),
+        spill=draw(st.sampled_from(["", " spill over"])),
+        extra=draw(st.sampled_from(["hits", "wounds", "step1", "step2"])),
         wa=draw(st.integers(1, 2)), ap=draw(st.sampled_from(["0", "1", "-"])),
         d=draw(st.sampled_from(["1", "2", "D3"])))
     steps = ["attacks = shooter.models * weapon.A"]

@@ -115,7 +115,9 @@ def test_prose_links_become_links_with_the_definition_as_tooltip(bundled):
 def test_quick_reference_shows_targets_and_chances(bundled):
     _, out = bundled
     qr = out.page("console-40k/quick-reference.md").markdown
-    assert "4+ · 50%" in qr and "3+ · 67%" in qr and "never · 0%" in qr
+    # each cell: what the roll needs over its chance; a roll that cannot succeed reads "never"
+    assert "4+<small>50%</small>" in qr and "3+<small>67%</small>" in qr and ">never</span>" in qr
+    assert "<small>0%</small>" not in qr and "<small>100%</small>" not in qr
     assert 'style="--ws-p:0.500"' in qr
     assert "## Sequence of play" in qr and "## Modifiers" in qr
 
@@ -135,7 +137,10 @@ def test_comparison_page_answers_the_matchup_under_each_ruleset(bundled):
     cmp = out.page("comparison.md").markdown
     assert "Marines shoot Orks" in cmp
     assert "25/9" in cmp and "10/3" in cmp  # console-40k (6+ save) and classic-40k (save lost to AP 5)
-    assert cmp.count("<svg") == 2
+    assert "| 2.78 |" in cmp and "| 3.33 |" in cmp  # the table's means, to two decimals
+    assert cmp.count("<svg") == 1  # one chart, every ruleset on the same scale
+    svg = cmp[cmp.index("<svg"):cmp.index("</svg>")]
+    assert 'class="ws-cbar ws-series-0"' in svg and 'class="ws-cbar ws-series-1"' in svg
 
 
 def test_output_is_deterministic(bundled):

@@ -190,17 +190,37 @@ example e "E":
 
 
 def test_a_computed_model_count_is_read_whole() -> None:
-    errs = errors('''
+    # `(10 - r.hits) ork_boy` is a number of models worked out from a result (read whole: never
+    # `or` + `k_boy`), and the attack is worked out over that number's distribution.
+    extra = '''
 attack a(shooter, weapon, target):
   attacks = shooter.models * weapon.A
   hits    = attacks each hit(shooter.Q)
+  shots   = target.models * weapon.A
 
 example e "E":
   let r = a(6 shooter, gun, 10 ork_boy)
-  expect mean(a(1 shooter, gun, (10 - r.hits) ork_boy).hits) = 1
+  expect mean(a(1 shooter, gun, (max(0, 10 - r.hits)) ork_boy).shots) = {}
+'''
+    left = Fraction(0)
+    for combo in product(PER_ATTACK, repeat=6):
+        p = Fraction(1)
+        for c in combo:
+            p *= PER_ATTACK[c]
+        left += p * max(0, 10 - sum(combo))
+    assert errors(extra.format(left)) == []
+    from compiler.resolve import run_ruleset
+    results = run_ruleset(compiled(extra.format(left)).rulesets[0])
+    assert [r.failures for r in results if r.id == "e"] == [()]
+    # Without the max, the count can be negative (12 hits): refused, located at the count.
+    results = run_ruleset(compiled(extra.format(left).replace("(max(0, 10 - r.hits))", "(10 - r.hits)")).rulesets[0])
+    failure, = [f for r in results if r.id == "e" for f in r.failures]
+    assert "negative" in failure.message and failure.span.column == 34
+    bad = errors('''
+example e "E":
+  expect mean(((6+) ork_boy).models) = 1
 ''')
-    assert [d.code for d in errs] == ["W208"]
-    assert "ork_boy" in errs[0].message and "k_boy" not in errs[0].message.replace("ork_boy", "")
+    assert [d.code for d in bad] == ["W208"]
 
 
 def test_a_hooks_flag_cannot_be_dropped_by_a_step_in_between() -> None:

@@ -1,7 +1,8 @@
 """The built website in a real browser: Playwright driving Debian's chromium.
 
-The whole bundled site is built once (``mkdocs build --strict``), served on
-127.0.0.1 from a free port, and opened in headless chromium.  Without
+The whole bundled site is built once per session (``mkdocs build --strict``; the
+``built_site`` and ``site_url`` fixtures of tests/browser_site.py, shared through conftest),
+served on 127.0.0.1 from a free port, and opened in headless chromium.  Without
 chromium these tests are skipped on a developer's machine, but under CI
 (``CI`` set) a missing chromium is a failure: `.ci/run` installs it.
 """
@@ -11,20 +12,13 @@ import functools
 import http.server
 import os
 import re
-import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-HAVE_CHROMIUM = Path(CHROMIUM).exists()
+from browser_site import CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, ROOT  # noqa: F401  (re-exported)
 
 if not HAVE_CHROMIUM and not os.environ.get("CI"):
     pytest.skip("chromium is not installed (apt-get install chromium); CI=true makes this a failure",
@@ -37,36 +31,12 @@ else:
     Page = pytest.importorskip("playwright.sync_api").Page
 
 # Under pytest-xdist, `--dist loadfile` (pyproject.toml) runs this whole file on one worker:
-# the site is built and chromium started once.
+# the site is built and chromium started once. The built site and its server (`built_site`,
+# `site_url`) are session fixtures in conftest.py, shared with test_site_players.py.
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):  # overrides pytest-playwright's fixture
-    if not HAVE_CHROMIUM:
-        pytest.fail(f"chromium is missing ({CHROMIUM}) and CI is set: install it with apt-get install chromium")
-    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
-
-
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("public")
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
-                             str(ROOT / "mkdocs.yml"), "-d", str(out)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    assert result.returncode == 0, result.stdout + result.stderr
-    return out
-
-
-@pytest.fixture(scope="session")
-def site_url(built_site: Path) -> Iterator[str]:
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site))
-    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
+# The built site (`built_site`, `site_url`) and chromium's launch arguments are conftest fixtures
+# (tests/browser_site.py): every browser test file shares the one build of a session.
 
 
 @pytest.fixture
@@ -125,8 +95,10 @@ def test_quick_reference_heat_map_renders(page: Page, site_url: str, errors: lis
     page.goto(site_url + "console-40k/quick-reference/")
     wound = page.locator("table").filter(has=page.locator("a[href$='#T']")).first
     expect(wound).to_be_visible()
-    sure = wound.locator(".ws-heat", has_text="2+ · 83%").first
-    unlikely = wound.locator(".ws-heat", has_text="6+ · 17%").first
+    sure = wound.locator(".ws-heat[title^='2+:']").first  # what the roll needs over its chance
+    unlikely = wound.locator(".ws-heat[title^='6+:']").first
+    expect(sure).to_have_text("2+83%")
+    expect(unlikely).to_have_text("6+17%")
     expect(sure).to_be_visible()
     expect(unlikely).to_be_visible()
     colour = "e => getComputedStyle(e).backgroundColor"
@@ -143,14 +115,17 @@ def test_worked_example_chart_renders_with_a_text_alternative(page: Page, site_u
     box = svg.bounding_box()
     assert box is not None and box["width"] > 200 and box["height"] > 100
     assert svg.locator("rect.ws-bar").count() >= 4
-    assert "r.killed" in (svg.get_attribute("aria-label") or "")
-    expect(figure.locator("figcaption")).to_contain_text("mean 25/18")
+    assert "Killed" in (svg.get_attribute("aria-label") or "")
+    expect(figure.locator("figcaption")).to_contain_text("on average 1.39")
+    expect(figure.locator("figcaption abbr")).to_have_attribute("title", "mean exactly 25/18")
     assert not errors
 
 
 def test_warscribe_code_is_highlighted(page: Page, site_url: str, errors: list[str]) -> None:
     page.goto(site_url + "console-40k/rulebook/the_battle/")
-    block = page.locator("div.language-warscribe").first
+    source = page.locator("details:has(div.language-warscribe)").first  # the rule as written, folded
+    source.locator("summary").click()
+    block = source.locator("div.language-warscribe").first
     expect(block).to_be_visible()
     keyword = block.locator("span.kd").first
     name = block.locator("span.nf, span.n").first

@@ -33,7 +33,7 @@ from __future__ import annotations
 from compiler.ast.common import Decl, Let, Param, Prose
 from compiler.ast.document import (NOTE_KINDS, Extend, File, Header, HistoryEntry, Include, Note, ProseBlock, Remove,
                                    Replace, Rule, Section, walk_decls)
-from compiler.ast.examples import Binding, Example, Expect, Property
+from compiler.ast.examples import Binding, Claim, Example, Expect, Property
 from compiler.ast.expr import (Attr, Binary, Call, Chain, Const, Decimal, Dice, Each, Expr, Group, Has, IfElse, Inches,
                                InRange, Int, IsChoice, IsNone, Label, Name, RangeExpr, Setting, Target, Unary, With,
                                children, sub_expressions)
@@ -70,5 +70,5 @@ __all__ = [
     "Game", "Phase", "PhaseStep", "Score", "Victory",
     "VICTORY_KINDS", "Action", "ActionEffect", "ActivationDice", "AtEnd", "Combat", "Reaction", "Scenario", "Side",
     "SideUnit",
-    "Binding", "Example", "Expect", "Property",
+    "Binding", "Claim", "Example", "Expect", "Property",
 ]

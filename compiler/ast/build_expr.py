@@ -8,7 +8,6 @@ from typing import Any, Callable
 
 from lark import Token, v_args
 
-from compiler import codes
 from compiler import ast as A
 from compiler.ast.build_base import BuilderBase, Item, dice_parts, die_key, unquote
 
@@ -166,13 +165,8 @@ class ExprBuilder(BuilderBase):
 
     @v_args(meta=True)
     def computed_group(self, meta: Any, c: list[Any]) -> A.Group:
-        """``(10 - r.killed) ork_boy``: a model count worked out from other values, refused."""
-        name = c[1]
-        self.sink.error(codes.COMPUTED_COUNT, f"the number of models before '{name}' must be a whole number written out, "
-                        "such as 10 " + str(name), self.span(meta),
-                        "a model count worked out from a result (a roll) is not supported yet; "
-                        "write the count, e.g. 5 " + str(name))
-        return A.Group(self.span(meta), 1, str(name))
+        """``(10 - r.killed) ork_boy``: a model count worked out from other values (a roll, too)."""
+        return A.Group(self.span(meta), 0, str(c[1]), c[0])
 
     add = _binary("+")
     sub = _binary("-")

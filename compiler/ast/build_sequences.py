@@ -45,6 +45,18 @@ class SequencesBuilder(BuilderBase):
         return A.Effect(self.span(meta), "reroll", test=str(c[1]), reroll=c[0])
 
     @v_args(meta=True)
+    def effect_cap_better(self, meta: Any, c: list[Any]) -> A.Effect:
+        return A.Effect(self.span(meta), "never_better", value=c[1], test=str(c[0]))
+
+    @v_args(meta=True)
+    def effect_cap_worse(self, meta: Any, c: list[Any]) -> A.Effect:
+        return A.Effect(self.span(meta), "never_worse", value=c[1], test=str(c[0]))
+
+    @v_args(meta=True)
+    def effect_ignore(self, meta: Any, c: list[Any]) -> A.Effect:
+        return A.Effect(self.span(meta), "ignore_modifiers", test=str(c[0]))
+
+    @v_args(meta=True)
     def when(self, meta: Any, c: list[Any]) -> Item:
         return Item("when", self.span(meta), c[0])
 
@@ -142,6 +154,18 @@ class SequencesBuilder(BuilderBase):
     @v_args(meta=True)
     def auto_fail(self, meta: Any, c: list[Any]) -> A.HookEffect:
         return A.HookEffect(self.span(meta), "fail", test=str(c[0]))
+
+    @v_args(meta=True)
+    def hook_modifier(self, meta: Any, c: list[Any]) -> A.HookEffect:
+        effect: A.Effect = c[0]
+        return A.HookEffect(self.span(meta), "modify", test=effect.test, effect=effect)
+
+    def spill_over(self, c: list[Any]) -> bool:
+        return True
+
+    @v_args(meta=True)
+    def mortal(self, meta: Any, c: list[Any]) -> A.HookEffect:
+        return A.HookEffect(self.span(meta), "mortal", spill=bool(c and c[0]))
 
     # -- attack sequences -----------------------------------------------------------
 

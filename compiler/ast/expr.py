@@ -67,10 +67,12 @@ class Name(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Group(Expr):
-    """``5 space_marine``: a number of models of one profile."""
+    """``5 space_marine``: a number of models of one profile; ``(10 - r.killed) ork_boy``: a
+    number worked out from other values (``computed``; then ``count`` is 0)."""
 
     count: int
     profile: str
+    computed: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,4 +241,6 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return e.args + tuple(v for _, v in e.kwargs)
     if isinstance(e, With):
         return (e.expr,) + tuple(s.value for s in e.settings if s.value is not None)
+    if isinstance(e, Group) and e.computed is not None:
+        return (e.computed,)
     return ()

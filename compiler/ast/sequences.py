@@ -14,7 +14,8 @@ class Effect:
     """What a modifier or ability does.
 
     kind: "roll" (+1 to hit), "stat" (-1 BS of shooter), "needs" (hit needs 5+),
-    "reroll" (reroll 1s to hit).
+    "reroll" (reroll 1s to hit), "never_better" / "never_worse" (save never better than 4+),
+    "ignore_modifiers" (ignore modifiers to hit).
     """
 
     span: Span
@@ -39,13 +40,17 @@ class Modifier(Decl):
 
 @dataclass(frozen=True, slots=True)
 class HookEffect:
-    """What a hook does: extra hits, an automatic pass or fail of a later test."""
+    """What a hook does to the one attack whose roll triggered it: extra hits, an automatic
+    pass or fail of a later test, a modifier on its later steps (``+1 D``, ``-1 AP``,
+    ``reroll failures to save``), or mortal wounds (later tests skipped)."""
 
     span: Span
-    kind: str  # "extra", "pass", "fail"
+    kind: str  # "extra", "pass", "fail", "modify", "mortal"
     test: str | None = None
     amount: Expr | None = None
     word: str | None = None  # "hits" in "N extra hits"
+    effect: Effect | None = None  # for "modify": the modifier, on this attack's later steps only
+    spill: bool = False  # for "mortal": damage beyond a model's last wound goes on to the next
 
 
 @dataclass(frozen=True, slots=True)

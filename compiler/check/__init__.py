@@ -27,6 +27,7 @@ from compiler.check.battles import check_battles
 from compiler.check.builtins import ARMY_NAMES, BUILTIN_ATTRS, BUILTIN_WORDS, BUILTINS
 from compiler.check.context import Context, Scope
 from compiler.check.declarations import check_names
+from compiler.check.dependence import check_dependent_results
 from compiler.check.dice import check_dice
 from compiler.check.expressions import (check_effect, check_expect, check_expr, check_hook, check_params,
                                         check_range, check_setting)
@@ -57,6 +58,7 @@ CHECKS: tuple[Check, ...] = (
     check_situations,
     check_situation_keywords,
     check_semantics,
+    check_dependent_results,
     check_battles,
     check_prose,
     check_notes,
@@ -82,7 +84,7 @@ def run_checks(ruleset: Ruleset, sink: Sink, checks: tuple[Check, ...] = CHECKS)
 __all__ = [
     "ARMY_NAMES", "BUILTINS", "BUILTIN_ATTRS", "BUILTIN_WORDS", "CHECKS", "PROSE_REF", "Check", "Context",
     "Scope", "check_cycles", "check_dice", "check_duplicates", "check_effect", "check_expect", "check_expr",
-    "check_header", "check_hook", "check_names", "check_notes", "check_params", "check_profiles", "check_prose", "check_semantics",
+    "check_dependent_results", "check_header", "check_hook", "check_names", "check_notes", "check_params", "check_profiles", "check_prose", "check_semantics",
     "check_range", "check_setting", "check_situation_keywords", "check_situations", "check_stat_value", "check_tables", "check_types",
     "param_domain", "removed_by", "report_removed", "report_unknown", "run_checks", "situation_domain",
     "static_kind",

@@ -134,7 +134,8 @@ def _property(ctx: Context, d: A.Decl) -> None:
     for ex in d.expects:
         check_expect(ex, scope)
     if not d.bindings:
-        ctx.sink.error(codes.MISSING_PART, f"property '{d.id}' does not say what it ranges over", d.span,
+        kind = "claim" if isinstance(d, A.Claim) else "property"
+        ctx.sink.error(codes.MISSING_PART, f"{kind} '{d.id}' does not say what it ranges over", d.span,
                        "add a line such as: for S in 1..10, T in 1..10")
 
 

@@ -77,7 +77,12 @@ def _group(expr: A.Expr, scope: Scope) -> None:
         report_unknown(ctx, expr.profile, expr.span, ctx.ruleset.profiles, "unit")
     elif prof.kind != "unit":
         ctx.sink.error(codes.WRONG_KIND, f"'{expr.profile}' is a weapon; a number of models needs a unit", expr.span)
-    if expr.count < 0:
+    if expr.computed is not None:
+        check_expr(expr.computed, scope)
+        if isinstance(expr.computed, (A.Label, A.Const, A.Target, A.Chain)):
+            ctx.sink.error(codes.COMPUTED_COUNT, f"the number of models before '{expr.profile}' must be a whole "
+                           "number", expr.computed.span, f"work it out from results, e.g. (10 - r.killed) {expr.profile}")
+    elif expr.count < 0:
         ctx.sink.error(codes.OUT_OF_RANGE, "a number of models cannot be negative", expr.span)
     elif expr.count > MAX_COUNT:
         ctx.sink.error(codes.TOO_MANY_DICE, f"{expr.count:,} models is more than warscribe will count "
@@ -162,8 +167,16 @@ def _attr(expr: A.Expr, scope: Scope) -> None:
     known = set(rs.stats) | BUILTIN_ATTRS
     for att in rs.of_type(A.Attack):
         known |= {s.name for s in att.steps}
+    abilities = {a.id: a for a in rs.of_type(A.Ability)}
+    if expr.name in abilities and expr.name not in known:
+        if not abilities[expr.name].params:
+            owner = expr.obj.id if isinstance(expr.obj, A.Name) else "weapon"
+            scope.ctx.sink.error(codes.WRONG_KIND, f"ability '{expr.name}' takes no value, so there is none to read",
+                                 expr.span, f"ask whether a profile has it: {owner} has {expr.name}")
+        return
     if expr.name not in known:
-        report_unknown(scope.ctx, expr.name, expr.span, known, "stat")
+        report_unknown(scope.ctx, expr.name, expr.span, known | {a for a, d in abilities.items() if d.params},
+                       "stat")
 
 
 def _is_choice(expr: A.Expr, scope: Scope) -> None:
@@ -292,6 +305,13 @@ def check_effect(ctx: Context, e: A.Effect, scope: Scope) -> None:
             report_unknown(ctx, e.role, e.span, roles, "role (a parameter of an attack)")
     if e.value is not None:
         check_expr(e.value, scope)
+        if e.kind in ("never_better", "never_worse", "needs") and isinstance(e.value, (A.Label, A.Const)) \
+                and not (e.kind == "needs" and isinstance(e.value, A.Const) and e.value.value in ("never", "always")):
+            ctx.sink.error(codes.WRONG_KIND, "this needs a target such as 4+ or a number", e.value.span)
+        rolled = next((x for x in A.sub_expressions(e.value) if isinstance(x, A.Dice)), None)
+        if rolled is not None:
+            ctx.sink.error(codes.WRONG_KIND, "a modifier's value is a fixed number, not a roll", rolled.span,
+                           "roll it where it counts instead, e.g. as a stat of the profile (D D3)")
 
 
 def check_hook(ctx: Context, h: A.Hook, scope: Scope) -> None:
@@ -302,6 +322,9 @@ def check_hook(ctx: Context, h: A.Hook, scope: Scope) -> None:
     if h.natural is not None and not 1 <= h.natural <= 1000:
         ctx.sink.error(codes.OUT_OF_RANGE, f"no die shows a natural {h.natural}", h.span)
     for eff in h.effects:
+        if eff.effect is not None:
+            check_effect(ctx, eff.effect, scope)
+            continue
         if eff.test is not None and eff.test not in tests:
             report_unknown(ctx, eff.test, eff.span, tests, "test")
         check_expr(eff.amount, scope)

@@ -35,44 +35,91 @@ def hooked_tests(rs: Ruleset) -> dict[str, str]:
             if hook.test is not None:
                 out.setdefault(hook.test, ab.id)
             for eff in hook.effects:
-                if eff.kind in ("pass", "fail") and eff.test is not None:
+                if eff.kind in ("pass", "fail", "modify") and eff.test is not None:
                     out.setdefault(eff.test, ab.id)
     return out
 
 
+EVERY_STEP = "*"  # the key of flag_sources for what reaches every later step (``+1 D``, mortal wounds)
+
+
 def flag_sources(rs: Ruleset) -> dict[str, list[tuple[str, str]]]:
-    """Test → the (test, ability) whose hooks pass or fail it automatically (``wound automatically``
-    on a natural 6 to hit: wound → [(hit, lethal_hits)])."""
+    """Test → the (test, ability) whose hooks change how it goes for one attack (``wound
+    automatically`` on a natural 6 to hit: wound → [(hit, lethal_hits)]); under
+    :data:`EVERY_STEP`, the hooks whose effects reach every later step (``+1 D``, ``mortal wounds``)."""
     out: dict[str, list[tuple[str, str]]] = {}
     for ab in rs.of_type(A.Ability):
         for hook in ab.hooks:
             for eff in hook.effects:
-                if eff.kind in ("pass", "fail") and eff.test is not None and hook.test is not None:
-                    out.setdefault(eff.test, []).append((hook.test, ab.id))
+                if hook.test is None or eff.kind not in ("pass", "fail", "modify", "mortal"):
+                    continue
+                key = eff.test if eff.test is not None else EVERY_STEP
+                if (hook.test, ab.id) not in out.get(key, []):
+                    out.setdefault(key, []).append((hook.test, ab.id))
     return out
 
 
 def _check_flags(ctx: CheckContext, attack: A.Attack, sources: dict[str, list[tuple[str, str]]]) -> None:
     """A flag set by a hook (``wound automatically``) travels only through steps of the form
     ``next = previous each test(…)``; a step in between that is any other expression drops it."""
+    tests = {t.id for t in ctx.ruleset.of_type(A.Test)}
     reach: dict[str, set[str]] = {}  # step → the tests its attacks have been through
     tested: set[str] = set()  # tests of earlier steps
+    def lost(start: str, through: set[str], what: str, keys: tuple[str, ...], span: A.Span) -> None:
+        for key in keys:
+            for test, ability in sources.get(key, []):
+                if test in tested and test not in through:
+                    ctx.sink.error(codes.HOOKS_LOST, f"'{start}' starts fresh attacks, so what '{ability}' "
+                                   f"does on '{test}' cannot reach this {what}", span,
+                                   f"count it straight after the step that rolls '{test}', and work with "
+                                   "the totals after it")
+                    return
+
     for step in attack.steps:
         value = step.value
+        if step.removes_from is not None:
+            if step.removes_from in reach:
+                lost(step.removes_from, reach[step.removes_from], "removal", (EVERY_STEP,), step.span)
+            continue
         if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in reach:
             through = set(reach[value.count.id])
-            if isinstance(value.item, A.Call):
-                for test, ability in sources.get(value.item.func, []):
-                    if test in tested and test not in through:
-                        ctx.sink.error(codes.HOOKS_LOST, f"'{value.count.id}' starts fresh attacks, so what '{ability}' "
-                                       f"does on '{test}' cannot reach this '{value.item.func}'", value.span,
-                                       f"count '{value.item.func}' straight after the step that rolls "
-                                       f"'{test}', and work with the totals after it")
+            if isinstance(value.item, A.Call) and value.item.func in tests:
+                lost(value.count.id, through, f"'{value.item.func}'", (value.item.func, EVERY_STEP), value.span)
                 through.add(value.item.func)
                 tested.add(value.item.func)
+            else:
+                lost(value.count.id, through, "amount", (EVERY_STEP,), value.span)
             reach[step.name] = through
         else:
             reach[step.name] = set()
+
+
+def _check_extra_words(ctx: CheckContext, attack: A.Attack) -> None:
+    """``1 extra wounds`` on a natural 6 to hit: the extra tokens join the step ``wounds`` —
+    which must follow the step that rolls ``hit`` attack by attack (or be that step)."""
+    names = [s.name for s in attack.steps]
+    for i, step in enumerate(attack.steps):
+        v = step.value
+        if not (isinstance(v, A.Each) and isinstance(v.item, A.Call)):
+            continue
+        chain, current = {step.name}, step.name
+        for later in attack.steps[i + 1:]:
+            lv = later.value
+            if isinstance(lv, A.Each) and isinstance(lv.count, A.Name) and lv.count.id == current \
+                    and isinstance(lv.item, A.Call):
+                chain.add(later.name)
+                current = later.name
+        for ab in ctx.ruleset.of_type(A.Ability):
+            for hook in ab.hooks:
+                if hook.test != v.item.func:
+                    continue
+                for eff in hook.effects:
+                    if eff.kind == "extra" and eff.word in names and eff.word not in chain:
+                        ctx.sink.error(codes.HOOKS_LOST, f"the extra {eff.word} of '{ab.id}' on '{hook.test}' cannot "
+                                       f"join step '{eff.word}' of '{attack.id}': it does not follow step "
+                                       f"'{step.name}' attack by attack", eff.span,
+                                       f"name this step ({step.name}) or one counted from it, e.g. "
+                                       f"next = {step.name} each test(…)", related=((step.span, "the test is rolled here"),))
 
 
 def _check_attack(ctx: CheckContext, attack: A.Attack, hooked: dict[str, str]) -> None:
@@ -183,7 +230,8 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
     property or another declaration — a stat written '-' must not reach arithmetic.  (The
     resolver refuses it anywhere else, W800.)"""
     rs = ctx.ruleset
-    if not any(sv.kind == "none" for prof in rs.profiles.values() for sv in prof.stats):
+    valued = {a.id for a in rs.of_type(A.Ability) if a.params}
+    if not any(sv.kind == "none" for prof in rs.profiles.values() for sv in prof.stats) and not valued:
         return
     arith = arithmetic_params(rs)
     for decl in rs.walk():
@@ -201,15 +249,28 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
                         for attr, why in _none_reaching_arithmetic(rs, part, arith):
                             role = attr.obj.id if isinstance(attr.obj, A.Name) else None
                             prof = rs.profiles.get(roles.get(role or "") or "")
-                            sv = prof.stat(attr.name) if prof is not None else None
-                            if prof is None or sv is None or sv.kind != "none" or (prof.id, attr.name) in reported:
+                            if prof is None or (prof.id, attr.name) in reported or not _reads_none(rs, prof, attr.name):
                                 continue
                             reported.add((prof.id, attr.name))
-                            ctx.sink.error(codes.NONE_IN_ARITHMETIC, f"'{prof.id}' has '{attr.name} -' (none), and in step "
+                            has = f"has '{attr.name} -' (none)" if prof.stat(attr.name) is not None else \
+                                f"does not have the ability '{attr.name}' (so its value is none)"
+                            give = f"or give '{prof.id}' a number for {attr.name}" if prof.stat(attr.name) is not None \
+                                else f"or give '{prof.id}' the ability: {attr.name}(…)"
+                            ctx.sink.error(codes.NONE_IN_ARITHMETIC, f"'{prof.id}' {has}, and in step "
                                            f"'{step.name}' of '{attack.id}' {why}: the result would be none",
-                                           call.span, f"ask first (if {attr.name} is none then … else …), "
-                                           f"or give '{prof.id}' a number for {attr.name}",
+                                           call.span, f"ask first (if {attr.name} is none then … else …), " + give,
                                            related=((attr.span, f"{role}.{attr.name} is read here"),))
+
+
+def _reads_none(rs: Ruleset, prof: A.Profile, name: str) -> bool:
+    """Whether ``role.name`` on ``prof`` is none: a stat written ``-``, or an ability with a
+    value (``weapon.blast``) that the profile does not have."""
+    sv = prof.stat(name)
+    if sv is not None:
+        return sv.kind == "none"
+    ability = rs.get(name)
+    return isinstance(ability, A.Ability) and bool(ability.params) and \
+        not any(use.ability == name for use in prof.abilities)
 
 
 def _wounds_role(rs: Ruleset) -> bool:
@@ -225,6 +286,7 @@ def check_semantics(ctx: CheckContext) -> None:
     for attack in rs.of_type(A.Attack):
         _check_attack(ctx, attack, hooked)
         _check_flags(ctx, attack, sources)
+        _check_extra_words(ctx, attack)
         for step in attack.steps:
             if step.removes_from is not None and not has_wounds:
                 ctx.sink.error(codes.NO_WOUNDS_ROLE, "'removes' takes wounds off models, but no stat is declared 'role wounds'",

@@ -49,6 +49,7 @@ KIND_NAMES: dict[type, str] = {
     A.Scenario: "scenario",
     A.Example: "example",
     A.Property: "property",
+    A.Claim: "claim",
 }
 
 

@@ -15,20 +15,25 @@ turn; damage beyond a model's last wound is lost.
 """
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 from functools import partial
 from typing import Any, Callable, Iterator, Mapping, TypeAlias
 
 from compiler import ast as A
-from compiler.limits import MAX_REMOVAL_WORK
-from compiler.model.values import ProfileRef, TargetValue
-from compiler.resolve.core import (AttackResult, ResolveError, Roll, as_count, fast_to_exact, hashable, is_dist,
-                                   num_int, unwrap)
+from compiler.model.values import ProfileRef
+from compiler.resolve.casualties import casualties, casualties_per_attack, feel_no_pain, has_stat, wounds_stat
+from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll, as_count, fast_to_exact, hashable,
+                                   is_dist, num_int, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
+from compiler.trace import note
 
-State: TypeAlias = frozenset[tuple[str, str | None]]  # flags such as ("pass", "wound") or ("fail", "save")
+# A token's flags: ("pass", "wound") or ("fail", "save") from `wound automatically` and `no save`;
+# ("mods", effects) from `+1 D`, `-1 AP`… (the modifiers hooks put on this one attack);
+# ("mortal", "spill"|"keep") from `mortal wounds`.
+State: TypeAlias = frozenset[tuple[Any, ...]]
 Bag: TypeAlias = tuple[tuple[State, int], ...]  # sorted ((state, count), ...)
 
 MAX_TOKENS_PER_ATTACK = 64
@@ -37,6 +42,9 @@ MAX_TOKENS_PER_ATTACK = 64
 @declaration(A.Attack, pointwise=False)
 def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) -> AttackResult:
     """Resolve attack sequence ``decl`` with profile arguments; each step's distribution of counts."""
+    mixed = next((i for i, a in enumerate(args) if isinstance(a, ProfileMix)), None)
+    if mixed is not None:
+        return _mixed_attack(ev, decl, args, mixed, span)
     env: dict[str, Any] = {p.name: a for p, a in zip(decl.params, args)}
     for p, a in zip(decl.params, args):
         if is_dist(a):
@@ -60,15 +68,36 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
     if plan is None:
         plan = _plan(sub, exact_sub, decl, env, totals)
         sub.memo[key] = plan
-    for kind, step, per_attack, src in plan:
+    for kind, step, per_attack, src, bags in plan:
         if kind == "removal":
-            totals.later(step.name, partial(_removal, sub, decl, step, env, totals, defender))
+            totals.later(step.name, partial(_removal, sub, decl, step, env, totals, defender, bags, src))
         elif kind == "pipe":
             assert src is not None
             totals.later(step.name, partial(_aggregate_step, sub, per_attack, totals, src, step.span))
         elif step.name not in totals or kind == "count":
             totals[step.name] = _value_step(sub, step, env, totals, kind == "count")
     return AttackResult(decl.id, totals)
+
+
+def _mixed_attack(ev: Evaluator, decl: A.Attack, args: list[Any], i: int, span: Any) -> AttackResult:
+    """The attack with a number of models that is itself a distribution (``(10 - r.killed)
+    ork_boy``): worked out for each number, and each step mixed by the number's chances."""
+    mix: ProfileMix = args[i]
+    parts = [(p, resolve_attack(ev, decl, args[:i] + [ProfileRef(mix.id, n)] + args[i + 1:], span))
+             for n, p in mix.counts.probabilities().items()]
+    steps = LazySteps()
+    for name in parts[0][1].steps:
+        steps.later(name, partial(_mix_step, ev, parts, name, span))
+    return AttackResult(decl.id, steps)
+
+
+def _mix_step(ev: Evaluator, parts: list[tuple[Any, AttackResult]], name: str, span: Any) -> Any:
+    values = [(p, r.steps[name]) for p, r in parts]
+    if any(isinstance(v, FastDist) for _, v in values):
+        return FastDist.mixture([(float(p), v.to_fast() if isinstance(v, Dist) else v) for p, v in values])
+    if any(not is_dist(v) and not isinstance(unwrap(v), (int, Fraction)) for _, v in values):
+        raise ResolveError(f"step '{name}' is not a number, so it cannot be mixed over the number of models", span)
+    return Dist.mixture(values)
 
 
 def _aggregate_step(sub: Evaluator, per_attack: Any, totals: "LazySteps", src: str, span: Any) -> Any:
@@ -108,6 +137,14 @@ def _reads_models_uncached(decl: A.Attack) -> bool:
 
 def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: "LazySteps", count: bool) -> Any:
     assert step.value is not None
+    reads = [e.id for e in A.sub_expressions(step.value) if isinstance(e, A.Name) and e.id in totals]
+    random = [n for n in reads if is_dist(totals[n]) and len(totals[n]) > 1]
+    if len(random) > 1:
+        # Each step's total is a distribution of its own: two of them (or one twice) would be
+        # combined as independent rolls, which steps of one attack are not.
+        raise ResolveError(f"step '{step.name}' combines the totals of {' and '.join(repr(n) for n in random)}, "
+                           "which depend on each other; each is worked out on its own", step.span,
+                           "count what you need as a step of its own, e.g. misses = attacks each not hit(…)")
     value = sub.eval(step.value, totals.env(env, step.value, sub))
     if isinstance(value, AttackResult):
         raise ResolveError("a step of an attack cannot be another attack", step.span)
@@ -122,40 +159,54 @@ def _is_count(value: Any) -> bool:
     return isinstance(unwrap(value), int) and not isinstance(unwrap(value), bool)
 
 
+PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]  # kind, step, per-attack counts, source, bags
+
+
 def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, Any],
-          totals: "LazySteps") -> tuple[tuple[str, A.Step, Any, str | None], ...]:
+          totals: "LazySteps") -> tuple[PlanEntry, ...]:
     """Classify the steps and work out each pipeline step's per-attack distribution."""
-    plan: list[tuple[str, A.Step, Any, str | None]] = []
+    plan: list[PlanEntry] = []
     bags: dict[str, Any] = {}  # step → per-attack Dist over bags of tokens
     source: dict[str, str] = {}  # step → the counting step it descends from
     for step in decl.steps:
         if step.removes_from is not None:
-            plan.append(("removal", step, None, None))
+            # Attacks that hooks made differ (``+1 D``, mortal wounds) are followed one by one.
+            special = step.removes_from in bags and _special(bags[step.removes_from])
+            plan.append(("removal", step, None, source.get(step.removes_from) if special else None,
+                         bags[step.removes_from] if special else None))
             continue
         assert step.value is not None
         test_call = _pipeline_test(sub, step.value)
         prev = step.value.count.id if isinstance(step.value, A.Each) and isinstance(step.value.count, A.Name) else None
         if test_call is not None and prev in bags:
             test_decl, call, negate = test_call
-            bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step)
+            bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step, joins(decl, step.name))
             source[step.name] = source[prev]
-            plan.append(("pipe", step, bags[step.name].map(_bag_size), source[step.name]))
+            plan.append(("pipe", step, bags[step.name].map(_bag_size), source[step.name], None))
             # A later step may read this one's total (``capped = min(hits, target.models)``).
             totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[step.name], step.span))
             continue
         if isinstance(step.value, A.Each) and prev in bags and not step.value.negate:
             # An amount per attack (``damage = unsaved each weapon.D``): summed per attack, then
             # over all attacks — the polynomial power, not a mixture of big sums.
-            item = exact_sub.eval(step.value.item, totals.env(env, step.value.item, sub))
             defender_ref = sub.roles.get(_defender(decl) or "")
-            if defender_ref is not None and _is_count(item):
-                # ``on each damage: ignored on 5+`` of the defender counts here as in ``removes``.
-                amount = _exact(item) if is_dist(item) else Dist.const(item)
-                amount = amount.map(lambda d: max(0, num_int(unwrap(d), step.span)))
-                item = _feel_no_pain(exact_sub, defender_ref, amount)
-            per_attack = _exact(each(exact_sub, bags[prev].map(_bag_size), _exact(item), False, step.span))
+            item_env = totals.env(env, step.value.item, sub)
+
+            def amount_of(ev_: Evaluator, item_expr: A.Expr = step.value.item, span: Any = step.span) -> Any:
+                item = ev_.eval(item_expr, item_env)
+                if defender_ref is not None and _is_count(item):
+                    # ``on each damage: ignored on 5+`` of the defender counts here as in ``removes``.
+                    amount = _exact(item) if is_dist(item) else Dist.const(item)
+                    amount = amount.map(lambda d: max(0, num_int(unwrap(d), span)))
+                    item = feel_no_pain(ev_, defender_ref, amount)
+                return item
+            if _special(bags[prev]):
+                per_attack = bags[prev].bind(partial(_bag_amount, exact_sub, amount_of, step.span))
+            else:
+                per_attack = _exact(each(exact_sub, bags[prev].map(_bag_size), _exact(amount_of(exact_sub)), False,
+                                         step.span))
             if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
-                plan.append(("pipe", step, per_attack.map(lambda o: int(unwrap(o))), source[prev]))
+                plan.append(("pipe", step, per_attack.map(lambda o: int(unwrap(o))), source[prev], None))
                 totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[prev], step.span))
                 continue
         value = _value_step(sub, step, env, totals, False)
@@ -163,10 +214,10 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             totals[step.name] = sub.lift1(value, lambda c: as_count(unwrap(c), step.span))
             bags[step.name] = Dist.const(((frozenset(), 1),))
             source[step.name] = step.name
-            plan.append(("count", step, None, None))
+            plan.append(("count", step, None, None, None))
         else:
             totals[step.name] = value
-            plan.append(("value", step, None, None))
+            plan.append(("value", step, None, None, None))
     return tuple(plan)
 
 
@@ -240,82 +291,178 @@ def _merge(a: Bag, b: Bag) -> Bag:
     counts: dict[Any, int] = dict(a)
     for state, c in b:
         counts[state] = counts.get(state, 0) + c
-    return tuple(sorted(counts.items(), key=lambda kv: sorted(kv[0])))
+    return tuple(sorted(counts.items(), key=lambda kv: sorted(map(repr, kv[0]))))
+
+
+def _mods(state: State) -> tuple[A.Effect, ...]:
+    """The modifiers hooks put on this token's attack (``+1 D``), for its later steps."""
+    for flag in state:
+        if flag[0] == "mods":
+            return tuple(flag[1])
+    return ()
+
+
+def _mortal(state: State) -> str | None:
+    """``spill`` or ``keep`` for a token of mortal wounds, else None."""
+    for flag in state:
+        if flag[0] == "mortal":
+            return str(flag[1])
+    return None
+
+
+def _special(bags: Any) -> bool:
+    """Whether some token carries modifiers or is mortal: then its damage is its own."""
+    return any(flag[0] in ("mods", "mortal") for bag in bags.outcomes() for state, _ in bag for flag in state)
+
+
+def _bag_amount(ev: Evaluator, amount_of: Callable[[Evaluator], Any], span: Any, bag: Bag) -> Any:
+    """The amount one attack's tokens add up to, each read with its own modifiers."""
+    total: Any = Dist.const(0)
+    for state, count in bag:
+        mods = _mods(state)
+        one = amount_of(ev.with_hook_effects(mods) if mods else ev)
+        one = _exact(one) if is_dist(one) else Dist.const(num_int(unwrap(one), span))
+        total = total.binary("+", one.map(lambda o: num_int(unwrap(o), span)).convolve_power(count))
+    return total
+
+
+def bind_param(expr: A.Expr, name: str, value: int) -> A.Expr:
+    """``expr`` with the ability parameter ``name`` replaced by its value (``+N D`` → ``+2 D``)."""
+    if isinstance(expr, A.Name) and expr.id == name:
+        return A.Int(expr.span, value)
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(expr):
+        v = getattr(expr, f.name)
+        if isinstance(v, A.Expr):
+            changes[f.name] = bind_param(v, name, value)
+        elif isinstance(v, tuple) and v and all(isinstance(x, A.Expr) for x in v):
+            changes[f.name] = tuple(bind_param(x, name, value) for x in v)
+    return dataclasses.replace(expr, **changes) if changes else expr
 
 
 def _hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
     """Hooks of the attacking profiles' abilities on this test: (hook, ability value, param name)."""
     out = []
     for ability, arg in ev.effects.attacker_abilities():
+        if not ev.effects.ability_holds(ability, arg):
+            continue
         for hook in ability.hooks:
             if hook.test == test_id:
+                note(ability.id)
                 pname = ability.params[0].name if ability.params else ""
                 out.append((hook, arg, pname))
     return out
 
 
+def joins(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]:
+    """The steps that follow ``start`` attack by attack (``wounds = hits each wound(…)`` after
+    ``hits``), each with the flags that take a new token past the tests in between: where the
+    extra tokens of ``1 extra wounds`` on a natural 6 to hit join."""
+    out: list[tuple[str, State]] = []
+    current, flags = start, frozenset[tuple[Any, ...]]()
+    for s in decl.steps:
+        v = s.value
+        if not (isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id == current
+                and isinstance(v.item, A.Call)):
+            continue
+        flags = flags | {("fail" if v.negate else "pass", v.item.func)}
+        out.append((s.name, flags))
+        current = s.name
+    return tuple(out)
+
+
 def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool, env: dict[str, Any],
-             step: A.Step) -> Any:
+             step: A.Step, later: tuple[tuple[str, State], ...] = ()) -> Any:
     """Pass every token of every bag through one test step (memoised per model: the same
     question asked for 10 or 200 attacks shares this work)."""
     args = ev.call_args(test, call, env)
-    key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key())
+    key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key(), later)
     memo = ev.memo
     if key in memo:
         return memo[key]
-    result = _advance_uncached(ev, bags, test, args, call, negate, env, step)
+    result = _advance_uncached(ev, bags, test, args, call, negate, env, step, dict(later))
     memo[key] = result
     return result
 
 
 def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], call: A.Call, negate: bool,
-                      env: dict[str, Any], step: A.Step) -> Any:
-    outcome = ev.apply(test, args, call.span)
-    if isinstance(outcome, FastDist):
-        outcome = fast_to_exact(outcome)
-    if not is_dist(outcome):
-        outcome = Dist.const(outcome)
+                      env: dict[str, Any], step: A.Step, later: dict[str, State]) -> Any:
     hooks = _hooks_for(ev, test.id)
+    outcomes: dict[tuple[A.Effect, ...], Any] = {}
     cache: dict[State, Any] = {}
+
+    def outcome_for(mods: tuple[A.Effect, ...]) -> Any:
+        """The test's outcome for a token whose hooks changed it (its own arguments, modifiers)."""
+        if mods not in outcomes:
+            evm = ev.with_hook_effects(mods) if mods else ev
+            out = evm.apply(test, evm.call_args(test, call, env) if mods else args, call.span)
+            out = fast_to_exact(out) if isinstance(out, FastDist) else out
+            outcomes[mods] = out if is_dist(out) else Dist.const(out)
+        return outcomes[mods]
+
+    def fire(r: Roll, rest: set[tuple[Any, ...]]) -> dict[State, Any]:
+        """What this test's hooks do to a token that passed with natural ``r.natural``:
+        flags added to ``rest``; returns the extra tokens it makes: state → a distribution of
+        how many (``1 extra wounds`` makes tokens that join the later step ``wounds``)."""
+        extra: dict[State, Any] = {}
+        added: list[A.Effect] = []
+        for hook, arg, pname in hooks:
+            if hook.natural is None:
+                continue
+            if not (r.natural >= hook.natural if hook.natural_from else r.natural == hook.natural):
+                continue
+            for eff in hook.effects:
+                if eff.kind == "pass":
+                    rest.add(("pass", eff.test))
+                elif eff.kind == "fail":
+                    rest.add(("fail", eff.test))
+                elif eff.kind == "mortal":
+                    rest.add(("mortal", "spill" if eff.spill else "keep"))
+                elif eff.kind == "modify" and eff.effect is not None:
+                    e = eff.effect
+                    if pname and arg is not None and e.value is not None:
+                        e = dataclasses.replace(e, value=bind_param(e.value, pname, arg))
+                    added.append(e)
+                elif eff.kind == "extra" and eff.amount is not None:
+                    local = {pname: arg} if pname else {}
+                    amount = ev.eval(eff.amount, {**env, **local})
+                    span = eff.span
+                    amount = _exact(amount) if is_dist(amount) else Dist.const(amount)
+                    amount = amount.map(lambda a: num_int(unwrap(a), span))
+                    joined = later.get(eff.word or "", frozenset())
+                    extra[joined] = amount if joined not in extra else extra[joined].binary("+", amount)
+        if added:
+            old = _mods(frozenset(rest))
+            rest.difference_update({f for f in rest if f[0] == "mods"})
+            rest.add(("mods", tuple(sorted(old + tuple(added), key=repr))))
+        return extra
 
     def token(state: State) -> Any:
         """Dist over bags produced by one token in ``state``."""
         if state in cache:
             return cache[state]
-        rest = frozenset(f for f in state if f[1] != test.id)
-        if ("pass", test.id) in state or ("fail", test.id) in state:
+        rest = frozenset(f for f in state if not (f[0] in ("pass", "fail") and f[1] == test.id))
+        if _mortal(state) is not None:
+            # Mortal wounds skip every later test: counted whether the step counts passes or failures.
+            result: Any = Dist.const(((state, 1),))
+        elif ("pass", test.id) in state or ("fail", test.id) in state:
             success = ("pass", test.id) in state
-            result: Any = Dist.const(((rest, 1),) if success != negate else ())
+            result = Dist.const(((rest, 1),) if success != negate else ())
         else:
-            def after(roll: Any) -> Bag:
+            def after(roll: Any) -> Any:
                 r = roll if isinstance(roll, Roll) else Roll(bool(unwrap(roll)), 0)
                 new_flags = set(rest)
-                extra = 0
-                if r.success:
-                    for hook, arg, pname in hooks:
-                        if hook.natural is None:
-                            continue
-                        hit = r.natural >= hook.natural if hook.natural_from else r.natural == hook.natural
-                        if not hit:
-                            continue
-                        for eff in hook.effects:
-                            if eff.kind == "pass":
-                                new_flags.add(("pass", eff.test))
-                            elif eff.kind == "fail":
-                                new_flags.add(("fail", eff.test))
-                            elif eff.kind == "extra" and eff.amount is not None:
-                                local = {pname: arg} if pname else {}
-                                amount = ev.eval(eff.amount, {**env, **local})
-                                if is_dist(amount):
-                                    raise ResolveError("extra hits must be a fixed number", eff.span)
-                                extra += num_int(unwrap(amount), eff.span)
+                extra = fire(r, new_flags) if r.success else {}
                 if r.success == negate:
                     return ()
                 bag: Bag = ((frozenset(new_flags), 1),)
-                if extra:
-                    bag = _merge(bag, ((frozenset(), extra),))
-                return bag
-            result = outcome.map(after)
+                if not extra:
+                    return bag
+                bags_: Any = Dist.const(bag)
+                for state, counts in extra.items():
+                    bags_ = bags_.binary(_merge, counts.map(lambda n, s=state: ((s, n),) if n else ()))
+                return bags_
+            result = outcome_for(_mods(rest)).bind(after)
         cache[state] = result
         return result
 
@@ -346,10 +493,9 @@ def _aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
 
 
 def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], totals: "LazySteps",
-             defender: str | None) -> Any:
+             defender: str | None, bags: Any = None, src: str | None = None) -> Any:
     if step.removes_from is None or step.removes_from not in totals:
         raise ResolveError(f"'{step.removes_from}' is not an earlier step", step.span)
-    unsaved = totals[step.removes_from]
     target = ev.eval(step.removes_target, totals.env(env, step.removes_target, ev)) if step.removes_target is not None else None
     if not isinstance(target, ProfileRef):
         raise ResolveError("'removes' needs the target profile, e.g. removes target", step.span)
@@ -358,127 +504,28 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], t
     if stat is None:
         raise ResolveError("'removes' takes wounds off, but no stat is declared 'role wounds'", step.span,
                            'declare it: stat W "Wounds" 1..10 role wounds')
-    if not _has_stat(ev, target, stat):
+    if not has_stat(ev, target, stat):
         raise ResolveError(f"'removes' needs the wounds of {target.id}, but its profile has no {stat}", step.span,
                            f"add {stat} to its profile line")
     wounds = stat_of(ev, target, stat, role, step.span)
     if is_dist(wounds) or wounds is None:
         raise ResolveError(f"the target's {stat} must be a fixed number", step.span)
     wounds = num_int(unwrap(wounds), step.span)
-    models = target.models
-    damage: Any = 1
-    if step.damage is not None:
-        damage = ev.eval(step.damage, totals.env(env, step.damage, ev))
-    damage = damage if is_dist(damage) else Dist.const(num_int(unwrap(damage), step.span))
-    if isinstance(damage, FastDist):
-        damage = fast_to_exact(damage)
-    damage = damage.map(lambda d: max(0, num_int(unwrap(d), step.span)))
-    damage = _feel_no_pain(ev, target, damage)
-    return _casualties(ev, unsaved, damage, wounds, models, step.span)
+    damage_env = totals.env(env, step.damage, ev) if step.damage is not None else env
 
+    def damage_of(evd: Evaluator) -> Any:
+        damage: Any = 1
+        if step.damage is not None:
+            damage = evd.eval(step.damage, damage_env)
+        damage = damage if is_dist(damage) else Dist.const(num_int(unwrap(damage), step.span))
+        damage = _exact(damage).map(lambda d: max(0, num_int(unwrap(d), step.span)))
+        return feel_no_pain(evd, target, damage)
 
-def wounds_stat(model: Any) -> str | None:
-    """The stat declared ``role wounds``: what ``removes`` takes off a model."""
-    for stat in model.stats.values():
-        if stat.role == "wounds":
-            return str(stat.id)
-    return None
+    if bags is not None and src is not None:
+        exact_ev = ev if ev.exact else Evaluator(ev.model, True, ev.situation, ev.attackers, ev.depth, ev.roles)
 
-
-def _has_stat(ev: Evaluator, ref: ProfileRef, name: str) -> bool:
-    prof = ev.model.profiles.get(ref.id)
-    return prof is not None and prof.stat(name) is not None
-
-
-def _feel_no_pain(ev: Evaluator, target: ProfileRef, damage: Any) -> Any:
-    prof = ev.model.profiles.get(target.id)
-    if prof is None:
-        return damage
-    abilities = {a.id: a for a in ev.model.of_type(A.Ability)}
-    for use in prof.abilities:
-        ab = abilities.get(use.ability)
-        if ab is None:
-            continue
-        for hook in ab.hooks:
-            if hook.ignore_damage_on is None:
-                continue
-            local = {ab.params[0].name: use.arg} if ab.params else {}
-            t = ev.eval(hook.ignore_damage_on, local)
-            t = unwrap(t)
-            if not isinstance(t, TargetValue):
-                t = TargetValue.high(num_int(t, hook.span))
-            if hook.damage_die is None:
-                raise ResolveError("say which die this rolls: on each damage: roll d6, ignored on 5+", hook.span)
-            die = ev.eval(hook.damage_die, {})
-            die = fast_to_exact(die) if isinstance(die, FastDist) else die
-            die = die if is_dist(die) else Dist.const(die)
-            need: TargetValue = t
-            span = hook.span
-            keep: Fraction = 1 - die.p_where(lambda face: need.passes(num_int(unwrap(face), span)))
-            damage = damage.bind(partial(_kept, keep))
-    return damage
-
-
-def _kept(keep: Fraction, d: int) -> Any:
-    """Of ``d`` points of damage, how many are kept when each is kept with chance ``keep``."""
-    return Dist.binomial(d, keep) if d else 0
-
-
-def _casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: int, span: Any) -> Any:
-    """Models killed by ``unsaved`` damage instances of ``damage`` each (no spill-over)."""
-    if models <= 0:
-        return 0
-    counts = unsaved if is_dist(unsaved) else Dist.const(as_count(unwrap(unsaved), span))
-    if isinstance(counts, FastDist):
-        fast = True
-        counts_items = [(int(o), float(p)) for o, p in counts.probabilities().items()]
-    else:
-        fast = not ev.exact
-        counts_items = [(int(o), p) for o, p in counts.probabilities().items()]
-    dmg = [(int(d), p) for d, p in damage.probabilities().items()]
-    if fast:
-        dmg = [(d, float(p)) for d, p in dmg]
-    if wounds <= 1 and all(d >= 1 for d, _ in dmg):
-        capped: dict[int, Any] = {}
-        for n, p in counts_items:
-            k = min(n, models)
-            capped[k] = capped.get(k, 0) + p
-        return _make(capped, fast)
-    max_n = max((n for n, _ in counts_items), default=0)
-    most = max((d for d, _ in dmg), default=1)
-    work = max_n * (min(models, max_n) + 1) * min(wounds, max_n * max(most, 1) + 1) * len(dmg)
-    if work > MAX_REMOVAL_WORK:  # checked before the work: huge Wounds or many models and hits
-        raise ResolveError(f"removing casualties here takes {work:,} steps; the limit is {MAX_REMOVAL_WORK:,}",
-                           span, "fewer attacks, fewer models or fewer Wounds per model")
-    zero: Any = 0.0 if fast else Fraction(0)
-    one: Any = 1.0 if fast else Fraction(1)
-    state: dict[tuple[int, int], Any] = {(0, wounds): one}
-    result: dict[int, Any] = {}
-    weights = dict(counts_items)
-    for n in range(max_n + 1):
-        w = weights.get(n)
-        if w:
-            for (k, _), p in state.items():
-                result[k] = result.get(k, zero) + w * p
-        if n == max_n:
-            break
-        nxt: dict[tuple[int, int], Any] = {}
-        for (k, r), p in state.items():
-            if k >= models:
-                nxt[(k, r)] = nxt.get((k, r), zero) + p
-                continue
-            for d, q in dmg:
-                if d >= r:
-                    key = (k + 1, wounds)
-                else:
-                    key = (k, r - d)
-                nxt[key] = nxt.get(key, zero) + p * q
-        state = nxt
-    return _make(result, fast)
-
-
-def _make(weights: dict[int, Any], fast: bool) -> Any:
-    weights = {k: v for k, v in weights.items() if v}
-    if fast:
-        return FastDist.from_weights(weights)
-    return Dist.from_weights(weights)
+        def token_damage(state: State) -> tuple[Any, bool]:
+            mods = _mods(state)
+            return damage_of(exact_ev.with_hook_effects(mods) if mods else exact_ev), _mortal(state) == "spill"
+        return casualties_per_attack(ev, totals[src], bags, token_damage, wounds, target.models, step.span)
+    return casualties(ev, totals[step.removes_from], damage_of(ev), wounds, target.models, step.span)

@@ -98,6 +98,21 @@ class AttackResult:
 
 
 @dataclass(frozen=True)
+class ProfileMix:
+    """``(10 - r.killed) ork_boy``: a profile whose number of models is a distribution.  An
+    attack called with it is worked out for each number and mixed by its chances."""
+
+    id: str
+    counts: Any  # an exact Dist over whole numbers of models
+
+    def __hash__(self) -> int:
+        return hash((self.id, tuple(sorted(self.counts.probabilities().items()))))
+
+    def __str__(self) -> str:
+        return f"({', '.join(str(n) for n in self.counts.outcomes())}) {self.id}"
+
+
+@dataclass(frozen=True)
 class LetVar:
     """A name bound with ``let`` to something random: one roll, enumerated where used."""
 
@@ -112,7 +127,7 @@ Outcome: TypeAlias = Plain | Roll | Face | Pool
 """One outcome of a random value: a plain value, or a test's roll, a custom die's face, a pool."""
 Random: TypeAlias = Dist | FastDist
 """A distribution over outcomes: exact or float64."""
-Value: TypeAlias = Outcome | Random | AttackResult | LetVar
+Value: TypeAlias = Outcome | Random | AttackResult | LetVar | ProfileMix
 """Anything an expression of a ruleset can evaluate to (or a ``let`` name can stand for)."""
 
 

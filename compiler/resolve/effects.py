@@ -8,13 +8,15 @@ for stat modifiers, roll modifiers, target overrides and extra re-rolls.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Mapping
 
 from compiler import ast as A
+from compiler.trace import note
 from compiler.model.ruleset import Ruleset
 from compiler.model.static import NotStatic, StaticError, as_number
 from compiler.model.static import evaluate as static_evaluate
-from compiler.model.values import ProfileRef
+from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import ResolveError, truth
 
 ActiveEffect = tuple[A.Effect, str | None, str]  # (effect, stacking group, source id)
@@ -24,11 +26,12 @@ class Effects:
     """The effects that apply under one situation, for one set of attackers and roles."""
 
     def __init__(self, model: Ruleset, situation: Mapping[str, Any], attackers: tuple[ProfileRef, ...],
-                 roles: Mapping[str, ProfileRef]) -> None:
+                 roles: Mapping[str, ProfileRef], hook_effects: tuple[A.Effect, ...] = ()) -> None:
         self.model = model
         self.situation = situation
         self.attackers = attackers
         self.roles = roles
+        self.hook_effects = hook_effects  # what hooks did to the one attack being followed
         self._effects: list[ActiveEffect] | None = None
         self._abilities: list[tuple[A.Ability, Any]] | None = None
 
@@ -46,7 +49,13 @@ class Effects:
         for ability, arg in self.attacker_abilities():
             if ability.when is None or self._holds(ability.when, ability, arg):
                 out.extend((e, None, ability.id) for e in ability.effects)
+        out.extend((e, None, "hook") for e in self.hook_effects)
         return out
+
+    def ability_holds(self, ability: A.Ability, arg: Any) -> bool:
+        """Whether an ability's ``when`` holds now (always, without one): its effects and its
+        hooks count only then."""
+        return ability.when is None or self._holds(ability.when, ability, arg)
 
     def _holds(self, cond: A.Expr, ability: A.Ability | None = None, arg: Any = None) -> bool:
         env: dict[str, Any] = {**self.situation, **self.roles}
@@ -82,32 +91,52 @@ class Effects:
 
     def stat_modifier(self, stat: str, role: str | None, roleless: bool = False) -> Any:
         """What the effects add to ``stat`` (of the profile in ``role``)."""
-        items = [(self._effect_value(e), g) for e, g, _ in self.active_effects()
+        items = [(self._effect_value(e), g) for e, g, src in self.active_effects()
                  if e.kind == "stat" and e.stat == stat
-                 and (e.role is None or (not roleless and e.role == role))]
+                 and (e.role is None or (not roleless and e.role == role)) and _used(src)]
         return self._combine(items)
 
     def roll_modifier(self, test: str) -> Any:
         """What the effects add to the roll of ``test``."""
-        items = [(self._effect_value(e), g) for e, g, _ in self.active_effects()
-                 if e.kind == "roll" and e.test == test]
+        items = [(self._effect_value(e), g) for e, g, src in self.active_effects()
+                 if e.kind == "roll" and e.test == test and _used(src)]
         return self._combine(items)
 
     def target_override(self, test: str) -> list[tuple[Any, A.Effect]]:
         """Targets the effects set for ``test`` (``needs 3+``), with the effect that set each."""
         out = []
-        for e, _, _ in self.active_effects():
-            if e.kind == "needs" and e.test == test and e.value is not None:
+        for e, _, src in self.active_effects():
+            if e.kind == "needs" and e.test == test and e.value is not None and _used(src):
                 try:
                     out.append((static_evaluate(e.value, dict(self.situation), self.model), e))
                 except (NotStatic, StaticError) as err:
                     raise ResolveError(f"cannot work out this target: {err}", e.value.span) from None
         return out
 
+    def caps(self, test: str) -> list[tuple[Any, bool, A.Effect]]:
+        """Caps the effects put on ``test``'s target (``save never better than 4+``): (value,
+        whether it is a "never better" cap, the effect)."""
+        out = []
+        for e, _, _ in self.active_effects():
+            if e.kind in ("never_better", "never_worse") and e.test == test and e.value is not None:
+                try:
+                    value = static_evaluate(e.value, dict(self.situation), self.model)
+                except (NotStatic, StaticError) as err:
+                    raise ResolveError(f"cannot work out this cap: {err}", e.value.span) from None
+                number = value.as_number if isinstance(value, TargetValue) else value
+                if isinstance(number, bool) or not isinstance(number, (int, Fraction)):
+                    raise ResolveError("a cap on a roll is a target such as 4+ or a number", e.value.span)
+                out.append((value, e.kind == "never_better", e))
+        return out
+
+    def ignores_modifiers(self, test: str) -> bool:
+        """Whether an effect says the roll modifiers of ``test`` do not count."""
+        return any(e.kind == "ignore_modifiers" and e.test == test for e, _, _ in self.active_effects())
+
     def extra_rerolls(self, test: str) -> tuple[str, ...]:
         """Re-rolls the effects grant to ``test``."""
-        return tuple(e.reroll for e, _, _ in self.active_effects()
-                     if e.kind == "reroll" and e.test == test and e.reroll)
+        return tuple(e.reroll for e, _, src in self.active_effects()
+                     if e.kind == "reroll" and e.test == test and e.reroll and _used(src))
 
     def attacker_abilities(self) -> list[tuple[A.Ability, Any]]:
         """Abilities of the attacking profiles; the same ability twice keeps its highest value."""
@@ -137,3 +166,9 @@ class Effects:
                 else:
                     found[ab.id] = (ab, use.arg)
         return [found[k] for k in sorted(found)]
+
+
+def _used(source: str) -> bool:
+    """Record that a modifier or ability changed a number (for ``warscribe test --coverage``)."""
+    note(source)
+    return True

@@ -39,6 +39,8 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from compiler import ast as A
+from compiler.trace import TracedMemo, note
+from compiler.trace import active as tracing
 from compiler.limits import MAX_CALL_DEPTH, MAX_EXACT_BITS, MAX_OUTCOMES, MAX_PAIRS, sum_outcomes
 from compiler.model.ruleset import Ruleset
 from compiler.model.static import int_range
@@ -47,6 +49,7 @@ from compiler.resolve.core import (AGGREGATES, MAX_BRANCHES, AttackResult, Face,
                                    Value, all_int, binary_fn, custom_die_faces, dense_sum, exactify, fast_to_exact,
                                    hashable, is_dist, mean_value, show, truth, unwrap)
 from compiler.resolve.dist import Dist, FastDist
+from compiler.resolve.dist_base import is_int
 from compiler.resolve.effects import Effects
 
 __all__ = ["AttackResult", "BUILTIN_CALLS", "DECLARATIONS", "EXPRESSIONS", "Evaluator", "Face", "LetVar", "Pool",
@@ -137,6 +140,7 @@ class Evaluator:
         self._memo_key: tuple[Any, ...] | None = None
         self._effects: Effects | None = None
         self._names_cache: dict[int, tuple[str, ...]] = {}
+        self.hook_effects: tuple[A.Effect, ...] = ()  # inside an attack: what hooks did to this one attack
 
     # -- construction helpers ------------------------------------------------
 
@@ -147,15 +151,24 @@ class Evaluator:
         merged = dict(self.situation)
         if situation:
             merged.update(situation)
-        return Evaluator(self.model, self.exact, merged,
-                         self.attackers if attackers is None else attackers, self.depth + 1,
-                         self.roles if roles is None else roles)
+        out = Evaluator(self.model, self.exact, merged,
+                        self.attackers if attackers is None else attackers, self.depth + 1,
+                        self.roles if roles is None else roles)
+        out.hook_effects = self.hook_effects
+        return out
+
+    def with_hook_effects(self, effects: tuple[A.Effect, ...]) -> Evaluator:
+        """This evaluator for one attack that hooks changed (``+1 D`` on a natural 6 to wound):
+        ``effects`` count on top of the modifiers that apply."""
+        out = Evaluator(self.model, self.exact, self.situation, self.attackers, self.depth, self.roles)
+        out.hook_effects = self.hook_effects + effects
+        return out
 
     @property
     def effects(self) -> Effects:
         """The modifiers and abilities that apply under this situation and these attackers."""
         if self._effects is None:
-            self._effects = Effects(self.model, self.situation, self.attackers, self.roles)
+            self._effects = Effects(self.model, self.situation, self.attackers, self.roles, self.hook_effects)
         return self._effects
 
     def to_backend(self, d: Any) -> Any:
@@ -286,7 +299,16 @@ class Evaluator:
         if branches > MAX_BRANCHES:
             raise ResolveError(f"this is worked out for {branches:,} combinations of rolls; the limit is "
                                f"{MAX_BRANCHES:,}", expr.span, "ask a smaller question, or split it")
-        result = dist.bind(lambda o: self._enumerate(rest, expr, {**env, name: o}))
+        if self.exact:
+            result = dist.bind(lambda o: self._enumerate(rest, expr, {**env, name: o}))
+        else:  # fast mode: the roll and its branches may be on different backends
+            results = {o: self._enumerate(rest, expr, {**env, name: o}) for o in dist.outcomes()}
+            if all(type(r) is type(dist) if is_dist(r) else isinstance(dist, Dist) or is_int(r)
+                   for r in results.values()):
+                result = dist.bind(results.__getitem__)
+            else:  # mixed backends, or labels under floats: mix exactly, then back to floats if it can
+                outer: Any = exactify(dist)
+                result = self.to_backend(outer.bind(lambda o: exactify(results[o])))
         return self.check_size(result, expr.span)
 
     # -- expressions -----------------------------------------------------------
@@ -354,12 +376,16 @@ class Evaluator:
         """What, besides its arguments, a result depends on: the situation and the attackers."""
         if self._memo_key is None:
             self._memo_key = (tuple(sorted((k, hashable(v)) for k, v in self.situation.items())),
-                              self.attackers, tuple(sorted(self.roles.items())))
+                              self.attackers, tuple(sorted(self.roles.items())), self.hook_effects)
         return self._memo_key
 
     @property
     def memo(self) -> dict[Any, Any]:
-        """Results shared by every evaluator of this (immutable) model."""
+        """Results shared by every evaluator of this (immutable) model (a :class:`TracedMemo`
+        of its own while what is used is being recorded)."""
+        if tracing():
+            traced: dict[Any, Any] = self.model.__dict__.setdefault("_resolver_memo_traced", TracedMemo())
+            return traced
         memo: dict[Any, Any] = self.model.__dict__.setdefault("_resolver_memo", {})
         return memo
 
@@ -422,6 +448,7 @@ class Evaluator:
         kind = DECLARATIONS.get(type(decl))
         if kind is None:
             raise ResolveError(f"'{decl.id}' cannot be called", span)
+        note(decl.id)
         if not kind.pointwise:
             return kind.handler(self, decl, args, span)
         branches = math.prod(len(a) for a in args if is_dist(a))

@@ -21,7 +21,7 @@ from compiler import ast as A
 from compiler.limits import MAX_COUNT, MAX_DICE
 from compiler.model.static import StaticError, as_number, is_none, profile_has, stat_number, to_target
 from compiler.model.values import ProfileRef, TargetValue
-from compiler.resolve.core import (AttackResult, Pool, ResolveError, all_int, as_count, exact_to_fast, fast_to_exact,
+from compiler.resolve.core import (AttackResult, Pool, ProfileMix, ResolveError, all_int, as_count, exact_to_fast, fast_to_exact,
                                    is_dist, natural, num, num_int, show, truth, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import BUILTIN_CALLS, Env, Evaluator, expression
@@ -69,6 +69,19 @@ def eval_name(ev: Evaluator, e: A.Name, env: Env) -> Any:
 
 @expression(A.Group)
 def eval_group(ev: Evaluator, e: A.Group, env: Env) -> Any:
+    if e.computed is not None:
+        counts = ev.eval(e.computed, env)
+        counts = fast_to_exact(counts) if isinstance(counts, FastDist) else counts
+        if not is_dist(counts):
+            return eval_group(ev, A.Group(e.span, as_count(unwrap(counts), e.computed.span), e.profile), env)
+        low = min((unwrap(c) for c in counts.outcomes()), default=0)
+        if isinstance(low, (int, Fraction)) and low < 0:
+            raise ResolveError(f"the number of models before '{e.profile}' can be {low} here; it cannot be negative",
+                               e.computed.span, "keep it at 0 or more, e.g. (max(0, 10 - r.killed))")
+        counts = counts.map(lambda c: as_count(unwrap(c), e.computed.span if e.computed else e.span))
+        if max(counts.outcomes(), default=0) > MAX_COUNT:
+            raise ResolveError(f"more models than warscribe will count ({MAX_COUNT:,})", e.span)
+        return ProfileMix(e.profile, counts) if len(counts) > 1 else ProfileRef(e.profile, counts.outcomes()[0])
     if e.count > MAX_COUNT:
         raise ResolveError(f"{e.count:,} models is more than warscribe will count ({MAX_COUNT:,})", e.span)
     return ProfileRef(e.profile, e.count)
@@ -277,6 +290,8 @@ def attr(ev: Evaluator, obj: Any, name: str, role: str | None, span: Any) -> Any
         return obj.steps[name]
     if isinstance(obj, ProfileRef):
         return stat_of(ev, obj, name, role, span)
+    if isinstance(obj, ProfileMix):
+        return ev.to_backend(obj.counts) if name == "models" else stat_of(ev, ProfileRef(obj.id), name, role, span)
     if name in ("successes", "failures"):
         def part(o: Any) -> Any:
             if isinstance(o, Pool):
@@ -298,6 +313,9 @@ def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: A
         return profile.points
     sv = profile.stat(name)
     if sv is None:
+        ability = ev.model.get(name)
+        if isinstance(ability, A.Ability) and ability.params:
+            return ability_value(ability, profile)
         raise ResolveError(f"{profile.title} has no {name}", span,
                            f"add {name} to its profile line")
     if sv.kind == "dice":
@@ -320,6 +338,15 @@ def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: A
     if delta and value is not None:
         value = ev.add_to_stat(value, delta, name, span)
     return value
+
+
+def ability_value(ability: A.Ability, profile: A.Profile) -> Any:
+    """The value a profile gives an ability (``blast(3)`` → 3), or none when it lacks it; listed
+    twice, the values add up under ``stacking sum`` and the highest counts otherwise."""
+    values = [use.arg for use in profile.abilities if use.ability == ability.id and use.arg is not None]
+    if not values:
+        return None
+    return sum(values) if ability.stacking == "sum" else max(values)
 
 
 @expression(A.With)

@@ -61,7 +61,7 @@ def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
     if not is_dist(dice):
         dice = Dist.const(dice)
     dice = dice.map(lambda o: natural(o, test.roll.dice.span))
-    modifier = ev.effects.roll_modifier(test.id)
+    modifier = 0 if ev.effects.ignores_modifiers(test.id) else ev.effects.roll_modifier(test.id)
     if test.modifier_cap is not None:
         lo, hi = test.modifier_cap
         modifier = max(lo, min(hi, modifier))
@@ -83,7 +83,7 @@ def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
                 if 0 < p_second < 1 else Roll(p_second == 1, n)
         outcome = dice.bind(chained)
     else:
-        effective = _effective(target, modifier, test, env, sub)
+        effective = _effective(target, modifier, test, env, sub, ev.effects.caps(test.id))
 
         def decide(n: int) -> Roll:
             if n in fails:
@@ -118,15 +118,14 @@ def _as_target(v: Any, op: str, span: Any) -> TargetValue:
 
 
 def _effective(target: TargetValue, modifier: Any, test: A.Test, env: dict[str, Any],
-               sub: Evaluator) -> TargetValue:
+               sub: Evaluator, extra_caps: list[tuple[Any, bool, Any]]) -> TargetValue:
     if target.kind in ("never", "always"):
         return target
     assert target.number is not None
     n = target.number - modifier if target.kind == "high" else target.number + modifier
-    for cap, better in ((test.never_better, True), (test.never_worse, False)):
-        if cap is None:
-            continue
-        c = unwrap(sub.eval(cap, env))
+    caps = [(unwrap(sub.eval(cap, env)), better) for cap, better in
+            ((test.never_better, True), (test.never_worse, False)) if cap is not None]
+    for c, better in caps + [(unwrap(v), better) for v, better, _ in extra_caps]:
         c_num = c.as_number if isinstance(c, TargetValue) else c
         if c_num is None:
             continue

@@ -39,15 +39,15 @@ import jinja2
 
 from compiler.driver import Compilation
 from compiler.model.ruleset import Ruleset
-from compiler.site.compare import Matchup, MatchupError, answers
+from compiler.site.compare import Matchup, MatchupError, answers, comparison
 from compiler.site.env import environment
 from compiler.site.pages import Page, checked_context, ruleset_data, ruleset_pages_for
-from compiler.site.sitemap import SiteMap, ruleset_pages, section_page
+from compiler.site.sitemap import SiteMap, navigation, ruleset_pages
 
 __all__ = ["Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions", "site",
            "write"]
 
-ASSETS = ("assets/warscribe.css",)
+ASSETS = ("assets/warscribe.css", "assets/warscribe-site.css", "assets/ruleset-search.js")
 
 
 class RenderError(Exception):
@@ -122,7 +122,7 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
             key = ("matchup", m, tuple(keys.get(e.ruleset, "") for e in m.entries))
             if key not in cache:
                 cache[key] = answers(m, by_id)
-            found.append((m, cache[key]))
+            found.append(comparison(m, cache[key]))
         pages.append(Page("comparison.md", "Comparison", "comparison.md.j2", dict(
             site=site_info, r=PageTools("comparison.md", None, sitemap, compilation.sources),
             matchups=found)))
@@ -133,7 +133,8 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
         cache[("ruleset", rs_id)] = (keys[rs_id], ruleset_pages_rendered)
     for rs in rulesets:
         rendered.extend(cache[("ruleset", rs.id)][1])
-    return RenderedSite(tuple(rendered), _nav(rulesets, bool(options.matchups)), _assets())
+    return RenderedSite(tuple(rendered), navigation(rulesets, bool(options.matchups)),
+                        _assets(rulesets, options.title))
 
 
 @dataclass(frozen=True)
@@ -235,33 +236,20 @@ def _render(env: jinja2.Environment, page: Page) -> str:
     return text
 
 
-def _nav(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ...]:
-    from compiler import ast as A
+def _assets(rulesets: tuple[Ruleset, ...], title: str) -> tuple[tuple[str, str], ...]:
+    """The packaged stylesheets and scripts; the search script gets each ruleset's title written in."""
+    import json
 
-    nav: list[Any] = [{"Home": "index.md"}]
-    for rs in rulesets:
-        pages = ruleset_pages(rs.id)
-        rulebook = [{s.title: section_page(rs.id, s.id)} for s in rs.items if isinstance(s, A.Section)]
-        entry: list[Any] = [{"Overview": pages["overview"]}]
-        if rulebook:
-            entry.append({"Rulebook": rulebook})
-        entry += [{"Lexicon": pages["lexicon"]}, {"Quick reference": pages["quickref"]},
-                  {"Datasheets": pages["datasheets"]}, {"Worked examples": pages["examples"]},
-                  {"Notes": pages["notes"]}]
-        if rs.base is not None:
-            entry.append({"What these house rules change": pages["house_rules"]})
-        if rs.of_type(A.Scenario):
-            entry.append({"Battles": pages["battles"]})
-        entry.append({"Changes": pages["changes"]})
-        nav.append({rs.title: entry})
-    if comparison:
-        nav.append({"Comparison": "comparison.md"})
-    return tuple(nav)
-
-
-def _assets() -> tuple[tuple[str, str], ...]:
     root = resources.files("compiler.site") / "assets"
-    return tuple((path, (root / Path(path).name).read_text(encoding="utf-8")) for path in ASSETS)
+    out = []
+    for path in ASSETS:
+        text = (root / Path(path).name).read_text(encoding="utf-8")
+        if path.endswith("ruleset-search.js"):
+            names = json.dumps({rs.id: rs.title for rs in rulesets}, ensure_ascii=True, sort_keys=True)
+            text = text.replace("/*WARSCRIBE_NAMES*/{}", names.replace("</", "<\\/"))
+            text = text.replace('/*WARSCRIBE_OTHER*/""', json.dumps(title, ensure_ascii=True).replace("</", "<\\/"))
+        out.append((path, text))
+    return tuple(out)
 
 
 def write(rendered: RenderedSite, out: str | Path) -> list[Path]:

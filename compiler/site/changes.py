@@ -21,9 +21,13 @@ The views are plain data (no Markdown): the templates ``house-rules.md.j2`` and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
+
 from compiler import ast as A
 from compiler.review.diff import ADDED, CHANGED, MOVED, REMOVED, Change, Impact, diff_models, impact
 from compiler.model.ruleset import Ruleset
+from compiler.site.overlay import (KIND_PLAIN, ChangeLine, OddsView, change_lines, odds_view, plain_prose,
+                                   version_words, word_diff)
 
 #: At most this many consecutive release pairs are compared on a Changes page.
 MAX_RELEASE_DIFFS = 5
@@ -48,6 +52,12 @@ class ChangeView:
     indirect: bool
     cells: int  # how many worked-out cells changed
     text_changed: bool  # its prose changed
+    text_diffs: tuple[tuple[str, str], ...] = ()  # (where, the text word by word as HTML) for each changed text
+
+    @property
+    def kind_words(self) -> str:
+        """The kind in a reader's words ("roll", "battlefield condition")."""
+        return KIND_PLAIN.get(self.kind, self.kind)
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,9 @@ class HouseRulesView:
     changes: tuple[ChangeView, ...]
     impact: Impact
     header: tuple[FieldView, ...]
+    odds: OddsView  # the matchups in a reader's words
+    lines: tuple[ChangeLine, ...]  # a sentence per change, in the order of ``changes``
+    base_versions: str = ""  # the base versions the overlay is written for, in words
 
 
 @dataclass(frozen=True)
@@ -73,9 +86,12 @@ def _field_views(c: Change) -> tuple[FieldView, ...]:
     return tuple(out)
 
 
-def _view(c: Change) -> ChangeView:
+def _view(c: Change, titles: Mapping[str, str] | None = None) -> ChangeView:
+    diffs: tuple[tuple[str, str], ...] = ()
+    if titles is not None:
+        diffs = tuple((p.where, word_diff(plain_prose(p.old, titles), plain_prose(p.new, titles))) for p in c.prose)
     return ChangeView(c.id, c.kind, c.title or c.id, c.change, c.section, _field_views(c), c.indirect,
-                      len(c.cells), bool(c.prose))
+                      len(c.cells), bool(c.prose), diffs)
 
 
 def house_rules(rs: Ruleset) -> HouseRulesView | None:
@@ -84,11 +100,15 @@ def house_rules(rs: Ruleset) -> HouseRulesView | None:
         return None
     d = diff_models(rs.base, rs)
     head = next((c for c in d.changes if c.kind == "ruleset"), None)
-    changes = tuple(_view(c) for c in d.changes if c.kind != "ruleset")
+    titles = {i: getattr(x, "title", None) or i for m in (rs.base, rs) for i, x in m.symbols.items()}
+    changes = tuple(_view(c, titles) for c in d.changes if c.kind != "ruleset")
     n = d.counts()
     counts = tuple((label, n[key]) for key, label in ((ADDED, "added"), (CHANGED, "replaced"),
                                                       (REMOVED, "removed"), (MOVED, "moved")) if n[key])
-    return HouseRulesView(counts, changes, impact(rs.base, rs), _field_views(head) if head else ())
+    found = impact(rs.base, rs)
+    return HouseRulesView(counts, changes, found, _field_views(head) if head else (),
+                          odds_view(rs.base, rs, found.matchups), change_lines(changes, rs.base, rs),
+                          version_words(rs.header.extends_version))
 
 
 def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:

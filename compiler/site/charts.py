@@ -21,6 +21,89 @@ def _fmt(x: float) -> str:
     return "0" if s in ("-0", "") else s
 
 
+#: Steps a percentage axis may use: its ticks are multiples of one of these.
+STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.25)
+
+
+def nice_scale(peak: float, most: int = 5) -> tuple[float, float]:
+    """The top of a percentage axis and its tick step: round numbers just above ``peak``.
+
+    >>> nice_scale(0.27), nice_scale(0.5), nice_scale(0.012)
+    ((0.3, 0.1), (0.5, 0.1), (0.02, 0.01))
+    """
+    peak = min(1.0, max(peak, 1e-9))
+    for step in STEPS:
+        ticks = -(-round(peak / step, 9) // 1)  # ceil, without float noise
+        if ticks <= most:
+            return min(1.0, round(step * max(1, ticks), 6)), step
+    return 1.0, 0.25
+
+
+def _tick_text(v: float, step: float) -> str:
+    return f"{v * 100:.0f}%" if step >= 0.01 else f"{v * 100:.1f}%"
+
+
+def grouped_bar_chart(series: Sequence[tuple[str, Sequence[tuple[int, float]]]], label: str, *,
+                      width: int = 680, height: int = 300, legend_columns: int = 3) -> str:
+    """One chart of several distributions on one scale: for each value, a bar per series side by side.
+
+    ``series`` is ``(name, [(value, probability), …])``; the bars of series *i* have the class
+    ``ws-series-i`` (coloured by the stylesheet), and a legend above the plot names them.  The
+    percentage axis has round ticks (:func:`nice_scale`); a value label is written under each
+    group, every other one when they would crowd.
+
+    >>> svg = grouped_bar_chart([("A", [(0, 0.5), (1, 0.5)]), ("B", [(1, 0.25), (2, 0.75)])], "Hits")
+    >>> svg.count('class="ws-cbar ws-series-0"'), svg.count('class="ws-cbar ws-series-1"'), ">80%<" in svg  # 3 bars + a legend key
+    (4, 4, True)
+    """
+    values = sorted({v for _, rows in series for v, p in rows if p >= 0.005})
+    if values:
+        values = list(range(values[0], values[-1] + 1))
+    k = max(1, len(series))
+    rows_of_legend = -(-k // legend_columns)
+    left, right, top, bottom = 44, 16, 14 + 18 * rows_of_legend, 34
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak = max((p for _, rows in series for v, p in rows if v in values), default=0.0)
+    scale, step = nice_scale(peak)
+    text = escape(label, quote=True)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="ws-compare-svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" aria-label="{text}">',
+        f"<title>{text}</title>",
+    ]
+    column = (width - left) / legend_columns
+    for i, (name, _) in enumerate(series):
+        x = left + column * (i % legend_columns)
+        row = 4 + 18 * (i // legend_columns)
+        parts.append(f'<rect class="ws-cbar ws-series-{i}" x="{_fmt(x)}" y="{row}" width="12" height="12"/>')
+        parts.append(f'<text class="ws-legend" x="{_fmt(x + 17)}" y="{row + 10}">{escape(name)}</text>')
+    n_ticks = round(scale / step)
+    for t in range(n_ticks + 1):
+        v = step * t
+        y = top + plot_h - plot_h * v / scale
+        parts.append(f'<line class="ws-grid" x1="{left}" x2="{width - right}" y1="{_fmt(y)}" y2="{_fmt(y)}"/>')
+        parts.append(f'<text class="ws-tick" x="{left - 5}" y="{_fmt(y + 4)}" text-anchor="end">'
+                     f"{_tick_text(v, step)}</text>")
+    slot = plot_w / max(1, len(values))
+    bar_w = slot * 0.8 / k
+    every = 1 if slot >= 22 else 2 if slot >= 11 else 5
+    for gi, value in enumerate(values):
+        x0 = left + slot * gi + slot * 0.1
+        for si, (name, rows) in enumerate(series):
+            p = dict(rows).get(value, 0.0)
+            h = plot_h * min(p, scale) / scale
+            x = x0 + bar_w * si
+            parts.append(f'<rect class="ws-cbar ws-series-{si}" x="{_fmt(x)}" y="{_fmt(top + plot_h - h)}" '
+                         f'width="{_fmt(bar_w)}" height="{_fmt(h)}"><title>{escape(name)}, {value}: '
+                         f"{p * 100:.1f}%</title></rect>")
+        if gi % every == 0:
+            parts.append(f'<text class="ws-label" x="{_fmt(left + slot * gi + slot / 2)}" y="{top + plot_h + 16}" '
+                         f'text-anchor="middle">{value}</text>')
+    parts.append(f'<line class="ws-axis" x1="{left}" x2="{width - right}" y1="{top + plot_h}" y2="{top + plot_h}"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 def bar_chart(rows: Sequence[tuple[str | int, float]], label: str, *, width: int = 480, height: int = 200,
               mean: float | None = None, highlight_from: int | None = None) -> str:
     """A vertical bar chart of ``(value, probability)`` rows.
@@ -32,9 +115,7 @@ def bar_chart(rows: Sequence[tuple[str | int, float]], label: str, *, width: int
     left, right, top, bottom = 36, 8, 18, 28
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max((p for _, p in rows), default=0.0) or 1.0
-    # A round scale top: the next 10 % above the peak (or 5 % for small peaks).
-    step = 0.1 if peak > 0.2 else 0.05 if peak > 0.05 else 0.01
-    scale = min(1.0, step * (int(peak / step) + 1))
+    scale, step = nice_scale(peak)  # round ticks: 0/10/20/30 %, never 0/8/15/23
     slot = plot_w / n
     bar_w = max(1.0, slot * 0.72)
     show_every = max(1, round(n / 24))
@@ -45,12 +126,12 @@ def bar_chart(rows: Sequence[tuple[str | int, float]], label: str, *, width: int
         f"<title>{text}</title>",
     ]
     # Grid lines and their percentages.
-    ticks = 4
-    for i in range(ticks + 1):
-        v = scale * i / ticks
+    for i in range(round(scale / step) + 1):
+        v = step * i
         y = top + plot_h - plot_h * v / scale
         parts.append(f'<line class="ws-grid" x1="{left}" x2="{width - right}" y1="{_fmt(y)}" y2="{_fmt(y)}"/>')
-        parts.append(f'<text class="ws-tick" x="{left - 4}" y="{_fmt(y + 3)}" text-anchor="end">{v * 100:.0f}%</text>')
+        parts.append(f'<text class="ws-tick" x="{left - 4}" y="{_fmt(y + 3)}" text-anchor="end">'
+                     f"{_tick_text(v, step)}</text>")
     for i, (value, p) in enumerate(rows):
         h = plot_h * p / scale
         x = left + slot * i + (slot - bar_w) / 2

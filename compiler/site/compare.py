@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from compiler.check.passes import Context, Scope, check_expr
 from compiler.diagnostics import Diagnostic, Sink
@@ -30,7 +30,9 @@ from compiler.model.ruleset import Ruleset
 from compiler.resolve.report import distribution_rows, mean_of
 from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, parse_expression, show
 from compiler.resolve.runner import fmt_number
+from compiler.site.charts import grouped_bar_chart
 from compiler.site.examples import Chart, chart_of
+from compiler.site.sitemap import short_titles
 from compiler.site.env import percent
 
 
@@ -70,6 +72,8 @@ class Answer:
     at_least: tuple[tuple[int, str], ...]  # (k, "P(X >= k)") for the columns of the summary
     chart: Chart | None
     value: str  # for a plain (non-random) answer
+    mean_short: str = ""  # the mean to two decimals ("3.33")
+    dist: tuple[tuple[int, float], ...] = ()  # (value, chance) when the values are whole numbers
 
 
 class MatchupError(Exception):
@@ -106,7 +110,33 @@ def answer(rs: Ruleset, entry: MatchupEntry, thresholds: tuple[int, ...]) -> Ans
         t = next((tails[v] for v in sorted(tails) if isinstance(v, int) and v >= k), Fraction(0))
         at_least.append((k, percent(float(t))))
     chart = chart_of(entry.ruleset, value, f"{rs.title}: {entry.expression}", width=360, height=180)
-    return Answer(rs, entry, fmt_number(m) if isinstance(m, Fraction) else str(m), tuple(at_least), chart, "")
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v, _, _ in rows)
+    dist = tuple((int(v), float(p)) for v, p, _ in rows) if whole else ()
+    mean_short = f"{float(m):.2f}" if isinstance(m, (Fraction, float, int)) else str(m)
+    return Answer(rs, entry, fmt_number(m) if isinstance(m, Fraction) else str(m), tuple(at_least), chart, "",
+                  mean_short, dist)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One matchup on the comparison page: every ruleset's answer, and one chart of them all on one scale."""
+
+    matchup: Matchup
+    answers: tuple[Answer, ...]
+    names: Mapping[str, str]  # ruleset id -> the short title used in the table and the legend
+    svg: str | None  # the grouped bar chart (None when no answer is a distribution of whole numbers)
+    label: str  # the chart's text alternative
+
+
+def comparison(matchup: Matchup, found: Sequence[Answer]) -> Comparison:
+    """The answers of a matchup with their shared chart: each value's chance, a bar per ruleset."""
+    names = short_titles(tuple(a.ruleset for a in found))
+    charted = [a for a in found if a.dist]
+    label = f"The chance of each number of {matchup.ask}, by ruleset, on one scale"
+    alt = "; ".join(f"{names[a.ruleset.id]} mean {a.mean_short}" for a in charted)
+    svg = grouped_bar_chart([(names[a.ruleset.id], a.dist) for a in charted],
+                            f"{matchup.title}: {label[0].lower()}{label[1:]} ({alt})") if charted else None
+    return Comparison(matchup, tuple(found), names, svg, label)
 
 
 def answers(matchup: Matchup, rulesets: Mapping[str, Ruleset]) -> list[Answer]:

@@ -7,6 +7,7 @@
       - warscribe:
           rules_dir: rules          # relative to mkdocs.yml
           matchups: [...]           # the comparison page (see compiler.site.compare)
+          docs_section: For authors # the navigation's section for the hand-written pages
 
 At build time the plugin compiles ``rules_dir`` (the same pipeline as
 ``warscribe check``), renders it with :mod:`compiler.site` and hands the
@@ -24,6 +25,7 @@ from __future__ import annotations
 import html
 import logging
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -57,12 +59,21 @@ def _report(event: str, done: int = 0, total: int = 0) -> None:
         hook(event, done, total)
 
 
+#: How much a generated page weighs in search, by its file name (1 when not listed).
+SEARCH_BOOST = {"lexicon.md": 2.0, "index.md": 1.5, "notes.md": 0.5, "changes.md": 0.5, "house-rules.md": 0.5}
+
+# The elements search skips: code blocks everywhere; tables, charts and folded blocks on generated pages.
+_CODE = re.compile(r"<(pre)(?=[\s>])")
+_NOT_PROSE = re.compile(r"<(pre|table|figure|details|svg)(?=[\s>])")
+
+
 class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' Config.__init_subclass__ is unannotated
     rules_dir = c.Type(str, default="rules")
     title = c.Optional(c.Type(str))  # the home page's title (default: site_name)
     matchups = c.Type(list, default=[])
     templates_dir = c.Optional(c.Type(str))  # template overrides (default: the docs folder)
     nav = c.Type(bool, default=True)  # build the navigation when mkdocs.yml has none
+    docs_section = c.Type(str, default="For authors")  # where the hand-written pages go in that navigation
 
 
 class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-call]  # mkdocs' BasePlugin.__init_subclass__ is unannotated
@@ -141,13 +152,16 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         for path, _ in self.site.assets:
             if path.endswith(".css") and path not in config.extra_css:
                 config.extra_css.append(path)
+            if path.endswith(".js") and path not in [str(s) for s in config.extra_javascript]:
+                config.extra_javascript.append(path)
         self.seconds = time.perf_counter() - start
         PROGRESS["render_seconds"] = self.seconds
         log.debug(f"compiled and rendered {len(self.site.pages)} pages in {self.seconds:.2f} s")
         return config
 
     def _nav(self, config: MkDocsConfig) -> list[Any]:
-        """The renderer's navigation (titles escaped: themes print them as HTML), then the hand-written pages."""
+        """The renderer's navigation (titles escaped: themes print them as HTML), then the hand-written
+        pages (the language reference, the template guide…) in a section of their own."""
         def escape(item: Any) -> Any:
             if isinstance(item, dict):
                 return {html.escape(k, quote=False): escape(v) for k, v in item.items()}
@@ -159,7 +173,9 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         docs = Path(config.docs_dir)
         extra = sorted(str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
                        if p.relative_to(docs).as_posix() not in generated)
-        return list(nav) + extra
+        if not extra:
+            return list(nav)
+        return list(nav) + [{html.escape(self.config.docs_section, quote=False): extra}]
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         for f in list(files):
@@ -181,16 +197,28 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         PROGRESS["pages"] = self._pages
         return files
 
+    def on_page_markdown(self, markdown: str, page: Any, config: MkDocsConfig, files: Files) -> str:
+        """A generated page's weight in search: definitions first, histories and notes last."""
+        if page.file.src_uri in self._generated_paths and "search" not in page.meta:
+            boost = SEARCH_BOOST.get(page.file.src_uri.rsplit("/", 1)[-1])
+            if boost is not None:
+                page.meta["search"] = {"boost": boost}
+        return markdown
+
     def on_page_content(self, html: str, page: Any, config: MkDocsConfig, files: Files) -> str:
         """A generated page's HTML cleaned by an allow-list (author text never runs), and its title
-        made plain escaped text: the theme prints ``page.meta.title`` as it is in ``<title>``."""
+        made plain escaped text: the theme prints ``page.meta.title`` as it is in ``<title>``.
+
+        Search reads prose: code blocks (on every page) and a generated page's tables, charts and
+        folded details are marked ``data-search-exclude``, so results show sentences, not code."""
         self._read += 1
         _report("pages", self._read, self._pages)
-        if self.site is not None and page.file.src_uri in self._generated_paths:
+        generated = self.site is not None and page.file.src_uri in self._generated_paths
+        if generated:
             html = sanitise.clean(html)
             if page.title:
                 page.meta["title"] = sanitise.safe_title(str(page.title))
-        return html
+        return (_NOT_PROSE if generated else _CODE).sub(r"<\1 data-search-exclude", html)
 
     def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:
         self._written += 1

@@ -49,7 +49,7 @@ ATTRIBUTES = {
     "td": {"style", "colspan", "rowspan"},
     "th": {"style", "colspan", "rowspan", "scope"},
     "span": {"style"},
-    "svg": {"aria-label", "height", "role", "viewbox", "width", "xmlns"},
+    "svg": {"aria-label", "height", "role", "viewBox", "viewbox", "width", "xmlns"},  # nh3 matches case: viewBox
     "rect": {"x", "y", "width", "height"},
     "line": {"x1", "x2", "y1", "y2"},
     "text": {"x", "y", "text-anchor"},

@@ -19,7 +19,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 from compiler import ast as A
 from compiler.model.ruleset import GamePart, Ruleset, game_parts, kind_of
@@ -45,6 +45,75 @@ def ruleset_pages(rs_id: str) -> dict[str, str]:
         "house_rules": f"{rs_id}/house-rules.md",  # only an overlay (a ruleset that extends another) has it
         "battles": f"{rs_id}/battles.md",  # only a ruleset with scenarios has it
     }
+
+
+#: The generated pages of every ruleset in the order the navigation lists them after its rulebook:
+#: (role in :func:`ruleset_pages`, title, the title used when a rulebook chapter has the same one).
+#: A new kind of page is one more line here (and its role in :func:`ruleset_pages`).
+REFERENCE_PAGES: tuple[tuple[str, str, str], ...] = (
+    ("lexicon", "Lexicon", "Lexicon A–Z"),
+    ("quickref", "Quick reference", "Quick-reference tables"),
+    ("datasheets", "Datasheets", "All datasheets"),
+    ("examples", "Worked examples", "All worked examples"),
+    ("notes", "Notes", "All notes"),
+    ("changes", "Changes", "Change history"),
+)
+
+
+def navigation(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ...]:
+    """The site's navigation, MkDocs-style: Home, a tab per ruleset (by its short title), Comparison.
+
+    Inside a ruleset: its overview, what an overlay changes, the rulebook's chapters, then the
+    :data:`REFERENCE_PAGES` under "Reference"; a page whose title a chapter already has gets its
+    other title, so no two entries of one sidebar read the same.
+
+    >>> from compiler.driver import compile_text
+    >>> rs = compile_text('ruleset demo "Demo: a game":\\n  version 1.0.0\\nsection lexicon "Lexicon":\\n  term turn "Turn": "A round."\\n').rulesets
+    >>> nav = navigation(rs, False)
+    >>> list(nav[1]), [list(e)[0] for e in nav[1]["Demo"]]
+    (['Demo'], ['Overview', 'Rulebook', 'Reference'])
+    >>> [list(e)[0] for e in nav[1]["Demo"][2]["Reference"]][:3]
+    ['Lexicon A–Z', 'Quick reference', 'Datasheets']
+    """
+    nav: list[Any] = [{"Home": "index.md"}]
+    names = short_titles(rulesets)
+    for rs in rulesets:
+        pages = ruleset_pages(rs.id)
+        chapters = [{s.title: section_page(rs.id, s.id)} for s in rs.items if isinstance(s, A.Section)]
+        taken = {s.title.casefold() for s in rs.items if isinstance(s, A.Section)}
+        entry: list[Any] = [{"Overview": pages["overview"]}]
+        if rs.base is not None:
+            entry.append({"What these house rules change": pages["house_rules"]})
+        if chapters:
+            entry.append({"Rulebook": chapters})
+        if rs.of_type(A.Scenario):
+            entry.append({"Battles": pages["battles"]})
+        entry.append({"Reference": [{other if title.casefold() in taken else title: pages[role]}
+                                    for role, title, other in REFERENCE_PAGES]})
+        nav.append({names[rs.id]: entry})
+    if comparison:
+        nav.append({"Comparison": "comparison.md"})
+    return tuple(nav)
+
+
+def short_title(title: str) -> str:
+    """A ruleset's title cut to its name, for tabs and table headings: the words before a colon or a bracket.
+
+    >>> short_title("Classic 40K: the cover-save game"), short_title("40K-S (Beta Test 2)"), short_title("Dark Millennia")
+    ('Classic 40K', '40K-S', 'Dark Millennia')
+    """
+    for mark in (":", " (", " — "):
+        head = title.split(mark, 1)[0].strip()
+        if len(head) >= 3 and head != title:
+            title = head
+    return title
+
+
+def short_titles(rulesets: tuple[Ruleset, ...]) -> dict[str, str]:
+    """Each ruleset's :func:`short_title`, or its full title where two short ones would be the same."""
+    shorts = {rs.id: short_title(rs.title) for rs in rulesets}
+    taken = [v for v in shorts.values()]
+    return {rs.id: shorts[rs.id] if taken.count(shorts[rs.id]) == 1 else rs.title for rs in rulesets}
 
 
 def section_page(rs_id: str, section_id: str) -> str:
@@ -119,8 +188,7 @@ class SiteMap:
         """A Markdown link to a declaration with its tooltip; ``words`` are plain text.
 
         Without words, a link reads as the name a reader meets in the rules: a stat
-        or a die by its id (``BS``, ``D3``), a test, formula or attack by its id as
-        code (``the `hit` test``), anything else by its title.
+        or a die by its id (``BS``, ``D3``), anything else by its title.
         """
         place = self.places.get((rs_id, decl_id))
         if words_markdown is not None:
@@ -140,8 +208,6 @@ def default_words(place: Place | None, decl_id: str) -> str:
         return plain(decl_id)
     if place.kind in ("stat", "die"):
         return plain(decl_id)
-    if place.kind in ("test", "formula", "attack"):
-        return f"`{decl_id}`"
     return plain(place.title)
 
 

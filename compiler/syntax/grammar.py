@@ -43,7 +43,11 @@ class RulesIndenter(Indenter):
 
 
 def grammar_text() -> str:
-    """The grammar source: from the installed package, else from the source tree."""
+    """The grammar source: from the source tree this package sits in (a checkout), else from the
+    installed package (an editable install may point that at another checkout)."""
+    root = Path(__file__).resolve().parent.parent.parent
+    if (root / "pyproject.toml").is_file() and (root / "grammar" / GRAMMAR_FILE).is_file():
+        return (root / "grammar" / GRAMMAR_FILE).read_text("utf-8")
     try:
         return importlib.resources.files("compiler.grammar").joinpath(GRAMMAR_FILE).read_text("utf-8")
     except (ModuleNotFoundError, FileNotFoundError):

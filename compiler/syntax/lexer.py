@@ -69,7 +69,7 @@ _DECL_FUNCTION = ("table", "test", "formula", "attack", "ability")
 _DECL_CLASS = ("unit", "weapon", "squad", "army", "game")
 _DECL_CONSTANT = (
     "section", "rule", "stat", "keyword", "status", "term", "situation",
-    "modifier", "example", "property", "phase", "step", "score", "victory",
+    "modifier", "example", "property", "claim", "phase", "step", "score", "victory",
     "assumption", "remove", "extend", "scenario", "side", "action",
 )
 # Declaration keywords that are not followed by an id of their own.
@@ -84,7 +84,8 @@ _KEYWORDS = (
     "source", "licence", "extends", "summary", "history", "keywords",
     "abilities", "weapons", "points", "models", "per", "model", "special",
     "require", "turns", "activation", "by", "one", "stacking", "highest",
-    "sum", "once", "group", "unclamped", "role", "pinned", "see", "aka", "as", "class",
+    "sum", "once", "group", "unclamped", "role", "pinned", "see", "aka", "as", "class", "mortal", "spill",
+    "ignore",
     "unless", "within", "engage", "sets", "clears", "until", "failing", "surviving", "toward",
 )
 # Stat types: keywords only right after a stat's title (stat Sv "Save" target:);
@@ -156,6 +157,10 @@ class WarscribeLexer(RegexLexer):
                       Keyword.Declaration, Whitespace, Keyword.Declaration,
                       Whitespace, Name.Constant)),
             (_LINE_START + r"(designer)([ \t]+)(note)\b(?:([ \t]+)(%s))?" % _NAME,
+             bygroups(Whitespace, Keyword.Declaration, Whitespace,
+                      Keyword.Declaration, Whitespace, Keyword.Declaration,
+                      Whitespace, Name.Constant)),
+            (_LINE_START + r"(prose)([ \t]+)(only)\b(?:([ \t]+)(%s))?" % _NAME,
              bygroups(Whitespace, Keyword.Declaration, Whitespace,
                       Keyword.Declaration, Whitespace, Keyword.Declaration,
                       Whitespace, Name.Constant)),

@@ -62,6 +62,8 @@ def _form(e: Any) -> tuple[str, int]:
     if isinstance(e, A.Name):
         return e.id, _ATOM
     if isinstance(e, A.Group):
+        if e.computed is not None:
+            return f"({_text(e.computed, _CHAIN)}) {e.profile}", _ATOM
         return f"{e.count} {e.profile}", _ATOM
     if isinstance(e, A.Const):
         return e.value, _ATOM
@@ -163,6 +165,10 @@ def effect_text(e: A.Effect) -> str:
         return f"{e.test} needs {expr_text(e.value)}"
     if e.kind == "reroll":
         return f"reroll {reroll_text(e.reroll or '')} to {e.test}"
+    if e.kind in ("never_better", "never_worse"):
+        return f"{e.test} never {e.kind.split('_')[1]} than {expr_text(e.value)}"
+    if e.kind == "ignore_modifiers":
+        return f"ignore modifiers to {e.test}"
     return canonical_text(e)
 
 
@@ -183,9 +189,15 @@ def hook_text(h: A.Hook) -> str:
     effects = []
     for eff in h.effects:
         if eff.kind == "extra":
-            effects.append(f"{_text(eff.amount, _SUM)} extra" + (f" {eff.word}" if eff.word else ""))
+            amount = _text(eff.amount, _SUM)
+            amount = amount if isinstance(eff.amount, (A.Int, A.Name, A.Dice)) else f"({amount})"
+            effects.append(f"{amount} extra" + (f" {eff.word}" if eff.word else ""))
         elif eff.kind == "pass":
             effects.append(f"{eff.test} automatically")
+        elif eff.kind == "modify" and eff.effect is not None:
+            effects.append(effect_text(eff.effect))
+        elif eff.kind == "mortal":
+            effects.append("mortal wounds" + (" spill over" if eff.spill else ""))
         else:
             effects.append(f"no {eff.test}")
     return f"on natural {crit} to {h.test}: {', '.join(effects)}"

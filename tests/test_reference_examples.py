@@ -1,0 +1,71 @@
+"""The reference's examples of abilities, hooks and attack sequences are real rules.
+
+The fenced ``warscribe`` blocks of the "Abilities" and "Attack sequences" sections of
+``site/language.md`` are checked together on top of a small prelude (the stats, tests and
+profiles the examples name): they must check without an error and their examples must hold,
+so the reference cannot show a form the language does not have.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from compiler.driver import compile_text
+from compiler.resolve import run_ruleset
+
+REFERENCE = Path(__file__).resolve().parent.parent / "site" / "language.md"
+
+PRELUDE = '''ruleset ref "Reference":
+  version 1.0.0
+
+stat BS "Ballistic Skill" 1..6: "b"
+stat S "Strength" 1..10: "s"
+stat T "Toughness" 1..10: "t"
+stat A "Attacks" 1..10: "a"
+stat AP "AP" 0..6: "ap"
+stat D "Damage" dice: "d"
+stat Sv "Save" target: "sv"
+stat W "Wounds" 1..10 role wounds: "w"
+
+die D3 "D3" = d6 as 1, 2, 3, 1, 2, 3
+
+test hit(BS) = roll d6 >= BS
+test wound(S, T) = roll d6 >= clamp(T - S + 4, 2, 6)
+test save(Sv, AP) = roll d6 >= Sv + AP
+'''
+
+
+UNITS = '''
+unit space_marine "Space Marine":
+  BS 3  T 4  W 1  Sv 3+  A 1
+unit ork_boy "Ork Boy":
+  BS 5  T 5  W 1  Sv 6+  A 1
+weapon boltgun "Boltgun":
+  A 2  S 4  AP 0  D 1
+weapon slugga "Slugga":
+  A 1  S 4  AP 1  D 1
+'''
+
+
+def section(title: str) -> str:
+    """The fenced examples of one section, one after the other."""
+    text = REFERENCE.read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.index("\n## ", start + 1)
+    return "\n".join(re.findall(r"```warscribe\n(.*?)```", text[start:end], re.S))
+
+
+SECTIONS = ("Abilities", "Attack sequences")
+
+
+@pytest.mark.parametrize("title", SECTIONS)
+def test_the_examples_check_and_hold(title: str) -> None:
+    source = section(title)
+    assert source.count("\n") >= 10
+    result = compile_text(PRELUDE + UNITS + "\n" + source)
+    assert [f"{d.code} {d.message}" for d in result.diagnostics if d.severity.name == "ERROR"] == []
+    results = run_ruleset(result.rulesets[0])
+    assert len([r for r in results if r.kind == "example"]) == len(re.findall(r"^example ", source, re.M))
+    assert [(r.id, r.failures) for r in results if r.failures] == []
