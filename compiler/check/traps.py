@@ -124,9 +124,11 @@ def check_each_brackets(ctx: Context) -> None:
                 at = Span(count.span.file, count.left.span.end_line, count.left.span.end_column,
                           count.right.span.line, count.right.span.column)
                 left, right = expr_text(count.left), expr_text(count.right)
+                item = expr_text(sub.item)
+                item = f"({item})" if isinstance(sub.item, A.Binary) else item
                 word = "each not" if sub.negate else "each"
                 ctx.sink.warning(codes.EACH_UNBRACKETED, f"'{word}' binds more loosely than '{count.op}': this counts "
-                                 f"({left} {count.op} {right}) {word} {expr_text(sub.item)}", at,
+                                 f"({left} {count.op} {right}) {word} {item}", at,
                                  f"say which you mean with brackets: {left} {count.op} ({right} {word} …) or "
                                  f"({left} {count.op} {right}) {word} …")
 
