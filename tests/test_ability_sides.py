@@ -287,11 +287,17 @@ def test_an_attacked_profiles_ability_for_its_own_attacks_is_a_warning_with_the_
     assert found[0].hint is not None and "when attacked: -1 to hit" in found[0].hint
 
 
-def test_no_w416_once_the_ability_says_when_attacked_or_the_profile_attacks_too() -> None:
+def test_no_w416_once_the_ability_says_when_attacked() -> None:
     assert "W416" not in codes_of(OWN.replace("  -1 to hit", "  when attacked: -1 to hit"))
-    assert "W416" not in codes_of(OWN + '''example f "F":
+
+
+def test_w416_for_a_penalty_even_when_the_profile_attacks_too_but_not_for_a_bonus() -> None:
+    attacks_too = OWN + '''example f "F":
   expect mean(shoot(2 lurker, rifle, 5 trooper).hits) > 0
-''')
+'''
+    found = [d for d in compile_text(BASE + attacks_too).diagnostics if d.code == "W416"]
+    assert len(found) == 1 and found[0].hint is not None and "-1 to hit when shooter has hidden" in found[0].hint
+    assert "W416" not in codes_of(attacks_too.replace("  -1 to hit", "  +1 to hit"))
 
 
 def test_always_on_a_test_with_a_natural_fail_is_a_warning() -> None:

@@ -1,8 +1,8 @@
 """Sentences ``check`` accepts but that an author most likely means otherwise: warnings with a hint.
 
 * W416: an ability whose plain effects (``-1 to hit``) count for the attacks its carrier makes,
-  on a profile that the rules only ever attack: the author meant attacks against it
-  (``when attacked: -1 to hit``).
+  on a profile that the rules only ever attack, or a plain penalty (``-1 to hit``) on a profile
+  attacked in some question: the author meant attacks against it (``when attacked: -1 to hit``).
 * W417: a roll set to ``always`` succeed on a test whose natural rule (``natural 1 fails``) still
   fails it on that face.
 * W418: ``skill + 4 each d3`` reads as ``(skill + 4) each d3``: ``each`` binds more loosely than
@@ -61,9 +61,10 @@ def _attack_calls(rs: Ruleset) -> Iterator[tuple[A.Call, A.Attack]]:
 
 
 def check_own_attacks_only(ctx: Context) -> None:
-    """W416: a profile only ever attacked whose ability's effects count for its own attacks."""
+    """W416: an attacked profile whose ability's effects count only for its own attacks: any
+    effect when it never attacks, a penalty on a roll (``-1 to hit``) when it also does."""
     rs = ctx.ruleset
-    attacked: dict[str, A.Call] = {}
+    attacked: dict[str, tuple[A.Call, str]] = {}
     attacking: set[str] = set()
     for call, attack in _attack_calls(rs):
         defender = _defender(attack)
@@ -72,22 +73,34 @@ def check_own_attacks_only(ctx: Context) -> None:
             if prof is None:
                 continue
             if p.name == defender:
-                attacked.setdefault(prof, call)
+                attacker = next((q.name for q in attack.params if q.name != defender), "shooter")
+                attacked.setdefault(prof, (call, attacker))
             else:
                 attacking.add(prof)
     abilities = {a.id: a for a in rs.of_type(A.Ability)}
-    for prof_id, call in attacked.items():
-        if prof_id in attacking:
-            continue
+    for prof_id, (call, attacker) in attacked.items():
         for use in rs.profiles[prof_id].abilities:
             ab = abilities.get(use.ability)
             if ab is None or not ab.effects:
                 continue
-            said = ", ".join(effect_text(e) for e in ab.effects)
-            ctx.sink.warning(codes.OWN_ATTACKS_ONLY, f"'{prof_id}' is only ever attacked, but the effects of its "
-                             f"ability '{ab.id}' ({said}) count only for attacks '{prof_id}' makes", call.span,
-                             f"for attacks against the unit that carries it, write in '{ab.id}': "
-                             f"when attacked: {said}", related=((ab.effects[0].span, "the effect is here"),))
+            penalties = [e for e in ab.effects if _penalty(e)]
+            if prof_id in attacking and not penalties:
+                continue
+            said = ", ".join(effect_text(e) for e in (ab.effects if prof_id not in attacking else penalties))
+            why = "is only ever attacked" if prof_id not in attacking else "is attacked here"
+            what = "the effects" if prof_id not in attacking else "the penalty"
+            ctx.sink.warning(codes.OWN_ATTACKS_ONLY, f"'{prof_id}' {why}, but {what} of its ability '{ab.id}' "
+                             f"({said}) count only for attacks '{prof_id}' makes", call.span,
+                             f"for attacks against the unit that carries it, write in '{ab.id}': when attacked: "
+                             f"{said}; for a penalty on its own rolls, write a modifier: "
+                             f"{said} when {attacker} has {ab.id}",
+                             related=(((penalties or ab.effects)[0].span, "the effect is here"),))
+
+
+def _penalty(e: A.Effect) -> bool:
+    """``-1 to hit``: a plain penalty on a roll, which an ability seldom puts on its own attacks."""
+    v = e.value
+    return e.kind == "roll" and (isinstance(v, A.Unary) and v.op == "-" or isinstance(v, A.Int) and v.value < 0)
 
 
 def check_always_can_fail(ctx: Context) -> None:
