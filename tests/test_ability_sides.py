@@ -12,8 +12,10 @@ from typing import Any, Callable
 
 import pytest
 
+from compiler import ast as A
 from compiler.driver import compile_text
 from compiler.resolve.evaluator import Evaluator, parse_expression
+from compiler.syntax.unparse import effect_text, hook_text
 
 BASE = '''ruleset r "R":
   version 1.0.0
@@ -341,3 +343,27 @@ def test_a_stat_modifier_on_a_target_value_is_a_warning_with_both_forms() -> Non
     # and the number moves as the warning says: 3+ becomes 2+
     model = compiled('modifier shaken "Shaken": -1 BS of shooter when dug_in\n')
     assert ask(model, "shoot(2 trooper, rifle, 5 tank).hits with dug_in") == enumerate_attacks(2, 1, hits_needing(2))
+
+
+def test_a_hook_on_exactly_the_abilitys_value() -> None:
+    model = compiled('''
+ability lucky(X: 2..6) "Lucky": "An unmodified X to hit scores one more hit."
+  on natural X to hit: 1 extra hits
+weapon charm "Charm":
+  A 1  S 4
+  abilities lucky(5)
+''')
+    # trooper hits on 3+; a natural 5 (and only a 5) adds a hit
+    assert ask(model, "shoot(2 trooper, charm, 5 tank).hits") == \
+        enumerate_attacks(2, 1, lambda f: int(f[0] >= 3) + int(f[0] == 5))
+
+
+def test_the_new_forms_print_back_as_written() -> None:
+    model = compiled(ANTI + STEALTH + 'modifier cover "Cover": Sv of target better by 2 when dug_in\n'
+                     'modifier shaken "Shaken": BS worse by 1 when moved\n')
+    anti = next(a for a in model.of_type(A.Ability) if a.id == "anti_infantry")
+    assert [hook_text(h) for h in anti.hooks] == ["on natural X+ to wound: succeeds"]
+    stealth = next(a for a in model.of_type(A.Ability) if a.id == "stealth")
+    assert [effect_text(e) for e in stealth.defence] == ["-1 to hit"] and stealth.effects == ()
+    texts = {m.id: [effect_text(e) for e in m.effects] for m in model.of_type(A.Modifier)}
+    assert texts["cover"] == ["Sv of target better by 2"] and texts["shaken"] == ["BS worse by 1"]
