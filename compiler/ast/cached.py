@@ -34,7 +34,7 @@ from compiler.diagnostics import Diagnostic, Span
 if TYPE_CHECKING:  # only for the annotation: parsing loads Lark
     from compiler.syntax.recover import Recovered
 
-__all__ = ["MAX_ENTRIES", "cache_folder", "read_rules", "remembered"]
+__all__ = ["MAX_ENTRIES", "cache_folder", "fingerprint", "read_rules", "remembered"]
 
 T = TypeVar("T")
 
@@ -82,6 +82,11 @@ def _prune(folder: Path) -> None:
             os.unlink(e.path)
         except OSError:
             pass
+
+
+def fingerprint() -> bytes:
+    """What a cached answer depends on besides its key: warscribe's code and grammar, Lark, Python."""
+    return _fingerprint()
 
 
 def _fingerprint() -> bytes:

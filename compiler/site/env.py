@@ -12,6 +12,7 @@ safe.
 """
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import jinja2
@@ -34,11 +35,27 @@ def environment(overrides: str | Path | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters["plain"] = lambda s: Markup(plain(None if s is None else str(s)))
     env.filters["pct"] = percent
     env.filters["cell"] = cell
     return env
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept in warscribe's cache folder (compiling them is a tenth of a
+    build): each is found by its name and source, under warscribe's and Jinja's versions."""
+    from compiler.ast.cached import cache_folder, fingerprint
+
+    folder = cache_folder()
+    if folder is None:
+        return None
+    try:
+        key = hashlib.sha256(fingerprint() + jinja2.__version__.encode()).hexdigest()[:16]
+    except (OSError, ValueError):
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder), f"{key}-%s.jinja")
 
 
 def cell(s: object) -> Markup:
