@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from compiler import ast as A
+from compiler.cachedir import find_cache_folder
 from compiler.diagnostics import Diagnostic, Span
 
 if TYPE_CHECKING:  # only for the annotation: parsing loads Lark
@@ -49,22 +50,10 @@ def cache_folder() -> Path | None:
         found = _state["folder"]
         return found if isinstance(found, Path) else None
     _state["folder"] = None
-    if os.environ.get("WARSCRIBE_CACHE", "1") == "0":
+    folder = find_cache_folder()
+    if folder is None:
         return None
     try:
-        base = os.environ.get("WARSCRIBE_CACHE_DIR")
-        if base:
-            folder = Path(base)
-        else:
-            home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-            folder = Path(home) / "warscribe"
-        folder = folder / "ast"
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = folder.stat()
-        if hasattr(os, "getuid") and st.st_uid != os.getuid():
-            return None  # someone else's folder: never unpickle what another user could write
-        if not os.access(folder, os.W_OK):
-            return None
         _prune(folder)
     except OSError:
         return None
