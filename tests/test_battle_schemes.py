@@ -21,7 +21,8 @@ from compiler.driver import compile_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NUCERIA = str(ROOT / "rules" / "nuceria-rts")
-SCENARIOS = {NUCERIA: "line_skirmish"}
+GEMINI = str(ROOT / "rules" / "gemini-arap")
+SCENARIOS = {NUCERIA: "line_skirmish", GEMINI: "patrol_clash"}
 
 
 def compiled(path: str) -> compiler.Ruleset:
@@ -33,6 +34,11 @@ def compiled(path: str) -> compiler.Ruleset:
 @pytest.fixture(scope="module")
 def nuceria() -> compiler.Ruleset:
     return compiled(NUCERIA)
+
+
+@pytest.fixture(scope="module")
+def gemini() -> compiler.Ruleset:
+    return compiled(GEMINI)
 
 
 def battle(model: compiler.Ruleset, scenario: str, seed: int, policies: list[Any] | None = None) -> Battle:
@@ -101,6 +107,63 @@ def test_any_unit_may_be_activated_again_even_the_last_one(nuceria) -> None:
     for side in ("troopers", "bastion"):
         units = [e["unit"] for e in activations(b) if e["side"] == side]
         assert len(units) >= 2 and units[0] == units[1], units  # the same unit, turn after turn
+
+
+# -- gemini-arap: activation rolls and busts ------------------------------------------------
+
+
+def test_a_bust_ends_the_players_activations_and_passes_play(gemini) -> None:
+    busts = 0
+    for seed in range(6):
+        b = battle(gemini, "patrol_clash", seed=seed)
+        events = b.events
+        for i, e in enumerate(events):
+            if e["event"] != "roll":
+                continue
+            # two or more failed dice, and only then, is a bust (the game's `bust on 2 failures`)
+            assert e["bust"] == (e["failures"] >= 2) and 1 <= e["dice"] <= 3
+            later = events[i + 1:]
+            until = next((j for j, x in enumerate(later) if x["event"] in ("turn", "roll", "end")), len(later))
+            mine = [x for x in later[:until] if x["event"] == "action"]
+            if e["bust"]:
+                busts += 1
+                assert not mine  # the unit does nothing ...
+                assert later[until]["event"] in ("turn", "end")  # ... and no other unit of the side is tried
+                if later[until]["event"] == "turn":
+                    assert later[until]["side"] != e["side"]
+            else:
+                assert all(x["unit"] == e["unit"] for x in mine)
+                assert len(mine) <= e["successes"] == e["dice"] - e["failures"]  # one action per point
+    assert busts > 0
+
+
+def test_each_unit_tries_at_most_once_a_turn_with_the_chance_its_initiative_gives(gemini) -> None:
+    b = battle(gemini, "patrol_clash", seed=3)
+    tried: dict[tuple[int, str], list[str]] = {}
+    for e in b.events:
+        if e["event"] == "roll":
+            tried.setdefault((e["turn"], e["side"]), []).append(e["unit"])
+            # a die passes at or under the activation value, never on a 6: I 3 gives 3 in 6, I 4 gives 4 in 6
+            assert e["chance"] == pytest.approx(3 / 6 if e["side"] == "troopers" else 4 / 6)
+    assert tried and all(len(units) == len(set(units)) for units in tried.values())
+
+
+def test_a_game_that_activates_by_rolls_must_say_how() -> None:
+    text = (Path(GEMINI) / "activation.rules").read_text("utf-8")
+    line = "    activate with 1 to 3 dice of activation_die(activation_value(I)), bust on 2 failures\n"
+    assert line in text
+    missing = PRELUDE + """
+game g "G":
+  activation activation_rolls
+  phase p "P":
+    action advance "Move": move up to M toward the enemy
+"""
+    found = {(d.code, d.message) for d in compile_text(missing).diagnostics}
+    assert ("W861", "game 'g' activates by rolls but does not say how") in found
+    wrong = missing.replace("  activation activation_rolls\n",
+                            "  activation activation_rolls\n  activate with 3 to 1 dice of activation_die(4), bust on 2 failures\n")
+    found = {(d.code, d.message) for d in compile_text(wrong).diagnostics}
+    assert ("W861", "cannot roll 3 to 1 dice and go bust on 2 failures") in found
 
 
 # -- the reference's examples of the schemes ------------------------------------------------

@@ -31,7 +31,8 @@ class GameBuilder(BuilderBase):
                       tuple(x for x in items if isinstance(x, A.Victory)),
                       self._prose(items),
                       tuple(x for x in items if isinstance(x, A.AtEnd)),
-                      tuple(x for x in items if isinstance(x, A.Reaction)))
+                      tuple(x for x in items if isinstance(x, A.Reaction)),
+                      next((x for x in items if isinstance(x, A.ActivationRoll)), None))
 
     @v_args(meta=True)
     def turns(self, meta: Any, c: list[Any]) -> Item:
@@ -40,6 +41,11 @@ class GameBuilder(BuilderBase):
     @v_args(meta=True)
     def activation(self, meta: Any, c: list[Any]) -> Item:
         return Item("activation", self.span(meta), str(c[0]))
+
+    @v_args(meta=True)
+    def activate_roll(self, meta: Any, c: list[Any]) -> A.ActivationRoll:
+        least, most, test, bust = c
+        return A.ActivationRoll(self.span(meta), int(str(least)), int(str(most)), test, int(str(bust)))
 
     @v_args(meta=True)
     def phase(self, meta: Any, c: list[Any]) -> A.Phase:

@@ -121,6 +121,21 @@ class Victory:
     kind: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ActivationRoll:
+    """``activate with 1 to 3 dice of TEST, bust on 2 failures``: how ``activation_rolls`` tries a unit.
+
+    The player picks how many dice (``least`` to ``most``); each die is one ``test`` for the unit,
+    each success an action point, and ``bust`` failures or more end the player's activations.
+    """
+
+    span: Span
+    least: int
+    most: int
+    test: Expr
+    bust: int
+
+
 ACTIVATIONS = ("alternating_units", "alternating_detachments", "whole_army", "activation_rolls",
                "alternating_activations")
 #: How a victory condition can be decided by the battle engine.
@@ -141,6 +156,7 @@ class Game(Decl):
     prose: tuple[Prose, ...] = ()
     at_end: tuple[AtEnd, ...] = ()
     reactions: tuple[Reaction, ...] = ()
+    activate: ActivationRoll | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,7 +143,8 @@ class Battle:
                                tuple(Option(u.label, u.uid) for u in pending)))
         return pending[i]
 
-    def act(self, unit: Unit, phase: A.Phase) -> None:
+    def act(self, unit: Unit, phase: A.Phase) -> bool:
+        """``unit`` may take one of the phase's actions; False when it takes none."""
         sig = self.signature(unit)
         key = ("offer", phase.id, sig)
         offer = self.rules.memo.get(key)
@@ -154,7 +155,7 @@ class Battle:
             offer = self.rules.memo[key] = (acts, tuple(Option(a.title, a.id) for a in acts) + (Option("Nothing", None),))
         actions, options = offer
         if not actions:
-            return
+            return False
 
         def estimates() -> list[float]:
             found = self.rules.memo.get(("values", key))
@@ -165,15 +166,16 @@ class Battle:
         i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?", options,
                                estimates))
         if i == len(actions):
-            return
+            return False
         action = actions[i]
         if self.record:
             self.emit("action", unit=unit.label, action=action.id, title=action.title)
         for effect in action.effects:
             if not unit.alive or self.state.over:
-                return
+                break
             if not EFFECTS[effect.kind](self, unit, effect, action):
-                return  # an effect that could not happen ends the action
+                break  # an effect that could not happen ends the action
+        return True
 
     # -- effects ---------------------------------------------------------------------------
 

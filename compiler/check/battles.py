@@ -109,6 +109,22 @@ def _game(ctx: Context, game: A.Game) -> None:
     for s in game.scores:
         if s.surviving:
             check_expr(s.value, unit_scope(ctx, s.id))
+    _activation(ctx, game)
+
+
+def _activation(ctx: Context, game: A.Game) -> None:
+    """What the game's activation scheme needs: ``activation_rolls`` its ``activate`` line."""
+    roll = game.activate
+    if roll is not None:
+        check_expr(roll.test, unit_scope(ctx, game.id))
+        if not 1 <= roll.least <= roll.most or roll.bust < 1:
+            ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"cannot roll {roll.least} to {roll.most} dice and go bust on "
+                           f"{roll.bust} failures", roll.span, "roll at least one die, the fewest first: 1 to 3 dice")
+    playable = any(p.actions for p in game.phases)
+    if game.activation == "activation_rolls" and roll is None and playable:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{game.id}' activates by rolls but does not say how",
+                       game.activation_span or game.span,
+                       "add: activate with 1 to 3 dice of TEST, bust on 2 failures")
 
 
 def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:

@@ -78,8 +78,9 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
         return f"\n[bold cyan]— Game turn {event['turn']}: {event['title']} activates {event['unit']} —[/bold cyan]"
     if kind == "roll":
         bust = " [red]Bust: the turn passes.[/red]" if event["bust"] else ""
-        return (f"{event['unit']} rolls {event['dice']} dice {rule(event['rule'])}: {event['successes']} "
-                f"action points, {event['failures']} failures.{bust}")
+        points, failed = event["successes"], event["failures"]
+        return (f"{event['unit']} rolls {event['dice']} activation {'die' if event['dice'] == 1 else 'dice'} "
+                f"{rule(event['rule'])}: {points} action point{'' if points == 1 else 's'}, {failed} failed.{bust}")
     if kind == "order":
         return f"{event['unit']} is given the order [bold]{event['title']}[/bold]."
     if kind == "end":
