@@ -191,10 +191,13 @@ unit u "U":
   I 3
 weapon w "W":
   I 1
+attack counted(a, b) "Counted":
+  n = a.models * 2
 game g "G":
   turns 2
   phase p "P":
     action a "A": attack w, sets lokced unless locked
+    action b "B": attack counted
     combat missing in order of Q
 scenario s "S":
   game g
@@ -211,6 +214,7 @@ def test_a_game_and_scenario_that_cannot_be_played_get_located_diagnostics() -> 
     assert ("W101", "unknown status 'lokced'") in found
     assert ("W101", "unknown attack sequence 'missing'") in found
     assert ("W101", "unknown stat 'Q'") in found
+    assert ("W863", "attack 'counted' removes no models, so a battle cannot use it") in found
     assert ("W861", "scenario 's' needs two sides, not 1") in found
     assert ("W101", "unknown side 'nobody'") in found
     assert ("W101", "unknown weapon 'nothing'") in found
@@ -246,3 +250,14 @@ def test_against_reports_the_change_an_overlay_makes_to_each_side() -> None:
     assert "on_overwatch" not in warscribe("play", classic, "--seed", "4", "--auto", "--policy", "random").stdout
     no_base = warscribe("simulate", classic, "--games", "10", "--against", str(ROOT / "rules" / "console-40k"))
     assert no_base.returncode == 2 and "has no scenario 'firefight'" in no_base.stderr
+
+
+def test_a_dask_cluster_gives_the_same_tally_as_one_process(console) -> None:
+    distributed = pytest.importorskip("dask.distributed", reason="the cluster extra (pip install 'warscribe[cluster]')")
+    sc = console.get("sample_battle")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        spread = run(CONSOLE, sc, 300, seed=5, scheduler=cluster.scheduler_address)
+    local = run(CONSOLE, sc, 300, seed=5, jobs=1)
+    assert (spread.wins, spread.draws, spread.turns, spread.survivors) == \
+        (local.wins, local.draws, local.turns, local.survivors)

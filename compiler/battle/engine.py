@@ -434,7 +434,7 @@ class Battle:
         for e in action.effects:
             if e.kind == "tests" and e.value is not None:
                 chance *= self.rules.chance(e.value, unit, None)
-            elif e.kind == "sets" and e.name is not None:
+            elif e.kind == "sets" and e.name is not None and any(r.requires == e.name for r in self.game.reactions):
                 best = max(best, chance * self.reaction_value(unit, e.name))
             elif e.kind == "move":
                 best = max(best, 1e-3)

@@ -65,9 +65,8 @@ class GreedyPolicy:
     def choose(self, choice: Choice) -> int:
         if choice.estimates is None or len(choice.options) == 1:
             return 0
-        values = list(choice.estimates())
-        best = max(values)
-        return values.index(best)
+        values = choice.estimates()
+        return values.index(max(values))
 
 
 class ScriptedPolicy:

@@ -127,7 +127,8 @@ def _on_cluster(address: str, chunks: list[tuple[str, bool, str, str, int, int, 
         from dask.distributed import Client  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         raise ValueError("--scheduler needs dask.distributed: pip install 'warscribe[cluster]'") from None
-    with Client(address) as client:
+    client: Any = Client(address)  # type: ignore[no-untyped-call,unused-ignore]
+    with client:
         futures = client.map(run_chunk, chunks, pure=False)
         return list(client.gather(futures))
 

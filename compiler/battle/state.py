@@ -76,7 +76,9 @@ class State:
 
     def nearest_enemy(self, unit: Unit) -> Unit | None:
         foes = self.enemies(unit)
-        return min(foes, key=lambda f: (self.distance(unit, f), f.uid)) if foes else None
+        if len(foes) <= 1:
+            return foes[0] if foes else None
+        return min(foes, key=lambda f: (self.distance(unit, f), f.uid))
 
     def models_left(self, side: int) -> int:
         return sum(u.models for u in self.units if u.side == side)
@@ -84,7 +86,7 @@ class State:
     def expire(self, period: str) -> None:
         """Statuses that last until the end of ``period`` end now."""
         for u in self.units:
-            if period in u.statuses.values():
+            if u.statuses and period in u.statuses.values():
                 u.statuses = {k: v for k, v in u.statuses.items() if v != period}
 
     def remove_models(self, unit: Unit, n: int) -> int:

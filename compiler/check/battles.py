@@ -67,6 +67,9 @@ def _attack(ctx: Context, name: str, span: Span) -> None:
     elif len(decl.params) < 2:
         ctx.sink.error(codes.BATTLE_WRONG_KIND, f"attack '{name}' needs an attacker and a target", span,
                        "its first role is the unit that acts and its last the enemy unit")
+    elif not any(s.removes_from is not None for s in decl.steps):
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"attack '{name}' removes no models, so a battle cannot use it", span,
+                       "end it with a step such as: killed = unsaved removes target")
 
 
 def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> None:

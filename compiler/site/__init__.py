@@ -250,6 +250,8 @@ def _nav(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ...]:
                   {"Notes": pages["notes"]}]
         if rs.base is not None:
             entry.append({"What these house rules change": pages["house_rules"]})
+        if rs.of_type(A.Scenario):
+            entry.append({"Battles": pages["battles"]})
         entry.append({"Changes": pages["changes"]})
         nav.append({rs.title: entry})
     if comparison:

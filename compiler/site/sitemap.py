@@ -43,6 +43,7 @@ def ruleset_pages(rs_id: str) -> dict[str, str]:
         "notes": f"{rs_id}/notes.md",
         "changes": f"{rs_id}/changes.md",
         "house_rules": f"{rs_id}/house-rules.md",  # only an overlay (a ruleset that extends another) has it
+        "battles": f"{rs_id}/battles.md",  # only a ruleset with scenarios has it
     }
 
 
@@ -85,6 +86,8 @@ class SiteMap:
                         home = pages["datasheets"]
                     elif isinstance(d, EXAMPLE_TYPES):
                         home = pages["examples"]
+                    elif isinstance(d, A.Scenario):
+                        home = pages["battles"]
                     places.setdefault((rs.id, d.id), self._place(rs, d, home))
                     if isinstance(d, A.Game):
                         for part in game_parts(d):
