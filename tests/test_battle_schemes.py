@@ -177,12 +177,14 @@ stat P "Power" 1..10
 stat T "Toughness" 1..10
 stat I "Initiative" 1..10
 stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
 test hit(P, T) = roll d6 >= clamp(T - P + 4, 2, 6)
 test activation_die(AV: 1..6) = roll d6 <= AV, natural 6 fails
 test leadership(Ld) = roll 2d6 <= Ld
 attack make_attacks(attacker, weapon, target) "Attacks":
   attacks = attacker.models * weapon.A
-  killed = attacks each hit(weapon.P, target.T)
+  hits = attacks each hit(weapon.P, target.T)
+  killed = hits removes target
 '''
 
 
