@@ -18,11 +18,13 @@ import compiler
 from compiler.battle import Battle, Choice, GreedyPolicy, RandomPolicy, Rules, run
 from compiler.battle import simulate as simulate_module
 from compiler.driver import compile_text
+from compiler.resolve import Evaluator, parse_expression
 
 ROOT = Path(__file__).resolve().parent.parent
 NUCERIA = str(ROOT / "rules" / "nuceria-rts")
 GEMINI = str(ROOT / "rules" / "gemini-arap")
-SCENARIOS = {NUCERIA: "line_skirmish", GEMINI: "patrol_clash"}
+FORTYK = str(ROOT / "rules" / "40k-s")
+SCENARIOS = {NUCERIA: "line_skirmish", GEMINI: "patrol_clash", FORTYK: "rifle_line"}
 
 
 def compiled(path: str) -> compiler.Ruleset:
@@ -39,6 +41,11 @@ def nuceria() -> compiler.Ruleset:
 @pytest.fixture(scope="module")
 def gemini() -> compiler.Ruleset:
     return compiled(GEMINI)
+
+
+@pytest.fixture(scope="module")
+def fortyk() -> compiler.Ruleset:
+    return compiled(FORTYK)
 
 
 def battle(model: compiler.Ruleset, scenario: str, seed: int, policies: list[Any] | None = None) -> Battle:
@@ -164,6 +171,82 @@ game g "G":
                             "  activation activation_rolls\n  activate with 3 to 1 dice of activation_die(4), bust on 2 failures\n")
     found = {(d.code, d.message) for d in compile_text(wrong).diagnostics}
     assert ("W861", "cannot roll 3 to 1 dice and go bust on 2 failures") in found
+
+
+# -- 40k-s: orders ----------------------------------------------------------------------------
+
+
+def orders_given(b: Battle) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each order event with what the unit did before the next order."""
+    out: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    for e in b.events:
+        if e["event"] == "order":
+            out.append((e, []))
+        elif out and e["event"] in ("action", "move", "volley"):
+            out[-1][1].append(e)
+    return out
+
+
+def test_orders_are_obeyed_and_the_sides_take_turns(fortyk) -> None:
+    game = fortyk.get("battle")
+    granted = {o.id: set(o.actions) for p in game.phases for o in p.orders}
+    assert granted == {"advance": {"move", "shoot"}, "first_fire": {"shoot"}}
+    seen = set()
+    for seed in range(3):
+        b = battle(fortyk, "rifle_line", seed=seed, policies=[RandomPolicy(seed), RandomPolicy(seed + 9)])
+        given = orders_given(b)
+        assert given
+        for order, done in given:
+            seen.add(order["order"])
+            assert all((e["side"], e["unit"]) == (order["side"], order["unit"]) for e in done)
+            taken = [e["action"] for e in done if e["event"] == "action"]
+            assert set(taken) <= granted[order["order"]] and len(taken) == len(set(taken))  # each action once
+            for v in (e for e in done if e["event"] == "volley"):
+                assert f"order={order['order']}" in v["situation"]  # the modifiers see the order
+        per_turn: dict[int, list[str]] = {}
+        for e in activations(b):
+            per_turn.setdefault(e["turn"], []).append(e["side"])
+        for turn, sides in per_turn.items():
+            # the armoured side's one unit and the line's first take turns, then the line's second
+            assert sides.count("armoured") <= 1 and sides.count("line") <= 2
+            if "armoured" in sides and len(sides) > 2:
+                assert sides[0] != sides[1], (turn, sides)
+    assert seen == {"advance", "first_fire"}
+
+
+def test_the_order_given_changes_the_volley_by_the_rules_it_names(fortyk) -> None:
+    b = battle(fortyk, "rifle_line", seed=1)
+    fired = [(o["order"], v) for o, done in orders_given(b) for v in done if v["event"] == "volley"]
+    first = next(v for order, v in fired if order == "first_fire")
+    # the same volley on advance orders misses the first fire re-roll of 1s to hit, so it is weaker
+    sc = fortyk.get("rifle_line")
+    weapon = {"armoured": "heavy_rifle", "line": "rifle"}[first["side"]]
+    profile = {"armoured": "armoured_trooper", "line": "line_trooper"}
+    foe = "line" if first["side"] == "armoured" else "armoured"
+    assert sc is not None
+    expr = parse_expression(f"mean(shooting({first['models']} {profile[first['side']]}, {weapon}, "
+                            f"{first['left'] + first['removed']} {profile[foe]}).killed)")
+    with_reroll = Evaluator(fortyk, situation={"order": "first_fire"}).evaluate(expr)
+    without = Evaluator(fortyk, situation={"order": "advance"}).evaluate(expr)
+    assert float(with_reroll) == pytest.approx(first["mean"], abs=1e-6)
+    assert float(with_reroll) == pytest.approx(float(without) * 7 / 6)  # 1s re-rolled: a hit chance p becomes p + p / 6
+
+
+def test_orders_name_actions_of_their_phase_and_choices_of_the_order_situation() -> None:
+    text = PRELUDE + """
+situation order "Order" one of advance, first_fire
+game g "G":
+  activation alternating_detachments
+  orders set order
+  phase p "P":
+    action move "Move": move up to M toward the enemy
+    on advance "Advance orders": move and shoot
+    on charge "Charge orders": move then move unless pinned
+"""
+    found = {(d.code, d.message) for d in compile_text(text).diagnostics}
+    assert ("W101", "unknown action 'shoot'") in found
+    assert ("W101", "order 'charge' is not a choice of the situation 'order'") in found
+    assert ("W101", "unknown status 'pinned'") in found
 
 
 # -- the reference's examples of the schemes ------------------------------------------------

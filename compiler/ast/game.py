@@ -22,6 +22,24 @@ class PhaseStep:
 
 
 @dataclass(frozen=True, slots=True)
+class Order:
+    """``on advance "Advance orders": move and shoot unless pinned``: an order a unit may be given.
+
+    The unit takes the phase's ``actions`` named, in that order (``then``) or in the order its
+    player picks (``and``: ``any_order``); ``unless`` a status bars the order, ``requires`` (``if
+    pinned``) a status it needs.
+    """
+
+    span: Span
+    id: str
+    title: str
+    actions: tuple[str, ...]
+    any_order: bool = False
+    unless: tuple[str, ...] = ()
+    requires: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Phase:
     """A phase of a turn, with its steps."""
 
@@ -33,6 +51,7 @@ class Phase:
     prose: tuple[Prose, ...] = ()
     actions: tuple["Action", ...] = ()
     combats: tuple["Combat", ...] = ()
+    orders: tuple[Order, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +176,7 @@ class Game(Decl):
     at_end: tuple[AtEnd, ...] = ()
     reactions: tuple[Reaction, ...] = ()
     activate: ActivationRoll | None = None
+    order_situation: str | None = None  # ``orders set order``: the situation that holds a unit's order
 
 
 @dataclass(frozen=True, slots=True)

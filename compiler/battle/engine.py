@@ -455,7 +455,7 @@ class Battle:
     def signature(self, unit: Unit) -> tuple[Any, ...]:
         """What an estimate for ``unit`` depends on: it, its statuses, and the enemies with their distances."""
         st = self.state
-        return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)),
+        return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)), tuple(unit.values.items()),
                 tuple((f.profile, f.models, f.points, st.distance(unit, f)) for f in st.enemies(unit)))
 
     def reaction_value(self, unit: Unit, status: str) -> float:

@@ -82,7 +82,8 @@ class Rules:
     def situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:
         """The situation the resolver works in for ``unit``: its statuses (and ``extra`` ones) that
         are situations, and the distance."""
-        key = (tuple(unit.statuses), extra, None if distance is None else int(round(distance)))
+        key = (tuple(unit.statuses), extra, None if distance is None else int(round(distance)),
+               tuple(unit.values.items()))
         found = self._situations.get(key)
         if found is None:
             found = self._situations[key] = self._situation(unit, distance, extra)
@@ -91,6 +92,7 @@ class Rules:
     def _situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
         held = set(unit.statuses) | set(extra)
         out: list[tuple[str, Any]] = [(s, True) for s in sorted(held) if s in self.situations]
+        out += sorted((k, v) for k, v in unit.values.items() if k in self.situations)
         if distance is not None and "distance" in self.situations and "distance" not in held:
             d = int(round(distance))
             if self.distance_range is not None:

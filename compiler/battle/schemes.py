@@ -6,7 +6,11 @@
 * ``activation_rolls`` — in their turn a player tries their units one at a time: the unit rolls
   the number of dice its player chooses against the game's ``activate`` test; each success is an
   action point (one action each), and a roll with as many failures as the game's bust count is a
-  bust that ends the player's activations; the phase's combats follow.
+  bust that ends the player's activations; the phase's combats follow;
+* ``alternating_detachments`` — phase by phase the players take turns to activate one
+  detachment (each unit is one); in a phase with orders (``on advance "Advance orders": move and
+  shoot``) the unit is given one, which the game's ``orders set SITUATION`` keeps as that
+  situation's value for the turn, and carries out the actions it grants.
 
 Each is registered in :data:`~compiler.battle.engine.ACTIVATIONS` when this module is imported
 (the package imports it), and named in ``compiler.ast.ACTIVATIONS`` so that ``check`` accepts it.
@@ -17,7 +21,7 @@ from math import comb
 from typing import Sequence
 
 from compiler import ast as A
-from compiler.battle.engine import ACTIVATIONS, Battle
+from compiler.battle.engine import ACTIVATIONS, EFFECTS, Battle
 from compiler.battle.policies import Choice, Option
 from compiler.battle.state import Unit
 
@@ -143,5 +147,94 @@ def dice_worth(n: int, p: float, bust: int, worth: float, rest: float) -> float:
     return points * worth - gone * rest
 
 
+def alternating_detachments(battle: Battle, order: Sequence[int]) -> None:
+    """Phase by phase, the players take turns to activate one detachment each (here each unit is
+    one); in a phase with orders each activated unit is given one, which it keeps for the turn."""
+    st = battle.state
+    battle.emit("turn", title="detachments in turn")
+    for phase in battle.game.phases:
+        if not phase.orders:
+            battle.run_phase(phase, order)
+        else:
+            st.phase = phase.id
+            pending = [st.side_units(s) for s in order]
+            while not st.over and any(pending):
+                for s, left in zip(order, pending):
+                    if not left or st.over:
+                        continue
+                    st.active = s
+                    unit = pick(battle, s, left, f"{phase.title}: which detachment do you activate?", (phase,))
+                    left.remove(unit)
+                    if unit.alive:
+                        battle.emit("activation", unit=unit.label, title=st.side_titles[s])
+                        give_order(battle, unit, phase)
+            for c in phase.combats:
+                if not st.over:
+                    battle.combat(c)
+            st.expire("phase")
+        if st.over:
+            return
+    for u in st.units:
+        u.values.clear()  # orders last the turn
+    st.expire("turn")
+
+
+def orders_for(unit: Unit, phase: A.Phase) -> list[A.Order]:
+    """The orders ``unit`` may be given: none barred by its statuses, each with the status it needs."""
+    return [o for o in phase.orders if not any(unit.has(s) for s in o.unless)
+            and (o.requires is None or unit.has(o.requires))]
+
+
+def give_order(battle: Battle, unit: Unit, phase: A.Phase) -> None:
+    """``unit`` is given one of the orders open to it (or none) and carries out its actions."""
+    allowed = orders_for(unit, phase)
+    if not allowed:
+        return
+    options = tuple(Option(o.title, o.id) for o in allowed) + (Option("No order", None),)
+    i = battle.choose(Choice("order", unit.side, unit.label, f"{phase.title}: which order for {unit.label}?", options,
+                             lambda: [order_worth(battle, unit, o, phase) for o in allowed] + [0.0]))
+    if i == len(allowed):
+        return
+    given = allowed[i]
+    situation = battle.game.order_situation
+    if situation is not None:
+        unit.values[situation] = given.id
+    battle.emit("order", unit=unit.label, order=given.id, title=given.title)
+    actions = {a.id: a for a in phase.actions}
+    todo = [actions[name] for name in given.actions if name in actions]
+    while todo and unit.alive and not battle.state.over:
+        k = 0
+        if given.any_order and len(todo) > 1:
+            k = battle.choose(Choice("action", unit.side, unit.label, f"{given.title}: which action first?",
+                                     tuple(Option(a.title, a.id) for a in todo),
+                                     lambda: [battle.estimate_action(unit, a) for a in todo]))
+        action = todo.pop(k)
+        if not any(unit.has(s) for s in action.unless):
+            perform(battle, unit, action)
+
+
+def order_worth(battle: Battle, unit: Unit, order: A.Order, phase: A.Phase) -> float:
+    """The best ``unit`` could expect from ``order``: its actions' estimates, with the order given."""
+    situation = battle.game.order_situation
+    before = dict(unit.values)
+    if situation is not None:
+        unit.values[situation] = order.id
+    actions = {a.id: a for a in phase.actions}
+    worth = sum(max(0.0, battle.estimate_action(unit, actions[n])) for n in order.actions if n in actions)
+    unit.values = before
+    return worth
+
+
+def perform(battle: Battle, unit: Unit, action: A.Action) -> None:
+    """``unit`` carries out ``action``: its effects in turn, until one cannot happen."""
+    battle.emit("action", unit=unit.label, action=action.id, title=action.title)
+    for effect in action.effects:
+        if not unit.alive or battle.state.over:
+            return
+        if not EFFECTS[effect.kind](battle, unit, effect, action):
+            return
+
+
 ACTIVATIONS["alternating_activations"] = alternating_activations
+ACTIVATIONS["alternating_detachments"] = alternating_detachments
 ACTIVATIONS["activation_rolls"] = activation_rolls

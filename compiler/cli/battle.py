@@ -82,7 +82,7 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
         return (f"{event['unit']} rolls {event['dice']} activation {'die' if event['dice'] == 1 else 'dice'} "
                 f"{rule(event['rule'])}: {points} action point{'' if points == 1 else 's'}, {failed} failed.{bust}")
     if kind == "order":
-        return f"{event['unit']} is given the order [bold]{event['title']}[/bold]."
+        return f"{event['unit']} gets [bold]{event['title']}[/bold]."
     if kind == "end":
         winner = f"[bold]{event['winner']} win[/bold]" if event["winner"] else "[bold]a draw[/bold]"
         return (f"\n{winner} {rule(event['reason']) if model.get(event['reason']) else '(' + event['reason'] + ')'}; "
