@@ -60,6 +60,7 @@ def activate(battle: Battle, unit: Unit, phases: Sequence[A.Phase]) -> None:
 def alternating_activations(battle: Battle, order: Sequence[int]) -> None:
     """One activation per player, in turn order: any of the player's units, even the last one."""
     st = battle.state
+    battle.emit("turn", title="one activation each")
     for side in order:
         units = st.side_units(side)
         if not units:

@@ -75,7 +75,7 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
     if kind == "destroyed":
         return f"[red]{event['unit']} is destroyed[/red] ({event['models']} models)."
     if kind == "activation":
-        return f"\n[bold cyan]— Game turn {event['turn']}: {event['title']} activates {event['unit']} —[/bold cyan]"
+        return f"[bold]{event['title']} activates {event['unit']}.[/bold]"
     if kind == "roll":
         bust = " [red]Bust: the turn passes.[/red]" if event["bust"] else ""
         points, failed = event["successes"], event["failures"]

@@ -119,6 +119,15 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
         return (f"{event['unit']} is destroyed.", "")
     if kind == "status" and event.get("until") != "now":
         return (f"{event['unit']} is now {event['status']}.", "")
+    if kind == "activation":
+        return (f"{event['title']} activates {event['unit']}.", "")
+    if kind == "order":
+        return (f"{event['unit']} gets {event['title']}.", "")
+    if kind == "roll":
+        points, dice = event["successes"], event["dice"]
+        bust = "; bust: the turn passes" if event["bust"] else ""
+        return (f"{event['unit']} rolls {dice} activation {'die' if dice == 1 else 'dice'}: {points} action "
+                f"point{'' if points == 1 else 's'}, {event['failures']} failed{bust}.", event["rule"])
     return None
 
 
