@@ -15,7 +15,8 @@ import pytest
 from conftest import warscribe
 
 import compiler
-from compiler.battle import Battle, Choice, GreedyPolicy, RandomPolicy, Rules, run
+from compiler import ast as A
+from compiler.battle import ACTIVATIONS, Battle, Choice, GreedyPolicy, RandomPolicy, Rules, run
 from compiler.battle import simulate as simulate_module
 from compiler.driver import compile_text
 from compiler.resolve import Evaluator, parse_expression
@@ -191,7 +192,7 @@ def test_orders_are_obeyed_and_the_sides_take_turns(fortyk) -> None:
     game = fortyk.get("battle")
     granted = {o.id: set(o.actions) for p in game.phases for o in p.orders}
     assert granted == {"advance": {"move", "shoot"}, "first_fire": {"shoot"}}
-    seen = set()
+    seen, bands = set(), set()
     for seed in range(3):
         b = battle(fortyk, "rifle_line", seed=seed, policies=[RandomPolicy(seed), RandomPolicy(seed + 9)])
         given = orders_given(b)
@@ -203,6 +204,11 @@ def test_orders_are_obeyed_and_the_sides_take_turns(fortyk) -> None:
             assert set(taken) <= granted[order["order"]] and len(taken) == len(set(taken))  # each action once
             for v in (e for e in done if e["event"] == "volley"):
                 assert f"order={order['order']}" in v["situation"]  # the modifiers see the order
+                # short range reaches 18" on advance orders and 24" on first fire orders
+                short = 24 if order["order"] == "first_fire" else 18
+                band = "long" if v["distance"] > short else "short"
+                assert f"range_band={band}" in v["situation"], (v, order)
+                bands.add((order["order"], band))
         per_turn: dict[int, list[str]] = {}
         for e in activations(b):
             per_turn.setdefault(e["turn"], []).append(e["side"])
@@ -212,6 +218,7 @@ def test_orders_are_obeyed_and_the_sides_take_turns(fortyk) -> None:
             if "armoured" in sides and len(sides) > 2:
                 assert sides[0] != sides[1], (turn, sides)
     assert seen == {"advance", "first_fire"}
+    assert ("advance", "long") in bands and ("first_fire", "short") in bands
 
 
 def test_the_order_given_changes_the_volley_by_the_rules_it_names(fortyk) -> None:
@@ -232,6 +239,10 @@ def test_the_order_given_changes_the_volley_by_the_rules_it_names(fortyk) -> Non
     assert float(with_reroll) == pytest.approx(float(without) * 7 / 6)  # 1s re-rolled: a hit chance p becomes p + p / 6
 
 
+def test_every_activation_scheme_check_accepts_can_be_played() -> None:
+    assert set(A.ACTIVATIONS) == set(ACTIVATIONS)
+
+
 def test_orders_name_actions_of_their_phase_and_choices_of_the_order_situation() -> None:
     text = PRELUDE + """
 situation order "Order" one of advance, first_fire
@@ -247,6 +258,10 @@ game g "G":
     assert ("W101", "unknown action 'shoot'") in found
     assert ("W101", "order 'charge' is not a choice of the situation 'order'") in found
     assert ("W101", "unknown status 'pinned'") in found
+    derived = text.replace("  orders set order\n", "  orders set order\n  situation order is near when "
+                           "distance_to_enemy < 12, otherwise advance\n")
+    found = {(d.code, d.message) for d in compile_text(derived).diagnostics}
+    assert ("W101", "'near' is not a choice of the situation 'order'") in found
 
 
 # -- the reference's examples of the schemes ------------------------------------------------

@@ -33,7 +33,8 @@ class GameBuilder(BuilderBase):
                       tuple(x for x in items if isinstance(x, A.AtEnd)),
                       tuple(x for x in items if isinstance(x, A.Reaction)),
                       next((x for x in items if isinstance(x, A.ActivationRoll)), None),
-                      next((x.data for x in items if isinstance(x, Item) and x.tag == "orders_set"), None))
+                      next((x.data for x in items if isinstance(x, Item) and x.tag == "orders_set"), None),
+                      tuple(x for x in items if isinstance(x, A.DerivedSituation)))
 
     @v_args(meta=True)
     def turns(self, meta: Any, c: list[Any]) -> Item:
@@ -47,6 +48,10 @@ class GameBuilder(BuilderBase):
     def activate_roll(self, meta: Any, c: list[Any]) -> A.ActivationRoll:
         least, most, test, bust = c
         return A.ActivationRoll(self.span(meta), int(str(least)), int(str(most)), test, int(str(bust)))
+
+    @v_args(meta=True)
+    def derived_situation(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
+        return A.DerivedSituation(self.span(meta), str(c[0]), str(c[1]), c[2], str(c[3]))
 
     @v_args(meta=True)
     def orders_set(self, meta: Any, c: list[Any]) -> Item:

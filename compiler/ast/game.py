@@ -155,6 +155,18 @@ class ActivationRoll:
     bust: int
 
 
+@dataclass(frozen=True, slots=True)
+class DerivedSituation:
+    """``situation range_band is long when COND, otherwise short``: a situation the battle works out
+    for each unit as it acts (``COND`` sees the unit's stats, its order and the distance)."""
+
+    span: Span
+    situation: str
+    choice: str
+    condition: Expr
+    otherwise: str
+
+
 ACTIVATIONS = ("alternating_units", "alternating_detachments", "whole_army", "activation_rolls",
                "alternating_activations")
 #: How a victory condition can be decided by the battle engine.
@@ -177,6 +189,7 @@ class Game(Decl):
     reactions: tuple[Reaction, ...] = ()
     activate: ActivationRoll | None = None
     order_situation: str | None = None  # ``orders set order``: the situation that holds a unit's order
+    derived: tuple[DerivedSituation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,7 @@ class Rules:
         self._situations: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
         self.memo: dict[tuple[Any, ...], Any] = {}  # the engine's estimates, per state
         self._usable: dict[tuple[str, str, str | None, str], bool] = {}
+        self.derived = tuple(d for g in model.of_type(A.Game) for d in g.derived)
 
     # -- situations ------------------------------------------------------------------
 
@@ -98,7 +99,25 @@ class Rules:
             if self.distance_range is not None:
                 d = max(self.distance_range[0], min(self.distance_range[1], d))
             out.append(("distance", d))
+        if self.derived and distance is not None:
+            out += self._derived(unit, distance, tuple(out))
         return tuple(out)
+
+    def _derived(self, unit: Unit, distance: float, base: tuple[tuple[str, Any], ...]) -> list[tuple[str, Any]]:
+        """The game's derived situations for ``unit`` at ``distance`` (``situation … is … when …``)."""
+        out: list[tuple[str, Any]] = []
+        given = {k for k, _ in base}
+        for d in self.derived:
+            if d.situation in given:
+                continue
+            v = self.evaluator(base).evaluate(d.condition, self.env(unit, distance))
+            if is_dist(v):
+                p = float(self.evaluator(()).probability(v))
+                if p not in (0.0, 1.0):
+                    raise ValueError(f"the situation '{d.situation}' depends on dice: its condition must be sure")
+                v = p == 1.0
+            out.append((d.situation, d.choice if unwrap(v) else d.otherwise))
+        return out
 
     def evaluator(self, situation: tuple[tuple[str, Any], ...]) -> Evaluator:
         ev = self._evaluators.get(situation)

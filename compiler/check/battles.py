@@ -143,6 +143,17 @@ def _activation(ctx: Context, game: A.Game) -> None:
         if not 1 <= roll.least <= roll.most or roll.bust < 1:
             ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"cannot roll {roll.least} to {roll.most} dice and go bust on "
                            f"{roll.bust} failures", roll.span, "roll at least one die, the fewest first: 1 to 3 dice")
+    for d in game.derived:
+        sit = ctx.ruleset.situations.get(d.situation)
+        if sit is None or not sit.choices:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{d.situation}' is not a situation with choices", d.span,
+                           "work out a situation declared with `one of …`")
+        else:
+            for choice in (d.choice, d.otherwise):
+                if choice not in sit.choices:
+                    ctx.sink.error(codes.UNKNOWN_NAME, f"'{choice}' is not a choice of the situation '{sit.id}'",
+                                   d.span, "use one of: " + ", ".join(sit.choices))
+        check_expr(d.condition, unit_scope(ctx, game.id))
     playable = any(p.actions for p in game.phases)
     if game.activation == "activation_rolls" and roll is None and playable:
         ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{game.id}' activates by rolls but does not say how",
