@@ -261,3 +261,35 @@ def test_a_dask_cluster_gives_the_same_tally_as_one_process(console) -> None:
     local = run(CONSOLE, sc, 300, seed=5, jobs=1)
     assert (spread.wins, spread.draws, spread.turns, spread.survivors) == \
         (local.wins, local.draws, local.turns, local.survivors)
+
+
+def test_activation_dice_give_actions_and_a_bust_ends_the_turn() -> None:
+    gemini = compiler.compile_paths([str(ROOT / "rules" / "gemini-arap")]).rulesets[0]
+    battle = Battle(Rules(gemini), gemini.get("firefight"), [GreedyPolicy(), GreedyPolicy()], seed=2)
+    battle.run()
+    rolls = [e for e in battle.events if e["event"] == "activation"]
+    assert rolls and {e["dice"] for e in rolls} <= {1, 2, 3}
+    assert all(e["bust"] == (e["dice"] - e["successes"] >= 2) for e in rolls)
+    # after a bust, no other unit of that side acts until the other side's turn
+    for i, e in enumerate(battle.events):
+        if e["event"] == "activation" and e["bust"]:
+            after = battle.events[i + 1] if i + 1 < len(battle.events) else {"event": "end"}
+            assert after["event"] in ("turn", "end")
+    # actions taken never outnumber the successes rolled
+    for i, e in enumerate(battle.events):
+        if e["event"] == "activation" and not e["bust"]:
+            taken = 0
+            for later in battle.events[i + 1:]:
+                if later["event"] in ("activation", "turn", "end"):
+                    break
+                taken += later["event"] in ("move", "volley", "out_of_reach")
+            assert taken <= e["successes"]
+
+
+def test_the_checker_knows_which_activation_schemes_the_engine_runs() -> None:
+    from compiler.battle import ACTIVATIONS
+    from compiler.check.battles import PLAYABLE
+
+    assert {a for a in PLAYABLE if a} == set(ACTIVATIONS)
+    # every scheme the language names is one the engine runs (a new name needs its scheme)
+    assert set(A.ACTIVATIONS) == set(ACTIVATIONS)

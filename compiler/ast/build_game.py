@@ -32,7 +32,7 @@ class GameBuilder(BuilderBase):
                       self._prose(items),
                       tuple(x for x in items if isinstance(x, A.AtEnd)),
                       tuple(x for x in items if isinstance(x, A.Reaction)),
-                      next((x for x in items if isinstance(x, A.ActivationRoll)), None),
+                      next((x for x in items if isinstance(x, A.ActivationDice)), None),
                       next((x.data for x in items if isinstance(x, Item) and x.tag == "orders_set"), None),
                       tuple(x for x in items if isinstance(x, A.DerivedSituation)))
 
@@ -45,9 +45,14 @@ class GameBuilder(BuilderBase):
         return Item("activation", self.span(meta), str(c[0]))
 
     @v_args(meta=True)
-    def activate_roll(self, meta: Any, c: list[Any]) -> A.ActivationRoll:
-        least, most, test, bust = c
-        return A.ActivationRoll(self.span(meta), int(str(least)), int(str(most)), test, int(str(bust)))
+    def activation_dice(self, meta: Any, c: list[Any]) -> A.ActivationDice:
+        rng: A.RangeExpr = c[0]
+        lo = rng.low.value if isinstance(rng.low, A.Int) else 1
+        hi = rng.high.value if isinstance(rng.high, A.Int) else lo
+        if not (isinstance(rng.low, A.Int) and isinstance(rng.high, A.Int)) or not 1 <= lo <= hi:
+            self.sink.error(codes.WRONG_KIND, "the number of activation dice is a range of whole numbers such as 1..3",
+                            rng.span)
+        return A.ActivationDice(self.span(meta), lo, hi, c[1], int(str(c[2])))
 
     @v_args(meta=True)
     def derived_situation(self, meta: Any, c: list[Any]) -> A.DerivedSituation:

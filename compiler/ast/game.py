@@ -116,6 +116,22 @@ class Reaction:
 
 
 @dataclass(frozen=True, slots=True)
+class ActivationDice:
+    """``activation dice 1..3 of activation_die(activation_value(I)), bust on 2 failures``.
+
+    The player picks how many dice to roll for a unit (``low``..``high``); each die is the test
+    ``test``; each success is an action the unit may take; ``bust`` failures end the player's
+    activations.
+    """
+
+    span: Span
+    low: int
+    high: int
+    test: Expr
+    bust: int
+
+
+@dataclass(frozen=True, slots=True)
 class Score:
     """A way to score: a value, counted per something if given."""
 
@@ -138,21 +154,6 @@ class Victory:
     text: str | None
     prose: tuple[Prose, ...] = ()
     kind: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ActivationRoll:
-    """``activate with 1 to 3 dice of TEST, bust on 2 failures``: how ``activation_rolls`` tries a unit.
-
-    The player picks how many dice (``least`` to ``most``); each die is one ``test`` for the unit,
-    each success an action point, and ``bust`` failures or more end the player's activations.
-    """
-
-    span: Span
-    least: int
-    most: int
-    test: Expr
-    bust: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +188,7 @@ class Game(Decl):
     prose: tuple[Prose, ...] = ()
     at_end: tuple[AtEnd, ...] = ()
     reactions: tuple[Reaction, ...] = ()
-    activate: ActivationRoll | None = None
+    activation_dice: ActivationDice | None = None
     order_situation: str | None = None  # ``orders set order``: the situation that holds a unit's order
     derived: tuple[DerivedSituation, ...] = ()
 

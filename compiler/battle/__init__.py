@@ -13,8 +13,9 @@
 * :mod:`~compiler.battle.setup` — a scenario's first state (army lists: :mod:`compiler.model.armies`);
 * :mod:`~compiler.battle.rules` — volleys sampled from exact laws; tests and unit values; caches;
 * :mod:`~compiler.battle.engine` — :class:`Battle`, the activation schemes, the action effects;
-* :mod:`~compiler.battle.schemes` — the schemes where one unit acts at a time (alternating
-  activations, activation rolls with a bust, orders);
+* :mod:`~compiler.battle.activation` — the activation schemes (whole army, alternating units,
+  activation dice with a bust); :mod:`~compiler.battle.schemes` — alternating activations of any
+  unit, and alternating detachments with orders;
 * :mod:`~compiler.battle.policies` — choice points; greedy, random, scripted and human policies;
 * :mod:`~compiler.battle.log`, :mod:`~compiler.battle.simulate`, :mod:`~compiler.battle.stats`.
 
@@ -22,11 +23,12 @@ The engine holds no rule of any game: what a phase offers, what an action does, 
 first and what ends the battle come from the ruleset's ``game`` and ``scenario`` declarations.
 
 **Adding an activation scheme** (``activation NAME`` in a game): write a function
-``scheme(battle, order)`` in :mod:`~compiler.battle.engine` or :mod:`~compiler.battle.schemes`
-(one unit at a time) that plays one game turn — calling
-``battle.player_turn(side, phases)`` or ``battle.run_phase(phase, sides)`` and taking decisions
-through ``battle.choose(Choice(...))`` only — register it in ``ACTIVATIONS``, and add its name
-to ``compiler.ast.game.ACTIVATIONS`` so that ``check`` accepts it.  Dice come from
+``scheme(battle, order)`` in :mod:`~compiler.battle.activation` (or
+:mod:`~compiler.battle.schemes`) that plays one game turn —
+calling ``battle.player_turn(side, phases)`` or ``battle.run_phase(phase, sides)`` and taking
+decisions through ``battle.choose(Choice(...))`` only — decorate it with ``@activation("name")``,
+and add the name to ``compiler.ast.game.ACTIVATIONS`` (so the game parses) and to
+``compiler.check.battles.PLAYABLE`` (so a scenario may play it).  Dice come from
 ``battle.rng`` (a die whose sides come from a value: ``battle.rng.randrange(n)``), so a seed
 and the logged answers replay it.
 
@@ -46,12 +48,13 @@ cannot happen.
 >>> outcome.turns <= 4 and sum(outcome.survivors) < 15
 True
 """
+from compiler.battle import activation as activation  # noqa: F401  (registers the activation schemes)
 from compiler.battle.engine import ACTIVATIONS, EFFECTS, Battle, Outcome
 from compiler.battle.log import Log, LogError, read_log, replay, write_log
 from compiler.battle.policies import (POLICIES, Choice, GreedyPolicy, HumanPolicy, Option, Policy, RandomPolicy,
                                       ScriptedPolicy, ScriptError)
 from compiler.battle.rules import Law, Rules, law_of
-from compiler.battle import schemes  # registers the one-unit-at-a-time activation schemes
+from compiler.battle import schemes as schemes  # noqa: F401  (registers more activation schemes)
 from compiler.battle.simulate import Tally, game_seed, run, summary
 from compiler.battle.state import State, Unit
 from compiler.battle.stats import chi_square, chi_square_critical, diff_interval, wilson

@@ -59,6 +59,7 @@ class Battle:
         self.events: list[dict[str, Any]] = []
         self.choices: list[int] = []
         self.listener = listener
+        self._sig: tuple[Unit, tuple[Any, ...]] | None = None  # the acting unit's signature, while it holds
         self.record = record or listener is not None  # a simulation keeps no events
         self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
         self.reactions = {r.event: r for r in game.reactions}
@@ -85,8 +86,9 @@ class Battle:
             self.finish()
         scores = tuple(self.score(s) for s in range(n))
         out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason)
-        self.emit("end", winner=None if out.winner is None else st.sides[out.winner], reason=out.reason,
-                  survivors=list(out.survivors), scores=[round(x, 6) for x in scores])
+        if self.record:
+            self.emit("end", winner=None if out.winner is None else st.sides[out.winner], reason=out.reason,
+                      survivors=list(out.survivors), scores=[round(x, 6) for x in scores])
         return out
 
     def emit(self, kind: str, **data: Any) -> None:
@@ -120,7 +122,15 @@ class Battle:
         """Every unit of ``sides`` (taking turns in that order, one unit each) may act, then combats."""
         st = self.state
         st.phase = phase.id
-        if phase.actions:
+        if phase.actions and len(sides) == 1:
+            side = st.active = sides[0]
+            left = st.side_units(side)
+            while left and not st.over:
+                unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
+                left.remove(unit)
+                if unit.models > 0:
+                    self.act(unit, phase)
+        elif phase.actions:
             pending = [st.side_units(s) for s in sides]
             while not st.over and any(pending):
                 for s, left in zip(sides, pending):
@@ -134,7 +144,8 @@ class Battle:
         for c in phase.combats:
             if not st.over:
                 self.combat(c)
-        st.expire("phase")
+        if st.timed:
+            st.expire("phase")
 
     def pick_unit(self, side: int, pending: list[Unit], phase: A.Phase) -> Unit:
         if len(pending) == 1:
@@ -145,7 +156,9 @@ class Battle:
 
     def act(self, unit: Unit, phase: A.Phase) -> bool:
         """``unit`` may take one of the phase's actions; False when it takes none."""
+        self._sig = None
         sig = self.signature(unit)
+        self._sig = (unit, sig)  # valid until the first effect changes the state
         key = ("offer", phase.id, sig)
         offer = self.rules.memo.get(key)
         if offer is None:
@@ -166,6 +179,7 @@ class Battle:
         i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?", options,
                                estimates))
         if i == len(actions):
+            self._sig = None
             return False
         action = actions[i]
         if self.record:
@@ -173,8 +187,11 @@ class Battle:
         for effect in action.effects:
             if not unit.alive or self.state.over:
                 break
-            if not EFFECTS[effect.kind](self, unit, effect, action):
+            done = EFFECTS[effect.kind](self, unit, effect, action)
+            self._sig = None
+            if not done:
                 break  # an effect that could not happen ends the action
+        self._sig = None
         return True
 
     # -- effects ---------------------------------------------------------------------------
@@ -264,6 +281,8 @@ class Battle:
             self.check_annihilation()
             return False
         unit.statuses[effect.name or ""] = effect.period or ""
+        if effect.period:
+            self.state.timed = True
         if self.record:
             self.emit("status", unit=unit.label, status=effect.name, until=effect.period)
         return True
@@ -454,9 +473,12 @@ class Battle:
 
     def signature(self, unit: Unit) -> tuple[Any, ...]:
         """What an estimate for ``unit`` depends on: it, its statuses, and the enemies with their distances."""
-        st = self.state
+        if self._sig is not None and self._sig[0] is unit:
+            return self._sig[1]  # the state has not changed since it was worked out
+        side, here = unit.side, unit.position
         return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)), tuple(unit.values.items()),
-                tuple((f.profile, f.models, f.points, st.distance(unit, f)) for f in st.enemies(unit)))
+                tuple([(f.profile, f.models, f.points, abs(here - f.position))
+                       for f in self.state.units if f.side != side and f.models > 0]))
 
     def reaction_value(self, unit: Unit, status: str) -> float:
         """What holding ``status`` is worth: the reactions it allows, against the nearest enemy that
@@ -510,28 +532,18 @@ def fresh_state(rules: Rules, scenario: A.Scenario) -> State:
                   for u in first.units], first.sides, first.side_titles)
 
 
-def whole_army(battle: Battle, order: Sequence[int]) -> None:
-    """Each player in turn runs every phase with all their units."""
-    for side in order:
-        battle.player_turn(side, battle.game.phases)
-        if battle.state.over:
-            return
+#: Who acts when, by the name a game's ``activation`` line gives (filled by
+#: :mod:`compiler.battle.activation`, which the package imports).
+ACTIVATIONS: dict[str, Callable[[Battle, Sequence[int]], None]] = {}
 
 
-def alternating_units(battle: Battle, order: Sequence[int]) -> None:
-    """Phase by phase, the players take turns to act with one unit each, the first player first."""
-    for phase in battle.game.phases:
-        battle.run_phase(phase, order)
-        if battle.state.over:
-            return
-    battle.state.expire("turn")
+def activation(name: str) -> Callable[[Callable[[Battle, Sequence[int]], None]], Callable[[Battle, Sequence[int]], None]]:
+    """Register an activation scheme under the name a game's ``activation`` line gives."""
+    def register(fn: Callable[[Battle, Sequence[int]], None]) -> Callable[[Battle, Sequence[int]], None]:
+        ACTIVATIONS[name] = fn
+        return fn
+    return register
 
-
-#: Who acts when, by the name a game's ``activation`` line gives.
-ACTIVATIONS: dict[str, Callable[[Battle, Sequence[int]], None]] = {
-    "whole_army": whole_army,
-    "alternating_units": alternating_units,
-}
 
 #: What each kind of action effect does.
 EFFECTS: dict[str, Callable[[Battle, Unit, A.ActionEffect, A.Action | None], bool]] = {

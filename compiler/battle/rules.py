@@ -26,6 +26,7 @@ from compiler.resolve import Evaluator, ResolveError
 from compiler.resolve.core import is_dist, unwrap
 
 _SPAN = Span("<battle>", 0, 0, 0, 0)
+_MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,11 +187,13 @@ class Rules:
 
     def value(self, expr: A.Expr, unit: Unit, distance: float | None) -> Any:
         """The value of ``expr`` for ``unit`` (a plain value or a distribution)."""
-        situation = self.situation(unit, distance)
-        key = (id(expr), unit.profile, unit.models, unit.started, situation)
-        if key not in self._values:
-            self._values[key] = self.evaluator(situation).evaluate(expr, self.env(unit, distance))
-        return self._values[key]
+        key = (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
+               None if distance is None else int(round(distance)))
+        found = self._values.get(key, _MISSING)
+        if found is _MISSING:
+            situation = self.situation(unit, distance)
+            found = self._values[key] = self.evaluator(situation).evaluate(expr, self.env(unit, distance))
+        return found
 
     def number(self, expr: A.Expr, unit: Unit, distance: float | None) -> float:
         v = self.value(expr, unit, distance)

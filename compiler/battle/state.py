@@ -61,6 +61,7 @@ class State:
     over: bool = False
     winner: int | None = None  # None with ``over``: a draw
     reason: str = ""
+    timed: bool = False  # whether any status with a period has been set (else nothing can expire)
 
     def side_units(self, side: int) -> list[Unit]:
         return [u for u in self.units if u.side == side and u.models > 0]

@@ -21,6 +21,10 @@ UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot")
 
+#: The activation schemes the battle engine runs (None: the default, whole_army).
+PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls",
+                                     "alternating_activations", "alternating_detachments")
+
 #: What ``first`` may say besides a side's id.
 FIRST_RANDOM = "random"
 
@@ -113,6 +117,8 @@ def _game(ctx: Context, game: A.Game) -> None:
     for s in game.scores:
         if s.surviving:
             check_expr(s.value, unit_scope(ctx, s.id))
+    if game.activation_dice is not None:
+        check_expr(game.activation_dice.test, unit_scope(ctx, game.id))
     _activation(ctx, game)
 
 
@@ -136,13 +142,7 @@ def _orders(ctx: Context, game: A.Game, phase: A.Phase) -> None:
 
 
 def _activation(ctx: Context, game: A.Game) -> None:
-    """What the game's activation scheme needs: ``activation_rolls`` its ``activate`` line."""
-    roll = game.activate
-    if roll is not None:
-        check_expr(roll.test, unit_scope(ctx, game.id))
-        if not 1 <= roll.least <= roll.most or roll.bust < 1:
-            ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"cannot roll {roll.least} to {roll.most} dice and go bust on "
-                           f"{roll.bust} failures", roll.span, "roll at least one die, the fewest first: 1 to 3 dice")
+    """The situations the game works out for each acting unit (``situation … is … when …``)."""
     for d in game.derived:
         sit = ctx.ruleset.situations.get(d.situation)
         if sit is None or not sit.choices:
@@ -154,15 +154,18 @@ def _activation(ctx: Context, game: A.Game) -> None:
                     ctx.sink.error(codes.UNKNOWN_NAME, f"'{choice}' is not a choice of the situation '{sit.id}'",
                                    d.span, "use one of: " + ", ".join(sit.choices))
         check_expr(d.condition, unit_scope(ctx, game.id))
-    playable = any(p.actions for p in game.phases)
-    if game.activation == "activation_rolls" and roll is None and playable:
-        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{game.id}' activates by rolls but does not say how",
-                       game.activation_span or game.span,
-                       "add: activate with 1 to 3 dice of TEST, bust on 2 failures")
 
 
 def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
     rs = ctx.ruleset
+    played = rs.get(sc.game) if sc.game is not None else (games[0] if len(games) == 1 else None)
+    if isinstance(played, A.Game) and played.activation not in PLAYABLE:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' plays game '{played.id}', whose activation "
+                       f"'{played.activation}' the battle engine cannot run", sc.span,
+                       "use one of: " + ", ".join(a for a in PLAYABLE if a))
+    if isinstance(played, A.Game) and played.activation == "activation_rolls" and played.activation_dice is None:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{played.id}' activates by rolls but does not say how", sc.span,
+                       "add a line such as: activation dice 1..3 of activation_die(I), bust on 2 failures")
     if sc.game is not None:
         decl = rs.get(sc.game)
         if not isinstance(decl, A.Game):

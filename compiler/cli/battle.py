@@ -59,6 +59,10 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
     if kind == "test":
         verdict = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
         return f"{event['unit']} takes a test {rule(event['rule'])}: chance {event['chance']:.1%}, {verdict}."
+    if kind == "activation":
+        verdict = "[red]bust[/red]: the turn passes" if event["bust"] else f"{event['successes']} action(s)"
+        return (f"{event['unit']} rolls {event['dice']} activation dice {rule(event['rule'])} "
+                f"(each {event['chance']:.0%}): {verdict}.")
     if kind == "engage":
         return f"{event['unit']} engages {event['target']} ({event['status']})."
     if kind == "out_of_reach" and event.get("reach") is None:
@@ -74,13 +78,8 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
         return f"{event['unit']} is now {event['status']}{until}."
     if kind == "destroyed":
         return f"[red]{event['unit']} is destroyed[/red] ({event['models']} models)."
-    if kind == "activation":
+    if kind == "activated":
         return f"[bold]{event['title']} activates {event['unit']}.[/bold]"
-    if kind == "roll":
-        bust = " [red]Bust: the turn passes.[/red]" if event["bust"] else ""
-        points, failed = event["successes"], event["failures"]
-        return (f"{event['unit']} rolls {event['dice']} activation {'die' if event['dice'] == 1 else 'dice'} "
-                f"{rule(event['rule'])}: {points} action point{'' if points == 1 else 's'}, {failed} failed.{bust}")
     if kind == "order":
         return f"{event['unit']} gets [bold]{event['title']}[/bold]."
     if kind == "end":

@@ -113,21 +113,19 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
                 f"(chance {event['chance']:.1%}).", event["rule"])
     if kind == "engage":
         return (f"{event['unit']} engages {event['target']}.", "")
+    if kind == "activation":
+        verdict = "goes bust, and the turn passes" if event["bust"] else f"scores {event['successes']} action(s)"
+        return (f"{event['unit']} rolls {event['dice']} activation dice and {verdict}.", event["rule"])
     if kind == "reaction":
         return (f"{event['unit']} reacts to {event['cause']} ({event['event']}).", "")
     if kind == "destroyed":
         return (f"{event['unit']} is destroyed.", "")
     if kind == "status" and event.get("until") != "now":
         return (f"{event['unit']} is now {event['status']}.", "")
-    if kind == "activation":
+    if kind == "activated":
         return (f"{event['title']} activates {event['unit']}.", "")
     if kind == "order":
         return (f"{event['unit']} gets {event['title']}.", "")
-    if kind == "roll":
-        points, dice = event["successes"], event["dice"]
-        bust = "; bust: the turn passes" if event["bust"] else ""
-        return (f"{event['unit']} rolls {dice} activation {'die' if dice == 1 else 'dice'}: {points} action "
-                f"point{'' if points == 1 else 's'}, {event['failures']} failed{bust}.", event["rule"])
     return None
 
 
