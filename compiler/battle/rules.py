@@ -188,7 +188,7 @@ class Rules:
     def value(self, expr: A.Expr, unit: Unit, distance: float | None) -> Any:
         """The value of ``expr`` for ``unit`` (a plain value or a distribution)."""
         key = (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
-               None if distance is None else int(round(distance)))
+               None if distance is None else int(round(distance)), tuple(unit.values.items()) if unit.values else ())
         found = self._values.get(key, _MISSING)
         if found is _MISSING:
             situation = self.situation(unit, distance)
