@@ -17,6 +17,7 @@ from conftest import warscribe
 import compiler
 from compiler.battle import Battle, Choice, GreedyPolicy, RandomPolicy, Rules, run
 from compiler.battle import simulate as simulate_module
+from compiler.site import battles as site_battles
 from compiler.driver import compile_text
 from compiler.resolve import Evaluator, parse_expression
 
@@ -280,3 +281,13 @@ def test_the_reference_examples_of_the_schemes_check() -> None:
         result = compile_text(PRELUDE + block)
         errors = [f"{d.code} {d.message}" for d in result.diagnostics if d.severity == "error"]
         assert result.ok and not errors, (block, errors)
+
+
+def test_the_battles_page_reports_activations_and_orders(nuceria, fortyk, monkeypatch) -> None:
+    monkeypatch.setattr(site_battles, "GAMES", 20)  # the outcome table is not what is tested here
+    monkeypatch.setattr(site_battles, "_CACHE", {})  # nor kept for a site built later in this process
+    for model, said in ((nuceria, "activates"), (fortyk, "gets Advance orders")):
+        views = site_battles.scenario_views(model, {})
+        lines = [text for v in views for turn in v.report for text, _ in turn.lines]
+        assert any(said in text for text in lines), lines[:5]
+        assert all(sum(r.count for r in v.rates) == 20 for v in views)  # wins and draws add up to the games
