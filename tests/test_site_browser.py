@@ -134,10 +134,31 @@ def test_warscribe_code_is_highlighted(page: Page, site_url: str, errors: list[s
     assert not errors
 
 
+def test_battles_page_shows_outcomes_with_intervals_and_a_report_linked_to_the_rules(
+        page: Page, site_url: str, errors: list[str]) -> None:
+    page.goto(site_url + "console-40k/battles/")
+    expect(page.locator("h2#sample_battle")).to_be_visible()
+    outcome = page.locator("article table").filter(has_text="Space Marines win").first
+    expect(outcome).to_contain_text("of 400")
+    rows = outcome.locator("tbody tr")
+    assert rows.count() == 3  # each side's wins and the draws, each with its interval
+    for i in range(3):
+        expect(rows.nth(i).locator("td").nth(3)).to_have_text(re.compile(r"\d.*% – .*\d.*%"))
+    link = page.locator("a[href$='rulebook/the_battle/#shooting']").first
+    expect(link).to_be_visible()
+    link.click()
+    expect(page).to_have_url(re.compile(r"console-40k/rulebook/the_battle/#shooting$"))
+    page.goto(site_url + "dark-millennia/battles/")
+    expect(page.locator("h3#firefight-change")).to_contain_text("Classic 40K")
+    page.goto(site_url + "dark-millennia/")
+    assert page.locator("nav a[href$='battles/']").count() >= 1  # the page is in the navigation
+    assert not errors
+
+
 @pytest.mark.parametrize("path", [
     "", "comparison/", "console-40k/", "console-40k/lexicon/", "console-40k/datasheets/",
     "gemini-arap/quick-reference/", "dark-millennia/rulebook/shooting_phase/", "40k-s/notes/",
-    "nuceria-rts/examples/", "language/", "templates/",
+    "nuceria-rts/examples/", "language/", "templates/", "console-40k/battles/", "classic-40k/battles/",
 ])
 def test_pages_open_without_errors(page: Page, site_url: str, errors: list[str], path: str) -> None:
     response = page.goto(site_url + path)

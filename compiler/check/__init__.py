@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from compiler.check.battles import check_battles
 from compiler.check.builtins import ARMY_NAMES, BUILTIN_ATTRS, BUILTIN_WORDS, BUILTINS
 from compiler.check.context import Context, Scope
 from compiler.check.declarations import check_names
@@ -58,6 +59,7 @@ CHECKS: tuple[Check, ...] = (
     check_situation_keywords,
     check_semantics,
     check_dependent_results,
+    check_battles,
     check_prose,
     check_notes,
 )

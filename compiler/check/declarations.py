@@ -151,6 +151,8 @@ def _game(ctx: Context, d: A.Decl) -> None:
     rs = ctx.ruleset
     scope = Scope(ctx, d.id)
     for s in d.scores:
+        if s.surviving:
+            continue  # worked out for each surviving model: the battles pass checks it
         check_expr(s.value, scope)
         if s.per is not None and s.per not in rs.symbols:
             # 'per' takes any word; a near miss of a defined name is probably a typo.

@@ -59,6 +59,7 @@ TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
     "notes.md.j2": _RULESET + ("groups",),
     "house-rules.md.j2": _RULESET + ("base", "view"),
     "changes.md.j2": _RULESET + ("history", "releases"),
+    "battles.md.j2": _RULESET + ("views", "games", "seed"),
     REFERENCES_TEMPLATE: ("refs", "level", "r", "rs", "extra"),
     **{name: ("d", "level", "r", "rs", "extra") for name in ITEM_TEMPLATES.values()},
 }
@@ -271,6 +272,12 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
         r = data.tools(roles["house_rules"])
         pages.append(Page(roles["house_rules"], "What these house rules change", "house-rules.md.j2", dict(
             site=site, rs=rs, r=r, base=rs.base, view=data.house_rules,
+        )))
+    if rs.of_type(A.Scenario):
+        from compiler.site.battles import GAMES, SEED, scenario_views
+        r = data.tools(roles["battles"])
+        pages.append(Page(roles["battles"], "Battles", "battles.md.j2", dict(
+            site=site, rs=rs, r=r, views=scenario_views(rs, data.sources), games=GAMES, seed=SEED,
         )))
     r = data.tools(roles["changes"])
     pages.append(Page(roles["changes"], "Changes", "changes.md.j2", dict(
