@@ -156,6 +156,11 @@ OUTSIDE_PATH = _register("W701", _E, "a path that leads outside the ruleset", _S
 # -- W8xx: questions to the resolver ---------------------------------------------------------------
 REFUSED = _register("W800", _E, "the resolver refused the question", _LIMITS)
 
+# -- W86x: battles (scenarios, army lists, the executable game) -------------------------------------
+SCENARIO_INCOMPLETE = _register("W861", _E, "a scenario or a game lacks what a battle needs", "battles")
+ARMY_RULE_BROKEN = _register("W862", _E, "an army list breaks a rule of army construction", "battles")
+BATTLE_WRONG_KIND = _register("W863", _E, "a battle names something of the wrong kind", "battles")
+
 # -- W9xx: limits and internal failures ------------------------------------------------------------
 NOT_UNDERSTOOD = _register("W900", _E, "a part of the file warscribe cannot understand", _START)
 TOO_DEEP = _register("W901", _E, "nested too deeply", _LIMITS)

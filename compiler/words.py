@@ -10,6 +10,15 @@ reports and the site:
 * :func:`fraction_json` — an exact probability or mean for JSON: ``"n/d"``, or the float's
   ``repr`` for an answer of the float backend.
 
+And the website's number style (documented on the site's language reference, "Numbers on the
+website"), where a reader sees no long fraction in running text:
+
+* :func:`chance_words` — a chance as a percentage: whole percents from 10%, one decimal below
+  10%, two below 1%, and ``never`` / ``always`` for exactly 0 and 1 when asked;
+* :func:`mean_words` — an average to two decimals (a whole number stays whole);
+* :func:`exact_words` — the exact fraction, for a tooltip or an expanded detail;
+* :func:`plural` — a count with its noun, singular for one.
+
 >>> from fractions import Fraction
 >>> value_words(True), value_words(None), value_words(Fraction(6, 4)), value_words(Fraction(4, 2))
 ('yes', 'none', '3/2', '2')
@@ -22,7 +31,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["fraction_json", "number_words", "value_words"]
+__all__ = ["chance_words", "exact_words", "fraction_json", "mean_words", "number_words", "plural", "value_words"]
 
 
 def value_words(v: object) -> str:
@@ -73,3 +82,73 @@ def fraction_json(p: Fraction | float | int) -> str:
     if isinstance(p, Fraction):
         return f"{p.numerator}/{p.denominator}"
     return repr(float(p))
+
+
+def chance_words(p: Fraction | float | None, words: bool = False) -> str:
+    """A chance as a percentage; with ``words``, exactly 0 and 1 read ``never`` and ``always``.
+
+    >>> [chance_words(Fraction(n, 6)) for n in (0, 1, 3, 6)]
+    ['0%', '17%', '50%', '100%']
+    >>> chance_words(Fraction(1, 36)), chance_words(Fraction(1, 216)), chance_words(Fraction(1, 10**6))
+    ('2.8%', '0.46%', '<0.01%')
+    >>> chance_words(Fraction(0), words=True), chance_words(1.0, words=True), chance_words(0.99999)
+    ('never', 'always', '>99.99%')
+    """
+    if p is None:
+        return ""
+    if words and p == 0:
+        return "never"
+    if words and p == 1:
+        return "always"
+    x = float(p) * 100
+    if x == 0:
+        return "0%"
+    if 99.995 <= x < 100:
+        return ">99.99%"
+    if x >= 10 or x == round(x):
+        return f"{x:.0f}%"
+    if x >= 1:
+        return f"{x:.1f}%"
+    if x >= 0.01:
+        return f"{x:.2f}%"
+    return "<0.01%"
+
+
+def mean_words(m: Fraction | float | int | None) -> str:
+    """An average to two decimals; a whole number without any.
+
+    >>> mean_words(Fraction(80, 27)), mean_words(Fraction(6)), mean_words(Fraction(1, 2)), mean_words(2.0)
+    ('2.96', '6', '0.50', '2')
+    """
+    if m is None:
+        return ""
+    if isinstance(m, bool):
+        return "yes" if m else "no"
+    if isinstance(m, Fraction) and m.denominator == 1:
+        return str(m.numerator)
+    if isinstance(m, int) or float(m) == int(float(m)):
+        return str(int(m))
+    return f"{float(m):.2f}"
+
+
+def exact_words(v: Fraction | float | int | None) -> str:
+    """The exact value for a tooltip or an expanded detail: ``25/18``, or the decimal of a float.
+
+    >>> exact_words(Fraction(25, 18)), exact_words(Fraction(4, 2)), exact_words(0.125)
+    ('25/18', '2', '0.125')
+    """
+    if v is None:
+        return ""
+    if isinstance(v, Fraction):
+        return value_words(v)
+    return f"{v:.10g}"
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``n`` with its noun: ``1 note``, ``2 notes``, ``0 open questions``.
+
+    >>> plural(1, "note"), plural(3, "note"), plural(2, "open question"), plural(1, "child", "children")
+    ('1 note', '3 notes', '2 open questions', '1 child')
+    """
+    word = one if n == 1 else (many if many is not None else one + "s")
+    return f"{n} {word}"

@@ -220,3 +220,4 @@ def installed(wheel: Path, shared_tmp: Path) -> Path:
             subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
                             str(wheel)], check=True, capture_output=True, timeout=600)
     return target
+

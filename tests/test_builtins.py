@@ -70,6 +70,17 @@ def test_every_builtin_is_highlighted_as_the_registry_says(name: str) -> None:
     assert all(v != name for _, v in plain)
 
 
+def test_a_die_of_n_sides_is_uniform_and_may_take_a_rolled_n() -> None:
+    ev = Evaluator(MODEL)
+    for n in (1, 2, 7, 20):
+        assert ev.evaluate(parse_expression(f"P(d({n}) == 1)")) == Fraction(1, n)
+        assert ev.evaluate(parse_expression(f"mean(d({n}))")) == Fraction(n + 1, 2)
+    # n rolled on a d6 first: the mean of (n + 1) / 2 over n = 1..6
+    assert ev.evaluate(parse_expression("mean(d(d6))")) == Fraction(9, 4)
+    with pytest.raises(evaluator.ResolveError, match="0 sides"):
+        ev.evaluate(parse_expression("d(0)"))
+
+
 @pytest.mark.parametrize("expr, message", [
     ("keep_highest(4, 3, d6)", "keeps between 1 and the 3 dice rolled"),
     ("keep_lowest(0, 3, d6)", "keeps between 1 and the 3 dice rolled"),

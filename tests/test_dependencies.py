@@ -86,8 +86,13 @@ def pytest_plugin_files() -> set[str]:
     return {str(Path(*value.split(":")[0].split("."))) + ".py" for value in plugins.values()}
 
 
+#: Optional extras, each with the one module allowed to import it (lazily, when asked to).
+EXTRA_IMPORTS = {"dask": ("cluster", "compiler/battle/simulate.py")}
+
+
 def test_every_import_of_the_package_is_a_declared_dependency() -> None:
-    problems = undeclared(ROOT / "compiler", declared(), exempt={"pytest": pytest_plugin_files()})
+    extras = {module: {place} for module, (_, place) in EXTRA_IMPORTS.items()}
+    problems = undeclared(ROOT / "compiler", declared(), exempt={"pytest": pytest_plugin_files(), **extras})
     assert not problems, "the package imports undeclared distributions (add them to [project] dependencies):\n" + \
         "\n".join(problems)
 
@@ -115,3 +120,8 @@ def test_the_test_extra_has_no_unused_tools(name: str) -> None:
 def test_ci_installs_no_chromium_driver() -> None:
     # Playwright drives Debian's chromium itself; chromedriver (chromium-driver) is unused.
     assert "chromium-driver" not in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_optional_extras_are_declared_in_their_extra() -> None:
+    for module, (extra, _) in EXTRA_IMPORTS.items():
+        assert distributions_of(module) & declared(extra), f"{module} is not in the [{extra}] extra"

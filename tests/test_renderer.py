@@ -115,7 +115,9 @@ def test_prose_links_become_links_with_the_definition_as_tooltip(bundled):
 def test_quick_reference_shows_targets_and_chances(bundled):
     _, out = bundled
     qr = out.page("console-40k/quick-reference.md").markdown
-    assert "4+ · 50%" in qr and "3+ · 67%" in qr and "never · 0%" in qr
+    # each cell: what the roll needs over its chance; a roll that cannot succeed reads "never"
+    assert "4+<small>50%</small>" in qr and "3+<small>67%</small>" in qr and ">never</span>" in qr
+    assert "<small>0%</small>" not in qr and "<small>100%</small>" not in qr
     assert 'style="--ws-p:0.500"' in qr
     assert "## Sequence of play" in qr and "## Modifiers" in qr
 

@@ -31,7 +31,8 @@ else:
     Page = pytest.importorskip("playwright.sync_api").Page
 
 # Under pytest-xdist, `--dist loadfile` (pyproject.toml) runs this whole file on one worker:
-# the site is built and chromium started once.
+# the site is built and chromium started once. The built site and its server (`built_site`,
+# `site_url`) are session fixtures in conftest.py, shared with test_site_players.py.
 
 
 # The built site (`built_site`, `site_url`) and chromium's launch arguments are conftest fixtures
@@ -94,8 +95,10 @@ def test_quick_reference_heat_map_renders(page: Page, site_url: str, errors: lis
     page.goto(site_url + "console-40k/quick-reference/")
     wound = page.locator("table").filter(has=page.locator("a[href$='#T']")).first
     expect(wound).to_be_visible()
-    sure = wound.locator(".ws-heat", has_text="2+ · 83%").first
-    unlikely = wound.locator(".ws-heat", has_text="6+ · 17%").first
+    sure = wound.locator(".ws-heat[title^='2+:']").first  # what the roll needs over its chance
+    unlikely = wound.locator(".ws-heat[title^='6+:']").first
+    expect(sure).to_have_text("2+83%")
+    expect(unlikely).to_have_text("6+17%")
     expect(sure).to_be_visible()
     expect(unlikely).to_be_visible()
     colour = "e => getComputedStyle(e).backgroundColor"
@@ -112,14 +115,17 @@ def test_worked_example_chart_renders_with_a_text_alternative(page: Page, site_u
     box = svg.bounding_box()
     assert box is not None and box["width"] > 200 and box["height"] > 100
     assert svg.locator("rect.ws-bar").count() >= 4
-    assert "r.killed" in (svg.get_attribute("aria-label") or "")
-    expect(figure.locator("figcaption")).to_contain_text("mean 25/18")
+    assert "Killed" in (svg.get_attribute("aria-label") or "")
+    expect(figure.locator("figcaption")).to_contain_text("on average 1.39")
+    expect(figure.locator("figcaption abbr")).to_have_attribute("title", "mean exactly 25/18")
     assert not errors
 
 
 def test_warscribe_code_is_highlighted(page: Page, site_url: str, errors: list[str]) -> None:
     page.goto(site_url + "console-40k/rulebook/the_battle/")
-    block = page.locator("div.language-warscribe").first
+    source = page.locator("details:has(div.language-warscribe)").first  # the rule as written, folded
+    source.locator("summary").click()
+    block = source.locator("div.language-warscribe").first
     expect(block).to_be_visible()
     keyword = block.locator("span.kd").first
     name = block.locator("span.nf, span.n").first
@@ -128,10 +134,31 @@ def test_warscribe_code_is_highlighted(page: Page, site_url: str, errors: list[s
     assert not errors
 
 
+def test_battles_page_shows_outcomes_with_intervals_and_a_report_linked_to_the_rules(
+        page: Page, site_url: str, errors: list[str]) -> None:
+    page.goto(site_url + "console-40k/battles/")
+    expect(page.locator("h2#sample_battle")).to_be_visible()
+    outcome = page.locator("article table").filter(has_text="Space Marines win").first
+    expect(outcome).to_contain_text("of 400")
+    rows = outcome.locator("tbody tr")
+    assert rows.count() == 3  # each side's wins and the draws, each with its interval
+    for i in range(3):
+        expect(rows.nth(i).locator("td").nth(3)).to_have_text(re.compile(r"\d.*% – .*\d.*%"))
+    link = page.locator("a[href$='rulebook/the_battle/#shooting']").first
+    expect(link).to_be_visible()
+    link.click()
+    expect(page).to_have_url(re.compile(r"console-40k/rulebook/the_battle/#shooting$"))
+    page.goto(site_url + "dark-millennia/battles/")
+    expect(page.locator("h3#firefight-change")).to_contain_text("Classic 40K")
+    page.goto(site_url + "dark-millennia/")
+    assert page.locator("nav a[href$='battles/']").count() >= 1  # the page is in the navigation
+    assert not errors
+
+
 @pytest.mark.parametrize("path", [
     "", "comparison/", "console-40k/", "console-40k/lexicon/", "console-40k/datasheets/",
     "gemini-arap/quick-reference/", "dark-millennia/rulebook/shooting_phase/", "40k-s/notes/",
-    "nuceria-rts/examples/", "language/", "templates/",
+    "nuceria-rts/examples/", "language/", "templates/", "console-40k/battles/", "classic-40k/battles/",
 ])
 def test_pages_open_without_errors(page: Page, site_url: str, errors: list[str], path: str) -> None:
     response = page.goto(site_url + path)

@@ -33,11 +33,13 @@ from __future__ import annotations
 from compiler.ast.common import Decl, Let, Param, Prose
 from compiler.ast.document import (NOTE_KINDS, Extend, File, Header, HistoryEntry, Include, Note, ProseBlock, Remove,
                                    Replace, Rule, Section, walk_decls)
-from compiler.ast.examples import Binding, Example, Expect, Property
+from compiler.ast.examples import Binding, Claim, Example, Expect, Property
 from compiler.ast.expr import (Attr, Binary, Call, Chain, Const, Decimal, Dice, Each, Expr, Group, Has, IfElse, Inches,
                                InRange, Int, IsChoice, IsNone, Label, Name, RangeExpr, Setting, Target, Unary, With,
                                children, sub_expressions)
-from compiler.ast.game import ACTIVATIONS, Game, Phase, PhaseStep, Score, Victory
+from compiler.ast.game import (ACTIVATIONS, VICTORY_KINDS, Action, ActionEffect, ActivationDice, AtEnd, Combat,
+                               DerivedSituation, Game, Order, Phase, PhaseStep, Reaction, Scenario, Score, Side,
+                               SideUnit, Victory)
 from compiler.ast.lexicon import Die, Entry, Situation, Stat
 from compiler.ast.profiles import AbilityUse, Army, Profile, Requirement, Squad, StatValue
 from compiler.ast.rolls import Roll, Test
@@ -67,5 +69,7 @@ __all__ = [
     "Ability", "Attack", "Effect", "Hook", "HookEffect", "Modifier", "Step",
     "AbilityUse", "Army", "Profile", "Requirement", "Squad", "StatValue",
     "Game", "Phase", "PhaseStep", "Score", "Victory",
-    "Binding", "Example", "Expect", "Property",
+    "VICTORY_KINDS", "Action", "ActionEffect", "ActivationDice", "AtEnd", "Combat", "DerivedSituation", "Order",
+    "Reaction", "Scenario", "Side", "SideUnit",
+    "Binding", "Claim", "Example", "Expect", "Property",
 ]

@@ -45,6 +45,11 @@ class ExamplesBuilder(BuilderBase):
                           self._prose(items))
 
     @v_args(meta=True)
+    def claim(self, meta: Any, c: list[Any]) -> A.Claim:
+        p = self.property(meta, c)
+        return A.Claim(p.span, p.id, p.title, p.bindings, p.lets, p.expects, p.prose)
+
+    @v_args(meta=True)
     def for_all(self, meta: Any, c: list[Any]) -> Item:
         return Item("for", self.span(meta), tuple(c))
 

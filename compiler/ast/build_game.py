@@ -29,7 +29,12 @@ class GameBuilder(BuilderBase):
                       tuple(x for x in items if isinstance(x, A.Phase)),
                       tuple(x for x in items if isinstance(x, A.Score)),
                       tuple(x for x in items if isinstance(x, A.Victory)),
-                      self._prose(items))
+                      self._prose(items),
+                      tuple(x for x in items if isinstance(x, A.AtEnd)),
+                      tuple(x for x in items if isinstance(x, A.Reaction)),
+                      next((x for x in items if isinstance(x, A.ActivationDice)), None),
+                      next((x.data for x in items if isinstance(x, Item) and x.tag == "orders_set"), None),
+                      tuple(x for x in items if isinstance(x, A.DerivedSituation)))
 
     @v_args(meta=True)
     def turns(self, meta: Any, c: list[Any]) -> Item:
@@ -40,11 +45,51 @@ class GameBuilder(BuilderBase):
         return Item("activation", self.span(meta), str(c[0]))
 
     @v_args(meta=True)
+    def activation_dice(self, meta: Any, c: list[Any]) -> A.ActivationDice:
+        rng: A.RangeExpr = c[0]
+        lo = rng.low.value if isinstance(rng.low, A.Int) else 1
+        hi = rng.high.value if isinstance(rng.high, A.Int) else lo
+        if not (isinstance(rng.low, A.Int) and isinstance(rng.high, A.Int)) or not 1 <= lo <= hi:
+            self.sink.error(codes.WRONG_KIND, "the number of activation dice is a range of whole numbers such as 1..3",
+                            rng.span)
+        return A.ActivationDice(self.span(meta), lo, hi, c[1], int(str(c[2])))
+
+    @v_args(meta=True)
+    def derived_situation(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
+        return A.DerivedSituation(self.span(meta), str(c[0]), str(c[1]), c[2], str(c[3]))
+
+    @v_args(meta=True)
+    def orders_set(self, meta: Any, c: list[Any]) -> Item:
+        return Item("orders_set", self.span(meta), str(c[0]))
+
+    @v_args(meta=True)
+    def order(self, meta: Any, c: list[Any]) -> A.Order:
+        steps, any_order = c[2]
+        unless = next((x[1] for x in c[3:] if isinstance(x, tuple) and x[0] == "unless"), ())
+        requires = next((x[1] for x in c[3:] if isinstance(x, tuple) and x[0] == "if"), None)
+        return A.Order(self.span(meta), str(c[0]), unquote(str(c[1])), steps, any_order, unless, requires)
+
+    def order_unless(self, c: list[Any]) -> tuple[str, tuple[str, ...]]:
+        return "unless", tuple(str(x) for x in c)
+
+    def order_if(self, c: list[Any]) -> tuple[str, str]:
+        return "if", str(c[0])
+
+    def steps_then(self, c: list[Any]) -> tuple[tuple[str, ...], bool]:
+        return tuple(str(x) for x in c), False
+
+    def steps_and(self, c: list[Any]) -> tuple[tuple[str, ...], bool]:
+        return tuple(str(x) for x in c), True
+
+    @v_args(meta=True)
     def phase(self, meta: Any, c: list[Any]) -> A.Phase:
         rest = self._flat(c[2:])
         text = next((x.text for x in rest if isinstance(x, Text)), None)
         steps = tuple(x for x in rest if isinstance(x, A.PhaseStep))
-        return A.Phase(self.span(meta), str(c[0]), unquote(str(c[1])), text, steps, self._prose(rest))
+        return A.Phase(self.span(meta), str(c[0]), unquote(str(c[1])), text, steps, self._prose(rest),
+                       tuple(x for x in rest if isinstance(x, A.Action)),
+                       tuple(x for x in rest if isinstance(x, A.Combat)),
+                       tuple(x for x in rest if isinstance(x, A.Order)))
 
     @v_args(meta=True)
     def phase_step(self, meta: Any, c: list[Any]) -> A.PhaseStep:
@@ -58,6 +103,124 @@ class GameBuilder(BuilderBase):
         return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], per, prose)
 
     @v_args(meta=True)
+    def score_surviving(self, meta: Any, c: list[Any]) -> A.Score:
+        _, prose, _, _ = self._entry_parts([x for x in c[3:] if isinstance(x, list)])
+        return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, True)
+
+    @v_args(meta=True)
     def victory(self, meta: Any, c: list[Any]) -> A.Victory:
         short, prose, _, _ = self._entry_parts(c[2:])
-        return A.Victory(self.span(meta), str(c[0]), unquote(str(c[1])), short, prose)
+        kind = next((x for x in c[2:] if isinstance(x, Token) and x.type == "NAME"), None)
+        if kind is not None and str(kind) not in A.VICTORY_KINDS:
+            self.sink.error(codes.UNKNOWN_NAME, f"unknown way to win '{kind}'", self.tspan(kind),
+                            "use one of: " + ", ".join(A.VICTORY_KINDS))
+        return A.Victory(self.span(meta), str(c[0]), unquote(str(c[1])), short, prose,
+                         str(kind) if kind is not None else None)
+
+    # -- what the game does -----------------------------------------------------
+
+    @v_args(meta=True)
+    def action(self, meta: Any, c: list[Any]) -> A.Action:
+        effects = tuple(x for x in c[2:] if isinstance(x, A.ActionEffect))
+        unless = tuple(str(x) for x in c[2:] if isinstance(x, Token) and x.type == "NAME")
+        return A.Action(self.span(meta), str(c[0]), unquote(str(c[1])), effects, unless)
+
+    @v_args(meta=True)
+    def eff_move(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "move", None, c[0])
+
+    @v_args(meta=True)
+    def eff_attack(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]) if len(c) > 1 else None)
+
+    @v_args(meta=True)
+    def eff_test(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "tests", None, c[0])
+
+    @v_args(meta=True)
+    def eff_clears(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "clears", str(c[0]))
+
+    @v_args(meta=True)
+    def eff_engage(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "engage", str(c[1]), c[0])
+
+    @v_args(meta=True)
+    def eff_sets(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "sets", str(c[0]), None, c[1] if len(c) > 1 else None)
+
+    out_sets = eff_sets
+
+    @v_args(meta=True)
+    def out_destroyed(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "destroyed")
+
+    def duration(self, c: list[Any]) -> str:
+        return str(c[0])
+
+    def period(self, c: list[Any]) -> str:
+        return " ".join(str(t) for t in c)
+
+    @v_args(meta=True)
+    def combat(self, meta: Any, c: list[Any]) -> A.Combat:
+        return A.Combat(self.span(meta), str(c[0]), str(c[1]))
+
+    @v_args(meta=True)
+    def at_end(self, meta: Any, c: list[Any]) -> A.AtEnd:
+        exprs = [x for x in c[1:] if not isinstance(x, (A.ActionEffect, Token, str))]
+        failing = next((x for x in c if isinstance(x, A.ActionEffect)), None)
+        cond, test = (exprs[0], exprs[1]) if len(exprs) > 1 else (None, exprs[0])
+        return A.AtEnd(self.span(meta), str(c[0]), cond, test, failing)
+
+    @v_args(meta=True)
+    def reaction(self, meta: Any, c: list[Any]) -> A.Reaction:
+        requires = next((str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"), None)
+        return A.Reaction(self.span(meta), str(c[0]), tuple(x for x in c[1:] if isinstance(x, A.ActionEffect)),
+                          requires)
+
+    # -- scenarios ----------------------------------------------------------------
+
+    @v_args(meta=True)
+    def scenario(self, meta: Any, c: list[Any]) -> A.Scenario:
+        items = self._flat(c[2:])
+        one = {x.tag: x.data for x in items if isinstance(x, Item)}
+        return A.Scenario(self.span(meta), str(c[0]), unquote(str(c[1])), one.get("game"), one.get("army"),
+                          one.get("turns"), one.get("distance"), one.get("first"),
+                          tuple(x for x in items if isinstance(x, A.Side)), self._prose(items))
+
+    @v_args(meta=True)
+    def sc_game(self, meta: Any, c: list[Any]) -> Item:
+        return Item("game", self.span(meta), str(c[0]))
+
+    @v_args(meta=True)
+    def sc_army(self, meta: Any, c: list[Any]) -> Item:
+        return Item("army", self.span(meta), str(c[0]))
+
+    @v_args(meta=True)
+    def sc_turns(self, meta: Any, c: list[Any]) -> Item:
+        return Item("turns", self.span(meta), int(str(c[0])))
+
+    @v_args(meta=True)
+    def sc_distance(self, meta: Any, c: list[Any]) -> Item:
+        return Item("distance", self.span(meta), _inches(c[0]))
+
+    @v_args(meta=True)
+    def sc_first(self, meta: Any, c: list[Any]) -> Item:
+        return Item("first", self.span(meta), str(c[0]))
+
+    @v_args(meta=True)
+    def side(self, meta: Any, c: list[Any]) -> A.Side:
+        rest = self._flat(c[2:])
+        return A.Side(self.span(meta), str(c[0]), unquote(str(c[1])),
+                      tuple(x for x in rest if isinstance(x, A.SideUnit)), self._prose(rest))
+
+    @v_args(meta=True)
+    def side_unit(self, meta: Any, c: list[Any]) -> A.SideUnit:
+        names = [str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"]
+        at = next((_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"), None)
+        return A.SideUnit(self.span(meta), int(str(c[0])), names[0], tuple(names[1:]), at)
+
+
+def _inches(token: Any) -> int:
+    """Whole inches of an ``INCHES`` token (``36"``); fractions of an inch are cut."""
+    return int(float(str(token).rstrip('"')))

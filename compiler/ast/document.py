@@ -89,12 +89,13 @@ class Rule(Decl):
     body: tuple[Decl, ...]
 
 
-NOTE_KINDS = ("assumption", "open question", "designer note")
+NOTE_KINDS = ("assumption", "open question", "designer note", "prose only")
 
 
 @dataclass(frozen=True, slots=True)
 class Note(Decl):
-    """An assumption, an open question or a designer's note."""
+    """An assumption, an open question, a designer's note, or why a rule is prose only
+    (``prose only "…": …`` inside a rule: nothing in it is for the resolver to run)."""
 
     kind: str  # one of NOTE_KINDS
     title: str

@@ -48,3 +48,12 @@ class Property(Decl):
     lets: tuple[Let, ...]
     expects: tuple[Expect, ...]
     prose: tuple[Prose, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Claim(Property):
+    """An author's claim judged over a grid: a property that may hold at only a share of its points.
+
+    A claim is a kind of property (its ``for`` ranges make the grid), so every check of a
+    property applies to it; only its verdict differs: the share of the grid where it holds.
+    """

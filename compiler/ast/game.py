@@ -1,4 +1,6 @@
-"""The game's structure: phases and their steps, scoring, victory, the activation scheme.
+"""The game's structure: phases and their steps, scoring, victory, the activation scheme —
+and what makes it playable: actions, combats, end-of-turn tests, reactions and scenarios
+(executed by :mod:`compiler.battle`).
 """
 from __future__ import annotations
 
@@ -20,6 +22,24 @@ class PhaseStep:
 
 
 @dataclass(frozen=True, slots=True)
+class Order:
+    """``on advance "Advance orders": move and shoot unless pinned``: an order a unit may be given.
+
+    The unit takes the phase's ``actions`` named, in that order (``then``) or in the order its
+    player picks (``and``: ``any_order``); ``unless`` a status bars the order, ``requires`` (``if
+    pinned``) a status it needs.
+    """
+
+    span: Span
+    id: str
+    title: str
+    actions: tuple[str, ...]
+    any_order: bool = False
+    unless: tuple[str, ...] = ()
+    requires: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Phase:
     """A phase of a turn, with its steps."""
 
@@ -29,6 +49,86 @@ class Phase:
     text: str | None
     steps: tuple[PhaseStep, ...] = ()
     prose: tuple[Prose, ...] = ()
+    actions: tuple["Action", ...] = ()
+    combats: tuple["Combat", ...] = ()
+    orders: tuple[Order, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ActionEffect:
+    """One thing an action or a reaction does.
+
+    ``kind`` is ``move`` (up to ``value`` toward the nearest enemy), ``attack`` (the attack
+    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given),
+    ``engage`` (an enemy within ``value``; both get the status ``name``), ``sets`` (the status
+    ``name`` on the acting unit, until the end of ``period`` if given), ``clears`` (the status
+    ``name`` ends), ``tests`` (the test ``value``; on a failure the rest does not happen) or,
+    after ``failing:``, ``destroyed``.
+    """
+
+    span: Span
+    kind: str
+    name: str | None = None
+    value: Expr | None = None
+    period: str | None = None
+    stat: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """``action shoot "Shoot": attack shooting unless ran``: something a unit may do in a phase."""
+
+    span: Span
+    id: str
+    title: str
+    effects: tuple[ActionEffect, ...]
+    unless: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Combat:
+    """``combat assault in order of I``: every engagement fights with an attack sequence."""
+
+    span: Span
+    attack: str
+    order: str
+
+
+@dataclass(frozen=True, slots=True)
+class AtEnd:
+    """``at end of game turn: each unit with … tests morale(Ld), failing: destroyed``."""
+
+    span: Span
+    period: str
+    condition: Expr | None
+    test: Expr
+    failing: ActionEffect | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    """``when charged: attack overwatch``: what a unit does when an event happens to it."""
+
+    span: Span
+    event: str
+    effects: tuple[ActionEffect, ...]
+    requires: str | None = None  # ``when charged if on_overwatch``: only a unit with this status reacts
+
+
+@dataclass(frozen=True, slots=True)
+class ActivationDice:
+    """``activation dice 1..3 of activation_die(activation_value(I)), bust on 2 failures``.
+
+    The player picks how many dice to roll for a unit (``low``..``high``); each die is the test
+    ``test``; each success is an action the unit may take; ``bust`` failures end the player's
+    activations.
+    """
+
+    span: Span
+    low: int
+    high: int
+    test: Expr
+    bust: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,20 +141,37 @@ class Score:
     value: Expr
     per: str | None = None
     prose: tuple[Prose, ...] = ()
+    surviving: bool = False  # ``per surviving model``: the value is counted for each model left
 
 
 @dataclass(frozen=True, slots=True)
 class Victory:
-    """A victory condition, in words."""
+    """A victory condition, in words, and how it is decided (``by annihilation``)."""
 
     span: Span
     id: str
     title: str
     text: str | None
     prose: tuple[Prose, ...] = ()
+    kind: str | None = None
 
 
-ACTIVATIONS = ("alternating_units", "alternating_detachments", "whole_army", "activation_rolls")
+@dataclass(frozen=True, slots=True)
+class DerivedSituation:
+    """``situation range_band is long when COND, otherwise short``: a situation the battle works out
+    for each unit as it acts (``COND`` sees the unit's stats, its order and the distance)."""
+
+    span: Span
+    situation: str
+    choice: str
+    condition: Expr
+    otherwise: str
+
+
+ACTIVATIONS = ("alternating_units", "alternating_detachments", "whole_army", "activation_rolls",
+               "alternating_activations")
+#: How a victory condition can be decided by the battle engine.
+VICTORY_KINDS = ("annihilation", "highest_score")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,4 +185,45 @@ class Game(Decl):
     phases: tuple[Phase, ...] = ()
     scores: tuple[Score, ...] = ()
     victories: tuple[Victory, ...] = ()
+    prose: tuple[Prose, ...] = ()
+    at_end: tuple[AtEnd, ...] = ()
+    reactions: tuple[Reaction, ...] = ()
+    activation_dice: ActivationDice | None = None
+    order_situation: str | None = None  # ``orders set order``: the situation that holds a unit's order
+    derived: tuple[DerivedSituation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SideUnit:
+    """``5 space_marine with boltgun``: a unit of an army list (a unit profile or a squad)."""
+
+    span: Span
+    count: int
+    name: str
+    weapons: tuple[str, ...] = ()
+    at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of a scenario and its army list."""
+
+    span: Span
+    id: str
+    title: str
+    units: tuple[SideUnit, ...]
+    prose: tuple[Prose, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario(Decl):
+    """A battle set up to be played: the game, the sides, deployment, who goes first, turns."""
+
+    title: str
+    game: str | None = None
+    army: str | None = None
+    turns: int | None = None
+    distance: int | None = None
+    first: str | None = None
+    sides: tuple[Side, ...] = ()
     prose: tuple[Prose, ...] = ()

@@ -136,7 +136,8 @@ def _property(ctx: Context, d: A.Decl) -> None:
     for ex in d.expects:
         check_expect(ex, scope)
     if not d.bindings:
-        ctx.sink.error(codes.MISSING_PART, f"property '{d.id}' does not say what it ranges over", d.span,
+        kind = "claim" if isinstance(d, A.Claim) else "property"
+        ctx.sink.error(codes.MISSING_PART, f"{kind} '{d.id}' does not say what it ranges over", d.span,
                        "add a line such as: for S in 1..10, T in 1..10")
 
 
@@ -152,6 +153,8 @@ def _game(ctx: Context, d: A.Decl) -> None:
     rs = ctx.ruleset
     scope = Scope(ctx, d.id)
     for s in d.scores:
+        if s.surviving:
+            continue  # worked out for each surviving model: the battles pass checks it
         check_expr(s.value, scope)
         if s.per is not None and s.per not in rs.symbols:
             # 'per' takes any word; a near miss of a defined name is probably a typo.

@@ -3,11 +3,16 @@ from __future__ import annotations
 
 import json
 import time
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
 from compiler.cli.common import app, compile_one, print_diagnostics, report_resolve_error, usage_error
+
+if TYPE_CHECKING:
+    from compiler.model.ruleset import Ruleset
+    from compiler.resolve.coverage import Coverage
+    from compiler.resolve.expect import Result
 
 
 @app.command("eval")
@@ -95,9 +100,18 @@ def test_(
     paths: Optional[List[str]] = typer.Argument(None, help="Ruleset folders (default: rules/)."),
     exact: bool = typer.Option(True, "--exact/--fast", help="Exact fractions (default) or fast floating point."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every example and property."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every example, property and claim."),
+    coverage: bool = typer.Option(False, "--coverage", help="Also report, per ruleset, which tests, tables, formulas, modifiers, attacks and abilities the examples exercise, and which rules are prose only."),
+    strict: bool = typer.Option(False, "--strict", help="With --coverage: exit 1 when a table, test, formula, modifier or attack is exercised by no example."),
 ) -> None:
-    """Run every example and property; exit 1 if any fails."""
+    """Run every example and property, and judge every claim; exit 1 if any fails.
+
+    A claim is judged at every point of its grid and its verdict printed ("holds in 35% of the
+    grid"); it fails only when it cannot be worked out.  --coverage adds a table per ruleset:
+    of its tables, tests, formulas, modifiers, attacks and abilities, how many the examples
+    exercise, and which rules are prose only; --strict then also fails when a table, test,
+    formula, modifier or attack is exercised by none.
+    """
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
     from compiler.resolve.report import failure_lines, results_json
@@ -112,24 +126,44 @@ def test_(
         typer.echo("the rules have errors; fix them first")
         raise typer.Exit(1)
     start = time.perf_counter()
-    pairs = []
+    pairs: list[tuple[Ruleset, Result]] = []
+    covs: list[Coverage] = []
     for model in result.rulesets:
+        if coverage:  # the coverage run is the test run: every example, recording what it uses
+            from compiler.resolve.coverage import coverage as coverage_of
+
+            covs.append(coverage_of(model))
+            pairs.extend((model, r) for r in covs[-1].examples)
+            continue
         for r in run_ruleset(model, exact=exact):
             pairs.append((model, r))
     elapsed = time.perf_counter() - start
     failed = [r for _, r in pairs if not r.passed]
+    if coverage:
+        from compiler.cli.coverage import coverage_json, missing, print_coverage
     if as_json:
-        typer.echo(json.dumps(results_json(pairs), indent=2, ensure_ascii=False))
+        data = results_json(pairs)
+        if coverage:
+            data["coverage"] = [coverage_json(c) for c in covs]
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         sources = dict(result.sources)
         for model, r in pairs:
             if verbose:
                 mark = "ok  " if r.passed else "FAIL"
                 typer.echo(f"{mark} {model.id} {r.kind} {r.id} ({r.checked} checked, {r.seconds * 1000:.0f} ms)")
+            if r.kind == "claim" and r.passed:  # a claim is judged, not enforced: say its verdict
+                typer.echo(f"claim {model.id} {r.id}: {dict(r.values)['verdict']}")
             if not r.passed:
                 typer.echo("\n".join(failure_lines(r, sources)))
                 typer.echo("")
         typer.echo(f"{len(pairs) - len(failed)} passed, {len(failed)} failed")
         n = len(result.rulesets)
         typer.echo(f"({n} ruleset{'s' if n != 1 else ''}, {elapsed:.2f} s)")
-    raise typer.Exit(1 if failed else 0)
+        if coverage:
+            spans = {m.id: {d.id: f"{d.span.file}:{d.span.line}" for d in m.walk() if d.id} for m in result.rulesets}
+            print_coverage(covs, spans, verbose)
+    uncovered = coverage and strict and any(missing(c) for c in covs)
+    if uncovered and not as_json:
+        typer.echo("--strict: some tables, tests, formulas, modifiers or attacks are exercised by no example")
+    raise typer.Exit(1 if failed or uncovered else 0)

@@ -24,3 +24,4 @@ from compiler.cli import review as review  # noqa: E402,F401  (registers `warscr
 from compiler.cli import site as site  # noqa: E402,F401  (registers `warscribe render`, `build`, `serve`, `export`)
 from compiler.cli import tools as tools  # noqa: E402,F401  (registers `warscribe fmt`, `new`)
 from compiler.cli import lsp as lsp  # noqa: E402,F401  (registers `warscribe lsp`)
+from compiler.cli import battle as battle  # noqa: E402,F401  (registers `warscribe play`, `simulate`, `army check`)

@@ -33,6 +33,13 @@ theme:
   font: false
   features: [search.suggest, search.highlight, content.tooltips, navigation.tabs, navigation.sections,
              navigation.top, toc.follow]
+  palette:
+    - media: "(prefers-color-scheme: light)"
+      scheme: default
+      toggle: {{icon: material/weather-night, name: Switch to dark mode}}
+    - media: "(prefers-color-scheme: dark)"
+      scheme: slate
+      toggle: {{icon: material/weather-sunny, name: Switch to light mode}}
 plugins:
   - search
   - warscribe:

@@ -127,7 +127,7 @@ _KIND = {"stat": T.CompletionItemKind.Field, "keyword": T.CompletionItemKind.Enu
          "rule": T.CompletionItemKind.Module}
 _LANGUAGE_WORDS = sorted(set((
     "stat keyword status term situation die test table formula modifier ability attack unit weapon squad army "
-    "game example property section rule include replace remove extend roll against natural fails succeeds never "
+    "game example property claim section rule include replace remove extend roll against natural fails succeeds never "
     "better worse than otherwise each not and or if then else in is has with when on extra expect keywords "
     "abilities weapons points models").split()))
 
@@ -237,7 +237,8 @@ _SYMBOL_KIND = {"stat": T.SymbolKind.Field, "keyword": T.SymbolKind.EnumMember, 
                 "attack": T.SymbolKind.Function, "modifier": T.SymbolKind.Operator, "ability": T.SymbolKind.Event,
                 "unit": T.SymbolKind.Class, "weapon": T.SymbolKind.Class, "squad": T.SymbolKind.Class,
                 "army": T.SymbolKind.Struct, "game": T.SymbolKind.Module, "section": T.SymbolKind.Namespace,
-                "rule": T.SymbolKind.Namespace, "example": T.SymbolKind.Method, "property": T.SymbolKind.Method}
+                "rule": T.SymbolKind.Namespace, "example": T.SymbolKind.Method, "property": T.SymbolKind.Method,
+                "claim": T.SymbolKind.Method}
 
 
 def symbol_kind(decl: A.Decl) -> T.SymbolKind:

@@ -46,8 +46,10 @@ KIND_NAMES: dict[type, str] = {
     A.Squad: "squad",
     A.Army: "army",
     A.Game: "game",
+    A.Scenario: "scenario",
     A.Example: "example",
     A.Property: "property",
+    A.Claim: "claim",
 }
 
 

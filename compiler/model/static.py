@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from compiler import ast as A
+from compiler.trace import note
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.syntax.builtins import BUILTINS
 
@@ -231,6 +232,8 @@ def call(expr: A.Call, args: list[Any], model: Any, depth: int, outer: Mapping[s
     if model is None:
         raise NotStatic(f)
     decl = model.callables.get(f)
+    if decl is not None:
+        note(decl.id)
     situation = {k: v for k, v in (outer or {}).items() if k in model.situations}
     if isinstance(decl, A.Table):
         return table_lookup(model, decl, args, depth, situation)

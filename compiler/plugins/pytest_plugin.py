@@ -15,7 +15,9 @@ import pytest
 from compiler import ast as A
 from compiler.diagnostics import render
 from compiler.driver import Compilation, compile_paths
+from compiler.model.ruleset import kind_of
 from compiler.resolve.report import failure_lines
+from compiler.resolve.claims import run_claim
 from compiler.resolve.runner import Result, run_example, run_property
 
 
@@ -85,6 +87,8 @@ class RulesItem(pytest.Item):
         result: Result
         if isinstance(self.decl, A.Example):
             result = run_example(self.model, self.decl)
+        elif isinstance(self.decl, A.Claim):
+            result = run_claim(self.model, self.decl)  # judged, not enforced: fails only when it cannot be worked out
         else:
             result = run_property(self.model, self.decl)
         if not result.passed:
@@ -96,5 +100,5 @@ class RulesItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        kind = "example" if isinstance(self.decl, A.Example) else "property"
+        kind = kind_of(self.decl)
         return self.path, self.decl.span.line - 1, f"{kind} {self.decl.id}: {self.decl.title}"

@@ -14,7 +14,10 @@
       │   ├────── tests · tables · attack   (tests and re-rolls; tables and formulas; attack sequences)
       │   └────── builtins     (the distribution implementations of compiler.syntax.builtins)
       │
-    runner ───────── examples and properties (run_example, run_property, run_ruleset)
+    expect ───────── one expect line checked (check_expect), and the Result of a run
+    claims ───────── claims judged at every point of their grid (judge_claim, run_claim)
+    runner ───────── examples, properties and claims (run_example, run_property, run_ruleset)
+    coverage ─────── what each example exercises (compiler.trace records it), prose-only rules
     report ───────── answers shaped for people and tools (text lines, JSON, table views)
 
 The modules under the evaluator import it and register their handlers; this package imports

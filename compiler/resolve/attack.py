@@ -28,6 +28,7 @@ from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll,
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
+from compiler.trace import note
 
 # A token's flags: ("pass", "wound") or ("fail", "save") from `wound automatically` and `no save`;
 # ("mods", effects) from `+1 D`, `-1 AP`… (the modifiers hooks put on this one attack);
@@ -347,6 +348,7 @@ def _hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
             continue
         for hook in ability.hooks:
             if hook.test == test_id:
+                note(ability.id)
                 pname = ability.params[0].name if ability.params else ""
                 out.append((hook, arg, pname))
     return out

@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from compiler import ast as A
-from compiler.limits import MAX_EXPLODE, MAX_KEEP, MAX_PAIRS
+from compiler.limits import MAX_EXPLODE, MAX_KEEP, MAX_PAIRS, MAX_SIDES
 from compiler.resolve.core import (DEFAULT_EXPLODE_DEPTH, ResolveError, as_count, fast_to_exact, is_dist, natural,
                                    num, unwrap)
 from compiler.resolve.dist import Dist, FastDist
@@ -86,6 +86,23 @@ def _b_explode(ev: Evaluator, e: A.Call, env: Env) -> Any:
     if isinstance(dice, FastDist):
         dice = fast_to_exact(dice)
     return dice.explode(lambda o: o == face, depth)
+
+
+def _b_d(ev: Evaluator, e: A.Call, env: Env) -> Any:
+    """``d(n)``: a die of ``n`` sides, ``n`` worked out (and, when it is random, rolled first)."""
+    span = e.args[0].span
+
+    def die(n: Any) -> Dist:
+        sides = as_count(unwrap(n), span)
+        if sides < 1 or sides > MAX_SIDES:
+            raise ResolveError(f"a die of {sides:,} sides cannot be rolled (1 to {MAX_SIDES:,})", span)
+        return Dist.die(sides)
+
+    n = ev.eval(e.args[0], env)
+    if is_dist(n):
+        exact = fast_to_exact(n) if isinstance(n, FastDist) else n
+        return ev.check_size(ev.to_backend(exact.bind(die)), e.span)
+    return ev.to_backend(die(n))
 
 
 def _fixed_count(ev: Evaluator, arg: A.Expr, env: Env, what: str) -> int:
@@ -174,6 +191,7 @@ IMPLEMENTATIONS: dict[str, BuiltinHandler] = {
     "odd": _b_even_odd(1),
     "reroll": _b_reroll,
     "explode": _b_explode,
+    "d": _b_d,
     "highest": _keep("max"),
     "lowest": _keep("min"),
     "keep_highest": _keep_sum(True),

@@ -19,6 +19,7 @@ from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import ResolveError, as_count, fast_to_exact, is_dist, num_int, unwrap
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator
+from compiler.trace import note
 
 
 def wounds_stat(model: Any) -> str | None:
@@ -46,6 +47,7 @@ def feel_no_pain(ev: Evaluator, target: ProfileRef, damage: Any) -> Any:
         for hook in ab.hooks:
             if hook.ignore_damage_on is None:
                 continue
+            note(ab.id)
             local = {ab.params[0].name: use.arg} if ab.params else {}
             t = ev.eval(hook.ignore_damage_on, local)
             t = unwrap(t)

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from compiler import ast as A
+from compiler.trace import note
 from compiler.model.ruleset import Ruleset
 from compiler.model.static import NotStatic, StaticError, as_number
 from compiler.model.static import evaluate as static_evaluate
@@ -93,9 +94,9 @@ class Effects:
 
     def stat_modifier(self, stat: str, role: str | None, roleless: bool = False) -> Any:
         """What the effects add to ``stat`` (of the profile in ``role``)."""
-        items = [(self._effect_value(e), g) for e, g, _ in self.active_effects()
+        items = [(self._effect_value(e), g) for e, g, src in self.active_effects()
                  if e.kind == "stat" and e.stat == stat
-                 and (e.role is None or (not roleless and e.role == role))]
+                 and (e.role is None or (not roleless and e.role == role)) and _used(src)]
         return self._combine(items)
 
     def stat_improvement(self, stat: str, role: str | None, roleless: bool = False) -> Any:
@@ -107,15 +108,15 @@ class Effects:
 
     def roll_modifier(self, test: str) -> Any:
         """What the effects add to the roll of ``test``."""
-        items = [(self._effect_value(e), g) for e, g, _ in self.active_effects()
-                 if e.kind == "roll" and e.test == test]
+        items = [(self._effect_value(e), g) for e, g, src in self.active_effects()
+                 if e.kind == "roll" and e.test == test and _used(src)]
         return self._combine(items)
 
     def target_override(self, test: str) -> list[tuple[Any, A.Effect]]:
         """Targets the effects set for ``test`` (``needs 3+``), with the effect that set each."""
         out = []
-        for e, _, _ in self.active_effects():
-            if e.kind == "needs" and e.test == test and e.value is not None:
+        for e, _, src in self.active_effects():
+            if e.kind == "needs" and e.test == test and e.value is not None and _used(src):
                 try:
                     out.append((static_evaluate(e.value, dict(self.situation), self.model), e))
                 except (NotStatic, StaticError) as err:
@@ -153,8 +154,8 @@ class Effects:
 
     def extra_rerolls(self, test: str) -> tuple[str, ...]:
         """Re-rolls the effects grant to ``test``."""
-        return tuple(e.reroll for e, _, _ in self.active_effects()
-                     if e.kind == "reroll" and e.test == test and e.reroll)
+        return tuple(e.reroll for e, _, src in self.active_effects()
+                     if e.kind == "reroll" and e.test == test and e.reroll and _used(src))
 
     def attacker_abilities(self) -> list[tuple[A.Ability, Any]]:
         """Abilities of the attacking profiles; the same ability twice keeps its highest value."""
@@ -193,3 +194,9 @@ class Effects:
                 else:
                     found[ab.id] = (ab, use.arg)
         return [found[k] for k in sorted(found)]
+
+
+def _used(source: str) -> bool:
+    """Record that a modifier or ability changed a number (for ``warscribe test --coverage``)."""
+    note(source)
+    return True

@@ -39,6 +39,8 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from compiler import ast as A
+from compiler.trace import TracedMemo, note
+from compiler.trace import active as tracing
 from compiler.limits import MAX_CALL_DEPTH, MAX_EXACT_BITS, MAX_OUTCOMES, MAX_PAIRS, sum_outcomes
 from compiler.model.ruleset import Ruleset
 from compiler.model.static import int_range
@@ -379,7 +381,11 @@ class Evaluator:
 
     @property
     def memo(self) -> dict[Any, Any]:
-        """Results shared by every evaluator of this (immutable) model."""
+        """Results shared by every evaluator of this (immutable) model (a :class:`TracedMemo`
+        of its own while what is used is being recorded)."""
+        if tracing():
+            traced: dict[Any, Any] = self.model.__dict__.setdefault("_resolver_memo_traced", TracedMemo())
+            return traced
         memo: dict[Any, Any] = self.model.__dict__.setdefault("_resolver_memo", {})
         return memo
 
@@ -457,6 +463,7 @@ class Evaluator:
         kind = DECLARATIONS.get(type(decl))
         if kind is None:
             raise ResolveError(f"'{decl.id}' cannot be called", span)
+        note(decl.id)
         if not kind.pointwise:
             return kind.handler(self, decl, args, span)
         branches = math.prod(len(a) for a in args if is_dist(a))

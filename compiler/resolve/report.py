@@ -312,5 +312,7 @@ def results_json(results: Iterable[tuple[Ruleset, Result]]) -> dict[str, Any]:
             "failures": [{"span": f.span.to_json(), "message": f.message, "expected": f.expected,
                           "actual": f.actual, "hint": f.hint} for f in r.failures],
         })
+        if r.kind == "claim":
+            out[-1]["verdict"] = dict(r.values).get("verdict")
     passed = sum(1 for o in out if o["passed"])
     return {"results": out, "summary": {"passed": passed, "failed": len(out) - passed}}

@@ -136,6 +136,7 @@ _FIELD_TEXT: dict[tuple[type | None, str], tuple[str, Callable[[Any], str | None
     (A.Army, "points"): ("points", lambda v: " or ".join(str(p) for p in v) or None),
     (A.Army, "requires"): ("requires", lambda v: _lines(requirement_text(r) for r in v)),
     (A.Property, "bindings"): ("for", lambda v: ", ".join(binding_text(b) for b in v) or None),
+    (A.Claim, "bindings"): ("for", lambda v: ", ".join(binding_text(b) for b in v) or None),
     (A.Note, "pinned_by"): ("pinned by", _names),
     (A.Squad, "special"): ("special", lambda v: "special" if v else None),
 }

@@ -12,12 +12,15 @@ safe.
 """
 from __future__ import annotations
 
+import hashlib
+from fractions import Fraction
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup, escape
 
-from compiler.site.markup import plain
+from compiler.site.markup import attribute, plain
+from compiler.words import chance_words, exact_words, mean_words, plural
 
 TEMPLATE_SUFFIX = ".md.j2"
 
@@ -34,11 +37,29 @@ def environment(overrides: str | Path | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters["plain"] = lambda s: Markup(plain(None if s is None else str(s)))
     env.filters["pct"] = percent
     env.filters["cell"] = cell
+    env.filters["mean"] = mean_with_exact
+    env.filters["plural"] = lambda n, one, many=None: plural(int(n), one, many)
     return env
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept in warscribe's cache folder (compiling them is a tenth of a
+    build): each is found by its name and source, under warscribe's and Jinja's versions."""
+    from compiler.ast.cached import cache_folder, fingerprint
+
+    folder = cache_folder()
+    if folder is None:
+        return None
+    try:
+        key = hashlib.sha256(fingerprint() + jinja2.__version__.encode()).hexdigest()[:16]
+    except (OSError, ValueError):
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder), f"{key}-%s.jinja")
 
 
 def cell(s: object) -> Markup:
@@ -47,21 +68,28 @@ def cell(s: object) -> Markup:
 
 
 def percent(p: float | None) -> str:
-    """A chance as a reader likes it: 50%, 2.8%, 0.46%, <0.01%."""
-    if p is None:
-        return ""
-    x = float(p) * 100
-    if x == 0:
-        return "0%"
-    if x >= 99.995 and x < 100:
-        return ">99.99%"
-    if x >= 10 or x == round(x):
-        return f"{x:.0f}%"
-    if x >= 1:
-        return f"{x:.1f}%"
-    if x >= 0.01:
-        return f"{x:.2f}%"
-    return "<0.01%"
+    """A chance as a reader likes it: 50%, 2.8%, 0.46%, <0.01% (:func:`compiler.words.chance_words`)."""
+    return chance_words(p)
+
+
+def mean_with_exact(m: object) -> Markup:
+    """An average to two decimals, its exact fraction on hover (a number, or text left as it is).
+
+    >>> str(mean_with_exact("25/18")), str(mean_with_exact(2)), str(mean_with_exact("4+"))
+    ('<abbr class="ws-exact" title="exactly 25/18">1.39</abbr>', '2', '4+')
+    """
+    if isinstance(m, str):
+        text = m
+        try:
+            m = Fraction(text)
+        except ValueError:
+            return Markup(plain(text))
+    if not isinstance(m, (Fraction, int, float)) or isinstance(m, bool):
+        return Markup(plain(str(m)))
+    shown, exact = mean_words(m), exact_words(m)
+    if shown == exact:
+        return Markup(shown)
+    return Markup(f'<abbr class="ws-exact" title="exactly {attribute(exact)}">{shown}</abbr>')
 
 
 def template_names(env: jinja2.Environment) -> list[str]:

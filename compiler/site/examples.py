@@ -5,9 +5,14 @@ resolver that ``warscribe test`` uses; an attack gives one distribution per
 step (shots, hits, wounds…), a random value gives one distribution.  Each
 distribution becomes a :class:`Chart`: an SVG bar chart plus the rows of a
 text table (value, chance, chance of at least that much).
+
+Numbers follow the site's number style (:mod:`compiler.words`): chances as percentages,
+averages to two decimals, the exact fraction on hover; charts are captioned in words
+("Killed", not ``r.killed``).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -16,9 +21,13 @@ from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.resolve.report import distribution_rows, mean_of
 from compiler.resolve.evaluator import AttackResult, Evaluator, LetVar, ResolveError, is_dist, show
-from compiler.resolve.runner import Failure, check_expect, fmt_number, run_property
+from compiler.resolve.claims import judge_claim
+from compiler.resolve.runner import Failure, check_expect, run_property
 from compiler.site.charts import bar_chart
 from compiler.site.env import percent
+from compiler.site.markup import attribute
+from compiler.site.tables import TableView, claim_view
+from compiler.words import chance_words, exact_words, mean_words
 
 
 @dataclass(frozen=True)
@@ -34,8 +43,9 @@ class Chart:
     name: str  # "r.killed"
     label: str  # text alternative of the picture, one line
     svg: str
-    mean: str
+    mean: str  # to two decimals
     rows: tuple[Row, ...]
+    mean_exact: str = ""  # the exact fraction, for a tooltip
 
 
 @dataclass(frozen=True)
@@ -45,8 +55,11 @@ class ExampleView:
     checked: int
     charts: tuple[Chart, ...]
     steps: tuple[tuple[str, str], ...]  # (let name, "on average shots 5 → hits 3.33 → …" or a chance)
-    values: tuple[tuple[A.Expect, str, bool], ...]  # (expectation, actual value, held)
+    values: tuple[tuple[A.Expect, str, bool, str], ...]  # (expectation, actual value, held, expected value)
     failures: tuple[str, ...]
+    verdict: str = ""  # a claim's verdict over its grid ("holds in 35% of the grid …")
+    status: str = ""  # a claim's "holds", "holds in part", "fails" or "error"
+    grid: TableView | None = None  # a claim's measure at every point of its grid
 
 
 def _exact(p: Any) -> str:
@@ -78,7 +91,7 @@ def chart_of(name: str, d: Any, caption: str, width: int = 480, height: int = 20
     kept = rows[lo:hi]
     left_out = 1.0 - sum(float(p) for _, p, _ in kept)
     m = mean_of(d)
-    mean_text = fmt_number(m) if isinstance(m, Fraction) else (f"{float(m):.4g}" if m is not None else "")
+    mean_text = mean_words(m) if m is not None else ""
     mean_f = float(m) if m is not None else None
     int_rows = all(isinstance(v, int) and not isinstance(v, bool) for v, _, _ in kept)
     svg = bar_chart([(v if int_rows else show(v), float(p)) for v, p, _ in kept],
@@ -89,7 +102,7 @@ def chart_of(name: str, d: Any, caption: str, width: int = 480, height: int = 20
     if lo or hi < len(rows):
         alt += f"; other values {percent(left_out)} together"
         table.append(Row("other values", percent(left_out), "", ""))
-    return Chart(name, alt, svg, mean_text, tuple(table))
+    return Chart(name, alt, svg, mean_text, tuple(table), exact_words(m) if isinstance(m, Fraction) else "")
 
 
 def _charts(name: str, value: Any) -> tuple[list[Chart], str]:
@@ -101,18 +114,18 @@ def _charts(name: str, value: Any) -> tuple[list[Chart], str]:
         steps = [(step, d) for step, d in value.steps.items() if is_dist(d)]
         if not steps:
             return [], ""
-        means = "on average " + " → ".join(f"{step} {_mean_text(d)}" for step, d in steps)
+        means = "on average " + " → ".join(f"{words(step).lower()} {_mean_text(d)}" for step, d in steps)
         step, d = steps[-1]
-        c = chart_of(f"{name}.{step}", d, f"{name}.{step}") if len(distribution_rows(d)) > 1 else None
+        c = chart_of(words(step), d, words(step)) if len(distribution_rows(d)) > 1 else None
         return ([c] if c is not None else []), means
     if not is_dist(value):
         return [], ""
     rows = distribution_rows(value)
     if all(isinstance(v, bool) for v, _, _ in rows):
         p = sum((q for v, q, _ in rows if v is True), Fraction(0))
-        return [], f"yes with a chance of {percent(float(p))} ({_exact(p)})"
+        return [], f"yes with a chance of {percent(float(p))}"
     if len(rows) > 1:
-        c = chart_of(name, value, name)
+        c = chart_of(words(name), value, words(name))
         return ([c] if c is not None else []), ""
     return [], ""
 
@@ -121,17 +134,21 @@ def _mean_text(d: Any) -> str:
     m = mean_of(d)
     if m is None:
         return "?"
-    if isinstance(m, Fraction):
-        return str(m.numerator) if m.denominator == 1 else f"{float(m):.3g}"
-    return f"{float(m):.3g}"
+    return mean_words(m)
 
 
 def example_views(rs: Ruleset) -> dict[str, ExampleView]:
-    """Run every example and property of a ruleset; chart the distributions of the examples."""
+    """Run every example and property of a ruleset, and judge every claim; chart the
+    distributions of the examples and each claim's measure over its grid."""
     views: dict[str, ExampleView] = {}
     for d in rs.walk():
         if isinstance(d, A.Example):
             views[d.id] = _example(rs, d)
+        elif isinstance(d, A.Claim):
+            j = judge_claim(rs, d)
+            views[d.id] = ExampleView(d.id, j.error is None, j.size, (), (), (),
+                                      (_failure_text(j.error),) if j.error else (),
+                                      j.verdict, j.status, claim_view(rs, d, j))
         elif isinstance(d, A.Property):
             res = run_property(rs, d)
             views[d.id] = ExampleView(d.id, res.passed, res.checked, (), (), (),
@@ -162,8 +179,52 @@ def _example(rs: Ruleset, ex: A.Example) -> ExampleView:
     failures = []
     for e in ex.expects:
         failure, shown = check_expect(ev, e, env)
-        values.append((e, shown, failure is None))
+        chance = isinstance(e.subject, A.Call) and e.subject.func == "P"
+        expected = literal_text(e.expected)
+        values.append((e, shown_number(shown, chance), failure is None, shown_number(expected, chance)))
         if failure is not None:
             failures.append(_failure_text(failure))
     return ExampleView(ex.id, not failures, len(ex.expects), tuple(charts), tuple(steps), tuple(values),
                        tuple(failures))
+
+
+def words(name: str) -> str:
+    """A let or step name as a caption: ``past_armour`` → ``Past armour``."""
+    text = name.replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+_FRACTION = re.compile(r"^(-?\d+)/(\d+)(?: \(≈ [^)]*\))?$")
+_APPROX = re.compile(r"^≈ (-?[\d.e+-]+)$")
+
+
+def shown_number(text: str, chance: bool) -> str:
+    """A number as a reader sees it (HTML): a chance as a percentage, anything else to two
+    decimals, the exact fraction on hover; text that is not a number is left as it is (escaped).
+
+    >>> shown_number("1518275/1889568 (≈ 0.803504)", True)
+    '<abbr class="ws-exact" title="exactly 1518275/1889568">80%</abbr>'
+    >>> shown_number("25/18", False), shown_number("3", False), shown_number("4+", False)
+    ('<abbr class="ws-exact" title="exactly 25/18">1.39</abbr>', '3', '4+')
+    """
+    m = _FRACTION.match(text.strip())
+    if m:
+        f = Fraction(int(m.group(1)), int(m.group(2)))
+        shown = chance_words(f) if chance else mean_words(f)
+        return shown if f.denominator == 1 and not chance else \
+            f'<abbr class="ws-exact" title="exactly {attribute(exact_words(f))}">{shown}</abbr>'
+    m = _APPROX.match(text.strip())
+    if m:
+        x = float(m.group(1))
+        return chance_words(x) if chance else mean_words(x)
+    return attribute(text)
+
+
+def literal_text(e: A.Expr) -> str:
+    """The text of a literal number (``2/3``, ``5``) the way the resolver writes one; else ""."""
+    if isinstance(e, A.Int):
+        return str(e.value)
+    if isinstance(e, A.Binary) and e.op == "/" and isinstance(e.left, A.Int) and isinstance(e.right, A.Int) \
+            and e.right.value:
+        return exact_words(Fraction(e.left.value, e.right.value))
+    return ""

@@ -22,7 +22,9 @@ from compiler.site.sitemap import (DATASHEET_TYPES, EXAMPLE_TYPES, LEXICON_KINDS
                       ruleset_pages, section_page)
 from compiler.site.tables import TableView, table_view
 from compiler.site.tools import PageTools
+from compiler.resolve.coverage import pins
 from compiler.site.usage import uses
+from compiler.trace import recording
 
 # Which template renders each kind of declaration inside a rulebook page.
 ITEM_TEMPLATES: dict[type, str] = {
@@ -51,11 +53,13 @@ TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
     "rulebook.md.j2": _RULESET + ("section", "body", "previous", "next"),
     "lexicon.md.j2": _RULESET + ("groups", "entries"),
     "quick-reference.md.j2": _RULESET + ("tables", "tests", "modifiers", "abilities", "games", "attacks"),
-    "datasheets.md.j2": _RULESET + ("units", "weapons", "squads", "unit_stats", "weapon_stats", "armies"),
+    "datasheets.md.j2": _RULESET + ("units", "weapons", "squads", "unit_stats", "weapon_stats", "armies",
+                                    "unit_blocks", "samples"),
     "examples.md.j2": _RULESET + ("groups", "views"),
     "notes.md.j2": _RULESET + ("groups",),
     "house-rules.md.j2": _RULESET + ("base", "view"),
     "changes.md.j2": _RULESET + ("history", "releases"),
+    "battles.md.j2": _RULESET + ("views", "games", "seed"),
     REFERENCES_TEMPLATE: ("refs", "level", "r", "rs", "extra"),
     **{name: ("d", "level", "r", "rs", "extra") for name in ITEM_TEMPLATES.values()},
 }
@@ -87,7 +91,7 @@ LEXICON_GROUPS = (
     ("status", "Statuses"), ("term", "Terms"), ("situation", "Situations"), ("die", "Dice"),
 )
 NOTE_GROUPS = (("open question", "Open questions"), ("assumption", "Assumptions"),
-               ("designer note", "Designer's notes"))
+               ("designer note", "Designer's notes"), ("prose only", "Rules left to the players"))
 
 
 @dataclass
@@ -110,16 +114,20 @@ class RulesetData:
     examples: Mapping[str, ExampleView]
     house_rules: HouseRulesView | None = None
     releases: tuple[ReleaseDiffView, ...] = ()
+    pins: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def tools(self, page: str) -> PageTools:
-        return PageTools(page, self.rs, self.sitemap, self.sources, self.uses)
+        return PageTools(page, self.rs, self.sitemap, self.sources, self.uses, self.pins)
 
 
 def ruleset_data(rs: Ruleset, sitemap: SiteMap, sources: Mapping[str, str]) -> RulesetData:
     ev = Evaluator(rs)
     tables = {t.id: table_view(rs, t, ev) for t in rs.of_type(A.Table)}
-    return RulesetData(rs, sitemap, sources, uses(rs), tables, example_views(rs), house_rules(rs),
-                       release_diffs(rs))
+    pinned = pins(rs)  # every example run, recording what it exercises
+    with recording():  # the examples' pages then read the memo that recording filled
+        views = example_views(rs)
+    return RulesetData(rs, sitemap, sources, uses(rs), tables, views, house_rules(rs),
+                       release_diffs(rs), pinned)
 
 
 # ---------------------------------------------------------------------------
@@ -189,7 +197,12 @@ def counts(rs: Ruleset) -> list[tuple[str, int, str]]:
         ("properties", kinds.get("property", 0), "examples"),
         ("notes", sum(kinds.get(k, 0) for k, _ in NOTE_GROUPS), "notes"),
     ]
-    return [row for row in rows if row[1]]
+    return [(SINGULAR.get(label, label) if n == 1 else label, n, role) for label, n, role in rows if n]
+
+
+SINGULAR = {"sections": "section", "rules": "rule", "lexicon entries": "lexicon entry", "tables": "table",
+            "tests": "test", "modifiers": "modifier", "units": "unit", "weapons": "weapon", "squads": "squad",
+            "examples": "example", "properties": "property", "notes": "note"}
 
 
 def _contents(rs: Ruleset) -> list[dict[str, Any]]:
@@ -239,12 +252,13 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
         games=list(rs.of_type(A.Game)), attacks=list(rs.of_type(A.Attack)),
     )))
     r = data.tools(roles["datasheets"])
-    units = [p for p in rs.of_type(A.Profile) if p.kind == "unit"]
+    samples = [p for p in rs.of_type(A.Profile) if p.kind == "unit" and sample_profile(rs, p)]
+    units = [p for p in rs.of_type(A.Profile) if p.kind == "unit" and p not in samples]
     weapons = [p for p in rs.of_type(A.Profile) if p.kind == "weapon"]
     pages.append(Page(roles["datasheets"], "Datasheets", "datasheets.md.j2", dict(
         site=site, rs=rs, r=r, units=units, weapons=weapons, squads=list(rs.of_type(A.Squad)),
         unit_stats=_stat_columns(rs, units), weapon_stats=_stat_columns(rs, weapons),
-        armies=list(rs.of_type(A.Army)),
+        armies=list(rs.of_type(A.Army)), unit_blocks=unit_blocks(rs, units), samples=unit_blocks(rs, samples),
     )))
     r = data.tools(roles["examples"])
     pages.append(Page(roles["examples"], "Worked examples", "examples.md.j2", dict(
@@ -259,6 +273,12 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
         pages.append(Page(roles["house_rules"], "What these house rules change", "house-rules.md.j2", dict(
             site=site, rs=rs, r=r, base=rs.base, view=data.house_rules,
         )))
+    if rs.of_type(A.Scenario):
+        from compiler.site.battles import GAMES, SEED, scenario_views
+        r = data.tools(roles["battles"])
+        pages.append(Page(roles["battles"], "Battles", "battles.md.j2", dict(
+            site=site, rs=rs, r=r, views=scenario_views(rs, data.sources), games=GAMES, seed=SEED,
+        )))
     r = data.tools(roles["changes"])
     pages.append(Page(roles["changes"], "Changes", "changes.md.j2", dict(
         site=site, rs=rs, r=r, history=tuple(rs.header.history), releases=data.releases,
@@ -268,6 +288,47 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
 
 def _notes(rs: Ruleset) -> list[tuple[str, list[A.Note]]]:
     return [(title, [n for n in rs.of_type(A.Note) if n.kind == kind]) for kind, title in NOTE_GROUPS]
+
+
+def sample_profile(rs: Ruleset, p: A.Profile) -> bool:
+    """A unit written for the worked examples, not for an army: it sits in a section that holds
+    examples or properties (its own, or one around it)."""
+    return any(isinstance(d, EXAMPLE_TYPES) for s in rs.section_path(p.id) for d in A.walk_decls(s.body))
+
+
+@dataclass(frozen=True)
+class UnitBlock:
+    """Units shown together: one card for a unit with more than a stat line, or one table for a run
+    of units that have only a stat line, all with the same stats (a list of move allowances)."""
+
+    stats: tuple[str, ...]  # the table's stat columns; empty for a card
+    units: tuple[A.Profile, ...]
+
+    @property
+    def card(self) -> bool:
+        return not self.stats
+
+
+def unit_blocks(rs: Ruleset, units: list[A.Profile]) -> list[UnitBlock]:
+    """Cards in document order; the stat-line-only units of one section with the same stats join
+    one table where the first of them stands."""
+    blocks: list[UnitBlock] = []
+    tables: dict[tuple[str, tuple[str, ...]], int] = {}
+    for u in units:
+        bare = u.stats and u.points is None and not (u.keywords or u.abilities or u.weapons or u.prose
+                                                      or u.klass)
+        if not bare:
+            blocks.append(UnitBlock((), (u,)))
+            continue
+        path = rs.section_path(u.id)
+        key = (path[-1].id if path else "", tuple(s.stat for s in u.stats))
+        if key in tables:
+            i = tables[key]
+            blocks[i] = UnitBlock(key[1], blocks[i].units + (u,))
+        else:
+            tables[key] = len(blocks)
+            blocks.append(UnitBlock(key[1], (u,)))
+    return blocks
 
 
 def _stat_columns(rs: Ruleset, profiles: list[A.Profile]) -> list[str]:

@@ -43,6 +43,7 @@ def ruleset_pages(rs_id: str) -> dict[str, str]:
         "notes": f"{rs_id}/notes.md",
         "changes": f"{rs_id}/changes.md",
         "house_rules": f"{rs_id}/house-rules.md",  # only an overlay (a ruleset that extends another) has it
+        "battles": f"{rs_id}/battles.md",  # only a ruleset with scenarios has it
     }
 
 
@@ -85,6 +86,8 @@ def navigation(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ..
             entry.append({"What these house rules change": pages["house_rules"]})
         if chapters:
             entry.append({"Rulebook": chapters})
+        if rs.of_type(A.Scenario):
+            entry.append({"Battles": pages["battles"]})
         entry.append({"Reference": [{other if title.casefold() in taken else title: pages[role]}
                                     for role, title, other in REFERENCE_PAGES]})
         nav.append({names[rs.id]: entry})
@@ -152,6 +155,8 @@ class SiteMap:
                         home = pages["datasheets"]
                     elif isinstance(d, EXAMPLE_TYPES):
                         home = pages["examples"]
+                    elif isinstance(d, A.Scenario):
+                        home = pages["battles"]
                     places.setdefault((rs.id, d.id), self._place(rs, d, home))
                     if isinstance(d, A.Game):
                         for part in game_parts(d):
@@ -183,8 +188,7 @@ class SiteMap:
         """A Markdown link to a declaration with its tooltip; ``words`` are plain text.
 
         Without words, a link reads as the name a reader meets in the rules: a stat
-        or a die by its id (``BS``, ``D3``), a test, formula or attack by its id as
-        code (``the `hit` test``), anything else by its title.
+        or a die by its id (``BS``, ``D3``), anything else by its title.
         """
         place = self.places.get((rs_id, decl_id))
         if words_markdown is not None:
@@ -204,8 +208,6 @@ def default_words(place: Place | None, decl_id: str) -> str:
         return plain(decl_id)
     if place.kind in ("stat", "die"):
         return plain(decl_id)
-    if place.kind in ("test", "formula", "attack"):
-        return f"`{decl_id}`"
     return plain(place.title)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from markupsafe import Markup
 
@@ -24,7 +24,7 @@ KIND_WORDS = {
     "squad": "squad", "example": "example", "property": "property", "table": "table", "test": "test",
     "formula": "formula", "modifier": "modifier", "attack": "attack sequence", "army": "army",
     "game": "game", "rule": "rule", "section": "section", "assumption": "assumption",
-    "open question": "open question", "designer note": "designer's note", "phase": "phase",
+    "open question": "open question", "designer note": "designer's note", "prose only": "prose only", "phase": "phase",
     "step": "step", "score": "score", "victory condition": "victory condition",
 }
 
@@ -33,12 +33,14 @@ class PageTools:
     """Helpers bound to one page (``page``) of one ruleset (``rs``, or None for site pages)."""
 
     def __init__(self, page: str, rs: Ruleset | None, sitemap: SiteMap, sources: Mapping[str, str],
-                 uses: Mapping[str, tuple[str, ...]] | None = None) -> None:
+                 uses: Mapping[str, tuple[str, ...]] | None = None,
+                 pins: Mapping[str, tuple[str, ...]] | None = None) -> None:
         self.page = page
         self.rs = rs
         self.sitemap = sitemap
         self.sources = sources
         self._uses = uses or {}
+        self._pins = pins or {}
 
     # -- text ---------------------------------------------------------------
 
@@ -121,8 +123,32 @@ class PageTools:
     def kind(self, d: Any) -> str:
         return KIND_WORDS.get(kind_of(d), kind_of(d))
 
+    def decls(self, ids: Iterable[Any]) -> list[Any]:
+        """The declarations of some ids (or ``(id, span)`` pairs) that this ruleset has."""
+        if self.rs is None:
+            return []
+        found = (self.rs.get(i[0] if isinstance(i, tuple) else i) for i in ids)
+        return [d for d in found if d is not None]
+
+    def stat_columns(self, profiles: Iterable[Any]) -> list[str]:
+        """The stats some profiles give, in the order the lexicon declares them."""
+        used = {s.stat for p in profiles if p is not None for s in p.stats}
+        declared = list(self.rs.stats) if self.rs is not None else []
+        return [s for s in declared if s in used] + sorted(used - set(declared))
+
+    def stat_text(self, profile: Any, stat: str) -> str:
+        """A profile's value of a stat as written, or "-" when it has none."""
+        for sv in profile.stats:
+            if sv.stat == stat:
+                return str(sv.text)
+        return "-"
+
     def used_in(self, decl_id: str) -> tuple[str, ...]:
         return self._uses.get(decl_id, ())
+
+    def pinned_by(self, decl_id: str) -> tuple[str, ...]:
+        """The examples that exercise a rule or an executable declaration (``warscribe test --coverage``)."""
+        return self._pins.get(decl_id, ())
 
     def origin(self, decl_id: str) -> str:
         """"added", "replaced", "base" or "own": what an overlay did to a declaration."""
@@ -142,21 +168,30 @@ class PageTools:
             return Markup("")
         return Markup(code_span(expression_text(e, self.sources)))
 
+    def words_expr(self, e: Any) -> Markup:
+        """An expression in a reader's words: plain text, ``snake_case`` names as words, ``"text"`` unquoted."""
+        if e is None:
+            return Markup("")
+        text = expression_text(e, self.sources)
+        text = re.sub(r'"([^"]*)"', r"\1", text)
+        text = re.sub(r"\b[A-Za-z]\w*_\w*\b", lambda m: m.group(0).replace("_", " "), text)
+        return Markup(plain(text))
+
     def lexicon_facts(self, d: Any) -> Markup:
         """The facts of a lexicon entry after its kind: a stat's range, a situation's choices, aliases."""
         facts: list[str] = []
         if isinstance(d, A.Stat):
             if isinstance(d.type, A.RangeExpr):
-                facts.append(f"from {code_span(expression_text(d.type, self.sources))}"
+                facts.append(f"from {plain(expression_text(d.type, self.sources)).replace('..', ' to ')}"
                              + ("" if d.clamped else ", may go beyond"))
             elif d.type:
                 facts.append({"target": "a target such as `4+`", "distance": "a distance in inches",
                               "dice": "a number or dice such as `D6`", "number": "a number"}.get(d.type, plain(d.type)))
         elif isinstance(d, A.Situation):
             if d.choices:
-                facts.append("one of " + ", ".join(code_span(c) for c in d.choices))
+                facts.append("one of " + ", ".join(f"*{plain(c.replace('_', ' '))}*" for c in d.choices))
             elif d.range is not None:
-                facts.append(f"a number from {code_span(expression_text(d.range, self.sources))}")
+                facts.append(f"a number from {plain(expression_text(d.range, self.sources)).replace('..', ' to ')}")
             else:
                 facts.append("yes or no")
         elif isinstance(d, A.Die):
@@ -171,10 +206,27 @@ class PageTools:
 
     def test_rules(self, t: A.Test) -> list[Markup]:
         """What a test rolls and the rules that decide it, as short sentences."""
-        return [Markup(x) for x in test_rules(t, self.sources)]
+        return [Markup(x) for x in test_rules(t, self.sources, self.say)]
+
+    def say(self, e: Any) -> str:
+        """An expression for a sentence: a table or test looked up reads as a link to it by its
+        title ("the Ballistic Skill chart"), dice as dice ("D6"), anything else in words."""
+        if isinstance(e, A.Call) and self.rs is not None and self.rs.get(e.func) is not None:
+            return f"the {self.link(e.func)}"
+        text = expression_text(e, self.sources)
+        if re.fullmatch(r"\d*[dD]\d+", text):
+            return text.upper() if text[0] in "dD" else text.upper()
+        return str(self.words_expr(e))
 
     def step_text(self, s: A.Step) -> Markup:
-        return Markup(step_text(s, self.sources))
+        """One step of an attack sequence in words: what it works out, or whose models it removes."""
+        if s.value is not None:
+            return self.words_expr(s.value)
+        target = self.words_expr(s.removes_target) if s.removes_target is not None else "the target"
+        text = f"{plain((s.removes_from or '').replace('_', ' '))}: removes models of {target}"
+        if s.damage is not None:
+            text += f", each dealing {self.words_expr(s.damage)} damage"
+        return Markup(text)
 
     def expectation(self, e: A.Expect) -> Markup:
         """An example's ``expect`` line without the word ``expect``, as inline code."""
@@ -252,10 +304,10 @@ def source_text(span: Span, sources: Mapping[str, str], prose_too: bool = False)
     return "\n".join(line.rstrip() for line in out)
 
 
-def test_rules(t: A.Test, sources: Mapping[str, str]) -> list[str]:
-    """A test's rules in words, as inline Markdown (expressions as code)."""
+def test_rules(t: A.Test, sources: Mapping[str, str], say: Callable[[Any], str] | None = None) -> list[str]:
+    """A test's rules in words, as inline Markdown (expressions as code, or as ``say`` words them)."""
     def code(e: Any) -> str:
-        return code_span(expression_text(e, sources))
+        return say(e) if say is not None else code_span(expression_text(e, sources))
     out: list[str] = []
     if t.roll is not None:
         dice = code(t.roll.dice)
@@ -285,13 +337,3 @@ def test_rules(t: A.Test, sources: Mapping[str, str]) -> list[str]:
             out.append(f"Re-roll a natural {' or '.join(rr.split(':', 1)[1].split(','))} once.")
     return out
 
-
-def step_text(s: A.Step, sources: Mapping[str, str]) -> str:
-    """One step of an attack sequence as inline Markdown."""
-    if s.value is not None:
-        return code_span(expression_text(s.value, sources))
-    parts = [f"{code_span(s.removes_from or '')} removes models of "
-             f"{code_span(expression_text(s.removes_target, sources)) if s.removes_target is not None else 'the target'}"]
-    if s.damage is not None:
-        parts.append(f", each dealing {code_span(expression_text(s.damage, sources))} damage")
-    return "".join(parts)

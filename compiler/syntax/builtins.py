@@ -14,7 +14,7 @@ package.
 >>> BUILTINS["clamp"].static([7, 1, 5], int)
 5
 >>> sorted(n for n, b in BUILTINS.items() if b.static is None)
-['P', 'explode', 'highest', 'keep_highest', 'keep_lowest', 'lowest', 'mean', 'natural', 'reroll']
+['P', 'd', 'explode', 'highest', 'keep_highest', 'keep_lowest', 'lowest', 'mean', 'natural', 'reroll']
 """
 from __future__ import annotations
 
@@ -94,6 +94,8 @@ _ENTRIES = (
     Builtin("reroll", 2, 2, "re-roll a die once when it shows one of the given faces: reroll(d6, 1)",
             "reroll(d6, 1)"),
     Builtin("explode", 2, 3, "roll again and add on the given face: explode(d6, 6[, times])", "explode(d6, 6)"),
+    Builtin("d", 1, 1, "a die with as many sides as the value: one roll picks one of n models",
+            "d(target.models)"),
     Builtin("highest", 2, 2, "the highest of k dice: highest(2, d6)", "highest(2, d6)"),
     Builtin("lowest", 2, 2, "the lowest of k dice: lowest(2, d6)", "lowest(2, d6)"),
     Builtin("keep_highest", 3, 3, "roll n dice and add up the k highest: keep_highest(k, n, d6)",

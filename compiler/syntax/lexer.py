@@ -69,8 +69,8 @@ _DECL_FUNCTION = ("table", "test", "formula", "attack", "ability")
 _DECL_CLASS = ("unit", "weapon", "squad", "army", "game")
 _DECL_CONSTANT = (
     "section", "rule", "stat", "keyword", "status", "term", "situation",
-    "modifier", "example", "property", "phase", "step", "score", "victory",
-    "assumption", "remove", "extend",
+    "modifier", "example", "property", "claim", "phase", "step", "score", "victory",
+    "assumption", "remove", "extend", "scenario", "side", "action",
 )
 # Declaration keywords that are not followed by an id of their own.
 _DECL_BARE = ("die", "include", "replace", "result", "grid")
@@ -86,6 +86,7 @@ _KEYWORDS = (
     "require", "turns", "activation", "by", "one", "stacking", "highest",
     "sum", "once", "group", "unclamped", "role", "pinned", "see", "aka", "as", "class", "mortal", "spill",
     "ignore", "attacked",
+    "unless", "within", "engage", "sets", "clears", "until", "failing", "surviving", "toward",
 )
 # Stat types: keywords only right after a stat's title (stat Sv "Save" target:);
 # elsewhere they are ordinary names (removes target, distance > 24").
@@ -156,6 +157,10 @@ class WarscribeLexer(RegexLexer):
                       Keyword.Declaration, Whitespace, Keyword.Declaration,
                       Whitespace, Name.Constant)),
             (_LINE_START + r"(designer)([ \t]+)(note)\b(?:([ \t]+)(%s))?" % _NAME,
+             bygroups(Whitespace, Keyword.Declaration, Whitespace,
+                      Keyword.Declaration, Whitespace, Keyword.Declaration,
+                      Whitespace, Name.Constant)),
+            (_LINE_START + r"(prose)([ \t]+)(only)\b(?:([ \t]+)(%s))?" % _NAME,
              bygroups(Whitespace, Keyword.Declaration, Whitespace,
                       Keyword.Declaration, Whitespace, Keyword.Declaration,
                       Whitespace, Name.Constant)),

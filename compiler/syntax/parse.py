@@ -75,8 +75,8 @@ def describe_terminal(name: str) -> str:
 VALUE_STARTERS = {"NAME", "INT", "DICE", "DECIMAL", "INCHES", "STRING", "LPAR", "MINUS",
                   "NEVER", "ALWAYS", "NONE", "TRUE", "FALSE", "IF", "NOT"}
 DECLARATION_KEYWORDS = {"STAT", "TABLE", "TEST", "UNIT", "WEAPON", "SECTION", "RULE", "FORMULA",
-                        "MODIFIER", "ABILITY", "ATTACK", "SQUAD", "ARMY", "GAME", "EXAMPLE", "PROPERTY",
-                        "KEYWORD", "STATUS", "TERM", "SITUATION", "DIE", "ASSUMPTION", "OPEN", "DESIGNER"}
+                        "MODIFIER", "ABILITY", "ATTACK", "SQUAD", "ARMY", "GAME", "EXAMPLE", "PROPERTY", "CLAIM",
+                        "KEYWORD", "STATUS", "TERM", "SITUATION", "DIE", "ASSUMPTION", "OPEN", "DESIGNER", "PROSE_WORD", "SCENARIO"}
 
 
 def describe_expected(expected: set[str] | frozenset[str]) -> str:

@@ -28,8 +28,8 @@ SYNTAX_CODES = frozenset(c.code for c in (codes.SYNTAX_ERROR, codes.UNEXPECTED_E
                                           codes.UNREADABLE))
 
 _DECL_ID = re.compile(r"[ \t]*(?:replace\s+)?(?:stat|keyword|status|term|situation|die|test|table|formula|modifier|"
-                      r"ability|attack|unit|weapon|squad|army|game|example|property|section|rule|assumption|"
-                      r"open\s+question|designer\s+note|extend|remove)\s+([A-Za-z_]\w*)")
+                      r"ability|attack|unit|weapon|squad|army|game|example|property|claim|section|rule|assumption|"
+                      r"open\s+question|designer\s+note|prose\s+only|extend|remove)\s+([A-Za-z_]\w*)")
 _HEADER = re.compile(r'ruleset\s+([a-z0-9]+(?:-[a-z0-9]+)*)\s+"((?:[^"\\\n]|\\.)*)"')
 
 

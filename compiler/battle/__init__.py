@@ -1,0 +1,65 @@
+"""Stage: battles — the games themselves, played and simulated from the rules model.
+
+::
+
+    scenario ──▶ setup ──▶ State ──▶ engine (turns, phases, actions, reactions, combats, end of turn)
+                                        │   ▲ choices            │ volleys, tests
+                                        ▼   │                    ▼
+                                     policies               rules (the resolver's exact laws, cached)
+                                        │
+                     log (JSON lines, replay) · simulate (many games, pool or dask) · stats (intervals)
+
+* :mod:`~compiler.battle.state` — units, models, statuses with durations, positions, the clock;
+* :mod:`~compiler.battle.setup` — a scenario's first state (army lists: :mod:`compiler.model.armies`);
+* :mod:`~compiler.battle.rules` — volleys sampled from exact laws; tests and unit values; caches;
+* :mod:`~compiler.battle.engine` — :class:`Battle`, the activation schemes, the action effects;
+* :mod:`~compiler.battle.activation` — the activation schemes (whole army, alternating units,
+  activation dice with a bust); :mod:`~compiler.battle.schemes` — alternating activations of any
+  unit, and alternating detachments with orders;
+* :mod:`~compiler.battle.policies` — choice points; greedy, random, scripted and human policies;
+* :mod:`~compiler.battle.log`, :mod:`~compiler.battle.simulate`, :mod:`~compiler.battle.stats`.
+
+The engine holds no rule of any game: what a phase offers, what an action does, who strikes
+first and what ends the battle come from the ruleset's ``game`` and ``scenario`` declarations.
+
+**Adding an activation scheme** (``activation NAME`` in a game): write a function
+``scheme(battle, order)`` in :mod:`~compiler.battle.activation` (or
+:mod:`~compiler.battle.schemes`) that plays one game turn —
+calling ``battle.player_turn(side, phases)`` or ``battle.run_phase(phase, sides)`` and taking
+decisions through ``battle.choose(Choice(...))`` only — decorate it with ``@activation("name")``,
+and add the name to ``compiler.ast.game.ACTIVATIONS`` (so the game parses) and to
+``compiler.check.battles.PLAYABLE`` (so a scenario may play it).  Dice come from
+``battle.rng`` (a die whose sides come from a value: ``battle.rng.randrange(n)``), so a seed
+and the logged answers replay it.
+
+**Adding an action effect** (a new word after ``action NAME "Title":``): add the grammar
+alternative to ``act_effect`` (grammar/warscribe.lark), build it into an
+:class:`~compiler.ast.ActionEffect` of a new ``kind`` (compiler/ast/build_game.py), check its
+names in :mod:`compiler.check.battles`, and register ``kind → function(battle, unit, effect,
+action) -> bool`` in ``EFFECTS``; the function changes ``battle.state`` through its methods,
+reports what happened with ``battle.emit(...)``, and returns False when the rest of the action
+cannot happen.
+
+>>> from pathlib import Path
+>>> import compiler
+>>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
+>>> battle = Battle(Rules(model), model.get("sample_battle"), [GreedyPolicy(), GreedyPolicy()], seed=7)
+>>> outcome = battle.run()
+>>> outcome.turns <= 4 and sum(outcome.survivors) < 15
+True
+"""
+from compiler.battle import activation as activation  # noqa: F401  (registers the activation schemes)
+from compiler.battle.engine import ACTIVATIONS, EFFECTS, Battle, Outcome
+from compiler.battle.log import Log, LogError, read_log, replay, write_log
+from compiler.battle.policies import (POLICIES, Choice, GreedyPolicy, HumanPolicy, Option, Policy, RandomPolicy,
+                                      ScriptedPolicy, ScriptError)
+from compiler.battle.rules import Law, Rules, law_of
+from compiler.battle import schemes as schemes  # noqa: F401  (registers more activation schemes)
+from compiler.battle.simulate import Tally, game_seed, run, summary
+from compiler.battle.state import State, Unit
+from compiler.battle.stats import chi_square, chi_square_critical, diff_interval, wilson
+
+__all__ = ["ACTIVATIONS", "EFFECTS", "POLICIES", "Battle", "Choice", "GreedyPolicy", "HumanPolicy", "Law", "Log",
+           "LogError", "Option", "Outcome", "Policy", "RandomPolicy", "Rules", "ScriptError", "ScriptedPolicy",
+           "State", "Tally", "Unit", "chi_square", "chi_square_critical", "diff_interval", "game_seed", "law_of",
+           "read_log", "replay", "run", "summary", "wilson", "write_log"]

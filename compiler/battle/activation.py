@@ -1,0 +1,96 @@
+"""The activation schemes: who acts when, by the name a game's ``activation`` line gives.
+
+Each scheme plays one game turn of a :class:`~compiler.battle.engine.Battle` and registers itself
+in :data:`~compiler.battle.engine.ACTIVATIONS`; a new one is a function here (see the package
+docstring).
+"""
+from __future__ import annotations
+
+from math import comb
+from typing import Sequence
+
+from compiler import ast as A
+from compiler.battle.engine import Battle, activation
+from compiler.battle.policies import Choice, Option
+
+
+@activation("whole_army")
+def whole_army(battle: Battle, order: Sequence[int]) -> None:
+    """Each player in turn runs every phase with all their units."""
+    for side in order:
+        battle.player_turn(side, battle.game.phases)
+        if battle.state.over:
+            return
+
+
+@activation("alternating_units")
+def alternating_units(battle: Battle, order: Sequence[int]) -> None:
+    """Phase by phase, the players take turns to act with one unit each, the first player first."""
+    for phase in battle.game.phases:
+        battle.run_phase(phase, order)
+        if battle.state.over:
+            return
+    battle.state.expire("turn")
+
+
+@activation("activation_rolls")
+def activation_rolls(battle: Battle, order: Sequence[int]) -> None:
+    """Each player in turn tries their units one at a time: dice rolled for the unit give it one
+    action per success, until the player stops, every unit has been tried, or the dice go bust."""
+    st = battle.state
+    for side in order:
+        st.active, st.phase = side, ""
+        battle.emit("turn", title=st.side_titles[side])
+        for phase in battle.game.phases:
+            st.phase = phase.id
+            if phase.actions:
+                try_units(battle, phase, side)
+            for c in phase.combats:
+                if not st.over:
+                    battle.combat(c)
+            if st.over:
+                return
+            if st.timed:
+                st.expire("phase")
+        st.expire("turn")
+
+
+def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
+    """The game's activation dice, unit by unit (see :func:`activation_rolls`)."""
+    dice = battle.game.activation_dice
+    assert dice is not None
+    st = battle.state
+    left = st.side_units(side)
+    while left and not st.over:
+        options = tuple(Option(u.label, u.uid) for u in left) + (Option("Stop", None),)
+        i = battle.choose(Choice("unit", side, st.side_titles[side], f"{phase.title}: which unit do you try next?",
+                                 options, lambda: [1.0] * len(left) + [0.0]))
+        if i == len(left):
+            return
+        unit = left.pop(i)
+        p = battle.rules.chance(dice.test, unit, None)
+        counts = list(range(dice.low, dice.high + 1))
+        k = counts[battle.choose(Choice("dice", side, unit.label, f"How many activation dice for {unit.label}?",
+                                        tuple(Option(str(n), n) for n in counts),
+                                        lambda: [_dice_value(n, p, dice.bust, len(left)) for n in counts]))]
+        successes = sum(1 for _ in range(k) if battle.rng.random() < p)
+        bust = k - successes >= dice.bust
+        if battle.record:
+            rule = dice.test.func if isinstance(dice.test, A.Call) else ""
+            battle.emit("activation", rule=rule, unit=unit.label, dice=k, successes=successes, bust=bust,
+                        chance=round(p, 6))
+        if bust:
+            return
+        for _ in range(successes):
+            if not unit.alive or st.over or not battle.act(unit, phase):
+                break
+
+
+def _dice_value(n: int, p: float, bust: int, waiting: int) -> float:
+    """What rolling ``n`` activation dice is worth: the actions expected without a bust, less one
+    action for each unit still waiting when the dice go bust (each die succeeds with chance ``p``)."""
+    worth = 0.0
+    for s in range(n + 1):
+        chance = comb(n, s) * p ** s * (1 - p) ** (n - s)
+        worth += chance * (-float(waiting) if n - s >= bust else float(s))
+    return worth

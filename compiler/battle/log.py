@@ -1,0 +1,69 @@
+"""The battle log: one JSON object a line, and the replay that plays it back to the same battle.
+
+The first line says what was played (ruleset, scenario, seed); then one line per event, in
+order; the last line holds every answer given at a choice point.  The dice come from the seed
+and the answers from the log, so :func:`replay` plays exactly the same battle, whoever (or
+whatever policy) answered the first time.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, TextIO
+
+from compiler import ast as A
+from compiler.battle.engine import Battle, Listener
+from compiler.battle.policies import ScriptedPolicy
+from compiler.battle.rules import Rules
+
+FORMAT = "warscribe-battle-log"
+VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Log:
+    """A battle log as read back."""
+
+    ruleset: str
+    scenario: str
+    seed: int
+    events: tuple[dict[str, Any], ...]
+    choices: tuple[int, ...]
+
+
+def write_log(out: TextIO, battle: Battle, ruleset: str, seed: int) -> None:
+    """Write ``battle`` (already played) as JSON lines."""
+    out.write(json.dumps({"format": FORMAT, "version": VERSION, "ruleset": ruleset,
+                          "scenario": battle.scenario.id, "seed": seed}, sort_keys=True) + "\n")
+    for event in battle.events:
+        out.write(json.dumps(event, sort_keys=True, ensure_ascii=False) + "\n")
+    out.write(json.dumps({"choices": battle.choices}) + "\n")
+
+
+class LogError(ValueError):
+    """A file that is not a battle log, or one for another ruleset."""
+
+
+def read_log(lines: Iterable[str]) -> Log:
+    """A log read from its lines."""
+    rows = [json.loads(line) for line in lines if line.strip()]
+    if not rows or rows[0].get("format") != FORMAT:
+        raise LogError("not a warscribe battle log (its first line should name the format)")
+    head, tail = rows[0], rows[-1]
+    if "choices" not in tail:
+        raise LogError("the battle log is cut short: its last line should list the choices")
+    return Log(str(head["ruleset"]), str(head["scenario"]), int(head["seed"]), tuple(rows[1:-1]),
+               tuple(int(c) for c in tail["choices"]))
+
+
+def replay(rules: Rules, log: Log, listener: Listener | None = None) -> Battle:
+    """Play the logged battle again: the same seed, the logged answers."""
+    if rules.model.id != log.ruleset:
+        raise LogError(f"the log is of ruleset '{log.ruleset}', not '{rules.model.id}'")
+    scenario = rules.model.get(log.scenario)
+    if not isinstance(scenario, A.Scenario):
+        raise LogError(f"ruleset '{rules.model.id}' has no scenario '{log.scenario}'")
+    script = ScriptedPolicy(log.choices)
+    battle = Battle(rules, scenario, [script] * len(scenario.sides), log.seed, listener=listener)
+    battle.run()
+    return battle

@@ -1,0 +1,216 @@
+"""The battle's view of the rules model: volleys and tests worked out by the resolver, cached.
+
+A volley (one attack sequence, one attacking unit, one weapon, one target) is never rolled die
+by die: the resolver works out the exact law of its last step (the models removed) for the
+state's numbers — models on each side, the acting unit's statuses as situations, the distance —
+and the engine samples one outcome from it.  The laws are cached per state, so a simulation
+pays for each distinct state once per process.
+
+Statuses and situations meet here: a status the unit holds that is also a declared situation
+(``locked``, ``ran``, ``charging``) is set to yes while the resolver works for that unit, and the
+situation ``distance``, when the ruleset declares it, is the distance to the unit's opponent.
+"""
+from __future__ import annotations
+
+import bisect
+from fractions import Fraction
+from dataclasses import dataclass
+from typing import Any
+
+from compiler import ast as A
+from compiler.battle.state import Unit
+from compiler.diagnostics import Span
+from compiler.model.ruleset import Ruleset
+from compiler.model.static import int_range, stat_value
+from compiler.resolve import Evaluator, ResolveError
+from compiler.resolve.core import is_dist, unwrap
+
+_SPAN = Span("<battle>", 0, 0, 0, 0)
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Law:
+    """A sampled quantity's exact law: its values, their cumulative chances, its mean."""
+
+    values: tuple[int, ...]
+    cumulative: tuple[float, ...]
+    mean: float
+    probabilities: tuple[float, ...]
+
+    def sample(self, u: float) -> int:
+        """The value at uniform draw ``u`` in [0, 1)."""
+        i = bisect.bisect_right(self.cumulative, u * self.cumulative[-1])
+        return self.values[min(i, len(self.values) - 1)]
+
+
+def law_of(value: Any) -> Law:
+    """The :class:`Law` of a resolver value (a distribution of whole numbers, or one number)."""
+    if not is_dist(value):
+        n = int(unwrap(value))
+        return Law((n,), (1.0,), float(n), (1.0,))
+    probs = value.probabilities()
+    items = sorted((int(unwrap(k)), float(p)) for k, p in probs.items() if float(p) > 0)
+    values = tuple(k for k, _ in items)
+    ps = tuple(p for _, p in items)
+    cum: list[float] = []
+    acc = 0.0
+    for p in ps:
+        acc += p
+        cum.append(acc)
+    return Law(values, tuple(cum), sum(k * p for k, p in items) / (acc or 1.0), ps)
+
+
+class Rules:
+    """The ruleset as the engine asks it: volleys, tests and unit values, each cached."""
+
+    def __init__(self, model: Ruleset, exact: bool = False) -> None:
+        self.model = model
+        self.exact = exact
+        self.situations = set(model.situations)
+        self.stats = {s.id for s in model.of_type(A.Stat)}
+        sit = model.situations.get("distance")
+        self.distance_range = int_range(sit.range) if sit is not None and sit.range is not None else None
+        self._volleys: dict[tuple[Any, ...], Law] = {}
+        self._values: dict[tuple[Any, ...], Any] = {}
+        self._evaluators: dict[tuple[Any, ...], Evaluator] = {}
+        self._situations: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
+        self.memo: dict[tuple[Any, ...], Any] = {}  # the engine's estimates, per state
+        self._usable: dict[tuple[str, str, str | None, str], bool] = {}
+        self.derived = tuple(d for g in model.of_type(A.Game) for d in g.derived)
+
+    # -- situations ------------------------------------------------------------------
+
+    def situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:
+        """The situation the resolver works in for ``unit``: its statuses (and ``extra`` ones) that
+        are situations, and the distance."""
+        key = (tuple(unit.statuses), extra, None if distance is None else int(round(distance)),
+               tuple(unit.values.items()))
+        found = self._situations.get(key)
+        if found is None:
+            found = self._situations[key] = self._situation(unit, distance, extra)
+        return found
+
+    def _situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
+        held = set(unit.statuses) | set(extra)
+        out: list[tuple[str, Any]] = [(s, True) for s in sorted(held) if s in self.situations]
+        out += sorted((k, v) for k, v in unit.values.items() if k in self.situations)
+        if distance is not None and "distance" in self.situations and "distance" not in held:
+            d = int(round(distance))
+            if self.distance_range is not None:
+                d = max(self.distance_range[0], min(self.distance_range[1], d))
+            out.append(("distance", d))
+        if self.derived and distance is not None:
+            out += self._derived(unit, distance, tuple(out))
+        return tuple(out)
+
+    def _derived(self, unit: Unit, distance: float, base: tuple[tuple[str, Any], ...]) -> list[tuple[str, Any]]:
+        """The game's derived situations for ``unit`` at ``distance`` (``situation … is … when …``)."""
+        out: list[tuple[str, Any]] = []
+        given = {k for k, _ in base}
+        for d in self.derived:
+            if d.situation in given:
+                continue
+            v = self.evaluator(base).evaluate(d.condition, self.env(unit, distance))
+            if is_dist(v):
+                p = float(self.evaluator(()).probability(v))
+                if p not in (0.0, 1.0):
+                    raise ValueError(f"the situation '{d.situation}' depends on dice: its condition must be sure")
+                v = p == 1.0
+            out.append((d.situation, d.choice if unwrap(v) else d.otherwise))
+        return out
+
+    def evaluator(self, situation: tuple[tuple[str, Any], ...]) -> Evaluator:
+        ev = self._evaluators.get(situation)
+        if ev is None:
+            ev = self._evaluators[situation] = Evaluator(self.model, exact=self.exact, situation=dict(situation))
+        return ev
+
+    # -- volleys ---------------------------------------------------------------------
+
+    def volley(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
+               situation: tuple[tuple[str, Any], ...]) -> Law:
+        """The law of the models ``target`` loses when ``actor`` resolves ``attack`` (with ``weapon``)."""
+        key = (attack.id, actor.profile, actor.models, weapon, target.profile, target.models, situation)
+        law = self._volleys.get(key)
+        if law is None:
+            law = self._volleys[key] = law_of(self._resolve(attack, actor, weapon, target, situation))
+        return law
+
+    def usable(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit) -> bool:
+        """Whether ``attack`` can be resolved with ``weapon`` at all (a weapon without the stats the
+        attack reads — a close-combat blade in a shooting attack — cannot be used with it)."""
+        key = (attack.id, actor.profile, weapon, target.profile)
+        ok = self._usable.get(key)
+        if ok is None:
+            probe_a = Unit(-1, 0, "", actor.profile, actor.weapons, 1, 1, 0, 0.0)
+            probe_t = Unit(-1, 1, "", target.profile, target.weapons, 1, 1, 0, 0.0)
+            try:
+                self._resolve(attack, probe_a, weapon, probe_t, ())
+                ok = True
+            except ResolveError:
+                ok = False
+            self._usable[key] = ok
+        return ok
+
+    def reach(self, weapon: str, stat: str) -> float:
+        """How far ``weapon`` reaches by its stat ``stat`` (``Range 24"``); 0 without one."""
+        key = ("reach", weapon, stat)
+        found = self._values.get(key)
+        if found is None:
+            profile = self.model.profiles.get(weapon)
+            sv = profile.stat(stat) if profile is not None else None
+            value = sv.value if sv is not None else None
+            found = self._values[key] = float(value) if isinstance(value, (int, Fraction)) else 0.0
+        return float(found)
+
+    def _resolve(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
+                 situation: tuple[tuple[str, Any], ...]) -> Any:
+        args: list[A.Expr] = [A.Group(_SPAN, actor.models, actor.profile)]
+        if len(attack.params) > 2:
+            args.append(A.Name(_SPAN, weapon or ""))
+        args.append(A.Group(_SPAN, target.models, target.profile))
+        call = A.Call(_SPAN, attack.id, _SPAN, tuple(args), ())
+        result = self.evaluator(situation).evaluate(call)
+        return result.steps[removal_step(attack)]
+
+    # -- values of one unit ----------------------------------------------------------
+
+    def env(self, unit: Unit, distance: float | None) -> dict[str, Any]:
+        """What an expression worked out for ``unit`` may read: its stats, models, started, points."""
+        profile = self.model.profiles[unit.profile]
+        env: dict[str, Any] = {s.stat: stat_value(s) for s in profile.stats if s.kind != "dice"}
+        env.update(models=unit.models, started=unit.started, points=unit.points)
+        if distance is not None:
+            env["distance_to_enemy"] = int(round(distance))
+        return env
+
+    def value(self, expr: A.Expr, unit: Unit, distance: float | None) -> Any:
+        """The value of ``expr`` for ``unit`` (a plain value or a distribution)."""
+        key = (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
+               None if distance is None else int(round(distance)), tuple(unit.values.items()) if unit.values else ())
+        found = self._values.get(key, _MISSING)
+        if found is _MISSING:
+            situation = self.situation(unit, distance)
+            found = self._values[key] = self.evaluator(situation).evaluate(expr, self.env(unit, distance))
+        return found
+
+    def number(self, expr: A.Expr, unit: Unit, distance: float | None) -> float:
+        v = self.value(expr, unit, distance)
+        if is_dist(v):
+            return float(v.mean())
+        return float(unwrap(v))
+
+    def chance(self, expr: A.Expr, unit: Unit, distance: float | None) -> float:
+        """The chance that the yes/no expression ``expr`` (a test, a condition) holds for ``unit``."""
+        v = self.value(expr, unit, distance)
+        if is_dist(v):
+            return float(self.evaluator(()).probability(v))
+        return 1.0 if unwrap(v) else 0.0
+
+
+def removal_step(attack: A.Attack) -> str:
+    """The step of an attack whose count is the models removed: its last ``removes`` step (``check``
+    refuses a battle that uses an attack without one)."""
+    removal = [s.name for s in attack.steps if s.removes_from is not None]
+    return removal[-1] if removal else attack.steps[-1].name

@@ -1,0 +1,114 @@
+"""The state of a battle: units on the table, their models, statuses and positions; the clock.
+
+The engine owns one :class:`State` per battle and changes it in place (a battle is a long chain
+of small changes, and games are simulated by the thousand); nothing else writes to it.  A
+:meth:`State.snapshot` is the plain, comparable picture of a moment (used by logs and tests).
+
+Positions are one number per unit: the game is one-dimensional (seed 001 measures only the gap
+between the forces), and a side's units stand on the line facing the other side's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: How long a status lasts: until the end of the phase, of the player turn, of the game turn,
+#: or (``""``) until something removes it.
+PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "")
+
+
+@dataclass(slots=True)
+class Unit:
+    """One unit (squad) on the table."""
+
+    uid: int
+    side: int
+    label: str
+    profile: str
+    weapons: tuple[str, ...]
+    models: int
+    started: int
+    points: int  # per model
+    position: float
+    statuses: dict[str, str] = field(default_factory=dict)  # status → the period it lasts
+    engaged: list[int] = field(default_factory=list)  # uids of the enemy units it is locked with
+    engaged_as: str | None = None  # the status an engagement sets
+    wounds: int = 0  # wounds taken by the model in front (the next to be removed)
+    values: dict[str, str] = field(default_factory=dict)  # situation → its choice for this unit (its order)
+
+    @property
+    def alive(self) -> bool:
+        return self.models > 0
+
+    def has(self, status: str) -> bool:
+        return status in self.statuses
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"unit": self.label, "models": self.models, "position": self.position,
+                "statuses": sorted(self.statuses), "engaged": sorted(self.engaged)}
+
+
+@dataclass(slots=True)
+class State:
+    """Everything that changes during a battle."""
+
+    units: list[Unit]
+    sides: tuple[str, ...]
+    side_titles: tuple[str, ...]
+    turn: int = 0
+    active: int = 0
+    phase: str = ""
+    over: bool = False
+    winner: int | None = None  # None with ``over``: a draw
+    reason: str = ""
+    timed: bool = False  # whether any status with a period has been set (else nothing can expire)
+
+    def side_units(self, side: int) -> list[Unit]:
+        return [u for u in self.units if u.side == side and u.models > 0]
+
+    def enemies(self, unit: Unit) -> list[Unit]:
+        side = unit.side
+        return [u for u in self.units if u.side != side and u.models > 0]
+
+    def unit(self, uid: int) -> Unit:
+        return self.units[uid]
+
+    def distance(self, a: Unit, b: Unit) -> float:
+        return abs(a.position - b.position)
+
+    def nearest_enemy(self, unit: Unit) -> Unit | None:
+        foes = self.enemies(unit)
+        if len(foes) <= 1:
+            return foes[0] if foes else None
+        return min(foes, key=lambda f: (self.distance(unit, f), f.uid))
+
+    def models_left(self, side: int) -> int:
+        return sum(u.models for u in self.units if u.side == side)
+
+    def expire(self, period: str) -> None:
+        """Statuses that last until the end of ``period`` end now."""
+        for u in self.units:
+            if u.statuses and period in u.statuses.values():
+                u.statuses = {k: v for k, v in u.statuses.items() if v != period}
+
+    def remove_models(self, unit: Unit, n: int) -> int:
+        """Remove up to ``n`` models; a unit with none left leaves every engagement."""
+        n = min(n, unit.models)
+        unit.models -= n
+        if unit.models == 0:
+            self.destroy(unit)
+        return n
+
+    def destroy(self, unit: Unit) -> None:
+        unit.models = 0
+        unit.statuses = {}
+        for uid in unit.engaged:
+            other = self.units[uid]
+            if unit.uid in other.engaged:
+                other.engaged.remove(unit.uid)
+            if not other.engaged and other.engaged_as is not None:
+                other.statuses.pop(other.engaged_as, None)
+        unit.engaged = []
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"turn": self.turn, "active": self.sides[self.active], "units": [u.snapshot() for u in self.units]}

@@ -1,0 +1,216 @@
+"""The battles pass: a game's actions, combats, end-of-turn tests and reactions, and scenarios.
+
+What the battle engine (:mod:`compiler.battle`) will execute must name things of the right kind:
+an ``attack`` effect an attack sequence, a status a declared status or situation, a combat's order
+a stat, a scenario's sides unit profiles or squads with their weapons.  Expressions that the engine
+works out for one unit (``move up to max_move()``, ``each unit with below_half(models, started)``,
+``points per surviving model``) see the unit's stats and :data:`UNIT_NAMES`.
+"""
+from __future__ import annotations
+
+from compiler import ast as A
+from compiler import codes
+from compiler.check.context import Context, Scope
+from compiler.check.expressions import check_expr
+from compiler.diagnostics import Span, did_you_mean
+from compiler.model.armies import Violation, check_army, listed_units
+
+#: What the engine knows about a unit while it works out an expression for it.
+UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy"})
+
+#: The events a reaction can answer (``when charged: …``).
+EVENTS: tuple[str, ...] = ("charged", "shot")
+
+#: The activation schemes the battle engine runs (None: the default, whole_army).
+PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls",
+                                     "alternating_activations", "alternating_detachments")
+
+#: What ``first`` may say besides a side's id.
+FIRST_RANDOM = "random"
+
+
+def check_battles(ctx: Context) -> None:
+    """Pass: the executable parts of each game and each scenario (W101, W861, W863)."""
+    for game in ctx.ruleset.of_type(A.Game):
+        _game(ctx, game)
+    games = ctx.ruleset.of_type(A.Game)
+    for sc in ctx.ruleset.of_type(A.Scenario):
+        _scenario(ctx, sc, games)
+
+
+def unit_scope(ctx: Context, owner: str) -> Scope:
+    """The names an expression worked out for one unit may read: its stats and :data:`UNIT_NAMES`."""
+    stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    return Scope(ctx, owner, stats | UNIT_NAMES)
+
+
+def _statuses(ctx: Context) -> set[str]:
+    rs = ctx.ruleset
+    return set(rs.situations) | {e.id for e in rs.of_type(A.Entry) if e.kind == "status"}
+
+
+def _unknown(ctx: Context, what: str, name: str, span: Span, pool: set[str], hint: str) -> None:
+    close = did_you_mean(name, pool)
+    ctx.sink.error(codes.UNKNOWN_NAME, f"unknown {what} '{name}'", span,
+                   f"did you mean '{close}'?" if close else hint)
+
+
+def _status(ctx: Context, name: str, span: Span) -> None:
+    if name not in _statuses(ctx):
+        _unknown(ctx, "status", name, span, _statuses(ctx), "declare it as a status or a situation")
+
+
+def _attack(ctx: Context, name: str, span: Span) -> None:
+    decl = ctx.ruleset.get(name)
+    if decl is None:
+        attacks = {a.id for a in ctx.ruleset.of_type(A.Attack)}
+        _unknown(ctx, "attack sequence", name, span, attacks, "name an attack sequence of the ruleset")
+    elif not isinstance(decl, A.Attack):
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{name}' is not an attack sequence", span,
+                       "an attack effect or a combat resolves an `attack` declaration")
+    elif len(decl.params) < 2:
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"attack '{name}' needs an attacker and a target", span,
+                       "its first role is the unit that acts and its last the enemy unit")
+    elif not any(s.removes_from is not None for s in decl.steps):
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"attack '{name}' removes no models, so a battle cannot use it", span,
+                       "end it with a step such as: killed = unsaved removes target")
+
+
+def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> None:
+    for e in effects:
+        if e.kind == "attack" and e.name is not None:
+            _attack(ctx, e.name, e.span)
+            stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+            if e.stat is not None and e.stat not in stats:
+                _unknown(ctx, "stat", e.stat, e.span, stats, "a weapon reaches as far as one of its stats: within Range")
+        elif e.kind in ("sets", "engage", "clears") and e.name is not None:
+            _status(ctx, e.name, e.span)
+        if e.value is not None:
+            check_expr(e.value, unit_scope(ctx, owner))
+
+
+def _game(ctx: Context, game: A.Game) -> None:
+    stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    for phase in game.phases:
+        for act in phase.actions:
+            _effects(ctx, act.id, act.effects)
+            for name in act.unless:
+                _status(ctx, name, act.span)
+        _orders(ctx, game, phase)
+        for c in phase.combats:
+            _attack(ctx, c.attack, c.span)
+            if c.order not in stats:
+                _unknown(ctx, "stat", c.order, c.span, stats, "combatants strike in the order of a stat")
+    for end in game.at_end:
+        scope = unit_scope(ctx, game.id)
+        if end.condition is not None:
+            check_expr(end.condition, scope)
+        check_expr(end.test, scope)
+        if end.failing is not None and end.failing.name is not None:
+            _status(ctx, end.failing.name, end.failing.span)
+    for r in game.reactions:
+        if r.event not in EVENTS:
+            _unknown(ctx, "event", r.event, r.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
+        _effects(ctx, game.id, r.effects)
+        if r.requires is not None:
+            _status(ctx, r.requires, r.span)
+    for s in game.scores:
+        if s.surviving:
+            check_expr(s.value, unit_scope(ctx, s.id))
+    if game.activation_dice is not None:
+        check_expr(game.activation_dice.test, unit_scope(ctx, game.id))
+    _activation(ctx, game)
+
+
+def _orders(ctx: Context, game: A.Game, phase: A.Phase) -> None:
+    """An order takes actions of its own phase, and its id is a choice of the ``orders set`` situation."""
+    actions = {a.id for a in phase.actions}
+    sit = ctx.ruleset.situations.get(game.order_situation) if game.order_situation else None
+    if game.order_situation is not None and (sit is None or not sit.choices):
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{game.order_situation}' is not a situation with choices",
+                       game.span, "orders set a situation such as: situation order \"Order\" one of advance, charge")
+        sit = None
+    for o in phase.orders:
+        for name in o.actions:
+            if name not in actions:
+                _unknown(ctx, "action", name, o.span, actions, f"an order takes actions of its phase '{phase.id}'")
+        for name in o.unless + ((o.requires,) if o.requires else ()):
+            _status(ctx, name, o.span)
+        if sit is not None and o.id not in sit.choices:
+            ctx.sink.error(codes.UNKNOWN_NAME, f"order '{o.id}' is not a choice of the situation '{sit.id}'", o.span,
+                           f"an order's id is the value it gives '{sit.id}': one of " + ", ".join(sit.choices))
+
+
+def _activation(ctx: Context, game: A.Game) -> None:
+    """The situations the game works out for each acting unit (``situation … is … when …``)."""
+    for d in game.derived:
+        sit = ctx.ruleset.situations.get(d.situation)
+        if sit is None or not sit.choices:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{d.situation}' is not a situation with choices", d.span,
+                           "work out a situation declared with `one of …`")
+        else:
+            for choice in (d.choice, d.otherwise):
+                if choice not in sit.choices:
+                    ctx.sink.error(codes.UNKNOWN_NAME, f"'{choice}' is not a choice of the situation '{sit.id}'",
+                                   d.span, "use one of: " + ", ".join(sit.choices))
+        check_expr(d.condition, unit_scope(ctx, game.id))
+
+
+def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
+    rs = ctx.ruleset
+    played = rs.get(sc.game) if sc.game is not None else (games[0] if len(games) == 1 else None)
+    if isinstance(played, A.Game) and played.activation not in PLAYABLE:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' plays game '{played.id}', whose activation "
+                       f"'{played.activation}' the battle engine cannot run", sc.span,
+                       "use one of: " + ", ".join(a for a in PLAYABLE if a))
+    if isinstance(played, A.Game) and played.activation == "activation_rolls" and played.activation_dice is None:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{played.id}' activates by rolls but does not say how", sc.span,
+                       "add a line such as: activation dice 1..3 of activation_die(I), bust on 2 failures")
+    if sc.game is not None:
+        decl = rs.get(sc.game)
+        if not isinstance(decl, A.Game):
+            _unknown(ctx, "game", sc.game, sc.span, {g.id for g in games}, "name the ruleset's `game` declaration")
+    elif len(games) != 1:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' does not say which game it plays",
+                       sc.span, "add a line such as: game battle")
+    if sc.army is not None and not isinstance(rs.get(sc.army), A.Army):
+        _unknown(ctx, "army", sc.army, sc.span, {a.id for a in rs.of_type(A.Army)}, "name an `army` declaration")
+    if len(sc.sides) < 2:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' needs two sides, not {len(sc.sides)}",
+                       sc.span, 'add `side NAME "Title":` blocks, each with its army list')
+    sides = {s.id for s in sc.sides}
+    if sc.first is not None and sc.first != FIRST_RANDOM and sc.first not in sides:
+        _unknown(ctx, "side", sc.first, sc.span, sides, "say `first random` or name a side")
+    squads = {q.id for q in rs.of_type(A.Squad)}
+    units = {p.id for p in rs.profiles.values() if p.kind == "unit"}
+    weapons = {p.id for p in rs.profiles.values() if p.kind == "weapon"}
+    for side in sc.sides:
+        if not side.units:
+            ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"side '{side.id}' has no units", side.span,
+                           "list its units, one a line: 5 space_marine with boltgun")
+        for u in side.units:
+            if u.name not in units | squads:
+                _unknown(ctx, "unit or squad", u.name, u.span, units | squads, "name a unit profile or a squad")
+            if u.count < 1:
+                ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"a unit of {u.count} models cannot fight", u.span,
+                               "give it at least one model")
+            for w in u.weapons:
+                if w not in weapons:
+                    _unknown(ctx, "weapon", w, u.span, weapons, "name a weapon profile")
+    army = rs.get(sc.army) if sc.army is not None else None
+    known = all(u.name in units | squads and u.count >= 1 for side in sc.sides for u in side.units)
+    if isinstance(army, A.Army) and known:
+        for side in sc.sides:
+            for v in check_army(rs, army, listed_units(rs, side)):
+                ctx.sink.error(codes.ARMY_RULE_BROKEN, f"side '{side.id}' breaks the army rules: {v.message}",
+                               side.span, cite(ctx, v))
+
+
+def cite(ctx: Context, v: Violation) -> str:
+    """The rule a violation breaks, as a hint: its title and id, and where it is written."""
+    path = ctx.ruleset.section_path(v.army)
+    rule = path[-1] if path else None
+    where = f"{v.span.file}:{v.span.line}"
+    if rule is not None:
+        return f"see the rule '{rule.title}' ({rule.id}), army '{v.army_title}' ({v.army}) at {where}"
+    return f"see army '{v.army_title}' ({v.army}) at {where}"

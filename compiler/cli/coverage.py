@@ -1,0 +1,79 @@
+"""What ``warscribe test --coverage`` prints: a table per ruleset of what its examples exercise.
+
+A helper of the ``test`` command (:mod:`compiler.cli.answers`), not a command of its own.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from compiler.resolve.coverage import Coverage
+
+#: The kinds ``--strict`` requires every declaration of to be exercised by an example.
+REQUIRED_KINDS = ("table", "test", "formula", "modifier", "attack")
+KIND_ORDER = ("table", "test", "formula", "modifier", "attack", "ability")
+PLURAL = {"ability": "abilities"}
+
+
+def missing(cov: Coverage) -> list[tuple[str, str]]:
+    """(id, kind) of the required declarations no example exercises."""
+    return [(i, k) for i, k in cov.executable if k in REQUIRED_KINDS and not cov.pinned.get(i)]
+
+
+def coverage_json(cov: Coverage) -> dict[str, Any]:
+    return {
+        "ruleset": cov.ruleset,
+        "by_kind": {k: {"exercised": d, "executable": t} for k, (d, t) in sorted(cov.by_kind().items())},
+        "pinned_by": {i: list(cov.pinned.get(i, ())) for i, _ in cov.executable},
+        "unexercised": [{"id": i, "kind": k} for i, k in cov.executable if not cov.pinned.get(i)],
+        "driving_rules": list(cov.driving),
+        "prose_only": [{"id": i, "kind": k, "reason": r} for i, k, r in cov.prose_only],
+        "unmarked_rules": list(cov.unmarked),
+    }
+
+
+def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], verbose: bool = False) -> None:
+    """A Rich table: per ruleset, exercised/executable for each kind, rules that drive the resolver,
+    prose-only rules and abilities, unmarked rules; then each unexercised declaration with where
+    it is written (and, with ``verbose``, each prose-only and unmarked one)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Executable coverage: declarations exercised by examples; rules that drive the resolver, "
+                        "are prose only (and say why) or are unmarked", title_justify="left")
+    table.add_column("ruleset")
+    for kind in KIND_ORDER:
+        table.add_column(PLURAL.get(kind, kind + "s"), justify="right")
+    table.add_column("all", justify="right")
+    table.add_column("driving", justify="right")
+    table.add_column("prose only", justify="right")
+    table.add_column("unmarked", justify="right")
+    for cov in covs:
+        counts = cov.by_kind()
+        cells = []
+        for kind in KIND_ORDER:
+            done, total = counts.get(kind, (0, 0))
+            text = f"{done}/{total}" if total else "–"
+            cells.append(f"[red]{text}[/red]" if done < total else text)
+        done_all, total_all = len(cov.exercised), len(cov.executable)
+        cells.append(f"{done_all}/{total_all}")
+        table.add_row(cov.ruleset, *cells, str(len(cov.driving)), str(len(cov.prose_only)),
+                      f"[yellow]{len(cov.unmarked)}[/yellow]" if cov.unmarked else "0")
+    console = Console(highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        console.width = 130  # piped or captured: wide enough for every column
+    console.print(table)
+    for cov in covs:
+        for decl_id, kind in cov.executable:
+            if not cov.pinned.get(decl_id):
+                where = spans.get(cov.ruleset, {}).get(decl_id, "")
+                console.print(f"not exercised: {cov.ruleset} {kind} {decl_id}" + (f" ({where})" if where else ""),
+                              markup=False)
+    if verbose:
+        for cov in covs:
+            for decl_id, kind, reason in cov.prose_only:
+                console.print(f"prose only: {cov.ruleset} {kind} {decl_id}: {reason}", markup=False)
+            for decl_id in cov.unmarked:
+                where = spans.get(cov.ruleset, {}).get(decl_id, "")
+                console.print(f"unmarked: {cov.ruleset} rule {decl_id}" + (f" ({where})" if where else "")
+                              + ": neither drives the resolver nor says why (add a 'prose only' note)",
+                              markup=False)

@@ -1,0 +1,159 @@
+"""Executable coverage: which declarations drive the resolver, and which examples exercise each.
+
+*Executable* declarations are the ones the resolver runs: tests, tables, formulas, modifiers,
+attacks and abilities.  One is *exercised* by an example (or a property, or a claim) when
+working that example out used it — a call of the test, table, formula or attack, or a
+modifier or ability that changed a number — as recorded by :mod:`compiler.trace` while the
+example runs (with a memo that remembers what each of its entries used, so an example that
+reuses what an earlier one worked out is credited with it too).
+
+A rule *drives the resolver* when it holds an executable declaration (or a custom die) or
+links to one, or holds a note pinned by an example.  Any
+other rule should say why nothing runs it, with a ``prose only "reason": …`` note; one that
+does not is *unmarked*.  An ability with neither hooks nor effects (a name the army lists
+give a meaning to) is prose only as well.
+
+>>> from compiler.driver import compile_text
+>>> rs = compile_text('ruleset d "D":\\n  version 1.0.0\\nstat BS "BS" 1..10: "Aim."\\n'
+...                   'test hit(BS) "Hit" = roll d6 <= BS\\ntest dodge(BS) "Dodge" = roll d6 > BS\\n'
+...                   'rule charge "Charge": "Run at them."\\n'
+...                   'example e "E":\\n  expect P(hit(3)) = 1/2\\n').rulesets[0]
+>>> c = coverage(rs)
+>>> c.pinned["hit"], c.unexercised, c.unmarked
+(('e',), ('dodge',), ('charge',))
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Mapping
+
+from compiler import ast as A
+from compiler.model.ruleset import Ruleset, kind_of
+from compiler.resolve.claims import run_claim
+from compiler.resolve.expect import Result
+from compiler.resolve.runner import run_example, run_property
+from compiler.syntax.prose import PROSE_REF
+from compiler.trace import recording
+
+#: What the resolver runs, in the order coverage tables list them.
+EXECUTABLE: tuple[type[A.Decl], ...] = (A.Table, A.Test, A.Formula, A.Modifier, A.Attack, A.Ability)
+INERT_ABILITY_REASON = "an ability with no hooks and no effects: nothing for the resolver to run"
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """One ruleset's executable coverage."""
+
+    ruleset: str
+    executable: tuple[tuple[str, str], ...]  # (id, kind) in document order
+    pinned: Mapping[str, tuple[str, ...]]  # executable id -> ids of the examples that exercise it
+    examples: tuple[Result, ...]  # every example, property and claim, as run
+    driving: tuple[str, ...]  # rules that drive the resolver
+    prose_only: tuple[tuple[str, str, str], ...]  # (id, kind, reason): marked rules and inert abilities
+    unmarked: tuple[str, ...] = ()  # rules that neither drive the resolver nor say why not
+
+    @property
+    def exercised(self) -> tuple[str, ...]:
+        return tuple(i for i, _ in self.executable if self.pinned.get(i))
+
+    @property
+    def unexercised(self) -> tuple[str, ...]:
+        return tuple(i for i, _ in self.executable if not self.pinned.get(i))
+
+    def by_kind(self) -> dict[str, tuple[int, int]]:
+        """For each kind: (exercised, executable)."""
+        out: dict[str, tuple[int, int]] = {}
+        for i, kind in self.executable:
+            done, total = out.get(kind, (0, 0))
+            out[kind] = (done + (1 if self.pinned.get(i) else 0), total + 1)
+        return out
+
+
+def _executable(d: A.Decl) -> bool:
+    if isinstance(d, A.Ability):
+        return bool(d.hooks or d.effects)
+    return isinstance(d, EXECUTABLE) and bool(d.id)
+
+
+def _run_one(model: Ruleset, d: A.Decl) -> Result:
+    if isinstance(d, A.Claim):
+        return run_claim(model, d)
+    if isinstance(d, A.Property):
+        return run_property(model, d)
+    assert isinstance(d, A.Example)
+    return run_example(model, d)
+
+
+def exercised_by(model: Ruleset) -> tuple[dict[str, tuple[str, ...]], tuple[Result, ...]]:
+    """For each declaration id, the examples (properties, claims) that used it; and their results.
+
+    Memoised per ruleset: the site's rule pages and ``warscribe test --coverage`` share it.
+    """
+    cached = model.__dict__.get("_exercised_by")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    found: dict[str, list[str]] = {}
+    results: list[Result] = []
+    for d in model.walk():
+        if not isinstance(d, (A.Example, A.Property)):
+            continue
+        model.__dict__.pop("_claim_judgements", None)  # a claim judged already would use nothing
+        with recording() as used:
+            results.append(_run_one(model, d))
+        for decl_id in used:
+            found.setdefault(decl_id, []).append(d.id)
+    out = ({k: tuple(v) for k, v in found.items()}, tuple(results))
+    model.__dict__["_exercised_by"] = out
+    return out
+
+
+def _links(items: tuple[A.Decl, ...]) -> Iterator[str]:
+    for d in items:
+        if isinstance(d, A.ProseBlock):
+            yield from (m.group(1).strip() for m in PROSE_REF.finditer(d.text))
+
+
+def _nested(items: tuple[A.Decl, ...]) -> Iterator[A.Decl]:
+    for d in items:
+        yield d
+        if isinstance(d, (A.Section, A.Rule)):
+            yield from _nested(d.body)
+
+
+def coverage(model: Ruleset) -> Coverage:
+    """Run every example of a ruleset, recording what each one exercises; classify its rules."""
+    pinned, results = exercised_by(model)
+    executable = tuple((d.id, kind_of(d)) for d in model.walk() if _executable(d))
+    runnable = {i for i, _ in executable}
+    exercised_ids = {d.id for d in model.walk() if isinstance(d, (A.Example, A.Property))}
+    driving: list[str] = []
+    unmarked: list[str] = []
+    prose_only: list[tuple[str, str, str]] = [(a.id, "ability", INERT_ABILITY_REASON)
+                                              for a in model.of_type(A.Ability) if not _executable(a)]
+    for rule in model.of_type(A.Rule):
+        inside = [d for d in _nested(rule.body) if _executable(d) or isinstance(d, A.Die)
+                  or isinstance(d, A.Note) and any(e in exercised_ids for e, _ in d.pinned_by)]
+        links = [n for n in _links(rule.body) if n in runnable]
+        reasons = [n.title for n in rule.body if isinstance(n, A.Note) and n.kind == "prose only"]
+        if inside or links:
+            driving.append(rule.id)
+        elif reasons:
+            prose_only.append((rule.id, "rule", "; ".join(reasons)))
+        else:
+            unmarked.append(rule.id)
+    return Coverage(model.id, executable, {i: pinned[i] for i in runnable if i in pinned}, results,
+                    tuple(driving), tuple(prose_only), tuple(unmarked))
+
+
+def pins(model: Ruleset) -> dict[str, tuple[str, ...]]:
+    """For each executable declaration and each rule, the examples that exercise it, in document
+    order: a rule's are those of the executable declarations it holds or links to."""
+    exercised, _ = exercised_by(model)
+    order = {d.id: n for n, d in enumerate(model.walk())}
+    out = {d.id: exercised.get(d.id, ()) for d in model.walk() if _executable(d)}
+    for rule in model.of_type(A.Rule):
+        ids = {d.id for d in _nested(rule.body) if _executable(d)}
+        ids |= {n for n in _links(rule.body) if n in out}
+        found = {e for i in ids for e in out.get(i, ())}
+        out[rule.id] = tuple(sorted(found, key=lambda e: order.get(e, 0)))
+    return out

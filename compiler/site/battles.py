@@ -1,0 +1,192 @@
+"""The Battles page of a ruleset: each scenario, its simulated outcome, a sample battle report.
+
+Everything on the page is computed at build time from the rules model by :mod:`compiler.battle`,
+and reproducible: :data:`GAMES` games with the run seed :data:`SEED` (greedy policies on every
+side), and the sample report is game 0 of that run, played again with its events kept.  A fixed
+number of games (not a time limit) keeps the page byte-identical from build to build; results
+are cached per process, keyed by the ruleset's sources, so a rebuild that changed nothing else
+pays nothing.  Every rate is shown with its 95% interval and the number of games.  For an
+overlay whose base has the same scenario, the change in each side's win rate is shown too.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from compiler import ast as A
+from compiler.battle import POLICIES, Battle, Rules, Tally, game_seed
+from compiler.battle.simulate import against, play_games
+from compiler.battle.stats import wilson
+from compiler.model.armies import listed_units
+from compiler.model.ruleset import Ruleset
+
+#: Games simulated per scenario for the page, and the run's seed.
+GAMES = 400
+SEED = 1
+
+_CACHE: dict[tuple[str, str, str], Tally] = {}
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A rate with its interval and the games it comes from."""
+
+    label: str
+    count: int
+    games: int
+    rate: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Change:
+    """One side's win rate under the base and under the overlay, and the change with its interval."""
+
+    label: str
+    base: float
+    overlay: float
+    change: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class ReportTurn:
+    """One player turn of the sample battle: whose it was and what happened (text, rule id or '')."""
+
+    heading: str
+    lines: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class ScenarioView:
+    scenario: A.Scenario
+    sides: tuple[tuple[str, tuple[str, ...]], ...]  # side title, its units in words
+    deployment: str
+    first: str
+    turns: int
+    rates: tuple[Rate, ...]
+    turns_mean: float
+    report: tuple[ReportTurn, ...]
+    result: str
+    changes: tuple[Change, ...]
+    base_title: str | None
+
+
+def _key(rs: Ruleset, sources: Mapping[str, str]) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for f in sorted(rs.files):
+        digest.update(f.encode() + b"\0" + sources.get(f, "").encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _tally(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> Tally:
+    found = _CACHE.get((rs.id, key, sc.id))
+    if found is None:
+        found = _CACHE[(rs.id, key, sc.id)] = play_games(rules, sc, "greedy", SEED, 0, GAMES)
+    return found
+
+
+def _rates(sc: A.Scenario, t: Tally) -> tuple[Rate, ...]:
+    out = []
+    for k, side in enumerate(sc.sides):
+        lo, hi = wilson(t.wins[k], t.games)
+        out.append(Rate(f"{side.title} win", t.wins[k], t.games, t.wins[k] / t.games, lo, hi))
+    lo, hi = wilson(t.draws, t.games)
+    out.append(Rate("Draw", t.draws, t.games, t.draws / t.games, lo, hi))
+    return tuple(out)
+
+
+def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] | None:
+    kind = event["event"]
+    if kind == "move":
+        return (f"{event['unit']} moves {event['inches']}\"; the enemy is {event['distance']:g}\" away.", "")
+    if kind == "volley":
+        weapon = f" with {titles.get(event['weapon'], event['weapon'])}" if event.get("weapon") else ""
+        n = event["models"]
+        return (f"{event['unit']} ({n} model{'s' if n != 1 else ''}) strike {event['target']}{weapon}: {event['removed']} "
+                f"removed (expected {event['mean']:.2f}), {event['left']} left.", event["rule"])
+    if kind == "test":
+        return (f"{event['unit']} {'passes' if event['passed'] else 'fails'} a test "
+                f"(chance {event['chance']:.1%}).", event["rule"])
+    if kind == "engage":
+        return (f"{event['unit']} engages {event['target']}.", "")
+    if kind == "activation":
+        verdict = "goes bust, and the turn passes" if event["bust"] else f"scores {event['successes']} action(s)"
+        return (f"{event['unit']} rolls {event['dice']} activation dice and {verdict}.", event["rule"])
+    if kind == "reaction":
+        return (f"{event['unit']} reacts to {event['cause']} ({event['event']}).", "")
+    if kind == "destroyed":
+        return (f"{event['unit']} is destroyed.", "")
+    if kind == "status" and event.get("until") != "now":
+        return (f"{event['unit']} is now {event['status']}.", "")
+    if kind == "activated":
+        return (f"{event['title']} activates {event['unit']}.", "")
+    if kind == "order":
+        return (f"{event['unit']} gets {event['title']}.", "")
+    return None
+
+
+def _report(rs: Ruleset, rules: Rules, sc: A.Scenario) -> tuple[tuple[ReportTurn, ...], str]:
+    seed = game_seed(SEED, 0)
+    battle = Battle(rules, sc, [POLICIES["greedy"](seed + k + 1) for k in range(len(sc.sides))], seed)
+    out = battle.run()
+    titles = {d.id: getattr(d, "title", d.id) for d in rs.walk() if d.id}
+    turns: list[ReportTurn] = []
+    heading = "Deployment"
+    lines: list[tuple[str, str]] = []
+    for e in battle.events:
+        if e["event"] == "turn":
+            if lines:
+                turns.append(ReportTurn(heading, tuple(lines)))
+            heading, lines = f"Game turn {e['turn']}: {e['title']}", []
+            continue
+        line = _line(e, titles)
+        if line is not None:
+            lines.append(line)
+    if lines:
+        turns.append(ReportTurn(heading, tuple(lines)))
+    st = battle.state
+    winner = "a draw" if out.winner is None else f"a win for {st.side_titles[out.winner]}"
+    scores = ", ".join(f"{t} {s:g}" for t, s in zip(st.side_titles, out.scores))
+    return tuple(turns), f"The battle ends in {winner} after {out.turns} game turns (scores: {scores})."
+
+
+def scenario_views(rs: Ruleset, sources: Mapping[str, str]) -> list[ScenarioView]:
+    """The Battles page's view of every scenario of ``rs``."""
+    scenarios = rs.of_type(A.Scenario)
+    if not scenarios:
+        return []
+    rules, key = Rules(rs), _key(rs, sources)
+    base = rs.base
+    base_rules = Rules(base) if base is not None else None
+    views = []
+    for sc in scenarios:
+        game = rs.get(sc.game) if sc.game else next(iter(rs.of_type(A.Game)), None)
+        turns = sc.turns or (game.turns if isinstance(game, A.Game) and game.turns else 1)
+        sides = tuple((side.title, tuple(_unit_words(rs, side))) for side in sc.sides)
+        t = _tally(rs, rules, sc, key)
+        report, result = _report(rs, rules, sc)
+        changes: tuple[Change, ...] = ()
+        if base is not None and base_rules is not None and isinstance(base.get(sc.id), A.Scenario):
+            bt = _tally(base, base_rules, sc, _key(base, sources))
+            changes = tuple(Change(side.title, c["base_win_rate"], c["overlay_win_rate"], c["change"],
+                                   c["ci95"][0], c["ci95"][1])
+                            for side, c in zip(sc.sides, against(sc, t, bt)))
+        first = "chosen at random" if sc.first in (None, "random") else next(
+            s.title for s in sc.sides if s.id == sc.first)
+        views.append(ScenarioView(sc, sides, f'{sc.distance or 0}" apart', first, turns, _rates(sc, t),
+                                  t.turns / t.games, report, result, changes,
+                                  base.title if changes and base is not None else None))
+    return views
+
+
+def _unit_words(rs: Ruleset, side: A.Side) -> list[str]:
+    out = []
+    for u in listed_units(rs, side):
+        weapons = ", ".join(getattr(rs.get(w), "title", w) for w in u.weapons)
+        title = getattr(rs.get(u.squad or u.profile), "title", u.profile)
+        out.append(f"{u.models} × {title}" + (f" ({weapons})" if weapons else "") + (f", {u.points} points" if u.points else ""))
+    return out

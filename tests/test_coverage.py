@@ -1,0 +1,119 @@
+"""Executable coverage: what each example exercises, ``warscribe test --coverage [--strict]``,
+and the "pinned by" lines of the rule pages."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from compiler.cli import app
+from compiler.driver import compile_text
+from compiler.model.ruleset import Ruleset
+from compiler.resolve.coverage import coverage, pins
+from compiler.site import site
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SMALL = '''ruleset small "Small":
+  version 1.0.0
+
+stat BS "BS" 1..10: "Aim."
+situation smoke "Smoke between firer and target"
+
+rule shooting "Shooting":
+  """Roll to [[hit]]."""
+
+rule charging "Charging": "Run at them and shout."
+
+test hit(BS) "Hit" = roll d6 <= BS
+test dodge(BS) "Dodge" = roll d6 >= BS
+table need(BS) "Need":
+  1..3 -> 5+
+  otherwise -> 3+
+modifier in_smoke "Smoke": -1 BS when smoke
+
+example plain "Plain":
+  expect P(hit(3)) = 1/2
+
+example again "Again":
+  expect P(hit(3)) = 1/2
+  expect need(2) = 5+
+'''
+
+
+def _small(extra: str = "") -> Ruleset:
+    comp = compile_text(SMALL + extra)
+    assert comp.ok, comp.diagnostics
+    return comp.rulesets[0]
+
+
+def test_each_example_is_credited_with_what_it_used_even_from_the_memo() -> None:
+    cov = coverage(_small())
+    # 'again' asks what 'plain' already worked out: it is credited all the same.
+    assert cov.pinned["hit"] == ("plain", "again")
+    assert cov.pinned["need"] == ("again",)
+    assert set(cov.unexercised) == {"dodge", "in_smoke"}  # the smoke never rose in any example
+
+
+def test_a_modifier_is_exercised_only_where_it_changes_a_number() -> None:
+    cov = coverage(_small('example smoky "Smoky":\n  let r = hit(3) with smoke\n  expect P(r) = 1/3\n'))
+    assert cov.pinned["in_smoke"] == ("smoky",)
+    assert cov.pinned["hit"] == ("plain", "again", "smoky")
+
+
+def test_rules_drive_the_resolver_or_say_why_they_are_prose_only() -> None:
+    cov = coverage(_small())
+    assert cov.driving == ("shooting",)  # links to the hit test
+    assert cov.unmarked == ("charging",) and cov.prose_only == ()
+    assert pins(_small())["shooting"] == ("plain", "again")
+    marked = SMALL.replace('rule charging "Charging": "Run at them and shout."',
+                           'rule charging "Charging":\n  """Run at them and shout."""\n'
+                           '  prose only "Shouting is not rolled": "Players just do it."')
+    comp = compile_text(marked)
+    assert comp.ok, comp.diagnostics
+    cov = coverage(comp.rulesets[0])
+    assert cov.unmarked == () and cov.prose_only == (("charging", "rule", "Shouting is not rolled"),)
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    folder = tmp_path / "small"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_cli_table_and_strict(tmp_path: Path) -> None:
+    folder = _write(tmp_path, SMALL)
+    runner = CliRunner()
+    loose = runner.invoke(app, ["test", "--coverage", str(folder)])
+    assert loose.exit_code == 0, loose.output
+    assert "Executable coverage" in loose.output
+    assert "not exercised: small test dodge" in loose.output
+    assert "not exercised: small modifier in_smoke" in loose.output
+    strict = runner.invoke(app, ["test", "--coverage", "--strict", str(folder)])
+    assert strict.exit_code == 1
+    data = json.loads(runner.invoke(app, ["test", "--coverage", "--json", str(folder)]).output)
+    small = data["coverage"][0]
+    assert small["by_kind"]["test"] == {"exercised": 1, "executable": 2}
+    assert small["pinned_by"]["hit"] == ["plain", "again"]
+    assert small["unmarked_rules"] == ["charging"]
+
+
+def test_strict_passes_once_everything_is_exercised(tmp_path: Path) -> None:
+    folder = _write(tmp_path, SMALL + 'example rest "Rest":\n  let r = dodge(3) with smoke\n  expect P(r) = 5/6\n')
+    result = CliRunner().invoke(app, ["test", "--coverage", "--strict", str(folder)])
+    assert result.exit_code == 0, result.output
+
+
+def test_every_bundled_ruleset_exercises_all_its_tables_tests_formulas_modifiers_and_attacks() -> None:
+    result = CliRunner().invoke(app, ["test", "--coverage", "--strict", str(ROOT / "rules")])
+    assert result.exit_code == 0, result.output
+    assert "not exercised" not in result.output
+
+
+def test_rule_page_says_which_examples_pin_it() -> None:
+    comp = compile_text(SMALL)
+    md = "\n".join(p.markdown for p in site(comp).pages if p.path.startswith("small/"))
+    assert "*Pinned by 2 examples: [Plain](" in md
+    assert md.count("*Pinned by") == 1  # the prose-only rule says nothing
