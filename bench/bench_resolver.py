@@ -11,8 +11,12 @@ shooter firing D6 shots.  warscribe answers it by compiling nothing more than th
 
   cold  a fresh evaluator with an empty memo: tests, tables, the per-attack token pipeline
         and the final power are all worked out inside the timed call;
-  warm  the same question asked again with a different N: the model's memo already holds the
-        per-attack work, so the call costs the power and the DSL's dispatch.
+  warm  the same question asked again: the model's memo already holds the per-attack work
+        (no answer is memoised), so the call costs the power and the DSL's dispatch.
+
+Times are CPU seconds of this process (time.process_time), the best of --repeat rounds.
+The last table puts each figure next to its target (bench/README.md), at the worst question
+the target covers.
 
 Every answer is checked first (warscribe exact == icepool == dyce as exact Fractions; warscribe
 fast within 1e-12 of them), then timed.  See bench/README.md for the targets.
@@ -63,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'exact/best lib':>16}{'fast warm/np':>14}{'fast cold/np':>14}"
     print(head)
     print("-" * len(head))
+    measured: dict[tuple[int, int | str], dict[str, float]] = {}
     for faces, attacks in engine.QUESTIONS:
         expr = parse_expression(question(faces, attacks))
         exact_answer = ask(expr, True, False)
@@ -81,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             "dyce": engine.best_time(partial(engine.with_dyce, faces, attacks), args.repeat, args.budget),
             "numpy": engine.best_time(partial(engine.bare_numpy, faces, attacks), args.repeat, args.budget),
         }
+        measured[(faces, attacks)] = times
         best_lib = min(times["icepool"], times["dyce"])
         label = f"{attacks} x D{faces}"
         print(f"{label:<20}" + "".join(f"{engine.fmt(times[c]):>15}" for c in columns)
@@ -89,7 +95,38 @@ def main(argv: list[str] | None = None) -> int:
               + f"{times['ws fast cold'] / times['numpy']:>13.1f}x")
     print("exact/best lib = min(icepool, dyce) / warscribe exact (cold);  "
           "…/np = warscribe fast / bare NumPy convolution")
+    print()
+    targets(measured)
     return 0
+
+
+def targets(measured: dict[tuple[int, int | str], dict[str, float]]) -> None:
+    """Each figure next to its target: the worst question of the ones the target is about."""
+    def label(q: tuple[int, int | str]) -> str:
+        return f"{q[1]} x D{q[0]}"
+
+    def worst(qs: list[tuple[int, int | str]], ratio: Any) -> tuple[tuple[int, int | str], float]:
+        return max(((q, ratio(measured[q])) for q in qs), key=lambda qr: qr[1])
+
+    def best_lib(t: dict[str, float]) -> float:
+        return min(t["icepool"], t["dyce"])
+    every = list(measured)
+    counted = [q for q in every if isinstance(q[1], int)]  # "from 10 attacks up": the fixed counts
+    big = [q for q in counted if isinstance(q[1], int) and q[1] >= 100]
+    rows = []
+    q, r = worst(every, lambda t: t["ws exact cold"] / best_lib(t))
+    rows.append(("exact cold / faster of icepool, dyce (every question)", f"{r:.2f}x", "<= 1x", r <= 1, label(q)))
+    q, r = worst(big, lambda t: t["ws exact cold"] / best_lib(t))
+    rows.append(("exact cold speed-up over the faster library (100+ attacks)", f"{1 / r:.0f}x", ">= 100x",
+                 1 / r >= 100, label(q)))
+    q, r = worst(counted, lambda t: t["ws fast warm"] / t["numpy"])
+    rows.append(("fast warm / bare NumPy (10+ attacks)", f"{r:.1f}x", "<= 3x", r <= 3, label(q)))
+    q, r = worst(counted, lambda t: t["ws fast cold"] / t["numpy"])
+    rows.append(("fast cold / bare NumPy (10+ attacks)", f"{r:.1f}x", "<= 10x", r <= 10, label(q)))
+    print(f"{'figure (the worst question it covers)':<62}{'measured':>10}{'target':>10}  {'holds':<6}worst at")
+    print("-" * 100)
+    for name, value, target, holds, where in rows:
+        print(f"{name:<62}{value:>10}{target:>10}  {'yes' if holds else 'NO':<6}{where}")
 
 
 if __name__ == "__main__":

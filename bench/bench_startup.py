@@ -106,7 +106,7 @@ def main() -> None:
         ("warscribe version", [WARSCRIBE, "version"], 0.15),
         ("warscribe --help", [WARSCRIBE, "--help"], 0.30),
         ("warscribe check rules/", [WARSCRIBE, "check", "rules/"], 0.80),
-        ("  the same, AST cache off", [WARSCRIBE, "check", "rules/"], None),
+        ("  the same, AST cache off (cold)", [WARSCRIBE, "check", "rules/"], 0.80),
         ("eval 200 attacks: mean", [WARSCRIBE, "eval", "bench/ruleset", f"mean({QUESTION})"], None),
         ("eval 200 attacks: text", [WARSCRIBE, "eval", "bench/ruleset", QUESTION], 1.00),
         ("eval 200 attacks: --json", [WARSCRIBE, "eval", "bench/ruleset", QUESTION, "--json"], 1.00),

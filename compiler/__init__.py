@@ -25,7 +25,8 @@ previous stage's immutable output::
 
 Shared by every stage: :mod:`compiler.diagnostics` (spans and diagnostics),
 :mod:`compiler.limits`, :mod:`compiler.safepaths` and :mod:`compiler.atomic` (where files may be
-read and how they are written), :mod:`compiler.trace` (which declarations a computation used).  :func:`compiler.driver.compile_paths` runs load → parse →
+read and how they are written), :mod:`compiler.trace` (which declarations a computation used),
+:mod:`compiler.cachedir` (the user's cache folder).  :func:`compiler.driver.compile_paths` runs load → parse →
 build → model → check in one short function.
 
 Public API: :func:`compile_paths`, :class:`Compilation`, :class:`Ruleset`,

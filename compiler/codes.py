@@ -132,6 +132,11 @@ NO_WOUNDS_ROLE = _register("W412", _E, "removes without a stat declared role wou
 HOOK_DIE_UNSAID = _register("W413", _E, "a damage hook that does not say which die it rolls", "abilities")
 NONE_IN_ARITHMETIC = _register("W414", _E, "a stat written - reaching arithmetic", _EXPR)
 DEPENDENT_RESULTS = _register("W415", _E, "results of one attack combined as if independent", "attack-sequences")
+OWN_ATTACKS_ONLY = _register("W416", _W, "an ability of an attacked profile that counts only for its own attacks",
+                             "abilities")
+ALWAYS_CAN_FAIL = _register("W417", _W, "a roll that always succeeds but fails on a natural face", "tests")
+EACH_UNBRACKETED = _register("W418", _W, "arithmetic left of each without brackets", _EXPR)
+TARGET_STAT_MODIFIED = _register("W419", _W, "a modifier to a target value such as 3+", "modifiers")
 
 # -- W5xx: notes ---------------------------------------------------------------------------------
 OPEN_QUESTION = _register("W501", _N, "an open question", "rulebook-structure")

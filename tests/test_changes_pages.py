@@ -208,3 +208,35 @@ replace test save(Sv) "Armour save":
     # the Orks' 6+ save becomes 7+ (never): 6/5 as many wounds get through, 25/18 → 5/3, +20%
     assert "1 standard matchup changed: these house rules raise the mean killed in 1 (+20%)." in md
     assert "| 1.39 | 1.67 | +20% |" in md
+
+
+@needs_git
+def test_a_release_diff_is_kept_between_builds(tmp_path, monkeypatch):
+    """The diff of two committed releases is worked out once, then read back: the old versions
+    are not compiled again, and the page is the same as without the cache."""
+    import compiler.review.gitsource as gs
+    from compiler.ast import cached
+
+    root = tmp_path / "repo"
+    write(root / "rules" / "skirmish", SKIRMISH)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "v1")
+    write(root / "rules" / "skirmish", edit(SKIRMISH, ("    T - S == 0  -> 4+\n", "    T - S == 0  -> 5+\n"),
+                                             ("version 1.0.0", "version 1.1.0")))
+    git(root, "commit", "-q", "-am", "v2")
+    folder = str(root / "rules" / "skirmish")
+    monkeypatch.setenv("WARSCRIBE_CACHE", "0")
+    uncached = site(compile_paths([folder])).page("skirmish/changes.md").markdown
+    monkeypatch.delenv("WARSCRIBE_CACHE")
+    monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cached, "_state", {})
+    first = site(compile_paths([folder])).page("skirmish/changes.md").markdown
+    assert list((tmp_path / "cache" / "ast").glob("*.release"))
+
+    def compiled_again(*a, **k):
+        raise AssertionError("an old release was compiled again")
+    monkeypatch.setattr(gs, "load_side", compiled_again)
+    again = site(compile_paths([folder])).page("skirmish/changes.md").markdown
+    assert first == again == uncached
+    assert "### 1.0.0 → 1.1.0" in again and "#to_wound " in again

@@ -292,7 +292,7 @@ def test_the_passes_run_in_their_registered_order() -> None:
     assert [c.__name__ for c in check.CHECKS] == [
         "check_header", "check_duplicates", "check_names", "check_types", "check_cycles", "check_tables",
         "check_profiles", "check_dice", "check_situations", "check_situation_keywords", "check_semantics",
-        "check_dependent_results", "check_battles", "check_prose",
+        "check_dependent_results", "check_traps", "check_battles", "check_prose",
         "check_notes"]
     assert len(set(check.CHECKS)) == len(check.CHECKS)
 
@@ -306,6 +306,7 @@ def test_the_passes_run_in_their_registered_order() -> None:
     ("check_prose", 'rule r "R": """See [[nowhere]]."""\n', ["W107"]),
     ("check_situations", 'situation cover "Cover" one of open, soft, soft\n', ["W102"]),
     ("check_names", 'formula f(S) "F" = S + Tough\n', ["W101"]),
+    ("check_traps", 'formula f(S) "F" = S + 1 each d6\n', ["W418"]),
 ])
 def test_each_pass_alone_reports_only_its_own_findings(pass_name: str, body: str, expected: list[str]) -> None:
     from compiler import check

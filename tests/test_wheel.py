@@ -36,3 +36,17 @@ def test_installed_wheel_checks_from_another_folder(installed: Path, tmp_path: P
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0 errors" in r.stdout
+
+
+def test_installed_wheel_ships_its_parsers_built(installed: Path, tmp_path: Path) -> None:
+    """The wheel holds both parsers built for its grammar: an installed warscribe reads them from
+    the package and never builds or saves one in the user's cache folder."""
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": str(installed), "WARSCRIBE_CACHE_DIR": str(cache)}
+    probe = subprocess.run([sys.executable, "-c", "from compiler.syntax import grammar as g; "
+                            "g.parser(); g.token_parser(); "
+                            "print(g.built_parser_name('parser', g.grammar_text()))"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    name = probe.stdout.strip()
+    assert (installed / "compiler" / "grammar" / name).is_file()
+    assert not list(cache.rglob("*.lark-parser"))

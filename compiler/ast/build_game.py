@@ -32,7 +32,9 @@ class GameBuilder(BuilderBase):
                       self._prose(items),
                       tuple(x for x in items if isinstance(x, A.AtEnd)),
                       tuple(x for x in items if isinstance(x, A.Reaction)),
-                      next((x for x in items if isinstance(x, A.ActivationDice)), None))
+                      next((x for x in items if isinstance(x, A.ActivationDice)), None),
+                      next((x.data for x in items if isinstance(x, Item) and x.tag == "orders_set"), None),
+                      tuple(x for x in items if isinstance(x, A.DerivedSituation)))
 
     @v_args(meta=True)
     def turns(self, meta: Any, c: list[Any]) -> Item:
@@ -53,13 +55,41 @@ class GameBuilder(BuilderBase):
         return A.ActivationDice(self.span(meta), lo, hi, c[1], int(str(c[2])))
 
     @v_args(meta=True)
+    def derived_situation(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
+        return A.DerivedSituation(self.span(meta), str(c[0]), str(c[1]), c[2], str(c[3]))
+
+    @v_args(meta=True)
+    def orders_set(self, meta: Any, c: list[Any]) -> Item:
+        return Item("orders_set", self.span(meta), str(c[0]))
+
+    @v_args(meta=True)
+    def order(self, meta: Any, c: list[Any]) -> A.Order:
+        steps, any_order = c[2]
+        unless = next((x[1] for x in c[3:] if isinstance(x, tuple) and x[0] == "unless"), ())
+        requires = next((x[1] for x in c[3:] if isinstance(x, tuple) and x[0] == "if"), None)
+        return A.Order(self.span(meta), str(c[0]), unquote(str(c[1])), steps, any_order, unless, requires)
+
+    def order_unless(self, c: list[Any]) -> tuple[str, tuple[str, ...]]:
+        return "unless", tuple(str(x) for x in c)
+
+    def order_if(self, c: list[Any]) -> tuple[str, str]:
+        return "if", str(c[0])
+
+    def steps_then(self, c: list[Any]) -> tuple[tuple[str, ...], bool]:
+        return tuple(str(x) for x in c), False
+
+    def steps_and(self, c: list[Any]) -> tuple[tuple[str, ...], bool]:
+        return tuple(str(x) for x in c), True
+
+    @v_args(meta=True)
     def phase(self, meta: Any, c: list[Any]) -> A.Phase:
         rest = self._flat(c[2:])
         text = next((x.text for x in rest if isinstance(x, Text)), None)
         steps = tuple(x for x in rest if isinstance(x, A.PhaseStep))
         return A.Phase(self.span(meta), str(c[0]), unquote(str(c[1])), text, steps, self._prose(rest),
                        tuple(x for x in rest if isinstance(x, A.Action)),
-                       tuple(x for x in rest if isinstance(x, A.Combat)))
+                       tuple(x for x in rest if isinstance(x, A.Combat)),
+                       tuple(x for x in rest if isinstance(x, A.Order)))
 
     @v_args(meta=True)
     def phase_step(self, meta: Any, c: list[Any]) -> A.PhaseStep:

@@ -57,6 +57,16 @@ class SequencesBuilder(BuilderBase):
         return A.Effect(self.span(meta), "ignore_modifiers", test=str(c[0]))
 
     @v_args(meta=True)
+    def effect_better(self, meta: Any, c: list[Any]) -> A.Effect:
+        role = str(c[1]) if len(c) > 2 and c[1] is not None else None
+        return A.Effect(self.span(meta), "better", value=c[-1], stat=str(c[0]), role=role)
+
+    @v_args(meta=True)
+    def effect_worse(self, meta: Any, c: list[Any]) -> A.Effect:
+        role = str(c[1]) if len(c) > 2 and c[1] is not None else None
+        return A.Effect(self.span(meta), "worse", value=c[-1], stat=str(c[0]), role=role)
+
+    @v_args(meta=True)
     def when(self, meta: Any, c: list[Any]) -> Item:
         return Item("when", self.span(meta), c[0])
 
@@ -116,15 +126,22 @@ class SequencesBuilder(BuilderBase):
         stack = [x for x in rest if isinstance(x, Item) and x.tag == "stacking"]
         aka = tuple(a for x in rest if isinstance(x, Item) and x.tag == "aka" for a in x.data)
         see = tuple(a for x in rest if isinstance(x, Item) and x.tag == "see" for a in x.data)
+        defence = tuple(e for x in rest if isinstance(x, Item) and x.tag == "attacked" for e in x.data)
         return A.Ability(self.span(meta), name, params, title, short, hooks, effects,
                          whens[0].data if whens else None, stack[0].data if stack else None,
-                         self._prose(rest), aka, see)
+                         self._prose(rest), aka, see, defence)
+
+    @v_args(meta=True)
+    def when_attacked(self, meta: Any, c: list[Any]) -> Item:
+        return Item("attacked", self.span(meta), tuple(x for x in c if isinstance(x, A.Effect)))
 
     @v_args(meta=True)
     def hook(self, meta: Any, c: list[Any]) -> A.Hook:
         natural, natural_from = c[0]
         test = str(c[1])
         effects = tuple(x for x in c[2:] if isinstance(x, A.HookEffect))
+        if isinstance(natural, str):  # ``natural X+``: the ability's value
+            return A.Hook(self.span(meta), test, None, natural_from, effects, natural_param=natural)
         return A.Hook(self.span(meta), test, natural, natural_from, effects)
 
     @v_args(meta=True)
@@ -141,6 +158,16 @@ class SequencesBuilder(BuilderBase):
 
     def crit_from(self, c: list[Any]) -> tuple[int, bool]:
         return int(str(c[0])), True
+
+    def crit_exact_param(self, c: list[Any]) -> tuple[str, bool]:
+        return str(c[0]), False
+
+    def crit_from_param(self, c: list[Any]) -> tuple[str, bool]:
+        return str(c[0]), True
+
+    @v_args(meta=True)
+    def hook_succeeds(self, meta: Any, c: list[Any]) -> A.HookEffect:
+        return A.HookEffect(self.span(meta), "succeed")
 
     @v_args(meta=True)
     def extra(self, meta: Any, c: list[Any]) -> A.HookEffect:

@@ -13,6 +13,9 @@ written (a read-only home, no home at all), a file that cannot be read back, or
 private to the user (0700) and ignored unless the user owns it; it holds about
 :data:`MAX_ENTRIES` files at most, the oldest half dropped when a run finds it full (and again
 after every ``MAX_ENTRIES // 2`` files a long run writes).
+
+:func:`remembered` keeps other answers that depend only on what their key names the same way
+(the website's diff of two committed releases of a ruleset, which needs both compiled).
 """
 from __future__ import annotations
 
@@ -23,15 +26,18 @@ import pickle
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from compiler import ast as A
+from compiler.cachedir import find_cache_folder
 from compiler.diagnostics import Diagnostic, Span
 
 if TYPE_CHECKING:  # only for the annotation: parsing loads Lark
     from compiler.syntax.recover import Recovered
 
-__all__ = ["MAX_ENTRIES", "cache_folder", "read_rules"]
+__all__ = ["MAX_ENTRIES", "cache_folder", "fingerprint", "read_rules", "remembered"]
+
+T = TypeVar("T")
 
 MAX_ENTRIES = 4096
 _state: dict[str, object] = {}  # this process's folder and fingerprint, found once
@@ -44,22 +50,10 @@ def cache_folder() -> Path | None:
         found = _state["folder"]
         return found if isinstance(found, Path) else None
     _state["folder"] = None
-    if os.environ.get("WARSCRIBE_CACHE", "1") == "0":
+    folder = find_cache_folder()
+    if folder is None:
         return None
     try:
-        base = os.environ.get("WARSCRIBE_CACHE_DIR")
-        if base:
-            folder = Path(base)
-        else:
-            home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-            folder = Path(home) / "warscribe"
-        folder = folder / "ast"
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = folder.stat()
-        if hasattr(os, "getuid") and st.st_uid != os.getuid():
-            return None  # someone else's folder: never unpickle what another user could write
-        if not os.access(folder, os.W_OK):
-            return None
         _prune(folder)
     except OSError:
         return None
@@ -68,7 +62,7 @@ def cache_folder() -> Path | None:
 
 
 def _prune(folder: Path) -> None:
-    entries = [e for e in os.scandir(folder) if e.name.endswith(".ast")]
+    entries = [e for e in os.scandir(folder) if not e.name.endswith(".tmp")]
     if len(entries) <= MAX_ENTRIES:
         return
     entries.sort(key=lambda e: e.stat().st_mtime)
@@ -77,6 +71,11 @@ def _prune(folder: Path) -> None:
             os.unlink(e.path)
         except OSError:
             pass
+
+
+def fingerprint() -> bytes:
+    """What a cached answer depends on besides its key: warscribe's code and grammar, Lark, Python."""
+    return _fingerprint()
 
 
 def _fingerprint() -> bytes:
@@ -145,32 +144,49 @@ def read_rules(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, .
     >>> file.items[0].id, diags
     ('BS', ())
     """
+    key = path.encode("utf-8", "surrogatepass") + b"\0" + text.encode("utf-8", "surrogatepass")
+    return remembered("ast", key, lambda: parse_file(text, path), _is_parsed)
+
+
+def _is_parsed(found: object) -> bool:
+    if isinstance(found, tuple) and len(found) == 2 and isinstance(found[1], tuple):
+        return found[0] is None or isinstance(found[0], A.File)
+    return False
+
+
+def remembered(kind: str, key: bytes, compute: Callable[[], T], valid: Callable[[object], bool]) -> T:
+    """``compute()``, kept in the cache folder under ``kind`` and ``key`` (which must hold
+    everything the answer depends on besides warscribe itself, whose fingerprint is added).
+
+    A stored answer is returned only when ``valid`` accepts it; with the cache off or
+    unusable, or an entry that cannot be read or written, ``compute()`` simply runs.
+
+    >>> remembered("demo", b"six", lambda: 6, lambda found: isinstance(found, int))
+    6
+    """
     folder = cache_folder()
     if folder is None:
-        return parse_file(text, path)
+        return compute()
     try:
         h = hashlib.sha256(_fingerprint())
     except (OSError, ValueError):
-        return parse_file(text, path)
-    h.update(path.encode("utf-8", "surrogatepass") + b"\0")
-    h.update(text.encode("utf-8", "surrogatepass"))
-    entry = folder / f"{h.hexdigest()}.ast"
+        return compute()
+    h.update(kind.encode() + b"\0" + key)
+    entry = folder / f"{h.hexdigest()}.{kind}"
     try:
         with open(entry, "rb") as f:
             found = pickle.load(f)
-        if isinstance(found, tuple) and len(found) == 2 and isinstance(found[1], tuple):
-            file, diags = found
-            if file is None or isinstance(file, A.File):
-                return file, diags
+        if valid(found):
+            return found  # type: ignore[no-any-return]  # checked by ``valid``
     except FileNotFoundError:
         pass
     except Exception:  # noqa: BLE001 — a damaged or foreign entry is a miss, never an answer
         pass
-    result = parse_file(text, path)
+    result = compute()
     try:
         blob = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
     except (RecursionError, pickle.PicklingError):
-        return result  # a deeply nested tree: parse it again next time
+        return result  # a deeply nested tree: work it out again next time
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         with os.fdopen(fd, "wb") as f:

@@ -22,6 +22,24 @@ class PhaseStep:
 
 
 @dataclass(frozen=True, slots=True)
+class Order:
+    """``on advance "Advance orders": move and shoot unless pinned``: an order a unit may be given.
+
+    The unit takes the phase's ``actions`` named, in that order (``then``) or in the order its
+    player picks (``and``: ``any_order``); ``unless`` a status bars the order, ``requires`` (``if
+    pinned``) a status it needs.
+    """
+
+    span: Span
+    id: str
+    title: str
+    actions: tuple[str, ...]
+    any_order: bool = False
+    unless: tuple[str, ...] = ()
+    requires: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Phase:
     """A phase of a turn, with its steps."""
 
@@ -33,6 +51,7 @@ class Phase:
     prose: tuple[Prose, ...] = ()
     actions: tuple["Action", ...] = ()
     combats: tuple["Combat", ...] = ()
+    orders: tuple[Order, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +156,20 @@ class Victory:
     kind: str | None = None
 
 
-ACTIVATIONS = ("alternating_units", "alternating_detachments", "whole_army", "activation_rolls")
+@dataclass(frozen=True, slots=True)
+class DerivedSituation:
+    """``situation range_band is long when COND, otherwise short``: a situation the battle works out
+    for each unit as it acts (``COND`` sees the unit's stats, its order and the distance)."""
+
+    span: Span
+    situation: str
+    choice: str
+    condition: Expr
+    otherwise: str
+
+
+ACTIVATIONS = ("alternating_units", "alternating_detachments", "whole_army", "activation_rolls",
+               "alternating_activations")
 #: How a victory condition can be decided by the battle engine.
 VICTORY_KINDS = ("annihilation", "highest_score")
 
@@ -157,6 +189,8 @@ class Game(Decl):
     at_end: tuple[AtEnd, ...] = ()
     reactions: tuple[Reaction, ...] = ()
     activation_dice: ActivationDice | None = None
+    order_situation: str | None = None  # ``orders set order``: the situation that holds a unit's order
+    derived: tuple[DerivedSituation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,9 @@ class Effect:
 
     kind: "roll" (+1 to hit), "stat" (-1 BS of shooter), "needs" (hit needs 5+),
     "reroll" (reroll 1s to hit), "never_better" / "never_worse" (save never better than 4+),
-    "ignore_modifiers" (ignore modifiers to hit).
+    "ignore_modifiers" (ignore modifiers to hit), "better" / "worse" (Sv of target better by 1: a
+    target value made easier or harder whatever way it is rolled), "natural_succeeds" (put on an
+    attack by a hook that ``succeeds``).
     """
 
     span: Span
@@ -45,7 +47,7 @@ class HookEffect:
     ``reroll failures to save``), or mortal wounds (later tests skipped)."""
 
     span: Span
-    kind: str  # "extra", "pass", "fail", "modify", "mortal"
+    kind: str  # "extra", "pass", "fail", "modify", "mortal", "succeed"
     test: str | None = None
     amount: Expr | None = None
     word: str | None = None  # "hits" in "N extra hits"
@@ -64,6 +66,11 @@ class Hook:
     effects: tuple[HookEffect, ...] = ()
     ignore_damage_on: Expr | None = None
     damage_die: Expr | None = None  # the die of ``on each damage: roll d6, ignored on 5+``
+    natural_param: str | None = None  # ``natural X+``: the face is the ability's value X
+
+    def face(self, value: int | None) -> int | None:
+        """The natural face the hook triggers on, with the ability's value for ``natural X+``."""
+        return value if self.natural_param is not None else self.natural
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +87,7 @@ class Ability(Decl):
     prose: tuple[Prose, ...] = ()
     aka: tuple[str, ...] = ()
     see: tuple[tuple[str, Span], ...] = ()
+    defence: tuple[Effect, ...] = ()  # ``when attacked: -1 to hit``: for attacks against the carrier
 
 
 @dataclass(frozen=True, slots=True)

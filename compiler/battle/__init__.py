@@ -13,6 +13,9 @@
 * :mod:`~compiler.battle.setup` — a scenario's first state (army lists: :mod:`compiler.model.armies`);
 * :mod:`~compiler.battle.rules` — volleys sampled from exact laws; tests and unit values; caches;
 * :mod:`~compiler.battle.engine` — :class:`Battle`, the activation schemes, the action effects;
+* :mod:`~compiler.battle.activation` — the activation schemes (whole army, alternating units,
+  activation dice with a bust); :mod:`~compiler.battle.schemes` — alternating activations of any
+  unit, and alternating detachments with orders;
 * :mod:`~compiler.battle.policies` — choice points; greedy, random, scripted and human policies;
 * :mod:`~compiler.battle.log`, :mod:`~compiler.battle.simulate`, :mod:`~compiler.battle.stats`.
 
@@ -20,7 +23,8 @@ The engine holds no rule of any game: what a phase offers, what an action does, 
 first and what ends the battle come from the ruleset's ``game`` and ``scenario`` declarations.
 
 **Adding an activation scheme** (``activation NAME`` in a game): write a function
-``scheme(battle, order)`` in :mod:`~compiler.battle.activation` that plays one game turn —
+``scheme(battle, order)`` in :mod:`~compiler.battle.activation` (or
+:mod:`~compiler.battle.schemes`) that plays one game turn —
 calling ``battle.player_turn(side, phases)`` or ``battle.run_phase(phase, sides)`` and taking
 decisions through ``battle.choose(Choice(...))`` only — decorate it with ``@activation("name")``,
 and add the name to ``compiler.ast.game.ACTIVATIONS`` (so the game parses) and to
@@ -50,6 +54,7 @@ from compiler.battle.log import Log, LogError, read_log, replay, write_log
 from compiler.battle.policies import (POLICIES, Choice, GreedyPolicy, HumanPolicy, Option, Policy, RandomPolicy,
                                       ScriptedPolicy, ScriptError)
 from compiler.battle.rules import Law, Rules, law_of
+from compiler.battle import schemes as schemes  # noqa: F401  (registers more activation schemes)
 from compiler.battle.simulate import Tally, game_seed, run, summary
 from compiler.battle.state import State, Unit
 from compiler.battle.stats import chi_square, chi_square_critical, diff_interval, wilson

@@ -487,7 +487,7 @@ class Battle:
         if self._sig is not None and self._sig[0] is unit:
             return self._sig[1]  # the state has not changed since it was worked out
         side, here = unit.side, unit.position
-        return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)),
+        return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)), tuple(unit.values.items()),
                 tuple([(f.profile, f.models, f.points, abs(here - f.position))
                        for f in self.state.units if f.side != side and f.models > 0]))
 

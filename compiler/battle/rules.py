@@ -77,13 +77,15 @@ class Rules:
         self._situations: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
         self.memo: dict[tuple[Any, ...], Any] = {}  # the engine's estimates, per state
         self._usable: dict[tuple[str, str, str | None, str], bool] = {}
+        self.derived = tuple(d for g in model.of_type(A.Game) for d in g.derived)
 
     # -- situations ------------------------------------------------------------------
 
     def situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:
         """The situation the resolver works in for ``unit``: its statuses (and ``extra`` ones) that
         are situations, and the distance."""
-        key = (tuple(unit.statuses), extra, None if distance is None else int(round(distance)))
+        key = (tuple(unit.statuses), extra, None if distance is None else int(round(distance)),
+               tuple(unit.values.items()))
         found = self._situations.get(key)
         if found is None:
             found = self._situations[key] = self._situation(unit, distance, extra)
@@ -92,12 +94,31 @@ class Rules:
     def _situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
         held = set(unit.statuses) | set(extra)
         out: list[tuple[str, Any]] = [(s, True) for s in sorted(held) if s in self.situations]
+        out += sorted((k, v) for k, v in unit.values.items() if k in self.situations)
         if distance is not None and "distance" in self.situations and "distance" not in held:
             d = int(round(distance))
             if self.distance_range is not None:
                 d = max(self.distance_range[0], min(self.distance_range[1], d))
             out.append(("distance", d))
+        if self.derived and distance is not None:
+            out += self._derived(unit, distance, tuple(out))
         return tuple(out)
+
+    def _derived(self, unit: Unit, distance: float, base: tuple[tuple[str, Any], ...]) -> list[tuple[str, Any]]:
+        """The game's derived situations for ``unit`` at ``distance`` (``situation … is … when …``)."""
+        out: list[tuple[str, Any]] = []
+        given = {k for k, _ in base}
+        for d in self.derived:
+            if d.situation in given:
+                continue
+            v = self.evaluator(base).evaluate(d.condition, self.env(unit, distance))
+            if is_dist(v):
+                p = float(self.evaluator(()).probability(v))
+                if p not in (0.0, 1.0):
+                    raise ValueError(f"the situation '{d.situation}' depends on dice: its condition must be sure")
+                v = p == 1.0
+            out.append((d.situation, d.choice if unwrap(v) else d.otherwise))
+        return out
 
     def evaluator(self, situation: tuple[tuple[str, Any], ...]) -> Evaluator:
         ev = self._evaluators.get(situation)
@@ -167,7 +188,7 @@ class Rules:
     def value(self, expr: A.Expr, unit: Unit, distance: float | None) -> Any:
         """The value of ``expr`` for ``unit`` (a plain value or a distribution)."""
         key = (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
-               None if distance is None else int(round(distance)))
+               None if distance is None else int(round(distance)), tuple(unit.values.items()) if unit.values else ())
         found = self._values.get(key, _MISSING)
         if found is _MISSING:
             situation = self.situation(unit, distance)

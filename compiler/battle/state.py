@@ -34,6 +34,7 @@ class Unit:
     engaged: list[int] = field(default_factory=list)  # uids of the enemy units it is locked with
     engaged_as: str | None = None  # the status an engagement sets
     wounds: int = 0  # wounds taken by the model in front (the next to be removed)
+    values: dict[str, str] = field(default_factory=dict)  # situation → its choice for this unit (its order)
 
     @property
     def alive(self) -> bool:

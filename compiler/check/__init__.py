@@ -37,6 +37,7 @@ from compiler.check.profiles import check_profiles, check_stat_value
 from compiler.check.semantics import check_semantics
 from compiler.check.situations import check_situation_keywords
 from compiler.check.structure import check_cycles, check_duplicates, check_header, check_notes, check_situations
+from compiler.check.traps import check_traps
 from compiler.check.tables import check_tables, param_domain, situation_domain
 from compiler.check.types import check_types, static_kind
 from compiler.diagnostics import Sink
@@ -59,6 +60,7 @@ CHECKS: tuple[Check, ...] = (
     check_situation_keywords,
     check_semantics,
     check_dependent_results,
+    check_traps,
     check_battles,
     check_prose,
     check_notes,
@@ -85,7 +87,7 @@ __all__ = [
     "ARMY_NAMES", "BUILTINS", "BUILTIN_ATTRS", "BUILTIN_WORDS", "CHECKS", "PROSE_REF", "Check", "Context",
     "Scope", "check_cycles", "check_dice", "check_duplicates", "check_effect", "check_expect", "check_expr",
     "check_dependent_results", "check_header", "check_hook", "check_names", "check_notes", "check_params", "check_profiles", "check_prose", "check_semantics",
-    "check_range", "check_setting", "check_situation_keywords", "check_situations", "check_stat_value", "check_tables", "check_types",
+    "check_range", "check_setting", "check_situation_keywords", "check_situations", "check_stat_value", "check_tables", "check_traps", "check_types",
     "param_domain", "removed_by", "report_removed", "report_unknown", "run_checks", "situation_domain",
     "static_kind",
 ]

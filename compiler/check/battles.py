@@ -22,7 +22,8 @@ UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance
 EVENTS: tuple[str, ...] = ("charged", "shot")
 
 #: The activation schemes the battle engine runs (None: the default, whole_army).
-PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls")
+PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls",
+                                     "alternating_activations", "alternating_detachments")
 
 #: What ``first`` may say besides a side's id.
 FIRST_RANDOM = "random"
@@ -95,6 +96,7 @@ def _game(ctx: Context, game: A.Game) -> None:
             _effects(ctx, act.id, act.effects)
             for name in act.unless:
                 _status(ctx, name, act.span)
+        _orders(ctx, game, phase)
         for c in phase.combats:
             _attack(ctx, c.attack, c.span)
             if c.order not in stats:
@@ -117,6 +119,41 @@ def _game(ctx: Context, game: A.Game) -> None:
             check_expr(s.value, unit_scope(ctx, s.id))
     if game.activation_dice is not None:
         check_expr(game.activation_dice.test, unit_scope(ctx, game.id))
+    _activation(ctx, game)
+
+
+def _orders(ctx: Context, game: A.Game, phase: A.Phase) -> None:
+    """An order takes actions of its own phase, and its id is a choice of the ``orders set`` situation."""
+    actions = {a.id for a in phase.actions}
+    sit = ctx.ruleset.situations.get(game.order_situation) if game.order_situation else None
+    if game.order_situation is not None and (sit is None or not sit.choices):
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{game.order_situation}' is not a situation with choices",
+                       game.span, "orders set a situation such as: situation order \"Order\" one of advance, charge")
+        sit = None
+    for o in phase.orders:
+        for name in o.actions:
+            if name not in actions:
+                _unknown(ctx, "action", name, o.span, actions, f"an order takes actions of its phase '{phase.id}'")
+        for name in o.unless + ((o.requires,) if o.requires else ()):
+            _status(ctx, name, o.span)
+        if sit is not None and o.id not in sit.choices:
+            ctx.sink.error(codes.UNKNOWN_NAME, f"order '{o.id}' is not a choice of the situation '{sit.id}'", o.span,
+                           f"an order's id is the value it gives '{sit.id}': one of " + ", ".join(sit.choices))
+
+
+def _activation(ctx: Context, game: A.Game) -> None:
+    """The situations the game works out for each acting unit (``situation … is … when …``)."""
+    for d in game.derived:
+        sit = ctx.ruleset.situations.get(d.situation)
+        if sit is None or not sit.choices:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{d.situation}' is not a situation with choices", d.span,
+                           "work out a situation declared with `one of …`")
+        else:
+            for choice in (d.choice, d.otherwise):
+                if choice not in sit.choices:
+                    ctx.sink.error(codes.UNKNOWN_NAME, f"'{choice}' is not a choice of the situation '{sit.id}'",
+                                   d.span, "use one of: " + ", ".join(sit.choices))
+        check_expr(d.condition, unit_scope(ctx, game.id))
 
 
 def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:

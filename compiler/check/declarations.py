@@ -111,10 +111,12 @@ def _ability(ctx: Context, d: A.Decl) -> None:
     check_params(ctx, d.params, d.id)
     scope = Scope.of(ctx, d.id, d.params).child(roles(ctx.ruleset))
     check_expr(d.when, scope)
-    for e in d.effects:
+    for e in d.effects + d.defence:
         check_effect(ctx, e, scope)
     for h in d.hooks:
         check_hook(ctx, h, scope)
+        if h.natural_param is not None and h.natural_param not in {p.name for p in d.params}:
+            report_unknown(ctx, h.natural_param, h.span, [p.name for p in d.params], f"parameter of '{d.id}'")
 
 
 def _example(ctx: Context, d: A.Decl) -> None:

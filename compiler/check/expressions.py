@@ -298,6 +298,10 @@ def check_effect(ctx: Context, e: A.Effect, scope: Scope) -> None:
         report_unknown(ctx, e.test, e.span, tests, "test")
     if e.stat is not None and e.stat not in rs.stats:
         report_unknown(ctx, e.stat, e.span, rs.stats, "stat")
+    stat = rs.stats.get(e.stat or "")
+    if e.kind in ("better", "worse") and stat is not None and stat.type != "target":
+        ctx.sink.error(codes.WRONG_KIND, f"'{e.stat} {e.kind} by …' is for a target value such as 3+, and "
+                       f"{e.stat} is not one", e.span, f"for a number, write {'+' if e.kind == 'better' else '-'}1 {e.stat}")
     if e.role is not None:
         roles = {p.name for a in rs.of_type(A.Attack) for p in a.params} | \
                 {p.name for t in rs.of_type(A.Test) for p in t.params}

@@ -78,6 +78,10 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
         return f"{event['unit']} is now {event['status']}{until}."
     if kind == "destroyed":
         return f"[red]{event['unit']} is destroyed[/red] ({event['models']} models)."
+    if kind == "activated":
+        return f"[bold]{event['title']} activates {event['unit']}.[/bold]"
+    if kind == "order":
+        return f"{event['unit']} gets [bold]{event['title']}[/bold]."
     if kind == "end":
         winner = f"[bold]{event['winner']} win[/bold]" if event["winner"] else "[bold]a draw[/bold]"
         return (f"\n{winner} {rule(event['reason']) if model.get(event['reason']) else '(' + event['reason'] + ')'}; "

@@ -388,6 +388,12 @@ def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool,
 def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], call: A.Call, negate: bool,
                       env: dict[str, Any], step: A.Step, later: dict[str, State]) -> Any:
     hooks = _hooks_for(ev, test.id)
+    succeed = tuple(A.Effect(h.span, "natural_succeeds", A.Int(h.span, face), test.id, role="from" if h.natural_from else None)
+                    for h, arg, _ in hooks if (face := h.face(arg)) is not None
+                    and any(e.kind == "succeed" for e in h.effects))
+    if succeed:  # ``on natural X+ to wound: succeeds``: those faces pass the test itself
+        ev = ev.with_hook_effects(succeed)
+        args = ev.call_args(test, call, env)
     outcomes: dict[tuple[A.Effect, ...], Any] = {}
     cache: dict[State, Any] = {}
 
@@ -407,9 +413,10 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
         extra: dict[State, Any] = {}
         added: list[A.Effect] = []
         for hook, arg, pname in hooks:
-            if hook.natural is None:
+            face = hook.face(arg)
+            if face is None:
                 continue
-            if not (r.natural >= hook.natural if hook.natural_from else r.natural == hook.natural):
+            if not (r.natural >= face if hook.natural_from else r.natural == face):
                 continue
             for eff in hook.effects:
                 if eff.kind == "pass":

@@ -49,6 +49,9 @@ class Effects:
         for ability, arg in self.attacker_abilities():
             if ability.when is None or self._holds(ability.when, ability, arg):
                 out.extend((e, None, ability.id) for e in ability.effects)
+        for ability, arg in self.defender_abilities():
+            if ability.defence and (ability.when is None or self._holds(ability.when, ability, arg)):
+                out.extend((e, None, ability.id) for e in ability.defence)
         out.extend((e, None, "hook") for e in self.hook_effects)
         return out
 
@@ -96,6 +99,13 @@ class Effects:
                  and (e.role is None or (not roleless and e.role == role)) and _used(src)]
         return self._combine(items)
 
+    def stat_improvement(self, stat: str, role: str | None, roleless: bool = False) -> Any:
+        """How many steps ``Sv better by 1`` (less ``worse by``) makes the target value ``stat`` easier."""
+        items = [(self._effect_value(e) * (1 if e.kind == "better" else -1), g) for e, g, _ in self.active_effects()
+                 if e.kind in ("better", "worse") and e.stat == stat
+                 and (e.role is None or (not roleless and e.role == role))]
+        return self._combine(items)
+
     def roll_modifier(self, test: str) -> Any:
         """What the effects add to the roll of ``test``."""
         items = [(self._effect_value(e), g) for e, g, src in self.active_effects()
@@ -133,6 +143,15 @@ class Effects:
         """Whether an effect says the roll modifiers of ``test`` do not count."""
         return any(e.kind == "ignore_modifiers" and e.test == test for e, _, _ in self.active_effects())
 
+    def natural_successes(self, test: str) -> list[tuple[int, bool]]:
+        """Faces that pass ``test`` whatever it needs, from hooks that say ``succeeds``
+        (``on natural X+ to wound: succeeds``): (face, whether the faces above count too)."""
+        out = []
+        for e, _, _ in self.active_effects():
+            if e.kind == "natural_succeeds" and e.test == test and isinstance(e.value, A.Int):
+                out.append((e.value.value, e.role == "from"))
+        return out
+
     def extra_rerolls(self, test: str) -> tuple[str, ...]:
         """Re-rolls the effects grant to ``test``."""
         return tuple(e.reroll for e, _, src in self.active_effects()
@@ -144,10 +163,19 @@ class Effects:
             self._abilities = self._find_abilities()
         return self._abilities
 
-    def _find_abilities(self) -> list[tuple[A.Ability, Any]]:
+    def defender_abilities(self) -> list[tuple[A.Ability, Any]]:
+        """Abilities of the profiles an attack is made against: every role that is not an
+        attacker (their ``when attacked:`` effects count)."""
+        rest = list(self.roles.values())
+        for ref in self.attackers:  # the same profile may stand on both sides: take one copy away
+            if ref in rest:
+                rest.remove(ref)
+        return self._find_abilities(tuple(rest))
+
+    def _find_abilities(self, refs: tuple[ProfileRef, ...] | None = None) -> list[tuple[A.Ability, Any]]:
         found: dict[str, tuple[A.Ability, Any]] = {}
         abilities = {a.id: a for a in self.model.of_type(A.Ability)}
-        for ref in self.attackers:
+        for ref in self.attackers if refs is None else refs:
             prof = self.model.profiles.get(ref.id)
             if prof is None:
                 continue

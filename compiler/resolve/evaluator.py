@@ -417,9 +417,24 @@ class Evaluator:
         if isinstance(arg, A.Name) and arg.id == stat:
             return value
         delta = self.effects.stat_modifier(stat, None, roleless=True)
-        if not delta:
-            return value
-        return self.add_to_stat(value, delta, stat, arg.span)
+        if delta:
+            value = self.add_to_stat(value, delta, stat, arg.span)
+        better = self.effects.stat_improvement(stat, None, roleless=True)
+        return self.improve_stat(value, better, stat, arg.span) if better else value
+
+    def improve_stat(self, value: Any, steps: Any, name: str, span: Any) -> Any:
+        """A target value made ``steps`` easier (``Sv better by 1``: 4+ becomes 3+, 4- becomes 5-)."""
+        def improve(x: Any) -> Any:
+            x = unwrap(x)
+            if x is None:
+                return None
+            if not isinstance(x, TargetValue):
+                raise ResolveError(f"'{name} better by …' needs a target value such as 3+, not {x}", span,
+                                   f"for a number, write +1 {name}")
+            if x.as_number is None or x.kind not in ("high", "low"):
+                return x
+            return TargetValue(x.kind, (x.number or 0) + (-steps if x.kind == "high" else steps))
+        return self.lift1(value, improve)
 
     def add_to_stat(self, value: Any, delta: Any, name: str, span: Any) -> Any:
         """A stat's value plus a modifier, kept inside the stat's range when it is clamped."""

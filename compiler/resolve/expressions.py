@@ -337,6 +337,9 @@ def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: A
     delta = ev.effects.stat_modifier(name, role)
     if delta and value is not None:
         value = ev.add_to_stat(value, delta, name, span)
+    better = ev.effects.stat_improvement(name, role)
+    if better and value is not None:
+        value = ev.improve_stat(value, better, name, span)
     return value
 
 

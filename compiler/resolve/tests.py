@@ -66,6 +66,8 @@ def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
         lo, hi = test.modifier_cap
         modifier = max(lo, min(hi, modifier))
     fails, succeeds = set(test.natural_fails), set(test.natural_succeeds)
+    for face, upwards in ev.effects.natural_successes(test.id):
+        succeeds |= {n for n in dice.outcomes() if (n >= face if upwards else n == face)}
 
     if target.kind == "chain":
         assert target.first is not None and target.second is not None

@@ -124,6 +124,7 @@ _FIELD_TEXT: dict[tuple[type | None, str], tuple[str, Callable[[Any], str | None
     (A.Table, "formula"): ("formula", lambda v: expr_text(v) or None),
     (A.Formula, "result"): ("result", lambda v: expr_text(v) or None),
     (A.Ability, "hooks"): ("hooks", lambda v: _lines(hook_text(h) for h in v)),
+    (A.Ability, "defence"): ("when attacked", lambda v: _lines(effect_text(e) for e in v)),
     (A.Attack, "steps"): ("steps", lambda v: _lines(step_text(s) for s in v)),
     (A.Stat, "type"): ("type", lambda v: expr_text(v) if isinstance(v, A.RangeExpr) else v),
     (A.Stat, "clamped"): ("unclamped", lambda v: None if v else "unclamped"),

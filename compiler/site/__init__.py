@@ -174,12 +174,16 @@ def _render_rulesets(state: _RenderState, workers: int) -> list[tuple[str, tuple
 
     if workers > 1 and len(ids) > 1 and threading.active_count() == 1 \
             and "fork" in multiprocessing.get_all_start_methods():
+        import gc
+
         global _FORKED
         _FORKED = state
+        gc.freeze()  # the workers' collections skip what they inherit, so its pages stay shared, not copied
         try:
             with multiprocessing.get_context("fork").Pool(min(workers, len(ids))) as pool:
                 return list(pool.imap_unordered(_render_forked, ids, chunksize=1))
         finally:
+            gc.unfreeze()
             _FORKED = None
     return [_render_ruleset(state, rs_id) for rs_id in ids]
 

@@ -122,6 +122,10 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
         return (f"{event['unit']} is destroyed.", "")
     if kind == "status" and event.get("until") != "now":
         return (f"{event['unit']} is now {event['status']}.", "")
+    if kind == "activated":
+        return (f"{event['title']} activates {event['unit']}.", "")
+    if kind == "order":
+        return (f"{event['unit']} gets {event['title']}.", "")
     return None
 
 

@@ -21,6 +21,7 @@ The views are plain data (no Markdown): the templates ``house-rules.md.j2`` and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Mapping
 
 from compiler import ast as A
@@ -120,31 +121,51 @@ def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:
     rules have errors is skipped.  Anything else that goes wrong is a bug and
     propagates.
     """
-    from compiler.review.gitsource import GIT_FAILURES, SideSpec, load_side, releases
+    from compiler.review.gitsource import GIT_FAILURES, Release, SideSpec, load_side, releases
+
+    from compiler.ast.cached import remembered
 
     loaded: dict[str, Ruleset | None] = {}
 
     def model(commit: str) -> Ruleset | None:
         if commit not in loaded:
-            side = load_side(SideSpec(commit, rs.folder))
+            try:
+                side = load_side(SideSpec(commit, rs.folder))
+            except GIT_FAILURES as err:
+                raise _Unreadable() from err
             loaded[commit] = side.model if side.ok else None
         return loaded[commit]
 
+    def view(newer: Release, older: Release) -> tuple[ReleaseDiffView | None]:
+        new_m, old_m = model(newer.commit), model(older.commit)
+        if new_m is None or old_m is None:
+            return (None,)  # a release whose rules have errors is skipped
+        d = diff_models(old_m, new_m, cells=False)
+        return (ReleaseDiffView(older.version, newer.version, newer.date, newer.commit[:12],
+                                tuple(_view(c) for c in d.changes if c.kind != "ruleset")),)
+
+    def is_view(found: object) -> bool:
+        return isinstance(found, tuple) and len(found) == 1 and (found[0] is None or isinstance(found[0], ReleaseDiffView))
+
     try:
         found = releases(rs.folder)
-        pairs = []
-        for newer, older in list(zip(found, found[1:]))[:MAX_RELEASE_DIFFS]:
-            pairs.append((newer, older, model(newer.commit), model(older.commit)))
     except GIT_FAILURES:
         return ()
     out: list[ReleaseDiffView] = []
-    for newer, older, new_m, old_m in pairs:
-        if new_m is None or old_m is None:
-            continue
-        d = diff_models(old_m, new_m, cells=False)
-        out.append(ReleaseDiffView(older.version, newer.version, newer.date, newer.commit[:12],
-                                   tuple(_view(c) for c in d.changes if c.kind != "ruleset")))
+    for newer, older in list(zip(found, found[1:]))[:MAX_RELEASE_DIFFS]:
+        # Two commits' rules never change: their diff is kept between builds (compiling both is slow).
+        key = "\0".join((rs.folder, newer.version, newer.date, newer.commit, older.version, older.commit))
+        try:
+            (done,) = remembered("release", key.encode("utf-8", "surrogatepass"), partial(view, newer, older), is_view)
+        except _Unreadable:
+            return ()
+        if done is not None:
+            out.append(done)
     return tuple(out)
+
+
+class _Unreadable(Exception):
+    """Git or an old version could not be read (one of :data:`~compiler.review.gitsource.GIT_FAILURES`)."""
 
 
 def history(rs: Ruleset) -> tuple[A.HistoryEntry, ...]:

@@ -150,6 +150,7 @@ def _decl(rs: Ruleset, d: A.Decl, sitemap: SiteMap, sources: Mapping[str, str], 
     elif isinstance(d, A.Ability):
         out["effects"] = [expr(e) for e in d.effects]
         out["hooks"] = [expression_text(h, sources) for h in d.hooks]
+        out["when_attacked"] = [expr(e) for e in d.defence]
         out["stacking"] = d.stacking
     elif isinstance(d, A.Attack):
         out["steps"] = [{"name": s.name, "value": expr(s.value), "removes_from": s.removes_from,

@@ -111,7 +111,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         from compiler import site as renderer
         from compiler.site.compare import Matchup, MatchupError
 
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), _cpu_seconds()
         _report("render")
         rules = self.rules_dir(config)
         if not rules.is_dir():
@@ -156,6 +156,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
                 config.extra_javascript.append(path)
         self.seconds = time.perf_counter() - start
         PROGRESS["render_seconds"] = self.seconds
+        PROGRESS["render_cpu_seconds"] = _cpu_seconds() - cpu_start  # forked workers and git included (bench/)
         log.debug(f"compiled and rendered {len(self.site.pages)} pages in {self.seconds:.2f} s")
         return config
 
@@ -276,6 +277,16 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         server.watch(str(self.rules_dir(config)))
         return server
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (forked renderers, git)."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return time.process_time()
+    own, done = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + done.ru_utime + done.ru_stime
 
 
 def _signature(folder: Path, sources: Any) -> tuple[tuple[str, int, int], ...]:

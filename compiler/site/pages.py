@@ -248,7 +248,7 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
         site=site, rs=rs, r=r,
         tables=[data.tables[t.id] for t in rs.of_type(A.Table)],
         tests=list(rs.of_type(A.Test)), modifiers=list(rs.of_type(A.Modifier)),
-        abilities=[a for a in rs.of_type(A.Ability) if a.hooks or a.effects],
+        abilities=[a for a in rs.of_type(A.Ability) if a.hooks or a.effects or a.defence],
         games=list(rs.of_type(A.Game)), attacks=list(rs.of_type(A.Attack)),
     )))
     r = data.tools(roles["datasheets"])

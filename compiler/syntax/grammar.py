@@ -7,6 +7,12 @@ asked for: :func:`parser`, LALR(1) with the contextual lexer, the indentation po
 column; and :func:`token_parser`, the same parser keeping every token (brackets,
 keywords, signs) in the tree, which the formatter needs.
 
+Building the LALR tables takes Lark about 0.8 s, so a built parser is saved under a name
+that holds the grammar's hash (:func:`built_parser_name`): the wheel ships both already built
+(``setup.py`` calls :func:`write_built_parsers`), and anywhere else (a source checkout, a grammar
+being edited) the first run saves it in the user's cache folder, where the next one finds it.
+A changed grammar has another hash, so it is built again, never read from an old file.
+
 >>> parser().parse('stat BS "Ballistic Skill" 1..10\\n', start="start").data
 'start'
 >>> 'ruleset' in grammar_text()
@@ -15,13 +21,17 @@ True
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.resources
+import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
+import lark
 from lark import Lark, Token
 from lark.indenter import Indenter
 
+from compiler.cachedir import find_cache_folder
 from compiler.limits import count_tokens
 
 GRAMMAR_FILE = "warscribe.lark"
@@ -51,29 +61,79 @@ def grammar_text() -> str:
     try:
         return importlib.resources.files("compiler.grammar").joinpath(GRAMMAR_FILE).read_text("utf-8")
     except (ModuleNotFoundError, FileNotFoundError):
-        here = Path(__file__).resolve().parent.parent.parent / "grammar" / GRAMMAR_FILE
-        return here.read_text("utf-8")
+        return (_source_grammar_dir() / GRAMMAR_FILE).read_text("utf-8")
+
+
+def _source_grammar_dir() -> Path:
+    return Path(__file__).resolve().parent.parent.parent / "grammar"
+
+
+# The two parsers built from the grammar (Lark's options besides the indenter).
+VARIANTS: dict[str, dict[str, Any]] = {
+    "parser": dict(start=["start", "eval_input"]),
+    "tokens": dict(start=["start"], keep_all_tokens=True),
+}
+_COMMON: dict[str, Any] = dict(parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True)
+
+
+def built_parser_name(variant: str, text: str) -> str:
+    """The file name of ``variant``'s parser built from grammar ``text``: it holds a hash of the
+    grammar, the options and Lark's and Python's versions, so a changed grammar never finds an
+    old parser.
+
+    >>> name = built_parser_name("parser", grammar_text())
+    >>> name.startswith("warscribe-parser-") and name.endswith(".lark-parser")
+    True
+    >>> name == built_parser_name("parser", grammar_text() + "\\n")
+    False
+    """
+    options = {**_COMMON, **VARIANTS[variant]}
+    h = hashlib.sha256(f"{variant}|{sorted(options.items())}|{lark.__version__}|{sys.version_info[:2]}\0".encode())
+    h.update(text.encode("utf-8"))
+    return f"warscribe-{variant}-{h.hexdigest()[:24]}.lark-parser"
+
+
+def _built_parser_file(variant: str, text: str) -> str | bool:
+    """Where ``variant``'s built parser is read from (and written to when missing): the one shipped
+    in the package (the wheel builds it), else the user's cache folder, else Lark's temp file."""
+    name = built_parser_name(variant, text)
+    try:
+        shipped = importlib.resources.files("compiler.grammar").joinpath(name)
+        if shipped.is_file():
+            return str(shipped)
+    except (ModuleNotFoundError, FileNotFoundError, TypeError):
+        pass
+    folder = find_cache_folder()
+    return True if folder is None else str(folder / name)
+
+
+def _build(variant: str, cache: str | bool, strict: bool = False) -> Lark:
+    return Lark(grammar_text(), postlex=RulesIndenter(), cache=cache, strict=strict,
+                **{**_COMMON, **VARIANTS[variant]})
+
+
+def write_built_parsers(folder: Path) -> list[Path]:
+    """Build every parser of the grammar and save each in ``folder`` under :func:`built_parser_name`
+    (run when the wheel is built, so that an installed warscribe never builds its parser)."""
+    text = grammar_text()
+    written = []
+    for variant in VARIANTS:
+        path = folder / built_parser_name(variant, text)
+        path.unlink(missing_ok=True)
+        _build(variant, str(path))
+        written.append(path)
+    return written
 
 
 @functools.lru_cache(maxsize=None)
 def parser(strict: bool = False) -> Lark:
-    """The Lark parser (built once). ``strict=True`` makes grammar conflicts errors."""
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        postlex=RulesIndenter(),
-        propagate_positions=True,
-        maybe_placeholders=True,
-        start=["start", "eval_input"],
-        strict=strict,
-        cache=not strict,  # the built LALR tables are kept in a temp file between runs
-    )
+    """The Lark parser (built once). ``strict=True`` makes grammar conflicts errors (and is never cached)."""
+    if strict:
+        return _build("parser", False, strict=True)
+    return _build("parser", _built_parser_file("parser", grammar_text()))
 
 
 @functools.lru_cache(maxsize=1)
 def token_parser() -> Lark:
     """The language's parser, keeping every token (brackets, keywords, signs) in the tree."""
-    return Lark(grammar_text(), parser="lalr", lexer="contextual", postlex=RulesIndenter(),
-                propagate_positions=True, maybe_placeholders=True, start=["start"],
-                keep_all_tokens=True, cache=True)
+    return _build("tokens", _built_parser_file("tokens", grammar_text()))

@@ -85,7 +85,7 @@ _KEYWORDS = (
     "abilities", "weapons", "points", "models", "per", "model", "special",
     "require", "turns", "activation", "by", "one", "stacking", "highest",
     "sum", "once", "group", "unclamped", "role", "pinned", "see", "aka", "as", "class", "mortal", "spill",
-    "ignore",
+    "ignore", "attacked",
     "unless", "within", "engage", "sets", "clears", "until", "failing", "surviving", "toward",
 )
 # Stat types: keywords only right after a stat's title (stat Sv "Save" target:);
@@ -93,7 +93,7 @@ _KEYWORDS = (
 _STAT_TYPES = ("target", "distance", "dice", "number")
 _CONSTANTS = ("true", "false", "none", "never", "always")
 # Keywords that may legitimately stand right before "," or ")".
-_KEYWORDS_BEFORE_COMMA = ("failures", "automatically", "once", "sum", "highest")
+_KEYWORDS_BEFORE_COMMA = ("failures", "automatically", "once", "sum", "highest", "succeeds")
 
 # The built-in functions, grouped by the token type the registry gives each.
 _BUILTIN_RULES = tuple(

@@ -25,7 +25,7 @@ _LAYOUT = {"_NL", "_INDENT", "_DEDENT"}
 # A sign directly before its number: no space after it.
 _UNARY_PARENTS = {"neg", "signed_int", "sign"}
 # A target's or a stat value's trailing + / -: no space before it.
-_POSTFIX_PARENTS = {"v_high", "v_low", "target_high", "target_low", "crit_from"}
+_POSTFIX_PARENTS = {"v_high", "v_low", "target_high", "target_low", "crit_from", "crit_from_param"}
 # A "(" that opens the arguments of a call or the parameters of a declaration.
 _CALL_PARENS = {"call", "params", "ability_use"}
 # Lines whose columns authors line up.

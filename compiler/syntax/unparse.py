@@ -169,6 +169,8 @@ def effect_text(e: A.Effect) -> str:
         return f"{e.test} never {e.kind.split('_')[1]} than {expr_text(e.value)}"
     if e.kind == "ignore_modifiers":
         return f"ignore modifiers to {e.test}"
+    if e.kind in ("better", "worse"):
+        return f"{e.stat}" + (f" of {e.role}" if e.role else "") + f" {e.kind} by {_text(e.value, _POSTFIX)}"
     return canonical_text(e)
 
 
@@ -185,7 +187,7 @@ def hook_text(h: A.Hook) -> str:
     if h.test is None:
         die = f"roll {expr_text(h.damage_die)}, " if h.damage_die is not None else ""
         return f"on each damage: {die}ignored on {expr_text(h.ignore_damage_on)}"
-    crit = f"{h.natural}{'+' if h.natural_from else ''}"
+    crit = f"{h.natural if h.natural_param is None else h.natural_param}{'+' if h.natural_from else ''}"
     effects = []
     for eff in h.effects:
         if eff.kind == "extra":
@@ -198,6 +200,8 @@ def hook_text(h: A.Hook) -> str:
             effects.append(effect_text(eff.effect))
         elif eff.kind == "mortal":
             effects.append("mortal wounds" + (" spill over" if eff.spill else ""))
+        elif eff.kind == "succeed":
+            effects.append("succeeds")
         else:
             effects.append(f"no {eff.test}")
     return f"on natural {crit} to {h.test}: {', '.join(effects)}"

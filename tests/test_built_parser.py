@@ -1,0 +1,52 @@
+"""The built parser: saved under the grammar's hash, found again, rebuilt when the grammar changes."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.ast import cached
+from compiler.syntax import grammar
+
+SOURCE = 'stat BS "Ballistic Skill" 1..10\n'
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(cached, "_state", {})
+    monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("WARSCRIBE_CACHE", raising=False)
+    grammar.parser.cache_clear()
+    yield tmp_path / "ast"
+    grammar.parser.cache_clear()
+
+
+def test_a_built_parser_is_saved_and_read_back(cache: Path) -> None:
+    first = grammar.parser()
+    (saved,) = cache.glob("*.lark-parser")
+    assert saved.name == grammar.built_parser_name("parser", grammar.grammar_text())
+    grammar.parser.cache_clear()
+    stamp = saved.stat().st_mtime_ns
+    again = grammar.parser()
+    assert again is not first and saved.stat().st_mtime_ns == stamp  # read, not written again
+    assert again.parse(SOURCE, start="start") == first.parse(SOURCE, start="start")
+
+
+def test_a_changed_grammar_builds_a_new_parser(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    grammar.parser()
+    text = grammar.grammar_text()
+    # The same grammar with one more comment: another hash, so another file, built from it.
+    changed = text + "\n// one more line\n"
+    monkeypatch.setattr(grammar, "grammar_text", lambda: changed)
+    grammar.parser.cache_clear()
+    p = grammar.parser()
+    names = sorted(f.name for f in cache.glob("*.lark-parser"))
+    assert len(names) == 2 and grammar.built_parser_name("parser", changed) in names
+    assert p.parse(SOURCE, start="start").data == "start"
+
+
+def test_without_a_cache_folder_the_parser_still_loads(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARSCRIBE_CACHE", "0")
+    monkeypatch.setattr(cached, "_state", {})
+    assert grammar.parser().parse(SOURCE, start="start").data == "start"
+    assert not cache.exists()
