@@ -1,4 +1,4 @@
-"""Games per CPU second of seed 001's sample battle (console-40k), against the target of 2,000.
+"""Games per CPU second of console-40k's sample battle, against the target of 2,000.
 
     .venv/bin/python bench/bench_battle.py                     # 10,000 games, one process
     .venv/bin/python bench/bench_battle.py --games 4000 --jobs 2

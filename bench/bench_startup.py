@@ -1,4 +1,4 @@
-"""Where the user waits: start-up, `check`, answers printed — CPU seconds against issue 15's targets.
+"""Where the user waits: start-up, `check`, answers printed — CPU seconds against their targets.
 
     .venv/bin/python bench/bench_startup.py              # about a minute
     .venv/bin/python bench/bench_startup.py --runs 3     # quicker, noisier

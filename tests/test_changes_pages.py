@@ -36,7 +36,7 @@ def test_overlay_has_a_house_rules_page_listing_every_change(bundled):
     assert "The designer's note “One save, never two” of Classic 40K" in md
     assert "../classic-40k/rulebook/shooting_phase.md#cover_one_roll" in md
     # the odds: the standard matchups (the rules' own expectations: 25/18 → 25/27 in light cover,
-    # the base's cover saves being the seed's 6+/5+/4+) and the examples whose results moved
+    # the base's cover saves being the source's 6+/5+/4+) and the examples whose results moved
     assert ("| 10 Imperial Guardsman with Lasgun at 10 Ork Boy | Cover the target is in: light | 1.39 | 0.93 "
             "| -33% |") in md
     assert "| `mean(r_soft.killed)` | 10/9 (≈ 1.11111) | 25/54 (≈ 0.462963) |" in md

@@ -1,6 +1,6 @@
-"""Whatever ``warscribe check`` accepts, ``warscribe eval`` resolves (issue 10).
+"""Whatever ``warscribe check`` accepts, ``warscribe eval`` resolves.
 
-Attack sequences are generated from the forms issue 10 names — steps over earlier totals,
+Attack sequences are generated from the forms that once gave silent wrong answers — steps over earlier totals,
 tests that abilities hook counted inside expressions, amount steps, Feel No Pain, ``removes``,
 stats written ``-`` — and hooks that change one attack's later steps (``+1 D``, mortal wounds,
 a re-roll, a cap, extra tokens that join a later step), over a small fixed lexicon.  Each generated ruleset either is refused

@@ -101,14 +101,14 @@ def test_cycle_between_definitions() -> None:
 
 
 def test_table_gap_d6_outcome_without_a_six() -> None:
-    # The shape of seed 004's mounted-infantry roll: nothing says what a 6 does.
+    # The shape of a published mounted-infantry roll: nothing says what a 6 does.
     body = 'table terrain(roll: 1..6) "Terrain":\n  1 -> "removed"\n  2..5 -> "moves on"\n'
     d = only(body, "W301")
     assert d.message == "table 'terrain' says nothing for roll = 6"
 
 
 def test_unreachable_row_in_an_ordered_case_list() -> None:
-    # Seed 000's power table as printed: the 5+ row swallows the 6+ row.
+    # A published power table as printed: the 5+ row swallows the 6+ row.
     body = """
     stat P "Power" 1..10
     table attack(P, T) "Attack":

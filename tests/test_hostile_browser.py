@@ -1,6 +1,6 @@
 """Author text never runs in a reader's browser: a hostile corpus built into a site and opened in Chromium.
 
-The corpus carries every vector of issue 11 — an escaped backtick before HTML, a code span across a
+The corpus carries every vector we know of — an escaped backtick before HTML, a code span across a
 blank line, an unclosed fence, a fence indented in a list item, a section title closing ``<title>``,
 an overlay's title with an attribute list, ``javascript:`` links hidden by entities, spaces,
 newlines, block quotes and list items — and the earlier corpus of test_hostile_site.  Every page of

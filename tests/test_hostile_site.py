@@ -84,7 +84,7 @@ def pages(built: Path) -> list[Path]:
 def test_no_author_markup_becomes_an_element_or_a_script(built: Path) -> None:
     for page in pages(built):
         html = page.read_text(encoding="utf-8")
-        body = html  # <title> included: the theme prints it raw after `striptags` (issue 11)
+        body = html  # <title> included: the theme prints it raw after `striptags`
         title = re.search(r"<title>(.*?)</title>", html, flags=re.S)
         assert title is not None and "<" not in title.group(1), (page, title)
         assert "alert(" not in "".join(re.findall(r"<script[^>]*>(.*?)</script>", body, flags=re.S)), page

@@ -138,7 +138,7 @@ def doc(uri: str) -> T.TextDocumentIdentifier:
 
 
 def test_console_40k_diagnostic_hover_definition(tmp_path: Path) -> None:
-    """The issue's "done when": the diagnostic on the broken line, a hover with the stat's text,
+    """What an author sees in the editor: the diagnostic on the broken line, a hover with the stat's text,
     a definition in the ruleset's files; plus the quick fix and references."""
     root = copy(tmp_path, "console-40k")
     rulebook = "rules/console-40k/rulebook.rules"

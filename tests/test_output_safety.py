@@ -1,4 +1,4 @@
-"""No command destroys what it did not create, and every failure of the machine is one sentence (issue 11).
+"""No command destroys what it did not create, and every failure of the machine is one sentence.
 
 `build`, `render` and `export` write only to an output they own: an existing file, a folder of
 someone else's files, a version-control folder and a symbolic link are refused and left as they

@@ -1,4 +1,4 @@
-"""Error recovery: a syntax error costs only the top-level declaration it is in (issue 10, part 4)."""
+"""Error recovery: a syntax error costs only the top-level declaration it is in."""
 from __future__ import annotations
 
 from pathlib import Path

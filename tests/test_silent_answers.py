@@ -1,4 +1,4 @@
-"""Issue 10, part 1: seven reasonable sentences that gave silently wrong answers.
+"""Seven reasonable sentences that gave silently wrong answers.
 
 Each now gives the right exact answer (computed here by brute force) or is refused by
 ``warscribe check`` with a located diagnostic.

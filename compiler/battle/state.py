@@ -4,7 +4,7 @@ The engine owns one :class:`State` per battle and changes it in place (a battle 
 of small changes, and games are simulated by the thousand); nothing else writes to it.  A
 :meth:`State.snapshot` is the plain, comparable picture of a moment (used by logs and tests).
 
-Positions are one number per unit: the game is one-dimensional (seed 001 measures only the gap
+Positions are one number per unit: the game is one-dimensional (the console game measures only the gap
 between the forces), and a side's units stand on the line facing the other side's.
 """
 from __future__ import annotations
