@@ -101,9 +101,9 @@ class Effects:
 
     def stat_improvement(self, stat: str, role: str | None, roleless: bool = False) -> Any:
         """How many steps ``Sv better by 1`` (less ``worse by``) makes the target value ``stat`` easier."""
-        items = [(self._effect_value(e) * (1 if e.kind == "better" else -1), g) for e, g, _ in self.active_effects()
+        items = [(self._effect_value(e) * (1 if e.kind == "better" else -1), g) for e, g, src in self.active_effects()
                  if e.kind in ("better", "worse") and e.stat == stat
-                 and (e.role is None or (not roleless and e.role == role))]
+                 and (e.role is None or (not roleless and e.role == role)) and _used(src)]
         return self._combine(items)
 
     def roll_modifier(self, test: str) -> Any:

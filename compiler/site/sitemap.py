@@ -87,7 +87,7 @@ def navigation(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ..
         if chapters:
             entry.append({"Rulebook": chapters})
         if rs.of_type(A.Scenario):
-            entry.append({"Battles": pages["battles"]})
+            entry.append({"Simulated battles" if "battles" in taken else "Battles": pages["battles"]})
         entry.append({"Reference": [{other if title.casefold() in taken else title: pages[role]}
                                     for role, title, other in REFERENCE_PAGES]})
         nav.append({names[rs.id]: entry})
