@@ -8,7 +8,9 @@ example runs (with a memo that remembers what each of its entries used, so an ex
 reuses what an earlier one worked out is credited with it too).
 
 A rule *drives the resolver* when it holds an executable declaration (or a custom die) or
-links to one, or holds a note pinned by an example.  Any
+links to one, or holds a note pinned by an example.  It drives the battle engine when it holds
+or links to a declaration the engine plays: a ``scenario``, a ``game`` some scenario plays, or
+a phase of such a game with actions, combats or orders.  Either way it counts as *driving*.  Any
 other rule should say why nothing runs it, with a ``prose only "reason": …`` note; one that
 does not is *unmarked*.  An ability with neither hooks nor effects (a name the army lists
 give a meaning to) is prose only as well.
@@ -120,11 +122,25 @@ def _nested(items: tuple[A.Decl, ...]) -> Iterator[A.Decl]:
             yield from _nested(d.body)
 
 
+def played(model: Ruleset) -> set[str]:
+    """The ids the battle engine executes: every scenario, each game a scenario plays, and the
+    phases of those games that offer actions, combats or orders."""
+    scenarios = model.of_type(A.Scenario)
+    games = {s.game for s in scenarios if s.game}
+    out = {s.id for s in scenarios if s.id}
+    for game in model.of_type(A.Game):
+        if game.id in games:
+            out.add(game.id)
+            out.update(ph.id for ph in game.phases if ph.actions or ph.combats or ph.orders)
+    return out
+
+
 def coverage(model: Ruleset) -> Coverage:
     """Run every example of a ruleset, recording what each one exercises; classify its rules."""
     pinned, results = exercised_by(model)
     executable = tuple((d.id, kind_of(d)) for d in model.walk() if _executable(d))
     runnable = {i for i, _ in executable}
+    battle = played(model)
     exercised_ids = {d.id for d in model.walk() if isinstance(d, (A.Example, A.Property))}
     driving: list[str] = []
     unmarked: list[str] = []
@@ -132,8 +148,9 @@ def coverage(model: Ruleset) -> Coverage:
                                               for a in model.of_type(A.Ability) if not _executable(a)]
     for rule in model.of_type(A.Rule):
         inside = [d for d in _nested(rule.body) if _executable(d) or isinstance(d, A.Die)
-                  or isinstance(d, A.Note) and any(e in exercised_ids for e, _ in d.pinned_by)]
-        links = [n for n in _links(rule.body) if n in runnable]
+                  or isinstance(d, A.Note) and any(e in exercised_ids for e, _ in d.pinned_by)
+                  or isinstance(d, (A.Game, A.Scenario)) and d.id in battle]
+        links = [n for n in _links(rule.body) if n in runnable or n in battle]
         reasons = [n.title for n in rule.body if isinstance(n, A.Note) and n.kind == "prose only"]
         if inside or links:
             driving.append(rule.id)
