@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from compiler.cli import app
-from compiler.driver import compile_text
+from compiler.driver import compile_paths, compile_text
 from compiler.model.ruleset import Ruleset
 from compiler.resolve.coverage import coverage, pins
 from compiler.site import site
@@ -117,3 +117,69 @@ def test_rule_page_says_which_examples_pin_it() -> None:
     md = "\n".join(p.markdown for p in site(comp).pages if p.path.startswith("small/"))
     assert "*Pinned by 2 examples: [Plain](" in md
     assert md.count("*Pinned by") == 1  # the prose-only rule says nothing
+
+
+# A game the battle engine plays: one phase with an action, one that offers nothing, and a scenario.
+BATTLE = '''ruleset skirmish "Skirmish":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat Sv "Save" target
+stat Range "Range" distance
+stat W "Wounds" 1..10 role wounds
+situation distance "Distance" 0..48
+test hit(BS) = roll d6 >= 7 - BS
+attack shooting(shooter, weapon, target) "Shooting":
+  shots = if distance > weapon.Range then 0 else shooter.models
+  hits = shots each hit(shooter.BS)
+  killed = hits removes target, damage 1
+unit marine "Marine":
+  BS 4  W 1  Sv 3+
+  weapons boltgun
+  points 14
+weapon boltgun "Boltgun":
+  Range 24"
+game volley "A volley":
+  turns 1
+  activation whole_army
+  phase rally "Rally": "Players rally broken units."
+  phase fire "Fire":
+    action shoot "Shoot": attack shooting
+rule firing "Firing":
+  """Each unit fires in the [[fire]] phase."""
+rule rallying "Rallying":
+  """Broken units come back in the [[rally]] phase."""
+rule turns "Turns":
+  """A game lasts as long as [[volley]] says."""
+rule setting_up "Setting up":
+  """Place both sides as [[one_volley]] says."""
+scenario one_volley "One volley":
+  game volley
+  distance 20"
+  first blue
+  side blue "Blue":
+    5 marine
+  side red "Red":
+    5 marine
+example plain "Plain":
+  expect P(hit(4)) = 1/2
+'''
+
+
+def test_a_rule_linking_what_the_battle_engine_plays_drives_it() -> None:
+    comp = compile_text(BATTLE)
+    assert comp.ok, comp.diagnostics
+    cov = coverage(comp.rulesets[0])
+    # the acting phase, the game a scenario plays and the scenario drive; a phase with no action does not
+    assert cov.driving == ("firing", "turns", "setting_up")
+    assert cov.unmarked == ("rallying",)
+    unplayed = BATTLE[:BATTLE.index("scenario one_volley")] + 'example plain "Plain":\n  expect P(hit(4)) = 1/2\n'
+    unplayed = unplayed.replace('rule setting_up "Setting up":\n  """Place both sides as [[one_volley]] says."""\n', "")
+    comp = compile_text(unplayed)
+    assert comp.ok, comp.diagnostics
+    cov = coverage(comp.rulesets[0])
+    assert cov.driving == () and cov.unmarked == ("firing", "rallying", "turns")  # no scenario plays the game
+
+
+def test_every_bundled_rule_drives_something_or_says_why_not() -> None:
+    for model in compile_paths([ROOT / "rules"]).rulesets:
+        assert coverage(model).unmarked == (), model.id

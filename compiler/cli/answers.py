@@ -101,7 +101,7 @@ def test_(
     exact: bool = typer.Option(True, "--exact/--fast", help="Exact fractions (default) or fast floating point."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every example, property and claim."),
-    coverage: bool = typer.Option(False, "--coverage", help="Also report, per ruleset, which tests, tables, formulas, modifiers, attacks and abilities the examples exercise, and which rules are prose only."),
+    coverage: bool = typer.Option(False, "--coverage", help="Also report, per ruleset, which tests, tables, formulas, modifiers, attacks and abilities the examples exercise, which rules drive the resolver or the battle engine, and which are prose only or unmarked."),
     strict: bool = typer.Option(False, "--strict", help="With --coverage: exit 1 when a table, test, formula, modifier or attack is exercised by no example."),
 ) -> None:
     """Run every example and property, and judge every claim; exit 1 if any fails.

@@ -32,14 +32,14 @@ def coverage_json(cov: Coverage) -> dict[str, Any]:
 
 
 def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], verbose: bool = False) -> None:
-    """A Rich table: per ruleset, exercised/executable for each kind, rules that drive the resolver,
-    prose-only rules and abilities, unmarked rules; then each unexercised declaration with where
+    """A Rich table: per ruleset, exercised/executable for each kind, rules that drive the resolver
+    or the battle engine, prose-only rules and abilities, unmarked rules; then each unexercised declaration with where
     it is written (and, with ``verbose``, each prose-only and unmarked one)."""
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="Executable coverage: declarations exercised by examples; rules that drive the resolver, "
-                        "are prose only (and say why) or are unmarked", title_justify="left")
+    table = Table(title="Executable coverage: declarations exercised by examples; rules that drive the resolver or "
+                        "the battle engine, are prose only (and say why) or are unmarked", title_justify="left")
     table.add_column("ruleset")
     for kind in KIND_ORDER:
         table.add_column(PLURAL.get(kind, kind + "s"), justify="right")
@@ -75,5 +75,6 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], v
             for decl_id in cov.unmarked:
                 where = spans.get(cov.ruleset, {}).get(decl_id, "")
                 console.print(f"unmarked: {cov.ruleset} rule {decl_id}" + (f" ({where})" if where else "")
-                              + ": neither drives the resolver nor says why (add a 'prose only' note)",
+                              + ": drives neither the resolver nor the battle engine, nor says why"
+                              " (add a 'prose only' note)",
                               markup=False)

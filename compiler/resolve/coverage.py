@@ -50,7 +50,7 @@ class Coverage:
     executable: tuple[tuple[str, str], ...]  # (id, kind) in document order
     pinned: Mapping[str, tuple[str, ...]]  # executable id -> ids of the examples that exercise it
     examples: tuple[Result, ...]  # every example, property and claim, as run
-    driving: tuple[str, ...]  # rules that drive the resolver
+    driving: tuple[str, ...]  # rules that drive the resolver or the battle engine
     prose_only: tuple[tuple[str, str, str], ...]  # (id, kind, reason): marked rules and inert abilities
     unmarked: tuple[str, ...] = ()  # rules that neither drive the resolver nor say why not
 
