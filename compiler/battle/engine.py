@@ -161,29 +161,34 @@ class Battle:
         sig = self.signature(unit)
         self._sig = (unit, sig)  # valid until the first effect changes the state
         key = ("offer", phase.id, sig)
-        offer = self.rules.memo.get(key)
+        memo = self.rules.memo
+        offer = memo.get(key)
         if offer is None:
             statuses = unit.statuses
             acts = [a for a in phase.actions
                     if not (a.unless and any(s in statuses for s in a.unless)) and self.can_attack(unit, a)]
-            offer = self.rules.memo[key] = (acts, tuple(Option(a.title, a.id) for a in acts) + (Option("Nothing", None),))
-        actions, options = offer
+            # the actions, their options, and (once worked out) the greedy policy's pick
+            offer = memo[key] = [acts, tuple(Option(a.title, a.id) for a in acts) + (Option("Nothing", None),), None]
+        actions = offer[0]
         if not actions:
+            self._sig = None
             return False
 
         def estimates() -> list[float]:
-            found = self.rules.memo.get(("values", key))
+            found = memo.get(("values", key))
             if found is None:
-                found = self.rules.memo[("values", key)] = [self.estimate_action(unit, a) for a in actions] + [0.0]
+                found = memo[("values", key)] = [self.estimate_action(unit, a) for a in actions] + [0.0]
             return list(found)
 
         if type(self.policies[unit.side]) is GreedyPolicy:  # the same answer, without building the choice
-            values = estimates()
-            i = values.index(max(values))
+            i = offer[2]
+            if i is None:
+                values = estimates()
+                i = offer[2] = values.index(max(values))
             self.choices.append(i)
         else:
             i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
-                                   options, estimates))
+                                   offer[1], estimates))
         if i == len(actions):
             self._sig = None
             return False
@@ -207,21 +212,25 @@ class Battle:
         if foe is None or effect.value is None:
             return False
         gap = self.state.distance(unit, foe)
-        most = max(0, int(self.rules.number(effect.value, unit, gap)))
-        offer = _STEPS.get(most) or _STEPS.setdefault(most, (list(range(0, most + 1)),
-                                                            tuple(Option(f'{d}"', d) for d in range(0, most + 1))))
-        steps = offer[0]
-        if type(self.policies[unit.side]) is GreedyPolicy and len(steps) > 1:  # as above
-            values = self.estimate_moves(unit, gap, steps)
-            i = values.index(max(values))
-            self.choices.append(i)
+        if type(self.policies[unit.side]) is GreedyPolicy:  # as above; the pick is kept per state
+            key = ("step", id(effect), unit.started, self.signature(unit))
+            found = self.rules.memo.get(key)
+            if found is None:
+                found = self.rules.memo[key] = self.greedy_step(unit, effect.value, gap)
+            i, step = found
+            if i is not None:
+                self.choices.append(i)
         else:
-            i = self.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{most}\")?",
-                                   offer[1], lambda: self.estimate_moves(unit, gap, steps)))
-        d = min(float(steps[i]), gap)
+            most = max(0, int(self.rules.number(effect.value, unit, gap)))
+            offer = _STEPS.get(most) or _STEPS.setdefault(most, (list(range(0, most + 1)),
+                                                                tuple(Option(f'{d}"', d) for d in range(0, most + 1))))
+            steps = offer[0]
+            step = steps[self.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{most}\")?",
+                                            offer[1], lambda: self.estimate_moves(unit, gap, steps)))]
+        d = min(float(step), gap)
         unit.position += d if foe.position > unit.position else -d
         if self.record:
-            self.emit("move", unit=unit.label, inches=steps[i], distance=round(self.state.distance(unit, foe), 3))
+            self.emit("move", unit=unit.label, inches=step, distance=round(self.state.distance(unit, foe), 3))
         return True
 
     def attack(self, unit: Unit, effect: A.ActionEffect, action: A.Action | None, target: Unit | None = None) -> bool:
@@ -243,11 +252,26 @@ class Battle:
         self.strike(attack, unit, target, effect.stat)
         return True
 
+    def greedy_step(self, unit: Unit, value: A.Expr, gap: float) -> tuple[int | None, int]:
+        """The greedy policy's move: the index of its pick among the steps (None: no choice) and the inches."""
+        most = max(0, int(self.rules.number(value, unit, gap)))
+        steps = list(range(0, most + 1))
+        if len(steps) == 1:
+            return None, 0
+        values = self.estimate_moves(unit, gap, steps)
+        i = values.index(max(values))
+        return i, steps[i]
+
     def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None) -> None:
         """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once)."""
         dist = self.state.distance(unit, target)
-        situation = self.rules.situation(unit, dist)
-        for weapon in self.weapons(attack, unit, target, reach):
+        key = ("strike", attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
+               tuple(unit.values.items()) if unit.values else (), target.profile, dist)
+        plan = self.rules.memo.get(key)
+        if plan is None:
+            plan = self.rules.memo[key] = (self.rules.situation(unit, dist), self.weapons(attack, unit, target, reach))
+        situation, weapons = plan
+        for weapon in weapons:
             if not target.alive or not unit.alive:
                 return
             law = self.rules.volley(attack, unit, weapon, target, situation)
