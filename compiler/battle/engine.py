@@ -383,9 +383,14 @@ class Battle:
             if end.period != period:
                 continue
             for unit in [u for u in st.units if u.alive]:
-                if end.condition is not None and self.rules.chance(end.condition, unit, None) < 1.0:
-                    continue
-                p = self.rules.chance(end.test, unit, None)
+                key = ("end", id(end), unit.profile, unit.models, unit.started, tuple(unit.statuses),
+                       tuple(unit.values.items()) if unit.values else ())
+                p = self.rules.memo.get(key)
+                if p is None:
+                    held = end.condition is None or self.rules.chance(end.condition, unit, None) >= 1.0
+                    p = self.rules.memo[key] = self.rules.chance(end.test, unit, None) if held else -1.0
+                if p < 0:
+                    continue  # the condition does not hold: no test
                 passed = self.rng.random() < p
                 rule = end.test.func if isinstance(end.test, A.Call) else ""
                 self.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
@@ -438,8 +443,12 @@ class Battle:
         return tuple(w for w in usable if w is not None and self.rules.reach(w, reach) >= gap)
 
     def stat(self, unit: Unit, name: str) -> float:
-        sv = self.rules.model.profiles[unit.profile].stat(name)
-        return float(sv.value) if sv is not None and isinstance(sv.value, (int, float)) else 0.0
+        key = ("stat", unit.profile, name)
+        found = self.rules.memo.get(key)
+        if found is None:
+            sv = self.rules.model.profiles[unit.profile].stat(name)
+            found = self.rules.memo[key] = float(sv.value) if sv is not None and isinstance(sv.value, (int, float)) else 0.0
+        return float(found)
 
     def expected(self, attack: A.Attack, unit: Unit, target: Unit, distance: float | None = None,
                  extra: tuple[str, ...] = (), reach: str | None = None) -> float:
