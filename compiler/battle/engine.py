@@ -112,7 +112,8 @@ class Battle:
         st = self.state
         st.active = side
         st.phase = ""
-        self.emit("turn", title=st.side_titles[side])
+        if self.record:
+            self.emit("turn", title=st.side_titles[side])
         for phase in phases:
             self.run_phase(phase, [side])
             if st.over:
@@ -126,6 +127,9 @@ class Battle:
         if phase.actions and len(sides) == 1:
             side = st.active = sides[0]
             left = st.side_units(side)
+            if len(left) == 1 and not st.over:
+                self.act(left[0], phase)
+                left = []
             while left and not st.over:
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
@@ -147,6 +151,13 @@ class Battle:
                 self.combat(c)
         if st.timed:
             st.expire("phase")
+
+    def action_values(self, key: tuple[Any, ...], unit: Unit, actions: list[A.Action]) -> list[float]:
+        """Each action's estimate (and doing nothing's), kept per state under ``key``."""
+        found = self.rules.memo.get(("values", key))
+        if found is None:
+            found = self.rules.memo[("values", key)] = [self.estimate_action(unit, a) for a in actions] + [0.0]
+        return list(found)
 
     def pick_unit(self, side: int, pending: list[Unit], phase: A.Phase) -> Unit:
         if len(pending) == 1:
@@ -174,21 +185,15 @@ class Battle:
             self._sig = None
             return False
 
-        def estimates() -> list[float]:
-            found = memo.get(("values", key))
-            if found is None:
-                found = memo[("values", key)] = [self.estimate_action(unit, a) for a in actions] + [0.0]
-            return list(found)
-
         if type(self.policies[unit.side]) is GreedyPolicy:  # the same answer, without building the choice
             i = offer[2]
             if i is None:
-                values = estimates()
+                values = self.action_values(key, unit, actions)
                 i = offer[2] = values.index(max(values))
             self.choices.append(i)
         else:
             i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
-                                   offer[1], estimates))
+                                   offer[1], lambda: self.action_values(key, unit, actions)))
         if i == len(actions):
             self._sig = None
             return False
@@ -245,9 +250,10 @@ class Battle:
                 if self.record:
                     self.emit("out_of_reach", unit=unit.label, reach=None)
                 return False
-            i = self.choose(Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
-                                   tuple(Option(f"{f.label} ({self.state.distance(unit, f):g}\")", f.uid) for f in foes),
-                                   lambda: [self.expected(attack, unit, f, reach=effect.stat) for f in foes]))
+            i = 0 if len(foes) == 1 else self.choose(
+                Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
+                       tuple(Option(f"{f.label} ({self.state.distance(unit, f):g}\")", f.uid) for f in foes),
+                       lambda: [self.expected(attack, unit, f, reach=effect.stat) for f in foes]))
             target = foes[i]
         self.strike(attack, unit, target, effect.stat)
         return True
@@ -292,9 +298,10 @@ class Battle:
             self.emit("out_of_reach", unit=unit.label, reach=reach)
             return False
         extra = tuple(e.name for e in (action.effects if action else ()) if e.kind == "sets" and e.name)
-        i = self.choose(Choice("target", unit.side, unit.label, f"Engage which enemy unit (within {reach:g}\")?",
-                               tuple(Option(f.label, f.uid) for f in foes),
-                               lambda: [self.estimate_charge(unit, f, extra + (effect.name or "",)) for f in foes]))
+        i = 0 if len(foes) == 1 else self.choose(
+            Choice("target", unit.side, unit.label, f"Engage which enemy unit (within {reach:g}\")?",
+                   tuple(Option(f.label, f.uid) for f in foes),
+                   lambda: [self.estimate_charge(unit, f, extra + (effect.name or "",)) for f in foes]))
         target = foes[i]
         self.emit("engage", unit=unit.label, target=target.label, status=effect.name)
         self.react("charged", target, unit)
@@ -360,9 +367,11 @@ class Battle:
     def combat(self, c: A.Combat) -> None:
         """Every engaged unit strikes once, highest ``order`` stat first (the active side first on a tie)."""
         st = self.state
+        fighters = [u for u in st.units if u.models > 0 and u.engaged]
+        if not fighters:
+            return
         attack = self.rules.model.get(c.attack)
         assert isinstance(attack, A.Attack)
-        fighters = [u for u in st.units if u.alive and u.engaged]
         fighters.sort(key=lambda u: (-self.stat(u, c.order), u.side != st.active, u.uid))
         for u in fighters:
             foes = [st.unit(i) for i in u.engaged if st.unit(i).alive]
@@ -382,7 +391,7 @@ class Battle:
         for end in self.game.at_end:
             if end.period != period:
                 continue
-            for unit in [u for u in st.units if u.alive]:
+            for unit in [u for u in st.units if u.models > 0]:
                 key = ("end", id(end), unit.profile, unit.models, unit.started, tuple(unit.statuses),
                        tuple(unit.values.items()) if unit.values else ())
                 p = self.rules.memo.get(key)
@@ -392,8 +401,9 @@ class Battle:
                 if p < 0:
                     continue  # the condition does not hold: no test
                 passed = self.rng.random() < p
-                rule = end.test.func if isinstance(end.test, A.Call) else ""
-                self.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
+                if self.record:
+                    rule = end.test.func if isinstance(end.test, A.Call) else ""
+                    self.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
                 if not passed and end.failing is not None:
                     self.sets(unit, end.failing, None)
                 if st.over:
@@ -404,7 +414,7 @@ class Battle:
         victory = self.kinds.get("annihilation")
         if victory is None or st.over:
             return
-        standing = [s for s in range(len(st.sides)) if st.models_left(s) > 0]
+        standing = sorted({u.side for u in st.units if u.models > 0})
         if len(standing) <= 1:
             st.over, st.reason = True, victory.id
             st.winner = standing[0] if standing else None
@@ -520,7 +530,8 @@ class Battle:
         if self._sig is not None and self._sig[0] is unit:
             return self._sig[1]  # the state has not changed since it was worked out
         side, here = unit.side, unit.position
-        return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)), tuple(unit.values.items()),
+        return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
+                tuple(unit.values.items()) if unit.values else (),
                 tuple([(f.profile, f.models, f.points, abs(here - f.position))
                        for f in self.state.units if f.side != side and f.models > 0]))
 
