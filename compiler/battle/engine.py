@@ -73,7 +73,8 @@ class Battle:
         first = (self.rng.randrange(n) if self.scenario.first in (None, "random")
                  else st.sides.index(self.scenario.first))
         order = [(first + i) % n for i in range(n)]
-        self.emit("start", first=st.sides[first], distance=self.scenario.distance)
+        if self.record:
+            self.emit("start", first=st.sides[first], first_title=st.side_titles[first], distance=self.scenario.distance)
         for turn in range(1, self.turns + 1):
             st.turn = turn
             ACTIVATIONS[self.game.activation or "whole_army"](self, order)
@@ -88,7 +89,8 @@ class Battle:
         scores = self._scores or tuple(self.score(s) for s in range(n))
         out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason)
         if self.record:
-            self.emit("end", winner=None if out.winner is None else st.sides[out.winner], reason=out.reason,
+            self.emit("end", winner=None if out.winner is None else st.sides[out.winner],
+                      winner_title=None if out.winner is None else st.side_titles[out.winner], reason=out.reason,
                       survivors=list(out.survivors), scores=[round(x, 6) for x in scores])
         return out
 
@@ -470,8 +472,10 @@ class Battle:
                    for w in self.weapons(attack, unit, target, reach, dist)) * (target.points or 1)
 
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
-        """False when the action resolves an attack that the unit has no usable weapon for."""
-        key = ("can", action.id, unit.profile, unit.weapons, tuple(f.profile for f in self.state.enemies(unit)))
+        """False when the action resolves an attack that the unit has no usable weapon for (none that
+        reaches an enemy, when the attack is made ``within`` a reach)."""
+        key = ("can", action.id, unit.profile, unit.weapons,
+               tuple((f.profile, self.state.distance(unit, f)) for f in self.state.enemies(unit)))
         found = self.rules.memo.get(key)
         if found is None:
             found = self.rules.memo[key] = self._can_attack(unit, action)
@@ -480,7 +484,8 @@ class Battle:
     def _can_attack(self, unit: Unit, action: A.Action) -> bool:
         for e in action.effects:
             attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
-            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f) for f in self.state.enemies(unit)):
+            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, e.stat)
+                                                        for f in self.state.enemies(unit)):
                 return False
         return True
 
