@@ -46,9 +46,12 @@ class Battle(Estimates):
 
     def __init__(self, rules: Rules, scenario: A.Scenario, policies: Sequence[Policy], seed: int,
                  listener: Listener | None = None, record: bool = True) -> None:
-        model = rules.model
-        games = model.of_type(A.Game)
-        game = model.get(scenario.game) if scenario.game else (games[0] if games else None)
+        game = rules.memo.get(("game", scenario.id))
+        if game is None:
+            model = rules.model
+            games = model.of_type(A.Game)
+            game = model.get(scenario.game) if scenario.game else (games[0] if games else None)
+            rules.memo[("game", scenario.id)] = game
         if not isinstance(game, A.Game):
             raise ValueError(f"scenario '{scenario.id}' has no game to play")
         self.rules, self.scenario, self.game = rules, scenario, game
@@ -65,6 +68,8 @@ class Battle(Estimates):
         self.record = record or listener is not None  # a simulation keeps no events
         self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
         self.reactions = {r.event: r for r in game.reactions}
+        #: what a phase offers a unit in a state: its actions, their options, the greedy policy's pick
+        self.offers: dict[tuple[Any, ...], list[Any]] = rules.memo.setdefault(("offers",), {})
 
     # -- the run -------------------------------------------------------------------------
 
@@ -129,7 +134,7 @@ class Battle(Estimates):
         st.phase = phase.id
         if phase.actions and len(sides) == 1:
             side = st.active = sides[0]
-            left = st.side_units(side)
+            left = [u for u in st.units if u.side == side and u.models > 0]
             if len(left) == 1 and not st.over:
                 self.act(left[0], phase)
                 left = []
@@ -171,11 +176,14 @@ class Battle(Estimates):
 
     def act(self, unit: Unit, phase: A.Phase) -> bool:
         """``unit`` may take one of the phase's actions; False when it takes none."""
-        self._sig = None
-        sig = self.signature(unit)
+        side, here = unit.side, unit.position
+        sig = (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
+               tuple(unit.values.items()) if unit.values else (),
+               tuple([(f.profile, f.models, f.points, abs(here - f.position))
+                      for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
         self._sig = (unit, sig)  # valid until the first effect changes the state
-        key = ("offer", phase.id, sig)
-        memo = self.rules.memo
+        key = (phase.id, sig)
+        memo = self.offers
         offer = memo.get(key)
         if offer is None:
             statuses = unit.statuses
@@ -188,7 +196,7 @@ class Battle(Estimates):
             self._sig = None
             return False
 
-        if type(self.policies[unit.side]) is GreedyPolicy:  # the same answer, without building the choice
+        if type(self.policies[side]) is GreedyPolicy:  # the same answer, without building the choice
             i = offer[2]
             if i is None:
                 values = self.action_values(key, unit, actions)
@@ -248,7 +256,12 @@ class Battle(Estimates):
             foes = self.state.enemies(unit)
             if not foes:
                 return False
-            foes = [f for f in foes if self.weapons(attack, unit, f, effect.stat)]
+            key = ("targets", attack.id, effect.stat, self.signature(unit))
+            reached = self.rules.memo.get(key)
+            if reached is None:  # the enemies some weapon reaches, kept per state
+                reached = self.rules.memo[key] = tuple(k for k, f in enumerate(foes)
+                                                       if self.weapons(attack, unit, f, effect.stat))
+            foes = [foes[k] for k in reached]
             if not foes:
                 if self.record:
                     self.emit("out_of_reach", unit=unit.label, reach=None)
@@ -472,7 +485,7 @@ def activation(name: str) -> Callable[[Callable[[Battle, Sequence[int]], None]],
 #: What each kind of action effect does.
 EFFECTS: dict[str, Callable[[Battle, Unit, A.ActionEffect, A.Action | None], bool]] = {
     "move": Battle.move,
-    "attack": lambda b, u, e, a: b.attack(u, e, a),
+    "attack": Battle.attack,
     "engage": Battle.engage,
     "sets": Battle.sets,
     "tests": Battle.test,
