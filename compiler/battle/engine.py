@@ -176,6 +176,10 @@ class Battle(Estimates):
 
     def act(self, unit: Unit, phase: A.Phase) -> bool:
         """``unit`` may take one of the phase's actions; False when it takes none."""
+        statuses = unit.statuses
+        if statuses and all(a.unless and any(s in statuses for s in a.unless) for a in phase.actions):
+            self._sig = None
+            return False  # every action of the phase is barred to the unit
         side, here = unit.side, unit.position
         sig = (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
                tuple(unit.values.items()) if unit.values else (),
