@@ -108,6 +108,26 @@ def test_play_is_driven_by_a_person_to_a_result() -> None:
     assert " win " in last or "a draw" in last
 
 
+def test_shooting_is_offered_only_with_a_weapon_in_reach(console: compiler.Ruleset) -> None:
+    # the boltgun reaches 24" (its Range): from 36" and 30" the Marines have nothing to shoot with
+    rules = Rules(console)
+    shots = []
+    for seed in range(12):
+        battle = Battle(rules, console.get("sample_battle"), [GreedyPolicy(), GreedyPolicy()], seed=seed)
+        battle.run()
+        shots += [e for e in battle.events if e["event"] == "volley" and e["rule"] == "shooting"]
+        assert not [e for e in battle.events if e["event"] == "out_of_reach" and e["reach"] is None]
+    assert shots and all(e["distance"] <= 24 for e in shots)
+
+
+def test_play_names_the_winner_by_the_side_title() -> None:
+    r = warscribe("play", CONSOLE, "--auto", "--seed", "3")
+    assert r.returncode == 0, r.stdout + r.stderr
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith(("Space Marines win", "Orks win", "a draw")), last
+    assert "space_marines" not in r.stdout and "Space Marines goes first" in r.stdout
+
+
 def test_play_without_enough_answers_stops_cleanly() -> None:
     r = warscribe("play", CONSOLE, "--seed", "5", stdin="1\n1\n")
     assert r.returncode == 1 and "No more input" in r.stdout

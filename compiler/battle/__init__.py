@@ -13,6 +13,7 @@
 * :mod:`~compiler.battle.setup` — a scenario's first state (army lists: :mod:`compiler.model.armies`);
 * :mod:`~compiler.battle.rules` — volleys sampled from exact laws; tests and unit values; caches;
 * :mod:`~compiler.battle.engine` — :class:`Battle`, the activation schemes, the action effects;
+* :mod:`~compiler.battle.estimates` — the expected values the greedy policy reads, kept per state;
 * :mod:`~compiler.battle.activation` — the activation schemes (whole army, alternating units,
   activation dice with a bust); :mod:`~compiler.battle.schemes` — alternating activations of any
   unit, and alternating detachments with orders;

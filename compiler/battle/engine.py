@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 from compiler import ast as A
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Rules
+from compiler.battle.estimates import Estimates
 from compiler.battle.setup import initial_state
 from compiler.battle.state import State, Unit
 
@@ -40,14 +41,17 @@ class Outcome:
     reason: str
 
 
-class Battle:
+class Battle(Estimates):
     """One battle: the state, the dice, the policies, and the events so far."""
 
     def __init__(self, rules: Rules, scenario: A.Scenario, policies: Sequence[Policy], seed: int,
                  listener: Listener | None = None, record: bool = True) -> None:
-        model = rules.model
-        games = model.of_type(A.Game)
-        game = model.get(scenario.game) if scenario.game else (games[0] if games else None)
+        game = rules.memo.get(("game", scenario.id))
+        if game is None:
+            model = rules.model
+            games = model.of_type(A.Game)
+            game = model.get(scenario.game) if scenario.game else (games[0] if games else None)
+            rules.memo[("game", scenario.id)] = game
         if not isinstance(game, A.Game):
             raise ValueError(f"scenario '{scenario.id}' has no game to play")
         self.rules, self.scenario, self.game = rules, scenario, game
@@ -64,6 +68,8 @@ class Battle:
         self.record = record or listener is not None  # a simulation keeps no events
         self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
         self.reactions = {r.event: r for r in game.reactions}
+        #: what a phase offers a unit in a state: its actions, their options, the greedy policy's pick
+        self.offers: dict[tuple[Any, ...], list[Any]] = rules.memo.setdefault(("offers",), {})
 
     # -- the run -------------------------------------------------------------------------
 
@@ -73,7 +79,8 @@ class Battle:
         first = (self.rng.randrange(n) if self.scenario.first in (None, "random")
                  else st.sides.index(self.scenario.first))
         order = [(first + i) % n for i in range(n)]
-        self.emit("start", first=st.sides[first], distance=self.scenario.distance)
+        if self.record:
+            self.emit("start", first=st.sides[first], first_title=st.side_titles[first], distance=self.scenario.distance)
         for turn in range(1, self.turns + 1):
             st.turn = turn
             ACTIVATIONS[self.game.activation or "whole_army"](self, order)
@@ -88,7 +95,8 @@ class Battle:
         scores = self._scores or tuple(self.score(s) for s in range(n))
         out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason)
         if self.record:
-            self.emit("end", winner=None if out.winner is None else st.sides[out.winner], reason=out.reason,
+            self.emit("end", winner=None if out.winner is None else st.sides[out.winner],
+                      winner_title=None if out.winner is None else st.side_titles[out.winner], reason=out.reason,
                       survivors=list(out.survivors), scores=[round(x, 6) for x in scores])
         return out
 
@@ -112,7 +120,8 @@ class Battle:
         st = self.state
         st.active = side
         st.phase = ""
-        self.emit("turn", title=st.side_titles[side])
+        if self.record:
+            self.emit("turn", title=st.side_titles[side])
         for phase in phases:
             self.run_phase(phase, [side])
             if st.over:
@@ -125,7 +134,10 @@ class Battle:
         st.phase = phase.id
         if phase.actions and len(sides) == 1:
             side = st.active = sides[0]
-            left = st.side_units(side)
+            left = [u for u in st.units if u.side == side and u.models > 0]
+            if len(left) == 1 and not st.over:
+                self.act(left[0], phase)
+                left = []
             while left and not st.over:
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
@@ -148,6 +160,13 @@ class Battle:
         if st.timed:
             st.expire("phase")
 
+    def action_values(self, key: tuple[Any, ...], unit: Unit, actions: list[A.Action]) -> list[float]:
+        """Each action's estimate (and doing nothing's), kept per state under ``key``."""
+        found = self.rules.memo.get(("values", key))
+        if found is None:
+            found = self.rules.memo[("values", key)] = [self.estimate_action(unit, a) for a in actions] + [0.0]
+        return list(found)
+
     def pick_unit(self, side: int, pending: list[Unit], phase: A.Phase) -> Unit:
         if len(pending) == 1:
             return pending[0]
@@ -157,33 +176,39 @@ class Battle:
 
     def act(self, unit: Unit, phase: A.Phase) -> bool:
         """``unit`` may take one of the phase's actions; False when it takes none."""
-        self._sig = None
-        sig = self.signature(unit)
+        statuses = unit.statuses
+        if statuses and all(a.unless and any(s in statuses for s in a.unless) for a in phase.actions):
+            self._sig = None
+            return False  # every action of the phase is barred to the unit
+        side, here = unit.side, unit.position
+        sig = (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
+               tuple(unit.values.items()) if unit.values else (),
+               tuple([(f.profile, f.models, f.points, abs(here - f.position))
+                      for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
         self._sig = (unit, sig)  # valid until the first effect changes the state
-        key = ("offer", phase.id, sig)
-        offer = self.rules.memo.get(key)
+        key = (phase.id, sig)
+        memo = self.offers
+        offer = memo.get(key)
         if offer is None:
             statuses = unit.statuses
             acts = [a for a in phase.actions
                     if not (a.unless and any(s in statuses for s in a.unless)) and self.can_attack(unit, a)]
-            offer = self.rules.memo[key] = (acts, tuple(Option(a.title, a.id) for a in acts) + (Option("Nothing", None),))
-        actions, options = offer
+            # the actions, their options, and (once worked out) the greedy policy's pick
+            offer = memo[key] = [acts, tuple(Option(a.title, a.id) for a in acts) + (Option("Nothing", None),), None]
+        actions = offer[0]
         if not actions:
+            self._sig = None
             return False
 
-        def estimates() -> list[float]:
-            found = self.rules.memo.get(("values", key))
-            if found is None:
-                found = self.rules.memo[("values", key)] = [self.estimate_action(unit, a) for a in actions] + [0.0]
-            return list(found)
-
-        if type(self.policies[unit.side]) is GreedyPolicy:  # the same answer, without building the choice
-            values = estimates()
-            i = values.index(max(values))
+        if type(self.policies[side]) is GreedyPolicy:  # the same answer, without building the choice
+            i = offer[2]
+            if i is None:
+                values = self.action_values(key, unit, actions)
+                i = offer[2] = values.index(max(values))
             self.choices.append(i)
         else:
             i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
-                                   options, estimates))
+                                   offer[1], lambda: self.action_values(key, unit, actions)))
         if i == len(actions):
             self._sig = None
             return False
@@ -207,21 +232,25 @@ class Battle:
         if foe is None or effect.value is None:
             return False
         gap = self.state.distance(unit, foe)
-        most = max(0, int(self.rules.number(effect.value, unit, gap)))
-        offer = _STEPS.get(most) or _STEPS.setdefault(most, (list(range(0, most + 1)),
-                                                            tuple(Option(f'{d}"', d) for d in range(0, most + 1))))
-        steps = offer[0]
-        if type(self.policies[unit.side]) is GreedyPolicy and len(steps) > 1:  # as above
-            values = self.estimate_moves(unit, gap, steps)
-            i = values.index(max(values))
-            self.choices.append(i)
+        if type(self.policies[unit.side]) is GreedyPolicy:  # as above; the pick is kept per state
+            key = ("step", id(effect), unit.started, self.signature(unit))
+            found = self.rules.memo.get(key)
+            if found is None:
+                found = self.rules.memo[key] = self.greedy_step(unit, effect.value, gap)
+            i, step = found
+            if i is not None:
+                self.choices.append(i)
         else:
-            i = self.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{most}\")?",
-                                   offer[1], lambda: self.estimate_moves(unit, gap, steps)))
-        d = min(float(steps[i]), gap)
+            most = max(0, int(self.rules.number(effect.value, unit, gap)))
+            offer = _STEPS.get(most) or _STEPS.setdefault(most, (list(range(0, most + 1)),
+                                                                tuple(Option(f'{d}"', d) for d in range(0, most + 1))))
+            steps = offer[0]
+            step = steps[self.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{most}\")?",
+                                            offer[1], lambda: self.estimate_moves(unit, gap, steps)))]
+        d = min(float(step), gap)
         unit.position += d if foe.position > unit.position else -d
         if self.record:
-            self.emit("move", unit=unit.label, inches=steps[i], distance=round(self.state.distance(unit, foe), 3))
+            self.emit("move", unit=unit.label, inches=step, distance=round(self.state.distance(unit, foe), 3))
         return True
 
     def attack(self, unit: Unit, effect: A.ActionEffect, action: A.Action | None, target: Unit | None = None) -> bool:
@@ -231,23 +260,44 @@ class Battle:
             foes = self.state.enemies(unit)
             if not foes:
                 return False
-            foes = [f for f in foes if self.weapons(attack, unit, f, effect.stat)]
+            key = ("targets", attack.id, effect.stat, self.signature(unit))
+            reached = self.rules.memo.get(key)
+            if reached is None:  # the enemies some weapon reaches, kept per state
+                reached = self.rules.memo[key] = tuple(k for k, f in enumerate(foes)
+                                                       if self.weapons(attack, unit, f, effect.stat))
+            foes = [foes[k] for k in reached]
             if not foes:
                 if self.record:
                     self.emit("out_of_reach", unit=unit.label, reach=None)
                 return False
-            i = self.choose(Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
-                                   tuple(Option(f"{f.label} ({self.state.distance(unit, f):g}\")", f.uid) for f in foes),
-                                   lambda: [self.expected(attack, unit, f, reach=effect.stat) for f in foes]))
+            i = 0 if len(foes) == 1 else self.choose(
+                Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
+                       tuple(Option(f"{f.label} ({self.state.distance(unit, f):g}\")", f.uid) for f in foes),
+                       lambda: [self.expected(attack, unit, f, reach=effect.stat) for f in foes]))
             target = foes[i]
         self.strike(attack, unit, target, effect.stat)
         return True
 
+    def greedy_step(self, unit: Unit, value: A.Expr, gap: float) -> tuple[int | None, int]:
+        """The greedy policy's move: the index of its pick among the steps (None: no choice) and the inches."""
+        most = max(0, int(self.rules.number(value, unit, gap)))
+        steps = list(range(0, most + 1))
+        if len(steps) == 1:
+            return None, 0
+        values = self.estimate_moves(unit, gap, steps)
+        i = values.index(max(values))
+        return i, steps[i]
+
     def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None) -> None:
         """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once)."""
         dist = self.state.distance(unit, target)
-        situation = self.rules.situation(unit, dist)
-        for weapon in self.weapons(attack, unit, target, reach):
+        key = ("strike", attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
+               tuple(unit.values.items()) if unit.values else (), target.profile, dist)
+        plan = self.rules.memo.get(key)
+        if plan is None:
+            plan = self.rules.memo[key] = (self.rules.situation(unit, dist), self.weapons(attack, unit, target, reach))
+        situation, weapons = plan
+        for weapon in weapons:
             if not target.alive or not unit.alive:
                 return
             law = self.rules.volley(attack, unit, weapon, target, situation)
@@ -268,9 +318,10 @@ class Battle:
             self.emit("out_of_reach", unit=unit.label, reach=reach)
             return False
         extra = tuple(e.name for e in (action.effects if action else ()) if e.kind == "sets" and e.name)
-        i = self.choose(Choice("target", unit.side, unit.label, f"Engage which enemy unit (within {reach:g}\")?",
-                               tuple(Option(f.label, f.uid) for f in foes),
-                               lambda: [self.estimate_charge(unit, f, extra + (effect.name or "",)) for f in foes]))
+        i = 0 if len(foes) == 1 else self.choose(
+            Choice("target", unit.side, unit.label, f"Engage which enemy unit (within {reach:g}\")?",
+                   tuple(Option(f.label, f.uid) for f in foes),
+                   lambda: [self.estimate_charge(unit, f, extra + (effect.name or "",)) for f in foes]))
         target = foes[i]
         self.emit("engage", unit=unit.label, target=target.label, status=effect.name)
         self.react("charged", target, unit)
@@ -336,9 +387,11 @@ class Battle:
     def combat(self, c: A.Combat) -> None:
         """Every engaged unit strikes once, highest ``order`` stat first (the active side first on a tie)."""
         st = self.state
+        fighters = [u for u in st.units if u.models > 0 and u.engaged]
+        if not fighters:
+            return
         attack = self.rules.model.get(c.attack)
         assert isinstance(attack, A.Attack)
-        fighters = [u for u in st.units if u.alive and u.engaged]
         fighters.sort(key=lambda u: (-self.stat(u, c.order), u.side != st.active, u.uid))
         for u in fighters:
             foes = [st.unit(i) for i in u.engaged if st.unit(i).alive]
@@ -358,13 +411,19 @@ class Battle:
         for end in self.game.at_end:
             if end.period != period:
                 continue
-            for unit in [u for u in st.units if u.alive]:
-                if end.condition is not None and self.rules.chance(end.condition, unit, None) < 1.0:
-                    continue
-                p = self.rules.chance(end.test, unit, None)
+            for unit in [u for u in st.units if u.models > 0]:
+                key = ("end", id(end), unit.profile, unit.models, unit.started, tuple(unit.statuses),
+                       tuple(unit.values.items()) if unit.values else ())
+                p = self.rules.memo.get(key)
+                if p is None:
+                    held = end.condition is None or self.rules.chance(end.condition, unit, None) >= 1.0
+                    p = self.rules.memo[key] = self.rules.chance(end.test, unit, None) if held else -1.0
+                if p < 0:
+                    continue  # the condition does not hold: no test
                 passed = self.rng.random() < p
-                rule = end.test.func if isinstance(end.test, A.Call) else ""
-                self.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
+                if self.record:
+                    rule = end.test.func if isinstance(end.test, A.Call) else ""
+                    self.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
                 if not passed and end.failing is not None:
                     self.sets(unit, end.failing, None)
                 if st.over:
@@ -375,7 +434,7 @@ class Battle:
         victory = self.kinds.get("annihilation")
         if victory is None or st.over:
             return
-        standing = [s for s in range(len(st.sides)) if st.models_left(s) > 0]
+        standing = sorted({u.side for u in st.units if u.models > 0})
         if len(standing) <= 1:
             st.over, st.reason = True, victory.id
             st.winner = standing[0] if standing else None
@@ -399,135 +458,6 @@ class Battle:
                 total += sum(u.models * self.rules.number(sc.value, u, None) for u in self.state.units
                              if u.side == side and u.alive)
         return total
-
-    # -- expected values (what the greedy policy reads) ---------------------------------------
-
-    def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
-                distance: float | None = None) -> tuple[str | None, ...]:
-        """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
-        weapon); with ``reach``, only those whose stat of that name reaches the target."""
-        options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
-        usable = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
-        if reach is None:
-            return usable
-        gap = self.state.distance(unit, target) if distance is None else distance
-        return tuple(w for w in usable if w is not None and self.rules.reach(w, reach) >= gap)
-
-    def stat(self, unit: Unit, name: str) -> float:
-        sv = self.rules.model.profiles[unit.profile].stat(name)
-        return float(sv.value) if sv is not None and isinstance(sv.value, (int, float)) else 0.0
-
-    def expected(self, attack: A.Attack, unit: Unit, target: Unit, distance: float | None = None,
-                 extra: tuple[str, ...] = (), reach: str | None = None) -> float:
-        """The points of ``target``'s models that ``unit`` is expected to remove with ``attack``
-        (a model without points counts one)."""
-        dist = self.state.distance(unit, target) if distance is None else distance
-        situation = self.rules.situation(unit, dist, extra)
-        return sum(self.rules.volley(attack, unit, w, target, situation).mean
-                   for w in self.weapons(attack, unit, target, reach, dist)) * (target.points or 1)
-
-    def can_attack(self, unit: Unit, action: A.Action) -> bool:
-        """False when the action resolves an attack that the unit has no usable weapon for."""
-        key = ("can", action.id, unit.profile, unit.weapons, tuple(f.profile for f in self.state.enemies(unit)))
-        found = self.rules.memo.get(key)
-        if found is None:
-            found = self.rules.memo[key] = self._can_attack(unit, action)
-        return bool(found)
-
-    def _can_attack(self, unit: Unit, action: A.Action) -> bool:
-        for e in action.effects:
-            attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
-            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f) for f in self.state.enemies(unit)):
-                return False
-        return True
-
-    def estimate_charge(self, unit: Unit, target: Unit, extra: tuple[str, ...]) -> float:
-        attack = self.rules.model.get(self.combat_attack or "")
-        if not isinstance(attack, A.Attack):
-            return 0.0
-        engaged = tuple(x for x in extra[-1:] if x)
-        return (self.expected(attack, unit, target, 0.0, extra)
-                - self.expected(attack, target, unit, 0.0, engaged))
-
-    def estimate_action(self, unit: Unit, action: A.Action, distance: float | None = None) -> float:
-        key = ("action", action.id, distance, self.signature(unit))
-        found = self.rules.memo.get(key)
-        if found is None:
-            found = self.rules.memo[key] = self._estimate_action(unit, action, distance)
-        return found
-
-    def _estimate_action(self, unit: Unit, action: A.Action, distance: float | None) -> float:
-        st = self.state
-        # an action that only sets statuses gains nothing the resolver can weigh: on a tie, do nothing
-        best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
-        chance = 1.0
-        for e in action.effects:
-            if e.kind == "tests" and e.value is not None:
-                chance *= self.rules.chance(e.value, unit, None)
-            elif e.kind == "sets" and e.name is not None and any(r.requires == e.name for r in self.game.reactions):
-                best = max(best, chance * self.reaction_value(unit, e.name))
-            elif e.kind == "move":
-                best = max(best, 1e-3)
-            elif e.kind == "attack":
-                attack = self.rules.model.get(e.name or "")
-                if isinstance(attack, A.Attack):
-                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat)
-                                         for f in st.enemies(unit)])
-            elif e.kind == "engage" and e.value is not None:
-                reach = self.rules.number(e.value, unit, None)
-                extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
-                reachable = [f for f in st.enemies(unit) if (st.distance(unit, f) if distance is None else distance) <= reach]
-                if not reachable:
-                    return -1e-3  # nobody to engage: declaring it would do nothing
-                best = max([best] + [self.estimate_charge(unit, f, extra) for f in reachable])
-        return best
-
-    def signature(self, unit: Unit) -> tuple[Any, ...]:
-        """What an estimate for ``unit`` depends on: it, its statuses, and the enemies with their distances."""
-        if self._sig is not None and self._sig[0] is unit:
-            return self._sig[1]  # the state has not changed since it was worked out
-        side, here = unit.side, unit.position
-        return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)), tuple(unit.values.items()),
-                tuple([(f.profile, f.models, f.points, abs(here - f.position))
-                       for f in self.state.units if f.side != side and f.models > 0]))
-
-    def reaction_value(self, unit: Unit, status: str) -> float:
-        """What holding ``status`` is worth: the reactions it allows, against the nearest enemy that
-        could reach the unit in its next turn (its moves and engagement reaches added up)."""
-        foe = self.state.nearest_enemy(unit)
-        if foe is None:
-            return 0.0
-        reach = 0.0
-        for p in self.game.phases:
-            for a in p.actions:
-                for e in a.effects:
-                    if e.kind in ("move", "engage") and e.value is not None:
-                        reach += max(0.0, self.rules.number(e.value, foe, None))
-        if self.state.distance(unit, foe) > reach:
-            return 0.0
-        value = 0.0
-        for r in self.game.reactions:
-            if r.requires == status:
-                for e in r.effects:
-                    attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
-                    if isinstance(attack, A.Attack):
-                        value += self.expected(attack, unit, foe, reach=e.stat)
-        return value
-
-    def estimate_moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
-        """Each move's worth: the best the unit could then do; closing in when nothing is in reach."""
-        key = ("moves", self.game.id, gap, len(steps), self.signature(unit))
-        found = self.rules.memo.get(key)
-        if found is None:
-            found = self.rules.memo[key] = self._estimate_moves(unit, gap, steps)
-        return found
-
-    def _estimate_moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
-        later = [a for p in self.game.phases for a in p.actions
-                 if not any(e.kind == "move" for e in a.effects) and not any(unit.has(s) for s in a.unless)]
-        values = [max([0.0] + [self.estimate_action(unit, a, max(0.0, gap - d)) for a in later]) for d in steps]
-        lean = 1e-6 if max(values) <= 0 else -1e-6
-        return [v + lean * d for v, d in zip(values, steps)]
 
 
 _STEPS: dict[int, tuple[list[int], tuple[Option, ...]]] = {}  # the options of a move of up to N inches
@@ -559,7 +489,7 @@ def activation(name: str) -> Callable[[Callable[[Battle, Sequence[int]], None]],
 #: What each kind of action effect does.
 EFFECTS: dict[str, Callable[[Battle, Unit, A.ActionEffect, A.Action | None], bool]] = {
     "move": Battle.move,
-    "attack": lambda b, u, e, a: b.attack(u, e, a),
+    "attack": Battle.attack,
     "engage": Battle.engage,
     "sets": Battle.sets,
     "tests": Battle.test,

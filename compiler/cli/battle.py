@@ -47,7 +47,7 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
         return f"[dim]({title}, #{rule_id})[/dim]"
 
     if kind == "start":
-        return f"[bold]{event['first']}[/bold] goes first; the forces stand {event['distance']}\" apart."
+        return f"[bold]{event.get('first_title') or event['first']}[/bold] goes first; the forces stand {event['distance']}\" apart."
     if kind == "turn":
         return f"\n[bold cyan]— Game turn {event['turn']}: {event.get('title', event['side'])} —[/bold cyan]"
     if kind == "move":
@@ -83,7 +83,8 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
     if kind == "order":
         return f"{event['unit']} gets [bold]{event['title']}[/bold]."
     if kind == "end":
-        winner = f"[bold]{event['winner']} win[/bold]" if event["winner"] else "[bold]a draw[/bold]"
+        winner = (f"[bold]{event.get('winner_title') or event['winner']} win[/bold]" if event["winner"]
+                  else "[bold]a draw[/bold]")
         return (f"\n{winner} {rule(event['reason']) if model.get(event['reason']) else '(' + event['reason'] + ')'}; "
                 f"models left {event['survivors']}, scores {event['scores']}.")
     return None

@@ -1,0 +1,158 @@
+"""What the greedy policy reads: the expected worth of actions, moves, charges and reactions.
+
+:class:`Estimates` is the part of :class:`~compiler.battle.engine.Battle` that works out expected
+values from the resolver's exact laws, each kept per state (a unit's :meth:`Estimates.signature`:
+it, its statuses, and the enemies with their distances) in the rules' memo.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from compiler import ast as A
+from compiler.battle.rules import Rules
+from compiler.battle.state import State, Unit
+
+
+class Estimates:
+    """Expected values for a battle's choices (a base of the engine's ``Battle``)."""
+
+    rules: Rules
+    state: State
+    game: A.Game
+    combat_attack: str | None
+    _sig: tuple[Unit, tuple[Any, ...]] | None
+
+    def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
+                distance: float | None = None) -> tuple[str | None, ...]:
+        """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
+        weapon); with ``reach``, only those whose stat of that name reaches the target."""
+        options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
+        usable = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
+        if reach is None:
+            return usable
+        gap = self.state.distance(unit, target) if distance is None else distance
+        return tuple(w for w in usable if w is not None and self.rules.reach(w, reach) >= gap)
+
+    def stat(self, unit: Unit, name: str) -> float:
+        key = ("stat", unit.profile, name)
+        found = self.rules.memo.get(key)
+        if found is None:
+            sv = self.rules.model.profiles[unit.profile].stat(name)
+            found = self.rules.memo[key] = float(sv.value) if sv is not None and isinstance(sv.value, (int, float)) else 0.0
+        return float(found)
+
+    def expected(self, attack: A.Attack, unit: Unit, target: Unit, distance: float | None = None,
+                 extra: tuple[str, ...] = (), reach: str | None = None) -> float:
+        """The points of ``target``'s models that ``unit`` is expected to remove with ``attack``
+        (a model without points counts one)."""
+        dist = self.state.distance(unit, target) if distance is None else distance
+        situation = self.rules.situation(unit, dist, extra)
+        return sum(self.rules.volley(attack, unit, w, target, situation).mean
+                   for w in self.weapons(attack, unit, target, reach, dist)) * (target.points or 1)
+
+    def can_attack(self, unit: Unit, action: A.Action) -> bool:
+        """False when the action resolves an attack that the unit has no usable weapon for (none that
+        reaches an enemy, when the attack is made ``within`` a reach)."""
+        key = ("can", action.id, unit.profile, unit.weapons,
+               tuple((f.profile, self.state.distance(unit, f)) for f in self.state.enemies(unit)))
+        found = self.rules.memo.get(key)
+        if found is None:
+            found = self.rules.memo[key] = self._can_attack(unit, action)
+        return bool(found)
+
+    def _can_attack(self, unit: Unit, action: A.Action) -> bool:
+        for e in action.effects:
+            attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, e.stat)
+                                                        for f in self.state.enemies(unit)):
+                return False
+        return True
+
+    def estimate_charge(self, unit: Unit, target: Unit, extra: tuple[str, ...]) -> float:
+        attack = self.rules.model.get(self.combat_attack or "")
+        if not isinstance(attack, A.Attack):
+            return 0.0
+        engaged = tuple(x for x in extra[-1:] if x)
+        return (self.expected(attack, unit, target, 0.0, extra)
+                - self.expected(attack, target, unit, 0.0, engaged))
+
+    def estimate_action(self, unit: Unit, action: A.Action, distance: float | None = None) -> float:
+        key = ("action", action.id, distance, self.signature(unit))
+        found = self.rules.memo.get(key)
+        if found is None:
+            found = self.rules.memo[key] = self._estimate_action(unit, action, distance)
+        return found
+
+    def _estimate_action(self, unit: Unit, action: A.Action, distance: float | None) -> float:
+        st = self.state
+        # an action that only sets statuses gains nothing the resolver can weigh: on a tie, do nothing
+        best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
+        chance = 1.0
+        for e in action.effects:
+            if e.kind == "tests" and e.value is not None:
+                chance *= self.rules.chance(e.value, unit, None)
+            elif e.kind == "sets" and e.name is not None and any(r.requires == e.name for r in self.game.reactions):
+                best = max(best, chance * self.reaction_value(unit, e.name))
+            elif e.kind == "move":
+                best = max(best, 1e-3)
+            elif e.kind == "attack":
+                attack = self.rules.model.get(e.name or "")
+                if isinstance(attack, A.Attack):
+                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat)
+                                         for f in st.enemies(unit)])
+            elif e.kind == "engage" and e.value is not None:
+                reach = self.rules.number(e.value, unit, None)
+                extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
+                reachable = [f for f in st.enemies(unit) if (st.distance(unit, f) if distance is None else distance) <= reach]
+                if not reachable:
+                    return -1e-3  # nobody to engage: declaring it would do nothing
+                best = max([best] + [self.estimate_charge(unit, f, extra) for f in reachable])
+        return best
+
+    def signature(self, unit: Unit) -> tuple[Any, ...]:
+        """What an estimate for ``unit`` depends on: it, its statuses, and the enemies with their distances."""
+        if self._sig is not None and self._sig[0] is unit:
+            return self._sig[1]  # the state has not changed since it was worked out
+        side, here = unit.side, unit.position
+        return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
+                tuple(unit.values.items()) if unit.values else (),
+                tuple([(f.profile, f.models, f.points, abs(here - f.position))
+                       for f in self.state.units if f.side != side and f.models > 0]))
+
+    def reaction_value(self, unit: Unit, status: str) -> float:
+        """What holding ``status`` is worth: the reactions it allows, against the nearest enemy that
+        could reach the unit in its next turn (its moves and engagement reaches added up)."""
+        foe = self.state.nearest_enemy(unit)
+        if foe is None:
+            return 0.0
+        reach = 0.0
+        for p in self.game.phases:
+            for a in p.actions:
+                for e in a.effects:
+                    if e.kind in ("move", "engage") and e.value is not None:
+                        reach += max(0.0, self.rules.number(e.value, foe, None))
+        if self.state.distance(unit, foe) > reach:
+            return 0.0
+        value = 0.0
+        for r in self.game.reactions:
+            if r.requires == status:
+                for e in r.effects:
+                    attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                    if isinstance(attack, A.Attack):
+                        value += self.expected(attack, unit, foe, reach=e.stat)
+        return value
+
+    def estimate_moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
+        """Each move's worth: the best the unit could then do; closing in when nothing is in reach."""
+        key = ("moves", self.game.id, gap, len(steps), self.signature(unit))
+        found = self.rules.memo.get(key)
+        if found is None:
+            found = self.rules.memo[key] = self._estimate_moves(unit, gap, steps)
+        return found
+
+    def _estimate_moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
+        later = [a for p in self.game.phases for a in p.actions
+                 if not any(e.kind == "move" for e in a.effects) and not any(unit.has(s) for s in a.unless)]
+        values = [max([0.0] + [self.estimate_action(unit, a, max(0.0, gap - d)) for a in later]) for d in steps]
+        lean = 1e-6 if max(values) <= 0 else -1e-6
+        return [v + lean * d for v, d in zip(values, steps)]
