@@ -9,6 +9,7 @@ parameters, ranges, settings, expectations, effects and hooks.  The declaration 
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Callable
 
 from compiler import ast as A
@@ -19,7 +20,7 @@ from compiler.check.names import report_unknown
 from compiler.diagnostics import did_you_mean
 from compiler.limits import MAX_COUNT, MAX_DICE, MAX_OUTCOMES, MAX_SIDES, dice_outcomes
 from compiler.model.ruleset import kind_of
-from compiler.model.static import int_range
+from compiler.model.static import NotStatic, StaticError, evaluate, int_range
 
 #: Types a parameter may have besides a stat or a situation.
 PARAM_TYPES = ("unit", "weapon", "number", "target", "squad")
@@ -236,6 +237,27 @@ def check_setting(s: A.Setting, scope: Scope) -> None:
                    f"did you mean '{close}'?" if close else "choices: " + ", ".join(sit.choices))
         return
     check_expr(s.value, scope)
+    if sit.range is not None:
+        _check_in_range(s, sit, scope)
+
+
+def _check_in_range(s: A.Setting, sit: A.Situation, scope: Scope) -> None:
+    """A number given to a situation with a range (``with distance = 1000`` for 0..48) lies in it."""
+    assert s.value is not None and sit.range is not None
+    ends = int_range(sit.range)
+    if ends is None:
+        return
+    try:
+        value = evaluate(s.value, {}, scope.ctx.ruleset)
+    except (NotStatic, StaticError, ArithmeticError, RecursionError, ValueError, TypeError):
+        return  # worked out only when the question is resolved
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        return
+    lo, hi = ends
+    if not lo <= value <= hi:
+        scope.ctx.sink.error(codes.OUT_OF_RANGE, f"situation '{sit.id}' is {value}, outside its range {lo}..{hi}",
+                             s.value.span, f"give '{sit.id}' a value from {lo} to {hi}",
+                             related=[(sit.span, "declared here")])
 
 
 def check_params(ctx: Context, params: tuple[A.Param, ...], owner: str) -> None:

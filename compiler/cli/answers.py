@@ -57,7 +57,8 @@ def table(
 ) -> None:
     """A table worked out over its axes: the target of every cell and the chance to pass it."""
     from compiler import ast as A
-    from compiler.diagnostics import did_you_mean
+    from compiler.check.passes import Context, Scope, check_expr
+    from compiler.diagnostics import Sink, did_you_mean
     from compiler.resolve.report import evaluate_table, table_text
     from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
 
@@ -74,6 +75,12 @@ def table(
             raise usage_error(f"cannot read --with: {err.message}")
         if not isinstance(probe, A.With):  # "0 with …" always reads as a With
             raise usage_error(f"cannot read --with: {', '.join(with_)}")
+        sink = Sink()
+        check_expr(probe, Scope(Context(model, sink), "<expression>"))
+        if sink.has_errors:
+            sources = {**dict(result.sources), "<expression>": "0 with " + ", ".join(with_)}
+            print_diagnostics(tuple(d for d in sink.items if d.is_error), sources)
+            raise typer.Exit(1)
         ev = Evaluator(model)
         for s in probe.settings:
             situation[s.name] = (not s.negated) if s.value is None else (
