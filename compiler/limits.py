@@ -29,7 +29,8 @@ MAX_FILE_BYTES = 2_000_000
 MAX_LINE_CHARS = 10_000
 #: Tokens (words, numbers, symbols; a whole prose block is one) in one file (W905).
 MAX_TOKENS = 50_000
-#: Levels of nesting: brackets, operators chained in one expression, indented blocks (W901).
+#: Levels of nesting: brackets (counted as read, even redundant ones), operators chained in one expression,
+#: indented blocks (W901).
 MAX_NESTING = 100
 #: ``.rules`` files in one ruleset folder (W906).
 MAX_FILES = 200
@@ -195,11 +196,48 @@ class TooManyTokens(Exception):
         self.column = column
 
 
-def count_tokens(stream: Any, limit: int = MAX_TOKENS) -> Any:
-    """Pass a token stream through, stopping it with :class:`TooManyTokens` past ``limit``."""
+class TooDeep(Exception):
+    """Raised by the lexer when brackets open more than :data:`MAX_NESTING` levels deep.
+
+    The parse tree keeps no node for a redundant bracket, so ``((((1))))`` has to be counted
+    as it is read.
+    """
+
+    def __init__(self, line: int, column: int) -> None:
+        super().__init__(f"brackets nested more than {MAX_NESTING} levels deep")
+        self.line = line
+        self.column = column
+
+
+_OPEN = frozenset(("LPAR", "LSQB"))
+_CLOSE = frozenset(("RPAR", "RSQB"))
+
+
+def count_tokens(stream: Any, limit: int = MAX_TOKENS, depth_limit: int = MAX_NESTING) -> Any:
+    """Pass a token stream through, stopping it with :class:`TooManyTokens` past ``limit`` tokens
+    and with :class:`TooDeep` past ``depth_limit`` open brackets.
+
+    >>> from types import SimpleNamespace as T
+    >>> brackets = [T(type="LPAR", line=1, column=c) for c in range(1, 5)]
+    >>> len(list(count_tokens(brackets, depth_limit=4)))
+    4
+    >>> try:
+    ...     list(count_tokens(brackets, depth_limit=3))
+    ... except TooDeep as e:
+    ...     print("refused at column", e.column)
+    refused at column 4
+    """
     n = 0
+    depth = 0
     for token in stream:
         n += 1
         if n > limit:
             raise TooManyTokens(getattr(token, "line", 1) or 1, getattr(token, "column", 1) or 1)
+        kind = getattr(token, "type", None)
+        if kind in _OPEN:
+            depth += 1
+            if depth > depth_limit:
+                raise TooDeep(getattr(token, "line", 1) or 1, getattr(token, "column", 1) or 1)
+        elif kind in _CLOSE and depth > 0:
+            depth -= 1
         yield token

@@ -198,6 +198,27 @@ def test_deep_nesting_gives_a_diagnostic_not_a_recursion_error(body: str) -> Non
     assert d.is_error
 
 
+def test_redundant_brackets_count_towards_the_nesting_limit() -> None:
+    # The parse tree keeps no node for a bracket around one value: they are counted as they are read.
+    text = HEADER + 'formula f() "F" = ' + "(" * 4900 + "1" + ")" * 4900 + "\n"
+    d = check_text(text, "W901")
+    assert (d.span.line, d.span.column) == (3, len('formula f() "F" = ') + L.MAX_NESTING + 1)
+    assert f"more than {L.MAX_NESTING} levels" in d.message
+
+
+def test_brackets_up_to_the_limit_are_fine() -> None:
+    text = HEADER + 'formula f() "F" = ' + "(" * L.MAX_NESTING + "1" + ")" * L.MAX_NESTING + \
+        '\nexample e "E":\n  expect f() = 1\n'
+    assert compile_text(text).ok
+    over = HEADER + 'formula f() "F" = ' + "(" * (L.MAX_NESTING + 1) + "1" + ")" * (L.MAX_NESTING + 1) + "\n"
+    assert "W901" in codes(compile_text(over))
+
+
+def test_eval_refuses_deep_redundant_brackets() -> None:
+    with cpu_budget(GUARD), pytest.raises(ResolveError, match="levels deep"):
+        parse_expression("(" * 4000 + "1" + ")" * 4000)
+
+
 def test_nesting_within_the_limit_is_fine() -> None:
     text = HEADER + 'formula f() "F" = ' + " + ".join(["1"] * 80) + '\nexample e "E":\n  expect f() = 80\n'
     result = compile_text(text)

@@ -19,7 +19,7 @@ from lark.indenter import DedentError
 
 from compiler import codes
 from compiler.diagnostics import Diagnostic, Severity, Span
-from compiler.limits import MAX_LINE_CHARS, MAX_NESTING, MAX_TOKENS, TooManyTokens, long_line, tree_depth
+from compiler.limits import MAX_LINE_CHARS, MAX_NESTING, MAX_TOKENS, TooDeep, TooManyTokens, long_line, tree_depth
 from compiler.syntax.grammar import GRAMMAR_FILE, RulesIndenter, grammar_text, parser
 
 __all__ = ["GRAMMAR_FILE", "SYNTAX_ERRORS", "TERMINAL_WORDS", "RulesIndenter", "describe_expected",
@@ -286,6 +286,11 @@ def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree[Token] 
         return None, (Diagnostic(codes.TOO_MANY_TOKENS.code, Severity.ERROR,
                                  f"this file has more than {MAX_TOKENS:,} words, numbers and symbols",
                                  span, "split it into several files joined with include"),)
+    except TooDeep as error:
+        span = Span(path, error.line, error.column, error.line, error.column + 1)
+        return None, (Diagnostic(codes.TOO_DEEP.code, Severity.ERROR,
+                                 f"brackets here open more than {MAX_NESTING} levels deep",
+                                 span, "split it: give a part its own name with let, a formula or a table"),)
     except RecursionError:
         span = Span(path, 1, 1, 1, 2)
         return None, (Diagnostic(codes.TOO_DEEP.code, Severity.ERROR, "this file nests too deeply to read", span),)
