@@ -39,13 +39,13 @@ def eval_(
         raise typer.Exit(1)
     try:
         value = Evaluator(model, exact=exact).evaluate(expr)
+        # An attack's steps are worked out when read: printing them may still be refused.
+        out = json.dumps(value_json(expression, value), indent=2, ensure_ascii=False) if as_json \
+            else "\n".join([text, *value_lines(value)])
     except ResolveError as err:
         report_resolve_error(err, sources)
         raise typer.Exit(1)
-    if as_json:
-        typer.echo(json.dumps(value_json(expression, value), indent=2, ensure_ascii=False))
-    else:
-        typer.echo("\n".join([text, *value_lines(value)]))  # one write: a long distribution prints at once
+    typer.echo(out)  # one write: a long distribution prints at once
 
 
 @app.command()
