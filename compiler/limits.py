@@ -55,6 +55,9 @@ MAX_EXPLODE = 100
 MAX_KEEP = 100
 #: Steps of removing casualties one damage roll at a time (hits × model states × damage results).
 MAX_REMOVAL_WORK = 2_000_000
+#: Steps of summing one attack step over its attacks exactly, estimated before it starts
+#: (``compiler.resolve.budget``: results × bits of their weights × more bits); about a second.
+MAX_ATTACK_WORK = 5_000_000_000
 #: Definitions calling definitions (a formula calling a table calling a formula…).
 MAX_CALL_DEPTH = 64
 
@@ -85,6 +88,7 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_EXPLODE", MAX_EXPLODE, "extra rolls of explode(…)"),
     ("MAX_KEEP", MAX_KEEP, "dice kept by highest/lowest"),
     ("MAX_REMOVAL_WORK", MAX_REMOVAL_WORK, "steps of removing casualties"),
+    ("MAX_ATTACK_WORK", MAX_ATTACK_WORK, "work of summing one attack step exactly"),
     ("MAX_CALL_DEPTH", MAX_CALL_DEPTH, "definitions calling definitions"),
     ("MAX_TABLE_ROWS", MAX_TABLE_ROWS, "rows of one table"),
     ("MAX_GRID_CELLS", MAX_GRID_CELLS, "cells of one grid"),

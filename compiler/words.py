@@ -32,6 +32,8 @@ def value_words(v: object) -> str:
     ['no', '3', '1/3', 'long']
     """
     if isinstance(v, Fraction):
+        if max(v.numerator.bit_length(), v.denominator.bit_length()) > _PRINTABLE_BITS:
+            return f"≈ {float(v):.6g}"
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     if v is None:
         return "none"
@@ -56,7 +58,7 @@ def number_words(v: object) -> str:
         if v.denominator == 1:
             return str(v.numerator)
         dec = f"{float(v):.6g}"
-        if len(str(v.denominator)) <= 6:
+        if v.denominator < 10**6:
             return f"{v.numerator}/{v.denominator} (≈ {dec})"
         return f"≈ {dec}"
     if isinstance(v, float):
@@ -67,9 +69,18 @@ def number_words(v: object) -> str:
 def fraction_json(p: Fraction | float | int) -> str:
     """An exact probability or mean for JSON (``"n/d"``); a float answer as its ``repr``.
 
+    A fraction whose numbers run over 4,000 digits (too long to print) is given as a float.
+
     >>> fraction_json(Fraction(35, 216)), fraction_json(Fraction(2)), fraction_json(1)
     ('35/216', '2/1', '1.0')
+    >>> fraction_json(Fraction(1, 6**6000))
+    '0.0'
     """
     if isinstance(p, Fraction):
-        return f"{p.numerator}/{p.denominator}"
+        if max(p.numerator.bit_length(), p.denominator.bit_length()) <= _PRINTABLE_BITS:
+            return f"{p.numerator}/{p.denominator}"
     return repr(float(p))
+
+
+#: Bits of the longest whole number printed in full (Python refuses to print over 4,300 digits).
+_PRINTABLE_BITS = 13_000

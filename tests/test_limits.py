@@ -379,7 +379,7 @@ def test_removing_casualties_with_huge_wounds_is_refused_before_the_work() -> No
                      'weapon gun "Gun":\n  D D6\n'
                      'attack shoot(shooter, weapon, target) "Shoot":\n  shots = shooter.models * 100\n'
                      '  hits = shots each hit(shooter.BS)\n  killed = hits removes target, damage weapon.D\n'
-                     'example e "E":\n  let r = shoot(50 tank, gun, 50 tank)\n  expect mean(r.killed) >= 0\n')
+                     'example e "E":\n  let r = shoot(20 tank, gun, 50 tank)\n  expect mean(r.killed) >= 0\n')
     result = compile_text(text)
     assert result.ok, [(d.code, d.message) for d in result.diagnostics]
     with cpu_budget(GUARD):

@@ -24,6 +24,7 @@ from compiler.limits import MAX_REMOVAL_WORK
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AttackResult, ResolveError, Roll, as_count, fast_to_exact, hashable, is_dist,
                                    num_int, unwrap)
+from compiler.resolve.budget import refuse_attack_sum
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
@@ -335,6 +336,7 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
 def _aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
     """Sum the per-attack counts over all attacks (a fixed or a random number of them)."""
     per = ev.to_backend(per_attack)
+    refuse_attack_sum(per, attacks, ev.exact, span)  # too big a sum is refused before it starts
     if is_dist(attacks):
         n = ev.to_backend(attacks)
         if isinstance(per, FastDist) and isinstance(n, Dist):

@@ -46,6 +46,7 @@ from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AGGREGATES, MAX_BRANCHES, AttackResult, Face, LetVar, Pool, ResolveError, Roll,
                                    Value, all_int, binary_fn, custom_die_faces, dense_sum, exactify, fast_to_exact,
                                    hashable, is_dist, mean_value, show, truth, unwrap)
+from compiler.resolve.budget import refuse_results
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.effects import Effects
 
@@ -330,6 +331,7 @@ class Evaluator:
         if is_dist(a) and is_dist(b) and len(a) * len(b) > MAX_PAIRS and not dense_sum(op, a, b):
             raise ResolveError(f"this combines {len(a):,} × {len(b):,} possible results; the limit is "
                                f"{MAX_PAIRS:,} pairs", span, "ask a smaller question, or split it")
+        refuse_results(op, a, b, span)  # counted before the work (compiler.resolve.budget)
         if is_dist(a):
             result = a.binary(op if fast_ok else fn, b)
         else:
