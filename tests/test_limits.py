@@ -111,7 +111,7 @@ def test_the_eval_command_refuses_a_million_dice(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "compiler", "eval", str(folder), "1000000d1000000"],
                        capture_output=True, text=True, timeout=600, preexec_fn=limit_cpu(GUARD))
     assert r.returncode == 1, r.stdout + r.stderr  # the kernel kills a hang at GUARD CPU seconds
-    assert "W903" in r.stdout and "Traceback" not in r.stdout + r.stderr
+    assert "W903" in r.stderr and "Traceback" not in r.stdout + r.stderr
 
 
 # ---------------------------------------------------------------------------
@@ -314,7 +314,7 @@ def test_the_check_command_reports_limits_without_a_traceback(write_ruleset) -> 
     r = subprocess.run([sys.executable, "-m", "compiler", "check", str(folder)], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 1
-    assert "error[W901]" in r.stdout and "Traceback" not in r.stdout + r.stderr
+    assert "error[W901]" in r.stderr and "Traceback" not in r.stdout + r.stderr
 
 
 # ---------------------------------------------------------------------------

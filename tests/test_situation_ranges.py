@@ -64,13 +64,12 @@ def write(tmp_path: Path) -> Path:
 def test_eval_with_refuses_a_number_past_the_range(tmp_path: Path) -> None:
     r = warscribe("eval", str(write(tmp_path)), "f()", "--with", "sp = 1000")
     assert r.returncode == 1
-    out = r.stdout + r.stderr
-    assert "<expression>:1:" in out and "W202" in out and "0..6" in out and "Traceback" not in out
+    assert "<expression>:1:" in r.stderr and "W202" in r.stderr and "0..6" in r.stderr and r.stdout == ""
 
 
 def test_table_with_checks_its_settings(tmp_path: Path) -> None:
     folder = write(tmp_path)
     r = warscribe("table", str(folder), "f", "--with", "sp = 1000")
-    assert r.returncode == 1 and "W202" in r.stdout + r.stderr and "0..6" in r.stdout + r.stderr
+    assert r.returncode == 1 and "W202" in r.stderr and "0..6" in r.stderr
     r = warscribe("table", str(folder), "f", "--with", "spp = 1")
-    assert r.returncode == 1 and "unknown situation 'spp'" in r.stdout + r.stderr
+    assert r.returncode == 1 and "unknown situation 'spp'" in r.stderr

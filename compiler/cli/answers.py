@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from compiler.cli.common import app, compile_one, print_diagnostics, report_resolve_error, usage_error
+from compiler.cli.common import app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors, usage_error
 
 
 @app.command("eval")
@@ -116,7 +116,7 @@ def test_(
         raise usage_error(str(e))
     if not result.ok:
         print_diagnostics(tuple(d for d in result.diagnostics if d.is_error), dict(result.sources))
-        typer.echo("the rules have errors; fix them first")
+        rules_have_errors()
         raise typer.Exit(1)
     start = time.perf_counter()
     pairs = []
