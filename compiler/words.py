@@ -22,7 +22,34 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["fraction_json", "number_words", "value_words"]
+__all__ = ["a_or_an", "fraction_json", "number_words", "value_words"]
+
+
+def a_or_an(phrase: str) -> str:
+    """``phrase`` after the indefinite article that fits it: the one place messages pick a/an.
+
+    By sound: a vowel letter takes "an", except words that start with a "you" or "one"
+    sound; an abbreviation in capitals is spelt out letter by letter ("an 'S'", "a 'BS'").
+
+    >>> [a_or_an(w) for w in ("attack", "unit", "table", "ability", "hour", "one-off", "'AP'", "'BS'", "yes/no value")]
+    ['an attack', 'a unit', 'a table', 'an ability', 'an hour', 'a one-off', "an 'AP'", "a 'BS'", 'a yes/no value']
+    """
+    core = phrase.lstrip("'\"`(")
+    first = core.split(" ", 1)[0].strip("'\"`),.:")
+    if not first:
+        return "a " + phrase
+    if first.isupper() and first.isalpha():  # an abbreviation: spelt out
+        vowel = first[0] in "AEFHILMNORSX"
+    else:
+        word = first.lower()
+        vowel = (word[0] in "aeiou" and not word.startswith(_A_BEFORE_VOWEL)) or word.startswith(_AN_BEFORE_CONSONANT)
+    return ("an " if vowel else "a ") + phrase
+
+
+#: Words that start with a vowel letter but a consonant sound ("a unit", "a one-off").
+_A_BEFORE_VOWEL = ("uni", "use", "usu", "one", "eu", "ufo")
+#: Words that start with a consonant letter but a vowel sound ("an hour", "an honest").
+_AN_BEFORE_CONSONANT = ("hour", "honest", "honour", "honor", "heir")
 
 
 def value_words(v: object) -> str:

@@ -21,6 +21,7 @@ from compiler.diagnostics import did_you_mean
 from compiler.limits import MAX_COUNT, MAX_DICE, MAX_OUTCOMES, MAX_SIDES, dice_outcomes
 from compiler.model.ruleset import kind_of
 from compiler.model.static import NotStatic, StaticError, evaluate, int_range
+from compiler.words import a_or_an
 
 #: Types a parameter may have besides a stat or a situation.
 PARAM_TYPES = ("unit", "weapon", "number", "target", "squad")
@@ -64,10 +65,10 @@ def _name(expr: A.Expr, scope: Scope) -> None:
         ctx.sink.error(codes.UNKNOWN_NAME, f"'{expr.id}' is a stat, but nothing here gives its value", expr.span,
                        f"take it as a parameter, e.g. ({expr.id}), or read it from a profile: unit.{expr.id}")
     elif isinstance(decl, (A.Test, A.Table, A.Formula, A.Attack)):
-        ctx.sink.error(codes.WRONG_KIND, f"'{expr.id}' is a {kind_of(decl)}: call it with its values, "
+        ctx.sink.error(codes.WRONG_KIND, f"'{expr.id}' is {a_or_an(kind_of(decl))}: call it with its values, "
                        f"e.g. {expr.id}(…)", expr.span)
     else:
-        ctx.sink.error(codes.WRONG_KIND, f"'{expr.id}' is a {kind_of(decl)}, not a value", expr.span)
+        ctx.sink.error(codes.WRONG_KIND, f"'{expr.id}' is {a_or_an(kind_of(decl))}, not a value", expr.span)
 
 
 def _group(expr: A.Expr, scope: Scope) -> None:
@@ -133,7 +134,7 @@ def _call(expr: A.Expr, scope: Scope) -> None:
             ctx.sink.error(codes.WRONG_ARITY, f"{expr.func} takes {want} value{'s' if hi != 1 else ''}, but {n} "
                            f"{_are(n)} given", expr.span, BUILTIN_WORDS.get(expr.func))
     elif (other := rs.get(expr.func)) is not None:
-        ctx.sink.error(codes.WRONG_KIND, f"'{expr.func}' is a {kind_of(other)}, which cannot be called",
+        ctx.sink.error(codes.WRONG_KIND, f"'{expr.func}' is {a_or_an(kind_of(other))}, which cannot be called",
                        expr.func_span)
     else:
         report_unknown(ctx, expr.func, expr.func_span, set(rs.callables) | set(BUILTINS), "test, table or formula")
@@ -199,6 +200,16 @@ def _has(expr: A.Expr, scope: Scope) -> None:
         report_unknown(scope.ctx, expr.keyword, expr.span, known, "keyword or ability")
 
 
+def _unary(expr: A.Expr, scope: Scope) -> None:
+    assert isinstance(expr, A.Unary)
+    if expr.op == "-" and isinstance(expr.operand, A.Group):
+        group = expr.operand
+        scope.ctx.sink.error(codes.WRONG_KIND, f"a number of models cannot be negative: -{group.count} {group.profile}",
+                             expr.span, f"write {group.count} {group.profile}")
+        return
+    check_expr(expr.operand, scope)
+
+
 def _with(expr: A.Expr, scope: Scope) -> None:
     assert isinstance(expr, A.With)
     check_expr(expr.expr, scope)
@@ -208,7 +219,7 @@ def _with(expr: A.Expr, scope: Scope) -> None:
 
 _NODE_CHECKS: tuple[tuple[type[A.Expr], Callable[[A.Expr, Scope], None]], ...] = (
     (A.Name, _name), (A.Group, _group), (A.Dice, _dice), (A.Call, _call), (A.Attr, _attr),
-    (A.IsChoice, _is_choice), (A.Has, _has), (A.With, _with),
+    (A.IsChoice, _is_choice), (A.Has, _has), (A.With, _with), (A.Unary, _unary),
 )
 
 

@@ -49,6 +49,8 @@ def as_number(v: Any) -> int | Fraction | float:
         return n
     if isinstance(v, (int, Fraction, float)):
         return v
+    if isinstance(v, ProfileRef):
+        raise StaticError(f"{v!r} is a group of models, not a number")
     raise StaticError(f"{v!r} is not a number")
 
 

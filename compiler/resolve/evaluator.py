@@ -49,6 +49,7 @@ from compiler.resolve.core import (AGGREGATES, MAX_BRANCHES, AttackResult, Face,
 from compiler.resolve.budget import refuse_results
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.effects import Effects
+from compiler.words import a_or_an
 
 __all__ = ["AttackResult", "BUILTIN_CALLS", "DECLARATIONS", "EXPRESSIONS", "Evaluator", "Face", "LetVar", "Pool",
            "ResolveError", "Roll", "builtin", "declaration", "expression", "is_dist", "parse_expression", "show",
@@ -309,7 +310,7 @@ class Evaluator:
             return self._enumerate(pending, expr, env)
         handler = EXPRESSIONS.get(type(expr))
         if handler is None:
-            raise ResolveError(f"cannot evaluate a {type(expr).__name__} here", expr.span)
+            raise ResolveError(f"cannot evaluate {a_or_an(type(expr).__name__)} here", expr.span)
         return handler(self, expr, env)
 
     def lift1(self, v: Any, fn: Callable[[Any], Any]) -> Any:
