@@ -32,7 +32,7 @@ CHECKS = {
                                                        '  x > y -> 4+\n  otherwise -> 5+\n'),
 }
 RESOLVES = ["1000000d1000000", "d1000000", "1000d1000", "1000 each 1000d6", "100000 each hit(3)",
-            "highest(100, 100d6)", "d1000 * d1000", "d1000 / d999", "20000 grunt"]
+            "highest(100, 100d6)", "d1000 * d1000", "d1000 / d999", "d1000 + d1000 * 1000", "20000 grunt"]
 
 # Attack sequences too big to work out exactly: refused when the step is read (every step is).
 ARMY = HEADER + """stat BS "Ballistic Skill" 1..10

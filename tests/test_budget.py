@@ -138,22 +138,29 @@ def test_the_estimate_grows_with_the_attacks_and_is_zero_for_one() -> None:
     assert budget.attack_sum_work(per, Dist.die(100)) > budget.attack_sum_work(per, 100)
 
 
-@pytest.mark.parametrize("expr, results", [("d1000 / d999", 607_983), ("d1000 * d1000", 248_083)])
-def test_products_and_quotients_with_too_many_results_are_refused_before_the_work(
+@pytest.mark.parametrize("expr, results", [("d1000 / d999", 607_983), ("d1000 * d1000", 248_083),
+                                           ("d1000 + d1000 * 1000", 1_000_000)])
+def test_two_rolls_with_too_many_results_are_refused_before_the_work(
         expr: str, results: int, model, monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*a, **k):  # type: ignore[no-untyped-def]
-        raise AssertionError("the pairs were worked out")
+    original = Dist.binary
+
+    def refuse(self, op, other):  # type: ignore[no-untyped-def]
+        if isinstance(other, Dist) and len(self) * len(other) > L.MAX_OUTCOMES:
+            raise AssertionError("the pairs were worked out")
+        return original(self, op, other)  # d1000 * 1000 is cheap
     monkeypatch.setattr(Dist, "binary", refuse)
     with cpu_budget(GUARD), pytest.raises(ResolveError) as err:
         Evaluator(model).evaluate(parse_expression(expr))
     assert f"{results:,} possible results" in err.value.message
 
 
-@pytest.mark.parametrize("op", ["*", "/"])
+@pytest.mark.parametrize("op", ["+", "-", "*", "/"])
 def test_distinct_results_match_working_them_out(op: str) -> None:
-    a = Dist.from_weights({v: 1 for v in (-4, -2, 0, 1, 3, 6, 12)})
-    b = Dist.from_weights({v: 1 for v in (-3, -1, 1, 2, 4, 6, 9)})
-    brute = {Fraction(x) * y if op == "*" else Fraction(x, y) for x, y in product(a.outcomes(), b.outcomes())}
+    a = Dist.from_weights({v: 1 for v in (-400, -2, 0, 1, 3, 6, 1200)})
+    b = Dist.from_weights({v: 1 for v in (-3, -1, 1, 2, 4, 6, 900)})
+    work = {"+": lambda x, y: Fraction(x + y), "-": lambda x, y: Fraction(x - y), "*": lambda x, y: Fraction(x * y),
+            "/": lambda x, y: Fraction(x, y)}[op]
+    brute = {work(x, y) for x, y in product(a.outcomes(), b.outcomes())}
     assert budget.distinct_results(op, a, b) == len(brute)
 
 

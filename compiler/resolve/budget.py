@@ -10,7 +10,7 @@ Two places where the size of the answer is not visible in the question:
   :func:`refuse_attack_sum` refuses a step over :data:`~compiler.limits.MAX_ATTACK_WORK`,
   saying what to reduce — in well under a second, before any of it is summed.  The float backend (``--fast``) sums with a fixed
   cost per result and is only held to :data:`~compiler.limits.MAX_OUTCOMES`.
-* **two rolls combined by ``*`` or ``/``** — ``d1000 / d999`` has a million pairs (within
+* **two rolls combined by ``*``, ``/`` (or a sparse ``+``, ``-``)** — ``d1000 / d999`` has a million pairs (within
   :data:`~compiler.limits.MAX_PAIRS`) but 607,983 different results; working each one out
   as an exact fraction takes many seconds before the result is found too big.
   :func:`refuse_results` counts the different results of whole-number rolls with numpy first.
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from compiler.limits import MAX_ATTACK_WORK, MAX_OUTCOMES
-from compiler.resolve.core import ResolveError, is_dist, unwrap
+from compiler.resolve.core import ResolveError, dense_sum, is_dist, unwrap
 from compiler.resolve.dist import Dist, FastDist
 
 #: How much faster a fraction is reduced (per bit²) than the polynomial sums work (per bit).
@@ -99,18 +99,19 @@ def refuse_attack_sum(per_attack: Any, attacks: Any, exact: bool, span: Any) -> 
 def distinct_results(op: str, a: Any, b: Any) -> int | None:
     """How many different results ``a op b`` has, counted with numpy (None: not counted).
 
-    Only ``*`` and ``/`` of whole numbers are counted: a sum or difference is worked out as
-    a polynomial product, and a comparison has two results.
+    Sums, differences, products and quotients of whole numbers are counted (a comparison has
+    two results); a sum of dense whole numbers is left to the polynomial product that works
+    it out at once.
     """
-    if op not in ("*", "/") or not is_dist(a) or not is_dist(b):
+    if op not in ("+", "-", "*", "/") or not is_dist(a) or not is_dist(b) or dense_sum(op, a, b):
         return None
     xs, ys = _int_outcomes(a), _int_outcomes(b)
     if xs is None or ys is None or max(map(abs, xs + ys)) >= _NUMPY_SAFE:
         return None
     x = np.asarray(xs, dtype=np.int64)
     y = np.asarray(ys, dtype=np.int64)
-    if op == "*":
-        return int(np.unique(np.multiply.outer(x, y)).size)
+    if op in ("+", "-", "*"):
+        return int(np.unique({"+": np.add, "-": np.subtract, "*": np.multiply}[op].outer(x, y)).size)
     y = y[y != 0]  # a division by zero is refused by the work itself
     if y.size == 0:
         return None
