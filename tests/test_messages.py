@@ -68,7 +68,7 @@ def test_a_negative_group_of_models_is_refused_in_words() -> None:
 
 def test_a_group_used_as_a_number_is_called_a_group() -> None:
     model = compile_text(BASE).rulesets[0]
-    with pytest.raises(ResolveError, match="5 grunt is a group of models, not a number"):
+    with pytest.raises(ResolveError, match="^5 grunt is a group of models, not a number$"):
         Evaluator(model).evaluate(parse_expression("-(5 grunt)"))
 
 

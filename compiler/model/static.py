@@ -50,7 +50,8 @@ def as_number(v: Any) -> int | Fraction | float:
     if isinstance(v, (int, Fraction, float)):
         return v
     if isinstance(v, ProfileRef):
-        raise StaticError(f"{v!r} is a group of models, not a number")
+        raise StaticError(f"{v} is a group of models, not a number" if v.models != 1
+                          else f"{v} is a profile, not a number")
     raise StaticError(f"{v!r} is not a number")
 
 

@@ -118,6 +118,10 @@ def situation_defaults(model: Ruleset) -> dict[str, Any]:
     return out
 
 
+#: Plain values the fast path's native operators would mishandle: each goes through the language's rules.
+_NOT_PLAIN_INT = (Fraction, TargetValue, ProfileRef, str, bool)
+
+
 class Evaluator:
     """Evaluates expressions of one ruleset under one situation."""
 
@@ -327,7 +331,7 @@ class Evaluator:
         a, b = self.same_backend(a, b)
         fast_ok = op in ("+", "-", "*", ">=", "<=", ">", "<", "==", "!=") and \
             (not is_dist(a) or all_int(a)) and (not is_dist(b) or all_int(b)) and \
-            not isinstance(a, (Fraction, TargetValue)) and not isinstance(b, (Fraction, TargetValue)) and \
+            not isinstance(a, _NOT_PLAIN_INT) and not isinstance(b, _NOT_PLAIN_INT) and \
             a is not None and b is not None
         if is_dist(a) and is_dist(b) and len(a) * len(b) > MAX_PAIRS and not dense_sum(op, a, b):
             raise ResolveError(f"this combines {len(a):,} × {len(b):,} possible results; the limit is "
