@@ -260,8 +260,9 @@ def _check_in_range(s: A.Setting, sit: A.Situation, scope: Scope) -> None:
         return
     try:
         value = evaluate(s.value, {}, scope.ctx.ruleset)
-    except (NotStatic, StaticError, ArithmeticError, RecursionError, ValueError, TypeError):
-        return  # worked out only when the question is resolved
+    except (NotStatic, StaticError, ArithmeticError, RecursionError, ValueError, TypeError, LookupError,
+            AttributeError):
+        return  # worked out, and any mistake in it reported, when the question is resolved
     if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
         return
     lo, hi = ends
