@@ -2,18 +2,20 @@
 
 Two places where the size of the answer is not visible in the question:
 
-* an **attack step summed over all its attacks** — ``shooting(1000 guy, xgun, 10 guy)`` with D6
-  attacks each and *Sustained Hits* is a sum over up to 6,000 attacks of a per-attack count,
-  and its exact chances are fractions with thousands of digits.  :func:`attack_sum_work`
-  estimates the work of the exact sum and of reading its chances (results × bits of their
-  weights × bits again, more when the number of attacks is a roll) and
-  :func:`refuse_attack_sum` refuses a step over :data:`~compiler.limits.MAX_ATTACK_WORK`,
-  saying what to reduce — in well under a second, before any of it is summed.  The float backend (``--fast``) sums with a fixed
-  cost per result and is only held to :data:`~compiler.limits.MAX_OUTCOMES`.
-* **two rolls combined by ``*``, ``/`` (or a sparse ``+``, ``-``)** — ``d1000 / d999`` has a million pairs (within
-  :data:`~compiler.limits.MAX_PAIRS`) but 607,983 different results; working each one out
-  as an exact fraction takes many seconds before the result is found too big.
-  :func:`refuse_results` counts the different results of whole-number rolls with numpy first.
+* an **attack step summed over all its attacks** — ``shooting(1000 guy, xgun, 10 guy)`` with
+  D6 attacks each and *Sustained Hits* is a sum over up to 6,000 attacks of a per-attack
+  count, and its exact chances are fractions with thousands of digits.
+  :func:`attack_sum_work` estimates the work of the exact sum and of reading its chances
+  (results × bits of their weights × bits again, more when the number of attacks is a roll)
+  and :func:`refuse_attack_sum` refuses a step over :data:`~compiler.limits.MAX_ATTACK_WORK`,
+  saying what to reduce — in well under a second, before any of it is summed.  The float
+  backend (``--fast``) sums at a fixed cost per result and is only held to
+  :data:`~compiler.limits.MAX_OUTCOMES`.
+* **two rolls combined by ``*``, ``/`` (or a sparse ``+``, ``-``)** — ``d1000 / d999`` has a
+  million pairs (within :data:`~compiler.limits.MAX_PAIRS`) but 607,983 different results;
+  working each one out as an exact fraction takes many seconds before the result is found
+  too big.  :func:`refuse_results` counts the different results of whole-number rolls with
+  numpy first.
 
 >>> from compiler.resolve.dist import Dist
 >>> attack_sum_work(Dist.from_weights({0: 1, 1: 1}), 1000)   # 1,001 results of 1,000 bits
