@@ -29,7 +29,8 @@ MAX_FILE_BYTES = 2_000_000
 MAX_LINE_CHARS = 10_000
 #: Tokens (words, numbers, symbols; a whole prose block is one) in one file (W905).
 MAX_TOKENS = 50_000
-#: Levels of nesting: brackets, operators chained in one expression, indented blocks (W901).
+#: Levels of nesting: brackets (counted as read, even redundant ones), operators chained in one expression,
+#: indented blocks (W901).
 MAX_NESTING = 100
 #: ``.rules`` files in one ruleset folder (W906).
 MAX_FILES = 200
@@ -54,6 +55,9 @@ MAX_EXPLODE = 100
 MAX_KEEP = 100
 #: Steps of removing casualties one damage roll at a time (hits × model states × damage results).
 MAX_REMOVAL_WORK = 2_000_000
+#: Steps of summing one attack step over its attacks exactly, estimated before it starts
+#: (``compiler.resolve.budget``: results × bits of their weights × more bits); about a second.
+MAX_ATTACK_WORK = 5_000_000_000
 #: Definitions calling definitions (a formula calling a table calling a formula…).
 MAX_CALL_DEPTH = 64
 
@@ -84,6 +88,7 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_EXPLODE", MAX_EXPLODE, "extra rolls of explode(…)"),
     ("MAX_KEEP", MAX_KEEP, "dice kept by highest/lowest"),
     ("MAX_REMOVAL_WORK", MAX_REMOVAL_WORK, "steps of removing casualties"),
+    ("MAX_ATTACK_WORK", MAX_ATTACK_WORK, "work of summing one attack step exactly"),
     ("MAX_CALL_DEPTH", MAX_CALL_DEPTH, "definitions calling definitions"),
     ("MAX_TABLE_ROWS", MAX_TABLE_ROWS, "rows of one table"),
     ("MAX_GRID_CELLS", MAX_GRID_CELLS, "cells of one grid"),
@@ -195,11 +200,48 @@ class TooManyTokens(Exception):
         self.column = column
 
 
-def count_tokens(stream: Any, limit: int = MAX_TOKENS) -> Any:
-    """Pass a token stream through, stopping it with :class:`TooManyTokens` past ``limit``."""
+class TooDeep(Exception):
+    """Raised by the lexer when brackets open more than :data:`MAX_NESTING` levels deep.
+
+    The parse tree keeps no node for a redundant bracket, so ``((((1))))`` has to be counted
+    as it is read.
+    """
+
+    def __init__(self, line: int, column: int) -> None:
+        super().__init__(f"brackets nested more than {MAX_NESTING} levels deep")
+        self.line = line
+        self.column = column
+
+
+_OPEN = frozenset(("LPAR", "LSQB"))
+_CLOSE = frozenset(("RPAR", "RSQB"))
+
+
+def count_tokens(stream: Any, limit: int = MAX_TOKENS, depth_limit: int = MAX_NESTING) -> Any:
+    """Pass a token stream through, stopping it with :class:`TooManyTokens` past ``limit`` tokens
+    and with :class:`TooDeep` past ``depth_limit`` open brackets.
+
+    >>> from types import SimpleNamespace as T
+    >>> brackets = [T(type="LPAR", line=1, column=c) for c in range(1, 5)]
+    >>> len(list(count_tokens(brackets, depth_limit=4)))
+    4
+    >>> try:
+    ...     list(count_tokens(brackets, depth_limit=3))
+    ... except TooDeep as e:
+    ...     print("refused at column", e.column)
+    refused at column 4
+    """
     n = 0
+    depth = 0
     for token in stream:
         n += 1
         if n > limit:
             raise TooManyTokens(getattr(token, "line", 1) or 1, getattr(token, "column", 1) or 1)
+        kind = getattr(token, "type", None)
+        if kind in _OPEN:
+            depth += 1
+            if depth > depth_limit:
+                raise TooDeep(getattr(token, "line", 1) or 1, getattr(token, "column", 1) or 1)
+        elif kind in _CLOSE and depth > 0:
+            depth -= 1
         yield token

@@ -31,7 +31,35 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["chance_words", "exact_words", "fraction_json", "mean_words", "number_words", "plural", "value_words"]
+__all__ = ["a_or_an", "chance_words", "exact_words", "fraction_json", "mean_words", "number_words", "plural",
+           "value_words"]
+
+
+def a_or_an(phrase: str) -> str:
+    """``phrase`` after the indefinite article that fits it: the one place messages pick a/an.
+
+    By sound: a vowel letter takes "an", except words that start with a "you" or "one"
+    sound; an abbreviation in capitals is spelt out letter by letter ("an 'S'", "a 'BS'").
+
+    >>> [a_or_an(w) for w in ("attack", "unit", "table", "ability", "hour", "one-off", "'AP'", "'BS'", "yes/no value")]
+    ['an attack', 'a unit', 'a table', 'an ability', 'an hour', 'a one-off', "an 'AP'", "a 'BS'", 'a yes/no value']
+    """
+    core = phrase.lstrip("'\"`(")
+    first = core.split(" ", 1)[0].strip("'\"`),.:")
+    if not first:
+        return "a " + phrase
+    if first.isupper() and first.isalpha():  # an abbreviation: spelt out
+        vowel = first[0] in "AEFHILMNORSX"
+    else:
+        word = first.lower()
+        vowel = (word[0] in "aeiou" and not word.startswith(_A_BEFORE_VOWEL)) or word.startswith(_AN_BEFORE_CONSONANT)
+    return ("an " if vowel else "a ") + phrase
+
+
+#: Words that start with a vowel letter but a consonant sound ("a unit", "a one-off").
+_A_BEFORE_VOWEL = ("uni", "use", "usu", "one", "eu", "ufo")
+#: Words that start with a consonant letter but a vowel sound ("an hour", "an honest").
+_AN_BEFORE_CONSONANT = ("hour", "honest", "honour", "honor", "heir")
 
 
 def value_words(v: object) -> str:
@@ -41,6 +69,8 @@ def value_words(v: object) -> str:
     ['no', '3', '1/3', 'long']
     """
     if isinstance(v, Fraction):
+        if max(v.numerator.bit_length(), v.denominator.bit_length()) > _PRINTABLE_BITS:
+            return f"≈ {float(v):.6g}"
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     if v is None:
         return "none"
@@ -65,7 +95,7 @@ def number_words(v: object) -> str:
         if v.denominator == 1:
             return str(v.numerator)
         dec = f"{float(v):.6g}"
-        if len(str(v.denominator)) <= 6:
+        if v.denominator < 10**6:
             return f"{v.numerator}/{v.denominator} (≈ {dec})"
         return f"≈ {dec}"
     if isinstance(v, float):
@@ -76,11 +106,16 @@ def number_words(v: object) -> str:
 def fraction_json(p: Fraction | float | int) -> str:
     """An exact probability or mean for JSON (``"n/d"``); a float answer as its ``repr``.
 
+    A fraction whose numbers run over 4,000 digits (too long to print) is given as a float.
+
     >>> fraction_json(Fraction(35, 216)), fraction_json(Fraction(2)), fraction_json(1)
     ('35/216', '2/1', '1.0')
+    >>> fraction_json(Fraction(1, 6**6000))
+    '0.0'
     """
     if isinstance(p, Fraction):
-        return f"{p.numerator}/{p.denominator}"
+        if max(p.numerator.bit_length(), p.denominator.bit_length()) <= _PRINTABLE_BITS:
+            return f"{p.numerator}/{p.denominator}"
     return repr(float(p))
 
 
@@ -152,3 +187,5 @@ def plural(n: int, one: str, many: str | None = None) -> str:
     """
     word = one if n == 1 else (many if many is not None else one + "s")
     return f"{n} {word}"
+#: Bits of the longest whole number printed in full (Python refuses to print over 4,300 digits).
+_PRINTABLE_BITS = 13_000

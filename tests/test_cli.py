@@ -27,7 +27,8 @@ def test_clean_ruleset_exits_0(write_ruleset) -> None:
 def test_warnings_are_printed_but_exit_0_unless_strict(write_ruleset) -> None:
     folder = write_ruleset(GOOD + 'table t(roll: 1..6) "T":\n  1 -> 2\n')
     r = run("check", str(folder))
-    assert r.returncode == 0 and "warning[W301]" in r.stdout
+    assert r.returncode == 0 and "warning[W301]" in r.stderr  # diagnostics on stderr
+    assert "W301" not in r.stdout and "1 ruleset checked, 0 errors, 1 warning" in r.stdout
     assert run("check", "--strict", str(folder)).returncode == 1
 
 
@@ -36,7 +37,7 @@ def test_truncated_ruleset_gives_located_error_and_exit_1(write_ruleset) -> None
     r = run("check", str(folder))
     assert r.returncode == 1
     assert "Traceback" not in r.stdout + r.stderr
-    first = r.stdout.splitlines()[0]
+    first = r.stderr.splitlines()[0]
     rel = os.path.relpath(folder / "ruleset.rules", ROOT)
     path = str(folder / "ruleset.rules") if rel.startswith("..") else rel
     assert first.startswith(f"{path}:6:7: error[W001]: this line ends too early"), first
@@ -47,7 +48,7 @@ def test_garbage_line_gives_located_error_and_exit_1(write_ruleset) -> None:
     r = run("check", str(folder))
     assert r.returncode == 1
     assert "Traceback" not in r.stdout + r.stderr
-    assert ":4:1: error[W001]: unexpected character '}'" in r.stdout
+    assert ":4:1: error[W001]: unexpected character '}'" in r.stderr
 
 
 def test_json_format(write_ruleset) -> None:
@@ -84,7 +85,7 @@ def test_not_utf8_is_reported(write_ruleset) -> None:
     folder = write_ruleset(GOOD)
     (folder / "ruleset.rules").write_bytes(GOOD.encode() + b'stat X "\xff\xfe" 1..2\n')
     r = run("check", str(folder))
-    assert r.returncode == 1 and "error[W005]: this file is not UTF-8 text" in r.stdout
+    assert r.returncode == 1 and "error[W005]: this file is not UTF-8 text" in r.stderr
 
 
 def test_default_path_is_rules_folder(tmp_path: Path) -> None:

@@ -61,14 +61,14 @@ def test_eval_attack_prints_every_step() -> None:
 def test_eval_unknown_name_is_a_located_diagnostic() -> None:
     r = run("eval", MECHANICS, "P(hti(4))")
     assert r.returncode == 1
-    assert "<expression>:1:3: error[W101]: unknown test, table or formula 'hti'" in r.stdout
-    assert "did you mean 'hit'?" in r.stdout
+    assert "<expression>:1:3: error[W101]: unknown test, table or formula 'hti'" in r.stderr
+    assert "did you mean 'hit'?" in r.stderr and r.stdout == ""
     assert "Traceback" not in r.stdout + r.stderr
 
 
 def test_eval_syntax_error_is_located() -> None:
     r = run("eval", MECHANICS, "hit(4")
-    assert r.returncode == 1 and "<expression>:1:" in r.stdout and "Traceback" not in r.stderr
+    assert r.returncode == 1 and "<expression>:1:" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_table_json_console_to_wound() -> None:

@@ -50,7 +50,7 @@ def test_the_console_script_exits_0_1_and_2(folders: tuple[Path, Path], tmp_path
     assert "1 ruleset checked, 0 errors" in ok.stdout and ok.stderr == ""
     bad = script("check", str(broken), cwd=tmp_path)
     assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert "error[" in bad.stdout and "Traceback" not in bad.stdout + bad.stderr
+    assert "error[" in bad.stderr and "error[" not in bad.stdout and "Traceback" not in bad.stdout + bad.stderr
     wrong = script("check", str(tmp_path / "no" / "such"), cwd=tmp_path)
     assert wrong.returncode == 2, wrong.stdout + wrong.stderr
     assert "no such file or folder" in wrong.stderr and wrong.stdout == ""

@@ -492,10 +492,10 @@ def test_diff_reports_bad_revisions_paths_and_broken_sides(repo: Path, tmp_path:
     assert r.returncode == 2 and "not in a git repository" in r.stderr
     (repo / "rules" / "skirmish" / "ruleset.rules").write_text(SKIRMISH + "unit broken \"Broken\":\n  Zz 4\n")
     r = run("diff", "HEAD", "rules/skirmish", cwd=repo)
-    assert r.returncode == 1 and "unknown stat 'Zz'" in r.stdout and "Traceback" not in r.stderr
+    assert r.returncode == 1 and "unknown stat 'Zz'" in r.stderr and "Traceback" not in r.stderr
     git(repo, "commit", "-q", "-am", "broken")
     r = run("diff", "HEAD", "HEAD~1", "rules/skirmish", cwd=repo)
-    assert r.returncode == 1 and "HEAD:rules/skirmish/ruleset.rules:" in r.stdout
+    assert r.returncode == 1 and "HEAD:rules/skirmish/ruleset.rules:" in r.stderr
 
 
 @needs_git
@@ -525,24 +525,24 @@ def test_overlay_at_a_revision_finds_its_base(tmp_path: Path) -> None:
 @needs_git
 def test_check_warns_when_a_result_changes_but_the_version_does_not(repo: Path) -> None:
     clean = run("check", "rules/skirmish", cwd=repo)
-    assert clean.returncode == 0 and "W607" not in clean.stdout, clean.stdout
+    assert clean.returncode == 0 and "W607" not in clean.stderr, clean.stderr
     path = repo / "rules" / "skirmish" / "ruleset.rules"
     text = path.read_text()
     path.write_text(edit(text, ("BS 2  S 3  T 4  Sv 6+", "BS 2  S 3  T 4  Sv 5+")))
     r = run("check", "rules/skirmish", cwd=repo)
-    assert r.returncode == 0 and "warning[W607]" in r.stdout, r.stdout
+    assert r.returncode == 0 and "warning[W607]" in r.stderr, r.stderr
     assert ("the result of example 'marines_fire' changed since the last commit (mean(r.killed): "
-            "25/27 (≈ 0.925926) → 20/27 (≈ 0.740741)) but the version is still 1.1.0") in r.stdout
-    assert "hint: bump the version and add a history line" in r.stdout
+            "25/27 (≈ 0.925926) → 20/27 (≈ 0.740741)) but the version is still 1.1.0") in r.stderr
+    assert "hint: bump the version and add a history line" in r.stderr
     assert run("check", "--strict", "rules/skirmish", cwd=repo).returncode == 1
-    assert "W607" not in run("check", "--no-versions", "rules/skirmish", cwd=repo).stdout
+    assert "W607" not in run("check", "--no-versions", "rules/skirmish", cwd=repo).stderr
     # A new version: no warning.
     path.write_text(edit(path.read_text(), ("version 1.1.0", "version 1.2.0"),
                          ('  history:\n', '  history:\n    1.2.0 2026-03-01: "Orks save on 5+."\n')))
-    assert "W607" not in run("check", "rules/skirmish", cwd=repo).stdout
+    assert "W607" not in run("check", "rules/skirmish", cwd=repo).stderr
     # A change of prose only: no warning either, and no work.
     path.write_text(edit(text, ("Measure from the closest model.", "Measure from the nearest model.")))
-    assert "W607" not in run("check", "rules/skirmish", cwd=repo).stdout
+    assert "W607" not in run("check", "rules/skirmish", cwd=repo).stderr
 
 
 def test_version_check_is_silent_outside_git(tmp_path: Path) -> None:

@@ -290,7 +290,7 @@ def test_fmt_reports_a_syntax_error_and_leaves_the_file(tmp_path: Path) -> None:
     path = tmp_path / "bad.rules"
     path.write_text(HEADER + 'stat BS "B 1..6\n', encoding="utf-8")
     r = run("fmt", str(path))
-    assert r.returncode == 1 and "error[W001]" in r.stdout and "Traceback" not in r.stdout + r.stderr
+    assert r.returncode == 1 and "error[W001]" in r.stderr and "Traceback" not in r.stdout + r.stderr
     assert path.read_text(encoding="utf-8") == HEADER + 'stat BS "B 1..6\n'
 
 

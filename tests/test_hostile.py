@@ -169,6 +169,6 @@ def test_hostile_text_in_a_mistake_is_quoted_in_the_diagnostic(tmp_path: Path) -
                                           encoding="utf-8")
     r = run("check", cwd=tmp_path)
     assert r.returncode == 1 and "Traceback" not in r.stdout + r.stderr
-    assert r.stdout.count("error[W107]") >= len(CORPUS)
+    assert r.stderr.count("error[W107]") >= len(CORPUS)
     r = run("check", "--format", "json", cwd=tmp_path)
     assert len(json.loads(r.stdout)["diagnostics"]) >= len(CORPUS)

@@ -59,6 +59,19 @@ def test_new_with_dir_and_title(tmp_path: Path) -> None:
     assert run("check", str(folder), cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.parametrize("title", ['Two\nlines', 'Triple """ quotes', 'Back \\ slash "and" quotes\n"""'])
+def test_a_title_with_a_newline_or_triple_quotes_gives_a_ruleset_that_checks(tmp_path: Path, title: str) -> None:
+    r = run("new", "odd", "--title", title, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    folder = tmp_path / "rules" / "odd"
+    check = run("check", "--strict", str(folder), cwd=tmp_path)
+    assert check.returncode == 0, check.stderr
+    result = compile_paths([folder])
+    assert result.ok and result.rulesets[0].title.split() == title.split()  # a line break reads as a space
+    assert run("test", str(folder), cwd=tmp_path).returncode == 0
+    assert run("fmt", "--check", str(folder), cwd=tmp_path).returncode == 0
+
+
 def test_the_scaffold_covers_every_concept_and_is_formatted(tmp_path: Path) -> None:
     folder = tmp_path / "demo"
     create("demo", folder)

@@ -249,3 +249,59 @@ def test_serve_on_a_busy_port_is_one_sentence(root: Path) -> None:
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert f"cannot serve on 127.0.0.1:{port}: Address already in use" in result.stderr
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS])
+def test_render_on_a_full_or_read_only_disk_is_one_sentence(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             code: int) -> None:
+    monkeypatch.chdir(root)
+
+    def fail(path: object, text: object, encoding: str = "utf-8") -> None:
+        raise OSError(code, os.strerror(code), str(path))
+
+    monkeypatch.setattr("compiler.site.output.write_atomic", fail)
+    result = CliRunner().invoke(app, ["render", "rules/skirmish", "--out", "md"])
+    assert result.exit_code == 1, result.output
+    assert os.strerror(code) in one_line_error(result.output)
+
+
+@pytest.mark.parametrize("command", [["build"], ["fmt", "rules/skirmish"], ["export", "rules/skirmish", "--out", "x.json"]])
+def test_a_read_only_disk_is_one_sentence(root: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
+    # Run as root, a chmod does not stop a write: the file system's refusal is raised where the writing happens.
+    monkeypatch.chdir(root)
+    rules = root / "rules" / "skirmish" / "ruleset.rules"
+    rules.write_text(rules.read_text(encoding="utf-8").replace("\n", "   \n"), encoding="utf-8")  # fmt has work
+
+    def read_only(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(root / "x"))
+
+    for target in ("compiler.site.output.write_atomic", "compiler.atomic.write_atomic",
+                   "mkdocs.commands.build.build"):
+        monkeypatch.setattr(target, read_only)
+    before = rules.read_bytes()
+    result = build(root, monkeypatch) if command == ["build"] else CliRunner().invoke(app, command)
+    assert result.exit_code == 1, result.output
+    assert "Read-only file system" in one_line_error(result.output)
+    assert rules.read_bytes() == before and not (root / "x.json").exists()
+
+
+@pytest.mark.parametrize("command", [["check", "{p}"], ["test", "{p}"], ["eval", "{p}", "1"], ["table", "{p}", "t"],
+                                     ["diff", "{p}", "rules/skirmish"], ["diff", "rules/skirmish", "{p}"],
+                                     ["render", "{p}", "--out", "md"], ["export", "{p}"]])
+def test_a_pipe_or_a_device_given_to_any_command_is_one_sentence(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 command: list[str]) -> None:
+    import threading
+
+    monkeypatch.chdir(root)
+    os.mkfifo(root / "fifo")
+    for p in ("/dev/null", "fifo"):
+        results: list[object] = []
+        # Opening a pipe nobody writes to blocks forever: run in a thread so a regression fails, not hangs.
+        worker = threading.Thread(target=lambda: results.append(
+            CliRunner().invoke(app, [a.format(p=p) for a in command])), daemon=True)
+        worker.start()
+        worker.join(120)
+        assert results, f"{command} on {p} never finished"
+        result = results[0]
+        assert result.exit_code == 2, result.output  # type: ignore[attr-defined]
+        assert "neither a file nor a folder" in one_line_error(result.output)  # type: ignore[attr-defined]

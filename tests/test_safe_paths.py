@@ -179,7 +179,7 @@ def test_the_check_command_reports_links_without_a_traceback(project: Path) -> N
                        cwd=project, timeout=120, env={**os.environ, "NO_COLOR": "1"})
     assert r.returncode == 1
     assert "Traceback" not in r.stdout + r.stderr
-    assert r.stdout.count("error[W701]") == 3, r.stdout
+    assert r.stderr.count("error[W701]") == 3, r.stderr
 
 
 # --- paths that are not regular files ------------------------------------------------------------

@@ -9,6 +9,7 @@ parameters, ranges, settings, expectations, effects and hooks.  The declaration 
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Callable
 
 from compiler import ast as A
@@ -19,7 +20,8 @@ from compiler.check.names import report_unknown
 from compiler.diagnostics import did_you_mean
 from compiler.limits import MAX_COUNT, MAX_DICE, MAX_OUTCOMES, MAX_SIDES, dice_outcomes
 from compiler.model.ruleset import kind_of
-from compiler.model.static import int_range
+from compiler.model.static import NotStatic, StaticError, evaluate, int_range
+from compiler.words import a_or_an
 
 #: Types a parameter may have besides a stat or a situation.
 PARAM_TYPES = ("unit", "weapon", "number", "target", "squad")
@@ -63,10 +65,10 @@ def _name(expr: A.Expr, scope: Scope) -> None:
         ctx.sink.error(codes.UNKNOWN_NAME, f"'{expr.id}' is a stat, but nothing here gives its value", expr.span,
                        f"take it as a parameter, e.g. ({expr.id}), or read it from a profile: unit.{expr.id}")
     elif isinstance(decl, (A.Test, A.Table, A.Formula, A.Attack)):
-        ctx.sink.error(codes.WRONG_KIND, f"'{expr.id}' is a {kind_of(decl)}: call it with its values, "
+        ctx.sink.error(codes.WRONG_KIND, f"'{expr.id}' is {a_or_an(kind_of(decl))}: call it with its values, "
                        f"e.g. {expr.id}(…)", expr.span)
     else:
-        ctx.sink.error(codes.WRONG_KIND, f"'{expr.id}' is a {kind_of(decl)}, not a value", expr.span)
+        ctx.sink.error(codes.WRONG_KIND, f"'{expr.id}' is {a_or_an(kind_of(decl))}, not a value", expr.span)
 
 
 def _group(expr: A.Expr, scope: Scope) -> None:
@@ -137,7 +139,7 @@ def _call(expr: A.Expr, scope: Scope) -> None:
             ctx.sink.error(codes.WRONG_ARITY, f"{expr.func} takes {want} value{'s' if hi != 1 else ''}, but {n} "
                            f"{_are(n)} given", expr.span, BUILTIN_WORDS.get(expr.func))
     elif (other := rs.get(expr.func)) is not None:
-        ctx.sink.error(codes.WRONG_KIND, f"'{expr.func}' is a {kind_of(other)}, which cannot be called",
+        ctx.sink.error(codes.WRONG_KIND, f"'{expr.func}' is {a_or_an(kind_of(other))}, which cannot be called",
                        expr.func_span)
     else:
         report_unknown(ctx, expr.func, expr.func_span, set(rs.callables) | set(BUILTINS), "test, table or formula")
@@ -211,6 +213,16 @@ def _has(expr: A.Expr, scope: Scope) -> None:
         report_unknown(scope.ctx, expr.keyword, expr.span, known, "keyword or ability")
 
 
+def _unary(expr: A.Expr, scope: Scope) -> None:
+    assert isinstance(expr, A.Unary)
+    if expr.op == "-" and isinstance(expr.operand, A.Group):
+        group = expr.operand
+        scope.ctx.sink.error(codes.WRONG_KIND, f"a number of models cannot be negative: -{group.count} {group.profile}",
+                             expr.span, f"write {group.count} {group.profile}")
+        return
+    check_expr(expr.operand, scope)
+
+
 def _with(expr: A.Expr, scope: Scope) -> None:
     assert isinstance(expr, A.With)
     check_expr(expr.expr, scope)
@@ -220,7 +232,7 @@ def _with(expr: A.Expr, scope: Scope) -> None:
 
 _NODE_CHECKS: tuple[tuple[type[A.Expr], Callable[[A.Expr, Scope], None]], ...] = (
     (A.Name, _name), (A.Group, _group), (A.Dice, _dice), (A.Call, _call), (A.Attr, _attr),
-    (A.IsChoice, _is_choice), (A.Has, _has), (A.With, _with),
+    (A.IsChoice, _is_choice), (A.Has, _has), (A.With, _with), (A.Unary, _unary),
 )
 
 
@@ -249,6 +261,28 @@ def check_setting(s: A.Setting, scope: Scope) -> None:
                    f"did you mean '{close}'?" if close else "choices: " + ", ".join(sit.choices))
         return
     check_expr(s.value, scope)
+    if sit.range is not None:
+        _check_in_range(s, sit, scope)
+
+
+def _check_in_range(s: A.Setting, sit: A.Situation, scope: Scope) -> None:
+    """A number given to a situation with a range (``with distance = 1000`` for 0..48) lies in it."""
+    assert s.value is not None and sit.range is not None
+    ends = int_range(sit.range)
+    if ends is None:
+        return
+    try:
+        value = evaluate(s.value, {}, scope.ctx.ruleset)
+    except (NotStatic, StaticError, ArithmeticError, RecursionError, ValueError, TypeError, LookupError,
+            AttributeError):
+        return  # worked out, and any mistake in it reported, when the question is resolved
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        return
+    lo, hi = ends
+    if not lo <= value <= hi:
+        scope.ctx.sink.error(codes.OUT_OF_RANGE, f"situation '{sit.id}' is {value}, outside its range {lo}..{hi}",
+                             s.value.span, f"give '{sit.id}' a value from {lo} to {hi}",
+                             related=[(sit.span, "declared here")])
 
 
 def check_params(ctx: Context, params: tuple[A.Param, ...], owner: str) -> None:

@@ -15,6 +15,7 @@ from compiler.check.context import Context
 from compiler.check.names import report_unknown
 from compiler.diagnostics import Span
 from compiler.model.ruleset import GamePart, game_parts, kind_of, parse_version
+from compiler.words import a_or_an
 
 
 def check_header(ctx: Context) -> None:
@@ -57,8 +58,7 @@ def check_duplicates(ctx: Context) -> None:
         if d.id in seen:
             first = seen[d.id]
             kind = kind_of(first)
-            article = "an" if kind[0] in "aeiou" else "a"
-            ctx.sink.error(codes.DUPLICATE, f"'{d.id}' is already defined (as {article} {kind})", d.span,
+            ctx.sink.error(codes.DUPLICATE, f"'{d.id}' is already defined (as {a_or_an(kind)})", d.span,
                            "every rule, table, term, unit and weapon needs its own id",
                            related=[(first.span, "first defined here")])
         else:

@@ -12,6 +12,7 @@ from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context
 from compiler.model.ruleset import Ruleset
+from compiler.words import a_or_an
 
 _BOOL_OPS = ("and", "or", "==", "!=", ">=", "<=", ">", "<")
 
@@ -63,6 +64,10 @@ def check_types(ctx: Context) -> None:
             check_table_types(ctx, d)
 
 
+#: A value's kind in words.
+_KIND_WORDS = {"bool": "yes/no value", "label": "label", "number": "number"}
+
+
 def check_test_types(ctx: Context, d: A.Test, roll: A.Roll) -> None:
     """A test's roll: a target ``against``, a number with ``>=``/``<=``, dice, possible naturals."""
     rs = ctx.ruleset
@@ -71,7 +76,8 @@ def check_test_types(ctx: Context, d: A.Test, roll: A.Roll) -> None:
         ctx.sink.error(codes.WRONG_KIND, "this is already a target (such as 4+), but '>=' or '<=' needs a number",
                        roll.target.span, f"write: roll … against {_snippet(roll.target)}")
     if roll.op == "against" and kind in ("number", "bool", "label"):
-        ctx.sink.error(codes.WRONG_KIND, f"'against' needs a target such as 4+ or 3-, but this is a {kind}",
+        ctx.sink.error(codes.WRONG_KIND, "'against' needs a target such as 4+ or 3-, but this is "
+                       + a_or_an(_KIND_WORDS.get(kind, kind)),
                        roll.target.span, "write: roll d6 >= N (a high roll) or roll d6 <= N (a low roll)")
     if not _has_dice(roll.dice):
         ctx.sink.error(codes.WRONG_KIND, "a test rolls dice, but this has none", roll.dice.span,

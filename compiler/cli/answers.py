@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
-from compiler.cli.common import app, compile_one, print_diagnostics, report_resolve_error, usage_error
+from compiler.cli.common import app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors, usage_error
 
 if TYPE_CHECKING:
     from compiler.model.ruleset import Ruleset
@@ -44,13 +44,13 @@ def eval_(
         raise typer.Exit(1)
     try:
         value = Evaluator(model, exact=exact).evaluate(expr)
+        # An attack's steps are worked out when read: printing them may still be refused.
+        out = json.dumps(value_json(expression, value), indent=2, ensure_ascii=False) if as_json \
+            else "\n".join([text, *value_lines(value)])
     except ResolveError as err:
         report_resolve_error(err, sources)
         raise typer.Exit(1)
-    if as_json:
-        typer.echo(json.dumps(value_json(expression, value), indent=2, ensure_ascii=False))
-    else:
-        typer.echo("\n".join([text, *value_lines(value)]))  # one write: a long distribution prints at once
+    typer.echo(out)  # one write: a long distribution prints at once
 
 
 @app.command()
@@ -62,7 +62,8 @@ def table(
 ) -> None:
     """A table worked out over its axes: the target of every cell and the chance to pass it."""
     from compiler import ast as A
-    from compiler.diagnostics import did_you_mean
+    from compiler.check.passes import Context, Scope, check_expr
+    from compiler.diagnostics import Sink, did_you_mean
     from compiler.resolve.report import evaluate_table, table_text
     from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
 
@@ -79,6 +80,12 @@ def table(
             raise usage_error(f"cannot read --with: {err.message}")
         if not isinstance(probe, A.With):  # "0 with …" always reads as a With
             raise usage_error(f"cannot read --with: {', '.join(with_)}")
+        sink = Sink()
+        check_expr(probe, Scope(Context(model, sink), "<expression>"))
+        if sink.has_errors:
+            sources = {**dict(result.sources), "<expression>": "0 with " + ", ".join(with_)}
+            print_diagnostics(tuple(d for d in sink.items if d.is_error), sources)
+            raise typer.Exit(1)
         ev = Evaluator(model)
         for s in probe.settings:
             situation[s.name] = (not s.negated) if s.value is None else (
@@ -123,7 +130,7 @@ def test_(
         raise usage_error(str(e))
     if not result.ok:
         print_diagnostics(tuple(d for d in result.diagnostics if d.is_error), dict(result.sources))
-        typer.echo("the rules have errors; fix them first")
+        rules_have_errors()
         raise typer.Exit(1)
     start = time.perf_counter()
     pairs: list[tuple[Ruleset, Result]] = []

@@ -46,17 +46,23 @@ def usage_error(message: str) -> "typer.Exit":
 
 
 def print_diagnostics(diagnostics: tuple[Diagnostic, ...], sources: dict[str, str], limit: int = 200) -> None:
+    """Print diagnostics on standard error: standard output carries only a command's answer."""
     from compiler.diagnostics import render
 
-    color = use_color(sys.stdout)
+    color = use_color(sys.stderr)
     shown = 0
     for d in diagnostics:
         if shown >= limit:
-            typer.echo(f"… and {len(diagnostics) - shown} more")
+            typer.echo(f"… and {len(diagnostics) - shown} more", err=True)
             break
-        typer.echo(render(d, sources, color=color))
-        typer.echo("")
+        typer.echo(render(d, sources, color=color) + "\n", err=True)
         shown += 1
+
+
+def rules_have_errors(where: str = "") -> None:
+    """Say (on standard error) that a command stops because the rules have errors."""
+    typer.echo(f"{where}: the rules have errors; fix them first" if where else "the rules have errors; fix them first",
+               err=True)
 
 
 def summary_line(diagnostics: tuple[Diagnostic, ...], rulesets: int, seconds: float) -> str:
@@ -84,7 +90,7 @@ def compile_one(path: str) -> tuple[Compilation, Ruleset]:
         raise usage_error(str(e))
     if not result.ok:
         print_diagnostics(tuple(d for d in result.diagnostics if d.is_error), dict(result.sources))
-        typer.echo(f"{path}: the rules have errors; fix them first")
+        rules_have_errors(path)
         raise typer.Exit(1)
     if len(result.rulesets) != 1:
         raise usage_error(f"{path} holds {len(result.rulesets)} rulesets; name one folder, e.g. rules/{result.rulesets[0].id}")
@@ -98,4 +104,4 @@ def report_resolve_error(err: ResolveError, sources: dict[str, str]) -> None:
 
     span = err.span or Span("<expression>", 0, 0, 0, 0)
     typer.echo(render(Diagnostic(codes.REFUSED.code, Severity.ERROR, err.message, span, err.hint), sources,
-                      color=use_color(sys.stdout)))
+                      color=use_color(sys.stderr)), err=True)

@@ -85,7 +85,7 @@ def diff(
             errors = tuple(d for d in side.diagnostics if d.is_error)
             print_diagnostics(errors, dict(side.sources))
             typer.echo(f"{side.spec.label}: the rules have errors; fix them first"
-                       if errors else f"{side.spec.label}: no ruleset found")
+                       if errors else f"{side.spec.label}: no ruleset found", err=True)
             failed = True
     if failed:
         raise typer.Exit(1)

@@ -20,7 +20,7 @@ from typing import Any, List, Optional
 
 import typer
 
-from compiler.cli.common import app, print_diagnostics, usage_error
+from compiler.cli.common import app, print_diagnostics, rules_have_errors, usage_error
 
 CONFIG = "mkdocs.yml"
 
@@ -328,7 +328,7 @@ def render(
         raise usage_error(str(e))
     if not result.ok:
         print_diagnostics(tuple(d for d in result.diagnostics if d.is_error), dict(result.sources))
-        typer.echo("the rules have errors; fix them first")
+        rules_have_errors()
         raise typer.Exit(1)
     known = {r.id for r in result.rulesets}
     matchups = []

@@ -41,10 +41,7 @@ def fmt(
         try:
             typer.echo(format_text(text, "<stdin>"), nl=False)
         except FormatError as err:
-            import contextlib
-
-            with contextlib.redirect_stdout(sys.stderr):  # stdout carries the formatted text only
-                print_diagnostics(err.diagnostics, {"<stdin>": text})
+            print_diagnostics(err.diagnostics, {"<stdin>": text})  # on stderr: stdout carries the text only
             raise typer.Exit(1)
         raise typer.Exit(0)
     try:
@@ -65,7 +62,7 @@ def fmt(
         if result.error is not None:
             failed += 1
             print_diagnostics(result.error.diagnostics, {shown: result.before})
-            typer.echo(f"error: cannot format {shown}")
+            typer.echo(f"error: cannot format {shown}", err=True)
             continue
         if not result.changed:
             continue

@@ -9,7 +9,6 @@ ruleset folder, or a symlink that points outside it, is refused.
 """
 from __future__ import annotations
 
-import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path

@@ -50,6 +50,9 @@ def as_number(v: Any) -> int | Fraction | float:
         return n
     if isinstance(v, (int, Fraction, float)):
         return v
+    if isinstance(v, ProfileRef):
+        raise StaticError(f"{v} is a group of models, not a number" if v.models != 1
+                          else f"{v} is a profile, not a number")
     raise StaticError(f"{v!r} is not a number")
 
 

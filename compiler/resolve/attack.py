@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterator, Mapping, TypeAlias
 
 from compiler import ast as A
 from compiler.model.values import ProfileRef
+from compiler.resolve.budget import refuse_attack_sum
 from compiler.resolve.casualties import casualties, casualties_per_attack, feel_no_pain, has_stat, wounds_stat
 from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll, as_count, fast_to_exact, hashable,
                                    is_dist, num_int, unwrap)
@@ -489,6 +490,7 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
 def _aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
     """Sum the per-attack counts over all attacks (a fixed or a random number of them)."""
     per = ev.to_backend(per_attack)
+    refuse_attack_sum(per, attacks, ev.exact, span)  # too big a sum is refused before it starts
     if is_dist(attacks):
         n = ev.to_backend(attacks)
         if isinstance(per, FastDist) and isinstance(n, Dist):

@@ -191,6 +191,9 @@ def num(v: object, span: Any) -> Number:
         if v.as_number is None:
             raise ResolveError(f"the target {v} has no number", span)
         return v.as_number
+    if isinstance(v, ProfileRef):
+        raise ResolveError(f"{v} is a group of models, not a number" if v.models != 1
+                           else f"{v} is a profile, not a number", span)
     if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
         raise ResolveError(f"{show(v)} is not a number", span)
     return v

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from fractions import Fraction
 from functools import cached_property
 from typing import Any
 

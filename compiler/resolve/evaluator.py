@@ -48,9 +48,11 @@ from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AGGREGATES, MAX_BRANCHES, AttackResult, Face, LetVar, Pool, ResolveError, Roll,
                                    Value, all_int, binary_fn, custom_die_faces, dense_sum, exactify, fast_to_exact,
                                    hashable, is_dist, mean_value, show, truth, unwrap)
+from compiler.resolve.budget import refuse_results
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.dist_base import is_int
 from compiler.resolve.effects import Effects
+from compiler.words import a_or_an
 
 __all__ = ["AttackResult", "BUILTIN_CALLS", "DECLARATIONS", "EXPRESSIONS", "Evaluator", "Face", "LetVar", "Pool",
            "ResolveError", "Roll", "builtin", "declaration", "expression", "is_dist", "parse_expression", "show",
@@ -117,6 +119,10 @@ def situation_defaults(model: Ruleset) -> dict[str, Any]:
         else:
             out[sit.id] = False
     return out
+
+
+#: Plain values the fast path's native operators would mishandle: each goes through the language's rules.
+_NOT_PLAIN_INT = (Fraction, TargetValue, ProfileRef, str, bool)
 
 
 class Evaluator:
@@ -330,7 +336,7 @@ class Evaluator:
             return self._enumerate(pending, expr, env)
         handler = EXPRESSIONS.get(type(expr))
         if handler is None:
-            raise ResolveError(f"cannot evaluate a {type(expr).__name__} here", expr.span)
+            raise ResolveError(f"cannot evaluate {a_or_an(type(expr).__name__)} here", expr.span)
         return handler(self, expr, env)
 
     def lift1(self, v: Any, fn: Callable[[Any], Any]) -> Any:
@@ -347,11 +353,12 @@ class Evaluator:
         a, b = self.same_backend(a, b)
         fast_ok = op in ("+", "-", "*", ">=", "<=", ">", "<", "==", "!=") and \
             (not is_dist(a) or all_int(a)) and (not is_dist(b) or all_int(b)) and \
-            not isinstance(a, (Fraction, TargetValue)) and not isinstance(b, (Fraction, TargetValue)) and \
+            not isinstance(a, _NOT_PLAIN_INT) and not isinstance(b, _NOT_PLAIN_INT) and \
             a is not None and b is not None
         if is_dist(a) and is_dist(b) and len(a) * len(b) > MAX_PAIRS and not dense_sum(op, a, b):
             raise ResolveError(f"this combines {len(a):,} × {len(b):,} possible results; the limit is "
                                f"{MAX_PAIRS:,} pairs", span, "ask a smaller question, or split it")
+        refuse_results(op, a, b, span)  # counted before the work (compiler.resolve.budget)
         if is_dist(a):
             result = a.binary(op if fast_ok else fn, b)
         else:

@@ -19,7 +19,7 @@ from typing import Any
 
 from compiler import ast as A
 from compiler.limits import MAX_COUNT, MAX_DICE
-from compiler.model.static import StaticError, as_number, is_none, profile_has, stat_number, to_target
+from compiler.model.static import StaticError, as_number, int_range, is_none, profile_has, stat_number, to_target
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AttackResult, Pool, ProfileMix, ResolveError, all_int, as_count, exact_to_fast, fast_to_exact,
                                    is_dist, natural, num, num_int, show, truth, unwrap)
@@ -367,6 +367,10 @@ def eval_with(ev: Evaluator, e: A.With, env: Env) -> Any:
             v = ev.eval(s.value, env)
             if is_dist(v):
                 raise ResolveError("a situation is set to a fixed value, not a roll", s.span)
+            ends = int_range(sit.range) if sit.range is not None else None
+            if ends and isinstance(v, (int, Fraction)) and not isinstance(v, bool) and not ends[0] <= v <= ends[1]:
+                raise ResolveError(f"situation '{sit.id}' is {v}, outside its range {ends[0]}..{ends[1]}", s.span,
+                                   f"give '{sit.id}' a value from {ends[0]} to {ends[1]}")
             settings[s.name] = v
     return ev.child(settings).eval(e.expr, env)
 

@@ -4,7 +4,6 @@ Shared by the command line and the pytest plugin.
 """
 from __future__ import annotations
 
-import json
 import math
 from fractions import Fraction
 from typing import Any, Iterable, Sequence

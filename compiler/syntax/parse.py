@@ -19,7 +19,7 @@ from lark.indenter import DedentError
 
 from compiler import codes
 from compiler.diagnostics import Diagnostic, Severity, Span
-from compiler.limits import MAX_LINE_CHARS, MAX_NESTING, MAX_TOKENS, TooManyTokens, long_line, tree_depth
+from compiler.limits import MAX_LINE_CHARS, MAX_NESTING, MAX_TOKENS, TooDeep, TooManyTokens, long_line, tree_depth
 from compiler.syntax.grammar import GRAMMAR_FILE, RulesIndenter, grammar_text, parser
 
 __all__ = ["GRAMMAR_FILE", "SYNTAX_ERRORS", "TERMINAL_WORDS", "RulesIndenter", "describe_expected",
@@ -150,14 +150,15 @@ def _match_message(error: UnexpectedInput, text: str) -> str | None:
 
 
 def _token_words(token: Token) -> str:
+    """A token in words, read after "unexpected": "unexpected indentation", "unexpected 'with'"."""
     if token.type == "$END":
-        return "the end of the file"
+        return "end of the file"
     if token.type == "_NL":
         return "end of line"
     if token.type == "_INDENT":
-        return "an indented line"
+        return "indentation"
     if token.type == "_DEDENT":
-        return "the end of an indented block"
+        return "end of an indented block"
     value = str(token)
     if len(value) > 30:
         value = value[:27] + "…"
@@ -203,7 +204,10 @@ def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
         else:
             line, col = token.line, token.column
             end_col = (token.end_column or col + 1) if token.end_line == line else col + 1
-            if token.type in ("_NL", "_DEDENT", "_INDENT"):
+            if token.type == "_INDENT" and token.end_line and token.end_line > line:
+                # The indentation itself: the spaces that open the line no block expects.
+                line, col, end_col = token.end_line, 1, max(token.end_column or 2, 2)
+            elif token.type in ("_NL", "_DEDENT", "_INDENT"):
                 # Point at the end of the line where something was missing.
                 prev = _previous_code_line(lines, line)
                 line, col = prev, len(lines[prev - 1].rstrip()) + 1
@@ -286,6 +290,11 @@ def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree[Token] 
         return None, (Diagnostic(codes.TOO_MANY_TOKENS.code, Severity.ERROR,
                                  f"this file has more than {MAX_TOKENS:,} words, numbers and symbols",
                                  span, "split it into several files joined with include"),)
+    except TooDeep as error:
+        span = Span(path, error.line, error.column, error.line, error.column + 1)
+        return None, (Diagnostic(codes.TOO_DEEP.code, Severity.ERROR,
+                                 f"brackets here open more than {MAX_NESTING} levels deep",
+                                 span, "split it: give a part its own name with let, a formula or a table"),)
     except RecursionError:
         span = Span(path, 1, 1, 1, 2)
         return None, (Diagnostic(codes.TOO_DEEP.code, Severity.ERROR, "this file nests too deeply to read", span),)
