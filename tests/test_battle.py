@@ -184,8 +184,8 @@ def test_scenario_army_lists_are_checked_and_violations_cite_the_rule(write_rule
     files["scenarios.rules"] = bad
     r = warscribe("check", str(write_ruleset(files, "console-40k")))
     assert r.returncode == 1
-    assert "error[W862]" in r.stdout and "The army has at least two squads." in r.stdout
-    assert "Buying squads" in r.stdout and "buying_squads" in r.stdout
+    assert "error[W862]" in r.stderr and "The army has at least two squads." in r.stderr
+    assert "Buying squads" in r.stderr and "buying_squads" in r.stderr
 
 
 def test_army_check_of_a_roster_file(tmp_path) -> None:
