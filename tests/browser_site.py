@@ -6,6 +6,7 @@ Debian's (``apt-get install chromium``), driven by Playwright.
 """
 from __future__ import annotations
 
+import fcntl
 import functools
 import http.server
 import os
@@ -34,13 +35,24 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("public")
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
-                             str(ROOT / "mkdocs.yml"), "-d", str(out)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    assert result.returncode == 0, result.stdout + result.stderr
+def built_site(shared_tmp: Path) -> Path:
+    """``mkdocs build --strict`` of the bundled rulesets, once per test run: the xdist workers
+    share it through a lock file (the first one builds, the others read the same folder)."""
+    out = shared_tmp / "public"
+    done = shared_tmp / "public.built"
+    with open(shared_tmp / "public.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not done.exists():
+                shutil.rmtree(out, ignore_errors=True)
+                result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
+                                         str(ROOT / "mkdocs.yml"), "-d", str(out)],
+                                        cwd=ROOT, capture_output=True, text=True, timeout=600,
+                                        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+                assert result.returncode == 0, result.stdout + result.stderr
+                done.write_text("ok", encoding="utf-8")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
     return out
 
 

@@ -4,17 +4,20 @@ Everything on the page is computed at build time from the rules model by :mod:`c
 and reproducible: :data:`GAMES` games with the run seed :data:`SEED` (greedy policies on every
 side), and the sample report is game 0 of that run, played again with its events kept.  A fixed
 number of games (not a time limit) keeps the page byte-identical from build to build; results
-are cached per process, keyed by the ruleset's sources, so a rebuild that changed nothing else
-pays nothing.  Every rate is shown with its 95% interval and the number of games.  For an
+are cached per process and in warscribe's cache folder, keyed by the sources of the ruleset and
+of its bases, so a rebuild that changed none of them pays nothing.  Every rate is shown with its 95% interval and the number of games.  For an
 overlay whose base has the same scenario, the change in each side's win rate is shown too.
 """
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import Any, Mapping
 
 from compiler import ast as A
+from compiler.ast.cached import remembered
 from compiler.battle import POLICIES, Battle, Rules, Tally, game_seed
 from compiler.battle.simulate import against, play_games
 from compiler.battle.stats import wilson
@@ -76,16 +79,35 @@ class ScenarioView:
 
 
 def _key(rs: Ruleset, sources: Mapping[str, str]) -> str:
+    """A digest of every file the ruleset is made of, its base's (and theirs) included: the text
+    given in ``sources``, else the file as it is on disk."""
     digest = hashlib.blake2b(digest_size=16)
-    for f in sorted(rs.files):
-        digest.update(f.encode() + b"\0" + sources.get(f, "").encode() + b"\0")
+    layer: Ruleset | None = rs
+    while layer is not None:
+        digest.update(layer.id.encode() + b"\1")
+        for f in sorted(layer.files):
+            text = sources.get(f)
+            if text is None:
+                try:
+                    text = Path(f).read_text(encoding="utf-8", errors="surrogateescape")
+                except OSError:
+                    text = ""
+            digest.update(f.encode("utf-8", "surrogateescape") + b"\0"
+                          + text.encode("utf-8", "surrogateescape") + b"\0")
+        layer = layer.base
     return digest.hexdigest()
 
 
 def _tally(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> Tally:
+    """The run of :data:`GAMES` games, kept per process and in the cache folder between builds
+    (keyed by the sources, the scenario, the games and the seed; warscribe's own fingerprint is
+    added by :func:`~compiler.ast.cached.remembered`)."""
     found = _CACHE.get((rs.id, key, sc.id))
     if found is None:
-        found = _CACHE[(rs.id, key, sc.id)] = play_games(rules, sc, "greedy", SEED, 0, GAMES)
+        stored = f"{rs.id}\0{sc.id}\0{key}\0{GAMES}\0{SEED}".encode()
+        found = remembered("battles", stored, partial(play_games, rules, sc, "greedy", SEED, 0, GAMES),
+                           lambda t: isinstance(t, Tally) and t.games == GAMES)
+        _CACHE[(rs.id, key, sc.id)] = found
     return found
 
 
