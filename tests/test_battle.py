@@ -313,3 +313,26 @@ def test_the_checker_knows_which_activation_schemes_the_engine_runs() -> None:
     assert {a for a in PLAYABLE if a} == set(ACTIVATIONS)
     # every scheme the language names is one the engine runs (a new name needs its scheme)
     assert set(A.ACTIVATIONS) == set(ACTIVATIONS)
+
+
+def test_battles_page_cache_key_follows_the_base_of_an_overlay(tmp_path) -> None:
+    """The Battles page keeps its runs between builds under a key of every source it depends on:
+    editing only the base of an overlay must give the overlay's page a new key (no stale page)."""
+    import shutil
+
+    from compiler.driver import compile_paths
+    from compiler.site.battles import _key
+
+    for name in ("classic-40k", "dark-millennia"):
+        shutil.copytree(ROOT / "rules" / name, tmp_path / name)
+
+    def overlay_key() -> str:
+        c = compile_paths([str(tmp_path)])
+        (rs,) = [r for r in c.rulesets if r.id == "dark-millennia"]
+        return _key(rs, {})
+
+    before = overlay_key()
+    assert overlay_key() == before
+    base_file = next((tmp_path / "classic-40k").glob("*.rules"))
+    base_file.write_text(base_file.read_text("utf-8") + "\n# an edit of the base only\n", "utf-8")
+    assert overlay_key() != before
