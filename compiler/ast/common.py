@@ -2,7 +2,9 @@
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from compiler.ast.expr import Expr, RangeExpr
 from compiler.diagnostics import Span
@@ -53,3 +55,41 @@ class Decl:
 
     span: Span
     id: str
+
+
+def expressions_in(obj: Any) -> list[Expr]:
+    """The outermost expressions inside a declaration (its fields, their fields…) — not inside
+    the declarations it holds (a section's or a rule's body): :meth:`Ruleset.walk` visits those
+    on their own."""
+    found: list[Expr] = []
+    _collect(obj, 0, found)
+    return found
+
+
+def _collect(obj: Any, depth: int, found: list[Expr]) -> None:
+    if depth > 8 or obj is None or isinstance(obj, (str, int, bool)):
+        return
+    if isinstance(obj, Expr):
+        found.append(obj)
+    elif isinstance(obj, tuple):
+        for x in obj:
+            _collect(x, depth + 1, found)
+    elif depth == 0 or not isinstance(obj, Decl):
+        for name in _fields(type(obj)):
+            _collect(getattr(obj, name), depth + 1, found)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    """The fields of a node class that may hold expressions (none for prose, text and spans)."""
+    try:
+        return _FIELDS[cls]
+    except KeyError:
+        pass
+    names: tuple[str, ...] = ()
+    if dataclasses.is_dataclass(cls) and not issubclass(cls, Prose):
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.name != "span")
+    _FIELDS[cls] = names
+    return names

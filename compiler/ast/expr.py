@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 from compiler.diagnostics import Span
 
@@ -210,37 +210,52 @@ class With(Expr):
 
 def sub_expressions(expr: Expr) -> Iterator[Expr]:
     """Every expression node inside ``expr`` (pre-order), including itself."""
-    yield expr
-    for child in children(expr):
-        yield from sub_expressions(child)
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        yield e
+        inside = children(e)
+        if inside:
+            stack.extend(reversed(inside))
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
     """The expressions directly inside ``e`` (its operands, arguments, settings' values)."""
-    if isinstance(e, Unary):
-        return (e.operand,)
-    if isinstance(e, Binary):
-        return (e.left, e.right)
-    if isinstance(e, RangeExpr):
-        return (e.low, e.high)
-    if isinstance(e, InRange):
-        return (e.operand, e.range)
-    if isinstance(e, (IsChoice, IsNone, Has)):
-        return (e.operand,)
-    if isinstance(e, Each):
-        return (e.count, e.item)
-    if isinstance(e, Target):
-        return (e.value,)
-    if isinstance(e, Chain):
-        return (e.first, e.then)
-    if isinstance(e, IfElse):
-        return (e.cond, e.then, e.otherwise)
-    if isinstance(e, Attr):
-        return (e.obj,)
-    if isinstance(e, Call):
-        return e.args + tuple(v for _, v in e.kwargs)
-    if isinstance(e, With):
-        return (e.expr,) + tuple(s.value for s in e.settings if s.value is not None)
-    if isinstance(e, Group) and e.computed is not None:
-        return (e.computed,)
-    return ()
+    try:
+        inside = _INSIDE[type(e)]
+    except KeyError:
+        inside = _INSIDE[type(e)] = _inside(type(e))
+    return inside(e)
+
+
+# How to find the expressions directly inside a node, by its class (filled as classes are met:
+# the checks and the evaluator walk expressions hundreds of thousands of times).
+_INSIDE: dict[type, Callable[[Any], tuple[Expr, ...]]] = {}
+
+
+def _inside(cls: type) -> Callable[[Any], tuple[Expr, ...]]:
+    if issubclass(cls, Binary):
+        return lambda e: (e.left, e.right)
+    if issubclass(cls, RangeExpr):
+        return lambda e: (e.low, e.high)
+    if issubclass(cls, InRange):
+        return lambda e: (e.operand, e.range)
+    if issubclass(cls, (Unary, IsChoice, IsNone, Has)):
+        return lambda e: (e.operand,)
+    if issubclass(cls, Each):
+        return lambda e: (e.count, e.item)
+    if issubclass(cls, Target):
+        return lambda e: (e.value,)
+    if issubclass(cls, Chain):
+        return lambda e: (e.first, e.then)
+    if issubclass(cls, IfElse):
+        return lambda e: (e.cond, e.then, e.otherwise)
+    if issubclass(cls, Attr):
+        return lambda e: (e.obj,)
+    if issubclass(cls, Call):
+        return lambda e: e.args + tuple(v for _, v in e.kwargs) if e.kwargs else e.args
+    if issubclass(cls, With):
+        return lambda e: (e.expr,) + tuple(s.value for s in e.settings if s.value is not None)
+    if issubclass(cls, Group):
+        return lambda e: () if e.computed is None else (e.computed,)
+    return lambda e: ()

@@ -11,8 +11,7 @@
 """
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Iterator, Protocol
+from typing import Iterable, Iterator, Protocol
 
 from compiler import codes
 from compiler import ast as A
@@ -147,27 +146,13 @@ def _check_attack(ctx: CheckContext, attack: A.Attack, hooked: dict[str, str]) -
 ARITHMETIC = ("+", "-", "*", "/")
 
 
-def expressions_in(obj: Any, depth: int = 0) -> Iterator[A.Expr]:
-    """The outermost expressions inside a declaration (its fields, their fields…) — not inside
-    the declarations it holds (a section's or a rule's body): :meth:`Ruleset.walk` visits those
-    on their own."""
-    if depth > 8 or isinstance(obj, (str, int, bool)) or obj is None:
-        return
-    if depth > 0 and isinstance(obj, A.Decl):
-        return
-    if isinstance(obj, A.Expr):
-        yield obj
-    elif isinstance(obj, tuple):
-        for x in obj:
-            yield from expressions_in(x, depth + 1)
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, (A.Prose, type)):
-        for f in dataclasses.fields(obj):
-            if f.name != "span":
-                yield from expressions_in(getattr(obj, f.name), depth + 1)
-
-
 def _arith_operands(expr: A.Expr) -> Iterator[A.Expr]:
-    for sub in A.sub_expressions(expr):
+    return _operands_of(A.sub_expressions(expr))
+
+
+def _operands_of(subs: Iterable[A.Expr]) -> Iterator[A.Expr]:
+    """The operands of the arithmetic among ``subs``."""
+    for sub in subs:
         if isinstance(sub, A.Binary) and sub.op in ARITHMETIC:
             yield sub.left
             yield sub.right
@@ -179,7 +164,7 @@ def arithmetic_params(rs: Ruleset) -> dict[str, set[int]]:
     """Callable → positions of the parameters it does arithmetic on (directly or by passing them
     on), unless it asks ``p is none`` somewhere."""
     decls = {k: d for k, d in rs.callables.items() if isinstance(d, (A.Test, A.Table, A.Formula))}
-    bodies = {k: [s for e in expressions_in(d) for s in A.sub_expressions(e)] for k, d in decls.items()}
+    bodies = {k: rs.sub_expressions(d) for k, d in decls.items()}
     out: dict[str, set[int]] = {k: set() for k in decls}
     guarded: dict[str, set[str]] = {k: {s.operand.id for s in subs
                                         if isinstance(s, A.IsNone) and isinstance(s.operand, A.Name)}
@@ -190,8 +175,7 @@ def arithmetic_params(rs: Ruleset) -> dict[str, set[int]]:
         for k, d in decls.items():
             names = {p.name: i for i, p in enumerate(d.params)}
             hit: set[str] = set()
-            for e in expressions_in(d):
-                hit |= {o.id for o in _arith_operands(e) if isinstance(o, A.Name)}
+            hit |= {o.id for o in _operands_of(bodies[k]) if isinstance(o, A.Name)}
             for s in bodies[k]:
                 if isinstance(s, A.Call) and s.func in out:
                     hit |= {a.id for i, a in enumerate(s.args) if isinstance(a, A.Name) and i in out[s.func]}
@@ -235,31 +219,30 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
         return
     arith = arithmetic_params(rs)
     for decl in rs.walk():
-        for expr in expressions_in(decl):
-            for call in A.sub_expressions(expr):
-                attack = rs.callables.get(call.func) if isinstance(call, A.Call) else None
-                if not isinstance(call, A.Call) or not isinstance(attack, A.Attack):
-                    continue
-                roles = {p.name: _group_profile(a, rs) for p, a in zip(attack.params, call.args)}
-                reported: set[tuple[str, str]] = set()
-                for step in attack.steps:
-                    for part in (step.value, step.removes_target, step.damage):
-                        if part is None:
+        for call in rs.sub_expressions(decl):
+            attack = rs.callables.get(call.func) if isinstance(call, A.Call) else None
+            if not isinstance(call, A.Call) or not isinstance(attack, A.Attack):
+                continue
+            roles = {p.name: _group_profile(a, rs) for p, a in zip(attack.params, call.args)}
+            reported: set[tuple[str, str]] = set()
+            for step in attack.steps:
+                for part in (step.value, step.removes_target, step.damage):
+                    if part is None:
+                        continue
+                    for attr, why in _none_reaching_arithmetic(rs, part, arith):
+                        role = attr.obj.id if isinstance(attr.obj, A.Name) else None
+                        prof = rs.profiles.get(roles.get(role or "") or "")
+                        if prof is None or (prof.id, attr.name) in reported or not _reads_none(rs, prof, attr.name):
                             continue
-                        for attr, why in _none_reaching_arithmetic(rs, part, arith):
-                            role = attr.obj.id if isinstance(attr.obj, A.Name) else None
-                            prof = rs.profiles.get(roles.get(role or "") or "")
-                            if prof is None or (prof.id, attr.name) in reported or not _reads_none(rs, prof, attr.name):
-                                continue
-                            reported.add((prof.id, attr.name))
-                            has = f"has '{attr.name} -' (none)" if prof.stat(attr.name) is not None else \
-                                f"does not have the ability '{attr.name}' (so its value is none)"
-                            give = f"or give '{prof.id}' a number for {attr.name}" if prof.stat(attr.name) is not None \
-                                else f"or give '{prof.id}' the ability: {attr.name}(…)"
-                            ctx.sink.error(codes.NONE_IN_ARITHMETIC, f"'{prof.id}' {has}, and in step "
-                                           f"'{step.name}' of '{attack.id}' {why}: the result would be none",
-                                           call.span, f"ask first (if {attr.name} is none then … else …), " + give,
-                                           related=((attr.span, f"{role}.{attr.name} is read here"),))
+                        reported.add((prof.id, attr.name))
+                        has = f"has '{attr.name} -' (none)" if prof.stat(attr.name) is not None else \
+                            f"does not have the ability '{attr.name}' (so its value is none)"
+                        give = f"or give '{prof.id}' a number for {attr.name}" if prof.stat(attr.name) is not None \
+                            else f"or give '{prof.id}' the ability: {attr.name}(…)"
+                        ctx.sink.error(codes.NONE_IN_ARITHMETIC, f"'{prof.id}' {has}, and in step "
+                                       f"'{step.name}' of '{attack.id}' {why}: the result would be none",
+                                       call.span, f"ask first (if {attr.name} is none then … else …), " + give,
+                                       related=((attr.span, f"{role}.{attr.name} is read here"),))
 
 
 def _reads_none(rs: Ruleset, prof: A.Profile, name: str) -> bool:

@@ -20,7 +20,6 @@ from __future__ import annotations
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context
-from compiler.check.semantics import expressions_in
 
 
 def _names_choice(choice: str, keyword: str) -> bool:
@@ -53,7 +52,7 @@ def read_by_conditions(ctx: Context) -> set[str]:
     for decl in ctx.ruleset.walk():
         if isinstance(decl, (A.Example, A.Property)):
             continue
-        names |= {s.id for e in expressions_in(decl) for s in A.sub_expressions(e) if isinstance(s, A.Name)}
+        names |= {s.id for s in ctx.ruleset.sub_expressions(decl) if isinstance(s, A.Name)}
     return names
 
 

@@ -17,7 +17,6 @@ from typing import Iterator
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context
-from compiler.check.semantics import expressions_in
 from compiler.diagnostics import Span
 from compiler.model.ruleset import Ruleset
 from compiler.syntax.unparse import effect_text, expr_text
@@ -53,11 +52,10 @@ def _defender(attack: A.Attack) -> str | None:
 
 def _attack_calls(rs: Ruleset) -> Iterator[tuple[A.Call, A.Attack]]:
     for decl in rs.walk():
-        for expr in expressions_in(decl):
-            for call in A.sub_expressions(expr):
-                attack = rs.callables.get(call.func) if isinstance(call, A.Call) else None
-                if isinstance(call, A.Call) and isinstance(attack, A.Attack):
-                    yield call, attack
+        for call in rs.sub_expressions(decl):
+            attack = rs.callables.get(call.func) if isinstance(call, A.Call) else None
+            if isinstance(call, A.Call) and isinstance(attack, A.Attack):
+                yield call, attack
 
 
 def check_own_attacks_only(ctx: Context) -> None:
@@ -120,30 +118,29 @@ def _always(ctx: Context, test: A.Test, span: Span) -> None:
     faces = " or ".join(str(n) for n in test.natural_fails)
     ctx.sink.warning(codes.ALWAYS_CAN_FAIL, f"'{test.id}' says natural {faces} fails, and that beats 'always': "
                      f"the roll is still made and fails on a natural {faces}", span,
-                     f"for a success with no roll, count it without the test (hits = attacks); "
+                     "for a success with no roll, count it without the test (hits = attacks); "
                      f"to keep the roll, write the target as 2+ instead of always")
 
 
 def check_each_brackets(ctx: Context) -> None:
     """W418: an unbracketed sum or product on the left of ``each``."""
     for decl in ctx.ruleset.walk():
-        for expr in expressions_in(decl):
-            for sub in A.sub_expressions(expr):
-                if not (isinstance(sub, A.Each) and isinstance(sub.count, A.Binary) and sub.count.op in _ARITHMETIC):
-                    continue
-                count = sub.count
-                if (count.span.line, count.span.column) != (sub.span.line, sub.span.column):
-                    continue  # bracketed: (skill + 4) each …
-                at = Span(count.span.file, count.left.span.end_line, count.left.span.end_column,
-                          count.right.span.line, count.right.span.column)
-                left, right = expr_text(count.left), expr_text(count.right)
-                item = expr_text(sub.item)
-                item = f"({item})" if isinstance(sub.item, A.Binary) else item
-                word = "each not" if sub.negate else "each"
-                ctx.sink.warning(codes.EACH_UNBRACKETED, f"'{word}' binds more loosely than '{count.op}': this counts "
-                                 f"({left} {count.op} {right}) {word} {item}", at,
-                                 f"say which you mean with brackets: {left} {count.op} ({right} {word} …) or "
-                                 f"({left} {count.op} {right}) {word} …")
+        for sub in ctx.ruleset.sub_expressions(decl):
+            if not (isinstance(sub, A.Each) and isinstance(sub.count, A.Binary) and sub.count.op in _ARITHMETIC):
+                continue
+            count = sub.count
+            if (count.span.line, count.span.column) != (sub.span.line, sub.span.column):
+                continue  # bracketed: (skill + 4) each …
+            at = Span(count.span.file, count.left.span.end_line, count.left.span.end_column,
+                      count.right.span.line, count.right.span.column)
+            left, right = expr_text(count.left), expr_text(count.right)
+            item = expr_text(sub.item)
+            item = f"({item})" if isinstance(sub.item, A.Binary) else item
+            word = "each not" if sub.negate else "each"
+            ctx.sink.warning(codes.EACH_UNBRACKETED, f"'{word}' binds more loosely than '{count.op}': this counts "
+                             f"({left} {count.op} {right}) {word} {item}", at,
+                             f"say which you mean with brackets: {left} {count.op} ({right} {word} …) or "
+                             f"({left} {count.op} {right}) {word} …")
 
 
 def check_target_stat_modifiers(ctx: Context) -> None:

@@ -106,7 +106,25 @@ class Ruleset:
 
     def walk(self) -> Iterator[A.Decl]:
         """Every declaration in document order (sections before their contents)."""
-        yield from A.walk_decls(self.items)
+        return iter(self._all)
+
+    def expressions(self, decl: A.Decl) -> tuple[A.Expr, ...]:
+        """The outermost expressions of ``decl`` (:func:`compiler.ast.expressions_in`), worked out
+        once per declaration: several checks read them."""
+        memo: dict[int, tuple[A.Decl, tuple[A.Expr, ...]]] = self.__dict__.setdefault("_expressions", {})
+        found = memo.get(id(decl))
+        if found is None or found[0] is not decl:
+            found = memo[id(decl)] = (decl, tuple(A.expressions_in(decl)))
+        return found[1]
+
+    def sub_expressions(self, decl: A.Decl) -> tuple[A.Expr, ...]:
+        """Every expression node of ``decl``'s outermost expressions, each in pre-order (memoised
+        like :meth:`expressions`)."""
+        memo: dict[int, tuple[A.Decl, tuple[A.Expr, ...]]] = self.__dict__.setdefault("_sub_expressions", {})
+        found = memo.get(id(decl))
+        if found is None or found[0] is not decl:
+            found = memo[id(decl)] = (decl, tuple(s for e in self.expressions(decl) for s in A.sub_expressions(e)))
+        return found[1]
 
     @cached_property
     def symbols(self) -> Mapping[str, A.Decl]:
@@ -126,7 +144,7 @@ class Ruleset:
 
     @cached_property
     def _all(self) -> tuple[A.Decl, ...]:
-        return tuple(self.walk())
+        return tuple(A.walk_decls(self.items))
 
     def of_type(self, cls: type[D]) -> tuple[D, ...]:
         """Every declaration of one kind, in document order (memoised per kind)."""

@@ -78,80 +78,126 @@ def evaluate(expr: A.Expr, env: Mapping[str, Any], model: Any, depth: int = 0) -
     """Evaluate a dice-free expression; ``model`` (a Ruleset) resolves calls to tables and formulas."""
     if depth > MAX_DEPTH:
         raise StaticError("definitions call each other too deeply (a cycle?)")
+    try:
+        rule = _RULES[type(expr)]
+    except KeyError:
+        rule = _rule_for(type(expr))
+    return rule(expr, env, model, depth + 1)
 
-    def ev(e: A.Expr) -> Any:
-        return evaluate(e, env, model, depth + 1)
-    if isinstance(expr, A.Int):
-        return expr.value
-    if isinstance(expr, A.Decimal):
-        return expr.value
-    if isinstance(expr, A.Inches):
-        return _num(expr.value)
-    if isinstance(expr, A.Label):
-        return expr.text
-    if isinstance(expr, A.Const):
-        return {"true": True, "false": False, "none": NONE,
-                "never": TargetValue.never(), "always": TargetValue.always()}[expr.value]
-    if isinstance(expr, A.Name):
-        if expr.id in env:
-            return env[expr.id]
-        if model is not None and expr.id in model.profiles:
-            return ProfileRef(expr.id)
-        if model is not None and any(expr.id in s.choices for s in model.situations.values()):
-            return expr.id
-        raise NotStatic(expr.id)
-    if isinstance(expr, A.Group):
-        return ProfileRef(expr.profile, expr.count)
-    if isinstance(expr, A.Dice):
-        raise NotStatic("dice")
-    if isinstance(expr, A.Unary):
-        v = ev(expr.operand)
-        if expr.op == "not":
-            return not _truth(v)
-        if v is NONE:
-            return NONE
-        return _num(-as_number(v))
-    if isinstance(expr, A.Binary):
-        if expr.op == "and":
-            return _truth(ev(expr.left)) and _truth(ev(expr.right))
-        if expr.op == "or":
-            return _truth(ev(expr.left)) or _truth(ev(expr.right))
-        left, right = ev(expr.left), ev(expr.right)
-        return binary(expr.op, left, right)
-    if isinstance(expr, A.InRange):
-        v = ev(expr.operand)
-        if v is NONE:
-            return False
-        n = as_number(v)
-        return as_number(ev(expr.range.low)) <= n <= as_number(ev(expr.range.high))
-    if isinstance(expr, A.IsChoice):
-        return ev(expr.operand) == expr.choice
-    if isinstance(expr, A.IsNone):
-        return is_none(ev(expr.operand))
-    if isinstance(expr, A.Has):
-        return profile_has(model, ev(expr.operand), expr.keyword)
-    if isinstance(expr, A.Target):
-        v = ev(expr.value)
-        if v is NONE:
-            return TargetValue.never()
-        return to_target(v, expr.direction)
-    if isinstance(expr, A.Chain):
-        first, then = ev(expr.first), ev(expr.then)
-        if not isinstance(first, TargetValue):
-            first = TargetValue.exactly(int(as_number(first)))
-        if not isinstance(then, TargetValue):
-            then = TargetValue.exactly(int(as_number(then)))
-        return TargetValue.chain(first, then)
-    if isinstance(expr, A.IfElse):
-        return ev(expr.then) if _truth(ev(expr.cond)) else ev(expr.otherwise)
-    if isinstance(expr, A.Attr):
-        obj = ev(expr.obj)
-        if isinstance(obj, ProfileRef) and model is not None:
-            return profile_attr(model, obj, expr.name)
-        raise NotStatic("attribute")
-    if isinstance(expr, A.Call):
-        return call(expr, [ev(a) for a in expr.args], model, depth, env)
-    raise NotStatic(type(expr).__name__)
+
+# One function per kind of expression, each given (expression, env, model, depth of its operands).
+Rule = Callable[[Any, Mapping[str, Any], Any, int], Any]
+
+_CONSTANTS: dict[str, Callable[[], Any]] = {
+    "true": lambda: True, "false": lambda: False, "none": lambda: NONE,
+    "never": TargetValue.never, "always": TargetValue.always}
+
+
+def _name(expr: A.Name, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+    if expr.id in env:
+        return env[expr.id]
+    if model is not None and expr.id in model.profiles:
+        return ProfileRef(expr.id)
+    if model is not None and any(expr.id in s.choices for s in model.situations.values()):
+        return expr.id
+    raise NotStatic(expr.id)
+
+
+def _dice(expr: A.Dice, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+    raise NotStatic("dice")
+
+
+def _unary(expr: A.Unary, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+    v = evaluate(expr.operand, env, model, depth)
+    if expr.op == "not":
+        return not _truth(v)
+    if v is NONE:
+        return NONE
+    return _num(-as_number(v))
+
+
+def _binary(expr: A.Binary, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+    if expr.op == "and":
+        return _truth(evaluate(expr.left, env, model, depth)) and _truth(evaluate(expr.right, env, model, depth))
+    if expr.op == "or":
+        return _truth(evaluate(expr.left, env, model, depth)) or _truth(evaluate(expr.right, env, model, depth))
+    return binary(expr.op, evaluate(expr.left, env, model, depth), evaluate(expr.right, env, model, depth))
+
+
+def _in_range(expr: A.InRange, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+    v = evaluate(expr.operand, env, model, depth)
+    if v is NONE:
+        return False
+    n = as_number(v)
+    return as_number(evaluate(expr.range.low, env, model, depth)) <= n <= \
+        as_number(evaluate(expr.range.high, env, model, depth))
+
+
+def _target(expr: A.Target, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+    v = evaluate(expr.value, env, model, depth)
+    if v is NONE:
+        return TargetValue.never()
+    return to_target(v, expr.direction)
+
+
+def _chain(expr: A.Chain, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+    first, then = evaluate(expr.first, env, model, depth), evaluate(expr.then, env, model, depth)
+    if not isinstance(first, TargetValue):
+        first = TargetValue.exactly(int(as_number(first)))
+    if not isinstance(then, TargetValue):
+        then = TargetValue.exactly(int(as_number(then)))
+    return TargetValue.chain(first, then)
+
+
+def _if_else(expr: A.IfElse, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+    chosen = expr.then if _truth(evaluate(expr.cond, env, model, depth)) else expr.otherwise
+    return evaluate(chosen, env, model, depth)
+
+
+def _attr(expr: A.Attr, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+    obj = evaluate(expr.obj, env, model, depth)
+    if isinstance(obj, ProfileRef) and model is not None:
+        return profile_attr(model, obj, expr.name)
+    raise NotStatic("attribute")
+
+
+def _call(expr: A.Call, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+    return call(expr, [evaluate(a, env, model, depth) for a in expr.args], model, depth - 1, env)
+
+
+_RULES: dict[type, Rule] = {
+    A.Int: lambda e, env, model, depth: e.value,
+    A.Decimal: lambda e, env, model, depth: e.value,
+    A.Inches: lambda e, env, model, depth: _num(e.value),
+    A.Label: lambda e, env, model, depth: e.text,
+    A.Const: lambda e, env, model, depth: _CONSTANTS[e.value](),
+    A.Name: _name,
+    A.Group: lambda e, env, model, depth: ProfileRef(e.profile, e.count),
+    A.Dice: _dice,
+    A.Unary: _unary,
+    A.Binary: _binary,
+    A.InRange: _in_range,
+    A.IsChoice: lambda e, env, model, depth: evaluate(e.operand, env, model, depth) == e.choice,
+    A.IsNone: lambda e, env, model, depth: is_none(evaluate(e.operand, env, model, depth)),
+    A.Has: lambda e, env, model, depth: profile_has(model, evaluate(e.operand, env, model, depth), e.keyword),
+    A.Target: _target,
+    A.Chain: _chain,
+    A.IfElse: _if_else,
+    A.Attr: _attr,
+    A.Call: _call,
+}
+
+
+def _rule_for(cls: type) -> Rule:
+    """The rule of a subclass is its base's; an expression of no known kind needs the resolver."""
+    for base in cls.__mro__[1:]:
+        if base in _RULES:
+            _RULES[cls] = _RULES[base]
+            return _RULES[cls]
+
+    def not_static(expr: A.Expr, env: Mapping[str, Any], model: Any, depth: int) -> Any:
+        raise NotStatic(type(expr).__name__)
+    return not_static
 
 
 def is_none(v: Any) -> bool:
