@@ -4,6 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lark import Token, Tree, UnexpectedInput
+from lark.indenter import DedentError
 
 from compiler.ast import cached
 from compiler.syntax import grammar
@@ -50,3 +52,35 @@ def test_without_a_cache_folder_the_parser_still_loads(cache: Path, monkeypatch:
     monkeypatch.setattr(cached, "_state", {})
     assert grammar.parser().parse(SOURCE, start="start").data == "start"
     assert not cache.exists()
+
+
+def _positions(tree: Tree[Token]) -> list[tuple[str, dict[str, object]]]:
+    return [(node.data, dict(vars(node.meta))) for node in tree.iter_subtrees()]
+
+
+def test_passing_single_children_gives_the_same_trees_and_positions() -> None:
+    """The parser that skips Lark's work on single-child reductions against Lark's own callbacks,
+    on every bundled rules file and every golden file: the same trees, the same positions."""
+    built = grammar._built_parser_file("parser", grammar.grammar_text())
+    plain = grammar._build("parser", built)
+    fast = grammar.pass_single_children(grammar._build("parser", built))
+    skipped = [rule for rule, f in fast.parser.parser.parser.callbacks.items() if f is grammar._only_child]
+    assert len(skipped) > 50  # the precedence levels of expressions, and more
+    root = Path(__file__).resolve().parent.parent
+    files = sorted((root / "rules").rglob("*.rules")) + sorted((root / "tests" / "golden").glob("*.rules"))
+    assert len(files) > 60
+    parsed = 0
+    for path in files:
+        text = path.read_text("utf-8")
+        text = text if text.endswith("\n") else text + "\n"
+        try:
+            expected = plain.parse(text, start="start")
+        except (UnexpectedInput, DedentError) as error:
+            with pytest.raises(type(error)):
+                fast.parse(text, start="start")
+            continue
+        got = fast.parse(text, start="start")
+        assert got == expected, path
+        assert _positions(got) == _positions(expected), path
+        parsed += 1
+    assert parsed > 55

@@ -125,12 +125,38 @@ def write_built_parsers(folder: Path) -> list[Path]:
     return written
 
 
+def pass_single_children(built: Lark) -> Lark:
+    """``built`` with the work it does for nothing skipped: most reductions in a rules file (60,000 of
+    83,000 for the bundled rulesets) go up the expression grammar's precedence levels
+    (``?sum: product``, ``?product: unary``…), each returning its only child, which Lark then
+    passes through its position wrapper, where a child that already has its positions (every
+    tree and token does) changes nothing.  Such a rule's callback becomes "the only child" itself:
+    the same tree, the same positions, about a fifth less time.  A rule is left as Lark built it
+    when it could do anything else: an alias (``-> name`` makes a node), a child inlined
+    (``_name``) or filtered out (punctuation), or an optional part (a placeholder)."""
+    callbacks = getattr(getattr(getattr(built.parser, "parser", None), "parser", None), "callbacks", None)
+    if not isinstance(callbacks, dict):  # a Lark laid out otherwise: its own callbacks are right, if slower
+        return built
+    for rule in list(callbacks):
+        if rule.alias or not rule.options.expand1 or len(rule.expansion) != 1 or rule.options.empty_indices:
+            continue
+        child = rule.expansion[0]
+        if child.name.startswith("_") or (child.is_term and child.filter_out):
+            continue
+        callbacks[rule] = _only_child
+    return built
+
+
+def _only_child(children: list[Any]) -> Any:
+    return children[0]
+
+
 @functools.lru_cache(maxsize=None)
 def parser(strict: bool = False) -> Lark:
     """The Lark parser (built once). ``strict=True`` makes grammar conflicts errors (and is never cached)."""
     if strict:
         return _build("parser", False, strict=True)
-    return _build("parser", _built_parser_file("parser", grammar_text()))
+    return pass_single_children(_build("parser", _built_parser_file("parser", grammar_text())))
 
 
 @functools.lru_cache(maxsize=1)
