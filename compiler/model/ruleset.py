@@ -17,7 +17,6 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Iterator, Mapping, TypeVar, cast
 
-from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from compiler import ast as A
@@ -337,23 +336,24 @@ def parse_version(text: str) -> Version | None:
     return Version(m.group(0)) if m else None
 
 
-def version_requirement(requirement: str) -> SpecifierSet | None:
-    """What a version after ``extends`` accepts: ``1.2.0`` exactly, ``^1.2.0`` any 1.x from 1.2.0 on,
-    ``~1.2.0`` any 1.2.x from 1.2.0 on, ``>=1.2.0`` anything from 1.2.0 on.
+def version_requirement(requirement: str) -> tuple[Version, int] | None:
+    """What a version after ``extends`` accepts, as the lowest version and how many of its leading
+    numbers must stay the same: ``1.2.0`` exactly (3), ``^1.2.0`` any 1.x from 1.2.0 on (1),
+    ``~1.2.0`` any 1.2.x from 1.2.0 on (2), ``>=1.2.0`` anything from 1.2.0 on (0).
 
-    >>> str(version_requirement("^1.2.0")), str(version_requirement("~1.2.0")), str(version_requirement("1.2.0"))
-    ('==1.*,>=1.2.0', '==1.2.*,>=1.2.0', '==1.2.0')
+    >>> version_requirement("^1.2.0"), version_requirement("~1.2.0")[1], version_requirement(">=1.2.0")[1]
+    ((<Version('1.2.0')>, 1), 2, 0)
     """
     r = parse_version(requirement)
     if r is None:
         return None
     if requirement.startswith("^"):
-        return SpecifierSet(f">={r},=={r.major}.*")
+        return r, 1
     if requirement.startswith("~"):
-        return SpecifierSet(f">={r},=={r.major}.{r.minor}.*")
+        return r, 2
     if requirement.startswith(">="):
-        return SpecifierSet(f">={r}")
-    return SpecifierSet(f"=={r}")
+        return r, 0
+    return r, 3
 
 
 def version_matches(actual: str | None, requirement: str) -> bool:
@@ -369,4 +369,5 @@ def version_matches(actual: str | None, requirement: str) -> bool:
     a, wanted = parse_version(actual), version_requirement(requirement)
     if a is None or wanted is None:
         return actual == requirement
-    return wanted.contains(a)
+    low, same = wanted
+    return a.release[:same] == low.release[:same] and (a == low if same == 3 else a >= low)
