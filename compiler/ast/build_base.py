@@ -1,11 +1,11 @@
 """What every part of the parse tree → AST builder shares.
 
-:class:`BuilderBase` is the Lark ``Transformer`` that the per-section builders
+:class:`BuilderBase` turns a Lark parse tree into AST nodes, children first, calling the method
+named after each grammar rule (as Lark's ``Transformer`` does); the per-section builders
 (``build_document``, ``build_lexicon``, ``build_rolls``, ``build_tables``,
 ``build_sequences``, ``build_profiles``, ``build_game``, ``build_examples``,
-``build_expr``) extend; :class:`compiler.ast.build.Builder` combines them.  Lark calls
-the method named after each grammar rule, so the helpers here start with ``_`` to keep
-them apart from rule names.
+``build_expr``) extend it and :class:`compiler.ast.build.Builder` combines them.  The helpers
+here start with ``_`` to keep them apart from rule names.
 
 Also here: the text of quoted strings and prose blocks (:func:`unquote`,
 :func:`prose_text`), dice as written (:func:`dice_parts`, :func:`die_key`), and the
@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
-from lark import Token, Transformer
+from lark import Token, Tree
+from lark.exceptions import VisitError
 
 from compiler import ast as A
 from compiler.diagnostics import Sink, Span
@@ -112,13 +113,54 @@ class Item:
 EntryParts = tuple[str | None, tuple[A.Prose, ...], tuple[str, ...], tuple[tuple[str, Span], ...]]
 
 
-class BuilderBase(Transformer[Token, Any]):
-    """The transformer's state (the file's path, the diagnostics sink) and shared helpers."""
+F = TypeVar("F", bound=Callable[..., Any])
+
+# A rule method as the walk calls it: (builder, node, its children built).
+RuleMethod = Callable[[Any, Tree[Token], list[Any]], Any]
+
+
+def with_meta(method: F) -> F:
+    """Mark a rule method that takes the node's ``meta`` (where it stands in the file) before its
+    children, as Lark's ``v_args(meta=True)`` does."""
+    _WITH_META.add(method)
+    return method
+
+
+_WITH_META: set[Callable[..., Any]] = set()
+_RULES: dict[type, dict[str, RuleMethod]] = {}  # per builder class: grammar rule -> how it is built
+
+
+def _rule_method(cls: type, name: str) -> RuleMethod:
+    method = getattr(cls, name, None)
+    if method is None or name.startswith("_"):
+        return lambda builder, node, children: Tree(node.data, children, node.meta)
+    if method in _WITH_META:
+        return lambda builder, node, children: method(builder, node.meta, children)
+    return lambda builder, node, children: method(builder, children)
+
+
+class BuilderBase:
+    """The builder's state (the file's path, the diagnostics sink), its walk and shared helpers."""
 
     def __init__(self, path: str, sink: Sink) -> None:
-        super().__init__(visit_tokens=False)
         self.path = path
         self.sink = sink
+        self._rules = _RULES.setdefault(type(self), {})
+
+    def transform(self, tree: Tree[Token]) -> Any:
+        """The value of ``tree``: its children's values first (tokens stay tokens), then the method
+        named after its rule; a rule with no method leaves a tree of the values.  An exception in a
+        method comes out as Lark's ``VisitError`` naming the node, as from Lark's ``Transformer``
+        (whose walk this is, without the wrapper ``v_args`` makes at every call)."""
+        children = [self.transform(c) if isinstance(c, Tree) else c for c in tree.children]
+        try:
+            rule = self._rules[tree.data]
+        except KeyError:
+            rule = self._rules[tree.data] = _rule_method(type(self), tree.data)
+        try:
+            return rule(self, tree, children)
+        except Exception as error:
+            raise VisitError(tree.data, tree, error) from error  # type: ignore[no-untyped-call]  # lark leaves it unannotated
 
     # -- spans ------------------------------------------------------------------
 

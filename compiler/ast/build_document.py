@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from lark import Token, v_args
+from lark import Token
 
 from compiler import codes
 from compiler import ast as A
-from compiler.ast.build_base import BuilderBase, Item, Text, text_of, unquote
+from compiler.ast.build_base import BuilderBase, Item, Text, text_of, unquote, with_meta
 
 
 class DocumentBuilder(BuilderBase):
@@ -24,18 +24,18 @@ class DocumentBuilder(BuilderBase):
         expr: A.Expr = self._flat(children)[0]
         return expr
 
-    @v_args(meta=True)
+    @with_meta
     def prose(self, meta: Any, children: list[Any]) -> A.Prose:
         return self._prose_node(self.span(meta), children[0])
 
-    @v_args(meta=True)
+    @with_meta
     def text(self, meta: Any, children: list[Any]) -> Text:
         span = self.span(meta)
         return Text(text_of(children[0]), span, self._prose_node(span, children[0]))
 
     # -- the header -----------------------------------------------------------------
 
-    @v_args(meta=True)
+    @with_meta
     def header(self, meta: Any, children: list[Any]) -> A.Header:
         rid, title = children[0], children[1]
         fields: dict[str, Any] = {}
@@ -65,36 +65,36 @@ class DocumentBuilder(BuilderBase):
             prose=tuple(prose),
         )
 
-    @v_args(meta=True)
+    @with_meta
     def h_version(self, meta: Any, c: list[Any]) -> Item:
         return Item("version", self.span(meta), str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def h_authors(self, meta: Any, c: list[Any]) -> Item:
         return Item("authors", self.span(meta), tuple(unquote(str(t)) for t in c))
 
-    @v_args(meta=True)
+    @with_meta
     def h_source(self, meta: Any, c: list[Any]) -> Item:
         return Item("source", self.span(meta), unquote(str(c[0])))
 
-    @v_args(meta=True)
+    @with_meta
     def h_licence(self, meta: Any, c: list[Any]) -> Item:
         return Item("licence", self.span(meta), unquote(str(c[0])))
 
-    @v_args(meta=True)
+    @with_meta
     def h_extends(self, meta: Any, c: list[Any]) -> Item:
         version = str(c[1]) if len(c) > 1 and c[1] is not None else None
         return Item("extends", self.span(meta), (str(c[0]), version))
 
-    @v_args(meta=True)
+    @with_meta
     def h_summary(self, meta: Any, c: list[Any]) -> Item:
         return Item("summary", self.span(meta), c[0].text)
 
-    @v_args(meta=True)
+    @with_meta
     def h_history(self, meta: Any, c: list[Any]) -> Item:
         return Item("history", self.span(meta), tuple(c))
 
-    @v_args(meta=True)
+    @with_meta
     def history_entry(self, meta: Any, c: list[Any]) -> A.HistoryEntry:
         version = str(c[0])
         date = str(c[1]) if isinstance(c[1], Token) else None
@@ -102,21 +102,21 @@ class DocumentBuilder(BuilderBase):
 
     # -- includes and overlays ------------------------------------------------------
 
-    @v_args(meta=True)
+    @with_meta
     def include(self, meta: Any, c: list[Any]) -> A.Include:
         path = unquote(str(c[0]))
         return A.Include(self.span(meta), path, path)
 
-    @v_args(meta=True)
+    @with_meta
     def replace(self, meta: Any, c: list[Any]) -> A.Replace:
         decl = c[0]
         return A.Replace(self.span(meta), decl.id, decl)
 
-    @v_args(meta=True)
+    @with_meta
     def remove(self, meta: Any, c: list[Any]) -> A.Remove:
         return A.Remove(self.span(meta), str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def extend(self, meta: Any, c: list[Any]) -> A.Extend:
         return A.Extend(self.span(meta), str(c[0]), tuple(self._flat(c[1:])))
 
@@ -131,15 +131,15 @@ class DocumentBuilder(BuilderBase):
                 out.append(c)
         return tuple(out)
 
-    @v_args(meta=True)
+    @with_meta
     def section(self, meta: Any, c: list[Any]) -> A.Section:
         return A.Section(self.span(meta), str(c[0]), unquote(str(c[1])), self._body(c[2:]))
 
-    @v_args(meta=True)
+    @with_meta
     def rule(self, meta: Any, c: list[Any]) -> A.Rule:
         return A.Rule(self.span(meta), str(c[0]), unquote(str(c[1])), self._body(c[2:]))
 
-    @v_args(meta=True)
+    @with_meta
     def rule_line(self, meta: Any, c: list[Any]) -> A.Rule:
         t: Text = c[2]
         body = (A.ProseBlock(t.span, "", t.text, t.prose),)
@@ -161,25 +161,25 @@ class DocumentBuilder(BuilderBase):
         see = tuple(x for i in items if isinstance(i, Item) and i.tag == "see" for x in i.data)
         return A.Note(self.span(meta), nid, kind, title, prose, pinned, see)
 
-    @v_args(meta=True)
+    @with_meta
     def note(self, meta: Any, c: list[Any]) -> A.Note:
         head = [x for x in c if isinstance(x, (str, Token)) and not isinstance(x, Item)]
         items = [x for x in c if isinstance(x, (A.Prose, Item))]
         return self._note(meta, head, items)
 
-    @v_args(meta=True)
+    @with_meta
     def note_line(self, meta: Any, c: list[Any]) -> A.Note:
         t: Text = c[-1]
         return self._note(meta, c[:-1], [t.prose or A.Prose(t.span, t.text)])
 
-    @v_args(meta=True)
+    @with_meta
     def pinned_by(self, meta: Any, c: list[Any]) -> Item:
         return Item("pinned", self.span(meta), self._names(c))
 
-    @v_args(meta=True)
+    @with_meta
     def see_also(self, meta: Any, c: list[Any]) -> Item:
         return Item("see", self.span(meta), self._names(c))
 
-    @v_args(meta=True)
+    @with_meta
     def aka(self, meta: Any, c: list[Any]) -> Item:
         return Item("aka", self.span(meta), tuple(unquote(str(t)) for t in c))

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import v_args
 
 from compiler import ast as A
-from compiler.ast.build_base import BuilderBase, Item, unquote
+from compiler.ast.build_base import BuilderBase, Item, unquote, with_meta
 
 
 class ExamplesBuilder(BuilderBase):
     """Builds examples and properties."""
 
-    @v_args(meta=True)
+    @with_meta
     def example(self, meta: Any, c: list[Any]) -> A.Example:
         items = self._flat(c[2:])
         return A.Example(self.span(meta), str(c[0]), unquote(str(c[1])),
@@ -22,7 +21,7 @@ class ExamplesBuilder(BuilderBase):
                          tuple(x for x in items if isinstance(x, A.Expect)),
                          self._prose(items))
 
-    @v_args(meta=True)
+    @with_meta
     def expect(self, meta: Any, c: list[Any]) -> A.Expect:
         tol = c[3] if len(c) > 3 else None
         return A.Expect(self.span(meta), c[0], c[1], c[2], tol)
@@ -35,7 +34,7 @@ class ExamplesBuilder(BuilderBase):
         value: A.Expr = c[1]
         return value
 
-    @v_args(meta=True)
+    @with_meta
     def property(self, meta: Any, c: list[Any]) -> A.Property:
         items = self._flat(c[2:])
         bindings = tuple(b for x in items if isinstance(x, Item) and x.tag == "for" for b in x.data)
@@ -44,15 +43,15 @@ class ExamplesBuilder(BuilderBase):
                           tuple(x for x in items if isinstance(x, A.Expect)),
                           self._prose(items))
 
-    @v_args(meta=True)
+    @with_meta
     def claim(self, meta: Any, c: list[Any]) -> A.Claim:
         p = self.property(meta, c)
         return A.Claim(p.span, p.id, p.title, p.bindings, p.lets, p.expects, p.prose)
 
-    @v_args(meta=True)
+    @with_meta
     def for_all(self, meta: Any, c: list[Any]) -> Item:
         return Item("for", self.span(meta), tuple(c))
 
-    @v_args(meta=True)
+    @with_meta
     def binding(self, meta: Any, c: list[Any]) -> A.Binding:
         return A.Binding(self.span(meta), str(c[0]), c[1])

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Token, v_args
+from lark import Token
 
 from compiler import codes
 from compiler import ast as A
-from compiler.ast.build_base import BuilderBase, Item, Text, unquote
+from compiler.ast.build_base import BuilderBase, Item, Text, unquote, with_meta
 
 
 class GameBuilder(BuilderBase):
     """Builds the game's structure."""
 
-    @v_args(meta=True)
+    @with_meta
     def game(self, meta: Any, c: list[Any]) -> A.Game:
         items = self._flat(c[2:])
         turns = [x for x in items if isinstance(x, Item) and x.tag == "turns"]
@@ -36,15 +36,15 @@ class GameBuilder(BuilderBase):
                       next((x.data for x in items if isinstance(x, Item) and x.tag == "orders_set"), None),
                       tuple(x for x in items if isinstance(x, A.DerivedSituation)))
 
-    @v_args(meta=True)
+    @with_meta
     def turns(self, meta: Any, c: list[Any]) -> Item:
         return Item("turns", self.span(meta), int(str(c[0])))
 
-    @v_args(meta=True)
+    @with_meta
     def activation(self, meta: Any, c: list[Any]) -> Item:
         return Item("activation", self.span(meta), str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def activation_dice(self, meta: Any, c: list[Any]) -> A.ActivationDice:
         rng: A.RangeExpr = c[0]
         lo = rng.low.value if isinstance(rng.low, A.Int) else 1
@@ -54,15 +54,15 @@ class GameBuilder(BuilderBase):
                             rng.span)
         return A.ActivationDice(self.span(meta), lo, hi, c[1], int(str(c[2])))
 
-    @v_args(meta=True)
+    @with_meta
     def derived_situation(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
         return A.DerivedSituation(self.span(meta), str(c[0]), str(c[1]), c[2], str(c[3]))
 
-    @v_args(meta=True)
+    @with_meta
     def orders_set(self, meta: Any, c: list[Any]) -> Item:
         return Item("orders_set", self.span(meta), str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def order(self, meta: Any, c: list[Any]) -> A.Order:
         steps, any_order = c[2]
         unless = next((x[1] for x in c[3:] if isinstance(x, tuple) and x[0] == "unless"), ())
@@ -81,7 +81,7 @@ class GameBuilder(BuilderBase):
     def steps_and(self, c: list[Any]) -> tuple[tuple[str, ...], bool]:
         return tuple(str(x) for x in c), True
 
-    @v_args(meta=True)
+    @with_meta
     def phase(self, meta: Any, c: list[Any]) -> A.Phase:
         rest = self._flat(c[2:])
         text = next((x.text for x in rest if isinstance(x, Text)), None)
@@ -91,23 +91,23 @@ class GameBuilder(BuilderBase):
                        tuple(x for x in rest if isinstance(x, A.Combat)),
                        tuple(x for x in rest if isinstance(x, A.Order)))
 
-    @v_args(meta=True)
+    @with_meta
     def phase_step(self, meta: Any, c: list[Any]) -> A.PhaseStep:
         text = next((x.text for x in c[2:] if isinstance(x, Text)), None)
         return A.PhaseStep(self.span(meta), str(c[0]), unquote(str(c[1])), text)
 
-    @v_args(meta=True)
+    @with_meta
     def score(self, meta: Any, c: list[Any]) -> A.Score:
         per = str(c[3]) if len(c) > 3 and isinstance(c[3], Token) else None
         _, prose, _, _ = self._entry_parts([x for x in c[3:] if isinstance(x, list)])
         return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], per, prose)
 
-    @v_args(meta=True)
+    @with_meta
     def score_surviving(self, meta: Any, c: list[Any]) -> A.Score:
         _, prose, _, _ = self._entry_parts([x for x in c[3:] if isinstance(x, list)])
         return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, True)
 
-    @v_args(meta=True)
+    @with_meta
     def victory(self, meta: Any, c: list[Any]) -> A.Victory:
         short, prose, _, _ = self._entry_parts(c[2:])
         kind = next((x for x in c[2:] if isinstance(x, Token) and x.type == "NAME"), None)
@@ -119,39 +119,39 @@ class GameBuilder(BuilderBase):
 
     # -- what the game does -----------------------------------------------------
 
-    @v_args(meta=True)
+    @with_meta
     def action(self, meta: Any, c: list[Any]) -> A.Action:
         effects = tuple(x for x in c[2:] if isinstance(x, A.ActionEffect))
         unless = tuple(str(x) for x in c[2:] if isinstance(x, Token) and x.type == "NAME")
         return A.Action(self.span(meta), str(c[0]), unquote(str(c[1])), effects, unless)
 
-    @v_args(meta=True)
+    @with_meta
     def eff_move(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "move", None, c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def eff_attack(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]) if len(c) > 1 else None)
 
-    @v_args(meta=True)
+    @with_meta
     def eff_test(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "tests", None, c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def eff_clears(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "clears", str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def eff_engage(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "engage", str(c[1]), c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def eff_sets(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "sets", str(c[0]), None, c[1] if len(c) > 1 else None)
 
     out_sets = eff_sets
 
-    @v_args(meta=True)
+    @with_meta
     def out_destroyed(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "destroyed")
 
@@ -161,18 +161,18 @@ class GameBuilder(BuilderBase):
     def period(self, c: list[Any]) -> str:
         return " ".join(str(t) for t in c)
 
-    @v_args(meta=True)
+    @with_meta
     def combat(self, meta: Any, c: list[Any]) -> A.Combat:
         return A.Combat(self.span(meta), str(c[0]), str(c[1]))
 
-    @v_args(meta=True)
+    @with_meta
     def at_end(self, meta: Any, c: list[Any]) -> A.AtEnd:
         exprs = [x for x in c[1:] if not isinstance(x, (A.ActionEffect, Token, str))]
         failing = next((x for x in c if isinstance(x, A.ActionEffect)), None)
         cond, test = (exprs[0], exprs[1]) if len(exprs) > 1 else (None, exprs[0])
         return A.AtEnd(self.span(meta), str(c[0]), cond, test, failing)
 
-    @v_args(meta=True)
+    @with_meta
     def reaction(self, meta: Any, c: list[Any]) -> A.Reaction:
         requires = next((str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"), None)
         return A.Reaction(self.span(meta), str(c[0]), tuple(x for x in c[1:] if isinstance(x, A.ActionEffect)),
@@ -180,7 +180,7 @@ class GameBuilder(BuilderBase):
 
     # -- scenarios ----------------------------------------------------------------
 
-    @v_args(meta=True)
+    @with_meta
     def scenario(self, meta: Any, c: list[Any]) -> A.Scenario:
         items = self._flat(c[2:])
         one = {x.tag: x.data for x in items if isinstance(x, Item)}
@@ -188,33 +188,33 @@ class GameBuilder(BuilderBase):
                           one.get("turns"), one.get("distance"), one.get("first"),
                           tuple(x for x in items if isinstance(x, A.Side)), self._prose(items))
 
-    @v_args(meta=True)
+    @with_meta
     def sc_game(self, meta: Any, c: list[Any]) -> Item:
         return Item("game", self.span(meta), str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def sc_army(self, meta: Any, c: list[Any]) -> Item:
         return Item("army", self.span(meta), str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def sc_turns(self, meta: Any, c: list[Any]) -> Item:
         return Item("turns", self.span(meta), int(str(c[0])))
 
-    @v_args(meta=True)
+    @with_meta
     def sc_distance(self, meta: Any, c: list[Any]) -> Item:
         return Item("distance", self.span(meta), _inches(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def sc_first(self, meta: Any, c: list[Any]) -> Item:
         return Item("first", self.span(meta), str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def side(self, meta: Any, c: list[Any]) -> A.Side:
         rest = self._flat(c[2:])
         return A.Side(self.span(meta), str(c[0]), unquote(str(c[1])),
                       tuple(x for x in rest if isinstance(x, A.SideUnit)), self._prose(rest))
 
-    @v_args(meta=True)
+    @with_meta
     def side_unit(self, meta: Any, c: list[Any]) -> A.SideUnit:
         names = [str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"]
         at = next((_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"), None)

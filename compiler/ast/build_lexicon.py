@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Token, v_args
+from lark import Token
 
 from compiler import ast as A
-from compiler.ast.build_base import BuilderBase, unquote
+from compiler.ast.build_base import BuilderBase, unquote, with_meta
 
 
 class LexiconBuilder(BuilderBase):
@@ -22,7 +22,7 @@ class LexiconBuilder(BuilderBase):
             return c[0]
         return str(c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def stat(self, meta: Any, c: list[Any]) -> A.Stat:
         name, title = str(c[0]), unquote(str(c[1]))
         stype = None
@@ -47,7 +47,7 @@ class LexiconBuilder(BuilderBase):
     def entry_kind(self, c: list[Any]) -> str:
         return str(c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def entry(self, meta: Any, c: list[Any]) -> A.Entry:
         kind, name, title = c[0], str(c[1]), unquote(str(c[2]))
         short, prose, aka, see = self._entry_parts(c[3:])
@@ -56,7 +56,7 @@ class LexiconBuilder(BuilderBase):
     def choices(self, c: list[Any]) -> tuple[str, ...]:
         return tuple(str(t) for t in c)
 
-    @v_args(meta=True)
+    @with_meta
     def situation(self, meta: Any, c: list[Any]) -> A.Situation:
         name, title = str(c[0]), unquote(str(c[1]))
         choices: tuple[str, ...] = ()

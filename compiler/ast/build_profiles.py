@@ -6,11 +6,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from lark import Token, v_args
+from lark import Token
 
 from compiler import codes
 from compiler import ast as A
-from compiler.ast.build_base import BuilderBase, Item, dice_parts, die_key, unquote
+from compiler.ast.build_base import BuilderBase, Item, dice_parts, die_key, unquote, with_meta
 
 
 class ProfilesBuilder(BuilderBase):
@@ -37,18 +37,18 @@ class ProfilesBuilder(BuilderBase):
                          points[0] if points else None, klass[0] if klass else None,
                          self._prose(items))
 
-    @v_args(meta=True)
+    @with_meta
     def unit(self, meta: Any, c: list[Any]) -> A.Profile:
         return self._profile(meta, "unit", c)
 
-    @v_args(meta=True)
+    @with_meta
     def weapon(self, meta: Any, c: list[Any]) -> A.Profile:
         return self._profile(meta, "weapon", c)
 
     def stat_line(self, c: list[Any]) -> list[A.StatValue]:
         return list(c)
 
-    @v_args(meta=True)
+    @with_meta
     def stat_pair(self, meta: Any, c: list[Any]) -> A.StatValue:
         tok: Token = c[0]
         kind, value, dice, bonus = c[1]
@@ -81,34 +81,34 @@ class ProfilesBuilder(BuilderBase):
     def v_text(self, c: list[Any]) -> tuple[str, Any, Any, int]:
         return ("text", unquote(str(c[0])), None, 0)
 
-    @v_args(meta=True)
+    @with_meta
     def keywords(self, meta: Any, c: list[Any]) -> Item:
         return Item("keywords", self.span(meta), self._names(c))
 
-    @v_args(meta=True)
+    @with_meta
     def weapons(self, meta: Any, c: list[Any]) -> Item:
         return Item("weapons", self.span(meta), self._names(c))
 
-    @v_args(meta=True)
+    @with_meta
     def abilities(self, meta: Any, c: list[Any]) -> Item:
         return Item("abilities", self.span(meta), tuple(c))
 
-    @v_args(meta=True)
+    @with_meta
     def ability_use(self, meta: Any, c: list[Any]) -> A.AbilityUse:
         arg = c[1] if len(c) > 1 else None
         return A.AbilityUse(self.span(meta), str(c[0]), arg)
 
-    @v_args(meta=True)
+    @with_meta
     def points(self, meta: Any, c: list[Any]) -> Item:
         return Item("points", self.span(meta), int(str(c[0])))
 
-    @v_args(meta=True)
+    @with_meta
     def profile_class(self, meta: Any, c: list[Any]) -> Item:
         return Item("class", self.span(meta), str(c[0]))
 
     # -- squads ---------------------------------------------------------------------
 
-    @v_args(meta=True)
+    @with_meta
     def squad(self, meta: Any, c: list[Any]) -> A.Squad:
         name, title = str(c[0]), unquote(str(c[1]))
         items = self._flat(c[2:])
@@ -125,7 +125,7 @@ class ProfilesBuilder(BuilderBase):
                        tuple(w for g in self._items(items, "weapons") for w in g),
                        bool(self._items(items, "special")), self._prose(items))
 
-    @v_args(meta=True)
+    @with_meta
     def squad_models(self, meta: Any, c: list[Any]) -> Item:
         rng: A.RangeExpr = c[1]
         lo = rng.low.value if isinstance(rng.low, A.Int) else None
@@ -134,34 +134,34 @@ class ProfilesBuilder(BuilderBase):
             self.sink.error(codes.WRONG_KIND, "a squad's size is a range of whole numbers such as 5..10", rng.span)
         return Item("models", self.span(meta), (str(c[0]), self.tspan(c[0]), lo, hi))
 
-    @v_args(meta=True)
+    @with_meta
     def squad_models_fixed(self, meta: Any, c: list[Any]) -> Item:
         n = int(str(c[1]))
         return Item("models", self.span(meta), (str(c[0]), self.tspan(c[0]), n, n))
 
-    @v_args(meta=True)
+    @with_meta
     def squad_points(self, meta: Any, c: list[Any]) -> Item:
         per = int(str(c[1])) if len(c) > 1 and c[1] is not None else None
         return Item("squad_points", self.span(meta), (int(str(c[0])), per))
 
-    @v_args(meta=True)
+    @with_meta
     def special(self, meta: Any, c: list[Any]) -> Item:
         return Item("special", self.span(meta), True)
 
     # -- army construction ----------------------------------------------------------
 
-    @v_args(meta=True)
+    @with_meta
     def army(self, meta: Any, c: list[Any]) -> A.Army:
         items = self._flat(c[2:])
         points = tuple(p for x in items if isinstance(x, Item) and x.tag == "army_points" for p in x.data)
         reqs = tuple(x for x in items if isinstance(x, A.Requirement))
         return A.Army(self.span(meta), str(c[0]), unquote(str(c[1])), points, reqs, self._prose(items))
 
-    @v_args(meta=True)
+    @with_meta
     def army_points(self, meta: Any, c: list[Any]) -> Item:
         return Item("army_points", self.span(meta), tuple(int(str(t)) for t in c))
 
-    @v_args(meta=True)
+    @with_meta
     def require(self, meta: Any, c: list[Any]) -> A.Requirement:
         msg = unquote(str(c[1])) if len(c) > 1 and c[1] is not None else None
         return A.Requirement(self.span(meta), c[0], msg)

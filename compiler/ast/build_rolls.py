@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Token, v_args
+from lark import Token
 
 from compiler import codes
 from compiler import ast as A
-from compiler.ast.build_base import BuilderBase, Item, Text, dice_parts, die_key, unquote
+from compiler.ast.build_base import BuilderBase, Item, Text, dice_parts, die_key, unquote, with_meta
 
 
 class RollsBuilder(BuilderBase):
@@ -17,7 +17,7 @@ class RollsBuilder(BuilderBase):
 
     # -- custom dice ----------------------------------------------------------------
 
-    @v_args(meta=True)
+    @with_meta
     def die(self, meta: Any, c: list[Any]) -> A.Decl:
         dice_tokens = self._tokens(c, "DICE")
         name_tok, base_tok = dice_tokens[0], dice_tokens[1]
@@ -39,7 +39,7 @@ class RollsBuilder(BuilderBase):
         return A.Die(self.span(meta), die_key(str(name_tok)), title, sides, self.tspan(base_tok),
                      tuple(f.data for f in faces), short, prose)
 
-    @v_args(meta=True)
+    @with_meta
     def face(self, meta: Any, c: list[Any]) -> Item:
         x = c[0]
         if isinstance(x, Token) and x.type == "STRING":
@@ -91,11 +91,11 @@ class RollsBuilder(BuilderBase):
                       fields.get("never_better"), fields.get("never_worse"), fields.get("modifier_cap"),
                       tuple(fields["rerolls"]), tuple(prose), tuple(spans))
 
-    @v_args(meta=True)
+    @with_meta
     def test(self, meta: Any, c: list[Any]) -> A.Test:
         return self._test(meta, c)
 
-    @v_args(meta=True)
+    @with_meta
     def test_line(self, meta: Any, c: list[Any]) -> A.Test:
         return self._test(meta, c)
 
@@ -103,7 +103,7 @@ class RollsBuilder(BuilderBase):
         op = str(c[0])
         return {"≥": ">=", "≤": "<=", "≠": "!="}.get(op, op)
 
-    @v_args(meta=True)
+    @with_meta
     def roll_cmp(self, meta: Any, c: list[Any]) -> Item:
         span = self.span(meta)
         if c[1] not in (">=", "<="):
@@ -111,32 +111,32 @@ class RollsBuilder(BuilderBase):
                             span, "write: roll d6 >= 4  or  roll d6 <= BS")
         return Item("roll", span, A.Roll(span, c[0], c[1], c[2]))
 
-    @v_args(meta=True)
+    @with_meta
     def roll_against(self, meta: Any, c: list[Any]) -> Item:
         span = self.span(meta)
         return Item("roll", span, A.Roll(span, c[0], "against", c[1]))
 
-    @v_args(meta=True)
+    @with_meta
     def natural_fails(self, meta: Any, c: list[Any]) -> Item:
         return Item("natural_fails", self.span(meta), c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def natural_succeeds(self, meta: Any, c: list[Any]) -> Item:
         return Item("natural_succeeds", self.span(meta), c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def never_better(self, meta: Any, c: list[Any]) -> Item:
         return Item("never_better", self.span(meta), c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def never_worse(self, meta: Any, c: list[Any]) -> Item:
         return Item("never_worse", self.span(meta), c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def modifier_cap(self, meta: Any, c: list[Any]) -> Item:
         return Item("modifier_cap", self.span(meta), (c[0], c[1]))
 
-    @v_args(meta=True)
+    @with_meta
     def reroll(self, meta: Any, c: list[Any]) -> Item:
         return Item("rerolls", self.span(meta), (c[0],))
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Token, v_args
+from lark import Token
 
 from compiler import codes
 from compiler import ast as A
-from compiler.ast.build_base import BuilderBase, Item, Text, dice_parts, die_key, unquote
+from compiler.ast.build_base import BuilderBase, Item, Text, dice_parts, die_key, unquote, with_meta
 
 
 class SequencesBuilder(BuilderBase):
@@ -27,50 +27,50 @@ class SequencesBuilder(BuilderBase):
             return A.Int(value.span, -value.value)
         return A.Unary(value.span, "-", value)
 
-    @v_args(meta=True)
+    @with_meta
     def effect_roll(self, meta: Any, c: list[Any]) -> A.Effect:
         return A.Effect(self.span(meta), "roll", value=self._signed(c[0], c[1]), test=str(c[2]))
 
-    @v_args(meta=True)
+    @with_meta
     def effect_stat(self, meta: Any, c: list[Any]) -> A.Effect:
         role = str(c[3]) if len(c) > 3 and c[3] is not None else None
         return A.Effect(self.span(meta), "stat", value=self._signed(c[0], c[1]), stat=str(c[2]), role=role)
 
-    @v_args(meta=True)
+    @with_meta
     def effect_needs(self, meta: Any, c: list[Any]) -> A.Effect:
         return A.Effect(self.span(meta), "needs", value=c[1], test=str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def effect_reroll(self, meta: Any, c: list[Any]) -> A.Effect:
         return A.Effect(self.span(meta), "reroll", test=str(c[1]), reroll=c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def effect_cap_better(self, meta: Any, c: list[Any]) -> A.Effect:
         return A.Effect(self.span(meta), "never_better", value=c[1], test=str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def effect_cap_worse(self, meta: Any, c: list[Any]) -> A.Effect:
         return A.Effect(self.span(meta), "never_worse", value=c[1], test=str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def effect_ignore(self, meta: Any, c: list[Any]) -> A.Effect:
         return A.Effect(self.span(meta), "ignore_modifiers", test=str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def effect_better(self, meta: Any, c: list[Any]) -> A.Effect:
         role = str(c[1]) if len(c) > 2 and c[1] is not None else None
         return A.Effect(self.span(meta), "better", value=c[-1], stat=str(c[0]), role=role)
 
-    @v_args(meta=True)
+    @with_meta
     def effect_worse(self, meta: Any, c: list[Any]) -> A.Effect:
         role = str(c[1]) if len(c) > 2 and c[1] is not None else None
         return A.Effect(self.span(meta), "worse", value=c[-1], stat=str(c[0]), role=role)
 
-    @v_args(meta=True)
+    @with_meta
     def when(self, meta: Any, c: list[Any]) -> Item:
         return Item("when", self.span(meta), c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def mod_group(self, meta: Any, c: list[Any]) -> Item:
         return Item("group", self.span(meta), str(c[0]))
 
@@ -90,19 +90,19 @@ class SequencesBuilder(BuilderBase):
         return A.Modifier(self.span(meta), name, title, effects, whens[0].data if whens else None,
                           groups[0].data if groups else None, self._prose(items))
 
-    @v_args(meta=True)
+    @with_meta
     def modifier(self, meta: Any, c: list[Any]) -> A.Modifier:
         items = self._flat(c[2:])
         return self._modifier(meta, str(c[0]), unquote(str(c[1])), items)
 
-    @v_args(meta=True)
+    @with_meta
     def modifier_block_only(self, meta: Any, c: list[Any]) -> A.Modifier:
         return self._modifier(meta, str(c[0]), unquote(str(c[1])), self._flat(c[2:]))
 
     def stacking_kind(self, c: list[Any]) -> str:
         return str(c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def stacking(self, meta: Any, c: list[Any]) -> Item:
         return Item("stacking", self.span(meta), c[0])
 
@@ -111,7 +111,7 @@ class SequencesBuilder(BuilderBase):
     def ability_block(self, c: list[Any]) -> list[Any]:
         return list(c)
 
-    @v_args(meta=True)
+    @with_meta
     def ability(self, meta: Any, c: list[Any]) -> A.Ability:
         name = str(c[0])
         if isinstance(c[1], Token):
@@ -131,11 +131,11 @@ class SequencesBuilder(BuilderBase):
                          whens[0].data if whens else None, stack[0].data if stack else None,
                          self._prose(rest), aka, see, defence)
 
-    @v_args(meta=True)
+    @with_meta
     def when_attacked(self, meta: Any, c: list[Any]) -> Item:
         return Item("attacked", self.span(meta), tuple(x for x in c if isinstance(x, A.Effect)))
 
-    @v_args(meta=True)
+    @with_meta
     def hook(self, meta: Any, c: list[Any]) -> A.Hook:
         natural, natural_from = c[0]
         test = str(c[1])
@@ -144,7 +144,7 @@ class SequencesBuilder(BuilderBase):
             return A.Hook(self.span(meta), test, None, natural_from, effects, natural_param=natural)
         return A.Hook(self.span(meta), test, natural, natural_from, effects)
 
-    @v_args(meta=True)
+    @with_meta
     def hook_damage(self, meta: Any, c: list[Any]) -> A.Hook:
         die: A.Dice | None = None
         if len(c) == 2:
@@ -165,24 +165,24 @@ class SequencesBuilder(BuilderBase):
     def crit_from_param(self, c: list[Any]) -> tuple[str, bool]:
         return str(c[0]), True
 
-    @v_args(meta=True)
+    @with_meta
     def hook_succeeds(self, meta: Any, c: list[Any]) -> A.HookEffect:
         return A.HookEffect(self.span(meta), "succeed")
 
-    @v_args(meta=True)
+    @with_meta
     def extra(self, meta: Any, c: list[Any]) -> A.HookEffect:
         word = str(c[1]) if len(c) > 1 and c[1] is not None else None
         return A.HookEffect(self.span(meta), "extra", amount=c[0], word=word)
 
-    @v_args(meta=True)
+    @with_meta
     def auto_pass(self, meta: Any, c: list[Any]) -> A.HookEffect:
         return A.HookEffect(self.span(meta), "pass", test=str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def auto_fail(self, meta: Any, c: list[Any]) -> A.HookEffect:
         return A.HookEffect(self.span(meta), "fail", test=str(c[0]))
 
-    @v_args(meta=True)
+    @with_meta
     def hook_modifier(self, meta: Any, c: list[Any]) -> A.HookEffect:
         effect: A.Effect = c[0]
         return A.HookEffect(self.span(meta), "modify", test=effect.test, effect=effect)
@@ -190,24 +190,24 @@ class SequencesBuilder(BuilderBase):
     def spill_over(self, c: list[Any]) -> bool:
         return True
 
-    @v_args(meta=True)
+    @with_meta
     def mortal(self, meta: Any, c: list[Any]) -> A.HookEffect:
         return A.HookEffect(self.span(meta), "mortal", spill=bool(c and c[0]))
 
     # -- attack sequences -----------------------------------------------------------
 
-    @v_args(meta=True)
+    @with_meta
     def attack(self, meta: Any, c: list[Any]) -> A.Attack:
         name, params, title, rest = self._head(c)
         steps = tuple(x for x in rest if isinstance(x, A.Step))
         lets = tuple(x for x in rest if isinstance(x, A.Let))
         return A.Attack(self.span(meta), name, params, title, steps, lets, self._prose(rest))
 
-    @v_args(meta=True)
+    @with_meta
     def step(self, meta: Any, c: list[Any]) -> A.Step:
         return A.Step(self.span(meta), str(c[0]), c[1])
 
-    @v_args(meta=True)
+    @with_meta
     def removal(self, meta: Any, c: list[Any]) -> A.Step:
         damage = c[3] if len(c) > 3 else None
         return A.Step(self.span(meta), str(c[0]), None, str(c[1]), c[2], damage)

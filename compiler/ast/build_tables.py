@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Token, v_args
+from lark import Token
 
 from compiler import codes
 from compiler import ast as A
-from compiler.ast.build_base import BuilderBase, Item, unquote
+from compiler.ast.build_base import BuilderBase, Item, unquote, with_meta
 
 
 class TablesBuilder(BuilderBase):
@@ -18,14 +18,14 @@ class TablesBuilder(BuilderBase):
     def params(self, c: list[Any]) -> tuple[A.Param, ...]:
         return tuple(p for p in c if p is not None)
 
-    @v_args(meta=True)
+    @with_meta
     def param(self, meta: Any, c: list[Any]) -> A.Param:
         ptype: A.RangeExpr | str | None = None
         if len(c) > 1 and c[1] is not None:
             ptype = c[1] if isinstance(c[1], A.RangeExpr) else str(c[1])
         return A.Param(self.span(meta), str(c[0]), ptype)
 
-    @v_args(meta=True)
+    @with_meta
     def table(self, meta: Any, c: list[Any]) -> A.Table:
         name, params, title, rest = self._head(c)
         lets = tuple(x for x in rest if isinstance(x, A.Let))
@@ -39,21 +39,21 @@ class TablesBuilder(BuilderBase):
             self.sink.error(codes.BAD_GRID, f"table '{name}' has more than one grid", grids[1].span)
         return A.Table(self.span(meta), name, params, title, lets, rows, grids[0] if grids else None, None, prose)
 
-    @v_args(meta=True)
+    @with_meta
     def table_formula(self, meta: Any, c: list[Any]) -> A.Table:
         name, params, title, rest = self._head(c)
         return A.Table(self.span(meta), name, params, title, (), (), None, rest[0], ())
 
-    @v_args(meta=True)
+    @with_meta
     def case_row(self, meta: Any, c: list[Any]) -> A.CaseRow:
         pattern = None if isinstance(c[0], Item) and c[0].tag == "otherwise" else c[0]
         return A.CaseRow(self.span(meta), pattern, c[1])
 
-    @v_args(meta=True)
+    @with_meta
     def otherwise(self, meta: Any, c: list[Any]) -> Item:
         return Item("otherwise", self.span(meta), None)
 
-    @v_args(meta=True)
+    @with_meta
     def grid(self, meta: Any, c: list[Any]) -> A.Grid:
         row_param, col_param = str(c[0]), str(c[1])
         header: Item = c[2]
@@ -70,15 +70,15 @@ class TablesBuilder(BuilderBase):
         return A.Grid(span, row_param, col_param, tuple(columns),
                       tuple((r.data[0], tuple(r.data[1])) for r in rows), tuple(r.span for r in rows))
 
-    @v_args(meta=True)
+    @with_meta
     def grid_header(self, meta: Any, c: list[Any]) -> Item:
         return Item("header", self.span(meta), (str(c[0]), [int(x) for x in c[1:]]))
 
-    @v_args(meta=True)
+    @with_meta
     def grid_row(self, meta: Any, c: list[Any]) -> Item:
         return Item("row", self.span(meta), (int(c[0]), list(c[1:])))
 
-    @v_args(meta=True)
+    @with_meta
     def grid_cell(self, meta: Any, c: list[Any]) -> A.Expr:
         tok: Token = c[0]
         span = self.tspan(tok)
@@ -94,14 +94,14 @@ class TablesBuilder(BuilderBase):
             return A.Const(span, "never")
         return A.Const(span, "always")
 
-    @v_args(meta=True)
+    @with_meta
     def formula(self, meta: Any, c: list[Any]) -> A.Formula:
         name, params, title, rest = self._head(c)
         expr = rest[0]
         _, prose, _, _ = self._entry_parts(rest[1:])
         return A.Formula(self.span(meta), name, params, title, (), expr, prose)
 
-    @v_args(meta=True)
+    @with_meta
     def formula_block(self, meta: Any, c: list[Any]) -> A.Formula:
         name, params, title, rest = self._head(c)
         lets = tuple(x for x in rest if isinstance(x, A.Let))
@@ -114,10 +114,10 @@ class TablesBuilder(BuilderBase):
         result = results[-1].data if results else None
         return A.Formula(self.span(meta), name, params, title, lets, result, self._prose(rest))
 
-    @v_args(meta=True)
+    @with_meta
     def result(self, meta: Any, c: list[Any]) -> Item:
         return Item("result", self.span(meta), c[0])
 
-    @v_args(meta=True)
+    @with_meta
     def let_line(self, meta: Any, c: list[Any]) -> A.Let:
         return A.Let(self.span(meta), str(c[0]), c[1])
