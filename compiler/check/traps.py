@@ -119,7 +119,7 @@ def _always(ctx: Context, test: A.Test, span: Span) -> None:
     ctx.sink.warning(codes.ALWAYS_CAN_FAIL, f"'{test.id}' says natural {faces} fails, and that beats 'always': "
                      f"the roll is still made and fails on a natural {faces}", span,
                      "for a success with no roll, count it without the test (hits = attacks); "
-                     f"to keep the roll, write the target as 2+ instead of always")
+                     "to keep the roll, write the target as 2+ instead of always")
 
 
 def check_each_brackets(ctx: Context) -> None:
