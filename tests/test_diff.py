@@ -545,6 +545,31 @@ def test_check_warns_when_a_result_changes_but_the_version_does_not(repo: Path) 
     assert "W607" not in run("check", "rules/skirmish", cwd=repo).stderr
 
 
+@needs_git
+def test_changed_folders_are_found_with_one_git_question_for_all(tmp_path: Path) -> None:
+    """Which ruleset folders differ from HEAD, asked for several at once: an edited one, a clean
+    one, one HEAD does not have, one in a nested repository and one outside git."""
+    from compiler.review.gitsource import changed_since_head
+    root = tmp_path / "repo"
+    edited, clean = write(root / "rules" / "a b", SKIRMISH), write(root / "rules" / "clean", SKIRMISH)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "v1")
+    (edited / "ruleset.rules").write_text(SKIRMISH.replace("Sv 6+", "Sv 5+"), encoding="utf-8")
+    (edited / "notes.txt").write_text("not rules", encoding="utf-8")
+    (clean / "notes.txt").write_text("not rules either", encoding="utf-8")
+    new = write(root / "rules" / "new", SKIRMISH)
+    nested = write(root / "rules" / "nested", SKIRMISH)
+    git(nested, "init", "-q")
+    git(nested, "add", ".")
+    git(nested, "commit", "-q", "-m", "its own")
+    loose = write(tmp_path / "loose", SKIRMISH)
+    found = changed_since_head([edited, clean, new, nested, loose])
+    assert found == {edited: True, clean: False, new: None, nested: False, loose: None}
+    (nested / "ruleset.rules").write_text(SKIRMISH.replace("Sv 6+", "Sv 4+"), encoding="utf-8")
+    assert changed_since_head([clean, nested]) == {clean: False, nested: True}
+
+
 def test_version_check_is_silent_outside_git(tmp_path: Path) -> None:
     from compiler.review.versions import version_warnings
     folder = write(tmp_path / "loose", SKIRMISH)

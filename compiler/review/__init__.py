@@ -37,12 +37,39 @@ demo 1.0.0 (old) → demo 1.0.0 (new)
 """
 from __future__ import annotations
 
-from compiler.review.diff import RulesetDiff, diff_models
-from compiler.review.gitsource import Loaded, SideSpec, SourceError, load_side, parse_sides, releases
-from compiler.review.odds import Impact, changed_examples, impact
-from compiler.review.report import diff_json, diff_markdown, diff_text
-from compiler.review.versions import version_warnings
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported on first use: ``warscribe check`` reads only version_warnings
+    from compiler.review.diff import RulesetDiff, diff_models
+    from compiler.review.gitsource import Loaded, SideSpec, SourceError, load_side, parse_sides, releases
+    from compiler.review.odds import Impact, changed_examples, impact
+    from compiler.review.report import diff_json, diff_markdown, diff_text
+    from compiler.review.versions import version_warnings
 
 __all__ = ["Impact", "Loaded", "RulesetDiff", "SideSpec", "SourceError", "changed_examples", "diff_json",
            "diff_markdown", "diff_models", "diff_text", "impact", "load_side", "parse_sides", "releases",
            "version_warnings"]
+
+# Where each public name lives; ``from compiler.review import diff_models`` imports its module then.
+_PUBLIC = {
+    "RulesetDiff": "diff", "diff_models": "diff",
+    "Loaded": "gitsource", "SideSpec": "gitsource", "SourceError": "gitsource", "load_side": "gitsource",
+    "parse_sides": "gitsource", "releases": "gitsource",
+    "Impact": "odds", "changed_examples": "odds", "impact": "odds",
+    "diff_json": "report", "diff_markdown": "report", "diff_text": "report",
+    "version_warnings": "versions",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'compiler.review' has no attribute {name!r}")
+    value = getattr(import_module(f"compiler.review.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))

@@ -308,3 +308,63 @@ def differs_from_head(folder: Path) -> bool | None:
     if r.returncode != 0:
         return None
     return any(line.strip().endswith(".rules") for line in r.stdout.splitlines())
+
+
+def changed_since_head(folders: list[Path]) -> dict[Path, bool | None]:
+    """:func:`differs_from_head` for several folders, asking git once per step for all the folders
+    of one repository (a check of the six bundled rulesets runs 4 git commands, not 24).
+
+    Each folder maps to True (a ``.rules`` file in it differs from HEAD), False, or None (outside
+    git, or HEAD does not have the folder)."""
+    out: dict[Path, bool | None] = {}
+    members: dict[Path, list[tuple[Path, str]]] = {}
+    for folder in folders:
+        repo = next((r for r in members if _inside_work_tree(folder, r)), None) or repo_root(folder)
+        rel = None
+        if repo is not None:
+            try:
+                rel = str(relative_in_repo(repo, folder))
+            except SourceError:
+                pass
+        if repo is None or rel is None:
+            out[folder] = None
+        else:
+            members.setdefault(repo, []).append((folder, rel))
+    for repo, inside in members.items():
+        head = _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+        specs = sorted({rel for _, rel in inside})
+        listed = _git(repo, "ls-tree", "-r", "-z", "--name-only", head.stdout.strip(), "--", *specs) \
+            if head.returncode == 0 else None
+        status = _git(repo, "status", "--porcelain", "--untracked-files=all", "--", *specs)
+        at_head = [f for f in listed.stdout.split("\0") if f] if listed is not None and listed.returncode == 0 else []
+        changed = [_status_path(line) for line in status.stdout.splitlines()] if status.returncode == 0 else None
+        for folder, rel in inside:
+            if not any(_under(f, rel) for f in at_head):
+                out[folder] = None
+            elif changed is None:
+                out[folder] = None
+            else:
+                out[folder] = any(_under(p, rel) and p.endswith(".rules") for p in changed)
+    return out
+
+
+def _inside_work_tree(folder: Path, repo: Path) -> bool:
+    """Is ``folder`` in the work tree of ``repo`` (inside it, and in no nested work tree)?"""
+    path = folder.resolve()
+    if path != repo and repo not in path.parents:
+        return False
+    while path != repo:
+        if (path / ".git").exists():
+            return False
+        path = path.parent
+    return True
+
+
+def _under(path: str, rel: str) -> bool:
+    return rel == "." or path == rel or path.startswith(rel + "/")
+
+
+def _status_path(line: str) -> str:
+    """The path of one line of ``git status --porcelain`` (the new one of a rename)."""
+    path = line[3:].split(" -> ")[-1]
+    return path[1:-1] if len(path) > 1 and path.startswith('"') and path.endswith('"') else path

@@ -26,14 +26,19 @@ from compiler.model.ruleset import Ruleset
 
 def version_warnings(models: Iterable[Ruleset]) -> tuple[Diagnostic, ...]:
     """W607 warnings for the given (compiled, error-free) rulesets."""
-    from compiler.review.gitsource import GIT_FAILURES, differs_from_head
+    from compiler.review.gitsource import GIT_FAILURES, changed_since_head
 
+    models = list(models)
+    try:
+        changed = changed_since_head([Path(model.folder) for model in models])
+    except GIT_FAILURES:
+        return ()
     out: list[Diagnostic] = []
     for model in models:
         folder = Path(model.folder)
+        if not changed.get(folder):
+            continue
         try:
-            if not differs_from_head(folder):
-                continue
             old = _head_model(folder)
         except GIT_FAILURES:
             continue
