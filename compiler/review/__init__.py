@@ -22,6 +22,7 @@ and never writes a file::
   but the version did not (:func:`version_warnings`).
 
 >>> from compiler.driver import compile_text
+>>> from compiler.review import diff_models, diff_text
 >>> head = 'ruleset demo "Demo":\\n  version 1.0.0\\n'
 >>> old = compile_text(head + 'test hit(BS: 1..6) = roll d6 >= BS\\n').rulesets[0]
 >>> new = compile_text(head + 'test hit(BS: 1..6) = roll d6 >= BS + 1\\n').rulesets[0]
