@@ -84,10 +84,16 @@ def _fingerprint() -> bytes:
     if isinstance(found, bytes):
         return found
     import importlib.resources
-    from importlib.metadata import version
+    import importlib.util
 
     h = hashlib.sha256()
-    h.update(f"{sys.version}|{version('lark')}|{pickle.HIGHEST_PROTOCOL}".encode())
+    h.update(f"{sys.version}|{pickle.HIGHEST_PROTOCOL}\n".encode())
+    # Lark's version, read from its files (importlib.metadata takes longer to load than the rest)
+    lark = importlib.util.find_spec("lark")
+    if lark is not None and lark.origin:
+        for path in sorted(Path(lark.origin).parent.glob("*.py")):
+            st = path.stat()
+            h.update(f"lark/{path.name}|{st.st_size}|{st.st_mtime_ns}\n".encode())
     try:  # the grammar (read here, not through compiler.syntax, which would load Lark)
         for res in sorted(importlib.resources.files("compiler.grammar").iterdir(), key=lambda r: r.name):
             if res.name.endswith(".lark"):
