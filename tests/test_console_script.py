@@ -1,6 +1,6 @@
 """The command line as a separate process, where only a process proves it.
 
-Most CLI tests run ``warscribe`` in the test's own process (conftest's ``warscribe``, Typer's
+Most CLI tests run ``warscribe`` in the test's own process (conftest's ``warscribe``, Click's
 ``CliRunner``): fast, and an exception escaping a command fails the test with its traceback.
 These few run the real thing: the installed console script and ``python -m compiler`` —
 the entry point, exit statuses, what goes to stdout and what to stderr, standard input,
