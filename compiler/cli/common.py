@@ -45,15 +45,31 @@ class Command(click.Command):
 
 
 class Group(click.Group):
-    """The application and its groups of commands: ``--help`` lists the commands in the order they
-    were registered, each with the first line of its help in full; called with no arguments, a
-    group prints its help on standard output and exits 2; Ctrl-C exits 130 without a traceback."""
+    """The application and its groups of commands.
+
+    A command may be registered lazily: ``modules`` maps its name to the module that registers it,
+    imported only when the command runs (or when ``--help`` lists every command, in the order of
+    ``modules``, each with the first paragraph of its help in full). Called with no arguments, a
+    group prints its help on standard output and exits 2; Ctrl-C exits 130 without a traceback.
+    """
 
     command_class = Command
     group_class = type  # a group's sub-groups are Groups too
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.modules: dict[str, str] = {}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.modules:
+            import importlib
+
+            importlib.import_module(self.modules[cmd_name])
+        return super().get_command(ctx, cmd_name)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)
+        names = [name for name in self.modules if self.get_command(ctx, name) is not None]
+        return names + [name for name in self.commands if name not in names]
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         if cmd.short_help is None and cmd.help:
