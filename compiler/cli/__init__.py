@@ -3,10 +3,11 @@
 Exit status: 0 when all is well (warnings may be printed), 1 when the rules
 have errors (or tests fail), 2 when warscribe was called wrongly.
 
-The application lives in :mod:`compiler.cli.common`; each module registers one family of
-commands on it, and :mod:`compiler.cli.commands` imports them in the order ``--help`` lists
-them.  Nothing is imported before it is needed: ``warscribe version`` answers without Click,
-and each command imports the stages it uses when it runs.
+The application (a Click group) lives in :mod:`compiler.cli.common`; each module registers one
+family of commands on it, and :mod:`compiler.cli.commands` names the module of each command, in
+the order ``--help`` lists them.  Nothing is imported before it is needed: ``warscribe version``
+answers without Click, a command's module is imported only when it runs, and each command
+imports the stages it uses when it runs.
 """
 from __future__ import annotations
 

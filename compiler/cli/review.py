@@ -1,6 +1,6 @@
 """``warscribe diff``: what changed between two versions of a ruleset, and what it did to the odds.
 
-Registered on the application of :mod:`compiler.cli` when that module is imported.
+Registered on the application of :mod:`compiler.cli.common` when this module is imported (see :mod:`compiler.cli.commands`).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Authoring commands: ``warscribe fmt`` (the formatter) and ``warscribe new`` (a new ruleset).
 
-Registered on the main application by an import at the end of :mod:`compiler.cli`.
+Registered on the main application when this module is imported (see :mod:`compiler.cli.commands`).
 """
 from __future__ import annotations
 
