@@ -140,13 +140,13 @@ class Ran:
 
 def warscribe(*args: str, cwd: Path | None = None, stdin: str | None = None,
               env: dict[str, str] | None = None) -> Ran:
-    """``warscribe ARGS`` in this process (Typer's ``CliRunner``), from folder ``cwd``.
+    """``warscribe ARGS`` in this process (Click's ``CliRunner``), from folder ``cwd``.
 
     A Python exception escaping the command is re-raised here, so a test sees the traceback
     a user would have seen. Tests that prove the console script itself (its exit status, its
     stderr, that it starts from another folder) use :func:`warscribe_process`.
     """
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from compiler.cli import app
 

@@ -8,7 +8,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from compiler.cli import app
 from compiler.site.output import FIXED_EPOCH, source_date_epoch

@@ -102,3 +102,54 @@ def test_bundled_rulesets_are_clean() -> None:
     problems = [d for d in data["diagnostics"] if d["severity"] != "note"]
     assert problems == [], json.dumps(problems[:5], indent=1)
     assert r.returncode == 0
+
+
+def test_help_lists_every_command_in_order_each_with_its_summary_in_full() -> None:
+    from compiler.cli.commands import MODULES
+
+    r = run("--help")
+    listed = r.stdout.split("Commands:")[1]
+    names = [line.split()[0] for line in listed.splitlines() if line.startswith("  ") and line[2] != " "]
+    assert names == list(MODULES)
+    flat = " ".join(listed.split())
+    assert "render Write the website as plain Markdown pages, a navigation (nav.yml) and assets — no MkDocs needed." \
+        in flat
+    assert "diff What changed between two versions of a ruleset, and what it did to the odds." in flat
+
+
+def test_a_command_help_lists_its_arguments_and_options_with_defaults() -> None:
+    r = run("eval", "-h")
+    assert r.returncode == 0, r.stderr
+    flat = " ".join(r.stdout.split())
+    assert "Usage: warscribe eval [OPTIONS] PATH EXPRESSION" in flat
+    assert "Arguments: PATH The ruleset folder. EXPRESSION What to work out" in flat
+    assert "-w, --with TEXT A situation" in flat and "--exact / --fast" in flat and "[default: exact]" in flat
+    army = run("army", "check", "--help")
+    assert "ROSTER The army list" in " ".join(army.stdout.split()) and "--army TEXT" in army.stdout
+
+
+def test_no_arguments_print_the_help_and_exit_2() -> None:
+    r = run()
+    assert r.returncode == 2 and "Commands:" in r.stdout and "check" in r.stdout
+    group = run("army")
+    assert group.returncode == 2 and "Commands:" in group.stdout and "check" in group.stdout
+
+
+def test_a_bad_option_value_is_a_usage_error() -> None:
+    r = run("simulate", "rules/classic-40k", "--games", "0")
+    assert r.returncode == 2 and "Invalid value for '--games'" in r.stderr and r.stdout == ""
+    r = run("check", "--format", "yaml")
+    assert r.returncode == 2 and "'yaml' is not one of 'text', 'json'" in r.stderr
+    r = run("render", "rules")
+    assert r.returncode == 2 and "Missing option '--out'" in r.stderr
+
+
+def test_an_interrupted_command_exits_130_without_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    import compiler.driver
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compiler.driver, "compile_paths", interrupted)
+    r = run("check", "rules/classic-40k")
+    assert r.returncode == 130 and "Traceback" not in r.stdout + r.stderr

@@ -1,6 +1,6 @@
 """The command line as a separate process, where only a process proves it.
 
-Most CLI tests run ``warscribe`` in the test's own process (conftest's ``warscribe``, Typer's
+Most CLI tests run ``warscribe`` in the test's own process (conftest's ``warscribe``, Click's
 ``CliRunner``): fast, and an exception escaping a command fails the test with its traceback.
 These few run the real thing: the installed console script and ``python -m compiler`` —
 the entry point, exit statuses, what goes to stdout and what to stderr, standard input,
@@ -76,3 +76,27 @@ def test_a_process_reports_hostile_text_without_a_traceback(write_ruleset, tmp_p
     r = warscribe_process("check", str(folder), cwd=tmp_path)
     assert r.returncode in (0, 1), r.stdout + r.stderr
     assert "Traceback" not in r.stdout + r.stderr
+
+
+def imported_by(*args: str, cwd: Path) -> set[str]:
+    """The modules a fresh interpreter has imported when ``warscribe ARGS`` ends."""
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: sys.__stderr__.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
+            f"sys.argv = ['warscribe', *{list(args)!r}]\n"
+            "from compiler.cli import main\n"
+            "main()\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=300,
+                       env={**os.environ, "NO_COLOR": "1"})
+    lines = [line for line in r.stderr.splitlines() if line.startswith("MODULES ")]
+    assert r.returncode == 0 and lines, r.stdout + r.stderr
+    return set(lines[-1].split()[1:])
+
+
+def test_a_command_imports_only_what_it_uses(folders: tuple[Path, Path], tmp_path: Path) -> None:
+    good, _ = folders
+    version = imported_by("version", cwd=tmp_path)
+    assert "click" not in version and "compiler.driver" not in version
+    check = imported_by("check", str(good), cwd=tmp_path)
+    assert {"click", "compiler.cli.check", "compiler.driver"} <= check
+    assert not {"typer", "pydantic"} & check  # no Pydantic coercion of the options
+    assert not {"compiler.cli.site", "compiler.cli.battle", "compiler.cli.answers", "compiler.cli.review"} & check

@@ -119,7 +119,7 @@ class Ran:
 
 def run(*args: str, cwd: Path | None = None) -> Ran:
     """warscribe in this process (fast), from folder ``cwd``."""
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from compiler.cli import app
 

@@ -128,7 +128,7 @@ def test_hostile_names_stay_text_in_the_built_site(tmp_path):
 
 def test_warscribe_build_needs_no_configuration(tmp_path, monkeypatch):
     """Without an mkdocs.yml, `warscribe build` makes a default site from rules/."""
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from compiler.cli import app
 
@@ -142,7 +142,7 @@ def test_warscribe_build_needs_no_configuration(tmp_path, monkeypatch):
 
 
 def test_warscribe_build_explains_a_folder_without_rules(tmp_path, monkeypatch):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from compiler.cli import app
 

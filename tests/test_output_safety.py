@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from compiler.cli import app
 from compiler.site.output import MARKER, OutputFolderError, check_target, clean_leftovers, staged

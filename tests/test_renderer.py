@@ -279,7 +279,7 @@ def test_overlay_pages_mark_what_changed(bundled):
 
 
 def test_render_command_writes_the_tree_and_nav(tmp_path, monkeypatch):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from compiler.cli import app
 
@@ -296,7 +296,7 @@ def test_render_command_writes_the_tree_and_nav(tmp_path, monkeypatch):
 def test_export_command_writes_the_model_with_stable_ids(tmp_path):
     import json
 
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from compiler.cli import app
 
@@ -317,7 +317,7 @@ def test_export_command_writes_the_model_with_stable_ids(tmp_path):
 
 
 def test_export_of_broken_rules_fails(tmp_path):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from compiler.cli import app
 

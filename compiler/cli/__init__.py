@@ -3,10 +3,11 @@
 Exit status: 0 when all is well (warnings may be printed), 1 when the rules
 have errors (or tests fail), 2 when warscribe was called wrongly.
 
-The application lives in :mod:`compiler.cli.common`; each module registers one family of
-commands on it, and :mod:`compiler.cli.commands` imports them in the order ``--help`` lists
-them.  Nothing is imported before it is needed: ``warscribe version`` answers without Typer,
-and each command imports the stages it uses when it runs.
+The application (a Click group) lives in :mod:`compiler.cli.common`; each module registers one
+family of commands on it, and :mod:`compiler.cli.commands` names the module of each command, in
+the order ``--help`` lists them.  Nothing is imported before it is needed: ``warscribe version``
+answers without Click, a command's module is imported only when it runs, and each command
+imports the stages it uses when it runs.
 """
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from typer import Typer
+    from click import Group
 
-    app: Typer
+    app: Group
 
 __all__ = ["app", "main", "version_line"]
 
@@ -30,17 +31,15 @@ def version_line() -> str:
 
 def main() -> None:
     """Entry point of the ``warscribe`` console script."""
-    if sys.argv[1:] == ["version"]:  # the one command that needs neither Typer nor the compiler
+    if sys.argv[1:] == ["version"]:  # the one command that needs neither Click nor the compiler
         sys.stdout.write(version_line() + "\n")
         return
     from compiler.cli.commands import app
 
     try:
-        app()
-    except KeyboardInterrupt:
-        import typer
-
-        typer.echo("interrupted", err=True)
+        app.main()
+    except KeyboardInterrupt:  # while starting up; a running command exits 130 by itself
+        sys.stderr.write("interrupted\n")
         sys.exit(130)
 
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING
 
-import typer
+import click
 
-from compiler.cli.common import app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors, usage_error
+from compiler.cli.common import Arg, Exit, app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors, usage_error
 
 if TYPE_CHECKING:
     from compiler.model.ruleset import Ruleset
@@ -16,13 +16,14 @@ if TYPE_CHECKING:
 
 
 @app.command("eval")
-def eval_(
-    path: str = typer.Argument(..., help="The ruleset folder."),
-    expression: str = typer.Argument(..., help='What to work out, e.g. "P(hit(4))" or "shooting(5 space_marine, boltgun, 10 ork_boy)".'),
-    with_: Optional[List[str]] = typer.Option(None, "--with", "-w", help="A situation, e.g. --with 'cover = soft' or --with charged."),
-    exact: bool = typer.Option(True, "--exact/--fast", help="Exact fractions (default) or fast floating point."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON: expression, mean, distribution."),
-) -> None:
+@click.argument("path", cls=Arg, help="The ruleset folder.")
+@click.argument("expression", cls=Arg,
+                help='What to work out, e.g. "P(hit(4))" or "shooting(5 space_marine, boltgun, 10 ork_boy)".')
+@click.option("--with", "-w", "with_", multiple=True,
+              help="A situation, e.g. --with 'cover = soft' or --with charged.")
+@click.option("--exact/--fast", default=True, help="Exact fractions (default) or fast floating point.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: expression, mean, distribution.")
+def eval_(path: str, expression: str, with_: tuple[str, ...], exact: bool, as_json: bool) -> None:
     """The exact distribution of any expression in a ruleset's context."""
     from compiler.check.passes import Context, Scope, check_expr
     from compiler.diagnostics import Sink
@@ -36,12 +37,12 @@ def eval_(
         expr = parse_expression(text)
     except ResolveError as err:
         report_resolve_error(err, sources)
-        raise typer.Exit(1)
+        raise Exit(1)
     sink = Sink()
     check_expr(expr, Scope(Context(model, sink), "<expression>"))
     if sink.has_errors:
         print_diagnostics(tuple(d for d in sink.items if d.is_error), sources)
-        raise typer.Exit(1)
+        raise Exit(1)
     try:
         value = Evaluator(model, exact=exact).evaluate(expr)
         # An attack's steps are worked out when read: printing them may still be refused.
@@ -49,17 +50,16 @@ def eval_(
             else "\n".join([text, *value_lines(value)])
     except ResolveError as err:
         report_resolve_error(err, sources)
-        raise typer.Exit(1)
-    typer.echo(out)  # one write: a long distribution prints at once
+        raise Exit(1)
+    click.echo(out)  # one write: a long distribution prints at once
 
 
 @app.command()
-def table(
-    path: str = typer.Argument(..., help="The ruleset folder."),
-    name: str = typer.Argument(..., help="The table (or formula) id, e.g. to_wound."),
-    with_: Optional[List[str]] = typer.Option(None, "--with", "-w", help="A situation, e.g. --with 'cover = soft'."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON: table, axes, cells."),
-) -> None:
+@click.argument("path", cls=Arg, help="The ruleset folder.")
+@click.argument("name", cls=Arg, help="The table (or formula) id, e.g. to_wound.")
+@click.option("--with", "-w", "with_", multiple=True, help="A situation, e.g. --with 'cover = soft'.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: table, axes, cells.")
+def table(path: str, name: str, with_: tuple[str, ...], as_json: bool) -> None:
     """A table worked out over its axes: the target of every cell and the chance to pass it."""
     from compiler import ast as A
     from compiler.check.passes import Context, Scope, check_expr
@@ -85,7 +85,7 @@ def table(
         if sink.has_errors:
             sources = {**dict(result.sources), "<expression>": "0 with " + ", ".join(with_)}
             print_diagnostics(tuple(d for d in sink.items if d.is_error), sources)
-            raise typer.Exit(1)
+            raise Exit(1)
         ev = Evaluator(model)
         for s in probe.settings:
             situation[s.name] = (not s.negated) if s.value is None else (
@@ -94,23 +94,27 @@ def table(
         data = evaluate_table(Evaluator(model, situation=situation), decl)
     except ResolveError as err:
         report_resolve_error(err, dict(result.sources))
-        raise typer.Exit(1)
+        raise Exit(1)
     if as_json:
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         for line in table_text(data):
-            typer.echo(line)
+            click.echo(line)
 
 
 @app.command("test")
-def test_(
-    paths: Optional[List[str]] = typer.Argument(None, help="Ruleset folders (default: rules/)."),
-    exact: bool = typer.Option(True, "--exact/--fast", help="Exact fractions (default) or fast floating point."),
-    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every example, property and claim."),
-    coverage: bool = typer.Option(False, "--coverage", help="Also report, per ruleset, which tests, tables, formulas, modifiers, attacks and abilities the examples exercise, which rules drive the resolver or the battle engine, and which are prose only or unmarked."),
-    strict: bool = typer.Option(False, "--strict", help="With --coverage: exit 1 when a table, test, formula, modifier or attack is exercised by no example."),
-) -> None:
+@click.argument("paths", cls=Arg, nargs=-1, help="Ruleset folders (default: rules/).")
+@click.option("--exact/--fast", default=True, help="Exact fractions (default) or fast floating point.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--verbose", "-v", is_flag=True, help="List every example, property and claim.")
+@click.option("--coverage", is_flag=True,
+              help="Also report, per ruleset, which tests, tables, formulas, modifiers, attacks and abilities the "
+                   "examples exercise, which rules drive the resolver or the battle engine, and which are prose only "
+                   "or unmarked.")
+@click.option("--strict", is_flag=True,
+              help="With --coverage: exit 1 when a table, test, formula, modifier or attack is exercised by no "
+                   "example.")
+def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, coverage: bool, strict: bool) -> None:
     """Run every example and property, and judge every claim; exit 1 if any fails.
 
     A claim is judged at every point of its grid and its verdict printed ("holds in 35% of the
@@ -125,13 +129,13 @@ def test_(
     from compiler.resolve.runner import run_ruleset
 
     try:
-        result = compile_paths(paths or ["rules"])
+        result = compile_paths(list(paths) or ["rules"])
     except UsageError as e:
         raise usage_error(str(e))
     if not result.ok:
         print_diagnostics(tuple(d for d in result.diagnostics if d.is_error), dict(result.sources))
         rules_have_errors()
-        raise typer.Exit(1)
+        raise Exit(1)
     start = time.perf_counter()
     pairs: list[tuple[Ruleset, Result]] = []
     covs: list[Coverage] = []
@@ -152,25 +156,25 @@ def test_(
         data = results_json(pairs)
         if coverage:
             data["coverage"] = [coverage_json(c) for c in covs]
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         sources = dict(result.sources)
         for model, r in pairs:
             if verbose:
                 mark = "ok  " if r.passed else "FAIL"
-                typer.echo(f"{mark} {model.id} {r.kind} {r.id} ({r.checked} checked, {r.seconds * 1000:.0f} ms)")
+                click.echo(f"{mark} {model.id} {r.kind} {r.id} ({r.checked} checked, {r.seconds * 1000:.0f} ms)")
             if r.kind == "claim" and r.passed:  # a claim is judged, not enforced: say its verdict
-                typer.echo(f"claim {model.id} {r.id}: {dict(r.values)['verdict']}")
+                click.echo(f"claim {model.id} {r.id}: {dict(r.values)['verdict']}")
             if not r.passed:
-                typer.echo("\n".join(failure_lines(r, sources)))
-                typer.echo("")
-        typer.echo(f"{len(pairs) - len(failed)} passed, {len(failed)} failed")
+                click.echo("\n".join(failure_lines(r, sources)))
+                click.echo("")
+        click.echo(f"{len(pairs) - len(failed)} passed, {len(failed)} failed")
         n = len(result.rulesets)
-        typer.echo(f"({n} ruleset{'s' if n != 1 else ''}, {elapsed:.2f} s)")
+        click.echo(f"({n} ruleset{'s' if n != 1 else ''}, {elapsed:.2f} s)")
         if coverage:
             spans = {m.id: {d.id: f"{d.span.file}:{d.span.line}" for d in m.walk() if d.id} for m in result.rulesets}
             print_coverage(covs, spans, verbose)
     uncovered = coverage and strict and any(missing(c) for c in covs)
     if uncovered and not as_json:
-        typer.echo("--strict: some tables, tests, formulas, modifiers or attacks are exercised by no example")
-    raise typer.Exit(1 if failed or uncovered else 0)
+        click.echo("--strict: some tables, tests, formulas, modifiers or attacks are exercised by no example")
+    raise Exit(1 if failed or uncovered else 0)

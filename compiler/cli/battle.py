@@ -6,18 +6,15 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
-import typer
+import click
 
-from compiler.cli.common import app, compile_one, usage_error
+from compiler.cli.common import Arg, Exit, app, compile_one, usage_error
 
 if TYPE_CHECKING:
     from compiler import ast as A
     from compiler.model.ruleset import Ruleset
-
-army_app = typer.Typer(help="Army lists checked against a ruleset's army construction rules.", no_args_is_help=True)
-app.add_typer(army_app, name="army")
 
 
 def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
@@ -91,16 +88,16 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
 
 
 @app.command()
-def play(
-    path: str = typer.Argument(..., help="The ruleset folder."),
-    scenario: Optional[str] = typer.Argument(None, help="The scenario id (default: the ruleset's first)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the dice (default: a new one, printed)."),
-    auto: bool = typer.Option(False, "--auto", help="Let the policies play both sides."),
-    side: Optional[str] = typer.Option(None, "--side", help="The side you command (default: asked)."),
-    policy: str = typer.Option("greedy", "--policy", help="The policy of the sides you do not command: greedy or random."),
-    log: Optional[Path] = typer.Option(None, "--log", help="Write the battle log (JSON lines) to this file."),
-    replay_log: Optional[Path] = typer.Option(None, "--replay", help="Play back a battle log instead."),
-) -> None:
+@click.argument("path", cls=Arg, help="The ruleset folder.")
+@click.argument("scenario", cls=Arg, required=False, help="The scenario id (default: the ruleset's first).")
+@click.option("--seed", type=int, help="Seed of the dice (default: a new one, printed).")
+@click.option("--auto", is_flag=True, help="Let the policies play both sides.")
+@click.option("--side", help="The side you command (default: asked).")
+@click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy or random.")
+@click.option("--log", type=click.Path(path_type=Path), help="Write the battle log (JSON lines) to this file.")
+@click.option("--replay", "replay_log", type=click.Path(path_type=Path), help="Play back a battle log instead.")
+def play(path: str, scenario: str | None, seed: int | None, auto: bool, side: str | None, policy: str,
+         log: Path | None, replay_log: Path | None) -> None:
     """A battle turn by turn in the terminal, each roll shown with the rule behind it."""
     from rich.console import Console
 
@@ -141,7 +138,7 @@ def play(
         battle.run()
     except EOFError:
         console.print("No more input: the battle stops here.")
-        raise typer.Exit(1)
+        raise Exit(1)
     if log is not None:
         with open(log, "w", encoding="utf-8") as out:
             write_log(out, battle, model.id, seed)
@@ -168,17 +165,18 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 
 
 @app.command()
-def simulate(
-    path: str = typer.Argument(..., help="The ruleset folder."),
-    scenario: Optional[str] = typer.Argument(None, help="The scenario id (default: the ruleset's first)."),
-    games: int = typer.Option(1000, "--games", min=1, help="How many battles."),
-    seed: int = typer.Option(1, "--seed", help="The run's seed; game i is played with a seed made from it and i."),
-    jobs: int = typer.Option(1, "--jobs", min=1, help="Worker processes (the answer does not depend on it)."),
-    policy: str = typer.Option("greedy", "--policy", help="How both sides decide: greedy or random."),
-    against: Optional[str] = typer.Option(None, "--against", help="Also play under this base ruleset and report the change."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="A dask.distributed scheduler address."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON: win and draw rates with 95% intervals."),
-) -> None:
+@click.argument("path", cls=Arg, help="The ruleset folder.")
+@click.argument("scenario", cls=Arg, required=False, help="The scenario id (default: the ruleset's first).")
+@click.option("--games", type=click.IntRange(min=1), default=1000, help="How many battles.")
+@click.option("--seed", type=int, default=1, help="The run's seed; game i is played with a seed made from it and i.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1,
+              help="Worker processes (the answer does not depend on it).")
+@click.option("--policy", default="greedy", help="How both sides decide: greedy or random.")
+@click.option("--against", help="Also play under this base ruleset and report the change.")
+@click.option("--scheduler", help="A dask.distributed scheduler address.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: win and draw rates with 95% intervals.")
+def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, policy: str, against: str | None,
+             scheduler: str | None, as_json: bool) -> None:
     """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
     from compiler.battle import POLICIES, run, summary
     from compiler.battle.simulate import against as change
@@ -200,33 +198,38 @@ def simulate(
     except ValueError as e:
         raise usage_error(str(e))
     if as_json:
-        typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    typer.echo(f"{model.title}: {sc.title} — {out['games']} games, seed {seed}, policy {policy}")
+    click.echo(f"{model.title}: {sc.title} — {out['games']} games, seed {seed}, policy {policy}")
     for s in out["sides"]:
         lo, hi = s["ci95"]
-        typer.echo(f"  {s['title']}: wins {s['wins']} = {s['win_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}), "
+        click.echo(f"  {s['title']}: wins {s['wins']} = {s['win_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}), "
                    f"{s['survivors_mean']:.2f} models left on average")
     lo, hi = out["draw_ci95"]
-    typer.echo(f"  draws: {out['draws']} = {out['draw_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}); "
+    click.echo(f"  draws: {out['draws']} = {out['draw_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}); "
                f"{out['turns_mean']:.2f} game turns on average")
     if "against" in out:
-        typer.echo(f"  against {out['against']['ruleset']}:")
+        click.echo(f"  against {out['against']['ruleset']}:")
         for c in out["against"]["change"]:
             lo, hi = c["ci95"]
-            typer.echo(f"    {c['id']}: {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
+            click.echo(f"    {c['id']}: {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
                        f"change {c['change']:+.1%} (95% CI {lo:+.1%} to {hi:+.1%})")
+
+
+@app.group("army", no_args_is_help=True)
+def army_app() -> None:
+    """Army lists checked against a ruleset's army construction rules."""
 
 
 _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*))?\s*$")
 
 
 @army_app.command("check")
-def army_check(
-    path: str = typer.Argument(..., help="The ruleset folder."),
-    roster: Path = typer.Argument(..., help="The army list: one unit a line, e.g. `10 space_marine_squad`."),
-    army: Optional[str] = typer.Option(None, "--army", help="The army rules to check against (default: the first)."),
-) -> None:
+@click.argument("path", cls=Arg, help="The ruleset folder.")
+@click.argument("roster", cls=Arg, type=click.Path(path_type=Path),
+                help="The army list: one unit a line, e.g. `10 space_marine_squad`.")
+@click.option("--army", help="The army rules to check against (default: the first).")
+def army_check(path: str, roster: Path, army: str | None) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
     from compiler import ast as A
     from compiler.diagnostics import Span
@@ -252,18 +255,18 @@ def army_check(
         m = _ROSTER_LINE.match(body)
         span = Span(str(roster), n, 1, n, len(line) + 1)
         if m is None:
-            typer.echo(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
+            click.echo(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
             bad += 1
             continue
         extra = tuple(w.strip() for w in m.group(3).split(",")) if m.group(3) else ()
         unknown = [x for x in (m.group(2),) if x not in known] + [w for w in extra if w not in weapons]
         if unknown:
-            typer.echo(f"{roster}:{n}:1: error: '{unknown[0]}' is not a unit, squad or weapon of {model.id}")
+            click.echo(f"{roster}:{n}:1: error: '{unknown[0]}' is not a unit, squad or weapon of {model.id}")
             bad += 1
             continue
         units.append(A.SideUnit(span, int(m.group(1)), m.group(2), extra))
     if bad:
-        raise typer.Exit(1)
+        raise Exit(1)
     listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
     violations = check_army(model, chosen, listed)
     total = sum(u.points for u in listed)
@@ -271,10 +274,10 @@ def army_check(
         trail = model.section_path(v.army)
         rule = trail[-1] if trail else None
         cited = f"rule '{rule.title}' ({rule.id}), " if rule is not None else ""
-        typer.echo(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
+        click.echo(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
                    f"({v.army}) at {v.span.file}:{v.span.line}, on the site #{rule.id if rule else v.army}")
     verdict = "breaks" if violations else "meets"
-    typer.echo(f"{roster}: {len(listed)} units, {total} points: the list {verdict} the rules of '{chosen.title}'"
+    click.echo(f"{roster}: {len(listed)} units, {total} points: the list {verdict} the rules of '{chosen.title}'"
                + (f" ({len(violations)} violation{'s' if len(violations) != 1 else ''})" if violations else ""))
     if violations:
-        raise typer.Exit(1)
+        raise Exit(1)

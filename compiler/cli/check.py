@@ -2,21 +2,22 @@
 from __future__ import annotations
 
 import time
-from typing import List, Optional
 
-import typer
+import click
 
-from compiler.cli.common import Format, app, print_diagnostics, summary_line, usage_error
+from compiler.cli.common import Arg, Exit, app, print_diagnostics, summary_line, usage_error
 
 
 @app.command()
-def check(
-    paths: Optional[List[str]] = typer.Argument(None, help="Ruleset folders, .rules files, or folders of rulesets (default: rules/)."),
-    format: Format = typer.Option(Format.text, "--format", "-f", help="text for people, json for tools."),
-    strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
-    notes: bool = typer.Option(True, "--notes/--no-notes", help="List open questions as notes."),
-    versions: bool = typer.Option(True, "--versions/--no-versions", help="Warn when an example's result changed since the last git commit but the version did not (W607)."),
-) -> None:
+@click.argument("paths", cls=Arg, nargs=-1,
+                help="Ruleset folders, .rules files, or folders of rulesets (default: rules/).")
+@click.option("--format", "-f", "format", type=click.Choice(["text", "json"]), default="text",
+              help="text for people, json for tools.")
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@click.option("--notes/--no-notes", default=True, help="List open questions as notes.")
+@click.option("--versions/--no-versions", default=True,
+              help="Warn when an example's result changed since the last git commit but the version did not (W607).")
+def check(paths: tuple[str, ...], format: str, strict: bool, notes: bool, versions: bool) -> None:
     """Check rulesets like a compiler: names, types, tables, profiles, overlays.
 
     Input too big to handle is an error, never a hang: files over 2,000,000 bytes,
@@ -29,7 +30,7 @@ def check(
 
     start = time.perf_counter()
     try:
-        result = compile_paths(paths or ["rules"])
+        result = compile_paths(list(paths) or ["rules"])
     except UsageError as e:
         raise usage_error(str(e))
     diagnostics = result.diagnostics
@@ -39,10 +40,10 @@ def check(
     if not notes:
         diagnostics = tuple(d for d in diagnostics if d.severity is not Severity.NOTE)
     elapsed = time.perf_counter() - start
-    if format is Format.json:
-        typer.echo(to_json(diagnostics))
+    if format == "json":
+        click.echo(to_json(diagnostics))
     else:
         print_diagnostics(diagnostics, dict(result.sources))
-        typer.echo(summary_line(diagnostics, len(result.rulesets), elapsed))
+        click.echo(summary_line(diagnostics, len(result.rulesets), elapsed))
     failed = not result.ok or (strict and any(d.severity is Severity.WARNING for d in diagnostics))
-    raise typer.Exit(1 if failed else 0)
+    raise Exit(1 if failed else 0)

@@ -1,27 +1,41 @@
-"""The ``warscribe`` application with every command registered, in the order ``--help`` lists them.
+"""The ``warscribe`` application: ``version`` here, and where every other command lives.
 
-Imported by :func:`compiler.cli.main` when a command runs (``warscribe version`` needs none of it).
+Imported by :func:`compiler.cli.main` when a command runs (``warscribe version`` needs none of
+it). A command's module is imported only when that command runs, or when ``--help`` lists them
+all, in the order of :data:`MODULES`.
 """
 from __future__ import annotations
 
-import typer
+import click
 
 from compiler.cli import version_line
-from compiler.cli import check as check  # noqa: F401  (registers `check`; first, as --help lists it)
-from compiler.cli import answers as answers  # noqa: F401,I001  (registers `eval`, `table`, `test`)
 from compiler.cli.common import app
 
-__all__ = ["app"]
+__all__ = ["MODULES", "app"]
+
+#: Each command's name and the module that registers it, in the order ``--help`` lists them.
+MODULES = {
+    "check": "compiler.cli.check",
+    "eval": "compiler.cli.answers",
+    "table": "compiler.cli.answers",
+    "test": "compiler.cli.answers",
+    "version": __name__,
+    "diff": "compiler.cli.review",
+    "build": "compiler.cli.site",
+    "serve": "compiler.cli.site",
+    "render": "compiler.cli.site",
+    "export": "compiler.cli.site",
+    "fmt": "compiler.cli.tools",
+    "new": "compiler.cli.tools",
+    "lsp": "compiler.cli.lsp",
+    "play": "compiler.cli.battle",
+    "simulate": "compiler.cli.battle",
+    "army": "compiler.cli.battle",
+}
+app.modules.update(MODULES)
 
 
 @app.command()
 def version() -> None:
     """Print warscribe's version."""
-    typer.echo(version_line())
-
-
-from compiler.cli import review as review  # noqa: E402,F401  (registers `warscribe diff`)
-from compiler.cli import site as site  # noqa: E402,F401  (registers `warscribe render`, `build`, `serve`, `export`)
-from compiler.cli import tools as tools  # noqa: E402,F401  (registers `warscribe fmt`, `new`)
-from compiler.cli import lsp as lsp  # noqa: E402,F401  (registers `warscribe lsp`)
-from compiler.cli import battle as battle  # noqa: E402,F401  (registers `warscribe play`, `simulate`, `army check`)
+    click.echo(version_line())

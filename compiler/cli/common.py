@@ -2,13 +2,12 @@
 how usage errors and diagnostics are printed, compiling the one ruleset a command is about."""
 from __future__ import annotations
 
-import json
 import os
 import sys
-from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import typer
+import click
+from click.exceptions import Exit
 
 if TYPE_CHECKING:  # the CLI imports the compiler only when a command runs
     from compiler.diagnostics import Diagnostic
@@ -16,20 +15,87 @@ if TYPE_CHECKING:  # the CLI imports the compiler only when a command runs
     from compiler.model.ruleset import Ruleset
     from compiler.resolve.evaluator import ResolveError
 
-app = typer.Typer(
+__all__ = ["Arg", "Exit", "app", "compile_one", "print_diagnostics", "report_resolve_error", "rules_have_errors",
+           "summary_line", "usage_error", "use_color"]
+
+
+class Arg(click.Argument):
+    """A positional argument with a line of help, listed under "Arguments" in ``--help``."""
+
+    def __init__(self, param_decls: list[str], help: str | None = None, **attrs: Any) -> None:
+        super().__init__(param_decls, **attrs)
+        self.help = help
+
+    def help_record(self, ctx: click.Context) -> tuple[str, str]:
+        return self.make_metavar(ctx), self.help or ""
+
+
+class Command(click.Command):
+    """A command whose ``--help`` lists its arguments with their help, then its options."""
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.format_usage(ctx, formatter)
+        self.format_help_text(ctx, formatter)
+        records = [p.help_record(ctx) for p in self.get_params(ctx) if isinstance(p, Arg)]
+        if records:
+            with formatter.section("Arguments"):
+                formatter.write_dl(records)
+        self.format_options(ctx, formatter)
+        self.format_epilog(ctx, formatter)
+
+
+class Group(click.Group):
+    """The application and its groups of commands.
+
+    A command may be registered lazily: ``modules`` maps its name to the module that registers it,
+    imported only when the command runs (or when ``--help`` lists every command, in the order of
+    ``modules``, each with the first paragraph of its help in full). Called with no arguments, a
+    group prints its help on standard output and exits 2; Ctrl-C exits 130 without a traceback.
+    """
+
+    command_class = Command
+    group_class = type  # a group's sub-groups are Groups too
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.modules: dict[str, str] = {}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.modules:
+            import importlib
+
+            importlib.import_module(self.modules[cmd_name])
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = [name for name in self.modules if self.get_command(ctx, name) is not None]
+        return names + [name for name in self.commands if name not in names]
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        if cmd.short_help is None and cmd.help:
+            cmd.short_help = " ".join(cmd.help.strip().split("\n\n")[0].split())
+        super().add_command(cmd, name)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            click.echo(ctx.get_help())
+            ctx.exit(2)
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Exit(130) from None
+
+
+app = Group(
     name="warscribe",
     help="Write tabletop wargame house rules in a small language: check them like a compiler, "
          "compute the exact odds of every mechanic, and publish them as a rulebook website.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": ["-h", "--help"], "show_default": True},
 )
-
-
-class Format(str, Enum):
-    text = "text"
-    json = "json"
 
 
 def use_color(stream: object) -> bool:
@@ -40,9 +106,10 @@ def use_color(stream: object) -> bool:
     return isatty is not None and bool(isatty())
 
 
-def usage_error(message: str) -> "typer.Exit":
-    typer.echo(f"warscribe: error: {message}", err=True)
-    return typer.Exit(2)
+def usage_error(message: str) -> Exit:
+    """Say (on standard error) what was wrong with the call; the caller raises what this returns (exit 2)."""
+    click.echo(f"warscribe: error: {message}", err=True)
+    return Exit(2)
 
 
 def print_diagnostics(diagnostics: tuple[Diagnostic, ...], sources: dict[str, str], limit: int = 200) -> None:
@@ -53,15 +120,15 @@ def print_diagnostics(diagnostics: tuple[Diagnostic, ...], sources: dict[str, st
     shown = 0
     for d in diagnostics:
         if shown >= limit:
-            typer.echo(f"… and {len(diagnostics) - shown} more", err=True)
+            click.echo(f"… and {len(diagnostics) - shown} more", err=True)
             break
-        typer.echo(render(d, sources, color=color) + "\n", err=True)
+        click.echo(render(d, sources, color=color) + "\n", err=True)
         shown += 1
 
 
 def rules_have_errors(where: str = "") -> None:
     """Say (on standard error) that a command stops because the rules have errors."""
-    typer.echo(f"{where}: the rules have errors; fix them first" if where else "the rules have errors; fix them first",
+    click.echo(f"{where}: the rules have errors; fix them first" if where else "the rules have errors; fix them first",
                err=True)
 
 
@@ -91,7 +158,7 @@ def compile_one(path: str) -> tuple[Compilation, Ruleset]:
     if not result.ok:
         print_diagnostics(tuple(d for d in result.diagnostics if d.is_error), dict(result.sources))
         rules_have_errors(path)
-        raise typer.Exit(1)
+        raise Exit(1)
     if len(result.rulesets) != 1:
         raise usage_error(f"{path} holds {len(result.rulesets)} rulesets; name one folder, e.g. rules/{result.rulesets[0].id}")
     return result, result.rulesets[0]
@@ -103,5 +170,5 @@ def report_resolve_error(err: ResolveError, sources: dict[str, str]) -> None:
     from compiler.diagnostics import Diagnostic, Severity, Span, render
 
     span = err.span or Span("<expression>", 0, 0, 0, 0)
-    typer.echo(render(Diagnostic(codes.REFUSED.code, Severity.ERROR, err.message, span, err.hint), sources,
+    click.echo(render(Diagnostic(codes.REFUSED.code, Severity.ERROR, err.message, span, err.hint), sources,
                       color=use_color(sys.stderr)), err=True)

@@ -1,16 +1,14 @@
 """``warscribe diff``: what changed between two versions of a ruleset, and what it did to the odds.
 
-Registered on the application of :mod:`compiler.cli` when that module is imported.
+Registered on the application of :mod:`compiler.cli.common` when this module is imported (see :mod:`compiler.cli.commands`).
 """
 from __future__ import annotations
 
 import json
 import sys
-from typing import List, Optional
+import click
 
-import typer
-
-from compiler.cli.common import app, print_diagnostics, usage_error, use_color
+from compiler.cli.common import Arg, Exit, app, print_diagnostics, usage_error, use_color
 
 DIFF_HELP = """
 What changed between two versions of a ruleset, and what it did to the odds.
@@ -53,19 +51,18 @@ any), 1 when either side has errors, 2 for an unknown revision or path.
 
 
 @app.command("diff", help=DIFF_HELP)
-def diff(
-    sides: List[str] = typer.Argument(..., metavar="OLD NEW | REV1 REV2 PATH",
-                                      help="Two folders, a revision and a path, or two revisions and a path."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON (shape above)."),
-    markdown: bool = typer.Option(False, "--markdown", help="Print Markdown, e.g. for a pull-request comment."),
-    matchup: Optional[List[str]] = typer.Option(
-        None, "--matchup", "-m", metavar="EXPR",
-        help='A matchup to work out under both versions, e.g. "shooting(5 space_marine, boltgun, 10 ork_boy)"; '
-             "an attack reports the mean of its last step, any other expression its mean. Repeatable."),
-    impact_: bool = typer.Option(True, "--impact/--no-impact", help="Work out the impact on examples and matchups."),
-    unchanged: bool = typer.Option(False, "--unchanged", help="Also list matchups and examples whose results did not change."),
-    exit_code: bool = typer.Option(False, "--exit-code", help="Exit 1 when there are differences, as git diff --exit-code."),
-) -> None:
+@click.argument("sides", cls=Arg, nargs=-1, required=True, metavar="OLD NEW | REV1 REV2 PATH",
+                help="Two folders, a revision and a path, or two revisions and a path.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape above).")
+@click.option("--markdown", is_flag=True, help="Print Markdown, e.g. for a pull-request comment.")
+@click.option("--matchup", "-m", multiple=True, metavar="EXPR",
+              help='A matchup to work out under both versions, e.g. "shooting(5 space_marine, boltgun, 10 ork_boy)"; '
+                   "an attack reports the mean of its last step, any other expression its mean. Repeatable.")
+@click.option("--impact/--no-impact", "impact_", default=True, help="Work out the impact on examples and matchups.")
+@click.option("--unchanged", is_flag=True, help="Also list matchups and examples whose results did not change.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when there are differences, as git diff --exit-code.")
+def diff(sides: tuple[str, ...], as_json: bool, markdown: bool, matchup: tuple[str, ...], impact_: bool,
+         unchanged: bool, exit_code: bool) -> None:
     from compiler.review.diff import diff_models, impact
     from compiler.review.report import diff_json, diff_markdown, diff_text
     from compiler.review.gitsource import SourceError, load_side, parse_sides
@@ -84,11 +81,11 @@ def diff(
         if not side.ok:
             errors = tuple(d for d in side.diagnostics if d.is_error)
             print_diagnostics(errors, dict(side.sources))
-            typer.echo(f"{side.spec.label}: the rules have errors; fix them first"
+            click.echo(f"{side.spec.label}: the rules have errors; fix them first"
                        if errors else f"{side.spec.label}: no ruleset found", err=True)
             failed = True
     if failed:
-        raise typer.Exit(1)
+        raise Exit(1)
     old, new = loaded[0].model, loaded[1].model
     assert old is not None and new is not None
     result = diff_models(old, new, old_label=specs[0].label, new_label=specs[1].label)
@@ -99,11 +96,11 @@ def diff(
         except ResolveError as err:
             raise usage_error(f"cannot read --matchup: {err.message}")
     if as_json:
-        typer.echo(json.dumps(diff_json(result, effect), indent=2, ensure_ascii=False))
+        click.echo(json.dumps(diff_json(result, effect), indent=2, ensure_ascii=False))
     elif markdown:
-        typer.echo(diff_markdown(result, effect), nl=False)
+        click.echo(diff_markdown(result, effect), nl=False)
     else:
         for line in diff_text(result, effect, color=use_color(sys.stdout)):
-            typer.echo(line)
+            click.echo(line)
     different = not result.empty or (effect is not None and effect.changed)
-    raise typer.Exit(1 if (exit_code and different) else 0)
+    raise Exit(1 if (exit_code and different) else 0)

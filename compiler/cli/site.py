@@ -16,11 +16,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any
 
-import typer
+import click
 
-from compiler.cli.common import app, print_diagnostics, rules_have_errors, usage_error
+from compiler.cli.common import Arg, Exit, app, print_diagnostics, rules_have_errors, usage_error
 
 CONFIG = "mkdocs.yml"
 
@@ -95,7 +95,7 @@ class _Echo(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         self.counts[record.levelname] = self.counts.get(record.levelname, 0) + 1
         prefix = "" if record.levelno < logging.WARNING else f"{record.levelname}: "
-        typer.echo(f"{prefix}{record.getMessage()}", err=True)
+        click.echo(f"{prefix}{record.getMessage()}", err=True)
 
 
 def _logging(verbose: bool) -> _Echo:
@@ -112,12 +112,11 @@ def _quiet_banner() -> None:
 
 
 @app.command()
-def build(
-    out: Optional[str] = typer.Option(None, "--out", "-o", help="Where to write the website (default: site_dir of mkdocs.yml, public/)."),
-    config: Optional[str] = typer.Option(None, "--config", "-c", help="The MkDocs config (default: ./mkdocs.yml, or a default site for ./rules)."),
-    strict: bool = typer.Option(True, "--strict/--no-strict", help="Fail on warnings: broken links, rules warnings (default: strict)."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every MkDocs message."),
-) -> None:
+@click.option("--out", "-o", help="Where to write the website (default: site_dir of mkdocs.yml, public/).")
+@click.option("--config", "-c", help="The MkDocs config (default: ./mkdocs.yml, or a default site for ./rules).")
+@click.option("--strict/--no-strict", default=True, help="Fail on warnings: broken links, rules warnings (default: strict).")
+@click.option("--verbose", "-v", is_flag=True, help="Show every MkDocs message.")
+def build(out: str | None, config: str | None, strict: bool, verbose: bool) -> None:
     """Build the rulebook website: check and render every ruleset, then run MkDocs."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
@@ -142,8 +141,8 @@ def build(
     try:
         cfg = load_config(str(path), site_dir=str(Path(out).resolve()) if out else None, strict=strict)
     except (ConfigurationError, Abort) as err:
-        typer.echo(f"warscribe: error: {path}: {err}", err=True)
-        raise typer.Exit(1)
+        click.echo(f"warscribe: error: {path}: {err}", err=True)
+        raise Exit(1)
     from compiler.site.output import OutputFolderError, check_output_folder, source_date_epoch, staged
 
     plugin = cfg.plugins.get("warscribe")
@@ -168,16 +167,16 @@ def build(
                 mkdocs_build(cfg)
             except Abort as err:
                 done(False)
-                typer.echo(f"warscribe: the build failed: {err}", err=True)
-                typer.echo(f"warscribe: {final} was left as it was", err=True)
-                raise typer.Exit(1)
+                click.echo(f"warscribe: the build failed: {err}", err=True)
+                click.echo(f"warscribe: {final} was left as it was", err=True)
+                raise Exit(1)
             finally:
                 cfg.plugins.on_shutdown()
     except OSError as err:  # disk full, read-only, no permission: a sentence, the old site kept
         where = err.filename or final
-        typer.echo(f"warscribe: error: cannot write the site to {final}: {where}: "
+        click.echo(f"warscribe: error: cannot write the site to {final}: {where}: "
                    f"{err.strerror or err}; {final} was left as it was", err=True)
-        raise typer.Exit(1)
+        raise Exit(1)
     finally:
         cfg["site_dir"] = str(final)
         if saved_epoch is None:
@@ -191,7 +190,7 @@ def build(
     pages = mkdocs_plugin.PROGRESS.get("pages", 0)
     rendered = mkdocs_plugin.PROGRESS.get("render_seconds", 0.0)
     warnings = handler.counts.get("WARNING", 0)
-    typer.echo(f"built {pages} pages into {cfg.site_dir} in {elapsed:.1f} s "
+    click.echo(f"built {pages} pages into {cfg.site_dir} in {elapsed:.1f} s "
                f"(rules compiled and rendered in {rendered:.1f} s)"
                + (f", {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""))
 
@@ -231,7 +230,7 @@ class _progress:
                 if event not in started:
                     started.add(event)
                     words = STAGE_WORDS.get(event, event)
-                    typer.echo(f"warscribe: {words}" + (f" ({total})" if total else "") + " …", err=True)
+                    click.echo(f"warscribe: {words}" + (f" ({total})" if total else "") + " …", err=True)
             self.module.PROGRESS["hook"] = line
         return lambda ok: None
 
@@ -242,12 +241,12 @@ class _progress:
 
 
 @app.command()
-def serve(
-    config: Optional[str] = typer.Option(None, "--config", "-c", help="The MkDocs config (default: ./mkdocs.yml, or a default site for ./rules)."),
-    dev_addr: str = typer.Option("127.0.0.1:8000", "--dev-addr", "-a", help="IP address and port to serve on."),
-    full: bool = typer.Option(False, "--full", help="Rebuild every page on each change (slower; default: only the pages that changed)."),
-    open_browser: bool = typer.Option(False, "--open", help="Open the site in a web browser."),
-) -> None:
+@click.option("--config", "-c", help="The MkDocs config (default: ./mkdocs.yml, or a default site for ./rules).")
+@click.option("--dev-addr", "-a", default="127.0.0.1:8000", help="IP address and port to serve on.")
+@click.option("--full", is_flag=True,
+              help="Rebuild every page on each change (slower; default: only the pages that changed).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the site in a web browser.")
+def serve(config: str | None, dev_addr: str, full: bool, open_browser: bool) -> None:
     """Serve the website locally and rebuild it when a .rules file or a page changes."""
     from mkdocs.commands.serve import serve as mkdocs_serve
     from mkdocs.exceptions import Abort
@@ -260,13 +259,13 @@ def serve(
         mkdocs_serve(str(path), dev_addr=dev_addr, livereload=True, build_type=None if full else "dirty",
                      open_in_browser=open_browser)
     except Abort as err:
-        typer.echo(f"warscribe: {err}", err=True)
-        raise typer.Exit(1)
+        click.echo(f"warscribe: {err}", err=True)
+        raise Exit(1)
     except OSError as err:  # the port is taken, the address is not this machine's
         hint = "; another server is using it: stop it or choose another port with --dev-addr" \
             if err.errno == errno.EADDRINUSE else ""
-        typer.echo(f"warscribe: error: cannot serve on {dev_addr}: {err.strerror or err}{hint}", err=True)
-        raise typer.Exit(1)
+        click.echo(f"warscribe: error: cannot serve on {dev_addr}: {err.strerror or err}{hint}", err=True)
+        raise Exit(1)
     finally:
         if tmp is not None:
             import shutil
@@ -296,7 +295,7 @@ def _site_options(config: str | None) -> tuple[dict[str, Any], Path | None]:
     return options, docs
 
 
-def _rules_paths(paths: List[str]) -> None:
+def _rules_paths(paths: list[str]) -> None:
     """A usage error for a path that exists but is neither a file nor a folder (``/dev/null``, a FIFO)."""
     for raw in paths:
         p = Path(raw)
@@ -305,11 +304,12 @@ def _rules_paths(paths: List[str]) -> None:
 
 
 @app.command()
-def render(
-    paths: Optional[List[str]] = typer.Argument(None, help="Ruleset folders (default: rules_dir of mkdocs.yml, or rules/)."),
-    out: str = typer.Option(..., "--out", "-o", help="The folder to write the Markdown pages into."),
-    config: Optional[str] = typer.Option(None, "--config", "-c", help="Read the site title, matchups and template overrides from this mkdocs.yml (default: ./mkdocs.yml if present)."),
-) -> None:
+@click.argument("paths", cls=Arg, nargs=-1, help="Ruleset folders (default: rules_dir of mkdocs.yml, or rules/).")
+@click.option("--out", "-o", required=True, help="The folder to write the Markdown pages into.")
+@click.option("--config", "-c",
+              help="Read the site title, matchups and template overrides from this mkdocs.yml "
+                   "(default: ./mkdocs.yml if present).")
+def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
     """Write the website as plain Markdown pages, a navigation (nav.yml) and assets — no MkDocs needed."""
     from compiler import site as renderer
     from compiler.diagnostics import render as render_diagnostic
@@ -319,7 +319,7 @@ def render(
 
     options, docs = _site_options(config)
     root = Path(options.get("_root", "."))
-    targets = paths or [str(root / options.get("rules_dir", "rules"))]
+    targets = list(paths) or [str(root / options.get("rules_dir", "rules"))]
     _rules_paths(targets)
     start = time.perf_counter()
     try:
@@ -329,7 +329,7 @@ def render(
     if not result.ok:
         print_diagnostics(tuple(d for d in result.diagnostics if d.is_error), dict(result.sources))
         rules_have_errors()
-        raise typer.Exit(1)
+        raise Exit(1)
     known = {r.id for r in result.rulesets}
     matchups = []
     for m in options.get("matchups") or []:
@@ -344,13 +344,13 @@ def render(
             title=options.get("title") or options.get("site_name") or "Rulebooks",
             matchups=tuple(matchups), overrides=overrides))
     except MatchupError as err:
-        typer.echo(f"warscribe: error: {err}", err=True)
+        click.echo(f"warscribe: error: {err}", err=True)
         for d in err.diagnostics:
-            typer.echo(render_diagnostic(d, err.sources), err=True)
-        raise typer.Exit(1)
+            click.echo(render_diagnostic(d, err.sources), err=True)
+        raise Exit(1)
     except renderer.RenderError as err:
-        typer.echo(f"warscribe: error: {err}", err=True)
-        raise typer.Exit(1)
+        click.echo(f"warscribe: error: {err}", err=True)
+        raise Exit(1)
     import yaml
 
     from compiler.site.output import write_atomic
@@ -377,19 +377,19 @@ def render(
                                                         sort_keys=False))
         write_atomic(target / MARKER, "Markdown pages written by `warscribe render`.\n")
     except OSError as err:
-        typer.echo(f"warscribe: error: cannot write the pages to {target}: {err.filename or target}: "
+        click.echo(f"warscribe: error: cannot write the pages to {target}: {err.filename or target}: "
                    f"{err.strerror or err}", err=True)
-        raise typer.Exit(1)
-    typer.echo(f"wrote {len(site.pages)} pages, {len(site.assets)} asset(s) and nav.yml to {out} "
+        raise Exit(1)
+    click.echo(f"wrote {len(site.pages)} pages, {len(site.assets)} asset(s) and nav.yml to {out} "
                f"({len(written) + 1} files, {time.perf_counter() - start:.2f} s)")
 
 
 @app.command()
-def export(
-    path: str = typer.Argument(..., help="A ruleset folder, or a folder of rulesets (e.g. rules/)."),
-    as_json: bool = typer.Option(True, "--json", help="JSON (the only format, and the default)."),
-    out: Optional[str] = typer.Option(None, "--out", "-o", help="Write to this file instead of standard output."),
-) -> None:
+@click.argument("path", cls=Arg, help="A ruleset folder, or a folder of rulesets (e.g. rules/).")
+@click.option("--json", "as_json", is_flag=True, default=True, flag_value=True,
+              help="JSON (the only format, and the default).")
+@click.option("--out", "-o", help="Write to this file instead of standard output.")
+def export(path: str, as_json: bool, out: str | None) -> None:
     """The rules model as JSON: every declaration with its stable id, kind, title, text and data."""
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
@@ -402,8 +402,8 @@ def export(
         raise usage_error(str(e))
     if not result.ok:
         print_diagnostics(tuple(d for d in result.diagnostics if d.is_error), dict(result.sources))
-        typer.echo("the rules have errors; fix them first", err=True)
-        raise typer.Exit(1)
+        click.echo("the rules have errors; fix them first", err=True)
+        raise Exit(1)
     text = json.dumps(export_model(result), indent=2, ensure_ascii=False) + "\n"
     if out:
         from compiler.site.output import OutputFolderError, check_target, write_atomic
@@ -414,13 +414,13 @@ def export(
         except OutputFolderError as err:
             raise usage_error(str(err))
         if not target.absolute().parent.is_dir():
-            typer.echo(f"warscribe: error: cannot export to {target}: the folder {target.absolute().parent} "
+            click.echo(f"warscribe: error: cannot export to {target}: the folder {target.absolute().parent} "
                        f"does not exist", err=True)
-            raise typer.Exit(1)
+            raise Exit(1)
         try:
             write_atomic(target, text)
         except OSError as err:
-            typer.echo(f"warscribe: error: cannot export to {target}: {err.strerror or err}", err=True)
-            raise typer.Exit(1)
+            click.echo(f"warscribe: error: cannot export to {target}: {err.strerror or err}", err=True)
+            raise Exit(1)
     else:
-        typer.echo(text, nl=False)
+        click.echo(text, nl=False)
