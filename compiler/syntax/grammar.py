@@ -162,4 +162,4 @@ def parser(strict: bool = False) -> Lark:
 @functools.lru_cache(maxsize=1)
 def token_parser() -> Lark:
     """The language's parser, keeping every token (brackets, keywords, signs) in the tree."""
-    return _build("tokens", _built_parser_file("tokens", grammar_text()))
+    return pass_single_children(_build("tokens", _built_parser_file("tokens", grammar_text())))
