@@ -46,6 +46,23 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
     mixed = next((i for i, a in enumerate(args) if isinstance(a, ProfileMix)), None)
     if mixed is not None:
         return _mixed_attack(ev, decl, args, mixed, span)
+    # A call asked again (the same arguments, situation and caller) is dispatched once: the
+    # evaluator it runs in, its plan and its numbers of attacks are kept; the sums over all
+    # attacks, the answers, are worked out at each call.
+    key = ("attack-call", decl.id, tuple(hashable(a) for a in args), ev.memo_key(), ev.exact, ev.depth)
+    memo = ev.memo
+    call = memo.get(key)
+    totals = LazySteps()
+    if call is None:
+        call = _dispatch(ev, decl, args, span, totals)
+        memo[key] = call
+    else:
+        _steps(call, totals, known=True)
+    return AttackResult(decl.id, totals)
+
+
+def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals: "LazySteps") -> Call:
+    """Bind the arguments, plan the per-attack work (or find the plan) and count the attacks."""
     env: dict[str, Any] = {p.name: a for p, a in zip(decl.params, args)}
     for p, a in zip(decl.params, args):
         if is_dist(a):
@@ -64,20 +81,33 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
     # attack: it is planned once per model and reused (10 or 200 attacks share it).
     key = ("attack-plan", decl.id, tuple(hashable(_plan_arg(a, decl)) for a in args), sub.memo_key(),
            sub.exact)
-    plan = sub.memo.get(key)
-    totals = LazySteps()
+    memo = sub.memo
+    plan = memo.get(key)
     if plan is None:
         plan = _plan(sub, exact_sub, decl, env, totals)
-        sub.memo[key] = plan
+        memo[key] = plan
+    call: Call = (sub, decl, env, defender, plan, {})
+    _steps(call, totals, known=False)
+    return call
+
+
+def _steps(call: Call, totals: "LazySteps", known: bool) -> None:
+    """Fill ``totals`` with the steps of one call: sums and removals to work out when read, the
+    numbers of attacks (counted now, unless ``known``), the other values."""
+    sub, decl, env, defender, plan, counts = call
     for kind, step, per_attack, src, bags in plan:
         if kind == "removal":
             totals.later(step.name, partial(_removal, sub, decl, step, env, totals, defender, bags, src))
         elif kind == "pipe":
             assert src is not None
             totals.later(step.name, partial(_aggregate_step, sub, per_attack, totals, src, step.span))
-        elif step.name not in totals or kind == "count":
-            totals[step.name] = _value_step(sub, step, env, totals, kind == "count")
-    return AttackResult(decl.id, totals)
+        elif kind == "count":
+            if not known:  # counted while planning, if the plan was made for this call
+                counts[step.name] = totals[step.name] if step.name in totals else \
+                    _value_step(sub, step, env, totals, True)
+            totals[step.name] = counts[step.name]
+        elif step.name not in totals:
+            totals[step.name] = _value_step(sub, step, env, totals, False)
 
 
 def _mixed_attack(ev: Evaluator, decl: A.Attack, args: list[Any], i: int, span: Any) -> AttackResult:
@@ -160,7 +190,11 @@ def _is_count(value: Any) -> bool:
     return isinstance(unwrap(value), int) and not isinstance(unwrap(value), bool)
 
 
-PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]  # kind, step, per-attack counts, source, bags
+# kind, step, per-attack counts (on the evaluator's backend), source, bags
+PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]
+# A call dispatched: the evaluator it runs in, the attack, its parameters bound, the defender's
+# role, the plan, and the number of attacks of each counting step.
+Call: TypeAlias = tuple[Evaluator, A.Attack, dict[str, Any], str | None, tuple[PlanEntry, ...], dict[str, Any]]
 
 
 def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, Any],
@@ -183,7 +217,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             test_decl, call, negate = test_call
             bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step, joins(decl, step.name))
             source[step.name] = source[prev]
-            plan.append(("pipe", step, bags[step.name].map(_bag_size), source[step.name], None))
+            plan.append(("pipe", step, sub.to_backend(bags[step.name].map(_bag_size)), source[step.name], None))
             # A later step may read this one's total (``capped = min(hits, target.models)``).
             totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[step.name], step.span))
             continue
@@ -207,7 +241,8 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
                 per_attack = _exact(each(exact_sub, bags[prev].map(_bag_size), _exact(amount_of(exact_sub)), False,
                                          step.span))
             if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
-                plan.append(("pipe", step, per_attack.map(lambda o: int(unwrap(o))), source[prev], None))
+                plan.append(("pipe", step, sub.to_backend(per_attack.map(lambda o: int(unwrap(o)))), source[prev],
+                             None))
                 totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[prev], step.span))
                 continue
         value = _value_step(sub, step, env, totals, False)

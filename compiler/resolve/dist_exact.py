@@ -180,6 +180,10 @@ class Dist(DistBase):
         >>> Dist.die(4).to_fast().p(2)
         0.25
         """
+        return self._fast
+
+    @cached_property
+    def _fast(self) -> FastDist:  # both are immutable: converted once, however often it is asked
         return FastDist._from_pairs(((o, w / self._denom) for o, w in self._items),
                                     self._trunc / self._denom)
 
