@@ -190,8 +190,7 @@ def _is_count(value: Any) -> bool:
     return isinstance(unwrap(value), int) and not isinstance(unwrap(value), bool)
 
 
-# kind, step, per-attack counts (on the evaluator's backend), source, bags
-PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]
+PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]  # kind, step, per-attack counts, source, bags
 # A call dispatched: the evaluator it runs in, the attack, its parameters bound, the defender's
 # role, the plan, and the number of attacks of each counting step.
 Call: TypeAlias = tuple[Evaluator, A.Attack, dict[str, Any], str | None, tuple[PlanEntry, ...], dict[str, Any]]
@@ -217,7 +216,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             test_decl, call, negate = test_call
             bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step, joins(decl, step.name))
             source[step.name] = source[prev]
-            plan.append(("pipe", step, sub.to_backend(bags[step.name].map(_bag_size)), source[step.name], None))
+            plan.append(("pipe", step, bags[step.name].map(_bag_size), source[step.name], None))
             # A later step may read this one's total (``capped = min(hits, target.models)``).
             totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[step.name], step.span))
             continue
@@ -241,8 +240,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
                 per_attack = _exact(each(exact_sub, bags[prev].map(_bag_size), _exact(amount_of(exact_sub)), False,
                                          step.span))
             if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
-                plan.append(("pipe", step, sub.to_backend(per_attack.map(lambda o: int(unwrap(o)))), source[prev],
-                             None))
+                plan.append(("pipe", step, per_attack.map(lambda o: int(unwrap(o))), source[prev], None))
                 totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[prev], step.span))
                 continue
         value = _value_step(sub, step, env, totals, False)
@@ -505,13 +503,17 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
                 for state, counts in extra.items():
                     bags_ = bags_.binary(_merge, counts.map(lambda n, s=state: ((s, n),) if n else ()))
                 return bags_
-            result = outcome_for(_mods(rest)).bind(after)
+            # Without hooks a token never makes others: each roll gives one bag, a map suffices.
+            outcome = outcome_for(_mods(rest))
+            result = outcome.bind(after) if hooks else outcome.map(after)
         cache[state] = result
         return result
 
     def advance_bag(bag: Bag) -> Any:
         if sum(count for _, count in bag) > MAX_TOKENS_PER_ATTACK:  # before the work, not after it
             raise ResolveError(f"one attack makes more than {MAX_TOKENS_PER_ATTACK} tokens here", step.span)
+        if len(bag) == 1 and bag[0][1] == 1:  # one token: its bags are the attack's
+            return token(bag[0][0])
         total: Any = Dist.const(())
         for state, count in bag:
             one = token(state)
