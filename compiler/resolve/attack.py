@@ -101,6 +101,7 @@ def _steps(call: Call, totals: "LazySteps", known: bool) -> None:
         elif kind == "pipe":
             assert src is not None
             totals.later(step.name, partial(_aggregate_step, sub, per_attack, totals, src, step.span))
+            totals.sums[step.name] = (sub, per_attack, src, step.span)
         elif kind == "count":
             if not known:  # counted while planning, if the plan was made for this call
                 counts[step.name] = totals[step.name] if step.name in totals else \
@@ -132,7 +133,7 @@ def _mix_step(ev: Evaluator, parts: list[tuple[Any, AttackResult]], name: str, s
 
 
 def _aggregate_step(sub: Evaluator, per_attack: Any, totals: "LazySteps", src: str, span: Any) -> Any:
-    return _aggregate(sub, per_attack, totals[src], span)
+    return aggregate(sub, per_attack, totals[src], span)
 
 
 def _plan_arg(a: Any, decl: A.Attack) -> Any:
@@ -262,6 +263,8 @@ class LazySteps(Mapping[str, Any]):
     def __init__(self) -> None:
         self._values: dict[str, Any] = {}
         self._later: dict[str, Callable[[], Any]] = {}
+        # step → how its sum is made: (evaluator, per-attack counts, the step counting the attacks, span)
+        self.sums: dict[str, tuple[Evaluator, Any, str, Any]] = {}
 
     def later(self, name: str, thunk: Callable[[], Any]) -> None:
         self._later[name] = thunk
@@ -524,7 +527,7 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
     return bags.bind(advance_bag)
 
 
-def _aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
+def aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
     """Sum the per-attack counts over all attacks (a fixed or a random number of them)."""
     per = ev.to_backend(per_attack)
     refuse_attack_sum(per, attacks, ev.exact, span)  # too big a sum is refused before it starts
