@@ -379,3 +379,14 @@ def test_agree_detects_differences() -> None:
     assert not agree(Dist.die(6), FastDist.die(5))
     assert not agree(Dist.die(6).explode(lambda v: v == 6, 0), FastDist.die(6))
     assert agree(Dist.die(6), FastDist.die(6), tol=0.0)
+
+
+def test_ordered_dataclass_outcomes_sort_as_their_own_comparison_does() -> None:
+    from compiler.resolve.core import Face, Roll
+    from compiler.resolve.dist_base import sorted_pairs
+    rolls = [Roll(s, n) for n in (6, 1, 3, 2, 5, 4) for s in (True, False)]
+    assert [o for o, _ in sorted_pairs((r, 1) for r in rolls)] == sorted(rolls)
+    faces = [Face("skull", 1), Face(2, 3), Face("axe", 2)]  # values that do not compare: the repr order
+    expected = sorted(faces, key=lambda f: repr(f))
+    assert [o for o, _ in sorted_pairs((f, 1) for f in faces)] == expected
+    assert Dist.from_weights(dict.fromkeys(rolls, 1)).outcomes() == tuple(sorted(rolls))
