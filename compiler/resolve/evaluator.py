@@ -338,9 +338,10 @@ class Evaluator:
         return self._eval(expr, env)
 
     def _eval(self, expr: A.Expr, env: dict[str, Any]) -> Any:
-        pending = self.let_vars(expr, env) if env and any(type(v) is LetVar for v in env.values()) else []
-        if pending:
-            return self._enumerate(pending, expr, env)
+        if env and LetVar in set(map(type, env.values())):
+            pending = self.let_vars(expr, env)
+            if pending:
+                return self._enumerate(pending, expr, env)
         handler = EXPRESSIONS.get(type(expr))
         if handler is None:
             raise ResolveError(f"cannot evaluate {a_or_an(type(expr).__name__)} here", expr.span)
