@@ -73,7 +73,7 @@ def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals:
     roles = {p.name: a for p, a in zip(decl.params, args) if isinstance(a, ProfileRef)}
     sub = ev.child(attackers=attackers, roles=roles)
     # Per-attack work is tiny and stays exact; only the sum over all attacks uses fast mode.
-    exact_sub = sub if sub.exact else Evaluator(sub.model, True, sub.situation, attackers, sub.depth, roles)
+    exact_sub = sub.exact_twin()
     for let in decl.lets:
         sub.bind_let(let, env)
 
@@ -571,7 +571,7 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], t
         return feel_no_pain(evd, target, damage)
 
     if bags is not None and src is not None:
-        exact_ev = ev if ev.exact else Evaluator(ev.model, True, ev.situation, ev.attackers, ev.depth, ev.roles)
+        exact_ev = ev.exact_twin()
 
         def token_damage(state: State) -> tuple[Any, bool]:
             mods = _mods(state)

@@ -174,6 +174,18 @@ class Evaluator:
         out.hook_effects = self.hook_effects + effects
         return out
 
+    def exact_twin(self) -> Evaluator:
+        """This evaluator on the exact backend (itself, when it is): per-attack work stays exact.
+        It starts with no hook effects; without any here, it shares the effects and the memo
+        key, which do not depend on the backend."""
+        if self.exact:
+            return self
+        out = Evaluator(self.model, True, self.situation, self.attackers, self.depth, self.roles)
+        if not self.hook_effects:
+            out._effects = self.effects
+            out._memo_key = self.memo_key()
+        return out
+
     @property
     def effects(self) -> Effects:
         """The modifiers and abilities that apply under this situation and these attackers."""
