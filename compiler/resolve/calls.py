@@ -57,5 +57,7 @@ def eval_step_of_call(ev: Evaluator, e: A.Attr, env: Env) -> Any:
     steps = result.steps if isinstance(result, AttackResult) else None
     if isinstance(steps, LazySteps) and e.name in steps.sums:
         sub, per_attack, src, span = steps.sums[e.name]
+        if len(memo) > 20_000:  # one entry per expression node asked: bounded like the tests' entries
+            memo.clear()
         memo[key] = (e, sub, sub.to_backend(per_attack), steps[src], span)
     return value
