@@ -12,7 +12,8 @@ shooter firing D6 shots.  warscribe answers it by compiling nothing more than th
   cold  a fresh evaluator with an empty memo: tests, tables, the per-attack token pipeline
         and the final power are all worked out inside the timed call;
   warm  the same question asked again: the model's memo already holds the per-attack work
-        (no answer is memoised), so the call costs the power and the DSL's dispatch.
+        and the dispatch of the call (no answer is memoised), so the call costs the power
+        and what is left of the DSL's dispatch.
 
 Times are CPU seconds of this process (time.process_time), the best of --repeat rounds.
 The last table puts each figure next to its target (bench/README.md), at the worst question

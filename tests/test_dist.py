@@ -255,6 +255,27 @@ def test_large_power_is_exact_and_fast_agrees() -> None:
     assert agree(exact, fast)
 
 
+@pytest.mark.parametrize("build", [
+    lambda: PER_ATTACK.sum_of(50),
+    lambda: Dist.die(3).sum_of(4) - Dist.die(6),
+    lambda: (Dist.from_weights({0: 4, 2: 2}) + Dist.from_weights({0: 2, 4: 6})),  # a common factor to take out
+    lambda: Dist.die(3).sum_of_random(Dist.die(4)),
+    lambda: Dist.die(6).explode(lambda v: v == 6, depth=1).sum_of(3),
+])
+def test_sums_keep_weights_in_the_polynomial_with_the_same_answers(build: Any) -> None:
+    lazy, again = build(), build()
+    assert "_items" not in lazy.__dict__  # nothing read yet
+    twin = Dist._new(list(again._items), again._trunc, presorted=True)  # the eager construction
+    assert lazy == twin and hash(lazy) == hash(twin) and twin == lazy
+    assert lazy.total_weight == twin.total_weight and lazy.truncated == twin.truncated
+    assert lazy.probabilities() == twin.probabilities() and lazy.mean() == twin.mean()
+    assert lazy.outcomes() == twin.outcomes() and repr(lazy) == repr(twin)
+    assert (lazy + Dist.die(2)) == (twin + Dist.die(2)) and lazy.sum_of(3) == twin.sum_of(3)
+    # reduced like every other distribution: the weights share no factor with the truncation
+    import math
+    assert math.gcd(lazy._trunc, *(w for _, w in lazy._items)) == 1
+
+
 # --- API behaviour -----------------------------------------------------------------------
 
 
@@ -358,3 +379,14 @@ def test_agree_detects_differences() -> None:
     assert not agree(Dist.die(6), FastDist.die(5))
     assert not agree(Dist.die(6).explode(lambda v: v == 6, 0), FastDist.die(6))
     assert agree(Dist.die(6), FastDist.die(6), tol=0.0)
+
+
+def test_ordered_dataclass_outcomes_sort_as_their_own_comparison_does() -> None:
+    from compiler.resolve.core import Face, Roll
+    from compiler.resolve.dist_base import sorted_pairs
+    rolls = [Roll(s, n) for n in (6, 1, 3, 2, 5, 4) for s in (True, False)]
+    assert [o for o, _ in sorted_pairs((r, 1) for r in rolls)] == sorted(rolls)
+    faces = [Face("skull", 1), Face(2, 3), Face("axe", 2)]  # values that do not compare: the repr order
+    expected = sorted(faces, key=lambda f: repr(f))
+    assert [o for o, _ in sorted_pairs((f, 1) for f in faces)] == expected
+    assert Dist.from_weights(dict.fromkeys(rolls, 1)).outcomes() == tuple(sorted(rolls))

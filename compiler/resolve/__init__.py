@@ -12,6 +12,7 @@
       ▲   ▲   ▲          EXPRESSIONS (node class), DECLARATIONS (declaration class), BUILTINS (name)
       │   │   └── expressions  (literals, dice, arithmetic, each, attributes, calls)
       │   ├────── tests · tables · attack   (tests and re-rolls; tables and formulas; attack sequences)
+      │   ├────── calls        (a step of an attack called in the expression, asked again: dispatched once)
       │   └────── builtins     (the distribution implementations of compiler.syntax.builtins)
       │
     expect ───────── one expect line checked (check_expect), and the Result of a run
@@ -31,10 +32,11 @@ imported, and the evaluator never imports them back (no import cycle).
 Fraction(1, 2)
 """
 from compiler.resolve import attack, builtins, expressions, tables, tests  # noqa: F401  (they register)
+from compiler.resolve import calls  # noqa: F401  (registers over expressions' handler of attributes)
 from compiler.resolve.core import AttackResult, ResolveError
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, parse_expression
 from compiler.resolve.runner import Result, run_example, run_property, run_ruleset
 
 __all__ = ["AttackResult", "Dist", "Evaluator", "FastDist", "ResolveError", "Result", "attack", "builtins",
-           "expressions", "parse_expression", "run_example", "run_property", "run_ruleset", "tables", "tests"]
+           "calls", "expressions", "parse_expression", "run_example", "run_property", "run_ruleset", "tables", "tests"]

@@ -46,6 +46,23 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
     mixed = next((i for i, a in enumerate(args) if isinstance(a, ProfileMix)), None)
     if mixed is not None:
         return _mixed_attack(ev, decl, args, mixed, span)
+    # A call asked again (the same arguments, situation and caller) is dispatched once: the
+    # evaluator it runs in, its plan and its numbers of attacks are kept; the sums over all
+    # attacks, the answers, are worked out at each call.
+    key = ("attack-call", decl.id, tuple(hashable(a) for a in args), ev.memo_key(), ev.exact, ev.depth)
+    memo = ev.memo
+    call = memo.get(key)
+    totals = LazySteps()
+    if call is None:
+        call = _dispatch(ev, decl, args, span, totals)
+        memo[key] = call
+    else:
+        _steps(call, totals, known=True)
+    return AttackResult(decl.id, totals)
+
+
+def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals: "LazySteps") -> Call:
+    """Bind the arguments, plan the per-attack work (or find the plan) and count the attacks."""
     env: dict[str, Any] = {p.name: a for p, a in zip(decl.params, args)}
     for p, a in zip(decl.params, args):
         if is_dist(a):
@@ -56,7 +73,7 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
     roles = {p.name: a for p, a in zip(decl.params, args) if isinstance(a, ProfileRef)}
     sub = ev.child(attackers=attackers, roles=roles)
     # Per-attack work is tiny and stays exact; only the sum over all attacks uses fast mode.
-    exact_sub = sub if sub.exact else Evaluator(sub.model, True, sub.situation, attackers, sub.depth, roles)
+    exact_sub = sub.exact_twin()
     for let in decl.lets:
         sub.bind_let(let, env)
 
@@ -64,20 +81,34 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
     # attack: it is planned once per model and reused (10 or 200 attacks share it).
     key = ("attack-plan", decl.id, tuple(hashable(_plan_arg(a, decl)) for a in args), sub.memo_key(),
            sub.exact)
-    plan = sub.memo.get(key)
-    totals = LazySteps()
+    memo = sub.memo
+    plan = memo.get(key)
     if plan is None:
         plan = _plan(sub, exact_sub, decl, env, totals)
-        sub.memo[key] = plan
+        memo[key] = plan
+    call: Call = (sub, decl, env, defender, plan, {})
+    _steps(call, totals, known=False)
+    return call
+
+
+def _steps(call: Call, totals: "LazySteps", known: bool) -> None:
+    """Fill ``totals`` with the steps of one call: sums and removals to work out when read, the
+    numbers of attacks (counted now, unless ``known``), the other values."""
+    sub, decl, env, defender, plan, counts = call
     for kind, step, per_attack, src, bags in plan:
         if kind == "removal":
             totals.later(step.name, partial(_removal, sub, decl, step, env, totals, defender, bags, src))
         elif kind == "pipe":
             assert src is not None
             totals.later(step.name, partial(_aggregate_step, sub, per_attack, totals, src, step.span))
-        elif step.name not in totals or kind == "count":
-            totals[step.name] = _value_step(sub, step, env, totals, kind == "count")
-    return AttackResult(decl.id, totals)
+            totals.sums[step.name] = (sub, per_attack, src, step.span)
+        elif kind == "count":
+            if not known:  # counted while planning, if the plan was made for this call
+                counts[step.name] = totals[step.name] if step.name in totals else \
+                    _value_step(sub, step, env, totals, True)
+            totals[step.name] = counts[step.name]
+        elif step.name not in totals:
+            totals[step.name] = _value_step(sub, step, env, totals, False)
 
 
 def _mixed_attack(ev: Evaluator, decl: A.Attack, args: list[Any], i: int, span: Any) -> AttackResult:
@@ -102,7 +133,7 @@ def _mix_step(ev: Evaluator, parts: list[tuple[Any, AttackResult]], name: str, s
 
 
 def _aggregate_step(sub: Evaluator, per_attack: Any, totals: "LazySteps", src: str, span: Any) -> Any:
-    return _aggregate(sub, per_attack, totals[src], span)
+    return aggregate(sub, per_attack, totals[src], span)
 
 
 def _plan_arg(a: Any, decl: A.Attack) -> Any:
@@ -161,6 +192,9 @@ def _is_count(value: Any) -> bool:
 
 
 PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]  # kind, step, per-attack counts, source, bags
+# A call dispatched: the evaluator it runs in, the attack, its parameters bound, the defender's
+# role, the plan, and the number of attacks of each counting step.
+Call: TypeAlias = tuple[Evaluator, A.Attack, dict[str, Any], str | None, tuple[PlanEntry, ...], dict[str, Any]]
 
 
 def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, Any],
@@ -229,6 +263,8 @@ class LazySteps(Mapping[str, Any]):
     def __init__(self) -> None:
         self._values: dict[str, Any] = {}
         self._later: dict[str, Callable[[], Any]] = {}
+        # step → how its sum is made: (evaluator, per-attack counts, the step counting the attacks, span)
+        self.sums: dict[str, tuple[Evaluator, Any, str, Any]] = {}
 
     def later(self, name: str, thunk: Callable[[], Any]) -> None:
         self._later[name] = thunk
@@ -470,13 +506,17 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
                 for state, counts in extra.items():
                     bags_ = bags_.binary(_merge, counts.map(lambda n, s=state: ((s, n),) if n else ()))
                 return bags_
-            result = outcome_for(_mods(rest)).bind(after)
+            # Without hooks a token never makes others: each roll gives one bag, a map suffices.
+            outcome = outcome_for(_mods(rest))
+            result = outcome.bind(after) if hooks else outcome.map(after)
         cache[state] = result
         return result
 
     def advance_bag(bag: Bag) -> Any:
         if sum(count for _, count in bag) > MAX_TOKENS_PER_ATTACK:  # before the work, not after it
             raise ResolveError(f"one attack makes more than {MAX_TOKENS_PER_ATTACK} tokens here", step.span)
+        if len(bag) == 1 and bag[0][1] == 1:  # one token: its bags are the attack's
+            return token(bag[0][0])
         total: Any = Dist.const(())
         for state, count in bag:
             one = token(state)
@@ -487,7 +527,7 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
     return bags.bind(advance_bag)
 
 
-def _aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
+def aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
     """Sum the per-attack counts over all attacks (a fixed or a random number of them)."""
     per = ev.to_backend(per_attack)
     refuse_attack_sum(per, attacks, ev.exact, span)  # too big a sum is refused before it starts
@@ -531,7 +571,7 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], t
         return feel_no_pain(evd, target, damage)
 
     if bags is not None and src is not None:
-        exact_ev = ev if ev.exact else Evaluator(ev.model, True, ev.situation, ev.attackers, ev.depth, ev.roles)
+        exact_ev = ev.exact_twin()
 
         def token_damage(state: State) -> tuple[Any, bool]:
             mods = _mods(state)

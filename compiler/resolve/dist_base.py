@@ -9,6 +9,7 @@ explode…) in terms of a few storage hooks (``_new``, ``_from_pairs``, ``_mix``
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -33,9 +34,30 @@ def _sort_key(o: Outcome) -> tuple[Any, ...]:
     return (type(o).__name__, o)
 
 
+def _fields_key(t: type) -> Callable[[Any], Any] | None:
+    """For an ordered dataclass: its fields as a tuple, which order its values the same way
+    without a comparison method written in Python per pair (the tests' Roll outcomes)."""
+    if t not in _FIELDS_KEYS:
+        params = getattr(t, "__dataclass_params__", None)
+        _FIELDS_KEYS[t] = operator.attrgetter(*(f.name for f in dataclasses.fields(t))) \
+            if params is not None and params.order and len(dataclasses.fields(t)) > 1 else None
+    return _FIELDS_KEYS[t]
+
+
+_FIELDS_KEYS: dict[type, Callable[[Any], Any] | None] = {}
+
+
 def sorted_pairs(pairs: Iterable[tuple[Outcome, Any]]) -> tuple[tuple[Outcome, Any], ...]:
     """Sort (outcome, weight) pairs by outcome; mixed types by (type name, value), then repr."""
     pairs = list(pairs)
+    if len(pairs) > 1:
+        t = type(pairs[0][0])
+        fields = _fields_key(t)
+        if fields is not None and all(type(o) is t for o, _ in pairs):
+            try:
+                return tuple(sorted(pairs, key=lambda kv: fields(kv[0])))
+            except TypeError:
+                pass  # then as below: the dataclass's own comparison fails the same way
     keys: tuple[Callable[[tuple[Outcome, Any]], Any], ...] = (
         operator.itemgetter(0),
         lambda kv: _sort_key(kv[0]),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -42,15 +42,41 @@ class Dist(DistBase):
         if denom <= 0:
             raise ValueError("a distribution needs a positive total weight")
         self = object.__new__(cls)
-        self.__dict__.update(_items=tuple(items) if presorted else sorted_pairs(items),
+        self.__dict__.update(_items=tuple(items) if presorted or len(items) < 2 else sorted_pairs(items),
                              _denom=denom, _trunc=trunc)
         return self
 
     @classmethod
+    def const(cls, value: Outcome) -> Dist:
+        """A certain outcome (built directly: the most common distribution of all).
+
+        >>> from compiler.resolve.dist import Dist, FastDist, agree
+        >>> Dist.const(4) == Dist.from_weights({4: 1})
+        True
+        """
+        hash(value)  # an unhashable outcome fails here, as in a mapping of weights
+        self = object.__new__(cls)
+        self.__dict__.update(_items=((value, 1),), _denom=1, _trunc=0)
+        return self
+
+    def map(self, f: Callable[[Any], Outcome]) -> Dist:
+        """Apply ``f`` to each outcome; equal results merge (``DistBase.map``, in one loop).
+
+        >>> from compiler.resolve.dist import Dist, FastDist, agree
+        >>> Dist.die(6).map(lambda v: v > 4).probabilities()
+        {False: Fraction(2, 3), True: Fraction(1, 3)}
+        """
+        acc: dict[Outcome, int] = {}
+        for o, w in self._items:
+            k = f(o)
+            acc[k] = acc.get(k, 0) + w
+        return self._new([(o, w) for o, w in acc.items() if w], self._trunc)
+
+    @classmethod
     def _from_pairs(cls, pairs: Iterable[tuple[Outcome, int]], trunc: int) -> Dist:
-        acc: dict[Outcome, int] = defaultdict(int)
+        acc: dict[Outcome, int] = {}
         for o, w in pairs:
-            acc[o] += w
+            acc[o] = acc.get(o, 0) + w
         return cls._new([(o, w) for o, w in acc.items() if w], trunc)
 
     @classmethod
@@ -99,8 +125,30 @@ class Dist(DistBase):
 
     @classmethod
     def _from_poly(cls, lo: int, poly: Any, trunc: int, reduce: bool = True) -> Dist:
-        items = [(lo + i, c) for i, c in enumerate(map(int, poly.coeffs())) if c]
-        return cls._new(items, trunc, presorted=True, reduce=reduce)
+        """The distribution whose weights are the coefficients of ``poly`` (outcome ``lo`` for
+        the constant term).  The weights stay in the polynomial until something reads them:
+        converting hundreds of big coefficients to Python ints costs more than the product
+        that made them, and a sum that only feeds another sum never needs them."""
+        if poly.is_zero():  # no weight left
+            return cls._new([], trunc, reduce=reduce)
+        if poly[0] == 0:  # the lowest outcomes impossible: the lowest possible one comes first
+            shift = next(i for i in range(poly.length()) if poly[i] != 0)
+            lo, poly = lo + shift, poly.right_shift(shift)
+        if reduce:
+            g = math.gcd(int(poly.content()), trunc)
+            if g > 1:
+                poly, trunc = poly // g, trunc // g
+        denom = int(poly(1)) + trunc
+        if denom <= 0:
+            raise ValueError("a distribution needs a positive total weight")
+        self = object.__new__(cls)
+        self.__dict__.update(_poly=(lo, poly), _denom=denom, _trunc=trunc)
+        return self
+
+    @cached_property
+    def _items(self) -> tuple[tuple[Outcome, int], ...]:  # type: ignore[override]  # read from the polynomial, where the base stores it
+        lo, poly = self.__dict__["_poly"]
+        return tuple((lo + i, c) for i, c in enumerate(map(int, poly.coeffs())) if c)
 
     def _fast_binary(self, name: str | None, other: Dist) -> Dist | None:
         if name not in ("+", "-") or self._poly is None or other._poly is None:
@@ -145,6 +193,10 @@ class Dist(DistBase):
         >>> Dist.die(4).to_fast().p(2)
         0.25
         """
+        return self._fast
+
+    @cached_property
+    def _fast(self) -> FastDist:  # both are immutable: converted once, however often it is asked
         return FastDist._from_pairs(((o, w / self._denom) for o, w in self._items),
                                     self._trunc / self._denom)
 
@@ -163,6 +215,8 @@ class Dist(DistBase):
 
 def _int_weights(ws: list[Any]) -> list[int]:
     """Scale int/Fraction weights to integers with a common denominator."""
+    if all(type(w) is int and w >= 0 for w in ws):
+        return ws
     for w in ws:
         if isinstance(w, float) or not isinstance(w, (int, Fraction)):
             raise TypeError(f"exact weights must be int or Fraction, not {w!r}; "

@@ -145,7 +145,7 @@ class Evaluator:
         self.depth = depth
         self._memo_key: tuple[Any, ...] | None = None
         self._effects: Effects | None = None
-        self._names_cache: dict[int, tuple[str, ...]] = {}
+        self._names_cache: dict[int, tuple[A.Expr, tuple[str, ...]]] = {}
         self.hook_effects: tuple[A.Effect, ...] = ()  # inside an attack: what hooks did to this one attack
 
     # -- construction helpers ------------------------------------------------
@@ -161,6 +161,10 @@ class Evaluator:
                         self.attackers if attackers is None else attackers, self.depth + 1,
                         self.roles if roles is None else roles)
         out.hook_effects = self.hook_effects
+        if not situation and attackers is None and roles is None:
+            # The same situation, attackers and roles: the same effects and memo key.
+            out._effects = self.effects
+            out._memo_key = self.memo_key()
         return out
 
     def with_hook_effects(self, effects: tuple[A.Effect, ...]) -> Evaluator:
@@ -168,6 +172,18 @@ class Evaluator:
         ``effects`` count on top of the modifiers that apply."""
         out = Evaluator(self.model, self.exact, self.situation, self.attackers, self.depth, self.roles)
         out.hook_effects = self.hook_effects + effects
+        return out
+
+    def exact_twin(self) -> Evaluator:
+        """This evaluator on the exact backend (itself, when it is): per-attack work stays exact.
+        It starts with no hook effects; without any here, it shares the effects and the memo
+        key, which do not depend on the backend."""
+        if self.exact:
+            return self
+        out = Evaluator(self.model, True, self.situation, self.attackers, self.depth, self.roles)
+        if not self.hook_effects:
+            out._effects = self.effects
+            out._memo_key = self.memo_key()
         return out
 
     @property
@@ -259,20 +275,23 @@ class Evaluator:
     def names(self, expr: A.Expr) -> tuple[str, ...]:
         """Free names of ``expr``, not looking inside P(…) and mean(…), which see the whole roll."""
         key = id(expr)
-        if key not in self._names_cache:
-            names: list[str] = []
+        hit = self._names_cache.get(key)
+        if hit is not None and hit[0] is expr:  # the same node, not one that took its id later
+            return hit[1]
+        names: list[str] = []
 
-            def visit(e: A.Expr) -> None:
-                if isinstance(e, A.Name):
-                    names.append(e.id)
-                    return
-                if isinstance(e, A.Call) and e.func in AGGREGATES and e.func not in self.model.callables:
-                    return
-                for child in A.children(e):
-                    visit(child)
-            visit(expr)
-            self._names_cache[key] = tuple(dict.fromkeys(names))
-        return self._names_cache[key]
+        def visit(e: A.Expr) -> None:
+            if isinstance(e, A.Name):
+                names.append(e.id)
+                return
+            if isinstance(e, A.Call) and e.func in AGGREGATES and e.func not in self.model.callables:
+                return
+            for child in A.children(e):
+                visit(child)
+        visit(expr)
+        found = tuple(dict.fromkeys(names))
+        self._names_cache[key] = (expr, found)
+        return found
 
     def let_vars(self, expr: A.Expr, env: Mapping[str, Any]) -> list[str]:
         """The ``let`` variables ``expr`` depends on (directly or through others), in binding order."""
@@ -331,9 +350,10 @@ class Evaluator:
         return self._eval(expr, env)
 
     def _eval(self, expr: A.Expr, env: dict[str, Any]) -> Any:
-        pending = self.let_vars(expr, env) if env and any(type(v) is LetVar for v in env.values()) else []
-        if pending:
-            return self._enumerate(pending, expr, env)
+        if env and LetVar in set(map(type, env.values())):
+            pending = self.let_vars(expr, env)
+            if pending:
+                return self._enumerate(pending, expr, env)
         handler = EXPRESSIONS.get(type(expr))
         if handler is None:
             raise ResolveError(f"cannot evaluate {a_or_an(type(expr).__name__)} here", expr.span)

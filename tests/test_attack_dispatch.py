@@ -1,0 +1,116 @@
+"""A call of an attack asked again is dispatched once (its evaluator, plan and numbers of
+attacks are kept in the model's memo): every answer must be the one worked out from scratch.
+
+Differential: each question is answered on an empty memo (the general path, from scratch),
+asked again at once (the kept dispatch), and asked in a shuffled mix of questions on one
+memo, where other model counts of the same attack share its plan.  The questions cover
+re-rolls, modifiers, hooks (extra hits, mortal wounds, +1 D on a natural 6), D3, D6 and
+fixed damage, a random number of attacks, and every step of the sequence.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from compiler.driver import compile_text
+from compiler.resolve.dist import Dist, FastDist
+from compiler.resolve.evaluator import Evaluator, parse_expression
+
+RULES = '''ruleset r "R":
+  version 1.0.0
+
+stat Q "Quality" 1..6: "q"
+stat S "Strength" 1..10: "s"
+stat T "Toughness" 1..10: "t"
+stat AP "AP" 0..6: "ap"
+stat D "Damage" dice: "d"
+stat A "Attacks" dice: "a"
+stat Sv "Save" target: "s"
+stat W "Wounds" 1..10 role wounds: "w"
+
+situation cover "In cover"
+
+modifier in_cover "Cover": +1 to save when cover
+
+test hit(Q) = roll d6 >= Q, reroll 1s
+test wound(S, T) = roll d6 >= T - S + 4
+test save(Sv, AP) = roll d6 >= Sv + AP, natural 1 fails
+
+attack shoot(shooter, weapon, target) "Shoot":
+  attacks = shooter.models each weapon.A
+  hits    = attacks each hit(shooter.Q)
+  wounds  = hits each wound(weapon.S, target.T)
+  unsaved = wounds each not save(target.Sv, weapon.AP)
+  damage  = unsaved each weapon.D
+  killed  = unsaved removes target, damage weapon.D
+
+die D3 "D3" = d6 as 1, 2, 3, 1, 2, 3
+
+ability burst "Burst": "A natural 6 to hit scores D3 extra hits."
+  on natural 6 to hit: D3 extra hits
+ability devastating "Devastating": "A natural 6 to wound is dealt as mortal wounds."
+  on natural 6 to wound: mortal wounds spill over
+ability rending "Rending": "A natural 6 to wound cuts deeper."
+  on natural 6 to wound: +2 AP, +1 D
+
+unit gunner "Gunner":
+  Q 4
+unit victim "Victim":
+  T 4  W 2  Sv 3+
+weapon plain "Plain gun":
+  A 1  S 4  AP 0  D 1
+weapon gun_d3 "D3 gun":
+  A 1  S 4  AP 1  D D3
+weapon gun_d6 "D6 gun":
+  A 2  S 5  AP 0  D D6
+weapon storm "Storm gun":
+  A D6  S 4  AP 0  D D3
+weapon burster "Burst gun":
+  A 1  S 4  AP 0  D 1
+  abilities burst
+weapon devastator "Devastator":
+  A 1  S 4  AP 0  D 2
+  abilities devastating
+weapon render "Rending gun":
+  A 1  S 4  AP 0  D 1
+  abilities rending
+'''
+
+WEAPONS = ("plain", "gun_d3", "gun_d6", "storm", "burster", "devastator", "render")
+STEPS = ("attacks", "hits", "wounds", "unsaved", "damage", "killed")
+QUESTIONS = [f"shoot({n} gunner, {w}, 3 victim).{s}" for w in WEAPONS for n in (1, 3) for s in STEPS] + \
+    [f"shoot(2 gunner, {w}, 3 victim).{s} with cover" for w in ("plain", "render") for s in ("unsaved", "damage")]
+
+
+@pytest.fixture(scope="module")
+def model() -> Any:
+    result = compile_text(RULES)
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    return result.rulesets[0]
+
+
+def answer(model: Any, question: str, exact: bool) -> Any:
+    value = Evaluator(model, exact=exact).evaluate(parse_expression(question))
+    if isinstance(value, Dist):
+        return ("exact", value.probabilities(), value.truncated)
+    if isinstance(value, FastDist):
+        return ("fast", value.probabilities(), value.truncated)
+    return ("value", value)
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["exact", "fast"])
+def test_a_call_asked_again_gives_the_answer_worked_out_from_scratch(model: Any, exact: bool) -> None:
+    scratch = {}
+    for q in QUESTIONS:
+        model.__dict__.pop("_resolver_memo", None)
+        scratch[q] = answer(model, q, exact)
+        assert answer(model, q, exact) == scratch[q], q  # asked again: the dispatch kept
+    model.__dict__.pop("_resolver_memo", None)
+    order = QUESTIONS * 2
+    random.Random(7).shuffle(order)
+    for q in order:  # one memo for all: plans shared across model counts, calls kept
+        assert answer(model, q, exact) == scratch[q], q
+    kept = {k[0] for k in model.__dict__["_resolver_memo"]}
+    assert {"attack-call", "step-of-call"} <= kept
