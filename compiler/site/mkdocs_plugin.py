@@ -140,7 +140,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         try:
             self.site = renderer.site(compilation, renderer.SiteOptions(
                 title=self.config.title or config.site_name, matchups=matchups, overrides=overrides_dir,
-                workers=1 if self.serving else (os.cpu_count() or 1)),
+                workers=1 if self.serving else (os.cpu_count() or 1), keep=True),
                 cache=self._render_cache if self.serving else None)
         except MatchupError as err:
             detail = "\n\n".join(render(d, err.sources) for d in err.diagnostics)
