@@ -225,3 +225,58 @@ def test_installed_wheel_builds_a_site_from_another_folder(installed: Path, tmp_
                              capture_output=True, text=True, timeout=300)
     assert nothing.returncode == 2
     assert "no mkdocs.yml and no rules/ folder" in nothing.stderr
+
+
+def test_serve_learns_of_a_saved_file_from_the_system_and_not_of_one_only_read(tmp_path):
+    """`warscribe serve` swaps MkDocs' polling (every 0.5 s) for the system's file watcher:
+    a saved file asks for a rebuild at once; a file opened and read (as every build does) does
+    not, or each build would start the next one."""
+    import time
+
+    from mkdocs.livereload import LiveReloadServer
+    from watchdog.observers.polling import PollingObserver
+
+    from compiler.site.mkdocs_plugin import WarscribePlugin
+
+    docs, rules, config = tmp_path / "site", tmp_path / "rules", tmp_path / "mkdocs.yml"
+    docs.mkdir()
+    rules.mkdir()
+    (docs / "about.md").write_text("# About\n", encoding="utf-8")
+    (rules / "demo.rules").write_text("# rules\n", encoding="utf-8")
+    config.write_text("site_name: demo\n", encoding="utf-8")
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path / "out"))
+    server.watch(str(docs))
+    server.watch(str(config))
+    assert isinstance(server.observer, PollingObserver)
+    plugin = WarscribePlugin()
+    plugin.load_config({"rules_dir": "rules"})
+
+    class Config(dict):  # what on_serve reads of MkDocs' config
+        docs_dir = str(docs)
+        config_file_path = str(config)
+    plugin.on_serve(server, Config(), None)
+    assert not isinstance(server.observer, PollingObserver)
+    assert server.build_delay <= 0.05
+
+    def asked(within: float) -> bool:
+        end = time.monotonic() + within
+        while time.monotonic() < end:
+            with server._rebuild_cond:
+                if server._want_rebuild:
+                    server._want_rebuild = False
+                    return True
+            time.sleep(0.01)
+        return False
+
+    server.observer.start()
+    try:
+        time.sleep(0.2)
+        for path in (rules / "demo.rules", docs / "about.md", config):
+            path.read_text(encoding="utf-8")
+        assert not asked(0.5)
+        for path in (rules / "demo.rules", docs / "about.md", config):
+            path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+            assert asked(10), path
+    finally:
+        server.observer.stop()
+        server.observer.join()

@@ -29,6 +29,7 @@ import re
 import shutil
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 
 from compiler.diagnostics import Severity, render
@@ -274,9 +275,54 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
             env.bytecode_cache = self._bytecode
         return env
 
+    @event_priority(100)  # first: the watches other plugins add then go to the native watcher too
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
-        server.watch(str(self.rules_dir(config)))
+        rules = str(self.rules_dir(config))
+        _native_watcher(server, [config.docs_dir, config.config_file_path], rules)
+        server.watch(rules)
         return server
+
+
+def _native_watcher(server: Any, watched: list[str | None], probe: str) -> None:
+    """Have ``mkdocs serve`` learn of a saved file from the system (inotify on Linux) instead of
+    looking at every watched file twice a second (watchdog's polling observer, MkDocs' choice):
+    a change is seen at once, and the rebuild starts after 0.05 s without further changes
+    instead of 0.1 s.  ``watched`` are the paths MkDocs watches before the plugins' ``on_serve``.
+    Where there is no native watcher, or it cannot start (too many watches), polling stays."""
+    from watchdog import events as e
+    from watchdog.observers import Observer
+    from watchdog.observers.polling import PollingObserver
+
+    if Observer is PollingObserver or not isinstance(server.observer, PollingObserver) \
+            or server.observer.is_alive():
+        return
+    try:
+        trial = Observer()
+        trial.schedule(e.FileSystemEventHandler(), probe, recursive=True)
+        trial.start()
+        trial.stop()
+        trial.join()
+    except OSError as err:
+        log.debug(f"warscribe: the system's file watcher is not available ({err}); polling instead")
+        return
+    moved = []
+    for path in watched:
+        if path:
+            try:
+                server.unwatch(path)
+            except KeyError:  # not watched after all
+                continue
+            moved.append(path)
+    native = Observer()
+    # Changes only: a native watcher also reports files opened and read (by this very build,
+    # which would then start another one), where polling sees only what changed.
+    changes: list[type[e.FileSystemEvent]] = [e.FileModifiedEvent, e.FileCreatedEvent, e.FileDeletedEvent,
+                                               e.FileMovedEvent, e.FileClosedEvent, e.FileAttribEvent]
+    native.schedule = partial(native.schedule, event_filter=changes)  # type: ignore[method-assign]
+    server.observer = native
+    for path in moved:
+        server.watch(path)
+    server.build_delay = min(server.build_delay, 0.05)
 
 
 def _cpu_seconds() -> float:
