@@ -1,6 +1,7 @@
 """The MkDocs plugin and `warscribe build`: real builds of small projects in temporary folders."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -280,3 +281,61 @@ def test_serve_learns_of_a_saved_file_from_the_system_and_not_of_one_only_read(t
     finally:
         server.observer.stop()
         server.observer.join()
+
+
+def test_search_reads_less_html_and_indexes_the_same(tmp_path, monkeypatch):
+    """The plugin hands the theme's search each page without the insides of the blocks it skips
+    (compiler.site.searchview): the search index and every page are byte for byte what the search
+    plugin makes of the whole HTML."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    import compiler.site.mkdocs_plugin as plugin_module
+
+    root = project(tmp_path, copy=("console-40k",))
+    (root / "site" / "about.md").write_text(textwrap.dedent("""\
+        # About
+
+        A hand-written page with code, a table and a heading inside a folded block.
+
+        ```python
+        print("not searched")
+        ```
+
+        | a | b |
+        |---|---|
+        | 1 | 2 |
+
+        <details><summary>More</summary><h3 id="inside">Inside</h3><p>Folded text.</p></details>
+        """), encoding="utf-8")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    viewed: list[str] = []
+    real = plugin_module.search_view
+
+    def counted(html: str) -> str | None:
+        view = real(html)
+        if view is not None:
+            viewed.append(html)
+        return view
+
+    def built(out: Path) -> dict[str, bytes]:
+        cfg = load_config(str(root / "mkdocs.yml"), site_dir=str(out))
+        cfg.plugins.on_startup(command="build", dirty=False)
+        try:
+            build(cfg)
+        finally:
+            cfg.plugins.on_shutdown()
+        return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    monkeypatch.setattr(plugin_module, "search_view", counted)
+    fast = built(tmp_path / "fast")
+    assert len(viewed) >= 8  # the generated pages were indexed from their views
+    monkeypatch.setattr(plugin_module, "search_view", lambda html: None)
+    whole = built(tmp_path / "whole")
+    assert fast.keys() == whole.keys()
+    assert fast["search/search_index.json"] == whole["search/search_index.json"]
+    assert [p for p in fast if fast[p] != whole[p]] == []
+    index = json.loads(fast["search/search_index.json"])
+    assert any("Folded text." in doc["text"] for doc in index["docs"])  # not a skipped block: still searched
+    assert not any("not searched" in doc["text"] for doc in index["docs"])

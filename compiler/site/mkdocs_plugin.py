@@ -31,6 +31,7 @@ import tempfile
 import time
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import jinja2
@@ -39,13 +40,14 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 
 from compiler.diagnostics import Severity, render
 from compiler.driver import compile_paths
 from compiler.model.load import UsageError
 from compiler.site import sanitise
+from compiler.site.searchview import search_view
 
 log = logging.getLogger("mkdocs.plugins.warscribe")
 
@@ -90,6 +92,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         self._pages_dir: Path | None = None
         self._bytecode: Any = None
         self._generated_paths: set[str] = set()
+        self._indexed: dict[int, Any] = {}  # pages indexed from their search view: their search meta
 
     # MkDocs keeps a plugin that has on_startup between the rebuilds of `mkdocs serve`: the
     # caches below then make a rebuild compile and render only the rulesets that changed.
@@ -221,6 +224,39 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
             if page.title:
                 page.meta["title"] = sanitise.safe_title(str(page.title))
         return (_NOT_PROSE if generated else _CODE).sub(r"<\1 data-search-exclude", html)
+
+    @event_priority(50)  # before the theme's search plugin reads the page
+    def _index_search_view(self, context: Any, *, page: Any, config: MkDocsConfig, nav: Any) -> Any:
+        """Index the page for the theme's search from its :func:`~compiler.site.searchview.search_view`
+        (the same entries, less HTML to parse), then have the search plugin skip the page."""
+        search = config.plugins.get("material/search")
+        index = getattr(search, "search_index", None)
+        if search is None or type(search).__module__ != "material.plugins.search.plugin" or index is None \
+                or not getattr(search.config, "enabled", True):
+            return context
+        meta = page.meta.get("search")
+        if isinstance(meta, dict) and meta.get("exclude"):
+            return context
+        view = search_view(page.content)
+        if view is None:
+            return context
+        index.add_entry_from_context(SimpleNamespace(meta=page.meta, content=view, toc=page.toc, url=page.url,
+                                                     title=page.title))
+        self._indexed[id(page)] = meta
+        page.meta["search"] = {**(meta or {}), "exclude": True}
+        return context
+
+    @event_priority(-50)  # after it
+    def _restore_search_meta(self, context: Any, *, page: Any, config: MkDocsConfig, nav: Any) -> Any:
+        if id(page) in self._indexed:
+            meta = self._indexed.pop(id(page))
+            if meta is None:
+                page.meta.pop("search", None)
+            else:
+                page.meta["search"] = meta
+        return context
+
+    on_page_context = CombinedEvent(_index_search_view, _restore_search_meta)
 
     def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:
         self._written += 1
