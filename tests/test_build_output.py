@@ -128,3 +128,22 @@ def test_render_writes_atomically_and_never_through_a_link(tmp_path, monkeypatch
     before = snapshot(out)
     assert CliRunner().invoke(app, ["render", str(folder), "--out", str(out)]).exit_code == 1
     assert snapshot(out) == before
+
+
+def test_a_build_into_a_log_says_each_stage_as_it_starts(tmp_path):
+    """Not on a terminal (CI, a log file): one line on stderr per stage, in order, so a long build
+    never sits silent; the summary on stdout."""
+    import subprocess
+    import sys
+
+    root = project(tmp_path, {"skirmish": SKIRMISH})
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["NO_MKDOCS_2_WARNING"] = "1"
+    result = subprocess.run([sys.executable, "-m", "compiler", "build"], cwd=root, env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    stages = [line for line in result.stderr.splitlines() if line.startswith("warscribe: ")]
+    pages = len([p for p in (root / "public").rglob("index.html")])
+    assert stages == ["warscribe: compiling and rendering the rules …", f"warscribe: building pages ({pages}) …",
+                      f"warscribe: writing pages ({pages}) …"], result.stderr
+    assert result.stdout.startswith(f"built {pages} pages into ")

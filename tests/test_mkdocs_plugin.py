@@ -1,6 +1,7 @@
 """The MkDocs plugin and `warscribe build`: real builds of small projects in temporary folders."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -9,7 +10,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -225,3 +225,116 @@ def test_installed_wheel_builds_a_site_from_another_folder(installed: Path, tmp_
                              capture_output=True, text=True, timeout=300)
     assert nothing.returncode == 2
     assert "no mkdocs.yml and no rules/ folder" in nothing.stderr
+
+
+def test_serve_learns_of_a_saved_file_from_the_system_and_not_of_one_only_read(tmp_path):
+    """`warscribe serve` swaps MkDocs' polling (every 0.5 s) for the system's file watcher:
+    a saved file asks for a rebuild at once; a file opened and read (as every build does) does
+    not, or each build would start the next one."""
+    import time
+
+    from mkdocs.livereload import LiveReloadServer
+    from watchdog.observers.polling import PollingObserver
+
+    from compiler.site.mkdocs_plugin import WarscribePlugin
+
+    docs, rules, config = tmp_path / "site", tmp_path / "rules", tmp_path / "mkdocs.yml"
+    docs.mkdir()
+    rules.mkdir()
+    (docs / "about.md").write_text("# About\n", encoding="utf-8")
+    (rules / "demo.rules").write_text("# rules\n", encoding="utf-8")
+    config.write_text("site_name: demo\n", encoding="utf-8")
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path / "out"))
+    server.watch(str(docs))
+    server.watch(str(config))
+    assert isinstance(server.observer, PollingObserver)
+    plugin = WarscribePlugin()
+    plugin.load_config({"rules_dir": "rules"})
+
+    class Config(dict):  # what on_serve reads of MkDocs' config
+        docs_dir = str(docs)
+        config_file_path = str(config)
+    plugin.on_serve(server, Config(), None)
+    assert not isinstance(server.observer, PollingObserver)
+    assert server.build_delay <= 0.05
+
+    def asked(within: float) -> bool:
+        end = time.monotonic() + within
+        while time.monotonic() < end:
+            with server._rebuild_cond:
+                if server._want_rebuild:
+                    server._want_rebuild = False
+                    return True
+            time.sleep(0.01)
+        return False
+
+    server.observer.start()
+    try:
+        time.sleep(0.2)
+        for path in (rules / "demo.rules", docs / "about.md", config):
+            path.read_text(encoding="utf-8")
+        assert not asked(0.5)
+        for path in (rules / "demo.rules", docs / "about.md", config):
+            path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+            assert asked(10), path
+    finally:
+        server.observer.stop()
+        server.observer.join()
+
+
+def test_search_reads_less_html_and_indexes_the_same(tmp_path, monkeypatch):
+    """The plugin hands the theme's search each page without the insides of the blocks it skips
+    (compiler.site.searchview): the search index and every page are byte for byte what the search
+    plugin makes of the whole HTML."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    import compiler.site.mkdocs_plugin as plugin_module
+
+    root = project(tmp_path, copy=("console-40k",))
+    (root / "site" / "about.md").write_text(textwrap.dedent("""\
+        # About
+
+        A hand-written page with code, a table and a heading inside a folded block.
+
+        ```python
+        print("not searched")
+        ```
+
+        | a | b |
+        |---|---|
+        | 1 | 2 |
+
+        <details><summary>More</summary><h3 id="inside">Inside</h3><p>Folded text.</p></details>
+        """), encoding="utf-8")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    viewed: list[str] = []
+    real = plugin_module.search_view
+
+    def counted(html: str) -> str | None:
+        view = real(html)
+        if view is not None:
+            viewed.append(html)
+        return view
+
+    def built(out: Path) -> dict[str, bytes]:
+        cfg = load_config(str(root / "mkdocs.yml"), site_dir=str(out))
+        cfg.plugins.on_startup(command="build", dirty=False)
+        try:
+            build(cfg)
+        finally:
+            cfg.plugins.on_shutdown()
+        return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    monkeypatch.setattr(plugin_module, "search_view", counted)
+    fast = built(tmp_path / "fast")
+    assert len(viewed) >= 8  # the generated pages were indexed from their views
+    monkeypatch.setattr(plugin_module, "search_view", lambda html: None)
+    whole = built(tmp_path / "whole")
+    assert fast.keys() == whole.keys()
+    assert fast["search/search_index.json"] == whole["search/search_index.json"]
+    assert [p for p in fast if fast[p] != whole[p]] == []
+    index = json.loads(fast["search/search_index.json"])
+    assert any("Folded text." in doc["text"] for doc in index["docs"])  # not a skipped block: still searched
+    assert not any("not searched" in doc["text"] for doc in index["docs"])

@@ -22,6 +22,7 @@ from compiler.site.env import environment, template_names
 from compiler.site.markup import plain, prose
 from compiler.site.pages import TEMPLATE_CONTEXT, checked_context
 from compiler.site.sitemap import SiteMap
+from test_diff import SKIRMISH, edit, git, needs_git, write
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -363,3 +364,79 @@ def test_a_render_cache_gives_the_same_site_and_skips_unchanged_rulesets(bundled
 def test_rendering_in_worker_processes_gives_the_same_pages(bundled):
     compilation, out = bundled
     assert site(compilation, SiteOptions(matchups=(MATCHUP,), workers=2)) == out
+
+
+@pytest.fixture
+def cache_folder(tmp_path, monkeypatch):
+    """A cache folder of the test's own (warscribe looks for it once per process)."""
+    from compiler.ast import cached
+
+    monkeypatch.setattr(cached, "_state", {})
+    monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("WARSCRIBE_CACHE", raising=False)
+    return tmp_path / "cache" / "ast"
+
+
+def test_pages_kept_in_the_cache_folder_are_the_pages_rendering_gives(bundled, cache_folder, monkeypatch):
+    """``keep``: a later run (a new process: an empty in-memory cache) takes every ruleset's pages
+    from the cache folder, byte for byte what rendering gives, and renders again what changed."""
+    compilation, out = bundled
+    options = SiteOptions(matchups=(MATCHUP,), keep=True)
+    assert site(compilation, options) == out  # the first run renders and keeps
+    assert len(list(cache_folder.glob("*.pages"))) == len(compilation.rulesets)
+    import compiler.site as R
+
+    calls: list[str] = []
+    real = R.ruleset_data
+    monkeypatch.setattr(R, "ruleset_data", lambda rs, *a: calls.append(rs.id) or real(rs, *a))
+    assert site(compilation, options) == out
+    assert calls == []  # every ruleset's pages came from the cache folder
+    assert site(compilation, SiteOptions(matchups=(MATCHUP,))) == out  # without keep: rendered
+    assert sorted(calls) == sorted(rs.id for rs in compilation.rulesets)
+    calls.clear()
+    retitled = SiteOptions(title="Another title", matchups=(MATCHUP,), keep=True)
+    assert site(compilation, retitled) == site(compilation, SiteOptions(title="Another title", matchups=(MATCHUP,)))
+    assert sorted(calls) == sorted([rs.id for rs in compilation.rulesets] * 2)  # the title is on every page
+    assert site(compilation, SiteOptions(matchups=(), keep=True)) == site(compilation, SiteOptions())
+
+
+def test_kept_pages_follow_the_sources_of_an_overlay_and_of_its_base(tmp_path, cache_folder):
+    import shutil
+
+    for name in ("classic-40k", "dark-millennia"):
+        shutil.copytree(ROOT / "rules" / name, tmp_path / "rules" / name)
+    options = SiteOptions(keep=True)
+    site(compile_paths([str(tmp_path / "rules")]), options)
+    lexicon = tmp_path / "rules" / "classic-40k" / "characteristics.rules"
+    text = lexicon.read_text("utf-8")
+    assert "Skill with guns" in text
+    lexicon.write_text(text.replace("Skill with guns", "Skill with rifles"), "utf-8")
+    again = compile_paths([str(tmp_path / "rules")])
+    out = site(again, options)
+    assert out == site(again, SiteOptions())
+    for page in ("classic-40k/lexicon.md", "dark-millennia/lexicon.md"):  # the overlay shows its base's entries
+        assert "Skill with rifles" in out.page(page).markdown and "Skill with guns" not in out.page(page).markdown
+
+
+@needs_git
+def test_a_commit_gives_a_ruleset_new_kept_pages(tmp_path):
+    """The Changes page reads the releases committed in git: a commit of files already rendered
+    (the same sources) must still change the key of the pages kept between runs."""
+    from compiler.site import _ruleset_key
+
+    root = tmp_path / "repo"
+    folder = write(root / "rules" / "skirmish", SKIRMISH)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "v1")
+    write(root / "rules" / "skirmish", edit(SKIRMISH, ("version 1.0.0", "version 1.1.0")))
+
+    def key() -> str:
+        c = compile_paths([str(folder)])
+        return _ruleset_key(c.rulesets[0], c.sources, "shared")
+
+    before = key()
+    assert key() == before
+    git(root, "commit", "-q", "-am", "v2")
+    assert key() != before
+    assert _ruleset_key(compile_paths([str(folder)]).rulesets[0], {}, "other") != key()

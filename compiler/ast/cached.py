@@ -15,7 +15,8 @@ private to the user (0700) and ignored unless the user owns it; it holds about
 after every ``MAX_ENTRIES // 2`` files a long run writes).
 
 :func:`remembered` keeps other answers that depend only on what their key names the same way
-(the website's diff of two committed releases of a ruleset, which needs both compiled).
+(the website's diff of two committed releases of a ruleset, which needs both compiled; the
+rendered pages of a ruleset); :func:`recall` and :func:`keep` are its two halves.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ import pickle
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar, cast
 
 from compiler import ast as A
 from compiler.cachedir import find_cache_folder
@@ -35,7 +36,7 @@ from compiler.diagnostics import Diagnostic, Span
 if TYPE_CHECKING:  # only for the annotation: parsing loads Lark
     from compiler.syntax.recover import Recovered
 
-__all__ = ["MAX_ENTRIES", "cache_folder", "fingerprint", "read_rules", "remembered"]
+__all__ = ["MAX_ENTRIES", "cache_folder", "fingerprint", "keep", "read_rules", "recall", "remembered"]
 
 T = TypeVar("T")
 
@@ -170,29 +171,61 @@ def remembered(kind: str, key: bytes, compute: Callable[[], T], valid: Callable[
     >>> remembered("demo", b"six", lambda: 6, lambda found: isinstance(found, int))
     6
     """
+    found = recall(kind, key, valid)
+    if found is not None:
+        return cast(T, found[0])  # checked by ``valid``
+    result = compute()
+    keep(kind, key, result)
+    return result
+
+
+def _entry(kind: str, key: bytes) -> Path | None:
     folder = cache_folder()
     if folder is None:
-        return compute()
+        return None
     try:
         h = hashlib.sha256(_fingerprint())
     except (OSError, ValueError):
-        return compute()
+        return None
     h.update(kind.encode() + b"\0" + key)
-    entry = folder / f"{h.hexdigest()}.{kind}"
+    return folder / f"{h.hexdigest()}.{kind}"
+
+
+def recall(kind: str, key: bytes, valid: Callable[[object], bool]) -> tuple[object] | None:
+    """The answer kept under ``kind`` and ``key`` (see :func:`remembered`), as a one-tuple;
+    None when there is none that ``valid`` accepts, or the cache is off.  For a caller that
+    works out its misses together (in forked workers) and then stores each with :func:`keep`.
+
+    >>> keep("demo", b"seven", 7)
+    >>> recall("demo", b"seven", lambda found: isinstance(found, int)) in [(7,), None]  # None: cache off
+    True
+    """
+    entry = _entry(kind, key)
+    if entry is None:
+        return None
     try:
         with open(entry, "rb") as f:
             found = pickle.load(f)
         if valid(found):
-            return found  # type: ignore[no-any-return]  # checked by ``valid``
+            return (found,)
     except FileNotFoundError:
         pass
     except Exception:  # noqa: BLE001 — a damaged or foreign entry is a miss, never an answer
         pass
-    result = compute()
+    return None
+
+
+def keep(kind: str, key: bytes, value: object) -> None:
+    """Store ``value`` under ``kind`` and ``key`` for :func:`recall` (nothing when the cache is off,
+    the value cannot be pickled, or the folder cannot be written)."""
+    entry = _entry(kind, key)
+    if entry is None:
+        return
+    folder = entry.parent
     try:
-        blob = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except (RecursionError, pickle.PicklingError):
-        return result  # a deeply nested tree: work it out again next time
+        return  # a deeply nested tree: work it out again next time
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
@@ -207,4 +240,3 @@ def remembered(kind: str, key: bytes, compute: Callable[[], T], valid: Callable[
             os.unlink(tmp)
         except (OSError, UnboundLocalError):
             pass
-    return result

@@ -32,7 +32,7 @@ theme:
   name: material
   font: false
   features: [search.suggest, search.highlight, content.tooltips, navigation.tabs, navigation.sections,
-             navigation.top, toc.follow]
+             navigation.prune, navigation.top, toc.follow]
   palette:
     - media: "(prefers-color-scheme: light)"
       scheme: default

@@ -290,6 +290,23 @@ def releases(path: str | Path, limit: int = 500) -> list[Release]:
     return out
 
 
+def commits_of(path: str | Path, limit: int = 500) -> str:
+    """The commits that touched a ruleset folder, newest first, as one text ("" outside git):
+    all that :func:`releases` of the folder depends on (what a commit holds never changes), so
+    a key for anything worked out from them.  Git failing gives a text of its own, never ""."""
+    folder = Path(path)
+    if folder.is_file():
+        folder = folder.parent
+    repo = repo_root(folder)
+    if repo is None:
+        return ""
+    try:
+        log = _git(repo, "log", f"--max-count={limit}", "--format=%H %cs", "--", str(relative_in_repo(repo, folder)))
+    except GIT_FAILURES as err:
+        return f"unreadable: {type(err).__name__}"
+    return f"{repo}\n{log.returncode}\n{log.stdout}"
+
+
 def differs_from_head(folder: Path) -> bool | None:
     """Do the files of ``folder`` differ from the last commit?  None outside git or when HEAD lacks them."""
     repo = repo_root(folder)

@@ -37,6 +37,7 @@ from typing import Any, Mapping, MutableMapping
 
 import jinja2
 
+from compiler.ast.cached import keep, recall
 from compiler.driver import Compilation
 from compiler.model.ruleset import Ruleset
 from compiler.site.compare import Matchup, MatchupError, answers, comparison
@@ -60,6 +61,7 @@ class SiteOptions:
     matchups: tuple[Matchup, ...] = ()
     overrides: str | None = None  # a folder whose templates replace the packaged ones
     workers: int = 1  # render rulesets in this many processes (where forking is safe)
+    keep: bool = False  # keep each ruleset's pages in the cache folder, for the next run to reuse
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,9 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
 
     ``cache`` (any dict the caller keeps between calls, e.g. ``mkdocs serve``'s
     plugin) skips rulesets whose sources, templates and options have not changed:
-    their pages are reused as they were.  The output is the same with or without it.
+    their pages are reused as they were.  With ``options.keep`` (the MkDocs plugin's
+    builds) each ruleset's pages are also kept in the cache folder, under a key of
+    everything they depend on, for the next run.  The output is the same either way.
 
     >>> from compiler.driver import compile_text
     >>> out = site(compile_text('ruleset demo "Demo":\\n  version 1.0.0\\nterm turn "Turn": "A round of play."\\n'))
@@ -107,7 +111,8 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
     env = env_entry[1]
     sitemap = SiteMap(rulesets)
     site_info = {"title": options.title, "rulesets": rulesets, "has_comparison": bool(options.matchups)}
-    keys = {rs.id: _ruleset_key(rs, compilation.sources, options, templates_key) for rs in rulesets}
+    shared = _shared_key(rulesets, options, templates_key)
+    keys = {rs.id: _ruleset_key(rs, compilation.sources, shared) for rs in rulesets}
 
     from compiler.site.pages import counts
     from compiler.site.tools import PageTools
@@ -128,9 +133,13 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
             matchups=found)))
     rendered = [RenderedPage(p.path, p.title, _render(env, p)) for p in pages]
     todo = [rs for rs in rulesets if cache.get(("ruleset", rs.id), (None,))[0] != keys[rs.id]]
+    if options.keep:
+        todo = [rs for rs in todo if not _stored_pages(rs.id, keys[rs.id], cache)]
     state = _RenderState(env, sitemap, compilation.sources, site_info, {rs.id: rs for rs in todo})
     for rs_id, ruleset_pages_rendered in _render_rulesets(state, options.workers):
         cache[("ruleset", rs_id)] = (keys[rs_id], ruleset_pages_rendered)
+        if options.keep:
+            keep("pages", keys[rs_id].encode(), ruleset_pages_rendered)
     for rs in rulesets:
         rendered.extend(cache[("ruleset", rs.id)][1])
     return RenderedSite(tuple(rendered), navigation(rulesets, bool(options.matchups)),
@@ -197,15 +206,58 @@ def _templates_key(overrides: str | None) -> str:
     return digest.hexdigest()
 
 
-def _ruleset_key(rs: Ruleset, sources: Mapping[str, str], options: SiteOptions, templates_key: str) -> str:
-    """A digest of everything one ruleset's pages depend on: its sources (and its base's), the templates, the title."""
-    digest = hashlib.sha256(f"{rs.id}\0{options.title}\0{templates_key}\0".encode())
+def _shared_key(rulesets: tuple[Ruleset, ...], options: SiteOptions, templates_key: str) -> str:
+    """What every ruleset's pages depend on besides its own sources: the packaged templates, the
+    overrides, the site's title, whether it has a comparison page and which rulesets it holds."""
+    digest = hashlib.sha256(f"{options.title}\0{templates_key}\0{_packaged_templates()}\0"
+                            f"{bool(options.matchups)}\0".encode())
+    for rs in rulesets:
+        digest.update(f"{rs.id}\0{rs.title}\0".encode())
+    return digest.hexdigest()
+
+
+_PACKAGED: list[str] = []  # the packaged templates' digest, read once per process
+
+
+def _packaged_templates() -> str:
+    if not _PACKAGED:
+        digest = hashlib.sha256()
+        root = Path(str(resources.files("compiler.site") / "templates"))
+        for path in sorted(root.rglob("*.j2")):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+        _PACKAGED.append(digest.hexdigest())
+    return _PACKAGED[0]
+
+
+def _ruleset_key(rs: Ruleset, sources: Mapping[str, str], shared: str) -> str:
+    """A digest of everything one ruleset's pages depend on: its sources (and its base's), the
+    commits of its folder (its Changes page), and what all pages share (``shared``)."""
+    from compiler.review.gitsource import commits_of
+
+    digest = hashlib.sha256(f"{rs.id}\0{shared}\0".encode())
+    digest.update(commits_of(rs.folder).encode("utf-8", "surrogateescape") + b"\0")
     model: Ruleset | None = rs
     while model is not None:
         for f in model.files:
-            digest.update(f.encode() + b"\0" + sources.get(f, "").encode() + b"\0")
+            digest.update(f.encode("utf-8", "surrogateescape") + b"\0"
+                          + sources.get(f, "").encode("utf-8", "surrogateescape") + b"\0")
         model = model.base
     return digest.hexdigest()
+
+
+def _stored_pages(rs_id: str, key: str, cache: MutableMapping[Any, Any]) -> bool:
+    """Are the pages rendered for ``key`` in the cache folder (from an earlier build)?  If so,
+    they are put in ``cache``.  Keyed by everything they depend on (:func:`_ruleset_key`) and
+    warscribe's own fingerprint, they are the pages rendering would give."""
+    found = recall("pages", key.encode(), _are_pages)
+    if found is None:
+        return False
+    cache[("ruleset", rs_id)] = (key, found[0])
+    return True
+
+
+def _are_pages(found: object) -> bool:
+    return isinstance(found, tuple) and bool(found) and all(isinstance(p, RenderedPage) for p in found)
 
 
 def _template_frame(err: BaseException, default: str) -> tuple[str, int | None]:

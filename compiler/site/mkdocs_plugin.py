@@ -29,7 +29,9 @@ import re
 import shutil
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import jinja2
@@ -38,13 +40,14 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 
 from compiler.diagnostics import Severity, render
 from compiler.driver import compile_paths
 from compiler.model.load import UsageError
 from compiler.site import sanitise
+from compiler.site.searchview import search_view
 
 log = logging.getLogger("mkdocs.plugins.warscribe")
 
@@ -89,6 +92,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         self._pages_dir: Path | None = None
         self._bytecode: Any = None
         self._generated_paths: set[str] = set()
+        self._indexed: dict[int, Any] = {}  # pages indexed from their search view: their search meta
 
     # MkDocs keeps a plugin that has on_startup between the rebuilds of `mkdocs serve`: the
     # caches below then make a rebuild compile and render only the rulesets that changed.
@@ -140,7 +144,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         try:
             self.site = renderer.site(compilation, renderer.SiteOptions(
                 title=self.config.title or config.site_name, matchups=matchups, overrides=overrides_dir,
-                workers=1 if self.serving else (os.cpu_count() or 1)),
+                workers=1 if self.serving else (os.cpu_count() or 1), keep=True),
                 cache=self._render_cache if self.serving else None)
         except MatchupError as err:
             detail = "\n\n".join(render(d, err.sources) for d in err.diagnostics)
@@ -221,6 +225,39 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
                 page.meta["title"] = sanitise.safe_title(str(page.title))
         return (_NOT_PROSE if generated else _CODE).sub(r"<\1 data-search-exclude", html)
 
+    @event_priority(50)  # before the theme's search plugin reads the page
+    def _index_search_view(self, context: Any, *, page: Any, config: MkDocsConfig, nav: Any) -> Any:
+        """Index the page for the theme's search from its :func:`~compiler.site.searchview.search_view`
+        (the same entries, less HTML to parse), then have the search plugin skip the page."""
+        search = config.plugins.get("material/search")
+        index = getattr(search, "search_index", None)
+        if search is None or type(search).__module__ != "material.plugins.search.plugin" or index is None \
+                or not getattr(search.config, "enabled", True):
+            return context
+        meta = page.meta.get("search")
+        if isinstance(meta, dict) and meta.get("exclude"):
+            return context
+        view = search_view(page.content)
+        if view is None:
+            return context
+        index.add_entry_from_context(SimpleNamespace(meta=page.meta, content=view, toc=page.toc, url=page.url,
+                                                     title=page.title))
+        self._indexed[id(page)] = meta
+        page.meta["search"] = {**(meta or {}), "exclude": True}
+        return context
+
+    @event_priority(-50)  # after it
+    def _restore_search_meta(self, context: Any, *, page: Any, config: MkDocsConfig, nav: Any) -> Any:
+        if id(page) in self._indexed:
+            meta = self._indexed.pop(id(page))
+            if meta is None:
+                page.meta.pop("search", None)
+            else:
+                page.meta["search"] = meta
+        return context
+
+    on_page_context = CombinedEvent(_index_search_view, _restore_search_meta)
+
     def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:
         self._written += 1
         _report("write", self._written, self._pages)
@@ -274,9 +311,54 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
             env.bytecode_cache = self._bytecode
         return env
 
+    @event_priority(100)  # first: the watches other plugins add then go to the native watcher too
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
-        server.watch(str(self.rules_dir(config)))
+        rules = str(self.rules_dir(config))
+        _native_watcher(server, [config.docs_dir, config.config_file_path], rules)
+        server.watch(rules)
         return server
+
+
+def _native_watcher(server: Any, watched: list[str | None], probe: str) -> None:
+    """Have ``mkdocs serve`` learn of a saved file from the system (inotify on Linux) instead of
+    looking at every watched file twice a second (watchdog's polling observer, MkDocs' choice):
+    a change is seen at once, and the rebuild starts after 0.05 s without further changes
+    instead of 0.1 s.  ``watched`` are the paths MkDocs watches before the plugins' ``on_serve``.
+    Where there is no native watcher, or it cannot start (too many watches), polling stays."""
+    from watchdog import events as e
+    from watchdog.observers import Observer
+    from watchdog.observers.polling import PollingObserver
+
+    if Observer is PollingObserver or not isinstance(server.observer, PollingObserver) \
+            or server.observer.is_alive():
+        return
+    try:
+        trial = Observer()
+        trial.schedule(e.FileSystemEventHandler(), probe, recursive=True)
+        trial.start()
+        trial.stop()
+        trial.join()
+    except OSError as err:
+        log.debug(f"warscribe: the system's file watcher is not available ({err}); polling instead")
+        return
+    moved = []
+    for path in watched:
+        if path:
+            try:
+                server.unwatch(path)
+            except KeyError:  # not watched after all
+                continue
+            moved.append(path)
+    native = Observer()
+    # Changes only: a native watcher also reports files opened and read (by this very build,
+    # which would then start another one), where polling sees only what changed.
+    changes: list[type[e.FileSystemEvent]] = [e.FileModifiedEvent, e.FileCreatedEvent, e.FileDeletedEvent,
+                                               e.FileMovedEvent, e.FileClosedEvent, e.FileAttribEvent]
+    native.schedule = partial(native.schedule, event_filter=changes)  # type: ignore[method-assign]
+    server.observer = native
+    for path in moved:
+        server.watch(path)
+    server.build_delay = min(server.build_delay, 0.05)
 
 
 def _cpu_seconds() -> float:
