@@ -307,29 +307,10 @@ def commits_of(path: str | Path, limit: int = 500) -> str:
     return f"{repo}\n{log.returncode}\n{log.stdout}"
 
 
-def differs_from_head(folder: Path) -> bool | None:
-    """Do the files of ``folder`` differ from the last commit?  None outside git or when HEAD lacks them."""
-    repo = repo_root(folder)
-    if repo is None:
-        return None
-    try:
-        rel = relative_in_repo(repo, folder)
-    except SourceError:
-        return None
-    head = _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-    if head.returncode != 0:
-        return None
-    if not _files_at(repo, head.stdout.strip(), rel):
-        return None
-    r = _git(repo, "status", "--porcelain", "--untracked-files=all", "--", str(rel) if str(rel) != "." else ".")
-    if r.returncode != 0:
-        return None
-    return any(line.strip().endswith(".rules") for line in r.stdout.splitlines())
-
-
 def changed_since_head(folders: list[Path]) -> dict[Path, bool | None]:
-    """:func:`differs_from_head` for several folders, asking git once per step for all the folders
-    of one repository (a check of the six bundled rulesets runs 4 git commands, not 24).
+    """Which of ``folders`` differ from the last commit, asking git once per step for all the folders
+    of one repository (a check of the six bundled rulesets runs 4 git commands, not one per step
+    and folder).
 
     Each folder maps to True (a ``.rules`` file in it differs from HEAD), False, or None (outside
     git, or HEAD does not have the folder)."""
