@@ -316,8 +316,9 @@ def test_the_checker_knows_which_activation_schemes_the_engine_runs() -> None:
 
 
 def test_battles_page_cache_key_follows_the_base_of_an_overlay(tmp_path) -> None:
-    """The Battles page keeps its runs between builds under a key of every source it depends on:
-    editing only the base of an overlay must give the overlay's page a new key (no stale page)."""
+    """The Battles page keeps its runs between builds under a key of what the games are played
+    from: a rule changed only in the base of an overlay gives the overlay's page a new key (no
+    stale page); a comment or a title changed in the base does not (nothing to simulate again)."""
     import shutil
 
     from compiler.driver import compile_paths
@@ -329,10 +330,50 @@ def test_battles_page_cache_key_follows_the_base_of_an_overlay(tmp_path) -> None
     def overlay_key() -> str:
         c = compile_paths([str(tmp_path)])
         (rs,) = [r for r in c.rulesets if r.id == "dark-millennia"]
-        return _key(rs, {})
+        return _key(rs)
 
     before = overlay_key()
     assert overlay_key() == before
-    base_file = next((tmp_path / "classic-40k").glob("*.rules"))
-    base_file.write_text(base_file.read_text("utf-8") + "\n# an edit of the base only\n", "utf-8")
+    stats = tmp_path / "classic-40k" / "characteristics.rules"
+    text = stats.read_text("utf-8")
+    assert '"Ballistic Skill"' in text
+    stats.write_text(text.replace('"Ballistic Skill"', '"Shooting Skill"') + "\n# a comment\n", "utf-8")
+    assert overlay_key() == before
+    profiles = tmp_path / "classic-40k" / "profiles.rules"
+    profiles.write_text(profiles.read_text("utf-8") + '\nstat ZZ "Zeal" 1..6\n', "utf-8")
     assert overlay_key() != before
+
+
+def test_the_text_written_for_readers_plays_no_part_in_a_battle(tmp_path) -> None:
+    """What lets the Battles page keep its games when only readers' text changes: the same games
+    come out of a ruleset whose definitions, titles and comments were rewritten, and the page's
+    key is the same; a changed number gives another key."""
+    import shutil
+
+    from compiler.battle import Rules
+    from compiler.battle.simulate import play_games
+    from compiler.driver import compile_paths
+    from compiler.site.battles import _key
+
+    shutil.copytree(ROOT / "rules" / "console-40k", tmp_path / "console-40k")
+
+    def compiled():  # type: ignore[no-untyped-def]
+        (rs,) = compile_paths([str(tmp_path / "console-40k")]).rulesets
+        return rs
+
+    def games(rs):  # type: ignore[no-untyped-def]
+        t = play_games(Rules(rs), rs.get("sample_battle"), "greedy", 1, 0, 40)
+        return t.wins, t.draws, t.turns, t.survivors
+
+    before = compiled()
+    lexicon, profiles = tmp_path / "console-40k" / "lexicon.rules", tmp_path / "console-40k" / "profiles.rules"
+    lexicon.write_text(lexicon.read_text("utf-8").replace("How accurately the model shoots.", "Aim, in short."),
+                       "utf-8")
+    profiles.write_text("# units and their weapons\n" + profiles.read_text("utf-8")
+                        .replace('unit space_marine "Space Marine"', 'unit space_marine "Battle Brother"'), "utf-8")
+    reworded = compiled()
+    assert reworded.get("space_marine").title == "Battle Brother"
+    assert _key(reworded) == _key(before)
+    assert games(reworded) == games(before)
+    profiles.write_text(profiles.read_text("utf-8").replace("BS 4", "BS 3", 1), "utf-8")
+    assert _key(compiled()) != _key(before)

@@ -287,7 +287,7 @@ def test_the_battles_page_reports_activations_and_orders(nuceria, fortyk, monkey
     monkeypatch.setattr(site_battles, "GAMES", 20)  # the outcome table is not what is tested here
     monkeypatch.setattr(site_battles, "_CACHE", {})  # nor kept for a site built later in this process
     for model, said in ((nuceria, "activates"), (fortyk, "gets Advance orders")):
-        views = site_battles.scenario_views(model, {})
+        views = site_battles.scenario_views(model)
         lines = [text for v in views for turn in v.report for text, _ in turn.lines]
         assert any(said in text for text in lines), lines[:5]
         assert all(sum(r.count for r in v.rates) == 20 for v in views)  # wins and draws add up to the games

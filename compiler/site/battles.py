@@ -4,16 +4,17 @@ Everything on the page is computed at build time from the rules model by :mod:`c
 and reproducible: :data:`GAMES` games with the run seed :data:`SEED` (greedy policies on every
 side), and the sample report is game 0 of that run, played again with its events kept.  A fixed
 number of games (not a time limit) keeps the page byte-identical from build to build; results
-are cached per process and in warscribe's cache folder, keyed by the sources of the ruleset and
-of its bases, so a rebuild that changed none of them pays nothing.  Every rate is shown with its 95% interval and the number of games.  For an
+are cached per process and in warscribe's cache folder, keyed by the declarations of the ruleset
+and of its bases without their readers' text (titles, definitions, prose), so a rebuild that
+changed none of them pays nothing.  Every rate is shown with its 95% interval and the number of games.  For an
 overlay whose base has the same scenario, the change in each side's win rate is shown too.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import Any, Mapping
 
 from compiler import ast as A
@@ -21,6 +22,7 @@ from compiler.ast.cached import remembered
 from compiler.battle import POLICIES, Battle, Rules, Tally, game_seed
 from compiler.battle.simulate import against, play_games
 from compiler.battle.stats import wilson
+from compiler.diagnostics import Span
 from compiler.model.armies import listed_units
 from compiler.model.ruleset import Ruleset
 
@@ -78,24 +80,47 @@ class ScenarioView:
     base_title: str | None
 
 
-def _key(rs: Ruleset, sources: Mapping[str, str]) -> str:
-    """A digest of every file the ruleset is made of, its base's (and theirs) included: the text
-    given in ``sources``, else the file as it is on disk."""
+#: Fields of a declaration written for readers (titles, definitions, prose, cross-references, the
+#: header's history and credits): no rule reads them while a battle is played, so editing one keeps
+#: the games already simulated.  Spans go too: a line added above moves every declaration.
+TEXT_FIELDS = frozenset({"span", "title", "short", "prose", "aka", "see", "authors", "history", "licence",
+                         "source", "summary"})
+_TEXT_NODES = (A.Prose, A.ProseBlock, A.Note, Span)
+
+
+def _key(rs: Ruleset) -> str:
+    """A digest of what the games of ``rs`` are played from: every declaration of it and of its
+    bases, without the text written for readers (:data:`TEXT_FIELDS`), so that correcting a
+    definition while ``warscribe serve`` runs does not simulate the battles again."""
     digest = hashlib.blake2b(digest_size=16)
     layer: Ruleset | None = rs
     while layer is not None:
         digest.update(layer.id.encode() + b"\1")
-        for f in sorted(layer.files):
-            text = sources.get(f)
-            if text is None:
-                try:
-                    text = Path(f).read_text(encoding="utf-8", errors="surrogateescape")
-                except OSError:
-                    text = ""
-            digest.update(f.encode("utf-8", "surrogateescape") + b"\0"
-                          + text.encode("utf-8", "surrogateescape") + b"\0")
+        _feed(digest, layer.items)
         layer = layer.base
     return digest.hexdigest()
+
+
+def _feed(digest: Any, value: object) -> None:
+    """Feed ``value`` (AST nodes, tuples, plain values) to ``digest``, readers' text left out."""
+    if isinstance(value, _TEXT_NODES):
+        digest.update(b"-")
+    elif isinstance(value, tuple):
+        digest.update(b"(")
+        for item in value:
+            _feed(digest, item)
+        digest.update(b")")
+    elif isinstance(value, (frozenset, set)):
+        digest.update(repr(sorted(repr(v) for v in value)).encode("utf-8", "surrogateescape"))
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        digest.update(type(value).__name__.encode() + b"{")
+        for f in dataclasses.fields(value):
+            if f.name not in TEXT_FIELDS:
+                digest.update(f.name.encode() + b"=")
+                _feed(digest, getattr(value, f.name))
+        digest.update(b"}")
+    else:
+        digest.update(repr(value).encode("utf-8", "surrogateescape") + b";")
 
 
 def _tally(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> Tally:
@@ -176,12 +201,12 @@ def _report(rs: Ruleset, rules: Rules, sc: A.Scenario) -> tuple[tuple[ReportTurn
     return tuple(turns), f"The battle ends in {winner} after {out.turns} game turns (scores: {scores})."
 
 
-def scenario_views(rs: Ruleset, sources: Mapping[str, str]) -> list[ScenarioView]:
+def scenario_views(rs: Ruleset) -> list[ScenarioView]:
     """The Battles page's view of every scenario of ``rs``."""
     scenarios = rs.of_type(A.Scenario)
     if not scenarios:
         return []
-    rules, key = Rules(rs), _key(rs, sources)
+    rules, key = Rules(rs), _key(rs)
     base = rs.base
     base_rules = Rules(base) if base is not None else None
     views = []
@@ -193,7 +218,7 @@ def scenario_views(rs: Ruleset, sources: Mapping[str, str]) -> list[ScenarioView
         report, result = _report(rs, rules, sc)
         changes: tuple[Change, ...] = ()
         if base is not None and base_rules is not None and isinstance(base.get(sc.id), A.Scenario):
-            bt = _tally(base, base_rules, sc, _key(base, sources))
+            bt = _tally(base, base_rules, sc, _key(base))
             changes = tuple(Change(side.title, c["base_win_rate"], c["overlay_win_rate"], c["change"],
                                    c["ci95"][0], c["ci95"][1])
                             for side, c in zip(sc.sides, against(sc, t, bt)))

@@ -277,7 +277,7 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
         from compiler.site.battles import GAMES, SEED, scenario_views
         r = data.tools(roles["battles"])
         pages.append(Page(roles["battles"], "Battles", "battles.md.j2", dict(
-            site=site, rs=rs, r=r, views=scenario_views(rs, data.sources), games=GAMES, seed=SEED,
+            site=site, rs=rs, r=r, views=scenario_views(rs), games=GAMES, seed=SEED,
         )))
     r = data.tools(roles["changes"])
     pages.append(Page(roles["changes"], "Changes", "changes.md.j2", dict(
