@@ -34,8 +34,9 @@ Public API: :func:`compile_paths`, :class:`Compilation`, :class:`Ruleset`,
 """
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from compiler.lazy import lazy_names
 
 __version__ = "0.1.0"
 
@@ -54,14 +55,4 @@ _PUBLIC = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module 'compiler' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+__getattr__, __dir__ = lazy_names(__name__, _PUBLIC, globals())

@@ -38,8 +38,9 @@ demo 1.0.0 (old) → demo 1.0.0 (new)
 """
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from compiler.lazy import lazy_names
 
 if TYPE_CHECKING:  # imported on first use: ``warscribe check`` reads only version_warnings
     from compiler.review.diff import RulesetDiff, diff_models
@@ -63,14 +64,5 @@ _PUBLIC = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module 'compiler.review' has no attribute {name!r}")
-    value = getattr(import_module(f"compiler.review.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+__getattr__, __dir__ = lazy_names(__name__, {name: f"compiler.review.{module}" for name, module in _PUBLIC.items()},
+                                  globals())
