@@ -86,6 +86,7 @@ class ScenarioView:
 TEXT_FIELDS = frozenset({"span", "title", "short", "prose", "aka", "see", "authors", "history", "licence",
                          "source", "summary"})
 _TEXT_NODES = (A.Prose, A.ProseBlock, A.Note, Span)
+_MEANING_FIELDS: dict[type, tuple[str, ...]] = {}  # per node class: its fields but TEXT_FIELDS
 
 
 def _key(rs: Ruleset) -> str:
@@ -113,11 +114,14 @@ def _feed(digest: Any, value: object) -> None:
     elif isinstance(value, (frozenset, set)):
         digest.update(repr(sorted(repr(v) for v in value)).encode("utf-8", "surrogateescape"))
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        digest.update(type(value).__name__.encode() + b"{")
-        for f in dataclasses.fields(value):
-            if f.name not in TEXT_FIELDS:
-                digest.update(f.name.encode() + b"=")
-                _feed(digest, getattr(value, f.name))
+        cls = type(value)
+        names = _MEANING_FIELDS.get(cls)
+        if names is None:
+            names = _MEANING_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(value) if f.name not in TEXT_FIELDS)
+        digest.update(cls.__name__.encode() + b"{")
+        for name in names:
+            digest.update(name.encode() + b"=")
+            _feed(digest, getattr(value, name))
         digest.update(b"}")
     else:
         digest.update(repr(value).encode("utf-8", "surrogateescape") + b";")
