@@ -34,6 +34,7 @@ class Effects:
         self.hook_effects = hook_effects  # what hooks did to the one attack being followed
         self._effects: list[ActiveEffect] | None = None
         self._abilities: list[tuple[A.Ability, Any]] | None = None
+        self._tests: frozenset[str] | None = None
 
     def active_effects(self) -> list[ActiveEffect]:
         """Effects that apply now: (effect, group, source id)."""
@@ -138,6 +139,13 @@ class Effects:
                     raise ResolveError("a cap on a roll is a target such as 4+ or a number", e.value.span)
                 out.append((value, e.kind == "never_better", e))
         return out
+
+    def names_test(self, test: str) -> bool:
+        """Whether some effect that applies names ``test`` (a roll modifier, a target, a cap, a
+        re-roll, ``ignores modifiers``, a natural success): if none does, the test rolls as written."""
+        if self._tests is None:
+            self._tests = frozenset(e.test for e, _, _ in self.active_effects() if e.test)
+        return test in self._tests
 
     def ignores_modifiers(self, test: str) -> bool:
         """Whether an effect says the roll modifiers of ``test`` do not count."""
