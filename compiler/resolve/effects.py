@@ -35,6 +35,7 @@ class Effects:
         self._effects: list[ActiveEffect] | None = None
         self._abilities: list[tuple[A.Ability, Any]] | None = None
         self._tests: frozenset[str] | None = None
+        self._kinds: frozenset[str] | None = None
 
     def active_effects(self) -> list[ActiveEffect]:
         """Effects that apply now: (effect, group, source id)."""
@@ -95,6 +96,8 @@ class Effects:
 
     def stat_modifier(self, stat: str, role: str | None, roleless: bool = False) -> Any:
         """What the effects add to ``stat`` (of the profile in ``role``)."""
+        if "stat" not in self.kinds():
+            return 0
         items = [(self._effect_value(e), g) for e, g, src in self.active_effects()
                  if e.kind == "stat" and e.stat == stat
                  and (e.role is None or (not roleless and e.role == role)) and _used(src)]
@@ -102,6 +105,8 @@ class Effects:
 
     def stat_improvement(self, stat: str, role: str | None, roleless: bool = False) -> Any:
         """How many steps ``Sv better by 1`` (less ``worse by``) makes the target value ``stat`` easier."""
+        if not self.kinds() & {"better", "worse"}:
+            return 0
         items = [(self._effect_value(e) * (1 if e.kind == "better" else -1), g) for e, g, src in self.active_effects()
                  if e.kind in ("better", "worse") and e.stat == stat
                  and (e.role is None or (not roleless and e.role == role)) and _used(src)]
@@ -139,6 +144,12 @@ class Effects:
                     raise ResolveError("a cap on a roll is a target such as 4+ or a number", e.value.span)
                 out.append((value, e.kind == "never_better", e))
         return out
+
+    def kinds(self) -> frozenset[str]:
+        """The kinds of the effects that apply (``stat``, ``roll``, …): a kind no effect has adds nothing."""
+        if self._kinds is None:
+            self._kinds = frozenset(e.kind for e, _, _ in self.active_effects())
+        return self._kinds
 
     def names_test(self, test: str) -> bool:
         """Whether some effect that applies names ``test`` (a roll modifier, a target, a cap, a
