@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterator, Mapping, TypeAlias
 from compiler import ast as A
 from compiler.model.values import ProfileRef
 from compiler.resolve.budget import refuse_attack_sum
+from compiler.resolve.closed import MAX_KEPT, closed_outcomes, closed_step_key
 from compiler.resolve.casualties import casualties, casualties_per_attack, feel_no_pain, has_stat, wounds_stat
 from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll, as_count, fast_to_exact, hashable,
                                    is_dist, num_int, unwrap)
@@ -413,6 +414,14 @@ def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool,
     """Pass every token of every bag through one test step (memoised per model: the same
     question asked for 10 or 200 attacks shares this work)."""
     args = ev.call_args(test, call, env)
+    closed = closed_step_key(ev, bags, test, args, negate, bool(_hooks_for(ev, test.id)))
+    if closed is not None:  # the same in every situation: kept once per ruleset
+        kept = closed_outcomes(ev.model)
+        if closed not in kept:
+            if len(kept) > MAX_KEPT:
+                kept.clear()
+            kept[closed] = _advance_uncached(ev, bags, test, args, call, negate, env, step, dict(later))
+        return kept[closed]
     key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key(), later)
     memo = ev.memo
     if key in memo:

@@ -6,7 +6,8 @@ parameters, a table that reads nothing but its own, and a die: for given values 
 the ruleset — unless an effect names the test (a roll modifier, ``needs 3+``, a cap, a re-roll,
 ``ignores modifiers``, a natural success from a hook).  Such a test is worked out once per
 ruleset and argument values (:func:`closed_outcomes`, kept on the model, which is immutable)
-instead of once per question.
+instead of once per question; so is a step of an attack that passes tokens through such a test
+when the test has no hooks (:func:`closed_step_key`).
 
 What counts as closed (:func:`is_closed`): every expression of the test's roll, target and caps
 is made of numbers, labels, constants, dice, arithmetic, comparisons, ranges, targets, chains,
@@ -37,6 +38,8 @@ from typing import Any
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.model.values import TargetValue
+from compiler.resolve.evaluator import Evaluator
+from compiler.trace import active as tracing
 
 # Nodes that evaluate the same way whatever the situation (names and calls are checked apart).
 _PLAIN = (A.Int, A.Decimal, A.Label, A.Const, A.Dice, A.Unary, A.Binary, A.RangeExpr, A.InRange, A.Target,
@@ -107,3 +110,18 @@ def _closed_call(model: Ruleset, call: A.Call, visiting: set[str]) -> bool:
     if table.grid is not None:
         exprs.extend(cell for _, cells in table.grid.rows for cell in cells)
     return all(_closed_expr(model, e, inner, visiting | {table.id}) for e in exprs)
+
+
+def closed_step_key(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], negate: bool,
+                    hooked: bool) -> tuple[Any, ...] | None:
+    """The key, in :func:`closed_outcomes`, of a step of an attack that passes the tokens of
+    ``bags`` through a closed test: then what the step gives depends on the bags, the test's
+    outcome and ``negate`` alone.  None (the general way) when the test has hooks (``hooked``),
+    an effect names it, a token carries modifiers from an earlier hook (its roll is its own), an
+    argument is not a plain number or target, or what is used is being recorded."""
+    if hooked or tracing() or not is_closed(ev.model, test) or ev.effects.names_test(test.id):
+        return None
+    if any(flag[0] == "mods" for bag in bags.outcomes() for state, _ in bag for flag in state):
+        return None
+    key = closed_key(test, args, ev.exact)
+    return None if key is None else ("step", key, negate, bags)
