@@ -23,19 +23,17 @@ from typing import Any, Callable, Iterator, Mapping, TypeAlias
 from compiler import ast as A
 from compiler.model.values import ProfileRef
 from compiler.resolve.budget import refuse_attack_sum
-from compiler.resolve.closed import MAX_KEPT, closed_outcomes, closed_step_key
 from compiler.resolve.casualties import casualties, casualties_per_attack, feel_no_pain, has_stat, wounds_stat
+from compiler.resolve.closed import MAX_KEPT, closed_outcomes, closed_step_key
 from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll, as_count, fast_to_exact, hashable,
                                    is_dist, num_int, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
+from compiler.resolve.shape import State, joins, reads_models
 from compiler.trace import note
 
-# A token's flags: ("pass", "wound") or ("fail", "save") from `wound automatically` and `no save`;
-# ("mods", effects) from `+1 D`, `-1 AP`… (the modifiers hooks put on this one attack);
-# ("mortal", "spill"|"keep") from `mortal wounds`.
-State: TypeAlias = frozenset[tuple[Any, ...]]
+# One attack's tokens, each kind with its flags (a State: see compiler.resolve.shape) and count.
 Bag: TypeAlias = tuple[tuple[State, int], ...]  # sorted ((state, count), ...)
 
 MAX_TOKENS_PER_ATTACK = 64
@@ -140,32 +138,9 @@ def _aggregate_step(sub: Evaluator, per_attack: Any, totals: "LazySteps", src: s
 def _plan_arg(a: Any, decl: A.Attack) -> Any:
     """An argument as the plan sees it: a profile without its model count, unless the
     attack reads ``.models`` beyond counting its attacks."""
-    if isinstance(a, ProfileRef) and not _reads_models(decl):
+    if isinstance(a, ProfileRef) and not reads_models(decl):
         return ProfileRef(a.id)
     return a
-
-
-_READS_MODELS: dict[int, tuple[A.Attack, bool]] = {}
-
-
-def _reads_models(decl: A.Attack) -> bool:
-    hit = _READS_MODELS.get(id(decl))
-    if hit is not None and hit[0] is decl:
-        return hit[1]
-    answer = _reads_models_uncached(decl)
-    _READS_MODELS[id(decl)] = (decl, answer)
-    return answer
-
-
-def _reads_models_uncached(decl: A.Attack) -> bool:
-    for step in decl.steps[1:]:
-        for expr in (step.value, step.removes_target, step.damage):
-            if expr is None:
-                continue
-            for sub in A.sub_expressions(expr):
-                if isinstance(sub, A.Attr) and sub.name == "models":
-                    return True
-    return False
 
 
 def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: "LazySteps", count: bool) -> Any:
@@ -218,7 +193,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             test_decl, call, negate = test_call
             bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step, joins(decl, step.name))
             source[step.name] = source[prev]
-            plan.append(("pipe", step, bags[step.name].map(_bag_size), source[step.name], None))
+            plan.append(("pipe", step, _sizes(sub, bags[step.name]), source[step.name], None))
             # A later step may read this one's total (``capped = min(hits, target.models)``).
             totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[step.name], step.span))
             continue
@@ -239,7 +214,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             if _special(bags[prev]):
                 per_attack = bags[prev].bind(partial(_bag_amount, exact_sub, amount_of, step.span))
             else:
-                per_attack = _exact(each(exact_sub, bags[prev].map(_bag_size), _exact(amount_of(exact_sub)), False,
+                per_attack = _exact(each(exact_sub, _sizes(exact_sub, bags[prev]), _exact(amount_of(exact_sub)), False,
                                          step.span))
             if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
                 plan.append(("pipe", step, per_attack.map(lambda o: int(unwrap(o))), source[prev], None))
@@ -325,6 +300,18 @@ def _bag_size(bag: Bag) -> int:
     return sum(c for _, c in bag)
 
 
+def _sizes(ev: Evaluator, bags: Any) -> Any:
+    """How many tokens each attack has: a function of the bags alone, kept per ruleset."""
+    kept = closed_outcomes(ev.model)
+    key = ("sizes", bags)
+    sizes = kept.get(key)
+    if sizes is None:
+        if len(kept) > MAX_KEPT:
+            kept.clear()
+        sizes = kept[key] = bags.map(_bag_size)
+    return sizes
+
+
 def _merge(a: Bag, b: Bag) -> Bag:
     counts: dict[Any, int] = dict(a)
     for state, c in b:
@@ -390,23 +377,6 @@ def _hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
                 pname = ability.params[0].name if ability.params else ""
                 out.append((hook, arg, pname))
     return out
-
-
-def joins(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]:
-    """The steps that follow ``start`` attack by attack (``wounds = hits each wound(…)`` after
-    ``hits``), each with the flags that take a new token past the tests in between: where the
-    extra tokens of ``1 extra wounds`` on a natural 6 to hit join."""
-    out: list[tuple[str, State]] = []
-    current, flags = start, frozenset[tuple[Any, ...]]()
-    for s in decl.steps:
-        v = s.value
-        if not (isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id == current
-                and isinstance(v.item, A.Call)):
-            continue
-        flags = flags | {("fail" if v.negate else "pass", v.item.func)}
-        out.append((s.name, flags))
-        current = s.name
-    return tuple(out)
 
 
 def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool, env: dict[str, Any],
