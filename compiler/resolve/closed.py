@@ -61,7 +61,9 @@ def is_closed(model: Ruleset, test: A.Test) -> bool:
 
 
 def closed_outcomes(model: Ruleset) -> dict[Any, Any]:
-    """The outcomes of closed tests kept for ``model``: (test id, argument values, exact) → outcome."""
+    """What is kept for ``model``: ("test", test id, exact, argument values) → a closed test's
+    outcome; ("step", that key, negate, bags) → bags after a step through it; ("sizes", bags) →
+    the number of tokens of each attack."""
     kept: dict[Any, Any] = model.__dict__.setdefault("_closed_test_outcomes", {})
     return kept
 
@@ -69,7 +71,7 @@ def closed_outcomes(model: Ruleset) -> dict[Any, Any]:
 def closed_key(test: A.Test, args: list[Any], exact: bool) -> tuple[Any, ...] | None:
     """The key of a closed test's outcome for these argument values, or None when one of them is
     not a plain number or target (a profile, a roll): then the general way is taken."""
-    key: list[Any] = [test.id, exact]
+    key: list[Any] = ["test", test.id, exact]
     for a in args:
         t = type(a)
         if t is not int and t is not TargetValue:

@@ -104,8 +104,12 @@ def eval_dice(ev: Evaluator, e: A.Dice, env: Env) -> Any:
 
 def die_dist(ev: Evaluator, name: str, sides: int, span: Any) -> Any:
     custom = ev.model.dice.get(name)
-    if custom is not None:
-        return Dist.from_faces(custom.faces)
+    if custom is not None:  # the model is immutable: each custom die is built once
+        built: dict[str, Dist] = ev.model.__dict__.setdefault("_custom_dice", {})
+        die = built.get(name)
+        if die is None:
+            die = built[name] = Dist.from_faces(custom.faces)
+        return die
     if sides < 1 or sides > MAX_DICE:
         raise ResolveError(f"a die of {sides} sides cannot be rolled here", span)
     return Dist.die(sides)
