@@ -26,7 +26,7 @@ from compiler.resolve.budget import refuse_attack_sum
 from compiler.resolve.casualties import casualties, casualties_per_attack, feel_no_pain, has_stat, wounds_stat
 from compiler.resolve.closed import MAX_KEPT, closed_outcomes, closed_step_key
 from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll, as_count, fast_to_exact, hashable,
-                                   is_dist, num_int, unwrap)
+                                   is_dist, num_int, plain_ints, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
@@ -208,7 +208,8 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
                 if defender_ref is not None and _is_count(item):
                     # ``on each damage: ignored on 5+`` of the defender counts here as in ``removes``.
                     amount = _exact(item) if is_dist(item) else Dist.const(item)
-                    amount = amount.map(lambda d: max(0, num_int(unwrap(d), span)))
+                    if not plain_ints(amount, 0):
+                        amount = amount.map(lambda d: max(0, num_int(unwrap(d), span)))
                     item = feel_no_pain(ev_, defender_ref, amount)
                 return item
             if _special(bags[prev]):
@@ -217,7 +218,8 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
                 per_attack = _exact(each(exact_sub, _sizes(exact_sub, bags[prev]), _exact(amount_of(exact_sub)), False,
                                          step.span))
             if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
-                plan.append(("pipe", step, per_attack.map(lambda o: int(unwrap(o))), source[prev], None))
+                plan.append(("pipe", step, per_attack if plain_ints(per_attack) else per_attack.map(lambda o: int(unwrap(o))),
+                             source[prev], None))
                 totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[prev], step.span))
                 continue
         value = _value_step(sub, step, env, totals, False)

@@ -22,7 +22,7 @@ from compiler.limits import MAX_COUNT, MAX_DICE
 from compiler.model.static import StaticError, as_number, int_range, is_none, profile_has, stat_number, to_target
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AttackResult, Pool, ProfileMix, ResolveError, all_int, as_count, exact_to_fast, fast_to_exact,
-                                   is_dist, natural, num, num_int, show, truth, unwrap)
+                                   is_dist, natural, num, num_int, plain_ints, show, truth, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import BUILTIN_CALLS, Env, Evaluator, expression
 
@@ -247,7 +247,7 @@ def each(ev: Evaluator, count: Any, item: Any, negate: bool, span: Any) -> Any:
         return pool(ev, count, p, span)
     if negate:
         raise ResolveError("'each not' counts failed tests; this is not a test", span)
-    amounts = item.map(lambda o: num_int(unwrap(o), span))
+    amounts = item if plain_ints(item) else item.map(lambda o: num_int(unwrap(o), span))
     amounts = ev.to_backend(amounts)
     if is_dist(count):
         ev.refuse_sum(max(int(unwrap(c)) for c in count.outcomes()), amounts, span)
