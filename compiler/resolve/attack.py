@@ -30,7 +30,7 @@ from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll,
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
-from compiler.resolve.shape import State, joins, reads_models
+from compiler.resolve.shape import State, joins, names_in, reads_models
 from compiler.trace import note
 
 # One attack's tokens, each kind with its flags (a State: see compiler.resolve.shape) and count.
@@ -145,7 +145,7 @@ def _plan_arg(a: Any, decl: A.Attack) -> Any:
 
 def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: "LazySteps", count: bool) -> Any:
     assert step.value is not None
-    reads = [e.id for e in A.sub_expressions(step.value) if isinstance(e, A.Name) and e.id in totals]
+    reads = [name for name in names_in(step.value) if name in totals]
     random = [n for n in reads if is_dist(totals[n]) and len(totals[n]) > 1]
     if len(random) > 1:
         # Each step's total is a distribution of its own: two of them (or one twice) would be

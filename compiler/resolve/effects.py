@@ -193,7 +193,7 @@ class Effects:
 
     def _find_abilities(self, refs: tuple[ProfileRef, ...] | None = None) -> list[tuple[A.Ability, Any]]:
         found: dict[str, tuple[A.Ability, Any]] = {}
-        abilities = {a.id: a for a in self.model.of_type(A.Ability)}
+        abilities = abilities_by_id(self.model)
         for ref in self.attackers if refs is None else refs:
             prof = self.model.profiles.get(ref.id)
             if prof is None:
@@ -213,6 +213,14 @@ class Effects:
                 else:
                     found[ab.id] = (ab, use.arg)
         return [found[k] for k in sorted(found)]
+
+
+def abilities_by_id(model: Ruleset) -> Mapping[str, A.Ability]:
+    """The model's abilities by id (built once per model, which is immutable)."""
+    found: dict[str, A.Ability] | None = model.__dict__.get("_abilities_by_id")
+    if found is None:
+        found = model.__dict__["_abilities_by_id"] = {a.id: a for a in model.of_type(A.Ability)}
+    return found
 
 
 def _used(source: str) -> bool:

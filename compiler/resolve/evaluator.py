@@ -424,6 +424,8 @@ class Evaluator:
     def call_args(self, decl: Any, e: A.Call, env: dict[str, Any]) -> list[Any]:
         """The values of a call's arguments, in the order of ``decl``'s parameters."""
         params = decl.params
+        if not e.kwargs and len(e.args) == len(params):  # every parameter given in order
+            return [self._entry_value(p, a, self.eval(a, env)) for p, a in zip(params, e.args)]
         values: dict[str, Any] = {}
         by_name = {p.name: p for p in params}
         for p, a in zip(params, e.args):

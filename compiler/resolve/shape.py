@@ -3,7 +3,8 @@
 * :func:`reads_models` — whether a step after the first reads ``.models`` (a plan made for 10
   models then is not one for 200);
 * :func:`joins` — the steps that follow a step attack by attack, with the flags that take a new
-  token (an extra hit) past the tests in between.
+  token (an extra hit) past the tests in between;
+* :func:`names_in` — every name a step's expression reads (to find the steps it combines).
 
 Both are read at every cold question; declarations are immutable, so each answer is kept
 (keyed by the declaration's identity, checked on reading).
@@ -88,3 +89,18 @@ def _joins_uncached(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]
         out.append((s.name, flags))
         current = s.name
     return tuple(out)
+
+
+_NAMES: dict[int, tuple[A.Expr, tuple[str, ...]]] = {}
+
+
+def names_in(expr: A.Expr) -> tuple[str, ...]:
+    """Every name read anywhere inside ``expr``, in order, repeats kept."""
+    hit = _NAMES.get(id(expr))
+    if hit is not None and hit[0] is expr:
+        return hit[1]
+    if len(_NAMES) > 20_000:
+        _NAMES.clear()
+    answer = tuple(e.id for e in A.sub_expressions(expr) if isinstance(e, A.Name))
+    _NAMES[id(expr)] = (expr, answer)
+    return answer
