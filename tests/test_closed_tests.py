@@ -1,5 +1,6 @@
 """A closed test (its roll a function of its argument values alone) is worked out once per
-ruleset and argument values: every answer must be the one of the general way.
+ruleset and argument values, and so are the steps of an attack through it and the per-attack
+sums of whole numbers: every answer must be the one of the general way.
 
 Differential: the general way is the one taken while what is used is being recorded
 (:func:`compiler.trace.recording`), which never uses the kept outcomes.  Compared: every test
@@ -217,6 +218,7 @@ def test_attack_questions_give_the_general_answer(model: Any, exact: bool) -> No
     # steps through a test without hooks are kept; those of a test with hooks are not
     stepped = {k[1][1] for k in kept if k[0] == "step"}
     assert {"hit", "wound", "save", "armour"} <= stepped
+    assert {"sizes", "sum"} <= {k[0] for k in kept}
 
 
 def test_a_test_an_effect_names_goes_the_general_way(model: Any) -> None:

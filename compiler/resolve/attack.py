@@ -31,6 +31,7 @@ from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
 from compiler.resolve.shape import State, joins, names_in, reads_models
+from compiler.trace import active as tracing
 from compiler.trace import note
 
 # One attack's tokens, each kind with its flags (a State: see compiler.resolve.shape) and count.
@@ -215,8 +216,8 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             if _special(bags[prev]):
                 per_attack = bags[prev].bind(partial(_bag_amount, exact_sub, amount_of, step.span))
             else:
-                per_attack = _exact(each(exact_sub, _sizes(exact_sub, bags[prev]), _exact(amount_of(exact_sub)), False,
-                                         step.span))
+                per_attack = _per_attack_sum(exact_sub, _sizes(exact_sub, bags[prev]), _exact(amount_of(exact_sub)),
+                                             step.span)
             if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
                 plan.append(("pipe", step, per_attack if plain_ints(per_attack) else per_attack.map(lambda o: int(unwrap(o))),
                              source[prev], None))
@@ -304,6 +305,8 @@ def _bag_size(bag: Bag) -> int:
 
 def _sizes(ev: Evaluator, bags: Any) -> Any:
     """How many tokens each attack has: a function of the bags alone, kept per ruleset."""
+    if tracing():  # the general way, as everything while what is used is recorded
+        return bags.map(_bag_size)
     kept = closed_outcomes(ev.model)
     key = ("sizes", bags)
     sizes = kept.get(key)
@@ -340,6 +343,23 @@ def _mortal(state: State) -> str | None:
 def _special(bags: Any) -> bool:
     """Whether some token carries modifiers or is mortal: then its damage is its own."""
     return any(flag[0] in ("mods", "mortal") for bag in bags.outcomes() for state, _ in bag for flag in state)
+
+
+def _per_attack_sum(ev: Evaluator, sizes: Any, amount: Any, span: Any) -> Any:
+    """The sum of ``amount`` over each attack's tokens: a function of the two distributions alone
+    when both are over plain whole numbers, then kept per ruleset."""
+    if tracing() or not (isinstance(sizes, Dist) and isinstance(amount, Dist) and plain_ints(sizes)
+                         and plain_ints(amount)):
+        return _exact(each(ev, sizes, amount, False, span))
+    kept = closed_outcomes(ev.model)
+    key = ("sum", sizes, amount)
+    total = kept.get(key)
+    if total is None:
+        total = _exact(each(ev, sizes, amount, False, span))
+        if len(kept) > MAX_KEPT:
+            kept.clear()
+        kept[key] = total
+    return total
 
 
 def _bag_amount(ev: Evaluator, amount_of: Callable[[Evaluator], Any], span: Any, bag: Bag) -> Any:
