@@ -12,6 +12,8 @@
       ▲   ▲   ▲          EXPRESSIONS (node class), DECLARATIONS (declaration class), BUILTINS (name)
       │   │   └── expressions  (literals, dice, arithmetic, each, attributes, calls)
       │   ├────── tests · tables · attack   (tests and re-rolls; tables and formulas; attack sequences)
+      │   │         closed: a test that reads only its parameters, worked out once per ruleset
+      │   │         shape: what an attack's declaration says about its steps (once per declaration)
       │   ├────── calls        (a step of an attack called in the expression, asked again: dispatched once)
       │   └────── builtins     (the distribution implementations of compiler.syntax.builtins)
       │

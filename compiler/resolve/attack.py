@@ -24,17 +24,17 @@ from compiler import ast as A
 from compiler.model.values import ProfileRef
 from compiler.resolve.budget import refuse_attack_sum
 from compiler.resolve.casualties import casualties, casualties_per_attack, feel_no_pain, has_stat, wounds_stat
+from compiler.resolve.closed import MAX_KEPT, closed_outcomes, closed_step_key
 from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll, as_count, fast_to_exact, hashable,
-                                   is_dist, num_int, unwrap)
+                                   is_dist, num_int, plain_ints, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
+from compiler.resolve.shape import State, joins, names_in, reads_models
+from compiler.trace import active as tracing
 from compiler.trace import note
 
-# A token's flags: ("pass", "wound") or ("fail", "save") from `wound automatically` and `no save`;
-# ("mods", effects) from `+1 D`, `-1 AP`… (the modifiers hooks put on this one attack);
-# ("mortal", "spill"|"keep") from `mortal wounds`.
-State: TypeAlias = frozenset[tuple[Any, ...]]
+# One attack's tokens, each kind with its flags (a State: see compiler.resolve.shape) and count.
 Bag: TypeAlias = tuple[tuple[State, int], ...]  # sorted ((state, count), ...)
 
 MAX_TOKENS_PER_ATTACK = 64
@@ -139,37 +139,14 @@ def _aggregate_step(sub: Evaluator, per_attack: Any, totals: "LazySteps", src: s
 def _plan_arg(a: Any, decl: A.Attack) -> Any:
     """An argument as the plan sees it: a profile without its model count, unless the
     attack reads ``.models`` beyond counting its attacks."""
-    if isinstance(a, ProfileRef) and not _reads_models(decl):
+    if isinstance(a, ProfileRef) and not reads_models(decl):
         return ProfileRef(a.id)
     return a
 
 
-_READS_MODELS: dict[int, tuple[A.Attack, bool]] = {}
-
-
-def _reads_models(decl: A.Attack) -> bool:
-    hit = _READS_MODELS.get(id(decl))
-    if hit is not None and hit[0] is decl:
-        return hit[1]
-    answer = _reads_models_uncached(decl)
-    _READS_MODELS[id(decl)] = (decl, answer)
-    return answer
-
-
-def _reads_models_uncached(decl: A.Attack) -> bool:
-    for step in decl.steps[1:]:
-        for expr in (step.value, step.removes_target, step.damage):
-            if expr is None:
-                continue
-            for sub in A.sub_expressions(expr):
-                if isinstance(sub, A.Attr) and sub.name == "models":
-                    return True
-    return False
-
-
 def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: "LazySteps", count: bool) -> Any:
     assert step.value is not None
-    reads = [e.id for e in A.sub_expressions(step.value) if isinstance(e, A.Name) and e.id in totals]
+    reads = [name for name in names_in(step.value) if name in totals]
     random = [n for n in reads if is_dist(totals[n]) and len(totals[n]) > 1]
     if len(random) > 1:
         # Each step's total is a distribution of its own: two of them (or one twice) would be
@@ -217,7 +194,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             test_decl, call, negate = test_call
             bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step, joins(decl, step.name))
             source[step.name] = source[prev]
-            plan.append(("pipe", step, bags[step.name].map(_bag_size), source[step.name], None))
+            plan.append(("pipe", step, _sizes(sub, bags[step.name]), source[step.name], None))
             # A later step may read this one's total (``capped = min(hits, target.models)``).
             totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[step.name], step.span))
             continue
@@ -232,16 +209,18 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
                 if defender_ref is not None and _is_count(item):
                     # ``on each damage: ignored on 5+`` of the defender counts here as in ``removes``.
                     amount = _exact(item) if is_dist(item) else Dist.const(item)
-                    amount = amount.map(lambda d: max(0, num_int(unwrap(d), span)))
+                    if not plain_ints(amount, 0):
+                        amount = amount.map(lambda d: max(0, num_int(unwrap(d), span)))
                     item = feel_no_pain(ev_, defender_ref, amount)
                 return item
             if _special(bags[prev]):
                 per_attack = bags[prev].bind(partial(_bag_amount, exact_sub, amount_of, step.span))
             else:
-                per_attack = _exact(each(exact_sub, bags[prev].map(_bag_size), _exact(amount_of(exact_sub)), False,
-                                         step.span))
+                per_attack = _per_attack_sum(exact_sub, _sizes(exact_sub, bags[prev]), _exact(amount_of(exact_sub)),
+                                             step.span)
             if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
-                plan.append(("pipe", step, per_attack.map(lambda o: int(unwrap(o))), source[prev], None))
+                plan.append(("pipe", step, per_attack if plain_ints(per_attack) else per_attack.map(lambda o: int(unwrap(o))),
+                             source[prev], None))
                 totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[prev], step.span))
                 continue
         value = _value_step(sub, step, env, totals, False)
@@ -324,6 +303,20 @@ def _bag_size(bag: Bag) -> int:
     return sum(c for _, c in bag)
 
 
+def _sizes(ev: Evaluator, bags: Any) -> Any:
+    """How many tokens each attack has: a function of the bags alone, kept per ruleset."""
+    if tracing():  # the general way, as everything while what is used is recorded
+        return bags.map(_bag_size)
+    kept = closed_outcomes(ev.model)
+    key = ("sizes", bags)
+    sizes = kept.get(key)
+    if sizes is None:
+        if len(kept) > MAX_KEPT:
+            kept.clear()
+        sizes = kept[key] = bags.map(_bag_size)
+    return sizes
+
+
 def _merge(a: Bag, b: Bag) -> Bag:
     counts: dict[Any, int] = dict(a)
     for state, c in b:
@@ -350,6 +343,23 @@ def _mortal(state: State) -> str | None:
 def _special(bags: Any) -> bool:
     """Whether some token carries modifiers or is mortal: then its damage is its own."""
     return any(flag[0] in ("mods", "mortal") for bag in bags.outcomes() for state, _ in bag for flag in state)
+
+
+def _per_attack_sum(ev: Evaluator, sizes: Any, amount: Any, span: Any) -> Any:
+    """The sum of ``amount`` over each attack's tokens: a function of the two distributions alone
+    when both are over plain whole numbers, then kept per ruleset."""
+    if tracing() or not (isinstance(sizes, Dist) and isinstance(amount, Dist) and plain_ints(sizes)
+                         and plain_ints(amount)):
+        return _exact(each(ev, sizes, amount, False, span))
+    kept = closed_outcomes(ev.model)
+    key = ("sum", sizes, amount)
+    total = kept.get(key)
+    if total is None:
+        total = _exact(each(ev, sizes, amount, False, span))
+        if len(kept) > MAX_KEPT:
+            kept.clear()
+        kept[key] = total
+    return total
 
 
 def _bag_amount(ev: Evaluator, amount_of: Callable[[Evaluator], Any], span: Any, bag: Bag) -> Any:
@@ -391,28 +401,19 @@ def _hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
     return out
 
 
-def joins(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]:
-    """The steps that follow ``start`` attack by attack (``wounds = hits each wound(…)`` after
-    ``hits``), each with the flags that take a new token past the tests in between: where the
-    extra tokens of ``1 extra wounds`` on a natural 6 to hit join."""
-    out: list[tuple[str, State]] = []
-    current, flags = start, frozenset[tuple[Any, ...]]()
-    for s in decl.steps:
-        v = s.value
-        if not (isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id == current
-                and isinstance(v.item, A.Call)):
-            continue
-        flags = flags | {("fail" if v.negate else "pass", v.item.func)}
-        out.append((s.name, flags))
-        current = s.name
-    return tuple(out)
-
-
 def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool, env: dict[str, Any],
              step: A.Step, later: tuple[tuple[str, State], ...] = ()) -> Any:
     """Pass every token of every bag through one test step (memoised per model: the same
     question asked for 10 or 200 attacks shares this work)."""
     args = ev.call_args(test, call, env)
+    closed = closed_step_key(ev, bags, test, args, negate, bool(_hooks_for(ev, test.id)))
+    if closed is not None:  # the same in every situation: kept once per ruleset
+        kept = closed_outcomes(ev.model)
+        if closed not in kept:
+            if len(kept) > MAX_KEPT:
+                kept.clear()
+            kept[closed] = _advance_uncached(ev, bags, test, args, call, negate, env, step, dict(later))
+        return kept[closed]
     key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key(), later)
     memo = ev.memo
     if key in memo:

@@ -13,11 +13,11 @@ from fractions import Fraction
 from functools import partial
 from typing import Any, Callable
 
-from compiler import ast as A
 from compiler.limits import MAX_REMOVAL_WORK
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import ResolveError, as_count, fast_to_exact, is_dist, num_int, unwrap
 from compiler.resolve.dist import Dist, FastDist
+from compiler.resolve.effects import abilities_by_id
 from compiler.resolve.evaluator import Evaluator
 from compiler.trace import note
 
@@ -39,7 +39,7 @@ def feel_no_pain(ev: Evaluator, target: ProfileRef, damage: Any) -> Any:
     prof = ev.model.profiles.get(target.id)
     if prof is None:
         return damage
-    abilities = {a.id: a for a in ev.model.of_type(A.Ability)}
+    abilities = abilities_by_id(ev.model)
     for use in prof.abilities:
         ab = abilities.get(use.ability)
         if ab is None or not ev.effects.ability_holds(ab, use.arg):

@@ -162,6 +162,12 @@ def all_int(d: Random) -> bool:
     return all(isinstance(o, (int, bool)) for o in d.outcomes())
 
 
+def plain_ints(d: Random, least: int | None = None) -> bool:
+    """Are all outcomes of ``d`` plain ``int`` (not yes/no, not a roll or a face), and at least
+    ``least`` when given?  Then mapping them to whole numbers changes nothing (and is skipped)."""
+    return all(type(o) is int and (least is None or o >= least) for o in d.outcomes())
+
+
 def custom_die_faces(faces: tuple[Any, ...]) -> Dist:
     """A custom die as :class:`Face` outcomes, so its natural face can be read."""
     return Dist.from_faces(Face(v, i) for i, v in enumerate(faces, 1))

@@ -34,6 +34,8 @@ class Effects:
         self.hook_effects = hook_effects  # what hooks did to the one attack being followed
         self._effects: list[ActiveEffect] | None = None
         self._abilities: list[tuple[A.Ability, Any]] | None = None
+        self._tests: frozenset[str] | None = None
+        self._kinds: frozenset[str] | None = None
 
     def active_effects(self) -> list[ActiveEffect]:
         """Effects that apply now: (effect, group, source id)."""
@@ -94,6 +96,8 @@ class Effects:
 
     def stat_modifier(self, stat: str, role: str | None, roleless: bool = False) -> Any:
         """What the effects add to ``stat`` (of the profile in ``role``)."""
+        if "stat" not in self.kinds():
+            return 0
         items = [(self._effect_value(e), g) for e, g, src in self.active_effects()
                  if e.kind == "stat" and e.stat == stat
                  and (e.role is None or (not roleless and e.role == role)) and _used(src)]
@@ -101,6 +105,8 @@ class Effects:
 
     def stat_improvement(self, stat: str, role: str | None, roleless: bool = False) -> Any:
         """How many steps ``Sv better by 1`` (less ``worse by``) makes the target value ``stat`` easier."""
+        if not self.kinds() & {"better", "worse"}:
+            return 0
         items = [(self._effect_value(e) * (1 if e.kind == "better" else -1), g) for e, g, src in self.active_effects()
                  if e.kind in ("better", "worse") and e.stat == stat
                  and (e.role is None or (not roleless and e.role == role)) and _used(src)]
@@ -139,6 +145,19 @@ class Effects:
                 out.append((value, e.kind == "never_better", e))
         return out
 
+    def kinds(self) -> frozenset[str]:
+        """The kinds of the effects that apply (``stat``, ``roll``, …): a kind no effect has adds nothing."""
+        if self._kinds is None:
+            self._kinds = frozenset(e.kind for e, _, _ in self.active_effects())
+        return self._kinds
+
+    def names_test(self, test: str) -> bool:
+        """Whether some effect that applies names ``test`` (a roll modifier, a target, a cap, a
+        re-roll, ``ignores modifiers``, a natural success): if none does, the test rolls as written."""
+        if self._tests is None:
+            self._tests = frozenset(e.test for e, _, _ in self.active_effects() if e.test)
+        return test in self._tests
+
     def ignores_modifiers(self, test: str) -> bool:
         """Whether an effect says the roll modifiers of ``test`` do not count."""
         return any(e.kind == "ignore_modifiers" and e.test == test for e, _, _ in self.active_effects())
@@ -174,7 +193,7 @@ class Effects:
 
     def _find_abilities(self, refs: tuple[ProfileRef, ...] | None = None) -> list[tuple[A.Ability, Any]]:
         found: dict[str, tuple[A.Ability, Any]] = {}
-        abilities = {a.id: a for a in self.model.of_type(A.Ability)}
+        abilities = abilities_by_id(self.model)
         for ref in self.attackers if refs is None else refs:
             prof = self.model.profiles.get(ref.id)
             if prof is None:
@@ -194,6 +213,14 @@ class Effects:
                 else:
                     found[ab.id] = (ab, use.arg)
         return [found[k] for k in sorted(found)]
+
+
+def abilities_by_id(model: Ruleset) -> Mapping[str, A.Ability]:
+    """The model's abilities by id (built once per model, which is immutable)."""
+    found: dict[str, A.Ability] | None = model.__dict__.get("_abilities_by_id")
+    if found is None:
+        found = model.__dict__["_abilities_by_id"] = {a.id: a for a in model.of_type(A.Ability)}
+    return found
 
 
 def _used(source: str) -> bool:

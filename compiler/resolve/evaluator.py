@@ -145,7 +145,6 @@ class Evaluator:
         self.depth = depth
         self._memo_key: tuple[Any, ...] | None = None
         self._effects: Effects | None = None
-        self._names_cache: dict[int, tuple[A.Expr, tuple[str, ...]]] = {}
         self.hook_effects: tuple[A.Effect, ...] = ()  # inside an attack: what hooks did to this one attack
 
     # -- construction helpers ------------------------------------------------
@@ -275,7 +274,9 @@ class Evaluator:
     def names(self, expr: A.Expr) -> tuple[str, ...]:
         """Free names of ``expr``, not looking inside P(…) and mean(…), which see the whole roll."""
         key = id(expr)
-        hit = self._names_cache.get(key)
+        # A function of the expression and the model's declarations: kept per (immutable) model.
+        cache: dict[int, tuple[A.Expr, tuple[str, ...]]] = self.model.__dict__.setdefault("_free_names", {})
+        hit = cache.get(key)
         if hit is not None and hit[0] is expr:  # the same node, not one that took its id later
             return hit[1]
         names: list[str] = []
@@ -290,7 +291,9 @@ class Evaluator:
                 visit(child)
         visit(expr)
         found = tuple(dict.fromkeys(names))
-        self._names_cache[key] = (expr, found)
+        if len(cache) > 20_000:
+            cache.clear()
+        cache[key] = (expr, found)
         return found
 
     def let_vars(self, expr: A.Expr, env: Mapping[str, Any]) -> list[str]:
@@ -421,6 +424,8 @@ class Evaluator:
     def call_args(self, decl: Any, e: A.Call, env: dict[str, Any]) -> list[Any]:
         """The values of a call's arguments, in the order of ``decl``'s parameters."""
         params = decl.params
+        if not e.kwargs and len(e.args) == len(params):  # every parameter given in order
+            return [self._entry_value(p, a, self.eval(a, env)) for p, a in zip(params, e.args)]
         values: dict[str, Any] = {}
         by_name = {p.name: p for p in params}
         for p, a in zip(params, e.args):

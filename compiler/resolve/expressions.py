@@ -22,7 +22,7 @@ from compiler.limits import MAX_COUNT, MAX_DICE
 from compiler.model.static import StaticError, as_number, int_range, is_none, profile_has, stat_number, to_target
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import (AttackResult, Pool, ProfileMix, ResolveError, all_int, as_count, exact_to_fast, fast_to_exact,
-                                   is_dist, natural, num, num_int, show, truth, unwrap)
+                                   is_dist, natural, num, num_int, plain_ints, show, truth, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import BUILTIN_CALLS, Env, Evaluator, expression
 
@@ -104,8 +104,12 @@ def eval_dice(ev: Evaluator, e: A.Dice, env: Env) -> Any:
 
 def die_dist(ev: Evaluator, name: str, sides: int, span: Any) -> Any:
     custom = ev.model.dice.get(name)
-    if custom is not None:
-        return Dist.from_faces(custom.faces)
+    if custom is not None:  # the model is immutable: each custom die is built once
+        built: dict[str, Dist] = ev.model.__dict__.setdefault("_custom_dice", {})
+        die = built.get(name)
+        if die is None:
+            die = built[name] = Dist.from_faces(custom.faces)
+        return die
     if sides < 1 or sides > MAX_DICE:
         raise ResolveError(f"a die of {sides} sides cannot be rolled here", span)
     return Dist.die(sides)
@@ -243,7 +247,7 @@ def each(ev: Evaluator, count: Any, item: Any, negate: bool, span: Any) -> Any:
         return pool(ev, count, p, span)
     if negate:
         raise ResolveError("'each not' counts failed tests; this is not a test", span)
-    amounts = item.map(lambda o: num_int(unwrap(o), span))
+    amounts = item if plain_ints(item) else item.map(lambda o: num_int(unwrap(o), span))
     amounts = ev.to_backend(amounts)
     if is_dist(count):
         ev.refuse_sum(max(int(unwrap(c)) for c in count.outcomes()), amounts, span)

@@ -22,14 +22,28 @@ from typing import Any, Callable
 
 from compiler import ast as A
 from compiler.model.values import TargetValue
+from compiler.resolve.closed import MAX_KEPT, closed_key, closed_outcomes, is_closed
 from compiler.resolve.core import ResolveError, Roll, fast_to_exact, hashable, is_dist, natural, num, show, unwrap
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
+from compiler.trace import active as tracing
 
 
 @declaration(A.Test)
 def run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
-    """A test's outcome for these argument values: a distribution of :class:`Roll` (memoised per model)."""
+    """A test's outcome for these argument values: a distribution of :class:`Roll` (memoised per
+    model; a closed test that no effect names, once per ruleset and argument values)."""
+    if not tracing() and is_closed(ev.model, test) and not ev.effects.names_test(test.id):
+        closed = closed_key(test, args, ev.exact)
+        if closed is not None:
+            kept = closed_outcomes(ev.model)
+            outcome = kept.get(closed)
+            if outcome is None:
+                outcome = _run_test(ev, test, args, span)
+                if len(kept) > MAX_KEPT:
+                    kept.clear()
+                kept[closed] = outcome
+            return outcome
     key = ("test", test.id, tuple(hashable(a) for a in args), ev.memo_key())
     memo = ev.memo
     if key in memo:

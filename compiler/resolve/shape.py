@@ -1,0 +1,106 @@
+"""What an attack's declaration says about its steps, worked out once per declaration.
+
+* :func:`reads_models` — whether a step after the first reads ``.models`` (a plan made for 10
+  models then is not one for 200);
+* :func:`joins` — the steps that follow a step attack by attack, with the flags that take a new
+  token (an extra hit) past the tests in between;
+* :func:`names_in` — every name a step's expression reads (to find the steps it combines).
+
+Both are read at every cold question; declarations are immutable, so each answer is kept
+(keyed by the declaration's identity, checked on reading).
+
+>>> from compiler.driver import compile_text
+>>> model = compile_text('''ruleset d "D":
+...   version 1.0.0
+... stat Q "Quality" 1..6: "q"
+... test hit(Q) = roll d6 >= Q
+... test wound(Q) = roll d6 >= Q
+... attack volley(shooter) "Volley":
+...   attacks = shooter.models
+...   hits = attacks each hit(shooter.Q)
+...   wounds = hits each wound(shooter.Q)
+... ''').rulesets[0]
+>>> decl = model.callables["volley"]
+>>> reads_models(decl), [name for name, _ in joins(decl, "attacks")]
+(False, ['hits', 'wounds'])
+"""
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+from compiler import ast as A
+
+# A token's flags: ("pass", "wound") or ("fail", "save") from `wound automatically` and `no save`;
+# ("mods", effects) from `+1 D`, `-1 AP`… (the modifiers hooks put on this one attack);
+# ("mortal", "spill"|"keep") from `mortal wounds`.
+State: TypeAlias = frozenset[tuple[Any, ...]]
+
+
+_READS_MODELS: dict[int, tuple[A.Attack, bool]] = {}
+
+
+def reads_models(decl: A.Attack) -> bool:
+    """Whether a step after the first reads ``.models`` (then a plan depends on the model count)."""
+    hit = _READS_MODELS.get(id(decl))
+    if hit is not None and hit[0] is decl:
+        return hit[1]
+    answer = _reads_models_uncached(decl)
+    _READS_MODELS[id(decl)] = (decl, answer)
+    return answer
+
+
+def _reads_models_uncached(decl: A.Attack) -> bool:
+    for step in decl.steps[1:]:
+        for expr in (step.value, step.removes_target, step.damage):
+            if expr is None:
+                continue
+            for sub in A.sub_expressions(expr):
+                if isinstance(sub, A.Attr) and sub.name == "models":
+                    return True
+    return False
+
+
+_JOINS: dict[tuple[int, str], tuple[A.Attack, tuple[tuple[str, State], ...]]] = {}
+
+
+def joins(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]:
+    """The steps that follow ``start`` attack by attack (``wounds = hits each wound(…)`` after
+    ``hits``), each with the flags that take a new token past the tests in between: where the
+    extra tokens of ``1 extra wounds`` on a natural 6 to hit join."""
+    hit = _JOINS.get((id(decl), start))
+    if hit is not None and hit[0] is decl:
+        return hit[1]
+    if len(_JOINS) > 20_000:
+        _JOINS.clear()
+    answer = _joins_uncached(decl, start)
+    _JOINS[id(decl), start] = (decl, answer)
+    return answer
+
+
+def _joins_uncached(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]:
+    out: list[tuple[str, State]] = []
+    current, flags = start, frozenset[tuple[Any, ...]]()
+    for s in decl.steps:
+        v = s.value
+        if not (isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id == current
+                and isinstance(v.item, A.Call)):
+            continue
+        flags = flags | {("fail" if v.negate else "pass", v.item.func)}
+        out.append((s.name, flags))
+        current = s.name
+    return tuple(out)
+
+
+_NAMES: dict[int, tuple[A.Expr, tuple[str, ...]]] = {}
+
+
+def names_in(expr: A.Expr) -> tuple[str, ...]:
+    """Every name read anywhere inside ``expr``, in order, repeats kept."""
+    hit = _NAMES.get(id(expr))
+    if hit is not None and hit[0] is expr:
+        return hit[1]
+    if len(_NAMES) > 20_000:
+        _NAMES.clear()
+    answer = tuple(e.id for e in A.sub_expressions(expr) if isinstance(e, A.Name))
+    _NAMES[id(expr)] = (expr, answer)
+    return answer
