@@ -52,7 +52,6 @@ from compiler.ast.tables import CaseRow, Formula, Grid, Table
 from compiler.diagnostics import Span
 
 
-
 def _by_fields(cls: type) -> Callable[..., tuple[Any, ...]]:
     """A ``__reduce_ex__`` for the frozen dataclass ``cls``: the class and its field values, in order.
 
