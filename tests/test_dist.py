@@ -390,3 +390,25 @@ def test_ordered_dataclass_outcomes_sort_as_their_own_comparison_does() -> None:
     expected = sorted(faces, key=lambda f: repr(f))
     assert [o for o, _ in sorted_pairs((f, 1) for f in faces)] == expected
     assert Dist.from_weights(dict.fromkeys(rolls, 1)).outcomes() == tuple(sorted(rolls))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Dist.from_weights({0: 15, 1: 1, 2: 1, 3: 1}),  # an attack's damage: most attacks do none
+    lambda: Dist.from_weights({-2: 3, 0: 1, 5: 2}),  # below zero, with gaps
+    lambda: Dist.from_weights({1: 1, 2: 1, 3: 2}) + Dist.die(4),  # weights still in the polynomial
+    lambda: Dist.die(6).explode(lambda v: v == 6, depth=1),  # some weight cut off
+    lambda: Dist.die(3).explode(lambda v: v == 3, depth=0) - 1,
+])
+@pytest.mark.parametrize("n", [2, 3, 7, 40])
+def test_power_is_the_sum_of_copies(make: Any, n: int) -> None:
+    """The polynomial power (its total weight taken from the base's, not summed again) against
+    adding the copies one by one: the same weights, the same cut-off mass, the same total."""
+    d = make()
+    power = d.convolve_power(n)
+    copies = d
+    for _ in range(n - 1):
+        copies = copies.binary("+", d)
+    assert power.probabilities() == copies.probabilities()
+    assert power.truncated == copies.truncated
+    assert power.total_weight == power._denom == sum(w for _, w in power._items) + power._trunc
+    assert power.outcomes() == copies.outcomes() == tuple(power.probabilities())

@@ -41,7 +41,10 @@ _NUMPY_SAFE = 2**30
 
 def _int_outcomes(d: Any) -> list[int] | None:
     """The whole-number outcomes of ``d`` (None when some are not whole numbers)."""
-    values = [unwrap(o) for o in d.outcomes()]
+    outcomes = d.outcomes()
+    if outcomes and all(type(o) is int for o in outcomes):  # plain whole numbers: nothing to unwrap
+        return list(outcomes)
+    values = [unwrap(o) for o in outcomes]
     if not values or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
         return None
     return values

@@ -236,8 +236,17 @@ def eq(a: Any, b: Any) -> bool:
     return bool(static_binary("==", unwrap(a), unwrap(b)))
 
 
+_INT_OPS: dict[str, Callable[[int, int], Any]] = {
+    "+": int.__add__, "-": int.__sub__, "*": int.__mul__,
+    ">=": int.__ge__, "<=": int.__le__, ">": int.__gt__, "<": int.__lt__}
+
+
 def binary_fn(op: str, span: Any) -> Callable[[Any, Any], Any]:
+    on_ints = _INT_OPS.get(op)
+
     def fn(a: Any, b: Any) -> Any:
+        if on_ints is not None and type(a) is int and type(b) is int:
+            return on_ints(a, b)  # what the general rule gives two whole numbers, without Fractions
         a, b = unwrap(a), unwrap(b)
         if op in ("and", "or"):
             x, y = truth(a, span), truth(b, span)

@@ -276,6 +276,10 @@ class DistBase:
         >>> (Dist.die(2) + Dist.die(2)).outcomes()
         (2, 3, 4)
         """
+        return self._outcomes
+
+    @cached_property
+    def _outcomes(self) -> tuple[Outcome, ...]:  # immutable: listed once, however often it is asked
         return tuple(o for o, _ in self._items)
 
     def probabilities(self) -> dict[Outcome, Any]:
@@ -287,9 +291,7 @@ class DistBase:
         """
         return {o: self._ratio(w) for o, w in self._items}
 
-    @cached_property
-    def _weights(self) -> dict[Outcome, Any]:
-        return dict(self._items)
+    _weights = cached_property(lambda self: dict(self._items))  # outcome -> weight, built once
 
     def p(self, outcome: Outcome) -> Any:
         """Probability of one outcome (0 if impossible).

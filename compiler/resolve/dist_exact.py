@@ -124,11 +124,13 @@ class Dist(DistBase):
         return lo, flint.fmpz_poly(coeffs)
 
     @classmethod
-    def _from_poly(cls, lo: int, poly: Any, trunc: int, reduce: bool = True) -> Dist:
+    def _from_poly(cls, lo: int, poly: Any, trunc: int, reduce: bool = True, denom: int | None = None) -> Dist:
         """The distribution whose weights are the coefficients of ``poly`` (outcome ``lo`` for
         the constant term).  The weights stay in the polynomial until something reads them:
         converting hundreds of big coefficients to Python ints costs more than the product
-        that made them, and a sum that only feeds another sum never needs them."""
+        that made them, and a sum that only feeds another sum never needs them.  ``denom``,
+        when the caller knows it (with ``reduce`` off), is the coefficients' sum plus
+        ``trunc``: then the polynomial is not evaluated at 1 to find it."""
         if poly.is_zero():  # no weight left
             return cls._new([], trunc, reduce=reduce)
         if poly[0] == 0:  # the lowest outcomes impossible: the lowest possible one comes first
@@ -138,7 +140,8 @@ class Dist(DistBase):
             g = math.gcd(int(poly.content()), trunc)
             if g > 1:
                 poly, trunc = poly // g, trunc // g
-        denom = int(poly(1)) + trunc
+        if denom is None or reduce:
+            denom = int(poly(1)) + trunc
         if denom <= 0:
             raise ValueError("a distribution needs a positive total weight")
         self = object.__new__(cls)
@@ -166,8 +169,10 @@ class Dist(DistBase):
             return None
         lo, poly = self._poly
         denom, mass = self._denom, self._denom - self._trunc
-        # No gcd needed: a power of a reduced distribution is reduced (Gauss's lemma).
-        return self._from_poly(lo * n, poly**n, denom**n - mass**n, reduce=False)
+        # No gcd needed: a power of a reduced distribution is reduced (Gauss's lemma).  The
+        # weights of the power add up to mass**n, so with what is cut off they make denom**n.
+        whole = denom**n
+        return self._from_poly(lo * n, poly**n, whole - mass**n, reduce=False, denom=whole)
 
     def _fast_sum_random(self, counts: Dist, most: int) -> Dist | None:
         if self._poly is None:

@@ -281,6 +281,10 @@ def pool(ev: Evaluator, count: Any, p: Any, span: Any) -> Any:
 
 @expression(A.Attr)
 def eval_attr(ev: Evaluator, e: A.Attr, env: Env) -> Any:
+    if type(e.obj) is A.Name:
+        ref = env.get(e.obj.id)
+        if type(ref) is ProfileRef:  # a profile bound by name (``shooter.BS``): what eval would find
+            return stat_of(ev, ref, e.name, e.obj.id, e.span)
     obj = ev.eval(e.obj, env)
     role = e.obj.id if isinstance(e.obj, A.Name) else None
     return attr(ev, obj, e.name, role, e.span)
