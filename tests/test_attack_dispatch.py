@@ -114,3 +114,39 @@ def test_a_call_asked_again_gives_the_answer_worked_out_from_scratch(model: Any,
         assert answer(model, q, exact) == scratch[q], q
     kept = {k[0] for k in model.__dict__["_resolver_memo"]}
     assert {"attack-call", "step-of-call"} <= kept
+
+
+STATS = '''ruleset s "S":
+  version 1.0.0
+
+stat Q "Quality" 1..6: "q"
+stat Sv "Save" target: "s"
+stat D "Damage" dice: "d"
+situation aimed "Aimed"
+situation shaken "Shaken"
+modifier aim "Aim": +1 Q when aimed
+modifier shaken_save "Shaken": Sv worse by 1 when shaken
+ability tough(X: 1..5) "Tough": "Harder to hurt."
+
+unit gunner "Gunner":
+  Q 3  Sv 4+  D D3
+  abilities tough(2)
+  points 12
+'''
+
+
+def test_a_stat_read_once_still_takes_the_modifiers_of_each_question() -> None:
+    """A profile's stat as written is read once per model; each question still adds what its
+    situation does to it, and points and ability values stay as written."""
+    questions = ["gunner.Q", "gunner.Q with aimed", "gunner.Sv", "gunner.Sv with shaken",
+                 "gunner.Sv with aimed, shaken", "gunner.D", "gunner.points", "gunner.tough",
+                 "gunner.tough with aimed", "gunner.Q with aimed, shaken"]
+
+    def fresh(text: str) -> Any:
+        return Evaluator(compile_text(STATS).rulesets[0]).evaluate(parse_expression(text))
+    expected = {q: fresh(q) for q in questions}
+    assert expected["gunner.Q"] == 3 and expected["gunner.Q with aimed"] == 4
+    assert str(expected["gunner.Sv with shaken"]) == "5+" and expected["gunner.points"] == 12
+    model = compile_text(STATS).rulesets[0]
+    for q in questions + questions[::-1]:  # one model: the written stats kept from earlier questions
+        assert Evaluator(model).evaluate(parse_expression(q)) == expected[q], q

@@ -409,11 +409,12 @@ def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool,
     closed = closed_step_key(ev, bags, test, args, negate, bool(_hooks_for(ev, test.id)))
     if closed is not None:  # the same in every situation: kept once per ruleset
         kept = closed_outcomes(ev.model)
-        if closed not in kept:
+        known = kept.get(closed)
+        if known is None:
             if len(kept) > MAX_KEPT:
                 kept.clear()
-            kept[closed] = _advance_uncached(ev, bags, test, args, call, negate, env, step, dict(later))
-        return kept[closed]
+            known = kept[closed] = _advance_uncached(ev, bags, test, args, call, negate, env, step, dict(later))
+        return known
     key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key(), later)
     memo = ev.memo
     if key in memo:

@@ -314,18 +314,40 @@ def attr(ev: Evaluator, obj: Any, name: str, role: str | None, span: Any) -> Any
 def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: Any) -> Any:
     if name == "models":
         return ref.models
-    profile = ev.model.profiles.get(ref.id)
-    if profile is None:
-        raise ResolveError(f"unknown profile '{ref.id}'", span)
-    if name == "points":
-        return profile.points
-    sv = profile.stat(name)
-    if sv is None:
-        ability = ev.model.get(name)
-        if isinstance(ability, A.Ability) and ability.params:
-            return ability_value(ability, profile)
-        raise ResolveError(f"{profile.title} has no {name}", span,
-                           f"add {name} to its profile line")
+    # A stat written as a plain number or target is the profile's alone: read once per model.
+    written: dict[tuple[str, str], Any] = ev.model.__dict__.setdefault("_plain_stats", {})
+    value = written.get((ref.id, name), written)
+    if value is written:
+        profile = ev.model.profiles.get(ref.id)
+        if profile is None:
+            raise ResolveError(f"unknown profile '{ref.id}'", span)
+        if name == "points":
+            return profile.points
+        sv = profile.stat(name)
+        if sv is None:
+            ability = ev.model.get(name)
+            if isinstance(ability, A.Ability) and ability.params:
+                return ability_value(ability, profile)
+            raise ResolveError(f"{profile.title} has no {name}", span,
+                               f"add {name} to its profile line")
+        value = _written_stat(ev, sv, span)
+        if type(value) is int or type(value) is TargetValue:
+            written[(ref.id, name)] = value
+    effects = ev.effects
+    kinds = effects.kinds()  # a kind of effect that does not apply adds nothing: not looked for
+    if "stat" in kinds:
+        delta = effects.stat_modifier(name, role)
+        if delta and value is not None:
+            value = ev.add_to_stat(value, delta, name, span)
+    if "better" in kinds or "worse" in kinds:
+        better = effects.stat_improvement(name, role)
+        if better and value is not None:
+            value = ev.improve_stat(value, better, name, span)
+    return value
+
+
+def _written_stat(ev: Evaluator, sv: A.StatValue, span: Any) -> Any:
+    """A profile's stat as written, before the modifiers of the situation."""
     if sv.kind == "dice":
         assert sv.dice is not None
         value: Any = eval_dice(ev, sv.dice, {})
@@ -342,12 +364,6 @@ def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: A
         value = int(inches) if Fraction(inches).denominator == 1 else inches
     else:
         value = sv.value
-    delta = ev.effects.stat_modifier(name, role)
-    if delta and value is not None:
-        value = ev.add_to_stat(value, delta, name, span)
-    better = ev.effects.stat_improvement(name, role)
-    if better and value is not None:
-        value = ev.improve_stat(value, better, name, span)
     return value
 
 
