@@ -11,8 +11,9 @@ shooter firing D6 shots.  warscribe answers it by compiling nothing more than th
 
   cold  a fresh evaluator with an empty memo: the per-attack token pipeline and the final
         power are worked out inside the timed call; what the ruleset alone determines (the
-        outcomes of its closed tests, and the steps through them) is kept from the first
-        question on (a line after the table times that first question);
+        outcomes of its closed tests and the steps through them, the profiles' stats as
+        written) is kept from the first question on (a line after the table times that first
+        question);
   warm  the same question asked again: the model's memo already holds the per-attack work
         and the dispatch of the call (no answer is memoised), so the call costs the power
         and what is left of the DSL's dispatch.
@@ -100,15 +101,17 @@ def main(argv: list[str] | None = None) -> int:
           "…/np = warscribe fast / bare NumPy convolution")
     print()
     # "cold" keeps what the ruleset itself determines: the outcomes of its closed tests and the
-    # steps through them (compiler/resolve/closed.py).  The first question ever asked of a
-    # ruleset works those out too:
+    # steps through them (compiler/resolve/closed.py), the profiles' stats as written
+    # (compiler/resolve/expressions.py).  The first question ever asked of a ruleset works
+    # those out too:
     def first(text: Any) -> Any:
         model.__dict__.pop("_closed_test_outcomes", None)
+        model.__dict__.pop("_plain_stats", None)  # the profiles' stats as written, read once
         return ask(text, True, False)
     for faces, attacks in ((3, 10), (3, 100)):
         expr = parse_expression(question(faces, attacks))
         t = engine.best_time(partial(first, expr), args.repeat, args.budget)
-        print(f"{attacks} x D{faces}: exact, nothing kept (the memo and the ruleset's closed tests emptied) "
+        print(f"{attacks} x D{faces}: exact, nothing kept (the memo, the closed tests and the written stats emptied) "
               f"{engine.fmt(t)}")
     print()
     targets(measured)

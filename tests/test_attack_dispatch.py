@@ -150,3 +150,53 @@ def test_a_stat_read_once_still_takes_the_modifiers_of_each_question() -> None:
     model = compile_text(STATS).rulesets[0]
     for q in questions + questions[::-1]:  # one model: the written stats kept from earlier questions
         assert Evaluator(model).evaluate(parse_expression(q)) == expected[q], q
+
+
+COUNTS = '''ruleset c "C":
+  version 1.0.0
+
+stat A "Attacks" dice: "a"
+stat N "Number" -3..20: "n"
+stat Sv "Save" target: "s"
+situation frenzy "Frenzy"
+modifier frenzied "Frenzy": +1 A when frenzy
+modifier slowed "Slowed": -4 N when frenzy
+
+unit one "One":
+  A 1  N 0  Sv 4+
+unit many "Many":
+  A 3  N 2  Sv 3+
+unit rolled "Rolled":
+  A D6  N 1  Sv 5+
+'''
+
+
+@pytest.mark.parametrize("situation", [{}, {"frenzy": True}])
+def test_a_count_read_from_the_profiles_is_what_the_evaluator_says(situation: dict[str, Any]) -> None:
+    """``plain_count`` answers only when its answer is the evaluator's, errors left to it."""
+    from compiler.model.values import ProfileRef
+    from compiler.resolve.core import ResolveError
+    from compiler.resolve.plain import plain_count
+    model = compile_text(COUNTS).rulesets[0]
+    texts = ["p.models each p.A", "p.models each p.N", "p.N each p.A", "3 each p.A", "p.A", "p.models",
+             "p.models each not p.A", "p.models each p.Sv", "p.A + 1", "p.models each (2 each p.A)", "q.A"]
+    answered = 0
+    for profile in ("one", "many", "rolled"):
+        for models in (0, 1, 7, 10_000, 10_001):
+            env = {"p": ProfileRef(profile, models)}
+            ev = Evaluator(model).child(situation)
+            for text in texts:
+                expr = parse_expression(text)
+                plain = plain_count(ev, expr, env)
+                try:
+                    general = ev.eval(expr, dict(env))
+                except ResolveError:
+                    assert plain is None, (text, profile, models)
+                    continue
+                if plain is not None:
+                    answered += 1
+                    assert type(general) is int and plain == general, (text, profile, models)
+                else:
+                    assert not (type(general) is int and text in texts[:4] and profile != "rolled"
+                                and models <= 10_000), (text, profile, models)
+    assert answered > 50

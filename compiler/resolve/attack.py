@@ -30,6 +30,7 @@ from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll,
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
+from compiler.resolve.plain import plain_count
 from compiler.resolve.shape import State, joins, names_in, reads_models
 from compiler.trace import active as tracing
 from compiler.trace import note
@@ -147,6 +148,10 @@ def _plan_arg(a: Any, decl: A.Attack) -> Any:
 def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: "LazySteps", count: bool) -> Any:
     assert step.value is not None
     reads = [name for name in names_in(step.value) if name in totals]
+    if not reads:  # read from the profiles alone (``shooter.models each weapon.A``): no evaluator
+        plain = plain_count(sub, step.value, env)
+        if plain is not None:
+            return as_count(plain, step.span) if count else plain
     random = [n for n in reads if is_dist(totals[n]) and len(totals[n]) > 1]
     if len(random) > 1:
         # Each step's total is a distribution of its own: two of them (or one twice) would be
@@ -164,7 +169,7 @@ def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: "Lazy
 
 def _is_count(value: Any) -> bool:
     if is_dist(value):
-        return all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in value.outcomes())
+        return plain_ints(value) or all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in value.outcomes())
     return isinstance(unwrap(value), int) and not isinstance(unwrap(value), bool)
 
 
@@ -218,7 +223,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             else:
                 per_attack = _per_attack_sum(exact_sub, _sizes(exact_sub, bags[prev]), _exact(amount_of(exact_sub)),
                                              step.span)
-            if all(isinstance(unwrap(o), int) and not isinstance(unwrap(o), bool) for o in per_attack.outcomes()):
+            if _is_count(per_attack):
                 plan.append(("pipe", step, per_attack if plain_ints(per_attack) else per_attack.map(lambda o: int(unwrap(o))),
                              source[prev], None))
                 totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[prev], step.span))

@@ -1,0 +1,68 @@
+"""Plain whole numbers read without the general evaluator.
+
+``attacks = shooter.models each weapon.A`` is, for most profiles, a product of two whole
+numbers written on them.  :func:`plain_count` reads such an expression directly — numbers,
+a profile's stats (each with the modifiers of the situation, through
+:func:`~compiler.resolve.expressions.stat_of`, as the evaluator reads them) and ``each`` of
+two whole numbers — and answers None for anything else (a roll, a let variable, a step's
+total, a count out of range), which the evaluator then works out the general way, errors
+included.  While what is used is being recorded, it answers None: everything goes the
+general way.
+
+>>> from compiler.driver import compile_text
+>>> from compiler.model.values import ProfileRef
+>>> from compiler.resolve import Evaluator, parse_expression
+>>> model = compile_text('''ruleset d "D":
+...   version 1.0.0
+... stat A "Attacks" 1..6: "a"
+... unit gunner "Gunner":
+...   A 2
+... ''').rulesets[0]
+>>> plain_count(Evaluator(model), parse_expression("gunner.models each gunner.A"), {})
+>>> plain_count(Evaluator(model), parse_expression("g.models each g.A"), {"g": ProfileRef("gunner", 5)})
+10
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from compiler import ast as A
+from compiler.limits import MAX_COUNT
+from compiler.model.values import ProfileRef
+from compiler.resolve.evaluator import Evaluator
+from compiler.resolve.expressions import stat_of
+from compiler.trace import active as tracing
+
+
+def plain_count(ev: Evaluator, expr: A.Expr, env: dict[str, Any]) -> int | None:
+    """The whole number ``expr`` is, when it is made of numbers, profiles' whole-number stats
+    (profiles bound in ``env``) and ``each`` of such numbers; else None (the general way)."""
+    if tracing():
+        return None
+    return _plain(ev, expr, env)
+
+
+def _plain(ev: Evaluator, expr: A.Expr, env: dict[str, Any]) -> int | None:
+    kind = type(expr)
+    if kind is A.Int:
+        assert isinstance(expr, A.Int)
+        return expr.value if type(expr.value) is int else None
+    if kind is A.Attr:
+        assert isinstance(expr, A.Attr)
+        if type(expr.obj) is not A.Name:
+            return None
+        ref = env.get(expr.obj.id)
+        if type(ref) is not ProfileRef:
+            return None
+        value = stat_of(ev, ref, expr.name, expr.obj.id, expr.span)
+        return value if type(value) is int else None
+    if kind is A.Each:
+        assert isinstance(expr, A.Each)
+        if expr.negate:
+            return None
+        count = _plain(ev, expr.count, env)
+        if count is None or not 0 <= count <= MAX_COUNT:  # out of range: the general way says so
+            return None
+        item = _plain(ev, expr.item, env)
+        return None if item is None else count * item
+    return None
