@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from compiler import ast as A
 from compiler.driver import compile_text
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, parse_expression
@@ -200,3 +201,61 @@ def test_a_count_read_from_the_profiles_is_what_the_evaluator_says(situation: di
                     assert not (type(general) is int and text in texts[:4] and profile != "rolled"
                                 and models <= 10_000), (text, profile, models)
     assert answered > 50
+
+
+ARGS = '''ruleset g "G":
+  version 1.0.0
+
+stat Q "Quality" 1..6: "q"
+stat S "Strength" 1..10: "s"
+stat T "Toughness" 1..10: "t"
+stat AP "AP" 0..6: "ap"
+stat Sv "Save" target: "s"
+situation cover "In cover"
+situation shaken "Shaken"
+modifier aimed "Aim": -1 Q when cover
+modifier shaken_save "Shaken": Sv worse by 1 when shaken
+modifier tough "Dug in": +1 T when shaken
+
+test hit(Q) = roll d6 >= Q
+test wound(S, T) = roll d6 >= T - S + 4
+test save(Sv, AP) = roll d6 >= Sv + AP
+test quality(level: Q) = roll d6 >= level
+test strength(x) = roll d6 >= x
+
+unit gunner "Gunner":
+  Q 4  S 4  T 3  AP 1  Sv 4+
+unit brute "Brute":
+  Q 5  S 6  T 5  AP 0  Sv -
+'''
+
+
+@pytest.mark.parametrize("situation", [{}, {"cover": True}, {"shaken": True}, {"cover": True, "shaken": True}])
+def test_a_calls_stats_read_directly_are_what_call_args_gives(situation: dict[str, Any]) -> None:
+    """``plain_args`` answers only for stats passed under their own names, with call_args's values."""
+    from compiler.model.values import ProfileRef
+    from compiler.resolve.core import ResolveError
+    from compiler.resolve.plain import plain_args
+    model = compile_text(ARGS).rulesets[0]
+    calls = {"hit(a.Q)": True, "wound(a.S, b.T)": True, "save(b.Sv, a.AP)": True, "quality(a.Q)": True,
+             "hit(a.S)": False, "hit(4)": False, "wound(a.S, 4)": False, "strength(a.S)": False,
+             "strength(a.x)": True, "hit(Q = a.Q)": False, "wound(a.S)": False, "hit(c.Q)": False}
+    for a, b in (("gunner", "brute"), ("brute", "gunner")):
+        env = {"a": ProfileRef(a), "b": ProfileRef(b, 5), "c": 3}
+        ev = Evaluator(model).child(situation, attackers=(ProfileRef(a),),
+                                    roles={"a": ProfileRef(a), "b": ProfileRef(b, 5)})
+        for text, direct in calls.items():
+            call = parse_expression(text)
+            assert isinstance(call, A.Call)
+            decl = model.callables[call.func]
+            if text == "strength(a.x)":  # no such stat: the general way's error, word for word
+                with pytest.raises(ResolveError) as general:
+                    ev.call_args(decl, call, env)
+                with pytest.raises(ResolveError, match=str(general.value)):
+                    plain_args(ev, decl, call, env)
+                continue
+            plain = plain_args(ev, decl, call, env)
+            if not direct:
+                assert plain is None, text
+                continue
+            assert plain is not None and plain == ev.call_args(decl, call, env), (text, a, situation)

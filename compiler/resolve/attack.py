@@ -30,7 +30,7 @@ from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll,
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
-from compiler.resolve.plain import plain_count
+from compiler.resolve.plain import plain_args, plain_count
 from compiler.resolve.shape import State, joins, names_in, reads_models
 from compiler.trace import active as tracing
 from compiler.trace import note
@@ -410,7 +410,9 @@ def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool,
              step: A.Step, later: tuple[tuple[str, State], ...] = ()) -> Any:
     """Pass every token of every bag through one test step (memoised per model: the same
     question asked for 10 or 200 attacks shares this work)."""
-    args = ev.call_args(test, call, env)
+    args = plain_args(ev, test, call, env)
+    if args is None:
+        args = ev.call_args(test, call, env)
     closed = closed_step_key(ev, bags, test, args, negate, bool(_hooks_for(ev, test.id)))
     if closed is not None:  # the same in every situation: kept once per ruleset
         kept = closed_outcomes(ev.model)

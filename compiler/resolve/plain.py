@@ -7,7 +7,8 @@ a profile's stats (each with the modifiers of the situation, through
 two whole numbers — and answers None for anything else (a roll, a let variable, a step's
 total, a count out of range), which the evaluator then works out the general way, errors
 included.  While what is used is being recorded, it answers None: everything goes the
-general way.
+general way.  :func:`plain_args` reads a call's arguments that are profiles' stats passed
+under their own names (``hit(shooter.BS)``), which take no modifier beyond the stat's own.
 
 >>> from compiler.driver import compile_text
 >>> from compiler.model.values import ProfileRef
@@ -66,3 +67,26 @@ def _plain(ev: Evaluator, expr: A.Expr, env: dict[str, Any]) -> int | None:
         item = _plain(ev, expr.item, env)
         return None if item is None else count * item
     return None
+
+
+def plain_args(ev: Evaluator, decl: Any, call: A.Call, env: dict[str, Any]) -> list[Any] | None:
+    """The values of ``call``'s arguments when each is a stat of a profile bound in ``env``, given
+    in order for the parameter of that stat's name (what ``Evaluator.call_args`` gives them then);
+    else None (the general way)."""
+    params = decl.params
+    if tracing() or call.kwargs or len(call.args) != len(params):
+        return None
+    stats = ev.model.stats
+    values = []
+    for p, arg in zip(params, call.args):
+        if type(arg) is not A.Attr:
+            return None
+        assert isinstance(arg, A.Attr)
+        stat = p.type if isinstance(p.type, str) and p.type in stats else p.name
+        if type(arg.obj) is not A.Name or arg.name != stat:
+            return None
+        ref = env.get(arg.obj.id)
+        if type(ref) is not ProfileRef:
+            return None
+        values.append(stat_of(ev, ref, arg.name, arg.obj.id, arg.span))
+    return values
