@@ -174,10 +174,11 @@ unit rolled "Rolled":
 
 @pytest.mark.parametrize("situation", [{}, {"frenzy": True}])
 def test_a_count_read_from_the_profiles_is_what_the_evaluator_says(situation: dict[str, Any]) -> None:
-    """``plain_count`` answers only when its answer is the evaluator's, errors left to it."""
+    """``plain_count`` answers only when its answer is the evaluator's, errors left to it; so
+    does ``read_stat`` for one stat, a roll included."""
     from compiler.model.values import ProfileRef
     from compiler.resolve.core import ResolveError
-    from compiler.resolve.plain import plain_count
+    from compiler.resolve.plain import plain_count, read_stat
     model = compile_text(COUNTS).rulesets[0]
     texts = ["p.models each p.A", "p.models each p.N", "p.N each p.A", "3 each p.A", "p.A", "p.models",
              "p.models each not p.A", "p.models each p.Sv", "p.A + 1", "p.models each (2 each p.A)", "q.A"]
@@ -189,11 +190,14 @@ def test_a_count_read_from_the_profiles_is_what_the_evaluator_says(situation: di
             for text in texts:
                 expr = parse_expression(text)
                 plain = plain_count(ev, expr, env)
+                found, stat = read_stat(ev, expr, env)
+                assert found == (text.startswith("p.") and " " not in text), text  # q is bound to nothing
                 try:
                     general = ev.eval(expr, dict(env))
                 except ResolveError:
                     assert plain is None, (text, profile, models)
                     continue
+                assert not found or stat == general, (text, profile, models)  # rolls too (``A D6``)
                 if plain is not None:
                     answered += 1
                     assert type(general) is int and plain == general, (text, profile, models)

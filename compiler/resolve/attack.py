@@ -30,7 +30,7 @@ from compiler.resolve.core import (AttackResult, ProfileMix, ResolveError, Roll,
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
-from compiler.resolve.plain import plain_args, plain_count
+from compiler.resolve.plain import plain_args, plain_count, read_stat
 from compiler.resolve.shape import State, joins, names_in, reads_models
 from compiler.trace import active as tracing
 from compiler.trace import note
@@ -210,7 +210,9 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             item_env = totals.env(env, step.value.item, sub)
 
             def amount_of(ev_: Evaluator, item_expr: A.Expr = step.value.item, span: Any = step.span) -> Any:
-                item = ev_.eval(item_expr, item_env)
+                found, item = read_stat(ev_, item_expr, item_env)
+                if not found:
+                    item = ev_.eval(item_expr, item_env)
                 if defender_ref is not None and _is_count(item):
                     # ``on each damage: ignored on 5+`` of the defender counts here as in ``removes``.
                     amount = _exact(item) if is_dist(item) else Dist.const(item)

@@ -50,7 +50,7 @@ def _int_outcomes(d: Any) -> list[int] | None:
     return values
 
 
-def attack_sum_work(per_attack: Any, attacks: Any) -> int:
+def attack_sum_work(per_attack: Any, attacks: Any, values: list[int] | None = None) -> int:
     """Steps an exact sum of ``per_attack`` over ``attacks`` (a number or a roll) takes, estimated.
 
     The sum of ``n`` attacks has ``n × width + 1`` results, each weighed by a whole number of
@@ -60,7 +60,8 @@ def attack_sum_work(per_attack: Any, attacks: Any) -> int:
     summed and mixed in: another ``most`` times the results and their bits.  Measured on
     one core: about 5·10⁹ steps a second.
     """
-    values = _int_outcomes(per_attack)
+    if values is None:  # else the whole-number outcomes of ``per_attack``, already listed
+        values = _int_outcomes(per_attack)
     if values is None or not isinstance(per_attack, Dist):
         return 0
     width = max(values) - min(values)
@@ -93,7 +94,7 @@ def refuse_attack_sum(per_attack: Any, attacks: Any, exact: bool, span: Any) -> 
                            f"{MAX_OUTCOMES:,}", span, fewer)
     if not exact or isinstance(per_attack, FastDist) or isinstance(attacks, FastDist):
         return
-    work = attack_sum_work(per_attack, attacks)
+    work = attack_sum_work(per_attack, attacks, values)
     if work > MAX_ATTACK_WORK:
         many = f"up to {most:,} attacks (a random number)" if is_dist(attacks) else f"{most:,} attacks"
         raise ResolveError(f"the exact chances of this step over {many} would take about {work:.1e} steps to "

@@ -8,7 +8,7 @@ two whole numbers — and answers None for anything else (a roll, a let variable
 total, a count out of range), which the evaluator then works out the general way, errors
 included.  While what is used is being recorded, it answers None: everything goes the
 general way.  :func:`plain_args` reads a call's arguments that are profiles' stats passed
-under their own names (``hit(shooter.BS)``), which take no modifier beyond the stat's own.
+under their own names (``hit(shooter.BS)``), which take no modifier beyond the stat's own; :func:`read_stat`, one such stat, whatever its kind.
 
 >>> from compiler.driver import compile_text
 >>> from compiler.model.values import ProfileRef
@@ -90,3 +90,17 @@ def plain_args(ev: Evaluator, decl: Any, call: A.Call, env: dict[str, Any]) -> l
             return None
         values.append(stat_of(ev, ref, arg.name, arg.obj.id, arg.span))
     return values
+
+
+def read_stat(ev: Evaluator, expr: A.Expr, env: dict[str, Any]) -> tuple[bool, Any]:
+    """(True, its value) when ``expr`` is a stat of a profile bound in ``env`` (``weapon.D``),
+    read with the modifiers that apply as the evaluator reads it; else (False, None)."""
+    if tracing() or type(expr) is not A.Attr:
+        return False, None
+    assert isinstance(expr, A.Attr)
+    if type(expr.obj) is not A.Name:
+        return False, None
+    ref = env.get(expr.obj.id)
+    if type(ref) is not ProfileRef:
+        return False, None
+    return True, stat_of(ev, ref, expr.name, expr.obj.id, expr.span)
