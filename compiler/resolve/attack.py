@@ -39,6 +39,7 @@ from compiler.trace import note
 Bag: TypeAlias = tuple[tuple[State, int], ...]  # sorted ((state, count), ...)
 
 MAX_TOKENS_PER_ATTACK = 64
+ONE_TOKEN = Dist.const(((frozenset(), 1),))  # each attack, before its first step: one plain token
 
 
 @declaration(A.Attack, pointwise=False)
@@ -233,7 +234,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
         value = _value_step(sub, step, env, totals, False)
         if _is_count(value):
             totals[step.name] = sub.lift1(value, lambda c: as_count(unwrap(c), step.span))
-            bags[step.name] = Dist.const(((frozenset(), 1),))
+            bags[step.name] = ONE_TOKEN
             source[step.name] = step.name
             plan.append(("count", step, None, None, None))
         else:
