@@ -226,8 +226,9 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             else:
                 per_attack = _per_attack_sum(exact_sub, _sizes(exact_sub, bags[prev]), _exact(amount_of(exact_sub)),
                                              step.span)
-            if _is_count(per_attack):
-                plan.append(("pipe", step, per_attack if plain_ints(per_attack) else per_attack.map(lambda o: int(unwrap(o))),
+            plain = plain_ints(per_attack)
+            if plain or _is_count(per_attack):
+                plan.append(("pipe", step, per_attack if plain else per_attack.map(lambda o: int(unwrap(o))),
                              source[prev], None))
                 totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[prev], step.span))
                 continue

@@ -185,6 +185,9 @@ class Effects:
     def defender_abilities(self) -> list[tuple[A.Ability, Any]]:
         """Abilities of the profiles an attack is made against: every role that is not an
         attacker (their ``when attacked:`` effects count)."""
+        profiles = self.model.profiles
+        if not any(getattr(profiles.get(ref.id), "abilities", ()) for ref in self.roles.values()):
+            return []  # none of the roles' profiles has an ability
         rest = list(self.roles.values())
         for ref in self.attackers:  # the same profile may stand on both sides: take one copy away
             if ref in rest:
