@@ -141,6 +141,11 @@ class Ruleset:
     def get(self, id_: str) -> A.Decl | None:
         return self.symbols.get(id_)
 
+    def param_stat(self, param: A.Param) -> str:
+        """The stat a parameter stands for: its type when that names a stat (``S: Strength``…), else
+        its own name (a stat or not: ``BS`` is one, ``x`` is not)."""
+        return param.type if isinstance(param.type, str) and param.type in self.stats else param.name
+
     @cached_property
     def _all(self) -> tuple[A.Decl, ...]:
         return tuple(A.walk_decls(self.items))

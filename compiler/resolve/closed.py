@@ -101,7 +101,7 @@ def _closed_call(model: Ruleset, call: A.Call, visiting: set[str]) -> bool:
             or len(call.args) != len(table.params):
         return False
     for p, arg in zip(table.params, call.args):
-        stat = p.type if isinstance(p.type, str) and p.type in model.stats else p.name
+        stat = model.param_stat(p)
         if stat in model.stats and not (isinstance(arg, A.Name) and arg.id == stat):
             return False
     inner = {p.name for p in table.params}

@@ -441,7 +441,7 @@ class Evaluator:
     def _entry_value(self, param: A.Param, arg: A.Expr, value: Any) -> Any:
         """A value given for a parameter named after a stat takes that stat's modifiers (``-1 BS``),
         unless it was read from a profile (``shooter.BS``) or passed on by name, which already did."""
-        stat = param.type if isinstance(param.type, str) and param.type in self.model.stats else param.name
+        stat = self.model.param_stat(param)
         if stat not in self.model.stats or value is None:
             return value
         if isinstance(arg, A.Attr) and arg.name == stat:

@@ -76,13 +76,12 @@ def plain_args(ev: Evaluator, decl: Any, call: A.Call, env: dict[str, Any]) -> l
     params = decl.params
     if tracing() or call.kwargs or len(call.args) != len(params):
         return None
-    stats = ev.model.stats
     values = []
     for p, arg in zip(params, call.args):
         if type(arg) is not A.Attr:
             return None
         assert isinstance(arg, A.Attr)
-        stat = p.type if isinstance(p.type, str) and p.type in stats else p.name
+        stat = ev.model.param_stat(p)
         if type(arg.obj) is not A.Name or arg.name != stat:
             return None
         ref = env.get(arg.obj.id)
