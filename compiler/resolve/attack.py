@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 from functools import partial
-from typing import Any, Callable, Iterator, Mapping, TypeAlias
+from typing import Any, Callable, TypeAlias
 
 from compiler import ast as A
 from compiler.model.values import ProfileRef
@@ -32,6 +32,7 @@ from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
 from compiler.resolve.plain import plain_args, plain_count, read_stat
 from compiler.resolve.shape import State, joins, names_in, reads_models
+from compiler.resolve.steps import LazySteps
 from compiler.trace import active as tracing
 from compiler.trace import note
 
@@ -63,7 +64,7 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
     return AttackResult(decl.id, totals)
 
 
-def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals: "LazySteps") -> Call:
+def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals: LazySteps) -> Call:
     """Bind the arguments, plan the per-attack work (or find the plan) and count the attacks."""
     env: dict[str, Any] = {p.name: a for p, a in zip(decl.params, args)}
     for p, a in zip(decl.params, args):
@@ -81,8 +82,7 @@ def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals:
 
     # The per-attack work depends on the profiles and the situation, not on how many models
     # attack: it is planned once per model and reused (10 or 200 attacks share it).
-    key = ("attack-plan", decl.id, tuple(hashable(_plan_arg(a, decl)) for a in args), sub.memo_key(),
-           sub.exact)
+    key = ("attack-plan", decl.id, _plan_args(args, decl), sub.memo_key(), sub.exact)
     memo = sub.memo
     plan = memo.get(key)
     if plan is None:
@@ -93,7 +93,7 @@ def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals:
     return call
 
 
-def _steps(call: Call, totals: "LazySteps", known: bool) -> None:
+def _steps(call: Call, totals: LazySteps, known: bool) -> None:
     """Fill ``totals`` with the steps of one call: sums and removals to work out when read, the
     numbers of attacks (counted now, unless ``known``), the other values."""
     sub, decl, env, defender, plan, counts = call
@@ -134,19 +134,19 @@ def _mix_step(ev: Evaluator, parts: list[tuple[Any, AttackResult]], name: str, s
     return Dist.mixture(values)
 
 
-def _aggregate_step(sub: Evaluator, per_attack: Any, totals: "LazySteps", src: str, span: Any) -> Any:
+def _aggregate_step(sub: Evaluator, per_attack: Any, totals: LazySteps, src: str, span: Any) -> Any:
     return aggregate(sub, per_attack, totals[src], span)
 
 
-def _plan_arg(a: Any, decl: A.Attack) -> Any:
-    """An argument as the plan sees it: a profile without its model count, unless the
-    attack reads ``.models`` beyond counting its attacks."""
-    if isinstance(a, ProfileRef) and not reads_models(decl):
-        return ProfileRef(a.id)
-    return a
+def _plan_args(args: list[Any], decl: A.Attack) -> tuple[Any, ...]:
+    """The arguments as the plan sees them: a profile without its model count (its id), unless
+    the attack reads ``.models`` beyond counting its attacks."""
+    if reads_models(decl):
+        return tuple(hashable(a) for a in args)
+    return tuple((ProfileRef, a.id) if type(a) is ProfileRef else hashable(a) for a in args)
 
 
-def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: "LazySteps", count: bool) -> Any:
+def _value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: LazySteps, count: bool) -> Any:
     assert step.value is not None
     reads = [name for name in names_in(step.value) if name in totals]
     if not reads:  # read from the profiles alone (``shooter.models each weapon.A``): no evaluator
@@ -181,12 +181,12 @@ Call: TypeAlias = tuple[Evaluator, A.Attack, dict[str, Any], str | None, tuple[P
 
 
 def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, Any],
-          totals: "LazySteps") -> tuple[PlanEntry, ...]:
+          totals: LazySteps) -> tuple[PlanEntry, ...]:
     """Classify the steps and work out each pipeline step's per-attack distribution."""
     plan: list[PlanEntry] = []
     bags: dict[str, Any] = {}  # step → per-attack Dist over bags of tokens
     source: dict[str, str] = {}  # step → the counting step it descends from
-    for step in decl.steps:
+    for step, test_call, prev, joined in _shape(sub, decl):
         if step.removes_from is not None:
             # Attacks that hooks made differ (``+1 D``, mortal wounds) are followed one by one.
             special = step.removes_from in bags and _special(bags[step.removes_from])
@@ -194,11 +194,9 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
                          bags[step.removes_from] if special else None))
             continue
         assert step.value is not None
-        test_call = _pipeline_test(sub, step.value)
-        prev = step.value.count.id if isinstance(step.value, A.Each) and isinstance(step.value.count, A.Name) else None
         if test_call is not None and prev in bags:
             test_decl, call, negate = test_call
-            bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step, joins(decl, step.name))
+            bags[step.name] = _advance(sub, bags[prev], test_decl, call, negate, env, step, joined)
             source[step.name] = source[prev]
             plan.append(("pipe", step, _sizes(sub, bags[step.name]), source[step.name], None))
             # A later step may read this one's total (``capped = min(hits, target.models)``).
@@ -244,48 +242,24 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
     return tuple(plan)
 
 
-class LazySteps(Mapping[str, Any]):
-    """The steps of an attack, each worked out only when it is read (an example that asks for
-    ``r.killed`` does not pay for the sum of ``r.hits``)."""
+StepShape: TypeAlias = tuple[A.Step, "tuple[A.Test, A.Call, bool] | None", str | None, tuple[tuple[str, State], ...]]
 
-    def __init__(self) -> None:
-        self._values: dict[str, Any] = {}
-        self._later: dict[str, Callable[[], Any]] = {}
-        # step → how its sum is made: (evaluator, per-attack counts, the step counting the attacks, span)
-        self.sums: dict[str, tuple[Evaluator, Any, str, Any]] = {}
 
-    def later(self, name: str, thunk: Callable[[], Any]) -> None:
-        self._later[name] = thunk
-        self._values.pop(name, None)
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        self._values[name] = value
-        self._later.pop(name, None)
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in self._values:
-            if name not in self._later:
-                raise KeyError(name)
-            self._values[name] = self._later[name]()  # kept until it succeeds: a failure fails again
-            del self._later[name]
-        return self._values[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(list(self._values) + [k for k in self._later if k not in self._values])
-
-    def __len__(self) -> int:
-        return len(set(self._values) | set(self._later))
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._values or name in self._later
-
-    def env(self, base: dict[str, Any], expr: A.Expr, ev: Evaluator) -> dict[str, Any]:
-        """``base`` plus the steps that ``expr`` names, worked out."""
-        out = dict(base)
-        for name in ev.names(expr):
-            if name in self:
-                out[name] = self[name]
-        return out
+def _shape(ev: Evaluator, decl: A.Attack) -> tuple[StepShape, ...]:
+    """Each step of ``decl`` as the plan reads it, whatever the profiles: the test it passes
+    tokens through (``hits each wound(…)``), the step it follows, the steps that join it."""
+    shapes: dict[str, tuple[A.Attack, tuple[StepShape, ...]]] = ev.model.__dict__.setdefault("_attack_shapes", {})
+    known = shapes.get(decl.id)
+    if known is not None and known[0] is decl:
+        return known[1]
+    out = []
+    for step in decl.steps:
+        value = step.value
+        test_call = None if value is None else _pipeline_test(ev, value)
+        prev = value.count.id if isinstance(value, A.Each) and isinstance(value.count, A.Name) else None
+        out.append((step, test_call, prev, joins(decl, step.name) if test_call is not None else ()))
+    shapes[decl.id] = (decl, tuple(out))
+    return shapes[decl.id][1]
 
 
 def _exact(v: Any) -> Any:
@@ -554,7 +528,7 @@ def aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
     return per.convolve_power(as_count(unwrap(attacks), span))
 
 
-def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], totals: "LazySteps",
+def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], totals: LazySteps,
              defender: str | None, bags: Any = None, src: str | None = None) -> Any:
     if step.removes_from is None or step.removes_from not in totals:
         raise ResolveError(f"'{step.removes_from}' is not an earlier step", step.span)

@@ -158,14 +158,21 @@ def truth(v: Value, span: Any = None) -> bool:
 
 
 def all_int(d: Random) -> bool:
-    """Are all outcomes of a distribution whole numbers (or yes/no)?"""
-    return all(isinstance(o, (int, bool)) for o in d.outcomes())
+    """Are all outcomes of a distribution whole numbers (or yes/no)?  (Kept on it, as :func:`plain_ints`.)"""
+    known = d.__dict__.get("_all_int")
+    if known is None:
+        known = d.__dict__["_all_int"] = all(isinstance(o, (int, bool)) for o in d.outcomes())
+    return known
 
 
 def plain_ints(d: Random, least: int | None = None) -> bool:
     """Are all outcomes of ``d`` plain ``int`` (not yes/no, not a roll or a face), and at least
-    ``least`` when given?  Then mapping them to whole numbers changes nothing (and is skipped)."""
-    return all(type(o) is int and (least is None or o >= least) for o in d.outcomes())
+    ``least`` when given?  Then mapping them to whole numbers changes nothing (and is skipped).
+    A distribution is immutable: whether its outcomes are plain is worked out once and kept on it."""
+    known = d.__dict__.get("_plain_ints")
+    if known is None:
+        known = d.__dict__["_plain_ints"] = all(type(o) is int for o in d.outcomes())
+    return known and (least is None or not d.outcomes() or min(d.outcomes()) >= least)
 
 
 def custom_die_faces(faces: tuple[Any, ...]) -> Dist:

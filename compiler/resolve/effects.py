@@ -45,7 +45,11 @@ class Effects:
 
     def _find_effects(self) -> list[ActiveEffect]:
         out: list[ActiveEffect] = []
-        for m in self.model.of_type(A.Modifier):
+        modifiers = self.model.of_type(A.Modifier)
+        if not modifiers and not self.hook_effects and not (
+                profiles_with_abilities(self.model) and (self.attackers or self.roles)):
+            return out  # nothing in the ruleset could apply
+        for m in modifiers:
             if m.when is None or self._holds(m.when):
                 out.extend((e, m.group, m.id) for e in m.effects)
         for ability, arg in self.attacker_abilities():
@@ -185,8 +189,8 @@ class Effects:
     def defender_abilities(self) -> list[tuple[A.Ability, Any]]:
         """Abilities of the profiles an attack is made against: every role that is not an
         attacker (their ``when attacked:`` effects count)."""
-        profiles = self.model.profiles
-        if not any(getattr(profiles.get(ref.id), "abilities", ()) for ref in self.roles.values()):
+        with_abilities = profiles_with_abilities(self.model)
+        if not any(ref.id in with_abilities for ref in self.roles.values()):
             return []  # none of the roles' profiles has an ability
         rest = list(self.roles.values())
         for ref in self.attackers:  # the same profile may stand on both sides: take one copy away
@@ -195,9 +199,13 @@ class Effects:
         return self._find_abilities(tuple(rest))
 
     def _find_abilities(self, refs: tuple[ProfileRef, ...] | None = None) -> list[tuple[A.Ability, Any]]:
+        refs = self.attackers if refs is None else refs
+        with_abilities = profiles_with_abilities(self.model)
+        if not any(ref.id in with_abilities for ref in refs):
+            return []
         found: dict[str, tuple[A.Ability, Any]] = {}
         abilities = abilities_by_id(self.model)
-        for ref in self.attackers if refs is None else refs:
+        for ref in refs:
             prof = self.model.profiles.get(ref.id)
             if prof is None:
                 continue
@@ -216,6 +224,15 @@ class Effects:
                 else:
                     found[ab.id] = (ab, use.arg)
         return [found[k] for k in sorted(found)]
+
+
+def profiles_with_abilities(model: Ruleset) -> frozenset[str]:
+    """The ids of the model's profiles that have an ability (found once per model, which is immutable)."""
+    found: frozenset[str] | None = model.__dict__.get("_profiles_with_abilities")
+    if found is None:
+        found = model.__dict__["_profiles_with_abilities"] = frozenset(
+            pid for pid, profile in model.profiles.items() if getattr(profile, "abilities", ()))
+    return found
 
 
 def abilities_by_id(model: Ruleset) -> Mapping[str, A.Ability]:

@@ -144,6 +144,7 @@ class Evaluator:
         self.attackers = attackers  # profiles whose abilities apply (inside an attack)
         self.depth = depth
         self._memo_key: tuple[Any, ...] | None = None
+        self._situation_key: tuple[Any, ...] | None = None  # the situation's part of the memo key
         self._effects: Effects | None = None
         self.hook_effects: tuple[A.Effect, ...] = ()  # inside an attack: what hooks did to this one attack
 
@@ -160,6 +161,8 @@ class Evaluator:
                         self.attackers if attackers is None else attackers, self.depth + 1,
                         self.roles if roles is None else roles)
         out.hook_effects = self.hook_effects
+        if not situation:
+            out._situation_key = self._situation_key
         if not situation and attackers is None and roles is None:
             # The same situation, attackers and roles: the same effects and memo key.
             out._effects = self.effects
@@ -171,6 +174,7 @@ class Evaluator:
         ``effects`` count on top of the modifiers that apply."""
         out = Evaluator(self.model, self.exact, self.situation, self.attackers, self.depth, self.roles)
         out.hook_effects = self.hook_effects + effects
+        out._situation_key = self._situation_key
         return out
 
     def exact_twin(self) -> Evaluator:
@@ -180,6 +184,7 @@ class Evaluator:
         if self.exact:
             return self
         out = Evaluator(self.model, True, self.situation, self.attackers, self.depth, self.roles)
+        out._situation_key = self._situation_key
         if not self.hook_effects:
             out._effects = self.effects
             out._memo_key = self.memo_key()
@@ -405,8 +410,10 @@ class Evaluator:
     def memo_key(self) -> tuple[Any, ...]:
         """What, besides its arguments, a result depends on: the situation and the attackers."""
         if self._memo_key is None:
-            self._memo_key = (tuple(sorted((k, hashable(v)) for k, v in self.situation.items())),
-                              self.attackers, tuple(sorted(self.roles.items())), self.hook_effects)
+            situation = self._situation_key
+            if situation is None:  # the same for the evaluators an evaluator makes, unless it adds to it
+                situation = self._situation_key = tuple(sorted((k, hashable(v)) for k, v in self.situation.items()))
+            self._memo_key = (situation, self.attackers, tuple(sorted(self.roles.items())), self.hook_effects)
         return self._memo_key
 
     @property

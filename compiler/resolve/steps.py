@@ -1,0 +1,51 @@
+"""The steps of an attack as it is worked out: each value found when it is first read."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Mapping
+
+from compiler import ast as A
+from compiler.resolve.evaluator import Evaluator
+
+
+class LazySteps(Mapping[str, Any]):
+    """The steps of an attack, each worked out only when it is read (an example that asks for
+    ``r.killed`` does not pay for the sum of ``r.hits``)."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, Any] = {}
+        self._later: dict[str, Callable[[], Any]] = {}
+        # step → how its sum is made: (evaluator, per-attack counts, the step counting the attacks, span)
+        self.sums: dict[str, tuple[Evaluator, Any, str, Any]] = {}
+
+    def later(self, name: str, thunk: Callable[[], Any]) -> None:
+        self._later[name] = thunk
+        self._values.pop(name, None)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._values[name] = value
+        self._later.pop(name, None)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._values:
+            if name not in self._later:
+                raise KeyError(name)
+            self._values[name] = self._later[name]()  # kept until it succeeds: a failure fails again
+            del self._later[name]
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._values) + [k for k in self._later if k not in self._values])
+
+    def __len__(self) -> int:
+        return len(set(self._values) | set(self._later))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._values or name in self._later
+
+    def env(self, base: dict[str, Any], expr: A.Expr, ev: Evaluator) -> dict[str, Any]:
+        """``base`` plus the steps that ``expr`` names, worked out."""
+        out = dict(base)
+        for name in ev.names(expr):
+            if name in self:
+                out[name] = self[name]
+        return out
