@@ -31,7 +31,7 @@ from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
 from compiler.resolve.plain import plain_args, plain_count, read_stat
-from compiler.resolve.shape import State, joins, names_in, reads_models
+from compiler.resolve.shape import State, flag_kinds, joins, names_in, reads_models
 from compiler.resolve.steps import LazySteps
 from compiler.trace import active as tracing
 from compiler.trace import note
@@ -46,13 +46,13 @@ ONE_TOKEN = Dist.const(((frozenset(), 1),))  # each attack, before its first ste
 @declaration(A.Attack, pointwise=False)
 def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) -> AttackResult:
     """Resolve attack sequence ``decl`` with profile arguments; each step's distribution of counts."""
-    mixed = next((i for i, a in enumerate(args) if isinstance(a, ProfileMix)), None)
-    if mixed is not None:
-        return _mixed_attack(ev, decl, args, mixed, span)
+    for i, a in enumerate(args):
+        if isinstance(a, ProfileMix):
+            return _mixed_attack(ev, decl, args, i, span)
     # A call asked again (the same arguments, situation and caller) is dispatched once: the
     # evaluator it runs in, its plan and its numbers of attacks are kept; the sums over all
     # attacks, the answers, are worked out at each call.
-    key = ("attack-call", decl.id, tuple(hashable(a) for a in args), ev.memo_key(), ev.exact, ev.depth)
+    key = ("attack-call", decl.id, _call_args_key(args), ev.memo_key(), ev.exact, ev.depth)
     memo = ev.memo
     call = memo.get(key)
     totals = LazySteps()
@@ -136,6 +136,11 @@ def _mix_step(ev: Evaluator, parts: list[tuple[Any, AttackResult]], name: str, s
 
 def _aggregate_step(sub: Evaluator, per_attack: Any, totals: LazySteps, src: str, span: Any) -> Any:
     return aggregate(sub, per_attack, totals[src], span)
+
+
+def _call_args_key(args: list[Any]) -> tuple[Any, ...]:
+    """The arguments as a key: profiles and whole numbers as they are, anything else made hashable."""
+    return tuple(a if type(a) is ProfileRef or type(a) is int else hashable(a) for a in args)
 
 
 def _plan_args(args: list[Any], decl: A.Attack) -> tuple[Any, ...]:
@@ -325,7 +330,8 @@ def _mortal(state: State) -> str | None:
 
 def _special(bags: Any) -> bool:
     """Whether some token carries modifiers or is mortal: then its damage is its own."""
-    return any(flag[0] in ("mods", "mortal") for bag in bags.outcomes() for state, _ in bag for flag in state)
+    kinds = flag_kinds(bags)
+    return "mods" in kinds or "mortal" in kinds
 
 
 def _per_attack_sum(ev: Evaluator, sizes: Any, amount: Any, span: Any) -> Any:

@@ -50,7 +50,18 @@ def _int_outcomes(d: Any) -> list[int] | None:
     return values
 
 
-def attack_sum_work(per_attack: Any, attacks: Any, values: list[int] | None = None) -> int:
+def _int_range(d: Any) -> tuple[int, int] | None:
+    """The least and the greatest of ``d``'s outcomes when all are whole numbers, else None.
+    A distribution is immutable: the answer is kept on it (an attack's kept per-attack
+    distribution is asked at every sum of it)."""
+    if "_int_range" not in d.__dict__:
+        values = _int_outcomes(d)
+        d.__dict__["_int_range"] = None if values is None else (min(values), max(values))
+    found: tuple[int, int] | None = d.__dict__["_int_range"]
+    return found
+
+
+def attack_sum_work(per_attack: Any, attacks: Any, values: tuple[int, int] | None = None) -> int:
     """Steps an exact sum of ``per_attack`` over ``attacks`` (a number or a roll) takes, estimated.
 
     The sum of ``n`` attacks has ``n × width + 1`` results, each weighed by a whole number of
@@ -60,17 +71,17 @@ def attack_sum_work(per_attack: Any, attacks: Any, values: list[int] | None = No
     summed and mixed in: another ``most`` times the results and their bits.  Measured on
     one core: about 5·10⁹ steps a second.
     """
-    if values is None:  # else the whole-number outcomes of ``per_attack``, already listed
-        values = _int_outcomes(per_attack)
+    if values is None:  # else the least and the greatest outcome of ``per_attack``, already found
+        values = _int_range(per_attack)
     if values is None or not isinstance(per_attack, Dist):
         return 0
-    width = max(values) - min(values)
+    width = values[1] - values[0]
     bits = max((int(per_attack.total_weight) - 1).bit_length(), 1)  # log2 of the denominator, rounded up
     if is_dist(attacks):
-        counts = _int_outcomes(attacks)
+        counts = _int_range(attacks)
         if counts is None:
             return 0
-        most = max(max(counts), 0)
+        most = max(counts[1], 0)
         count_bits = int(attacks.total_weight).bit_length() if isinstance(attacks, Dist) else 53
         weight_bits = most * bits + count_bits
         return (most * width + 1) * weight_bits * (weight_bits // GCD_SPEED + most)
@@ -82,12 +93,20 @@ def attack_sum_work(per_attack: Any, attacks: Any, values: list[int] | None = No
 
 def refuse_attack_sum(per_attack: Any, attacks: Any, exact: bool, span: Any) -> None:
     """Refuse, before the work, summing an attack step that is too big to work out (exactly)."""
-    values = _int_outcomes(per_attack) if is_dist(per_attack) else None
-    counts = _int_outcomes(attacks) if is_dist(attacks) else [unwrap(attacks)]
-    if values is None or counts is None or not all(isinstance(c, int) for c in counts):
+    values = _int_range(per_attack) if is_dist(per_attack) else None
+    if values is None:
         return
-    most = max(max(counts), 0)
-    results = most * (max(values) - min(values)) + 1
+    if is_dist(attacks):
+        counts = _int_range(attacks)
+        if counts is None:
+            return
+        most = max(counts[1], 0)
+    else:
+        n = unwrap(attacks)
+        if not isinstance(n, int):
+            return
+        most = max(n, 0)
+    results = most * (values[1] - values[0]) + 1
     fewer = "ask about fewer models or fewer attacks per model"
     if results > MAX_OUTCOMES:
         raise ResolveError(f"this step sums up to {most:,} attacks into {results:,} possible results; the limit is "

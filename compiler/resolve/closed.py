@@ -39,6 +39,7 @@ from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.model.values import TargetValue
 from compiler.resolve.evaluator import Evaluator
+from compiler.resolve.shape import flag_kinds
 from compiler.trace import active as tracing
 
 # Nodes that evaluate the same way whatever the situation (names and calls are checked apart).
@@ -124,7 +125,7 @@ def closed_step_key(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], neg
     argument is not a plain number or target, or what is used is being recorded."""
     if hooked or tracing() or not is_closed(ev.model, test) or ev.effects.names_test(test.id):
         return None
-    if any(flag[0] == "mods" for bag in bags.outcomes() for state, _ in bag for flag in state):
+    if "mods" in flag_kinds(bags):
         return None
     key = closed_key(test, args, ev.exact)
     return None if key is None else ("step", key, negate, bags)

@@ -201,9 +201,13 @@ class Evaluator:
         """In fast mode, move an integer distribution to the float backend."""
         if self.exact or not isinstance(d, Dist):  # already float, or not random
             return d
-        if all_int(d):
-            return d.map(int).to_fast() if any(isinstance(o, bool) for o in d.outcomes()) else d.to_fast()
-        return d
+        fast = d.__dict__.get("_on_fast_backend")  # both are immutable: moved once, however often asked
+        if fast is None:
+            if not all_int(d):
+                return d
+            fast = d.map(int).to_fast() if any(isinstance(o, bool) for o in d.outcomes()) else d.to_fast()
+            d.__dict__["_on_fast_backend"] = fast
+        return fast
 
     @staticmethod
     def refuse_sum(count: int, amounts: Any, span: Any) -> None:

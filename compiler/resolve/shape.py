@@ -4,7 +4,8 @@
   models then is not one for 200);
 * :func:`joins` — the steps that follow a step attack by attack, with the flags that take a new
   token (an extra hit) past the tests in between;
-* :func:`names_in` — every name a step's expression reads (to find the steps it combines).
+* :func:`names_in` — every name a step's expression reads (to find the steps it combines);
+* :func:`flag_kinds` — the kinds of flag the tokens of a distribution over bags carry.
 
 Both are read at every cold question; declarations are immutable, so each answer is kept
 (keyed by the declaration's identity, checked on reading).
@@ -104,3 +105,13 @@ def names_in(expr: A.Expr) -> tuple[str, ...]:
     answer = tuple(e.id for e in A.sub_expressions(expr) if isinstance(e, A.Name))
     _NAMES[id(expr)] = (expr, answer)
     return answer
+
+
+def flag_kinds(bags: Any) -> frozenset[str]:
+    """The kinds of flag (``mods``, ``mortal``, ``pass``…) some token of some bag of the
+    distribution ``bags`` carries.  A distribution is immutable: the answer is kept on it."""
+    known: frozenset[str] | None = bags.__dict__.get("_flag_kinds")
+    if known is None:
+        known = bags.__dict__["_flag_kinds"] = frozenset(
+            flag[0] for bag in bags.outcomes() for state, _ in bag for flag in state)
+    return known
