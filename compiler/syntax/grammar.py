@@ -12,8 +12,10 @@ that holds the grammar's hash (:func:`built_parser_name`): the wheel ships both 
 (``setup.py`` calls :func:`write_built_parsers`), and anywhere else (a source checkout, a grammar
 being edited) the first run saves it in the user's cache folder, where the next one finds it.
 A changed grammar has another hash, so it is built again, never read from an old file.
+A node's ``data`` is its rule's name: a ``str`` from a saved parser, a ``Token`` equal to that
+string from one Lark has just built (the examples below print it as a ``str`` either way).
 
->>> parser().parse('stat BS "Ballistic Skill" 1..10\\n', start="start").data
+>>> str(parser().parse('stat BS "Ballistic Skill" 1..10\\n', start="start").data)
 'start'
 >>> 'ruleset' in grammar_text()
 True

@@ -7,7 +7,7 @@ from a table of bad examples (:data:`SYNTAX_ERRORS`, Lark's ``match_examples``) 
 one matches, else from the terminals the parser would have accepted.
 
 >>> tree, diags = parse_text('stat BS "Ballistic Skill" 1..10: "Aim."\\n', "x.rules")
->>> tree.data, diags
+>>> str(tree.data), diags
 ('start', ())
 """
 from __future__ import annotations
@@ -263,7 +263,7 @@ def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree[Token] 
     ``start`` is ``"start"`` for a file, ``"eval_input"`` for one expression.
 
     >>> tree, diags = parse_text('stat BS "Ballistic Skill" 1..10\\n', "x.rules")
-    >>> tree.data, diags
+    >>> str(tree.data), diags
     ('start', ())
     >>> tree, (error,) = parse_text('table "Wound chart":\\n  otherwise -> 4+\\n', "x.rules")
     >>> tree, error.code, error.span.line, error.span.column

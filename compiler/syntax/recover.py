@@ -9,7 +9,7 @@ so is the id and title of a header that itself has the error, so that the rulese
 still counted.
 
 >>> tree, diags, recovered = parse_recovering('stat BS "BS" 1..6\\ntest hit(BS) = roll d6 >=\\nstat T "T" 1..6\\n', "x.rules")
->>> [c.data for c in tree.children], [(d.code, d.span.line) for d in diags], recovered.broken
+>>> [str(c.data) for c in tree.children], [(d.code, d.span.line) for d in diags], recovered.broken
 (['stat', 'stat'], [('W001', 2)], ('hit',))
 """
 from __future__ import annotations
