@@ -85,26 +85,32 @@ def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals:
     key = ("attack-plan", decl.id, _plan_args(args, decl), sub.memo_key(), sub.exact)
     memo = sub.memo
     plan = memo.get(key)
+    planned = plan is None
     if plan is None:
         plan = _plan(sub, exact_sub, decl, env, totals)
         memo[key] = plan
     call: Call = (sub, decl, env, defender, plan, {})
-    _steps(call, totals, known=False)
+    _steps(call, totals, known=False, planned=planned)
     return call
 
 
-def _steps(call: Call, totals: LazySteps, known: bool) -> None:
+def _steps(call: Call, totals: LazySteps, known: bool, planned: bool = False) -> None:
     """Fill ``totals`` with the steps of one call: sums and removals to work out when read, the
-    numbers of attacks (counted now, unless ``known``), the other values."""
+    numbers of attacks (counted now, unless ``known``), the other values.  When the plan was
+    just made (``planned``), ``totals`` holds the sums, the counts and the values already."""
     sub, decl, env, defender, plan, counts = call
     for kind, step, per_attack, src, bags in plan:
         if kind == "removal":
             totals.later(step.name, partial(_removal, sub, decl, step, env, totals, defender, bags, src))
         elif kind == "pipe":
             assert src is not None
-            totals.later(step.name, partial(_aggregate_step, sub, per_attack, totals, src, step.span))
+            if not planned:
+                totals.later(step.name, partial(_aggregate_step, sub, per_attack, totals, src, step.span))
             totals.sums[step.name] = (sub, per_attack, src, step.span)
         elif kind == "count":
+            if planned:
+                counts[step.name] = totals[step.name]
+                continue
             if not known:  # counted while planning, if the plan was made for this call
                 counts[step.name] = totals[step.name] if step.name in totals else \
                     _value_step(sub, step, env, totals, True)

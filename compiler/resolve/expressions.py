@@ -314,7 +314,8 @@ def attr(ev: Evaluator, obj: Any, name: str, role: str | None, span: Any) -> Any
 def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: Any) -> Any:
     if name == "models":
         return ref.models
-    # A stat written as a plain number or target is the profile's alone: read once per model.
+    # A stat written as a plain number, a target or dice (``D3+1``) is the profile's alone: read
+    # once per model.
     written: dict[tuple[str, str], Any] = ev.model.__dict__.setdefault("_plain_stats", {})
     value = written.get((ref.id, name), written)
     if value is written:
@@ -331,7 +332,7 @@ def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: A
             raise ResolveError(f"{profile.title} has no {name}", span,
                                f"add {name} to its profile line")
         value = _written_stat(ev, sv, span)
-        if type(value) is int or type(value) is TargetValue:
+        if type(value) is int or type(value) is TargetValue or type(value) is Dist:
             written[(ref.id, name)] = value
     effects = ev.effects
     kinds = effects.kinds()  # a kind of effect that does not apply adds nothing: not looked for
