@@ -73,22 +73,45 @@ def plain_args(ev: Evaluator, decl: Any, call: A.Call, env: dict[str, Any]) -> l
     """The values of ``call``'s arguments when each is a stat of a profile bound in ``env``, given
     in order for the parameter of that stat's name (what ``Evaluator.call_args`` gives them then);
     else None (the general way)."""
-    params = decl.params
-    if tracing() or call.kwargs or len(call.args) != len(params):
+    if tracing():
+        return None
+    reads = _stat_reads(ev, decl, call)
+    if reads is None:
         return None
     values = []
-    for p, arg in zip(params, call.args):
-        if type(arg) is not A.Attr:
-            return None
-        assert isinstance(arg, A.Attr)
-        stat = ev.model.param_stat(p)
-        if type(arg.obj) is not A.Name or arg.name != stat:
-            return None
-        ref = env.get(arg.obj.id)
+    for role, stat, span in reads:
+        ref = env.get(role)
         if type(ref) is not ProfileRef:
             return None
-        values.append(stat_of(ev, ref, arg.name, arg.obj.id, arg.span))
+        values.append(stat_of(ev, ref, stat, role, span))
     return values
+
+
+def _stat_reads(ev: Evaluator, decl: Any, call: A.Call) -> tuple[tuple[str, str, Any], ...] | None:
+    """Each argument of ``call`` as (the role it reads, the stat, its span) when every one is a
+    profile's stat given for the parameter of that stat's name (``hit(shooter.BS)``); else None.
+    What the call's expressions and the model's stats say alone: worked out once per model, keyed
+    by the call's identity (checked on reading) and the declaration it calls."""
+    known: dict[int, tuple[A.Call, Any, tuple[tuple[str, str, Any], ...] | None]] = \
+        ev.model.__dict__.setdefault("_stat_reads", {})
+    hit = known.get(id(call))
+    if hit is not None and hit[0] is call and hit[1] is decl:
+        return hit[2]
+    params = decl.params
+    reads: tuple[tuple[str, str, Any], ...] | None = None
+    if not call.kwargs and len(call.args) == len(params):
+        found = []
+        for p, arg in zip(params, call.args):
+            if type(arg) is not A.Attr or type(arg.obj) is not A.Name or arg.name != ev.model.param_stat(p):
+                break
+            assert isinstance(arg, A.Attr) and isinstance(arg.obj, A.Name)
+            found.append((arg.obj.id, arg.name, arg.span))
+        else:
+            reads = tuple(found)
+    if len(known) > 20_000:
+        known.clear()
+    known[id(call)] = (call, decl, reads)
+    return reads
 
 
 def read_stat(ev: Evaluator, expr: A.Expr, env: dict[str, Any]) -> tuple[bool, Any]:
