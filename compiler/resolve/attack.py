@@ -66,15 +66,20 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
 
 def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals: LazySteps) -> Call:
     """Bind the arguments, plan the per-attack work (or find the plan) and count the attacks."""
-    env: dict[str, Any] = {p.name: a for p, a in zip(decl.params, args)}
+    env: dict[str, Any] = {}
+    roles: dict[str, ProfileRef] = {}
+    defender = _defender(decl)
+    attacking = []
     for p, a in zip(decl.params, args):
         if is_dist(a):
             raise ResolveError(f"'{p.name}' of attack '{decl.id}' must be a profile or a number, not a roll",
                                span)
-    defender = _defender(decl)
-    attackers = tuple(a for p, a in zip(decl.params, args) if isinstance(a, ProfileRef) and p.name != defender)
-    roles = {p.name: a for p, a in zip(decl.params, args) if isinstance(a, ProfileRef)}
-    sub = ev.child(attackers=attackers, roles=roles)
+        env[p.name] = a
+        if isinstance(a, ProfileRef):
+            roles[p.name] = a
+            if p.name != defender:
+                attacking.append(a)
+    sub = ev.child(attackers=tuple(attacking), roles=roles)
     # Per-attack work is tiny and stays exact; only the sum over all attacks uses fast mode.
     exact_sub = sub.exact_twin()
     for let in decl.lets:
