@@ -127,6 +127,7 @@ situation aimed "Aimed"
 situation shaken "Shaken"
 modifier aim "Aim": +1 Q when aimed
 modifier shaken_save "Shaken": Sv worse by 1 when shaken
+modifier braced "Braced": +1 D when aimed
 ability tough(X: 1..5) "Tough": "Harder to hurt."
 
 unit gunner "Gunner":
@@ -140,14 +141,15 @@ def test_a_stat_read_once_still_takes_the_modifiers_of_each_question() -> None:
     """A profile's stat as written is read once per model; each question still adds what its
     situation does to it, and points and ability values stay as written."""
     questions = ["gunner.Q", "gunner.Q with aimed", "gunner.Sv", "gunner.Sv with shaken",
-                 "gunner.Sv with aimed, shaken", "gunner.D", "gunner.points", "gunner.tough",
-                 "gunner.tough with aimed", "gunner.Q with aimed, shaken"]
+                 "gunner.Sv with aimed, shaken", "gunner.D", "gunner.D with aimed", "gunner.points",
+                 "gunner.tough", "gunner.tough with aimed", "gunner.Q with aimed, shaken"]
 
     def fresh(text: str) -> Any:
         return Evaluator(compile_text(STATS).rulesets[0]).evaluate(parse_expression(text))
     expected = {q: fresh(q) for q in questions}
     assert expected["gunner.Q"] == 3 and expected["gunner.Q with aimed"] == 4
     assert str(expected["gunner.Sv with shaken"]) == "5+" and expected["gunner.points"] == 12
+    assert expected["gunner.D"].outcomes() == (1, 2, 3) and expected["gunner.D with aimed"].outcomes() == (2, 3, 4)
     model = compile_text(STATS).rulesets[0]
     for q in questions + questions[::-1]:  # one model: the written stats kept from earlier questions
         assert Evaluator(model).evaluate(parse_expression(q)) == expected[q], q
@@ -219,6 +221,7 @@ situation cover "In cover"
 situation shaken "Shaken"
 modifier aimed "Aim": -1 Q when cover
 modifier shaken_save "Shaken": Sv worse by 1 when shaken
+modifier braced "Braced": +1 D when aimed
 modifier tough "Dug in": +1 T when shaken
 
 test hit(Q) = roll d6 >= Q
