@@ -14,6 +14,7 @@ TEXT = 'stat BS "Ballistic Skill" 1..10: "Aim."\n\ntest hit(x) "Hit":\n  roll d6
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(cached, "_state", {})
+    monkeypatch.setattr(cached, "_READ", {})
     monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("WARSCRIBE_CACHE", raising=False)
     return tmp_path / "ast"

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TypeVar, cast
 
 from compiler import ast as A
+from compiler.ast.moved import moved
 from compiler.cachedir import find_cache_folder
 from compiler.diagnostics import Diagnostic, Span
 
@@ -145,14 +146,31 @@ def read_rules(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, .
     """The AST of one file's ``text`` (None on a syntax error) and the diagnostics found on the way.
 
     The same as :func:`parse_file` (parse with error recovery, then build),
-    from the cache when this text was read before at the same ``path`` by the same warscribe.
+    from the cache when this text was read before at the same ``path`` by the same warscribe,
+    or moved from another path where this process read the same text.
 
     >>> file, diags = read_rules('stat BS "Ballistic Skill" 1..10: "Aim."\\n', "x.rules")
     >>> file.items[0].id, diags
     ('BS', ())
     """
+    seen = _READ.get(text)
+    if seen is not None and seen[0] != path:
+        found = moved(seen[1], seen[0], path)
+        if found is not None:
+            return found
     key = path.encode("utf-8", "surrogatepass") + b"\0" + text.encode("utf-8", "surrogatepass")
-    return remembered("ast", key, lambda: parse_file(text, path), _is_parsed)
+    result = remembered("ast", key, lambda: parse_file(text, path), _is_parsed)
+    if len(_READ) >= MAX_READ:
+        del _READ[next(iter(_READ))]
+    _READ[text] = (path, result)
+    return result
+
+
+#: The texts this process read last (at most :data:`MAX_READ`), each with its path and AST: the
+#: same text met again at another path (an old release of a ruleset, compiled from git into a
+#: temporary folder, mostly holds files read already) is :func:`~compiler.ast.moved.moved` there.
+_READ: dict[str, tuple[str, tuple[A.File | None, tuple[Diagnostic, ...]]]] = {}
+MAX_READ = 512
 
 
 def _is_parsed(found: object) -> bool:
