@@ -20,14 +20,16 @@ rendered pages of a ruleset); :func:`recall` and :func:`keep` are its two halves
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
 import pickle
 import sys
 import tempfile
+from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar, cast
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar, cast
 
 from compiler import ast as A
 from compiler.ast.moved import moved
@@ -37,7 +39,7 @@ from compiler.diagnostics import Diagnostic, Span
 if TYPE_CHECKING:  # only for the annotation: parsing loads Lark
     from compiler.syntax.recover import Recovered
 
-__all__ = ["MAX_ENTRIES", "cache_folder", "fingerprint", "keep", "read_rules", "recall", "remembered"]
+__all__ = ["MAX_ENTRIES", "cache_folder", "fingerprint", "keep", "passing", "read_rules", "recall", "remembered"]
 
 T = TypeVar("T")
 
@@ -153,13 +155,19 @@ def read_rules(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, .
     >>> file.items[0].id, diags
     ('BS', ())
     """
+    passing = _PASSING.get()
+    key = path.encode("utf-8", "surrogatepass") + b"\0" + text.encode("utf-8", "surrogatepass")
     seen = _READ.get(text)
     if seen is not None and seen[0] != path:
         found = moved(seen[1], seen[0], path)
         if found is not None:
+            if not passing:
+                keep("ast", key, found)
             return found
-    key = path.encode("utf-8", "surrogatepass") + b"\0" + text.encode("utf-8", "surrogatepass")
-    result = remembered("ast", key, lambda: parse_file(text, path), _is_parsed)
+    if passing:
+        result = parse_file(text, path)
+    else:
+        result = remembered("ast", key, lambda: parse_file(text, path), _is_parsed)
     if len(_READ) >= MAX_READ:
         del _READ[next(iter(_READ))]
     _READ[text] = (path, result)
@@ -171,6 +179,18 @@ def read_rules(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, .
 #: temporary folder, mostly holds files read already) is :func:`~compiler.ast.moved.moved` there.
 _READ: dict[str, tuple[str, tuple[A.File | None, tuple[Diagnostic, ...]]]] = {}
 MAX_READ = 512
+_PASSING: ContextVar[bool] = ContextVar("passing", default=False)
+
+
+@contextlib.contextmanager
+def passing() -> Iterator[None]:
+    """Files read inside are neither looked for nor kept in the cache folder: files in a temporary
+    folder (an old release extracted from git), whose paths, part of the key, never come again."""
+    token = _PASSING.set(True)
+    try:
+        yield
+    finally:
+        _PASSING.reset(token)
 
 
 def _is_parsed(found: object) -> bool:

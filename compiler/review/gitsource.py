@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Mapping
 
+from compiler.ast.cached import passing
 from compiler.diagnostics import Diagnostic, Span
 from compiler.driver import Compilation, compile_paths
 from compiler.model.load import UsageError
@@ -237,7 +238,8 @@ def load_commit(repo: Path, commit: str, spec: SideSpec) -> Loaded:
     rel = relative_in_repo(repo, Path(os.path.abspath(spec.path)))
     with tempfile.TemporaryDirectory(prefix="warscribe-") as tmp:
         folder = extract_at(repo, commit, rel, Path(tmp))
-        result = compile_paths([str(Path(tmp) / folder)])
+        with passing():  # the files' paths in the temporary folder never come again: no ASTs kept
+            result = compile_paths([str(Path(tmp) / folder)])
         model = _pick(result, spec)
         real = str(Path(tmp).resolve())
         prefixes = [real + os.sep, tmp + os.sep]
