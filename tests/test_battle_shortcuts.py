@@ -137,3 +137,30 @@ def test_a_derived_situation_is_the_asking_units_whatever_was_asked_before() -> 
     assert rules.situation(few, 10.0) == (("crowd", "few"),)
     assert rules.situation(many, 10.0) == (("crowd", "many"),)
     assert rules.situation(few, 10.0) == (("crowd", "few"),)
+
+
+def test_the_games_an_overlay_compares_with_its_base_are_played_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before the rendering workers fork, the base's runs that an overlay's Battles page compares
+    with are played once; then neither page (whichever worker renders it) plays them again."""
+    from compiler.site import battles
+
+    monkeypatch.setenv("WARSCRIBE_CACHE", "0")
+    monkeypatch.setattr(battles, "_CACHE", {})
+    result = compiler.compile_paths([str(ROOT / "rules" / "classic-40k"), str(ROOT / "rules" / "dark-millennia")])
+    models = {rs.id: rs for rs in result.rulesets}
+    played: list[str] = []
+    real = battles.play_games
+
+    def counting(rules: Rules, sc: A.Scenario, *args: object) -> object:
+        played.append(f"{rules.model.id}/{sc.id}")
+        return real(rules, sc, *args)  # type: ignore[arg-type]
+    monkeypatch.setattr(battles, "play_games", counting)
+    battles.play_shared({"dark-millennia": models["dark-millennia"]})  # without its base: nothing shared
+    assert played == []
+    battles.play_shared(models)
+    assert played == ["classic-40k/firefight"]
+    base_view = battles.scenario_views(models["classic-40k"])
+    overlay_view = battles.scenario_views(models["dark-millennia"])
+    assert played == ["classic-40k/firefight", "dark-millennia/firefight"]  # the overlay's own run only
+    assert overlay_view[0].changes and [c.base for c in overlay_view[0].changes] == \
+        [r.rate for r in base_view[0].rates[:2]]

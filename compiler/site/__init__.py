@@ -185,9 +185,12 @@ def _render_rulesets(state: _RenderState, workers: int) -> list[tuple[str, tuple
             and "fork" in multiprocessing.get_all_start_methods():
         import gc
 
+        from compiler.site.battles import play_shared
+
         global _FORKED
         _FORKED = state
         _compile_templates(state.env)  # once, here: each worker would compile those it uses
+        play_shared(state.rulesets)  # the games two rulesets' pages show, played once
         gc.freeze()  # the workers' collections skip what they inherit, so its pages stay shared, not copied
         try:
             with multiprocessing.get_context("fork").Pool(min(workers, len(ids))) as pool:
