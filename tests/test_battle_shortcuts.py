@@ -142,9 +142,11 @@ def test_a_derived_situation_is_the_asking_units_whatever_was_asked_before() -> 
 def test_the_games_an_overlay_compares_with_its_base_are_played_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Before the rendering workers fork, the base's runs that an overlay's Battles page compares
     with are played once; then neither page (whichever worker renders it) plays them again."""
+    from compiler.ast import cached
     from compiler.site import battles
 
-    monkeypatch.setenv("WARSCRIBE_CACHE", "0")
+    monkeypatch.setenv("WARSCRIBE_CACHE", "0")  # nothing from an earlier run's cache folder
+    monkeypatch.setattr(cached, "_state", {})  # (which the process looks for once)
     monkeypatch.setattr(battles, "_CACHE", {})
     result = compiler.compile_paths([str(ROOT / "rules" / "classic-40k"), str(ROOT / "rules" / "dark-millennia")])
     models = {rs.id: rs for rs in result.rulesets}
