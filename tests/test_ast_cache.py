@@ -14,6 +14,7 @@ TEXT = 'stat BS "Ballistic Skill" 1..10: "Aim."\n\ntest hit(x) "Hit":\n  roll d6
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(cached, "_state", {})
+    monkeypatch.setattr(cached, "_READ", {})
     monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("WARSCRIBE_CACHE", raising=False)
     return tmp_path / "ast"
@@ -80,3 +81,12 @@ def test_a_long_run_stays_bounded(folder: Path, monkeypatch: pytest.MonkeyPatch)
     for i in range(12):
         cached.read_rules(f'stat S{i} "Strength" 1..10: "Strong."\n', "a.rules")
     assert len(list(folder.glob("*.ast"))) <= 4
+
+
+def test_files_read_passing_through_are_not_kept(folder: Path) -> None:
+    with cached.passing():
+        first = cached.read_rules(TEXT, "/tmp/warscribe-x/a.rules")
+    assert first == fresh(TEXT, "/tmp/warscribe-x/a.rules")
+    assert not list(folder.glob("*.ast"))
+    assert cached.read_rules(TEXT, "a.rules") == fresh(TEXT, "a.rules")  # outside, kept as ever
+    assert len(list(folder.glob("*.ast"))) == 1

@@ -86,3 +86,25 @@ def test_passing_single_children_gives_the_same_trees_and_positions(variant: str
         assert _positions(got) == _positions(expected), path
         parsed += 1
     assert parsed > 55
+
+
+def test_building_skips_the_collision_check_only_outside_strict_mode(cache: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lark's look for colliding terminals (with interegular) only logs outside strict mode: the parser
+    is built without it, and gives the same trees as the strict one, which still looks."""
+    interegular = pytest.importorskip("interegular")
+    import lark.lexer
+
+    asked: list[int] = []
+    real = interegular.Comparator.from_regexes
+
+    def counting(*args: object, **kwargs: object) -> object:
+        asked.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(interegular.Comparator, "from_regexes", counting)
+    built = grammar.parser()
+    assert asked == [] and lark.lexer.has_interegular is True
+    strict = grammar.parser(strict=True)
+    assert asked  # the strict parser still looks
+    text = (Path(__file__).resolve().parent.parent / "rules" / "console-40k" / "profiles.rules").read_text("utf-8")
+    assert built.parse(text, start="start") == strict.parse(text, start="start")

@@ -233,10 +233,13 @@ def test_a_release_diff_is_kept_between_builds(tmp_path, monkeypatch):
     monkeypatch.setattr(cached, "_state", {})
     first = site(compile_paths([folder])).page("skirmish/changes.md").markdown
     assert list((tmp_path / "cache" / "ast").glob("*.release"))
+    # the current files' ASTs are kept; the old releases', read in a temporary folder, are not
+    assert len(list((tmp_path / "cache" / "ast").glob("*.ast"))) == len(list(Path(folder).glob("*.rules")))
 
     def compiled_again(*a, **k):
         raise AssertionError("an old release was compiled again")
     monkeypatch.setattr(gs, "load_side", compiled_again)
+    monkeypatch.setattr(gs, "load_commit", compiled_again)
     again = site(compile_paths([folder])).page("skirmish/changes.md").markdown
     assert first == again == uncached
     assert "### 1.0.0 → 1.1.0" in again and "#to_wound " in again

@@ -444,3 +444,23 @@ def test_a_commit_gives_a_ruleset_new_kept_pages(tmp_path):
     git(root, "commit", "-q", "-am", "v2")
     assert key() != before
     assert _ruleset_key(compile_paths([str(folder)]).rulesets[0], {}, "other") != key()
+
+
+def test_the_templates_are_compiled_before_the_workers_fork(tmp_path):
+    """Each forked worker would compile the templates it renders; they are compiled once before.
+    An override that does not compile is left to fail where a page renders it, as without workers."""
+    from compiler.site import _compile_templates
+
+    env = environment()
+    _compile_templates(env)
+    compiled = {key[1] for key in env.cache.keys()}
+    assert compiled == {n for n in env.list_templates() if n.endswith(".j2")}
+    assert {"lexicon.md.j2", "battles.md.j2", "item/table.md.j2"} <= compiled
+    (tmp_path / "lexicon.md.j2").write_text("# Lexicon\n\n{% if %}\n", encoding="utf-8")
+    (tmp_path / "notes.md.j2").write_bytes(b"# Notes \xff\n")
+    broken = environment(tmp_path)
+    _compile_templates(broken)  # nothing raised here
+    rules = compile_paths([str(ROOT / "rules" / "console-40k"), str(ROOT / "rules" / "classic-40k")])
+    for workers in (1, 2):
+        with pytest.raises(RenderError, match=r"lexicon\.md\.j2|notes\.md\.j2"):
+            site(rules, SiteOptions(overrides=str(tmp_path), workers=workers))

@@ -20,23 +20,26 @@ rendered pages of a ruleset); :func:`recall` and :func:`keep` are its two halves
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
 import pickle
 import sys
 import tempfile
+from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar, cast
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar, cast
 
 from compiler import ast as A
+from compiler.ast.moved import moved
 from compiler.cachedir import find_cache_folder
 from compiler.diagnostics import Diagnostic, Span
 
 if TYPE_CHECKING:  # only for the annotation: parsing loads Lark
     from compiler.syntax.recover import Recovered
 
-__all__ = ["MAX_ENTRIES", "cache_folder", "fingerprint", "keep", "read_rules", "recall", "remembered"]
+__all__ = ["MAX_ENTRIES", "cache_folder", "fingerprint", "keep", "passing", "read_rules", "recall", "remembered"]
 
 T = TypeVar("T")
 
@@ -145,14 +148,49 @@ def read_rules(text: str, path: str) -> tuple[A.File | None, tuple[Diagnostic, .
     """The AST of one file's ``text`` (None on a syntax error) and the diagnostics found on the way.
 
     The same as :func:`parse_file` (parse with error recovery, then build),
-    from the cache when this text was read before at the same ``path`` by the same warscribe.
+    from the cache when this text was read before at the same ``path`` by the same warscribe,
+    or moved from another path where this process read the same text.
 
     >>> file, diags = read_rules('stat BS "Ballistic Skill" 1..10: "Aim."\\n', "x.rules")
     >>> file.items[0].id, diags
     ('BS', ())
     """
+    passing = _PASSING.get()
     key = path.encode("utf-8", "surrogatepass") + b"\0" + text.encode("utf-8", "surrogatepass")
-    return remembered("ast", key, lambda: parse_file(text, path), _is_parsed)
+    seen = _READ.get(text)
+    if seen is not None and seen[0] != path:
+        found = moved(seen[1], seen[0], path)
+        if found is not None:
+            if not passing:
+                keep("ast", key, found)
+            return found
+    if passing:
+        result = parse_file(text, path)
+    else:
+        result = remembered("ast", key, lambda: parse_file(text, path), _is_parsed)
+    if len(_READ) >= MAX_READ:
+        del _READ[next(iter(_READ))]
+    _READ[text] = (path, result)
+    return result
+
+
+#: The texts this process read last (at most :data:`MAX_READ`), each with its path and AST: the
+#: same text met again at another path (an old release of a ruleset, compiled from git into a
+#: temporary folder, mostly holds files read already) is :func:`~compiler.ast.moved.moved` there.
+_READ: dict[str, tuple[str, tuple[A.File | None, tuple[Diagnostic, ...]]]] = {}
+MAX_READ = 512
+_PASSING: ContextVar[bool] = ContextVar("passing", default=False)
+
+
+@contextlib.contextmanager
+def passing() -> Iterator[None]:
+    """Files read inside are neither looked for nor kept in the cache folder: files in a temporary
+    folder (an old release extracted from git), whose paths, part of the key, never come again."""
+    token = _PASSING.set(True)
+    try:
+        yield
+    finally:
+        _PASSING.reset(token)
 
 
 def _is_parsed(found: object) -> bool:

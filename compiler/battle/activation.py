@@ -11,7 +11,7 @@ from typing import Sequence
 
 from compiler import ast as A
 from compiler.battle.engine import Battle, activation
-from compiler.battle.policies import Choice, Option
+from compiler.battle.policies import Choice, GreedyPolicy, Option
 
 
 @activation("whole_army")
@@ -61,18 +61,28 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
     assert dice is not None
     st = battle.state
     left = st.side_units(side)
+    greedy = type(battle.policies[side]) is GreedyPolicy  # the same answers, without building the choices
+    counts = list(range(dice.low, dice.high + 1))
     while left and not st.over:
-        options = tuple(Option(u.label, u.uid) for u in left) + (Option("Stop", None),)
-        i = battle.choose(Choice("unit", side, st.side_titles[side], f"{phase.title}: which unit do you try next?",
-                                 options, lambda: [1.0] * len(left) + [0.0]))
+        if greedy:
+            i = 0  # every unit is worth trying (1.0), stopping is not (0.0): the first one
+            battle.choices.append(i)
+        else:
+            options = tuple(Option(u.label, u.uid) for u in left) + (Option("Stop", None),)
+            i = battle.choose(Choice("unit", side, st.side_titles[side],
+                                     f"{phase.title}: which unit do you try next?",
+                                     options, lambda: [1.0] * len(left) + [0.0]))
         if i == len(left):
             return
         unit = left.pop(i)
         p = battle.rules.chance(dice.test, unit, None)
-        counts = list(range(dice.low, dice.high + 1))
-        k = counts[battle.choose(Choice("dice", side, unit.label, f"How many activation dice for {unit.label}?",
-                                        tuple(Option(str(n), n) for n in counts),
-                                        lambda: [_dice_value(n, p, dice.bust, len(left)) for n in counts]))]
+        if greedy:
+            j = 0 if len(counts) == 1 else _greedy_dice(battle, counts, p, dice.bust, len(left))
+        else:
+            j = battle.choose(Choice("dice", side, unit.label, f"How many activation dice for {unit.label}?",
+                                     tuple(Option(str(n), n) for n in counts),
+                                     lambda: [_dice_value(n, p, dice.bust, len(left)) for n in counts]))
+        k = counts[j]
         successes = sum(1 for _ in range(k) if battle.rng.random() < p)
         bust = k - successes >= dice.bust
         if battle.record:
@@ -84,6 +94,17 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
         for _ in range(successes):
             if not unit.alive or st.over or not battle.act(unit, phase):
                 break
+
+
+def _greedy_dice(battle: Battle, counts: list[int], p: float, bust: int, waiting: int) -> int:
+    """The greedy policy's number of activation dice (its index in ``counts``), kept in the rules' memo."""
+    key = ("dice", counts[0], len(counts), p, bust, waiting)
+    found = battle.rules.memo.get(key)
+    if found is None:
+        values = [_dice_value(n, p, bust, waiting) for n in counts]
+        found = battle.rules.memo[key] = values.index(max(values))
+    battle.choices.append(found)
+    return int(found)
 
 
 def _dice_value(n: int, p: float, bust: int, waiting: int) -> float:

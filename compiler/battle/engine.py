@@ -270,10 +270,21 @@ class Battle(Estimates):
                 if self.record:
                     self.emit("out_of_reach", unit=unit.label, reach=None)
                 return False
-            i = 0 if len(foes) == 1 else self.choose(
-                Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
-                       tuple(Option(f"{f.label} ({self.state.distance(unit, f):g}\")", f.uid) for f in foes),
-                       lambda: [self.expected(attack, unit, f, reach=effect.stat) for f in foes]))
+            if len(foes) == 1:
+                i = 0
+            elif type(self.policies[unit.side]) is GreedyPolicy:  # as in act(); the pick is kept per state
+                pick = ("target", attack.id, effect.stat, unit.started, unit.points, self.signature(unit))
+                found = self.rules.memo.get(pick)
+                if found is None:
+                    values = [self.expected(attack, unit, f, reach=effect.stat) for f in foes]
+                    found = self.rules.memo[pick] = values.index(max(values))
+                i = found
+                self.choices.append(i)
+            else:
+                i = self.choose(Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
+                                       tuple(Option(f"{f.label} ({self.state.distance(unit, f):g}\")", f.uid)
+                                             for f in foes),
+                                       lambda: [self.expected(attack, unit, f, reach=effect.stat) for f in foes]))
             target = foes[i]
         self.strike(attack, unit, target, effect.stat)
         return True

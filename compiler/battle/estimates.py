@@ -25,13 +25,19 @@ class Estimates:
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
         """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
-        weapon); with ``reach``, only those whose stat of that name reaches the target."""
-        options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
-        usable = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
-        if reach is None:
-            return usable
-        gap = self.state.distance(unit, target) if distance is None else distance
-        return tuple(w for w in usable if w is not None and self.rules.reach(w, reach) >= gap)
+        weapon); with ``reach``, only those whose stat of that name reaches the target.  Kept per
+        profiles, weapons and gap in the rules' memo."""
+        gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
+        key = ("weapons", attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
+        found: tuple[str | None, ...] | None = self.rules.memo.get(key)
+        if found is None:
+            options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
+            found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
+            if reach is not None:
+                assert gap is not None
+                found = tuple(w for w in found if w is not None and self.rules.reach(w, reach) >= gap)
+            self.rules.memo[key] = found
+        return found
 
     def stat(self, unit: Unit, name: str) -> float:
         key = ("stat", unit.profile, name)

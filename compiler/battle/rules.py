@@ -73,6 +73,8 @@ class Rules:
         self.distance_range = int_range(sit.range) if sit is not None and sit.range is not None else None
         self._volleys: dict[tuple[Any, ...], Law] = {}
         self._values: dict[tuple[Any, ...], Any] = {}
+        self._numbers: dict[tuple[Any, ...], float] = {}  # what number() and chance() made of a value
+        self._chances: dict[tuple[Any, ...], float] = {}
         self._evaluators: dict[tuple[Any, ...], Evaluator] = {}
         self._situations: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
         self.memo: dict[tuple[Any, ...], Any] = {}  # the engine's estimates, per state
@@ -84,8 +86,10 @@ class Rules:
     def situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:
         """The situation the resolver works in for ``unit``: its statuses (and ``extra`` ones) that
         are situations, and the distance."""
-        key = (tuple(unit.statuses), extra, None if distance is None else int(round(distance)),
-               tuple(unit.values.items()))
+        key: tuple[Any, ...] = (tuple(unit.statuses), extra, None if distance is None else int(round(distance)),
+                                tuple(unit.values.items()))
+        if self.derived:  # the derived situations' conditions read the unit's numbers too
+            key += (unit.profile, unit.models, unit.started, unit.points)
         found = self._situations.get(key)
         if found is None:
             found = self._situations[key] = self._situation(unit, distance, extra)
@@ -187,8 +191,9 @@ class Rules:
 
     def value(self, expr: A.Expr, unit: Unit, distance: float | None) -> Any:
         """The value of ``expr`` for ``unit`` (a plain value or a distribution)."""
-        key = (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
-               None if distance is None else int(round(distance)), tuple(unit.values.items()) if unit.values else ())
+        return self._value(_value_key(expr, unit, distance), expr, unit, distance)
+
+    def _value(self, key: tuple[Any, ...], expr: A.Expr, unit: Unit, distance: float | None) -> Any:
         found = self._values.get(key, _MISSING)
         if found is _MISSING:
             situation = self.situation(unit, distance)
@@ -196,17 +201,33 @@ class Rules:
         return found
 
     def number(self, expr: A.Expr, unit: Unit, distance: float | None) -> float:
-        v = self.value(expr, unit, distance)
-        if is_dist(v):
-            return float(v.mean())
-        return float(unwrap(v))
+        """The value of ``expr`` for ``unit`` as a number (a distribution's mean), kept as :meth:`value` is."""
+        key = _value_key(expr, unit, distance)
+        found = self._numbers.get(key)
+        if found is None:
+            v = self._value(key, expr, unit, distance)
+            found = self._numbers[key] = float(v.mean()) if is_dist(v) else float(unwrap(v))
+        return found
 
     def chance(self, expr: A.Expr, unit: Unit, distance: float | None) -> float:
-        """The chance that the yes/no expression ``expr`` (a test, a condition) holds for ``unit``."""
-        v = self.value(expr, unit, distance)
-        if is_dist(v):
-            return float(self.evaluator(()).probability(v))
-        return 1.0 if unwrap(v) else 0.0
+        """The chance that the yes/no expression ``expr`` (a test, a condition) holds for ``unit``, kept
+        as :meth:`value` is."""
+        key = _value_key(expr, unit, distance)
+        found = self._chances.get(key)
+        if found is None:
+            v = self._value(key, expr, unit, distance)
+            if is_dist(v):
+                found = float(self.evaluator(()).probability(v))
+            else:
+                found = 1.0 if unwrap(v) else 0.0
+            self._chances[key] = found
+        return found
+
+
+def _value_key(expr: A.Expr, unit: Unit, distance: float | None) -> tuple[Any, ...]:
+    """What :meth:`Rules.value` keeps a value under: the expression, the unit's numbers and statuses, the distance."""
+    return (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
+            None if distance is None else int(round(distance)), tuple(unit.values.items()) if unit.values else ())
 
 
 def removal_step(attack: A.Attack) -> str:

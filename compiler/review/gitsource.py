@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Mapping
 
+from compiler.ast.cached import passing
 from compiler.diagnostics import Diagnostic, Span
 from compiler.driver import Compilation, compile_paths
 from compiler.model.load import UsageError
@@ -173,11 +174,12 @@ def extract_at(repo: Path, commit: str, rel: PurePosixPath, target: Path) -> Pur
     all_under = _files_at(repo, commit, rel)
     folder = _ruleset_folder(repo, commit, rel, all_under)
     prefix = "" if str(folder) == "." else str(folder) + "/"
-    own = [f for f in _files_at(repo, commit, folder) if f.endswith(".rules") and f.startswith(prefix)]
+    parent = folder.parent if str(folder) != "." else folder
+    beside = _files_at(repo, commit, parent)  # the folder's files are among its parent's
+    own = [f for f in beside if f.endswith(".rules") and f.startswith(prefix)]
     if not own:
         raise SourceError(f"{rel} holds no .rules files at this revision ({commit[:12]})")
-    parent = folder.parent if str(folder) != "." else folder
-    wanted = sorted({f for f in _files_at(repo, commit, parent) if f.endswith(".rules")} | set(own))
+    wanted = sorted({f for f in beside if f.endswith(".rules")})
     r = _git(repo, "archive", "--format=tar", commit, "--", *wanted, binary=True)
     if r.returncode != 0:
         raise SourceError(f"git archive failed: {r.stderr.decode('utf-8', 'replace').strip()}")
@@ -226,11 +228,18 @@ def load_side(spec: SideSpec) -> Loaded:
     repo = repo_root(path if path.exists() else Path.cwd() / path)
     if repo is None:
         raise SourceError(f"{spec.path} is not in a git repository, so '{spec.revision}' means nothing there")
-    commit = resolve_revision(repo, spec.revision)
+    return load_commit(repo, resolve_revision(repo, spec.revision), spec)
+
+
+def load_commit(repo: Path, commit: str, spec: SideSpec) -> Loaded:
+    """Compile ``spec``'s path as of ``commit`` (a commit id of the git repository ``repo``, as
+    :func:`resolve_revision` gives it) in a temporary folder; its diagnostics say ``REVISION:path``."""
+    assert spec.revision is not None
     rel = relative_in_repo(repo, Path(os.path.abspath(spec.path)))
     with tempfile.TemporaryDirectory(prefix="warscribe-") as tmp:
         folder = extract_at(repo, commit, rel, Path(tmp))
-        result = compile_paths([str(Path(tmp) / folder)])
+        with passing():  # the files' paths in the temporary folder never come again: no ASTs kept
+            result = compile_paths([str(Path(tmp) / folder)])
         model = _pick(result, spec)
         real = str(Path(tmp).resolve())
         prefixes = [real + os.sep, tmp + os.sep]
@@ -275,15 +284,24 @@ def releases(path: str | Path, limit: int = 500) -> list[Release]:
     log = _git(repo, "log", f"--max-count={limit}", "--format=%H %cs", "--", str(rel))
     if log.returncode != 0:
         return []
+    commits = [line.partition(" ") for line in log.stdout.splitlines()]
+    # One `git grep` over every commit: each matching line comes as "COMMIT:PATH\0LINE", the
+    # commits in the order given, each one's files and lines in the order a grep of it alone gives.
+    versions: dict[str, list[str]] = {}
+    if commits:
+        found = _git(repo, "grep", "-z", "-E", _VERSION_LINE, *[c for c, _, _ in commits], "--",
+                     f"{rel}/*.rules" if str(rel) != "." else "*.rules")
+        if found.returncode == 0:
+            for hit in found.stdout.splitlines():
+                where, _, line = hit.partition("\0")
+                if len(line.split()) >= 2:
+                    versions.setdefault(where.partition(":")[0], []).append(line.split()[1])
     out: list[Release] = []
     seen: set[str] = set()
-    for line in log.stdout.splitlines():
-        commit, _, date = line.partition(" ")
-        found = _git(repo, "grep", "-h", "-E", _VERSION_LINE, commit, "--", f"{rel}/*.rules" if str(rel) != "." else "*.rules")
-        versions = [v.split()[1] for v in found.stdout.splitlines() if len(v.split()) >= 2] if found.returncode == 0 else []
-        if not versions:
+    for commit, _, date in commits:
+        if not versions.get(commit):
             continue
-        version = versions[0]
+        version = versions[commit][0]
         if version not in seen:
             seen.add(version)
             out.append(Release(version, commit, date))

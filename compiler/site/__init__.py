@@ -185,8 +185,12 @@ def _render_rulesets(state: _RenderState, workers: int) -> list[tuple[str, tuple
             and "fork" in multiprocessing.get_all_start_methods():
         import gc
 
+        from compiler.site.battles import play_shared
+
         global _FORKED
         _FORKED = state
+        _compile_templates(state.env)  # once, here: each worker would compile those it uses
+        play_shared(state.rulesets)  # the games two rulesets' pages show, played once
         gc.freeze()  # the workers' collections skip what they inherit, so its pages stay shared, not copied
         try:
             with multiprocessing.get_context("fork").Pool(min(workers, len(ids))) as pool:
@@ -195,6 +199,16 @@ def _render_rulesets(state: _RenderState, workers: int) -> list[tuple[str, tuple
             gc.unfreeze()
             _FORKED = None
     return [_render_ruleset(state, rs_id) for rs_id in ids]
+
+
+def _compile_templates(env: jinja2.Environment) -> None:
+    """Compile every template of ``env`` (those that do not compile are left to fail where a page
+    renders them, which says where and for which page)."""
+    for name in env.list_templates(filter_func=lambda n: n.endswith(".j2")):
+        try:
+            env.get_template(name)
+        except Exception:  # noqa: BLE001 — a broken override (bad syntax, not UTF-8) fails where it is rendered
+            pass
 
 
 def _templates_key(overrides: str | None) -> str:

@@ -140,6 +140,22 @@ def _tally(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> Tally:
     return found
 
 
+def play_shared(rulesets: Mapping[str, Ruleset]) -> None:
+    """Play here the games that two of ``rulesets``' Battles pages show: an overlay's page compares
+    each scenario it shares with its base with the base's own run, which the base's page shows too.
+    Rendered by two forked workers, each page would play them (and each worker would work out the
+    base's volleys again); played before the workers fork, both find them kept."""
+    for rs in rulesets.values():
+        base = rs.base
+        if base is None or rulesets.get(base.id) is not base:
+            continue
+        shared = [s for s in (base.get(sc.id) for sc in rs.of_type(A.Scenario)) if isinstance(s, A.Scenario)]
+        if shared:
+            rules, key = Rules(base), _key(base)
+            for sc in shared:
+                _tally(base, rules, sc, key)
+
+
 def _rates(sc: A.Scenario, t: Tally) -> tuple[Rate, ...]:
     out = []
     for k, side in enumerate(sc.sides):

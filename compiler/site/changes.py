@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Mapping
 
 from compiler import ast as A
@@ -121,16 +122,21 @@ def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:
     rules have errors is skipped.  Anything else that goes wrong is a bug and
     propagates.
     """
-    from compiler.review.gitsource import GIT_FAILURES, Release, SideSpec, load_side, releases
+    from compiler.review.gitsource import GIT_FAILURES, Release, SideSpec, load_commit, releases, repo_root
 
     from compiler.ast.cached import remembered
 
     loaded: dict[str, Ruleset | None] = {}
+    repo: list[Path | None] = []  # the repository, looked for once
 
     def model(commit: str) -> Ruleset | None:
         if commit not in loaded:
             try:
-                side = load_side(SideSpec(commit, rs.folder))
+                if not repo:
+                    repo.append(repo_root(Path(rs.folder)))
+                if repo[0] is None:
+                    raise _Unreadable()
+                side = load_commit(repo[0], commit, SideSpec(commit, rs.folder))  # a commit id from git log
             except GIT_FAILURES as err:
                 raise _Unreadable() from err
             loaded[commit] = side.model if side.ok else None

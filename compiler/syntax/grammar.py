@@ -22,6 +22,7 @@ True
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.resources
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import lark
+import lark.lexer
 from lark import Lark, Token
 from lark.indenter import Indenter
 
@@ -110,8 +112,26 @@ def _built_parser_file(variant: str, text: str) -> str | bool:
 
 
 def _build(variant: str, cache: str | bool, strict: bool = False) -> Lark:
-    return Lark(grammar_text(), postlex=RulesIndenter(), cache=cache, strict=strict,
-                **{**_COMMON, **VARIANTS[variant]})
+    if strict:
+        return Lark(grammar_text(), postlex=RulesIndenter(), cache=cache, strict=True,
+                    **{**_COMMON, **VARIANTS[variant]})
+    with _collisions_unchecked():
+        return Lark(grammar_text(), postlex=RulesIndenter(), cache=cache, **{**_COMMON, **VARIANTS[variant]})
+
+
+@contextlib.contextmanager
+def _collisions_unchecked() -> Iterator[None]:
+    """Lark without its check of the terminals for collisions.  With ``interegular`` installed (the
+    test extra installs it) Lark looks for terminals that match the same text whenever it builds a
+    lexer, which is a third of building the parser; outside strict mode it only logs what it finds
+    to Lark's logger, which is silent.  The strict parser (a test builds it) still checks, and the
+    parser built is the same either way."""
+    before = getattr(lark.lexer, "has_interegular", False)
+    lark.lexer.has_interegular = False
+    try:
+        yield
+    finally:
+        lark.lexer.has_interegular = before
 
 
 def write_built_parsers(folder: Path) -> list[Path]:

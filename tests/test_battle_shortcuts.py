@@ -1,0 +1,168 @@
+"""The greedy policy's shortcuts: the engine answers a greedy side's choices without building them,
+keeping each pick per state; the battles must be the very ones the policy's general path plays.
+
+A subclass of :class:`GreedyPolicy` makes the same choices through the general path (a
+:class:`Choice` built, its estimates worked out, the best taken); every bundled scenario is played
+both ways from the same seeds, each way with rules of its own, and the outcomes, the choices and
+the events must be equal."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import compiler
+from compiler import ast as A
+from compiler.battle import Battle, GreedyPolicy, RandomPolicy, Rules, game_seed
+from compiler.battle.simulate import play_games
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class PlainGreedy(GreedyPolicy):
+    """The greedy policy, asked every choice the way any other policy is."""
+
+
+@pytest.fixture(scope="module")
+def rulesets() -> dict[str, compiler.Ruleset]:
+    result = compiler.compile_paths([str(ROOT / "rules")])
+    assert result.ok
+    return {rs.id: rs for rs in result.rulesets}
+
+
+SCENARIOS = [("40k-s", "rifle_line"), ("classic-40k", "firefight"), ("console-40k", "full_armies"),
+             ("console-40k", "sample_battle"), ("dark-millennia", "firefight"), ("gemini-arap", "firefight"),
+             ("gemini-arap", "patrol_clash"), ("nuceria-rts", "line_skirmish")]
+
+
+def test_every_bundled_scenario_is_played_here(rulesets: dict[str, compiler.Ruleset]) -> None:
+    assert sorted((rs.id, sc.id) for rs in rulesets.values() for sc in rs.of_type(A.Scenario)) == SCENARIOS
+
+
+def play(rules: Rules, sc: A.Scenario, policy: type[GreedyPolicy], index: int) -> tuple[object, ...]:
+    seed = game_seed(1, index)
+    battle = Battle(rules, sc, [policy() for _ in sc.sides], seed)
+    out = battle.run()
+    return out, battle.choices, battle.events
+
+
+@pytest.mark.parametrize("ruleset,scenario", SCENARIOS)
+def test_the_shortcuts_play_the_battles_the_policy_chooses(rulesets: dict[str, compiler.Ruleset], ruleset: str,
+                                                           scenario: str) -> None:
+    rs = rulesets[ruleset]
+    sc = rs.get(scenario)
+    assert isinstance(sc, A.Scenario)
+    fast, plain = Rules(rs), Rules(rs)
+    choices = 0
+    for i in range(40):
+        short = play(fast, sc, GreedyPolicy, i)
+        assert short == play(plain, sc, PlainGreedy, i), f"game {i}"
+        choices += len(short[1])  # type: ignore[arg-type]
+    assert choices > 40  # the games had choices to make
+
+
+@pytest.mark.parametrize("ruleset,scenario", [("gemini-arap", "patrol_clash"), ("console-40k", "full_armies")])
+def test_the_shortcuts_keep_nothing_a_random_side_reads(rulesets: dict[str, compiler.Ruleset], ruleset: str,
+                                                        scenario: str) -> None:
+    """A greedy side against a random one: what the shortcuts keep per state serves the greedy side only."""
+    rs = rulesets[ruleset]
+    sc = rs.get(scenario)
+    assert isinstance(sc, A.Scenario)
+    fast, plain = Rules(rs), Rules(rs)
+    for i in range(20):
+        seed = game_seed(3, i)
+        one = Battle(fast, sc, [GreedyPolicy(), RandomPolicy(seed)], seed)
+        two = Battle(plain, sc, [PlainGreedy(), RandomPolicy(seed)], seed)
+        assert (one.run(), one.choices, one.events) == (two.run(), two.choices, two.events)
+
+
+def test_a_simulation_tallies_the_games_it_played(rulesets: dict[str, compiler.Ruleset]) -> None:
+    rs = rulesets["gemini-arap"]
+    sc = rs.get("patrol_clash")
+    assert isinstance(sc, A.Scenario)
+    rules = Rules(rs)
+    outcomes = [play(Rules(rs), sc, PlainGreedy, i)[0] for i in range(30)]
+    tally = play_games(rules, sc, "greedy", 1, 0, 30)
+    assert tally.wins == tuple(sum(1 for o in outcomes if o.winner == k) for k in range(len(sc.sides)))  # type: ignore[attr-defined]
+    assert tally.draws == sum(1 for o in outcomes if o.winner is None)  # type: ignore[attr-defined]
+    assert tally.turns == sum(o.turns for o in outcomes)  # type: ignore[attr-defined]
+    assert tally.survivors == tuple(sum(o.survivors[k] for o in outcomes) for k in range(len(sc.sides)))  # type: ignore[attr-defined]
+
+
+CROWD = '''
+ruleset crowd "Crowd":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat T "Toughness" 1..10
+stat W "Wounds" 1..10 role wounds
+stat Sv "Save" target
+situation crowd "How many shoot" one of few, many
+test hit(BS) = roll d6 >= 7 - BS
+test save(Sv) = roll d6 >= Sv
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  unsaved = hits each not save(target.Sv)
+  killed = unsaved removes target, damage 1
+unit marine "Marine":
+  BS 4  T 4  W 1  Sv 3+
+unit ork "Ork":
+  BS 2  T 4  W 1  Sv 6+
+game skirmish "A skirmish":
+  turns 1
+  activation whole_army
+  situation crowd is many when models > 3, otherwise few
+  phase fire "Fire":
+    action shoot "Shoot": attack shooting
+scenario clash "Clash":
+  game skirmish
+  distance 20"
+  side marines "Marines":
+    5 marine
+  side orks "Orks":
+    10 ork
+'''
+
+
+def test_a_derived_situation_is_the_asking_units_whatever_was_asked_before() -> None:
+    """The picks kept per state rely on the situations being a function of what they are asked
+    with: a derived situation reads the unit's numbers, so it is kept per unit's numbers too."""
+    from compiler.battle.state import Unit
+    from compiler.driver import compile_text
+
+    result = compile_text(CROWD)
+    assert result.ok, [d.message for d in result.diagnostics]
+    rules = Rules(result.rulesets[0])
+    few = Unit(0, 0, "a", "marine", (), 2, 2, 0, 0.0)
+    many = Unit(1, 0, "b", "marine", (), 5, 5, 0, 0.0)
+    assert rules.situation(few, 10.0) == (("crowd", "few"),)
+    assert rules.situation(many, 10.0) == (("crowd", "many"),)
+    assert rules.situation(few, 10.0) == (("crowd", "few"),)
+
+
+def test_the_games_an_overlay_compares_with_its_base_are_played_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before the rendering workers fork, the base's runs that an overlay's Battles page compares
+    with are played once; then neither page (whichever worker renders it) plays them again."""
+    from compiler.ast import cached
+    from compiler.site import battles
+
+    monkeypatch.setenv("WARSCRIBE_CACHE", "0")  # nothing from an earlier run's cache folder
+    monkeypatch.setattr(cached, "_state", {})  # (which the process looks for once)
+    monkeypatch.setattr(battles, "_CACHE", {})
+    result = compiler.compile_paths([str(ROOT / "rules" / "classic-40k"), str(ROOT / "rules" / "dark-millennia")])
+    models = {rs.id: rs for rs in result.rulesets}
+    played: list[str] = []
+    real = battles.play_games
+
+    def counting(rules: Rules, sc: A.Scenario, *args: object) -> object:
+        played.append(f"{rules.model.id}/{sc.id}")
+        return real(rules, sc, *args)  # type: ignore[arg-type]
+    monkeypatch.setattr(battles, "play_games", counting)
+    battles.play_shared({"dark-millennia": models["dark-millennia"]})  # without its base: nothing shared
+    assert played == []
+    battles.play_shared(models)
+    assert played == ["classic-40k/firefight"]
+    base_view = battles.scenario_views(models["classic-40k"])
+    overlay_view = battles.scenario_views(models["dark-millennia"])
+    assert played == ["classic-40k/firefight", "dark-millennia/firefight"]  # the overlay's own run only
+    assert overlay_view[0].changes and [c.base for c in overlay_view[0].changes] == \
+        [r.rate for r in base_view[0].rates[:2]]
