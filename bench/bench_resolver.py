@@ -28,7 +28,9 @@ fast within 1e-12 of them), then timed.  See bench/README.md for the targets.
 from __future__ import annotations
 
 import argparse
+import random
 import sys
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_dist as engine  # noqa: E402
 
+from compiler.resolve import pure  # noqa: E402
 from compiler.resolve.dist import agree  # noqa: E402
 from compiler.driver import compile_paths  # noqa: E402
 from compiler.resolve.evaluator import Evaluator, parse_expression  # noqa: E402
@@ -102,20 +105,68 @@ def main(argv: list[str] | None = None) -> int:
     print()
     # "cold" keeps what the ruleset itself determines: the outcomes of its closed tests and the
     # steps through them (compiler/resolve/closed.py), the profiles' stats as written
-    # (compiler/resolve/expressions.py).  The first question ever asked of a ruleset works
-    # those out too:
+    # (compiler/resolve/expressions.py).  The first question ever asked of a ruleset works those
+    # out too; what depends on values alone (a d6 rolled against 4+, a step by its chance to pass:
+    # compiler/resolve/pure.py) is kept for the process, as the dice libraries keep their tables.
+    # With nothing at all kept, as in a fresh process, even those are worked out.
     def first(text: Any) -> Any:
         model.__dict__.pop("_closed_test_outcomes", None)
         model.__dict__.pop("_plain_stats", None)  # the profiles' stats as written, read once
         return ask(text, True, False)
+
+    def fresh(text: Any) -> Any:
+        pure.forget()
+        model.__dict__.pop("_compiled_exprs", None)
+        return first(text)
     for faces, attacks in ((3, 10), (3, 100)):
         expr = parse_expression(question(faces, attacks))
-        t = engine.best_time(partial(first, expr), args.repeat, args.budget)
-        print(f"{attacks} x D{faces}: exact, nothing kept (the memo, the closed tests and the written stats emptied) "
-              f"{engine.fmt(t)}")
+        best_lib = min(measured[(faces, attacks)]["icepool"], measured[(faces, attacks)]["dyce"])
+        for name, how in (("a ruleset's first question (memo, closed tests, written stats emptied)", first),
+                          ("nothing kept at all, as in a fresh process", fresh)):
+            t = engine.best_time(partial(how, expr), args.repeat, args.budget)
+            print(f"{attacks} x D{faces}, exact, {name}: {engine.fmt(t)}, {best_lib / t:.2f}x as fast as the faster library")
+    per, checked = new_matchups()
+    best_lib = min(measured[(3, 10)]["icepool"], measured[(3, 10)]["dyce"])
+    print(f"10 x D3 over {len(MATCHUPS)} new matchups (other stats each, in one process, each asked once; "
+          f"{checked} answers checked with the general way): exact {engine.fmt(per)} a question, "
+          f"{best_lib / per:.2f}x as fast as the faster library")
     print()
     targets(measured)
     return 0
+
+
+# New matchups: shooters of every Ballistic Skill, weapons of every Strength and AP, targets of
+# every Toughness and save, each question about another combination (stats no earlier question read).
+MATCHUPS = [(bs, s, ap, t, sv) for bs in range(2, 7) for s in range(3, 9) for ap in range(3)
+            for t in range(3, 9) for sv in range(2, 7)]
+
+
+def new_matchups() -> tuple[float, int]:
+    """CPU seconds per question, each question the first about its matchup, and how many
+    answers were checked against the general way (compiler.trace.recording)."""
+    from compiler.driver import compile_text
+    from compiler.trace import recording
+
+    base = (RULESET / "ruleset.rules").read_text().split("unit shooter")[0]
+    units = [f"unit s{bs} \"S{bs}\":\n  BS {bs}  S 4  T 4  Sv 4+\n" for bs in range(2, 7)]
+    units += [f"unit t{t}_{sv} \"T{t} {sv}\":\n  BS 4  S 4  T {t}  Sv {sv}+\n" for t in range(3, 9) for sv in range(2, 7)]
+    units += [f"weapon w{s}_{ap} \"W{s} {ap}\":\n  A 1  S {s}  AP {ap}  D D3\n" for s in range(3, 9) for ap in range(3)]
+    result = compile_text(base + "\n".join(units))
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    order = list(MATCHUPS)
+    random.Random(1).shuffle(order)
+    exprs = [parse_expression(f"shooting(10 s{bs}, w{s}_{ap}, 1 t{t}_{sv}).damage") for bs, s, ap, t, sv in order]
+    start = time.process_time()
+    answers = [Evaluator(model, exact=True).evaluate(e) for e in exprs]
+    per = (time.process_time() - start) / len(exprs)
+    checked = 0
+    for e, answer in list(zip(exprs, answers))[::25]:
+        model.__dict__.pop("_resolver_memo", None)
+        with recording():
+            assert Evaluator(model, exact=True).evaluate(e).probabilities() == answer.probabilities(), e
+        checked += 1
+    return per, checked
 
 
 def targets(measured: dict[tuple[int, int | str], dict[str, float]]) -> None:

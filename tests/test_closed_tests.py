@@ -22,6 +22,7 @@ import pytest
 from compiler import ast as A
 from compiler.driver import compile_paths, compile_text
 from compiler.model.values import TargetValue
+from compiler.resolve import pure
 from compiler.resolve.closed import is_closed
 from compiler.resolve.core import ResolveError
 from compiler.resolve.dist import Dist, FastDist
@@ -207,6 +208,7 @@ test by_name(BS) = roll d6 against to_hit(BS)
 @pytest.mark.parametrize("exact", [True, False], ids=["exact", "fast"])
 def test_attack_questions_give_the_general_answer(model: Any, exact: bool) -> None:
     model.__dict__.pop("_closed_test_outcomes", None)
+    pure.forget()
     order = list(QUESTIONS)
     random.Random(3).shuffle(order)
     for q in order:
@@ -218,7 +220,25 @@ def test_attack_questions_give_the_general_answer(model: Any, exact: bool) -> No
     # steps through a test without hooks are kept; those of a test with hooks are not
     stepped = {k[1][1] for k in kept if k[0] == "step"}
     assert {"hit", "wound", "save", "armour"} <= stepped
-    assert {"sizes", "sum"} <= {k[0] for k in kept}
+    # what depends on values alone is kept for the process: settled rolls, steps by their chance
+    # to pass, token counts and per-attack sums
+    assert {"roll", "step", "sizes", "sum"} <= {k[0] for k in pure._store}
+    assert {k[4] for k in pure._store if k[0] == "step"} >= {"hit", "wound", "save", "armour", "twice"}
+
+
+def test_a_step_through_a_situational_test_is_kept_by_its_chance(model: Any) -> None:
+    """``save`` with cover is not closed (an effect names it), but without hooks its step is a
+    function of the bags and its chance to pass: kept for the process under that chance."""
+    pure.forget()
+    model.__dict__.pop("_resolver_memo", None)
+    question = "shoot(2 gunner, plain, 1 victim).damage with cover"
+    kept_answer = Evaluator(model).evaluate(parse_expression(question)).probabilities()
+    chance = Evaluator(model).probability_of(parse_expression("save(3+, 0) with cover"))
+    assert ("save", chance) in {(k[4], k[2]) for k in pure._store if k[0] == "step"}
+    assert chance != Evaluator(model).probability_of(parse_expression("save(3+, 0)"))
+    model.__dict__.pop("_resolver_memo", None)
+    with recording():
+        assert Evaluator(model).evaluate(parse_expression(question)).probabilities() == kept_answer
 
 
 def test_a_test_an_effect_names_goes_the_general_way(model: Any) -> None:

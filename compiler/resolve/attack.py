@@ -22,6 +22,7 @@ from typing import Any, Callable, TypeAlias
 
 from compiler import ast as A
 from compiler.model.values import ProfileRef
+from compiler.resolve import pure
 from compiler.resolve.budget import refuse_attack_sum
 from compiler.resolve.casualties import casualties, casualties_per_attack, feel_no_pain, has_stat, wounds_stat
 from compiler.resolve.closed import MAX_KEPT, closed_outcomes, closed_step_key
@@ -31,6 +32,7 @@ from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import each, stat_of
 from compiler.resolve.plain import plain_args, plain_count, read_stat
+from compiler.resolve.pure import pass_chance
 from compiler.resolve.shape import State, flag_kinds, joins, names_in, reads_models
 from compiler.resolve.steps import LazySteps
 from compiler.trace import active as tracing
@@ -303,17 +305,10 @@ def _bag_size(bag: Bag) -> int:
 
 
 def _sizes(ev: Evaluator, bags: Any) -> Any:
-    """How many tokens each attack has: a function of the bags alone, kept per ruleset."""
+    """How many tokens each attack has: a function of the bags alone, kept for the process."""
     if tracing():  # the general way, as everything while what is used is recorded
         return bags.map(_bag_size)
-    kept = closed_outcomes(ev.model)
-    key = ("sizes", bags)
-    sizes = kept.get(key)
-    if sizes is None:
-        if len(kept) > MAX_KEPT:
-            kept.clear()
-        sizes = kept[key] = bags.map(_bag_size)
-    return sizes
+    return pure.kept(("sizes", bags), partial(bags.map, _bag_size))
 
 
 def _merge(a: Bag, b: Bag) -> Bag:
@@ -347,19 +342,11 @@ def _special(bags: Any) -> bool:
 
 def _per_attack_sum(ev: Evaluator, sizes: Any, amount: Any, span: Any) -> Any:
     """The sum of ``amount`` over each attack's tokens: a function of the two distributions alone
-    when both are over plain whole numbers, then kept per ruleset."""
+    when both are over plain whole numbers, then kept for the process."""
     if tracing() or not (isinstance(sizes, Dist) and isinstance(amount, Dist) and plain_ints(sizes)
                          and plain_ints(amount)):
         return _exact(each(ev, sizes, amount, False, span))
-    kept = closed_outcomes(ev.model)
-    key = ("sum", sizes, amount)
-    total = kept.get(key)
-    if total is None:
-        total = _exact(each(ev, sizes, amount, False, span))
-        if len(kept) > MAX_KEPT:
-            kept.clear()
-        kept[key] = total
-    return total
+    return pure.kept(("sum", sizes, amount), lambda: _exact(each(ev, sizes, amount, False, span)))
 
 
 def _bag_amount(ev: Evaluator, amount_of: Callable[[Evaluator], Any], span: Any, bag: Bag) -> Any:
@@ -408,22 +395,37 @@ def _advance(ev: Evaluator, bags: Any, test: A.Test, call: A.Call, negate: bool,
     args = plain_args(ev, test, call, env)
     if args is None:
         args = ev.call_args(test, call, env)
-    closed = closed_step_key(ev, bags, test, args, negate, bool(_hooks_for(ev, test.id)))
+    hooked = bool(_hooks_for(ev, test.id))
+    closed = closed_step_key(ev, bags, test, args, negate, hooked)
     if closed is not None:  # the same in every situation: kept once per ruleset
         kept = closed_outcomes(ev.model)
         known = kept.get(closed)
         if known is None:
             if len(kept) > MAX_KEPT:
                 kept.clear()
-            known = kept[closed] = _advance_uncached(ev, bags, test, args, call, negate, env, step, dict(later))
+            known = kept[closed] = _through(ev, bags, test, args, call, negate, env, step, later, hooked)
         return known
     key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key(), later)
     memo = ev.memo
     if key in memo:
         return memo[key]
-    result = _advance_uncached(ev, bags, test, args, call, negate, env, step, dict(later))
+    result = _through(ev, bags, test, args, call, negate, env, step, later, hooked)
     memo[key] = result
     return result
+
+
+def _through(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], call: A.Call, negate: bool,
+             env: dict[str, Any], step: A.Step, later: tuple[tuple[str, State], ...], hooked: bool) -> Any:
+    """The bags after the step.  Without hooks, and with no token carrying modifiers of its
+    own, that is a function of the bags, the test's chance to pass and ``negate`` alone: kept
+    for the process (compiler.resolve.pure), so a new matchup whose test passes as often as
+    one met before takes its steps as they are."""
+    if not hooked and not tracing() and "mods" not in flag_kinds(bags):
+        chance = pass_chance(_exact(ev.apply(test, args, call.span)))
+        if chance is not None:
+            return pure.kept(("step", bags, chance, negate, test.id),
+                             partial(_advance_uncached, ev, bags, test, args, call, negate, env, step, dict(later)))
+    return _advance_uncached(ev, bags, test, args, call, negate, env, step, dict(later))
 
 
 def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], call: A.Call, negate: bool,

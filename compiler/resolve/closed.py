@@ -63,9 +63,8 @@ def is_closed(model: Ruleset, test: A.Test) -> bool:
 
 def closed_outcomes(model: Ruleset) -> dict[Any, Any]:
     """What is kept for ``model``: ("test", test id, exact, argument values) → a closed test's
-    outcome; ("step", that key, negate, bags) → bags after a step through it; ("sizes", bags) →
-    the number of tokens of each attack; ("sum", sizes, amount) → an amount summed over each
-    attack's tokens (both over plain whole numbers)."""
+    outcome; ("step", that key, negate, bags) → bags after a step through it.  (What depends
+    on values alone is kept for the process: compiler.resolve.pure.)"""
     kept: dict[Any, Any] = model.__dict__.setdefault("_closed_test_outcomes", {})
     return kept
 

@@ -120,7 +120,13 @@ def eval_unary(ev: Evaluator, e: A.Unary, env: Env) -> Any:
     v = ev.eval(e.operand, env)
     if e.op == "not":
         return ev.lift1(v, lambda x: not truth(x, e.span))
-    return ev.lift1(v, lambda x: None if unwrap(x) is None else -num(unwrap(x), e.span))
+    return ev.lift1(v, lambda x: negative(x, e.span))
+
+
+def negative(x: Any, span: Any) -> Any:
+    """``-x`` of a plain value (none stays none)."""
+    x = unwrap(x)
+    return None if x is None else -num(x, span)
 
 
 @expression(A.Binary)
@@ -150,10 +156,13 @@ def eval_in_range(ev: Evaluator, e: A.InRange, env: Env) -> Any:
     if is_dist(lo) or is_dist(hi):
         raise ResolveError("the ends of a range must not be random", e.range.span)
 
-    def inside(x: Any) -> bool:
-        x = unwrap(x)
-        return x is not None and as_number(lo) <= num(x, e.span) <= as_number(hi)
-    return ev.lift1(v, inside)
+    return ev.lift1(v, lambda x: inside(lo, hi, x, e.span))
+
+
+def inside(lo: Any, hi: Any, x: Any, span: Any) -> bool:
+    """``x in lo..hi`` of plain values (none is in no range)."""
+    x = unwrap(x)
+    return x is not None and as_number(lo) <= num(x, span) <= as_number(hi)
 
 
 @expression(A.IsChoice)
@@ -178,20 +187,27 @@ def eval_has(ev: Evaluator, e: A.Has, env: Env) -> Any:
 
 @expression(A.Target)
 def eval_target(ev: Evaluator, e: A.Target, env: Env) -> Any:
-    def make(x: Any) -> Any:
-        x = unwrap(x)
-        if x is None:
-            return TargetValue.never()
-        try:
-            return to_target(x, e.direction)
-        except StaticError as err:
-            raise ResolveError(str(err), e.span) from None
-    return ev.lift1(ev.eval(e.value, env), make)
+    return ev.lift1(ev.eval(e.value, env), lambda x: target_of(x, e))
+
+
+def target_of(x: Any, e: A.Target) -> TargetValue:
+    """The target ``e`` makes of the plain value ``x`` (``4+`` of 4; none never passes)."""
+    x = unwrap(x)
+    if x is None:
+        return TargetValue.never()
+    try:
+        return to_target(x, e.direction)
+    except StaticError as err:
+        raise ResolveError(str(err), e.span) from None
 
 
 @expression(A.Chain)
 def eval_chain(ev: Evaluator, e: A.Chain, env: Env) -> Any:
-    first, then = ev.eval(e.first, env), ev.eval(e.then, env)
+    return chain_of(ev.eval(e.first, env), ev.eval(e.then, env), e)
+
+
+def chain_of(first: Any, then: Any, e: A.Chain) -> TargetValue:
+    """The chained target ``first then then`` (``6 then 4+``) of two fixed values."""
     if is_dist(first) or is_dist(then):
         raise ResolveError("a chained target must not be random", e.span)
     if not isinstance(first, TargetValue):

@@ -18,14 +18,19 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import partial
 from typing import Any, Callable
 
 from compiler import ast as A
 from compiler.model.values import TargetValue
 from compiler.resolve.closed import MAX_KEPT, closed_key, closed_outcomes, is_closed
-from compiler.resolve.core import ResolveError, Roll, fast_to_exact, hashable, is_dist, natural, num, show, unwrap
+from compiler.resolve.compiled import Unsure, closed_value
+from compiler.resolve import pure
+from compiler.resolve.core import (ResolveError, Roll, fast_to_exact, hashable, is_dist, natural, num, plain_ints,
+                                   show, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
+from compiler.resolve.expressions import die_dist
 from compiler.trace import active as tracing
 
 
@@ -60,29 +65,51 @@ def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
         raise ResolveError(f"test '{test.id}' does not say what it rolls", test.span)
     env: dict[str, Any] = {p.name: a for p, a in zip(test.params, args)}
     sub = ev.child()
-    raw_target = sub.eval(test.roll.target, env)
+    value = partial(_value, sub, env, is_closed(ev.model, test) and not tracing()
+                    and all(type(a) is int or type(a) is TargetValue for a in args))
+    raw_target = value(test.roll.target)
     if is_dist(raw_target):
         raise ResolveError("a test's target must not be random", test.roll.target.span)
     target = _as_target(raw_target, test.roll.op, test.roll.target.span)
-    overrides = ev.effects.target_override(test.id)
+    effects = ev.effects
+    named = effects.names_test(test.id)  # if no effect names the test, it rolls as written
+    overrides = effects.target_override(test.id) if named else None
     if overrides:
         picked = [_as_target(v, test.roll.op if test.roll.op != "against" else ">=", e.span)
                   for v, e in overrides]
         target = max(picked, key=lambda t: hardness(t))
-    dice = sub.eval(test.roll.dice, env)
+    roll = test.roll.dice
+    if type(roll) is A.Dice and roll.count == 1:  # one die: what evaluating it gives, without the walk
+        dice: Any = die_dist(sub, roll.name, roll.sides, roll.span)
+    else:
+        dice = sub.eval(roll, env)
     if isinstance(dice, FastDist):
         dice = fast_to_exact(dice)
     if not is_dist(dice):
         dice = Dist.const(dice)
-    dice = dice.map(lambda o: natural(o, test.roll.dice.span))
-    modifier = 0 if ev.effects.ignores_modifiers(test.id) else ev.effects.roll_modifier(test.id)
+    if not plain_ints(dice):  # a face or a roll read as its natural number
+        dice = dice.map(lambda o: natural(o, test.roll.dice.span))
+    modifier = effects.roll_modifier(test.id) if named and not effects.ignores_modifiers(test.id) else 0
     if test.modifier_cap is not None:
         lo, hi = test.modifier_cap
         modifier = max(lo, min(hi, modifier))
-    fails, succeeds = set(test.natural_fails), set(test.natural_succeeds)
-    for face, upwards in ev.effects.natural_successes(test.id):
-        succeeds |= {n for n in dice.outcomes() if (n >= face if upwards else n == face)}
+    fails, succeeds = frozenset(test.natural_fails), frozenset(test.natural_succeeds)
+    rerolls = frozenset(test.rerolls)
+    if named:
+        for face, upwards in effects.natural_successes(test.id):
+            succeeds |= {n for n in dice.outcomes() if (n >= face if upwards else n == face)}
+        rerolls |= frozenset(effects.extra_rerolls(test.id))
+    if target.kind != "chain":
+        target = _effective(target, modifier, test, value, effects.caps(test.id) if named else [])
+    # What follows is a function of these values alone: kept for the process (compiler.resolve.pure).
+    settled = ("roll", dice, target, fails, succeeds, rerolls)
+    return pure.kept(settled, partial(_roll, *settled[1:]))
 
+
+def _roll(dice: Dist, target: TargetValue, fails: frozenset[int], succeeds: frozenset[int],
+          rerolls: frozenset[str]) -> Dist:
+    """The outcome of rolling ``dice`` against a settled ``target`` (a chain, or the effective
+    target after modifiers and caps): a distribution of :class:`Roll`."""
     if target.kind == "chain":
         assert target.first is not None and target.second is not None
         first, second = target.first, target.second
@@ -99,19 +126,15 @@ def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
                 if 0 < p_second < 1 else Roll(p_second == 1, n)
         outcome = dice.bind(chained)
     else:
-        effective = _effective(target, modifier, test, env, sub, ev.effects.caps(test.id))
-
         def decide(n: int) -> Roll:
             if n in fails:
                 return Roll(False, n)
             if n in succeeds:
                 return Roll(True, n)
-            return Roll(meets(n, effective), n)
+            return Roll(meets(n, target), n)
         outcome = dice.map(decide)
-    rerolls = set(test.rerolls) | set(ev.effects.extra_rerolls(test.id))
     if rerolls:
-        pred = reroll_predicate(rerolls)
-        outcome = outcome.reroll(pred)
+        outcome = outcome.reroll(reroll_predicate(set(rerolls)))
     return outcome
 
 
@@ -133,13 +156,24 @@ def _as_target(v: Any, op: str, span: Any) -> TargetValue:
     return TargetValue("high" if op == ">=" else "low", int(n))
 
 
-def _effective(target: TargetValue, modifier: Any, test: A.Test, env: dict[str, Any],
-               sub: Evaluator, extra_caps: list[tuple[Any, bool, Any]]) -> TargetValue:
+def _value(sub: Evaluator, env: dict[str, Any], closed: bool, expr: A.Expr) -> Any:
+    """An expression of the test's roll for its arguments: a closed one through its compiled
+    closures (compiler.resolve.compiled) while they are sure of the answer."""
+    if closed:
+        try:
+            return closed_value(sub.model, expr, env)
+        except Unsure:
+            pass
+    return sub.eval(expr, env)
+
+
+def _effective(target: TargetValue, modifier: Any, test: A.Test, value: Callable[[A.Expr], Any],
+               extra_caps: list[tuple[Any, bool, Any]]) -> TargetValue:
     if target.kind in ("never", "always"):
         return target
     assert target.number is not None
     n = target.number - modifier if target.kind == "high" else target.number + modifier
-    caps = [(unwrap(sub.eval(cap, env)), better) for cap, better in
+    caps = [(unwrap(value(cap)), better) for cap, better in
             ((test.never_better, True), (test.never_worse, False)) if cap is not None]
     for c, better in caps + [(unwrap(v), better) for v, better, _ in extra_caps]:
         c_num = c.as_number if isinstance(c, TargetValue) else c
