@@ -47,6 +47,7 @@ from compiler.diagnostics import Severity, render
 from compiler.driver import compile_paths
 from compiler.model.load import UsageError
 from compiler.site import sanitise
+from compiler.site.rawblocks import RawBlocks
 from compiler.site.searchview import search_view
 
 log = logging.getLogger("mkdocs.plugins.warscribe")
@@ -151,6 +152,8 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
             raise PluginError(f"warscribe: {err}" + (f"\n\n{detail}" if detail else "")) from err
         except renderer.RenderError as err:
             raise PluginError(f"warscribe: {err}") from err
+        if not any(isinstance(e, RawBlocks) for e in config.markdown_extensions):
+            config.markdown_extensions.append(RawBlocks())  # type: ignore[arg-type]
         if config.nav is None and self.config.nav:
             config.nav = self._nav(config)
         for path, _ in self.site.assets:
