@@ -12,8 +12,12 @@ shooter firing D6 shots.  warscribe answers it by compiling nothing more than th
   cold  a fresh evaluator with an empty memo: the per-attack token pipeline and the final
         power are worked out inside the timed call; what the ruleset alone determines (the
         outcomes of its closed tests and the steps through them, the profiles' stats as
-        written) is kept from the first question on (a line after the table times that first
-        question);
+        written) is kept from the first question on.  Lines after the table time the first
+        question about a matchup: a ruleset's very first (all of that emptied; kept: its
+        closed expressions compiled, and what depends on values alone, compiler/resolve/pure.py,
+        as the dice libraries keep their tables), one with nothing at all kept, and runs
+        through 2,700 matchups of other stats, each asked once, against dyce on the same
+        matchups; the last rows of the table read the targets that way too;
   warm  the same question asked again: the model's memo already holds the per-attack work
         and the dispatch of the call (no answer is memoised), so the call costs the power
         and what is left of the DSL's dispatch.
@@ -31,6 +35,8 @@ import argparse
 import random
 import sys
 import time
+import warnings
+from fractions import Fraction
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -118,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         pure.forget()
         model.__dict__.pop("_compiled_exprs", None)
         return first(text)
+    firsts: dict[str, tuple[float, str]] = {}  # how the first question was asked -> least speed-up, where
     for faces, attacks in ((3, 10), (3, 100)):
         expr = parse_expression(question(faces, attacks))
         best_lib = min(measured[(faces, attacks)]["icepool"], measured[(faces, attacks)]["dyce"])
@@ -125,13 +132,16 @@ def main(argv: list[str] | None = None) -> int:
                           ("nothing kept at all, as in a fresh process", fresh)):
             t = engine.best_time(partial(how, expr), args.repeat, args.budget)
             print(f"{attacks} x D{faces}, exact, {name}: {engine.fmt(t)}, {best_lib / t:.2f}x as fast as the faster library")
-    per, checked = new_matchups()
-    best_lib = min(measured[(3, 10)]["icepool"], measured[(3, 10)]["dyce"])
-    print(f"10 x D3 over {len(MATCHUPS)} new matchups (other stats each, in one process, each asked once; "
-          f"{checked} answers checked with the general way): exact {engine.fmt(per)} a question, "
-          f"{best_lib / per:.2f}x as fast as the faster library")
+            if how is first:
+                firsts[f"a ruleset's first question, {attacks} x D{faces}"] = (best_lib / t, f"{attacks} x D{faces}")
+    for attacks in (10, 100):
+        ours, dyce, sample, checked = new_matchups(attacks)
+        print(f"{attacks} x D3, each question the first about its matchup (a run through {len(MATCHUPS)} matchups of "
+              f"other stats in one process; {checked} answers checked with the general way): on {sample} of them "
+              f"exact {engine.fmt(ours)} a question, dyce {engine.fmt(dyce)}: {dyce / ours:.1f}x as fast as dyce")
+        firsts[f"new matchups, {attacks} x D3"] = (dyce / ours, f"{attacks} x D3")
     print()
-    targets(measured)
+    targets(measured, firsts)
     return 0
 
 
@@ -141,9 +151,12 @@ MATCHUPS = [(bs, s, ap, t, sv) for bs in range(2, 7) for s in range(3, 9) for ap
             for t in range(3, 9) for sv in range(2, 7)]
 
 
-def new_matchups() -> tuple[float, int]:
-    """CPU seconds per question, each question the first about its matchup, and how many
-    answers were checked against the general way (compiler.trace.recording)."""
+def new_matchups(attacks: int) -> tuple[float, float, int, int]:
+    """Each question the first about its matchup, in a shuffled run through MATCHUPS (so what a
+    question keeps for its matchup never serves another): on a sample of them, warscribe's CPU
+    seconds per question and dyce's on the same matchups (its chance of an unsaved attack read from
+    warscribe, outside the timing); the sample's size; how many answers were checked against the
+    general way (compiler.trace.recording)."""
     from compiler.driver import compile_text
     from compiler.trace import recording
 
@@ -155,21 +168,39 @@ def new_matchups() -> tuple[float, int]:
     assert result.ok, [d.message for d in result.diagnostics]
     model = result.rulesets[0]
     order = list(MATCHUPS)
-    random.Random(1).shuffle(order)
-    exprs = [parse_expression(f"shooting(10 s{bs}, w{s}_{ap}, 1 t{t}_{sv}).damage") for bs, s, ap, t, sv in order]
-    start = time.process_time()
-    answers = [Evaluator(model, exact=True).evaluate(e) for e in exprs]
-    per = (time.process_time() - start) / len(exprs)
+    random.Random(attacks).shuffle(order)
+    names = [f"s{bs}, w{s}_{ap}, 1 t{t}_{sv}" for bs, s, ap, t, sv in order]
+    exprs = [parse_expression(f"shooting({attacks} {n}).damage") for n in names]
+    times, answers = [], []
+    for e in exprs:
+        start = time.process_time()
+        answers.append(Evaluator(model, exact=True).evaluate(e))
+        times.append(time.process_time() - start)
+    sample = range(0, len(exprs), 27)
+    ours = sum(times[i] for i in sample)
+    dyce = 0.0
+    for i in sample:
+        p = Evaluator(model, exact=True).evaluate(parse_expression(f"shooting(1 {names[i]}).unsaved")).mean()
+        with_dyce = partial(dyce_question, p, attacks)
+        warnings.filterwarnings("ignore", message="expand: some branches")  # a chance of 0 (never wounds)
+        assert engine.as_fractions("dyce", with_dyce()) == answers[i].probabilities(), names[i]
+        dyce += min(engine.best_time(with_dyce, 1, 0.0) for _ in range(2))
     checked = 0
-    for e, answer in list(zip(exprs, answers))[::25]:
+    for i in sample:
         model.__dict__.pop("_resolver_memo", None)
         with recording():
-            assert Evaluator(model, exact=True).evaluate(e).probabilities() == answer.probabilities(), e
+            assert Evaluator(model, exact=True).evaluate(exprs[i]).probabilities() == answers[i].probabilities()
         checked += 1
-    return per, checked
+    return ours / len(sample), dyce / len(sample), len(sample), checked
 
 
-def targets(measured: dict[tuple[int, int | str], dict[str, float]]) -> None:
+def dyce_question(p: Fraction, attacks: int) -> Any:
+    """bench_dist's dyce question with another chance of an unsaved attack (D3 damage)."""
+    unsaved = engine.H({True: p.numerator, False: p.denominator - p.numerator})
+    return attacks @ engine.expand(lambda r: engine.H(3) if r.outcome else 0, unsaved)
+
+
+def targets(measured: dict[tuple[int, int | str], dict[str, float]], firsts: dict[str, tuple[float, str]]) -> None:
     """Each figure next to its target: the worst question of the ones the target is about."""
     def label(q: tuple[int, int | str]) -> str:
         return f"{q[1]} x D{q[0]}"
@@ -192,6 +223,13 @@ def targets(measured: dict[tuple[int, int | str], dict[str, float]]) -> None:
     rows.append(("fast warm / bare NumPy (10+ attacks)", f"{r:.1f}x", "<= 3x", r <= 3, label(q)))
     q, r = worst(counted, lambda t: t["ws fast cold"] / t["numpy"])
     rows.append(("fast cold / bare NumPy (10+ attacks)", f"{r:.1f}x", "<= 10x", r <= 10, label(q)))
+    # The same two targets, "cold" read as the first question about a matchup: nothing kept of it.
+    for name, (speedup, where) in firsts.items():
+        who = "a ruleset's first question" if name.startswith("a ruleset") else "a new matchup (vs dyce)"
+        if where.startswith("10 "):
+            rows.append((f"  {who} / faster library", f"{1 / speedup:.2f}x", "<= 1x", speedup >= 1, where))
+        else:
+            rows.append((f"  {who}: speed-up (100+ attacks)", f"{speedup:.0f}x", ">= 100x", speedup >= 100, where))
     print(f"{'figure (the worst question it covers)':<62}{'measured':>10}{'target':>10}  {'holds':<6}worst at")
     print("-" * 100)
     for name, value, target, holds, where in rows:
