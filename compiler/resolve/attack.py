@@ -108,11 +108,11 @@ def _steps(call: Call, totals: LazySteps, known: bool, planned: bool = False) ->
     sub, decl, env, defender, plan, counts = call
     for kind, step, per_attack, src, bags in plan:
         if kind == "removal":
-            totals.later(step.name, partial(_removal, sub, decl, step, env, totals, defender, bags, src))
+            totals.later(step.name, partial(_removal, sub, decl, step, env, defender, bags, src))
         elif kind == "pipe":
             assert src is not None
             if not planned:
-                totals.later(step.name, partial(_aggregate_step, sub, per_attack, totals, src, step.span))
+                totals.later(step.name, partial(_aggregate_step, sub, per_attack, src, step.span))
             totals.sums[step.name] = (sub, per_attack, src, step.span)
         elif kind == "count":
             if planned:
@@ -138,7 +138,7 @@ def _mixed_attack(ev: Evaluator, decl: A.Attack, args: list[Any], i: int, span: 
     return AttackResult(decl.id, steps)
 
 
-def _mix_step(ev: Evaluator, parts: list[tuple[Any, AttackResult]], name: str, span: Any) -> Any:
+def _mix_step(ev: Evaluator, parts: list[tuple[Any, AttackResult]], name: str, span: Any, steps: LazySteps) -> Any:
     values = [(p, r.steps[name]) for p, r in parts]
     if any(isinstance(v, FastDist) for _, v in values):
         return FastDist.mixture([(float(p), v.to_fast() if isinstance(v, Dist) else v) for p, v in values])
@@ -147,7 +147,7 @@ def _mix_step(ev: Evaluator, parts: list[tuple[Any, AttackResult]], name: str, s
     return Dist.mixture(values)
 
 
-def _aggregate_step(sub: Evaluator, per_attack: Any, totals: LazySteps, src: str, span: Any) -> Any:
+def _aggregate_step(sub: Evaluator, per_attack: Any, src: str, span: Any, totals: LazySteps) -> Any:
     return aggregate(sub, per_attack, totals[src], span)
 
 
@@ -218,7 +218,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             source[step.name] = source[prev]
             plan.append(("pipe", step, _sizes(sub, bags[step.name]), source[step.name], None))
             # A later step may read this one's total (``capped = min(hits, target.models)``).
-            totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[step.name], step.span))
+            totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], source[step.name], step.span))
             continue
         if isinstance(step.value, A.Each) and prev in bags and not step.value.negate:
             # An amount per attack (``damage = unsaved each weapon.D``): summed per attack, then
@@ -246,7 +246,7 @@ def _plan(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, A
             if plain or _is_count(per_attack):
                 plan.append(("pipe", step, per_attack if plain else per_attack.map(lambda o: int(unwrap(o))),
                              source[prev], None))
-                totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], totals, source[prev], step.span))
+                totals.later(step.name, partial(_aggregate_step, sub, plan[-1][2], source[prev], step.span))
                 continue
         value = _value_step(sub, step, env, totals, False)
         if _is_count(value):
@@ -547,8 +547,8 @@ def aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
     return per.convolve_power(as_count(unwrap(attacks), span))
 
 
-def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], totals: LazySteps,
-             defender: str | None, bags: Any = None, src: str | None = None) -> Any:
+def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], defender: str | None, bags: Any,
+             src: str | None, totals: LazySteps) -> Any:
     if step.removes_from is None or step.removes_from not in totals:
         raise ResolveError(f"'{step.removes_from}' is not an earlier step", step.span)
     target = ev.eval(step.removes_target, totals.env(env, step.removes_target, ev)) if step.removes_target is not None else None
