@@ -135,8 +135,13 @@ def _call(model: Ruleset, e: A.Call) -> Compiled:
     names = [p.name for p in table.params]
     span = e.span
 
+    compiled: dict[int, Compiled] = {}  # the table's rows and results, compiled when first reached
+
     def value_of(expr: A.Expr, env: Env) -> Any:
-        return _compiled(model, expr)(env)
+        fn = compiled.get(id(expr))
+        if fn is None:
+            fn = compiled[id(expr)] = _compiled(model, expr)
+        return fn(env)
 
     def number_of(v: Any) -> Any:
         return num(v, span)
