@@ -243,3 +243,48 @@ def test_a_release_diff_is_kept_between_builds(tmp_path, monkeypatch):
     again = site(compile_paths([folder])).page("skirmish/changes.md").markdown
     assert first == again == uncached
     assert "### 1.0.0 → 1.1.0" in again and "#to_wound " in again
+
+
+@needs_git
+def test_the_newest_release_is_the_work_tree_when_its_rules_are_unchanged(tmp_path, monkeypatch):
+    """The newest release's rules, as committed, are the work tree's: its model is the one compiled
+    already (only the older release is compiled from git), and the page is the same.  With the
+    work tree edited since, or a new file in it, the newest release is read from git again."""
+    import subprocess
+
+    import compiler.review.gitsource as gs
+    from compiler.ast import cached
+
+    root = tmp_path / "repo"
+    write(root / "rules" / "skirmish", SKIRMISH)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "v1")
+    write(root / "rules" / "skirmish", edit(SKIRMISH, ("    T - S == 0  -> 4+\n", "    T - S == 0  -> 5+\n"),
+                                             ("version 1.0.0", "version 1.1.0")))
+    git(root, "commit", "-q", "-am", "v2")
+    folder = root / "rules" / "skirmish"
+    monkeypatch.setenv("WARSCRIBE_CACHE", "0")  # nothing kept between the builds below
+    monkeypatch.setattr(cached, "_state", {})
+    loads: list[str] = []
+    real = gs.load_commit
+    monkeypatch.setattr(gs, "load_commit", lambda repo, commit, spec: loads.append(commit) or real(repo, commit, spec))
+    v1, v2 = subprocess.run(["git", "-C", str(root), "rev-list", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.split()[::-1]
+
+    def page() -> str:
+        loads.clear()
+        return site(compile_paths([str(folder)])).page("skirmish/changes.md").markdown
+    clean = page()
+    assert loads == [v1] and "### 1.0.0 → 1.1.0" in clean and "#to_wound " in clean
+    assert gs.unchanged_since(root, v2, [folder]) and not gs.unchanged_since(root, v1, [folder])
+
+    # an edit after the release: the release is read from git, and the page shows what it holds
+    main = next(folder.glob("*.rules"))
+    main.write_text(main.read_text().replace("    T - S == 0  -> 5+\n", "    T - S == 0  -> 6+\n"))
+    assert page() == clean and loads == [v2, v1]
+    main.write_text(main.read_text().replace("    T - S == 0  -> 6+\n", "    T - S == 0  -> 5+\n"))
+    (folder / "extra.rules").write_text('rule extra "Extra": "Not committed."\n')
+    assert not gs.unchanged_since(root, v2, [folder])
+    (folder / "extra.rules").unlink()
+    assert page() == clean and loads == [v1]

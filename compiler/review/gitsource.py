@@ -155,6 +155,18 @@ def _files_at(repo: Path, commit: str, under: PurePosixPath) -> list[str]:
     return [f for f in r.stdout.split("\0") if f]
 
 
+def unchanged_since(repo: Path, commit: str, folders: list[Path]) -> bool:
+    """Whether the ``.rules`` files of each of ``folders`` (a ruleset's folder and its bases') are
+    in the work tree as they are at ``commit``: none changed, added or removed since.  Then the
+    ruleset compiled from the work tree is the one that commit holds."""
+    specs = [":(glob)" + ("" if str(rel) == "." else f"{rel}/") + "*.rules"
+             for rel in (relative_in_repo(repo, f.resolve()) for f in folders)]
+    if _git(repo, "diff", "--quiet", commit, "--", *specs).returncode != 0:
+        return False
+    others = _git(repo, "ls-files", "--others", "-z", "--", *specs)
+    return others.returncode == 0 and not others.stdout.strip("\0")
+
+
 def _ruleset_folder(repo: Path, commit: str, rel: PurePosixPath, files: list[str]) -> PurePosixPath:
     """The ruleset folder named by ``rel`` at the commit (``rel`` itself, or the folder of a .rules file)."""
     if str(rel) in files:

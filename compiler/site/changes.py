@@ -122,11 +122,13 @@ def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:
     rules have errors is skipped.  Anything else that goes wrong is a bug and
     propagates.
     """
-    from compiler.review.gitsource import GIT_FAILURES, Release, SideSpec, load_commit, releases, repo_root
+    from compiler.review.gitsource import (GIT_FAILURES, Release, SideSpec, load_commit, releases, repo_root,
+                                           unchanged_since)
 
     from compiler.ast.cached import remembered
 
     loaded: dict[str, Ruleset | None] = {}
+    folders = [Path(m.folder) for m in _with_bases(rs)]  # what the model is compiled from
     repo: list[Path | None] = []  # the repository, looked for once
 
     def model(commit: str) -> Ruleset | None:
@@ -136,6 +138,9 @@ def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:
                     repo.append(repo_root(Path(rs.folder)))
                 if repo[0] is None:
                     raise _Unreadable()
+                if found and commit == found[0].commit and unchanged_since(repo[0], commit, folders):
+                    loaded[commit] = rs  # the newest release is the work tree's rules: compiled already
+                    return rs
                 side = load_commit(repo[0], commit, SideSpec(commit, rs.folder))  # a commit id from git log
             except GIT_FAILURES as err:
                 raise _Unreadable() from err
@@ -153,8 +158,9 @@ def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:
     def is_view(found: object) -> bool:
         return isinstance(found, tuple) and len(found) == 1 and (found[0] is None or isinstance(found[0], ReleaseDiffView))
 
+    found: list[Release] = []
     try:
-        found = releases(rs.folder)
+        found[:] = releases(rs.folder)
     except GIT_FAILURES:
         return ()
     out: list[ReleaseDiffView] = []
@@ -168,6 +174,13 @@ def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:
         if done is not None:
             out.append(done)
     return tuple(out)
+
+
+def _with_bases(rs: Ruleset) -> list[Ruleset]:
+    out = [rs]
+    while out[-1].base is not None and len(out) < 16:
+        out.append(out[-1].base)
+    return out
 
 
 class _Unreadable(Exception):
