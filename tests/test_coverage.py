@@ -183,3 +183,30 @@ def test_a_rule_linking_what_the_battle_engine_plays_drives_it() -> None:
 def test_every_bundled_rule_drives_something_or_says_why_not() -> None:
     for model in compile_paths([ROOT / "rules"]).rulesets:
         assert coverage(model).unmarked == (), model.id
+
+
+def test_the_examples_page_reuses_what_the_coverage_run_worked_out(monkeypatch) -> None:
+    """The coverage pins run every example, property and claim (recording what each uses); the
+    Examples page then charts the same let values and shows the same results without working any
+    of them out again, and its views are the ones a page made without the coverage run shows."""
+    from compiler.resolve import claims, evaluator, runner
+    from compiler.resolve.coverage import exercised_by
+    from compiler.site import examples
+
+    def fresh() -> Ruleset:
+        comp = compile_paths([str(ROOT / "rules" / "dark-millennia")])
+        assert comp.ok
+        return next(rs for rs in comp.rulesets if rs.id == "dark-millennia")
+
+    alone = examples.example_views(fresh())
+    model = fresh()
+    exercised_by(model)
+    work: list[str] = []
+    real_bind, real_property, real_judge = evaluator.Evaluator.bind_let, examples.run_property, claims._judge
+    monkeypatch.setattr(evaluator.Evaluator, "bind_let", lambda ev, let, env: work.append(let.name) or real_bind(ev, let, env))
+    monkeypatch.setattr(examples, "run_property", lambda *a: work.append("property") or real_property(*a))
+    monkeypatch.setattr(claims, "_judge", lambda *a: work.append("claim") or real_judge(*a))
+    again = examples.example_views(model)
+    assert work == [] and again == alone
+    assert any(v.charts for v in again.values()) and any(v.grid is not None for v in again.values())
+    assert any(isinstance(d, runner.A.Property) for d in model.walk())

@@ -27,7 +27,7 @@ give a meaning to) is prose only as well.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset, kind_of
@@ -96,17 +96,27 @@ def exercised_by(model: Ruleset) -> tuple[dict[str, tuple[str, ...]], tuple[Resu
         return cached  # type: ignore[no-any-return]
     found: dict[str, list[str]] = {}
     results: list[Result] = []
+    judged: dict[Any, Any] = {}
     for d in model.walk():
         if not isinstance(d, (A.Example, A.Property)):
             continue
-        model.__dict__.pop("_claim_judgements", None)  # a claim judged already would use nothing
+        judged.update(model.__dict__.pop("_claim_judgements", {}))  # a claim judged already would use nothing
         with recording() as used:
             results.append(_run_one(model, d))
         for decl_id in used:
             found.setdefault(decl_id, []).append(d.id)
+    judged.update(model.__dict__.get("_claim_judgements", {}))
+    model.__dict__["_claim_judgements"] = judged  # each judged once: the site's pages read them again
     out = ({k: tuple(v) for k, v in found.items()}, tuple(results))
     model.__dict__["_exercised_by"] = out
     return out
+
+
+def results_so_far(model: Ruleset) -> tuple[Result, ...]:
+    """The results of the examples, properties and claims if :func:`exercised_by` ran them
+    already for ``model`` (else none): recording what a run uses changes none of its answers."""
+    cached = model.__dict__.get("_exercised_by")
+    return cached[1] if cached is not None else ()
 
 
 def _links(items: tuple[A.Decl, ...]) -> Iterator[str]:

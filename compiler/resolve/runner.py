@@ -59,6 +59,8 @@ def run_example(model: Ruleset, ex: A.Example, exact: bool = True) -> Result:
     except ResolveError as err:
         failures.append(Failure(err.span or ex.span, err.message, hint=err.hint))
         return Result("example", ex.id, ex.title, ex.span, tuple(failures), 0, time.perf_counter() - start)
+    if exact:
+        model.__dict__.setdefault("_bound_lets", {})[id(ex)] = (ex, dict(env))
     truncated = Fraction(0)
     try:
         for let in ex.lets:
@@ -72,6 +74,13 @@ def run_example(model: Ruleset, ex: A.Example, exact: bool = True) -> Result:
             failures.append(failure)
     return Result("example", ex.id, ex.title, ex.span, tuple(failures), len(ex.expects),
                   time.perf_counter() - start, truncated, tuple(values))
+
+
+def bound_lets(model: Ruleset, ex: A.Example) -> dict[str, Any] | None:
+    """The values :func:`run_example` bound to ``ex``'s ``let`` names (exactly), if it ran it:
+    a page that charts them need not work them out again.  None if it did not, or failed."""
+    found = model.__dict__.get("_bound_lets", {}).get(id(ex))
+    return dict(found[1]) if found is not None and found[0] is ex else None
 
 
 def _truncation(v: Any) -> Fraction:

@@ -22,7 +22,8 @@ from compiler.model.ruleset import Ruleset
 from compiler.resolve.report import distribution_rows, mean_of
 from compiler.resolve.evaluator import AttackResult, Evaluator, LetVar, ResolveError, is_dist, show
 from compiler.resolve.claims import judge_claim
-from compiler.resolve.runner import Failure, check_expect, run_property
+from compiler.resolve.coverage import results_so_far
+from compiler.resolve.runner import Failure, bound_lets, check_expect, run_property
 from compiler.site.charts import bar_chart
 from compiler.site.env import percent
 from compiler.site.markup import attribute
@@ -141,6 +142,7 @@ def example_views(rs: Ruleset) -> dict[str, ExampleView]:
     """Run every example and property of a ruleset, and judge every claim; chart the
     distributions of the examples and each claim's measure over its grid."""
     views: dict[str, ExampleView] = {}
+    ran = {r.id: r for r in results_so_far(rs) if r.kind == "property"}  # run for the coverage pins
     for d in rs.walk():
         if isinstance(d, A.Example):
             views[d.id] = _example(rs, d)
@@ -150,7 +152,7 @@ def example_views(rs: Ruleset) -> dict[str, ExampleView]:
                                       (_failure_text(j.error),) if j.error else (),
                                       j.verdict, j.status, claim_view(rs, d, j))
         elif isinstance(d, A.Property):
-            res = run_property(rs, d)
+            res = ran.get(d.id) or run_property(rs, d)
             views[d.id] = ExampleView(d.id, res.passed, res.checked, (), (), (),
                                       tuple(_failure_text(f) for f in res.failures))
     return views
@@ -163,12 +165,14 @@ def _failure_text(f: Failure) -> str:
 def _example(rs: Ruleset, ex: A.Example) -> ExampleView:
     """Bind the example's lets and check its expectations, as ``warscribe test`` does, charting as we go."""
     ev = Evaluator(rs)
-    env: dict[str, Any] = {}
+    bound = bound_lets(rs, ex)  # worked out already when the coverage pins ran the example
+    env: dict[str, Any] = bound if bound is not None else {}
     charts: list[Chart] = []
     steps: list[tuple[str, str]] = []
     try:
         for let in ex.lets:
-            ev.bind_let(let, env)
+            if bound is None:
+                ev.bind_let(let, env)
             made, line = _charts(let.name, env[let.name])
             charts.extend(made)
             if line:
