@@ -123,6 +123,22 @@ def test_quick_reference_shows_targets_and_chances(bundled):
     assert "## Sequence of play" in qr and "## Modifiers" in qr
 
 
+def test_heat_map_cells_pass_through_markdown_as_they_are(bundled):
+    """A heat-map cell is generated HTML, marked so that Markdown keeps it as it is: each comes
+    out whole in its table cell, the table around it still Markdown's."""
+    import markdown
+    from compiler.site.rawblocks import RawBlocks
+    _, out = bundled
+    qr = out.page("console-40k/quick-reference.md").markdown
+    cells = re.findall(r"<!--ws:-->(.*?)<!--:ws-->", qr)
+    assert len(cells) > 50 and all("<!--" not in c for c in cells)
+    assert any('class="ws-heat"' in c for c in cells)
+    html = markdown.Markdown(extensions=["tables", "attr_list", "md_in_html", "pymdownx.details", RawBlocks()]).convert(qr)
+    assert "<!--ws" not in html and "wzxhzdk" not in html
+    for c in cells:
+        assert re.search(r"<td[^>]*>" + re.escape(c) + "</td>", html), c
+
+
 def test_examples_have_charts_with_a_text_alternative(bundled):
     _, out = bundled
     ex = out.page("console-40k/examples.md").markdown
