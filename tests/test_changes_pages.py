@@ -278,6 +278,7 @@ def test_the_newest_release_is_the_work_tree_when_its_rules_are_unchanged(tmp_pa
     clean = page()
     assert loads == [v1] and "### 1.0.0 → 1.1.0" in clean and "#to_wound " in clean
     assert gs.unchanged_since(root, v2, [folder]) and not gs.unchanged_since(root, v1, [folder])
+    assert not gs.unchanged_since(root, v2, [folder, tmp_path / "elsewhere"])  # a base outside the repository
 
     # an edit after the release: the release is read from git, and the page shows what it holds
     main = next(folder.glob("*.rules"))

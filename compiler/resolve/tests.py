@@ -23,9 +23,9 @@ from typing import Any, Callable
 
 from compiler import ast as A
 from compiler.model.values import TargetValue
+from compiler.resolve import pure
 from compiler.resolve.closed import MAX_KEPT, closed_key, closed_outcomes, is_closed
 from compiler.resolve.compiled import Unsure, closed_value
-from compiler.resolve import pure
 from compiler.resolve.core import (ResolveError, Roll, fast_to_exact, hashable, is_dist, natural, num, plain_ints,
                                    show, unwrap)
 from compiler.resolve.dist import Dist, FastDist

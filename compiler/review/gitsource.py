@@ -159,8 +159,11 @@ def unchanged_since(repo: Path, commit: str, folders: list[Path]) -> bool:
     """Whether the ``.rules`` files of each of ``folders`` (a ruleset's folder and its bases') are
     in the work tree as they are at ``commit``: none changed, added or removed since.  Then the
     ruleset compiled from the work tree is the one that commit holds."""
-    specs = [":(glob)" + ("" if str(rel) == "." else f"{rel}/") + "*.rules"
-             for rel in (relative_in_repo(repo, f.resolve()) for f in folders)]
+    try:
+        specs = [":(glob)" + ("" if str(rel) == "." else f"{rel}/") + "*.rules"
+                 for rel in (relative_in_repo(repo, f.resolve()) for f in folders)]
+    except SourceError:
+        return False  # a base outside the repository: not known to be the same
     if _git(repo, "diff", "--quiet", commit, "--", *specs).returncode != 0:
         return False
     others = _git(repo, "ls-files", "--others", "-z", "--", *specs)
