@@ -289,3 +289,25 @@ def test_the_newest_release_is_the_work_tree_when_its_rules_are_unchanged(tmp_pa
     assert not gs.unchanged_since(root, v2, [folder])
     (folder / "extra.rules").unlink()
     assert page() == clean and loads == [v1]
+
+
+@needs_git
+def test_unchanged_since_takes_a_folder_name_literally(tmp_path):
+    """A folder named like a glob pattern is still the folder itself, not the files it would match."""
+    import subprocess
+
+    import compiler.review.gitsource as gs
+
+    root = tmp_path / "repo"
+    odd = write(root / "rules" / "sk[i]rmish*", SKIRMISH)
+    write(root / "rules" / "skirmish", SKIRMISH)  # what the pattern would match
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "v1")
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    assert gs.unchanged_since(root, head, [odd])
+    main = next(odd.glob("*.rules"))
+    main.write_text(main.read_text() + "\n")
+    assert not gs.unchanged_since(root, head, [odd])
+    assert gs.unchanged_since(root, head, [root / "rules" / "skirmish"])

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import re
 import subprocess
 import tarfile
 import tempfile
@@ -160,14 +161,21 @@ def unchanged_since(repo: Path, commit: str, folders: list[Path]) -> bool:
     in the work tree as they are at ``commit``: none changed, added or removed since.  Then the
     ruleset compiled from the work tree is the one that commit holds."""
     try:
-        specs = [":(glob)" + ("" if str(rel) == "." else f"{rel}/") + "*.rules"
-                 for rel in (relative_in_repo(repo, f.resolve()) for f in folders)]
+        rels = [str(relative_in_repo(repo, f.resolve())) for f in folders]
     except SourceError:
         return False  # a base outside the repository: not known to be the same
+    specs = [":(glob)" + ("" if rel == "." else _GLOB_SPECIAL.sub(r"\\\g<0>", rel) + "/") + "*.rules" for rel in rels]
+    tracked = _git(repo, "ls-files", "-z", "--", *specs)
+    found = {f.rsplit("/", 1)[0] if "/" in f else "." for f in tracked.stdout.split("\0") if f}
+    if tracked.returncode != 0 or not set(rels) <= found:
+        return False  # each folder's files must be found, or nothing is known
     if _git(repo, "diff", "--quiet", commit, "--", *specs).returncode != 0:
         return False
     others = _git(repo, "ls-files", "--others", "-z", "--", *specs)
     return others.returncode == 0 and not others.stdout.strip("\0")
+
+
+_GLOB_SPECIAL = re.compile(r"[*?\[\]\\]")  # taken literally in a :(glob) pathspec when escaped
 
 
 def _ruleset_folder(repo: Path, commit: str, rel: PurePosixPath, files: list[str]) -> PurePosixPath:
