@@ -31,6 +31,7 @@ from compiler.resolve.core import (ResolveError, Roll, fast_to_exact, hashable, 
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import die_dist
+from compiler.limits import MAX_DICE
 from compiler.trace import active as tracing
 
 
@@ -44,7 +45,9 @@ def run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
             kept = closed_outcomes(ev.model)
             outcome = kept.get(closed)
             if outcome is None:
-                outcome = _run_test(ev, test, args, span)
+                outcome = _closed_roll(ev.model, test, args)
+                if outcome is None:
+                    outcome = _run_test(ev, test, args, span)
                 if len(kept) > MAX_KEPT:
                     kept.clear()
                 kept[closed] = outcome
@@ -58,6 +61,44 @@ def run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
         memo.clear()
     memo[key] = result
     return result
+
+
+def _closed_roll(model: Any, test: A.Test, args: list[Any]) -> Any:
+    """A closed test that no effect names, for plain argument values, the short way: its roll
+    as :func:`_run_test` settles it (no modifier; the same target, caps and natural faces), from
+    what the test says alone, read once per model (:func:`_roll_plan`).  None when the compiled
+    target or a cap is unsure, or the dice are not one plain die: then the general way."""
+    plan = _roll_plan(model, test)
+    if plan is None:
+        return None
+    names, dice, fails, succeeds, rerolls, modifier = plan
+    assert test.roll is not None
+    env = dict(zip(names, args))
+    try:
+        target = _as_target(closed_value(model, test.roll.target, env), test.roll.op, test.roll.target.span)
+        if target.kind != "chain":
+            target = _effective(target, modifier, test, lambda e: closed_value(model, e, env), [])
+    except Unsure:
+        return None
+    return pure.kept(("roll", dice, target, fails, succeeds, rerolls), partial(_roll, dice, target, fails, succeeds,
+                                                                               rerolls))
+
+
+def _roll_plan(model: Any, test: A.Test) -> tuple[Any, ...] | None:
+    """What a closed test's roll is made of, whatever its arguments: its parameters' names, the
+    die (one plain die only), its natural faces, re-rolls and capped modifier (none applies)."""
+    plans: dict[str, tuple[A.Test, tuple[Any, ...] | None]] = model.__dict__.setdefault("_roll_plans", {})
+    known = plans.get(test.id)
+    if known is not None and known[0] is test:
+        return known[1]
+    plan: tuple[Any, ...] | None = None
+    roll = test.roll.dice if test.roll is not None else None
+    if type(roll) is A.Dice and roll.count == 1 and roll.name not in model.dice and 1 <= roll.sides <= MAX_DICE:
+        lo, hi = test.modifier_cap if test.modifier_cap is not None else (0, 0)
+        plan = (tuple(p.name for p in test.params), Dist.die(roll.sides), frozenset(test.natural_fails),
+                frozenset(test.natural_succeeds), frozenset(test.rerolls), max(lo, min(hi, 0)))
+    plans[test.id] = (test, plan)
+    return plan
 
 
 def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
