@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             if how is first:
                 firsts[f"a ruleset's first question, {attacks} x D{faces}"] = (best_lib / t, f"{attacks} x D{faces}")
     for attacks in (10, 100):
-        ours, dyce, sample, checked = new_matchups(attacks)
+        ours, dyce, sample, checked = new_matchups_apart(attacks)
         print(f"{attacks} x D3, each question the first about its matchup (a run through {len(MATCHUPS)} matchups of "
               f"other stats in one process; {checked} answers checked with the general way): on {sample} of them "
               f"exact {engine.fmt(ours)} a question, dyce {engine.fmt(dyce)}: {dyce / ours:.1f}x as fast as dyce")
@@ -149,6 +149,20 @@ def main(argv: list[str] | None = None) -> int:
 # every Toughness and save, each question about another combination (stats no earlier question read).
 MATCHUPS = [(bs, s, ap, t, sv) for bs in range(2, 7) for s in range(3, 9) for ap in range(3)
             for t in range(3, 9) for sv in range(2, 7)]
+
+
+def new_matchups_apart(attacks: int) -> tuple[float, float, int, int]:
+    """:func:`new_matchups` in a fresh process: what the sections before left in this one (the
+    libraries' caches, the memos) would have the garbage collector walk it at every question."""
+    import json
+    import subprocess
+    code = ("import json, sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import bench_resolver; "
+            "print(json.dumps(bench_resolver.new_matchups(int(sys.argv[3]))))")
+    here = Path(__file__).resolve()
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code, str(here.parent), str(here.parents[1]),
+                          str(attacks)], capture_output=True, text=True, check=True)
+    ours, dyce, sample, checked = json.loads(out.stdout.strip().splitlines()[-1])
+    return float(ours), float(dyce), int(sample), int(checked)
 
 
 def new_matchups(attacks: int) -> tuple[float, float, int, int]:
