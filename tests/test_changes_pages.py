@@ -7,7 +7,7 @@ import pytest
 
 from compiler.driver import compile_paths
 from compiler.site import SiteOptions, site
-from test_diff import SKIRMISH, edit, git, needs_git, write
+from test_diff import HISTORY_EDITS, SKIRMISH, edit, git, needs_git, two_releases, write
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -127,16 +127,7 @@ def test_a_failing_git_never_fails_the_page(tmp_path, monkeypatch):
 
 @needs_git
 def test_changes_page_diffs_consecutive_releases_from_git(tmp_path):
-    root = tmp_path / "repo"
-    write(root / "rules" / "skirmish", SKIRMISH)
-    git(root, "init", "-q")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "v1")
-    write(root / "rules" / "skirmish", edit(SKIRMISH, ("    T - S == 0  -> 4+\n", "    T - S == 0  -> 5+\n"),
-                                             ("version 1.0.0", "version 1.1.0"),
-                                             ('  history:\n', '  history:\n    1.1.0 2026-02-01: "Harder to wound."\n'),
-                                             ("  expect mean(r.killed) = 25/18\n", "  expect mean(r.killed) = 25/27\n")))
-    git(root, "commit", "-q", "-am", "v2")
+    root = two_releases(tmp_path / "repo", *HISTORY_EDITS)
     md = site(compile_paths([str(root / "rules" / "skirmish")])).page("skirmish/changes.md").markdown
     assert "Harder to wound." in md and "First version." in md
     assert "### 1.0.0 → 1.1.0 { #ws-release-1 }" in md
@@ -217,14 +208,7 @@ def test_a_release_diff_is_kept_between_builds(tmp_path, monkeypatch):
     import compiler.review.gitsource as gs
     from compiler.ast import cached
 
-    root = tmp_path / "repo"
-    write(root / "rules" / "skirmish", SKIRMISH)
-    git(root, "init", "-q")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "v1")
-    write(root / "rules" / "skirmish", edit(SKIRMISH, ("    T - S == 0  -> 4+\n", "    T - S == 0  -> 5+\n"),
-                                             ("version 1.0.0", "version 1.1.0")))
-    git(root, "commit", "-q", "-am", "v2")
+    root = two_releases(tmp_path / "repo")
     folder = str(root / "rules" / "skirmish")
     monkeypatch.setenv("WARSCRIBE_CACHE", "0")
     uncached = site(compile_paths([folder])).page("skirmish/changes.md").markdown
@@ -255,14 +239,7 @@ def test_the_newest_release_is_the_work_tree_when_its_rules_are_unchanged(tmp_pa
     import compiler.review.gitsource as gs
     from compiler.ast import cached
 
-    root = tmp_path / "repo"
-    write(root / "rules" / "skirmish", SKIRMISH)
-    git(root, "init", "-q")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "v1")
-    write(root / "rules" / "skirmish", edit(SKIRMISH, ("    T - S == 0  -> 4+\n", "    T - S == 0  -> 5+\n"),
-                                             ("version 1.0.0", "version 1.1.0")))
-    git(root, "commit", "-q", "-am", "v2")
+    root = two_releases(tmp_path / "repo")
     folder = root / "rules" / "skirmish"
     monkeypatch.setenv("WARSCRIBE_CACHE", "0")  # nothing kept between the builds below
     monkeypatch.setattr(cached, "_state", {})

@@ -426,20 +426,27 @@ def test_overlay_against_its_base(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A git repository with rules/skirmish committed twice: v1, then a wound chart row changed (v2)."""
-    root = tmp_path / "repo"
+def two_releases(root: Path, *more: tuple[str, str]) -> Path:
+    """A git repository at ``root`` with rules/skirmish committed twice: 1.0.0, then 1.1.0 with a
+    wound chart row changed (and the ``more`` edits)."""
     write(root / "rules" / "skirmish", SKIRMISH)
     git(root, "init", "-q")
     git(root, "add", ".")
     git(root, "commit", "-q", "-m", "v1")
     write(root / "rules" / "skirmish", edit(SKIRMISH, ("    T - S == 0  -> 4+\n", "    T - S == 0  -> 5+\n"),
-                                             ("version 1.0.0", "version 1.1.0"),
-                                             ('  history:\n', '  history:\n    1.1.0 2026-02-01: "Harder to wound."\n'),
-                                             ("  expect mean(r.killed) = 25/18\n", "  expect mean(r.killed) = 25/27\n")))
+                                             ("version 1.0.0", "version 1.1.0"), *more))
     git(root, "commit", "-q", "-am", "v2")
     return root
+
+
+HISTORY_EDITS = (('  history:\n', '  history:\n    1.1.0 2026-02-01: "Harder to wound."\n'),
+                 ("  expect mean(r.killed) = 25/18\n", "  expect mean(r.killed) = 25/27\n"))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository with rules/skirmish committed twice: v1, then a wound chart row changed (v2)."""
+    return two_releases(tmp_path / "repo", *HISTORY_EDITS)
 
 
 @needs_git
