@@ -80,8 +80,7 @@ def _closed_roll(model: Any, test: A.Test, args: list[Any]) -> Any:
             target = _effective(target, modifier, test, lambda e: closed_value(model, e, env), [])
     except Unsure:
         return None
-    return pure.kept(("roll", dice, target, fails, succeeds, rerolls), partial(_roll, dice, target, fails, succeeds,
-                                                                               rerolls))
+    return _settled(dice, target, fails, succeeds, rerolls)
 
 
 def _roll_plan(model: Any, test: A.Test) -> tuple[Any, ...] | None:
@@ -142,9 +141,15 @@ def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
         rerolls |= frozenset(effects.extra_rerolls(test.id))
     if target.kind != "chain":
         target = _effective(target, modifier, test, value, effects.caps(test.id) if named else [])
-    # What follows is a function of these values alone: kept for the process (compiler.resolve.pure).
-    settled = ("roll", dice, target, fails, succeeds, rerolls)
-    return pure.kept(settled, partial(_roll, *settled[1:]))
+    return _settled(dice, target, fails, succeeds, rerolls)
+
+
+def _settled(dice: Dist, target: TargetValue, fails: frozenset[int], succeeds: frozenset[int],
+             rerolls: frozenset[str]) -> Any:
+    """The outcome of a roll once it is settled: a function of these values alone, kept for the
+    process (compiler.resolve.pure)."""
+    return pure.kept(("roll", dice, target, fails, succeeds, rerolls),
+                     partial(_roll, dice, target, fails, succeeds, rerolls))
 
 
 def _roll(dice: Dist, target: TargetValue, fails: frozenset[int], succeeds: frozenset[int],

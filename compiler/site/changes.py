@@ -158,9 +158,8 @@ def release_diffs(rs: Ruleset) -> tuple[ReleaseDiffView, ...]:
     def is_view(found: object) -> bool:
         return isinstance(found, tuple) and len(found) == 1 and (found[0] is None or isinstance(found[0], ReleaseDiffView))
 
-    found: list[Release] = []
     try:
-        found[:] = releases(rs.folder)
+        found = releases(rs.folder)
     except GIT_FAILURES:
         return ()
     out: list[ReleaseDiffView] = []
