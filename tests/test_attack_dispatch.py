@@ -266,3 +266,31 @@ def test_a_calls_stats_read_directly_are_what_call_args_gives(situation: dict[st
                 assert plain is None, text
                 continue
             assert plain is not None and plain == ev.call_args(decl, call, env), (text, a, situation)
+
+
+def test_an_answer_is_freed_when_dropped(model: Any) -> None:
+    """An attack's steps hold no reference cycle: an answer (tens of kilobytes at 100 attacks)
+    goes when the question's result is dropped, not when the garbage collector next runs."""
+    import gc
+    import weakref
+
+    from compiler.resolve.steps import LazySteps
+
+    gc.collect()
+    gc.disable()
+    try:
+        steps: list[Any] = []
+        real = LazySteps.__init__
+
+        def tracked(self: LazySteps) -> None:
+            real(self)
+            steps.append(weakref.ref(self))
+        LazySteps.__init__ = tracked  # type: ignore[method-assign]
+        try:
+            for question in QUESTIONS[:12] + [q.replace("1 gunner", "100 gunner") for q in QUESTIONS[:6]]:
+                answer(model, question, True)
+        finally:
+            LazySteps.__init__ = real  # type: ignore[method-assign]
+        assert steps and all(ref() is None for ref in steps)
+    finally:
+        gc.enable()
