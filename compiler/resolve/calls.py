@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from compiler import ast as A
-from compiler.resolve.attack import aggregate
+from compiler.resolve.plan import aggregate
 from compiler.resolve.steps import LazySteps
 from compiler.resolve.core import AttackResult
 from compiler.resolve.evaluator import Env, Evaluator, expression

@@ -17,7 +17,7 @@ from compiler.limits import MAX_REMOVAL_WORK
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import ResolveError, as_count, fast_to_exact, is_dist, num_int, unwrap
 from compiler.resolve.dist import Dist, FastDist
-from compiler.resolve.effects import abilities_by_id
+from compiler.resolve.effects import abilities_by_id, profiles_with_abilities
 from compiler.resolve.evaluator import Evaluator
 from compiler.trace import note
 
@@ -36,6 +36,9 @@ def has_stat(ev: Evaluator, ref: ProfileRef, name: str) -> bool:
 
 
 def feel_no_pain(ev: Evaluator, target: ProfileRef, damage: Any) -> Any:
+    """``damage`` thinned by the target's damage hooks (``on each damage: roll d6, ignored on 5+``)."""
+    if target.id not in profiles_with_abilities(ev.model):
+        return damage  # no ability, no damage hook
     prof = ev.model.profiles.get(target.id)
     if prof is None:
         return damage

@@ -75,9 +75,13 @@ def plain_args(ev: Evaluator, decl: Any, call: A.Call, env: dict[str, Any]) -> l
     else None (the general way)."""
     if tracing():
         return None
-    reads = _stat_reads(ev, decl, call)
-    if reads is None:
-        return None
+    reads = stat_reads(ev, decl, call)
+    return None if reads is None else read_args(ev, reads, env)
+
+
+def read_args(ev: Evaluator, reads: tuple[tuple[str, str, Any], ...], env: dict[str, Any]) -> list[Any] | None:
+    """:func:`plain_args` with the call's reads already found (:func:`stat_reads`): None when a
+    role is not bound to a profile.  Not while what is used is recorded (the caller checks)."""
     values = []
     for role, stat, span in reads:
         ref = env.get(role)
@@ -87,7 +91,7 @@ def plain_args(ev: Evaluator, decl: Any, call: A.Call, env: dict[str, Any]) -> l
     return values
 
 
-def _stat_reads(ev: Evaluator, decl: Any, call: A.Call) -> tuple[tuple[str, str, Any], ...] | None:
+def stat_reads(ev: Evaluator, decl: Any, call: A.Call) -> tuple[tuple[str, str, Any], ...] | None:
     """Each argument of ``call`` as (the role it reads, the stat, its span) when every one is a
     profile's stat given for the parameter of that stat's name (``hit(shooter.BS)``); else None.
     What the call's expressions and the model's stats say alone: worked out once per model, keyed

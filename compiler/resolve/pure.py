@@ -6,8 +6,9 @@ ruleset, the profiles, the situation or the question:
 - a test's outcome once its roll is settled: the dice, the target after modifiers and caps, the
   natural faces that always fail or pass, the re-rolls (:func:`compiler.resolve.tests.run_test`);
 - a step of an attack through a test without hooks: the bags of tokens, the chance to pass and
-  whether passes or failures go on (:func:`compiler.resolve.attack._advance`);
-- how many tokens each attack has, and an amount summed over them.
+  whether passes or failures go on (:func:`compiler.resolve.tokens.advance`);
+- an amount summed over each attack's tokens (how many tokens each attack has is kept on the
+  distribution of its bags, which is immutable).
 
 Each is worked out once per process, as dice libraries keep their own tables: a new matchup,
 or a ruleset asked its first question, pays for reading its own numbers and not again for
