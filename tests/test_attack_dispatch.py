@@ -294,3 +294,28 @@ def test_an_answer_is_freed_when_dropped(model: Any) -> None:
         assert steps and all(ref() is None for ref in steps)
     finally:
         gc.enable()
+
+
+def test_what_a_new_matchup_leaves_in_the_memo_is_little_for_the_garbage_collector(model: Any) -> None:
+    """The memo keeps, for every matchup asked about, the call and the plan.  A full collection of
+    the garbage collector walks every object it follows, so each new matchup should add few: keys
+    of strings and numbers (a profile as its id and models), which it stops following, and a plan
+    that is one tuple however many steps it has."""
+    import gc
+
+    model.__dict__.pop("_resolver_memo", None)
+    for n in (1, 2):  # what the first questions make once (compiled expressions, kept outcomes)
+        answer(model, f"shoot({n} gunner, plain, 3 victim).damage", True)
+    questions = [parse_expression(f"shoot({n} gunner, {w}, {k} victim).damage") for n in range(3, 23)
+                 for w in ("plain", "gun_d3", "gun_d6") for k in (1, 2, 3)]
+    gc.collect()
+    before = len(gc.get_objects())
+    for question in questions:
+        Evaluator(model).evaluate(question)
+    gc.collect()
+    per_question = (len(gc.get_objects()) - before) / len(questions)
+    memo = model.__dict__["_resolver_memo"]
+    plans = [v for k, v in memo.items() if k[0] == "attack-plan"]
+    assert plans and all(len(plan) % 5 == 0 and not any(isinstance(item, tuple) and len(item) == 5 for item in plan)
+                         for plan in plans)
+    assert per_question <= 20, per_question  # 36 when keys held the profiles and a plan a tuple a step

@@ -15,7 +15,7 @@ from compiler.model.values import ProfileRef
 from compiler.resolve.core import ResolveError
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, parse_expression
-from compiler.resolve.plan import plan_attack, plan_plainly
+from compiler.resolve.plan import plan_attack, plan_entries, plan_plainly
 from compiler.resolve.steps import LazySteps
 from compiler.trace import recording
 
@@ -104,7 +104,7 @@ def planned(model: Any, attack: str, args: list[Any], situation: dict[str, Any] 
 
 def entries(plan: Any) -> list[tuple[Any, ...]]:
     """A plan's entries as comparable values: kind, step name, per-attack counts, source, bags."""
-    return [(kind, step.name, counts, src, bags) for kind, step, counts, src, bags in plan]
+    return [(kind, step.name, counts, src, bags) for kind, step, counts, src, bags in plan_entries(plan)]
 
 
 def totals_of(totals: LazySteps) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from compiler.resolve.core import AttackResult, ProfileMix, ResolveError, hashab
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import stat_of
-from compiler.resolve.plan import PlanEntry, aggregate_step, defender_of, plan_attack, plan_plainly, value_step
+from compiler.resolve.plan import Plan, aggregate_step, defender_of, plan_attack, plan_entries, plan_plainly, value_step
 from compiler.resolve.shape import State, reads_models
 from compiler.resolve.steps import LazySteps
 from compiler.resolve.tokens import as_exact, hook_mods, mortal_of
@@ -100,7 +100,7 @@ def _steps(call: Call, totals: LazySteps, known: bool, planned: bool = False) ->
     numbers of attacks (counted now, unless ``known``), the other values.  When the plan was
     just made (``planned``), ``totals`` holds the sums, the counts and the values already."""
     sub, decl, env, defender, plan, counts = call
-    for kind, step, per_attack, src, bags in plan:
+    for kind, step, per_attack, src, bags in plan_entries(plan):
         if kind == "removal":
             totals.later(step.name, partial(_removal, sub, decl, step, env, defender, bags, src))
         elif kind == "pipe":
@@ -142,21 +142,24 @@ def _mix_step(ev: Evaluator, parts: list[tuple[Any, AttackResult]], name: str, s
 
 
 def _call_args_key(args: list[Any]) -> tuple[Any, ...]:
-    """The arguments as a key: profiles and whole numbers as they are, anything else made hashable."""
-    return tuple(a if type(a) is ProfileRef or type(a) is int else hashable(a) for a in args)
+    """The arguments as a key: a profile as ("profile", id, models) (a key of strings and numbers
+    is one the garbage collector stops following), whole numbers as they are, anything else made
+    hashable."""
+    return tuple(("profile", a.id, a.models) if type(a) is ProfileRef else a if type(a) is int else hashable(a)
+                 for a in args)
 
 
 def _plan_args(args: list[Any], decl: A.Attack) -> tuple[Any, ...]:
     """The arguments as the plan sees them: a profile without its model count (its id), unless
     the attack reads ``.models`` beyond counting its attacks."""
     if reads_models(decl):
-        return tuple(hashable(a) for a in args)
-    return tuple((ProfileRef, a.id) if type(a) is ProfileRef else hashable(a) for a in args)
+        return _call_args_key(args)
+    return tuple(("profile", a.id) if type(a) is ProfileRef else hashable(a) for a in args)
 
 
 # A call dispatched: the evaluator it runs in, the attack, its parameters bound, the defender's
 # role, the plan, and the number of attacks of each counting step.
-Call: TypeAlias = tuple[Evaluator, A.Attack, dict[str, Any], str | None, tuple[PlanEntry, ...], dict[str, Any]]
+Call: TypeAlias = tuple[Evaluator, A.Attack, dict[str, Any], str | None, Plan, dict[str, Any]]
 
 
 def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], defender: str | None, bags: Any,

@@ -20,6 +20,7 @@ from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import ResolveError, truth
 
 ActiveEffect = tuple[A.Effect, str | None, str]  # (effect, stacking group, source id)
+_NONE: frozenset[str] = frozenset()  # no kind, no test: one object for every situation with no effect
 
 
 class Effects:
@@ -32,23 +33,23 @@ class Effects:
         self.attackers = attackers
         self.roles = roles
         self.hook_effects = hook_effects  # what hooks did to the one attack being followed
-        self._effects: list[ActiveEffect] | None = None
-        self._abilities: list[tuple[A.Ability, Any]] | None = None
+        self._effects: tuple[ActiveEffect, ...] | None = None
+        self._abilities: tuple[tuple[A.Ability, Any], ...] | None = None
         self._tests: frozenset[str] | None = None
         self._kinds: frozenset[str] | None = None
 
-    def active_effects(self) -> list[ActiveEffect]:
+    def active_effects(self) -> tuple[ActiveEffect, ...]:
         """Effects that apply now: (effect, group, source id)."""
         if self._effects is None:
             self._effects = self._find_effects()
         return self._effects
 
-    def _find_effects(self) -> list[ActiveEffect]:
+    def _find_effects(self) -> tuple[ActiveEffect, ...]:
         out: list[ActiveEffect] = []
         modifiers = self.model.of_type(A.Modifier)
         if not modifiers and not self.hook_effects and not (
                 profiles_with_abilities(self.model) and (self.attackers or self.roles)):
-            return out  # nothing in the ruleset could apply
+            return ()  # nothing in the ruleset could apply
         for m in modifiers:
             if m.when is None or self._holds(m.when):
                 out.extend((e, m.group, m.id) for e in m.effects)
@@ -59,7 +60,7 @@ class Effects:
             if ability.defence and (ability.when is None or self._holds(ability.when, ability, arg)):
                 out.extend((e, None, ability.id) for e in ability.defence)
         out.extend((e, None, "hook") for e in self.hook_effects)
-        return out
+        return tuple(out)
 
     def ability_holds(self, ability: A.Ability, arg: Any) -> bool:
         """Whether an ability's ``when`` holds now (always, without one): its effects and its
@@ -152,14 +153,14 @@ class Effects:
     def kinds(self) -> frozenset[str]:
         """The kinds of the effects that apply (``stat``, ``roll``, …): a kind no effect has adds nothing."""
         if self._kinds is None:
-            self._kinds = frozenset(e.kind for e, _, _ in self.active_effects())
+            self._kinds = frozenset(e.kind for e, _, _ in self.active_effects()) or _NONE
         return self._kinds
 
     def names_test(self, test: str) -> bool:
         """Whether some effect that applies names ``test`` (a roll modifier, a target, a cap, a
         re-roll, ``ignores modifiers``, a natural success): if none does, the test rolls as written."""
         if self._tests is None:
-            self._tests = frozenset(e.test for e, _, _ in self.active_effects() if e.test)
+            self._tests = frozenset(e.test for e, _, _ in self.active_effects() if e.test) or _NONE
         return test in self._tests
 
     def ignores_modifiers(self, test: str) -> bool:
@@ -180,29 +181,29 @@ class Effects:
         return tuple(e.reroll for e, _, src in self.active_effects()
                      if e.kind == "reroll" and e.test == test and e.reroll and _used(src))
 
-    def attacker_abilities(self) -> list[tuple[A.Ability, Any]]:
+    def attacker_abilities(self) -> tuple[tuple[A.Ability, Any], ...]:
         """Abilities of the attacking profiles; the same ability twice keeps its highest value."""
         if self._abilities is None:
             self._abilities = self._find_abilities()
         return self._abilities
 
-    def defender_abilities(self) -> list[tuple[A.Ability, Any]]:
+    def defender_abilities(self) -> tuple[tuple[A.Ability, Any], ...]:
         """Abilities of the profiles an attack is made against: every role that is not an
         attacker (their ``when attacked:`` effects count)."""
         with_abilities = profiles_with_abilities(self.model)
         if not any(ref.id in with_abilities for ref in self.roles.values()):
-            return []  # none of the roles' profiles has an ability
+            return ()  # none of the roles' profiles has an ability
         rest = list(self.roles.values())
         for ref in self.attackers:  # the same profile may stand on both sides: take one copy away
             if ref in rest:
                 rest.remove(ref)
         return self._find_abilities(tuple(rest))
 
-    def _find_abilities(self, refs: tuple[ProfileRef, ...] | None = None) -> list[tuple[A.Ability, Any]]:
+    def _find_abilities(self, refs: tuple[ProfileRef, ...] | None = None) -> tuple[tuple[A.Ability, Any], ...]:
         refs = self.attackers if refs is None else refs
         with_abilities = profiles_with_abilities(self.model)
         if not any(ref.id in with_abilities for ref in refs):
-            return []
+            return ()
         found: dict[str, tuple[A.Ability, Any]] = {}
         abilities = abilities_by_id(self.model)
         for ref in refs:
@@ -223,7 +224,7 @@ class Effects:
                     found[ab.id] = (ab, (found[ab.id][1] or 0) + use.arg)
                 else:
                     found[ab.id] = (ab, use.arg)
-        return [found[k] for k in sorted(found)]
+        return tuple(found[k] for k in sorted(found))
 
 
 def profiles_with_abilities(model: Ruleset) -> frozenset[str]:

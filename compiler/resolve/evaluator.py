@@ -162,6 +162,7 @@ class Evaluator:
                         self.roles if roles is None else roles)
         out.hook_effects = self.hook_effects
         if not situation:
+            out.situation = self.situation  # the same settings: one mapping, never changed
             out._situation_key = self._situation_key
         if not situation and attackers is None and roles is None:
             # The same situation, attackers and roles: the same effects and memo key.
@@ -417,7 +418,11 @@ class Evaluator:
             situation = self._situation_key
             if situation is None:  # the same for the evaluators an evaluator makes, unless it adds to it
                 situation = self._situation_key = tuple(sorted((k, hashable(v)) for k, v in self.situation.items()))
-            self._memo_key = (situation, self.attackers, tuple(sorted(self.roles.items())), self.hook_effects)
+            # Profiles as plain (id, models) pairs: a key of strings and numbers alone is one the
+            # garbage collector stops following, and the memo holds a key for every call.
+            self._memo_key = (situation, tuple((a.id, a.models) for a in self.attackers),
+                              tuple(sorted((role, ref.id, ref.models) for role, ref in self.roles.items())),
+                              self.hook_effects)
         return self._memo_key
 
     @property

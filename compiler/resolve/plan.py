@@ -24,7 +24,7 @@ have to do otherwise; anything else it leaves to :func:`plan_attack`.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, TypeAlias
+from typing import Any, Iterator, TypeAlias
 
 from compiler import ast as A
 from compiler.limits import MAX_COUNT
@@ -45,6 +45,9 @@ from compiler.resolve.tokens import (ONE_TOKEN, TestCall, advance, as_exact, bag
 from compiler.trace import active as tracing
 
 PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]  # kind, step, per-attack counts, source, bags
+# A plan: its entries laid end to end, five items each.  The resolver's memo keeps a plan for every
+# profiles asked about: one tuple each, not one per step, for the garbage collector to follow.
+Plan: TypeAlias = tuple[Any, ...]
 StepShape: TypeAlias = "tuple[A.Step, TestCall | None, str | None, tuple[tuple[str, State], ...]]"
 # What a plain program reads: a number written in the attack, a parameter given a number (its
 # name), or (role, stat, span): a stat of the profile bound to a parameter, by its name (``weapon.A``).
@@ -52,6 +55,11 @@ Read: TypeAlias = "int | str | tuple[str, str, Any]"
 # A plain program's steps: ("count", step, count read, item read or None), ("pipe", step, step
 # followed, test call, steps joined), ("amount", step, step followed, the stat read), ("removal", step).
 Op: TypeAlias = tuple[Any, ...]
+
+
+def plan_entries(plan: Plan) -> Iterator[PlanEntry]:
+    """The entries of a plan, in the order of the attack's steps."""
+    return zip(*[iter(plan)] * 5)
 
 
 def aggregate(ev: Evaluator, per_attack: Any, attacks: Any, span: Any) -> Any:
@@ -109,7 +117,7 @@ class _Planning:
     def __init__(self, sub: Evaluator, totals: LazySteps) -> None:
         self.sub = sub
         self.totals = totals
-        self.entries: list[PlanEntry] = []
+        self.entries: list[Any] = []  # the plan's entries laid end to end (Plan)
         self.bags: dict[str, Any] = {}  # step → per-attack Dist over bags of tokens
         self.source: dict[str, str] = {}  # step → the counting step it descends from
 
@@ -117,7 +125,7 @@ class _Planning:
         # Attacks that hooks made differ (``+1 D``, mortal wounds) are followed one by one.
         name = step.removes_from or ""
         special = name in self.bags and special_tokens(self.bags[name])
-        self.entries.append(("removal", step, None, self.source.get(name) if special else None,
+        self.entries.extend(("removal", step, None, self.source.get(name) if special else None,
                              self.bags[name] if special else None))
 
     def pipe(self, step: A.Step, prev: str, bags: Any) -> None:
@@ -126,7 +134,7 @@ class _Planning:
         self.bags[step.name] = bags
         src = self.source[step.name] = self.source[prev]
         counts = sizes(self.sub, bags)
-        self.entries.append(("pipe", step, counts, src, None))
+        self.entries.extend(("pipe", step, counts, src, None))
         self.totals.later(step.name, partial(aggregate_step, self.sub, counts, src, step.span))
 
     def amount(self, step: A.Step, prev: str, per_attack: Any) -> bool:
@@ -136,7 +144,7 @@ class _Planning:
         if not plain and not is_count(per_attack):
             return False
         counts = per_attack if plain else per_attack.map(lambda o: int(unwrap(o)))
-        self.entries.append(("pipe", step, counts, self.source[prev], None))
+        self.entries.extend(("pipe", step, counts, self.source[prev], None))
         self.totals.later(step.name, partial(aggregate_step, self.sub, counts, self.source[prev], step.span))
         return True
 
@@ -148,11 +156,11 @@ class _Planning:
             self.totals[step.name] = self.sub.lift1(value, lambda c: as_count(unwrap(c), step.span))
         else:
             self.totals[step.name] = value
-            self.entries.append(("value", step, None, None, None))
+            self.entries.extend(("value", step, None, None, None))
             return
         self.bags[step.name] = ONE_TOKEN
         self.source[step.name] = step.name
-        self.entries.append(("count", step, None, None, None))
+        self.entries.extend(("count", step, None, None, None))
 
 
 def damage_amount(ev: Evaluator, item: Any, defender: ProfileRef | None, span: Any) -> Any:
@@ -167,7 +175,7 @@ def damage_amount(ev: Evaluator, item: Any, defender: ProfileRef | None, span: A
 
 
 def plan_attack(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, Any],
-                totals: LazySteps) -> tuple[PlanEntry, ...]:
+                totals: LazySteps) -> Plan:
     """Classify the steps and work out each pipeline step's per-attack distribution."""
     planning = _Planning(sub, totals)
     bags = planning.bags
@@ -204,7 +212,7 @@ def plan_attack(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[
 
 
 def plan_plainly(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, Any],
-                 totals: LazySteps) -> tuple[PlanEntry, ...] | None:
+                 totals: LazySteps) -> Plan | None:
     """The plan :func:`plan_attack` makes, made by the attack's plain program (:func:`shape_of`)
     when nothing but the profiles' stats can change it: no modifier in play, no ability on the
     profiles in the attack's roles (so no hook, no damage hook, no effect naming a test), and
