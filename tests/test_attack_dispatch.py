@@ -318,4 +318,4 @@ def test_what_a_new_matchup_leaves_in_the_memo_is_little_for_the_garbage_collect
     plans = [v for k, v in memo.items() if k[0] == "attack-plan"]
     assert plans and all(len(plan) % 5 == 0 and not any(isinstance(item, tuple) and len(item) == 5 for item in plan)
                          for plan in plans)
-    assert per_question <= 20, per_question  # 36 when keys held the profiles and a plan a tuple a step
+    assert per_question <= 13, per_question  # 36 when keys held the profiles and a plan a tuple a step

@@ -43,9 +43,9 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
     for i, a in enumerate(args):
         if isinstance(a, ProfileMix):
             return _mixed_attack(ev, decl, args, i, span)
-    # A call asked again (the same arguments, situation and caller) is dispatched once: the
-    # evaluator it runs in, its plan and its numbers of attacks are kept; the sums over all
-    # attacks, the answers, are worked out at each call.
+    # A call asked again (the same arguments, situation and caller) is dispatched once: its
+    # parameters bound, its plan and its numbers of attacks are kept; the sums over all attacks,
+    # the answers, are worked out at each call.
     key = ("attack-call", decl.id, _call_args_key(args), ev.memo_key(), ev.exact, ev.depth)
     memo = ev.memo
     call = memo.get(key)
@@ -54,26 +54,29 @@ def resolve_attack(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any) ->
         call = _dispatch(ev, decl, args, span, totals)
         memo[key] = call
     else:
-        _steps(call, totals, known=True)
+        _steps(_evaluator(ev, call), call, totals, known=True)
     return AttackResult(decl.id, totals)
+
+
+def _evaluator(ev: Evaluator, call: Call) -> Evaluator:
+    """The evaluator a call runs in: its profiles in their roles, each one but the defender's
+    attacking.  Made again when the call is asked again (the memo keeps one call for every
+    matchup asked about: the less it holds, the less the garbage collector walks)."""
+    decl, env, defender = call[0], call[1], call[2]
+    roles = {p.name: env[p.name] for p in decl.params if isinstance(env[p.name], ProfileRef)}
+    return ev.child(attackers=tuple(ref for role, ref in roles.items() if role != defender), roles=roles)
 
 
 def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals: LazySteps) -> Call:
     """Bind the arguments, plan the per-attack work (or find the plan) and count the attacks."""
     env: dict[str, Any] = {}
-    roles: dict[str, ProfileRef] = {}
-    defender = defender_of(decl)
-    attacking = []
     for p, a in zip(decl.params, args):
         if is_dist(a):
             raise ResolveError(f"'{p.name}' of attack '{decl.id}' must be a profile or a number, not a roll",
                                span)
         env[p.name] = a
-        if isinstance(a, ProfileRef):
-            roles[p.name] = a
-            if p.name != defender:
-                attacking.append(a)
-    sub = ev.child(attackers=tuple(attacking), roles=roles)
+    defender = defender_of(decl)
+    sub = _evaluator(ev, (decl, env, defender, (), {}))
     # Per-attack work is tiny and stays exact; only the sum over all attacks uses fast mode.
     exact_sub = sub.exact_twin()
     for let in decl.lets:
@@ -90,16 +93,17 @@ def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals:
         if plan is None:
             plan = plan_attack(sub, exact_sub, decl, env, totals)
         memo[key] = plan
-    call: Call = (sub, decl, env, defender, plan, {})
-    _steps(call, totals, known=False, planned=planned)
+    call: Call = (decl, env, defender, plan, {})
+    _steps(sub, call, totals, known=False, planned=planned)
     return call
 
 
-def _steps(call: Call, totals: LazySteps, known: bool, planned: bool = False) -> None:
-    """Fill ``totals`` with the steps of one call: sums and removals to work out when read, the
-    numbers of attacks (counted now, unless ``known``), the other values.  When the plan was
-    just made (``planned``), ``totals`` holds the sums, the counts and the values already."""
-    sub, decl, env, defender, plan, counts = call
+def _steps(sub: Evaluator, call: Call, totals: LazySteps, known: bool, planned: bool = False) -> None:
+    """Fill ``totals`` with the steps of one call, in its evaluator ``sub``: sums and removals to
+    work out when read, the numbers of attacks (counted now, unless ``known``), the other values.
+    When the plan was just made (``planned``), ``totals`` holds the sums, the counts and the
+    values already."""
+    decl, env, defender, plan, counts = call
     for kind, step, per_attack, src, bags in plan_entries(plan):
         if kind == "removal":
             totals.later(step.name, partial(_removal, sub, decl, step, env, defender, bags, src))
@@ -157,9 +161,9 @@ def _plan_args(args: list[Any], decl: A.Attack) -> tuple[Any, ...]:
     return tuple(("profile", a.id) if type(a) is ProfileRef else hashable(a) for a in args)
 
 
-# A call dispatched: the evaluator it runs in, the attack, its parameters bound, the defender's
-# role, the plan, and the number of attacks of each counting step.
-Call: TypeAlias = tuple[Evaluator, A.Attack, dict[str, Any], str | None, Plan, dict[str, Any]]
+# A call dispatched: the attack, its parameters bound, the defender's role, the plan, and the number
+# of attacks of each counting step.
+Call: TypeAlias = tuple[A.Attack, dict[str, Any], str | None, Plan, dict[str, Any]]
 
 
 def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], defender: str | None, bags: Any,

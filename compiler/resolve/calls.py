@@ -51,8 +51,8 @@ def eval_step_of_call(ev: Evaluator, e: A.Attr, env: Env) -> Any:
     key = ("step-of-call", id(e), ev.memo_key(), ev.exact, ev.depth)
     known = memo.get(key)
     if known is not None and known[0] is e:  # the same node, not one that took its id later
-        _, sub, per_attack, attacks, span = known
-        return aggregate(sub, per_attack, attacks, span)
+        _, per_attack, attacks, span = known
+        return aggregate(ev, per_attack, attacks, span)  # on the backend of the call's: ev's
     result = ev.eval(e.obj, env)
     value = attr(ev, result, e.name, None, e.span)
     steps = result.steps if isinstance(result, AttackResult) else None
@@ -60,5 +60,5 @@ def eval_step_of_call(ev: Evaluator, e: A.Attr, env: Env) -> Any:
         sub, per_attack, src, span = steps.sums[e.name]
         if len(memo) > 20_000:  # one entry per expression node asked: bounded like the tests' entries
             memo.clear()
-        memo[key] = (e, sub, sub.to_backend(per_attack), steps[src], span)
+        memo[key] = (e, sub.to_backend(per_attack), steps[src], span)
     return value

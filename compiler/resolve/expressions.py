@@ -60,7 +60,7 @@ def eval_name(ev: Evaluator, e: A.Name, env: Env) -> Any:
     if e.id in ev.situation:
         return ev.situation[e.id]
     if e.id in ev.model.profiles:
-        return ProfileRef(e.id)
+        return profile_ref(ev, e.id, 1)
     for sit in ev.model.situations.values():
         if e.id in sit.choices:
             return e.id
@@ -81,10 +81,22 @@ def eval_group(ev: Evaluator, e: A.Group, env: Env) -> Any:
         counts = counts.map(lambda c: as_count(unwrap(c), e.computed.span if e.computed else e.span))
         if max(counts.outcomes(), default=0) > MAX_COUNT:
             raise ResolveError(f"more models than warscribe will count ({MAX_COUNT:,})", e.span)
-        return ProfileMix(e.profile, counts) if len(counts) > 1 else ProfileRef(e.profile, counts.outcomes()[0])
+        return ProfileMix(e.profile, counts) if len(counts) > 1 else profile_ref(ev, e.profile, counts.outcomes()[0])
     if e.count > MAX_COUNT:
         raise ResolveError(f"{e.count:,} models is more than warscribe will count ({MAX_COUNT:,})", e.span)
-    return ProfileRef(e.profile, e.count)
+    return profile_ref(ev, e.profile, e.count)
+
+
+def profile_ref(ev: Evaluator, profile: str, models: int) -> ProfileRef:
+    """``models`` models of ``profile`` as a value: one object for each, kept per model (a
+    profile is immutable, and the memo's calls hold the profiles they were asked about)."""
+    refs: dict[tuple[str, int], ProfileRef] = ev.model.__dict__.setdefault("_profile_refs", {})
+    ref = refs.get((profile, models))
+    if ref is None:
+        if len(refs) > 20_000:
+            refs.clear()
+        ref = refs[(profile, models)] = ProfileRef(profile, models)
+    return ref
 
 
 @expression(A.Dice)
