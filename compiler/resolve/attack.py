@@ -63,7 +63,7 @@ def _evaluator(ev: Evaluator, call: Call) -> Evaluator:
     attacking.  Made again when the call is asked again (the memo keeps one call for every
     matchup asked about: the less it holds, the less the garbage collector walks)."""
     decl, env, defender = call[0], call[1], call[2]
-    roles = {p.name: env[p.name] for p in decl.params if isinstance(env[p.name], ProfileRef)}
+    roles = {p.name: env[p.name] for p in decl.params if isinstance(env.get(p.name), ProfileRef)}
     return ev.child(attackers=tuple(ref for role, ref in roles.items() if role != defender), roles=roles)
 
 

@@ -52,7 +52,7 @@ def eval_step_of_call(ev: Evaluator, e: A.Attr, env: Env) -> Any:
     known = memo.get(key)
     if known is not None and known[0] is e:  # the same node, not one that took its id later
         _, per_attack, attacks, span = known
-        return aggregate(ev, per_attack, attacks, span)  # on the backend of the call's: ev's
+        return aggregate(ev, per_attack, attacks, span)  # ev's backend is the call's: the key holds it
     result = ev.eval(e.obj, env)
     value = attr(ev, result, e.name, None, e.span)
     steps = result.steps if isinstance(result, AttackResult) else None
