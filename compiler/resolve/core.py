@@ -131,8 +131,13 @@ Value: TypeAlias = Outcome | Random | AttackResult | LetVar | ProfileMix
 """Anything an expression of a ruleset can evaluate to (or a ``let`` name can stand for)."""
 
 
+_PLAIN_TYPES = frozenset({int, bool, Fraction, str, TargetValue, type(None)})  # each its own plain value
+
+
 def unwrap(v: Value) -> Any:
     """The plain value of an outcome: a test's pass/fail, a custom die's value, a pool's count."""
+    if type(v) in _PLAIN_TYPES:  # the common case, asked at every step: one look-up
+        return v
     if isinstance(v, Roll):
         return v.success
     if isinstance(v, Face):
