@@ -240,8 +240,9 @@ def plan_plainly(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict
             key = None if None in args else closed_key(test, args, sub.exact)
             # What closed_step_key gives when no effect names the test and it has no hooks.
             found = None if key is None else kept.get(("step", key, negate, bags[prev]))
-            if found is None:
-                found = advance(sub, bags[prev], test_call, env, step, joined, frozenset(), None if key is None else args)
+            if found is None:  # worked out the general way, and kept there (its arguments as read)
+                found = advance(sub, bags[prev], test_call, env, step, joined, frozenset(),
+                                None if key is None else args)
             planning.pipe(step, prev, found)
         elif kind == "count":
             _, _, count, item = op
