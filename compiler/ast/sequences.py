@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler.ast.common import Decl, Let, Param, Prose
-from compiler.ast.expr import Expr
+from compiler.ast.expr import Expr, Name
 from compiler.diagnostics import Span
 
 
@@ -111,3 +111,10 @@ class Attack(Decl):
     steps: tuple[Step, ...]
     lets: tuple[Let, ...] = ()
     prose: tuple[Prose, ...] = ()
+
+    def defender(self) -> str | None:
+        """The parameter attacked: the one a removal takes models off, else the last."""
+        for step in self.steps:
+            if step.removes_from is not None and isinstance(step.removes_target, Name):
+                return step.removes_target.id
+        return self.params[-1].name if self.params else None

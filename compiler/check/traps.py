@@ -43,13 +43,6 @@ def _profile_of(arg: A.Expr, rs: Ruleset) -> str | None:
     return None
 
 
-def _defender(attack: A.Attack) -> str | None:
-    for step in attack.steps:
-        if step.removes_from is not None and isinstance(step.removes_target, A.Name):
-            return step.removes_target.id
-    return attack.params[-1].name if attack.params else None
-
-
 def _attack_calls(rs: Ruleset) -> Iterator[tuple[A.Call, A.Attack]]:
     for decl in rs.walk():
         for call in rs.sub_expressions(decl):
@@ -65,7 +58,7 @@ def check_own_attacks_only(ctx: Context) -> None:
     attacked: dict[str, tuple[A.Call, str]] = {}
     attacking: set[str] = set()
     for call, attack in _attack_calls(rs):
-        defender = _defender(attack)
+        defender = attack.defender()
         for p, arg in zip(attack.params, call.args):
             prof = _profile_of(arg, rs)
             if prof is None:

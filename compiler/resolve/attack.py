@@ -31,7 +31,7 @@ from compiler.resolve.core import AttackResult, ProfileMix, ResolveError, hashab
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import stat_of
-from compiler.resolve.plan import Plan, aggregate_step, defender_of, plan_attack, plan_entries, plan_plainly, value_step
+from compiler.resolve.plan import Plan, aggregate_step, plan_attack, plan_entries, plan_plainly, value_step
 from compiler.resolve.shape import State, reads_models
 from compiler.resolve.steps import LazySteps
 from compiler.resolve.tokens import as_exact, hook_mods, mortal_of
@@ -75,7 +75,7 @@ def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals:
             raise ResolveError(f"'{p.name}' of attack '{decl.id}' must be a profile or a number, not a roll",
                                span)
         env[p.name] = a
-    defender = defender_of(decl)
+    defender = decl.defender()
     sub = _evaluator(ev, (decl, env, defender, (), {}))
     # Per-attack work is tiny and stays exact; only the sum over all attacks uses fast mode.
     exact_sub = sub.exact_twin()

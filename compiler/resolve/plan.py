@@ -194,7 +194,7 @@ def plan_attack(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[
             planning.pipe(step, prev, advance(sub, bags[prev], test_call, env, step, joined, hooked))
             continue
         if isinstance(step.value, A.Each) and prev in bags and not step.value.negate:
-            defender_ref = sub.roles.get(defender_of(decl) or "")
+            defender_ref = sub.roles.get(decl.defender() or "")
             item_env = totals.env(env, step.value.item, sub)
 
             def amount_of(ev_: Evaluator, item_expr: A.Expr = step.value.item, span: Any = step.span) -> Any:
@@ -228,7 +228,7 @@ def plan_plainly(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict
     planning = _Planning(sub, totals)
     bags = planning.bags
     kept = closed_outcomes(sub.model)
-    defender_ref = sub.roles.get(defender_of(decl) or "")
+    defender_ref = sub.roles.get(decl.defender() or "")
     for op in program:
         kind, step = op[0], op[1]
         if kind in ("pipe", "amount") and op[2] not in bags:
@@ -369,13 +369,6 @@ def _read_of(expr: A.Expr, local: set[str]) -> Read | None:
         if type(expr.obj) is A.Name and expr.obj.id not in local:
             return (expr.obj.id, expr.name, expr.span)
     return None
-
-
-def defender_of(decl: A.Attack) -> str | None:
-    for step in decl.steps:
-        if step.removes_from is not None and isinstance(step.removes_target, A.Name):
-            return step.removes_target.id
-    return decl.params[-1].name if decl.params else None
 
 
 def _pipeline_test(ev: Evaluator, value: A.Expr) -> tuple[A.Test, A.Call, bool] | None:
