@@ -27,7 +27,6 @@ from functools import partial
 from typing import Any, Iterator, TypeAlias
 
 from compiler import ast as A
-from compiler.limits import MAX_COUNT
 from compiler.model.values import ProfileRef
 from compiler.resolve.budget import refuse_attack_sum
 from compiler.resolve.casualties import feel_no_pain
@@ -49,11 +48,12 @@ PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]  # kind, step, p
 # profiles asked about: one tuple each, not one per step, for the garbage collector to follow.
 Plan: TypeAlias = tuple[Any, ...]
 StepShape: TypeAlias = "tuple[A.Step, TestCall | None, str | None, tuple[tuple[str, State], ...]]"
-# What a plain program reads: a number written in the attack, a parameter given a number (its
-# name), or (role, stat, span): a stat of the profile bound to a parameter, by its name (``weapon.A``).
-Read: TypeAlias = "int | str | tuple[str, str, Any]"
-# A plain program's steps: ("count", step, count read, item read or None), ("pipe", step, step
-# followed, test call, steps joined), ("amount", step, step followed, the stat read), ("removal", step).
+# What a plain program reads for an amount: (role, stat, span), a stat of the profile bound to a
+# parameter, by its name (``weapon.D``).
+Read: TypeAlias = tuple[str, str, Any]
+# A plain program's steps: ("value", step) (a number of attacks, as the general way works it out),
+# ("pipe", step, step followed, test call, steps joined), ("amount", step, step followed, the stat
+# read), ("removal", step).
 Op: TypeAlias = tuple[Any, ...]
 
 
@@ -217,8 +217,8 @@ def plan_plainly(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict
     when nothing but the profiles' stats can change it: no modifier in play, no ability on the
     profiles in the attack's roles (so no hook, no damage hook, no effect naming a test), and
     what is used not being recorded.  None when the attack has no plain program or one of these
-    does not hold: then :func:`plan_attack` makes it.  A step the program cannot take as it
-    reads (a stat that is a roll, a number of attacks out of range) is taken the general way."""
+    does not hold: then :func:`plan_attack` makes it, as it does when a step follows one that
+    turned out not to count attacks (its value not a whole number)."""
     program = _program(sub, decl)
     if program is None or tracing() or sub.effects.active_effects():
         return None
@@ -236,7 +236,7 @@ def plan_plainly(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict
         if kind == "pipe":
             _, _, prev, test_call, joined = op
             test, _, negate, reads, _ = test_call
-            args = [_read(sub, r, env, False) for r in reads]
+            args = [_read(sub, r, env) for r in reads]
             key = None if None in args else closed_key(test, args, sub.exact)
             # What closed_step_key gives when no effect names the test and it has no hooks.
             found = None if key is None else kept.get(("step", key, negate, bags[prev]))
@@ -244,16 +244,11 @@ def plan_plainly(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict
                 found = advance(sub, bags[prev], test_call, env, step, joined, frozenset(),
                                 None if key is None else args)
             planning.pipe(step, prev, found)
-        elif kind == "count":
-            _, _, count, item = op
-            n = _read(sub, count, env, True)
-            if item is not None:  # ``count each item``, as plain.plain_count reads it
-                m = None if n is None or not 0 <= n <= MAX_COUNT else _read(sub, item, env, True)
-                n = None if m is None else n * m
-            planning.value(step, n if n is not None else value_step(sub, step, env, totals, False))
+        elif kind == "value":
+            planning.value(step, value_step(sub, step, env, totals, False))
         elif kind == "amount":
             _, _, prev, read = op
-            stat = _read(exact_sub, read, env, False)
+            stat = _read(exact_sub, read, env)
             if stat is None or special_tokens(bags[prev]):
                 return None
             per_attack = per_attack_sum(exact_sub, sizes(exact_sub, bags[prev]),
@@ -265,22 +260,11 @@ def plan_plainly(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict
     return tuple(planning.entries)
 
 
-def _read(ev: Evaluator, read: Read, env: dict[str, Any], whole: bool) -> Any:
-    """What a program reads: its number, the parameter's number, or the stat of the profile bound
-    to the role (None when the parameter or the role is not so bound, or, if ``whole``, the stat
-    is not a whole number)."""
-    if type(read) is int:
-        return read
-    if type(read) is str:
-        number = env.get(read)
-        return number if type(number) is int else None
-    assert isinstance(read, tuple)
+def _read(ev: Evaluator, read: Read, env: dict[str, Any]) -> Any:
+    """The stat of the profile bound to the role (None when the role is bound to no profile)."""
     role, stat, span = read
     ref = env.get(role)
-    if type(ref) is not ProfileRef:
-        return None
-    value = stat_of(ev, ref, stat, role, span)
-    return value if not whole or type(value) is int else None
+    return stat_of(ev, ref, stat, role, span) if type(ref) is ProfileRef else None
 
 
 def shape_of(ev: Evaluator, decl: A.Attack) -> tuple[StepShape, ...]:
@@ -316,10 +300,10 @@ def _shapes(ev: Evaluator, decl: A.Attack) -> tuple[tuple[StepShape, ...], tuple
 
 
 def _plain_program(decl: A.Attack, steps: tuple[StepShape, ...]) -> tuple[Op, ...] | None:
-    """The attack as a plain program, when every step is a count made of numbers and stats read
-    by name (``shooter.models each weapon.A``), a step through a closed test whose arguments
-    are stats under their own names, an amount that is a stat (``unsaved each weapon.D``) or a
-    removal; else None."""
+    """The attack as a plain program, when every step is a value worked out once (most often a
+    number of attacks: ``shooter.models each weapon.A``), a step through a closed test whose
+    arguments are stats under their own names, an amount that is a stat (``unsaved each
+    weapon.D``) or a removal; else None."""
     local = {s.name for s in decl.steps} | {let.name for let in decl.lets}  # not roles
     following: set[str] = set()  # the steps that follow tokens so far
     ops: list[Op] = []
@@ -338,32 +322,17 @@ def _plain_program(decl: A.Attack, steps: tuple[StepShape, ...]) -> tuple[Op, ..
             continue
         if isinstance(value, A.Each) and prev in following:
             read = _read_of(value.item, local)
-            if value.negate or not isinstance(read, tuple):  # an amount is a stat
+            if value.negate or read is None:  # an amount is a stat
                 return None
             ops.append(("amount", step, prev, read))
             continue
-        if isinstance(value, A.Each):
-            count, item = _read_of(value.count, local), _read_of(value.item, local)
-            if value.negate or count is None or item is None:
-                return None
-            ops.append(("count", step, count, item))
-        else:
-            read = _read_of(value, local)
-            if read is None:
-                return None
-            ops.append(("count", step, read, None))
+        ops.append(("value", step))  # most often a number of attacks, each then one token
         following.add(step.name)
     return tuple(ops)
 
 
 def _read_of(expr: A.Expr, local: set[str]) -> Read | None:
-    """``expr`` as a plain program reads it: a whole number, a parameter, or a stat of a role by name."""
-    if type(expr) is A.Int:
-        assert isinstance(expr, A.Int)
-        return expr.value if type(expr.value) is int else None
-    if type(expr) is A.Name:
-        assert isinstance(expr, A.Name)
-        return None if expr.id in local else expr.id
+    """``expr`` as a plain program reads it: a stat of a role by name."""
     if type(expr) is A.Attr:
         assert isinstance(expr, A.Attr)
         if type(expr.obj) is A.Name and expr.obj.id not in local:
