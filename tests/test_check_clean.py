@@ -118,3 +118,42 @@ def test_an_extra_wound_is_no_hit() -> None:
     assert ask(model, "shoot(1 gunner, skewer_gun, 3 victim).damage") == \
         {2 * k: p for k, p in enumerate_attacks(1, 3, skewer).items()}
     assert ask(model, "shoot(1 gunner, skewer_gun, 3 victim).killed") == enumerate_attacks(1, 3, skewer)
+
+
+# -- 4. a roll modifier counts on a chained target (for its second die) ----------------------
+
+CHAIN = '''
+situation dark "In the dark"
+table to_pierce(S) "Pierce":
+  S >= 4 -> 4+
+  otherwise -> 6 then 4+
+test pierce(S) = roll d6 against to_pierce(S)
+modifier gloom "Gloom": +1 to pierce when dark
+modifier glare "Glare": pierce never better than 5+ when not dark
+'''
+
+
+def chain_chance(second: int, mod: int = 0) -> Fraction:
+    """A natural 6, then ``second``+ on a second die with ``mod`` added to it."""
+    return Fraction(1, 6) * Fraction(sum(1 for f in D6 if f + mod >= second), 6)
+
+
+def test_a_roll_modifier_counts_on_a_chained_target() -> None:
+    model = strict_clean(BASE + CHAIN)
+    ev = Evaluator(model)
+    assert ev.evaluate(parse_expression("P(pierce(3)) with dark")) == chain_chance(4, 1)
+    # Without the dark, the cap makes the second die's 4+ a 5+.
+    assert ev.evaluate(parse_expression("P(pierce(3))")) == chain_chance(5)
+    assert ev.evaluate(parse_expression("P(pierce(4)) with dark")) == Fraction(4, 6)
+
+
+# -- 7. a value outside a stat's range handed to a table is refused ---------------------------
+
+def test_a_table_argument_outside_its_stats_range_is_refused() -> None:
+    model = strict_clean(BASE + 'table tough_chart(T) "Chart":\n  T <= 4 -> 4+\n  otherwise -> 5+\n')
+    ev = Evaluator(model)
+    assert ev.evaluate(parse_expression("tough_chart(10)")).number == 5
+    with pytest.raises(ResolveError) as info:
+        ev.evaluate(parse_expression("tough_chart(99)"))
+    assert "T = 99" in info.value.message and "1..10" in info.value.message
+    assert info.value.span is not None and info.value.span.column == 1
