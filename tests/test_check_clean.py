@@ -157,3 +157,34 @@ def test_a_table_argument_outside_its_stats_range_is_refused() -> None:
         ev.evaluate(parse_expression("tough_chart(99)"))
     assert "T = 99" in info.value.message and "1..10" in info.value.message
     assert info.value.span is not None and info.value.span.column == 1
+
+
+# -- 5. an ability's value in its modifier effects --------------------------------------------
+
+AP_ABILITY = '''
+ability ap(X: 1..3) "Armour piercing": "The target's save is X worse."
+  Sv of target worse by X
+ability stalwart(X: 1..2) "Stalwart": "Attacks against this unit are X harder to wound."
+  when attacked: -X to wound
+
+weapon ap_gun "AP gun":
+  A 1  S 4  AP 0  D 1
+  abilities ap(2)
+unit stalwart_victim "Stalwart victim":
+  T 4  W 2  Sv 3+
+  abilities stalwart(1)
+'''
+
+
+def test_an_abilitys_value_counts_in_its_modifier_effects() -> None:
+    model = compiled(AP_ABILITY)
+    # Q4, S4 against T4 (4+), the 3+ save made a 5+ by ap(2).
+    def play(atts: tuple[tuple[int, ...], ...]) -> int:
+        (h, w, s), = atts
+        return int(h >= 4 and w >= 4 and s < 5)
+    assert ask(model, "shoot(1 gunner, ap_gun, 3 victim).unsaved") == enumerate_attacks(1, 3, play)
+    # Against the stalwart victim the wound roll is one worse (5+), with the save a 5+ as well.
+    def play2(atts: tuple[tuple[int, ...], ...]) -> int:
+        (h, w, s), = atts
+        return int(h >= 4 and w - 1 >= 4 and s < 5)
+    assert ask(model, "shoot(1 gunner, ap_gun, 3 stalwart_victim).unsaved") == enumerate_attacks(1, 3, play2)

@@ -21,6 +21,7 @@ from compiler.resolve import pure
 from compiler.resolve.closed import MAX_KEPT, closed_outcomes, closed_step_key
 from compiler.resolve.core import ResolveError, Roll, fast_to_exact, hashable, is_dist, num_int, plain_ints, unwrap
 from compiler.resolve.dist import Dist, FastDist
+from compiler.resolve.effects import bind_param
 from compiler.resolve.evaluator import Evaluator
 from compiler.resolve.expressions import each
 from compiler.resolve.plain import read_args
@@ -115,20 +116,6 @@ def bag_amount(ev: Evaluator, amount_of: Callable[[Evaluator], Any], span: Any, 
         one = as_exact(one) if is_dist(one) else Dist.const(num_int(unwrap(one), span))
         total = total.binary("+", one.map(lambda o: num_int(unwrap(o), span)).convolve_power(count))
     return total
-
-
-def bind_param(expr: A.Expr, name: str, value: int) -> A.Expr:
-    """``expr`` with the ability parameter ``name`` replaced by its value (``+N D`` → ``+2 D``)."""
-    if isinstance(expr, A.Name) and expr.id == name:
-        return A.Int(expr.span, value)
-    changes: dict[str, Any] = {}
-    for f in dataclasses.fields(expr):
-        v = getattr(expr, f.name)
-        if isinstance(v, A.Expr):
-            changes[f.name] = bind_param(v, name, value)
-        elif isinstance(v, tuple) and v and all(isinstance(x, A.Expr) for x in v):
-            changes[f.name] = tuple(bind_param(x, name, value) for x in v)
-    return dataclasses.replace(expr, **changes) if changes else expr
 
 
 def hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
