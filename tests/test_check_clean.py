@@ -188,3 +188,35 @@ def test_an_abilitys_value_counts_in_its_modifier_effects() -> None:
         (h, w, s), = atts
         return int(h >= 4 and w - 1 >= 4 and s < 5)
     assert ask(model, "shoot(1 gunner, ap_gun, 3 stalwart_victim).unsaved") == enumerate_attacks(1, 3, play2)
+
+
+# -- 3. two numbers of models of one call, worked out from one result -------------------------
+
+def test_two_numbers_of_models_from_one_result_are_refused() -> None:
+    text = BASE + '''
+example e "E":
+  let r = shoot(1 gunner, sure, 1 grunt)
+  expect P(shoot((r.hits) gunner, sure, (1 - r.hits) grunt).killed > 0) = 0
+'''.replace("sure", "rgun") + RENDING_WEAPON
+    errs = errors(text)
+    assert [d.code for d in errs] == ["W415"]
+    assert "the number of gunner" in errs[0].message and "the number of grunt" in errs[0].message
+    assert (errs[0].span.line, errs[0].span.column) == (BASE.count("\n") + 4, 41)
+    # Through a let, the same.
+    via_let = text.replace("  expect P(shoot((r.hits) gunner", "  let k = r.hits\n  expect P(shoot((k) gunner")
+    assert [d.code for d in errors(via_let.replace("(1 - r.hits) grunt", "(1 - k) grunt"))] == ["W415"]
+    # One number of models worked out from the result: exact, the attack mixed over it.
+    one = BASE + RENDING_WEAPON + '''
+example e "E":
+  let r = shoot(1 gunner, rgun, 1 grunt)
+  expect P(shoot((r.hits) gunner, rgun, 2 grunt).hits > 1) = 0
+'''
+    assert errors(one) == []
+    from compiler.resolve import run_ruleset
+    assert [r.failures for r in run_ruleset(compile_text(one).rulesets[0])] == [()]
+
+
+RENDING_WEAPON = '''
+weapon rgun "Gun":
+  A 1  S 4  AP 0  D 1
+'''

@@ -15,7 +15,9 @@ silently wrong.  This pass refuses that, in examples and properties:
 * two units of one question that depend on one attack are refused.
 
 A number of models worked out from a result is not a unit of the question around it: the
-attack is worked out for each number exactly.  Its own expression is a question.
+attack is worked out for each number exactly.  Its own expression is a question, and the
+numbers of models of one call are one more (each is mixed over on its own, so two worked out
+from one attack, ``(r.killed) trooper, (1 - r.killed) trooper``, are refused).
 """
 from __future__ import annotations
 
@@ -70,12 +72,19 @@ class _Lets:
         call = _attack_call(self.rs, e)
         if call is not None:
             needs: set[str] = set()
+            counts: list[Unit] = []  # the numbers of models worked out from results, one each
             for arg in call.args + tuple(v for _, v in call.kwargs):
                 for sub in A.sub_expressions(arg):
                     if isinstance(sub, A.Group) and sub.computed is not None:
-                        needs |= self.depends(sub.computed)
+                        depends = self.depends(sub.computed)
+                        needs |= depends
+                        counts.append((f"the number of {sub.profile}", depends, sub.span))
                         if questions is not None:
                             questions.append(self.units(sub.computed, questions))
+            if questions is not None and len(counts) > 1:
+                # Each number of models is mixed over on its own: two from one result would
+                # count as independent rolls.
+                questions.append(counts)
             if needs:
                 out.append((f"{call.func}(…)", frozenset(needs), call.span))
             return
