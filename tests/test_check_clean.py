@@ -220,3 +220,45 @@ RENDING_WEAPON = '''
 weapon rgun "Gun":
   A 1  S 4  AP 0  D 1
 '''
+
+
+# -- 8. a guard in a step's branch, and one total in two branches -----------------------------
+
+GUARDED = '''
+ability blast(N: 1..5) "Blast": "Each hit counts N times."
+weapon blaster "Blaster":
+  A 1  S 4  AP 0  D 1
+  abilities blast(2)
+
+attack guarded(shooter, weapon, target) "Guarded":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  more    = if weapon has blast then hits * weapon.blast else hits
+  more2   = if weapon.blast is none then hits else hits * weapon.blast
+  twice   = if target.models >= 6 then hits + hits else hits - hits + 1
+
+example guarded_plain "Guarded, without blast":
+  expect mean(guarded(1 gunner, rgun, 3 victim).more) = 1/2
+  expect mean(guarded(1 gunner, rgun, 3 victim).more2) = 1/2
+example guarded_blast "Guarded, with blast":
+  expect mean(guarded(1 gunner, blaster, 3 victim).more) = 1
+'''
+
+
+def test_a_guard_in_a_steps_branch_and_one_total_in_two_branches() -> None:
+    text = BASE + RENDING_WEAPON + GUARDED
+    model = strict_clean(text)
+    hits = binomial(3, Fraction(1, 2))
+    assert ask(model, "guarded(3 gunner, blaster, 3 victim).more") == {2 * k: p for k, p in hits.items()}
+    assert ask(model, "guarded(3 gunner, rgun, 3 victim).more2") == hits
+    assert ask(model, "guarded(3 gunner, blaster, 3 victim).more2") == {2 * k: p for k, p in hits.items()}
+    # One total read twice is one roll: hits + hits is even, hits - hits + 1 is 1.
+    assert ask(model, "guarded(3 gunner, rgun, 6 victim).twice") == {2 * k: p for k, p in hits.items()}
+    assert ask(model, "guarded(3 gunner, rgun, 3 victim).twice") == {1: Fraction(1)}
+    # Unguarded, the arithmetic on a value the weapon lacks is still refused where it is called.
+    bad = text.replace("then hits * weapon.blast else hits", "then hits * 2 else hits * weapon.blast")
+    assert [d.code for d in errors(bad)] == ["W414", "W414"]  # at each call with the blast-less gun
+    # Two different totals of one attack in one step still are.
+    dependent = text.replace("then hits + hits else", "then hits + attacks_hit else").replace(
+        "  more    =", "  attacks_hit = attacks each hit(shooter.Q)\n  more    =")
+    assert [d.code for d in errors(dependent)] == ["W415"]

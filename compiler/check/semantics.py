@@ -146,10 +146,6 @@ def _check_attack(ctx: CheckContext, attack: A.Attack, hooked: dict[str, str]) -
 ARITHMETIC = ("+", "-", "*", "/")
 
 
-def _arith_operands(expr: A.Expr) -> Iterator[A.Expr]:
-    return _operands_of(A.sub_expressions(expr))
-
-
 def _operands_of(subs: Iterable[A.Expr]) -> Iterator[A.Expr]:
     """The operands of the arithmetic among ``subs``."""
     for sub in subs:
@@ -186,19 +182,51 @@ def arithmetic_params(rs: Ruleset) -> dict[str, set[int]]:
     return out
 
 
+Fact = tuple[str, str, bool]  # (role, name, whether the value is there): what a branch knows
+
+
+def _facts(cond: A.Expr, holds: bool) -> frozenset[Fact]:
+    """What ``cond`` holding (or not, ``holds``) says about values being there: ``weapon has
+    blast`` (there), ``weapon.blast is none`` (not there), ``not``, ``and``, ``or``."""
+    if isinstance(cond, A.Has) and isinstance(cond.operand, A.Name):
+        return frozenset({(cond.operand.id, cond.keyword, holds)})
+    if isinstance(cond, A.IsNone) and isinstance(cond.operand, A.Attr) and isinstance(cond.operand.obj, A.Name):
+        return frozenset({(cond.operand.obj.id, cond.operand.name, not holds)})
+    if isinstance(cond, A.Unary) and cond.op == "not":
+        return _facts(cond.operand, not holds)
+    if isinstance(cond, A.Binary) and cond.op in ("and", "or") and holds == (cond.op == "and"):
+        return _facts(cond.left, holds) | _facts(cond.right, holds)  # both sides are known
+    return frozenset()
+
+
+def _guarded(expr: A.Expr, known: frozenset[Fact] = frozenset()) -> Iterator[tuple[A.Expr, frozenset[Fact]]]:
+    """Each sub-expression of ``expr`` with what the branches around it know
+    (``if weapon has blast then hits * weapon.blast else hits``: the value is there in the
+    first branch)."""
+    yield expr, known
+    if isinstance(expr, A.IfElse):
+        yield from _guarded(expr.cond, known)
+        yield from _guarded(expr.then, known | _facts(expr.cond, True))
+        yield from _guarded(expr.otherwise, known | _facts(expr.cond, False))
+        return
+    for child in A.children(expr):
+        yield from _guarded(child, known)
+
+
 def _none_reaching_arithmetic(rs: Ruleset, expr: A.Expr,
-                              arith: dict[str, set[int]]) -> Iterator[tuple[A.Attr, str]]:
-    """``role.Stat`` reads inside ``expr`` that end in arithmetic, with why."""
-    for sub in A.sub_expressions(expr):
+                              arith: dict[str, set[int]]) -> Iterator[tuple[A.Attr, str, frozenset[Fact]]]:
+    """``role.Stat`` reads inside ``expr`` that end in arithmetic, with why and what the
+    branches around them know."""
+    for sub, known in _guarded(expr):
         if isinstance(sub, A.Call) and sub.func in arith:
             callee = rs.callables[sub.func]
             names = [p.name for p in getattr(callee, "params", ())]
             for i, a in enumerate(sub.args):
                 if i in arith[sub.func] and isinstance(a, A.Attr):
-                    yield a, f"'{sub.func}' does arithmetic on its {names[i]}"
-        for o in _arith_operands(sub):
+                    yield a, f"'{sub.func}' does arithmetic on its {names[i]}", known
+        for o in _operands_of((sub,)):
             if isinstance(o, A.Attr):
-                yield o, "it is added, subtracted, multiplied or divided"
+                yield o, "it is added, subtracted, multiplied or divided", known
 
 
 def _group_profile(arg: A.Expr, rs: Ruleset) -> str | None:
@@ -229,8 +257,10 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
                 for part in (step.value, step.removes_target, step.damage):
                     if part is None:
                         continue
-                    for attr, why in _none_reaching_arithmetic(rs, part, arith):
+                    for attr, why, known in _none_reaching_arithmetic(rs, part, arith):
                         role = attr.obj.id if isinstance(attr.obj, A.Name) else None
+                        if (role, attr.name, True) in known:
+                            continue  # in a branch taken only when the value is there
                         prof = rs.profiles.get(roles.get(role or "") or "")
                         if prof is None or (prof.id, attr.name) in reported or not _reads_none(rs, prof, attr.name):
                             continue
