@@ -262,3 +262,52 @@ def test_a_guard_in_a_steps_branch_and_one_total_in_two_branches() -> None:
     dependent = text.replace("then hits + hits else", "then hits + attacks_hit else").replace(
         "  more    =", "  attacks_hit = attacks each hit(shooter.Q)\n  more    =")
     assert [d.code for d in errors(dependent)] == ["W415"]
+
+
+# -- 6. a stat written - followed through lets, parameters and callables ---------------------
+
+NONE_BASE = '''ruleset n "N":
+  version 1.0.0
+stat A "Attacks" 1..10: "a"
+stat Def "Defence" target: "d"
+stat AP "AP" 0..6: "ap"
+test save(Def, AP) = roll d6 >= Def + AP
+test psave(target, weapon) = roll d6 >= target.Def + weapon.AP
+test safe_save(Def, AP) = roll d6 >= (if AP is none then Def else Def + AP)
+formula ap_of(weapon) = weapon.AP + 0
+unit trooper "Trooper":
+  A 1  Def 4+
+weapon gun "Gun":
+  A 1  AP 1
+weapon nogun "No AP gun":
+  A 1  AP -
+'''
+
+
+@pytest.mark.parametrize("attack, extra_arg", [
+    ("  let ap = weapon.AP\n  attacks = shooter.models * weapon.A\n  saved = attacks each save(target.Def, ap)\n", ""),
+    ("  attacks = shooter.models * weapon.A\n  saved = attacks each psave(target, weapon)\n", ""),
+    ("  attacks = shooter.models * weapon.A\n  saved = attacks each save(target.Def, ap_of(weapon))\n", ""),
+    ("  attacks = shooter.models * weapon.A\n  saved = attacks each save(target.Def, ap)\n", ", WEAPON.AP"),
+])
+def test_a_none_followed_to_its_arithmetic_is_refused_where_the_attack_is_called(attack: str, extra_arg: str) -> None:
+    params = "shooter, weapon, target" + (", ap" if extra_arg else "")
+    decl = f"attack a({params}):\n{attack}"
+
+    def example(weapon: str) -> str:
+        return f'example e "E":\n  expect mean(a(2 trooper, {weapon}, 1 trooper{extra_arg.replace("WEAPON", weapon)}).saved) = 2/3\n'
+    # With AP 1 the save is a 5+: it answers, and check is clean.
+    fine = NONE_BASE + decl + example("gun")
+    assert errors(fine) == []
+    from compiler.resolve import run_ruleset
+    assert [r.failures for r in run_ruleset(compile_text(fine).rulesets[0])] == [()]
+    errs = errors(NONE_BASE + decl + example("nogun"))
+    assert [d.code for d in errs] == ["W414"], [d.message for d in errs]
+    assert "'nogun' has 'AP -'" in errs[0].message and "step 'saved'" in errs[0].message
+    assert errs[0].span.line == (NONE_BASE + decl).count("\n") + 2
+    if "ap_of" in attack:
+        return  # the formula's own arithmetic has no guard
+    # The guarded test is clean with either gun.
+    guarded = NONE_BASE + decl.replace("each save(", "each safe_save(").replace("each psave(target, weapon)",
+                                                                              "each safe_save(target.Def, weapon.AP)")
+    assert errors(guarded + example("nogun")) == []

@@ -16,6 +16,7 @@ from typing import Iterable, Iterator, Protocol
 from compiler import codes
 from compiler import ast as A
 from compiler.diagnostics import Sink
+from compiler.check.nones import Fact, facts, none_in_attack, reads_none
 from compiler.model.ruleset import Ruleset
 
 
@@ -182,23 +183,6 @@ def arithmetic_params(rs: Ruleset) -> dict[str, set[int]]:
     return out
 
 
-Fact = tuple[str, str, bool]  # (role, name, whether the value is there): what a branch knows
-
-
-def _facts(cond: A.Expr, holds: bool) -> frozenset[Fact]:
-    """What ``cond`` holding (or not, ``holds``) says about values being there: ``weapon has
-    blast`` (there), ``weapon.blast is none`` (not there), ``not``, ``and``, ``or``."""
-    if isinstance(cond, A.Has) and isinstance(cond.operand, A.Name):
-        return frozenset({(cond.operand.id, cond.keyword, holds)})
-    if isinstance(cond, A.IsNone) and isinstance(cond.operand, A.Attr) and isinstance(cond.operand.obj, A.Name):
-        return frozenset({(cond.operand.obj.id, cond.operand.name, not holds)})
-    if isinstance(cond, A.Unary) and cond.op == "not":
-        return _facts(cond.operand, not holds)
-    if isinstance(cond, A.Binary) and cond.op in ("and", "or") and holds == (cond.op == "and"):
-        return _facts(cond.left, holds) | _facts(cond.right, holds)  # both sides are known
-    return frozenset()
-
-
 def _guarded(expr: A.Expr, known: frozenset[Fact] = frozenset()) -> Iterator[tuple[A.Expr, frozenset[Fact]]]:
     """Each sub-expression of ``expr`` with what the branches around it know
     (``if weapon has blast then hits * weapon.blast else hits``: the value is there in the
@@ -206,8 +190,8 @@ def _guarded(expr: A.Expr, known: frozenset[Fact] = frozenset()) -> Iterator[tup
     yield expr, known
     if isinstance(expr, A.IfElse):
         yield from _guarded(expr.cond, known)
-        yield from _guarded(expr.then, known | _facts(expr.cond, True))
-        yield from _guarded(expr.otherwise, known | _facts(expr.cond, False))
+        yield from _guarded(expr.then, known | facts(expr.cond, True))
+        yield from _guarded(expr.otherwise, known | facts(expr.cond, False))
         return
     for child in A.children(expr):
         yield from _guarded(child, known)
@@ -262,7 +246,7 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
                         if (role, attr.name, True) in known:
                             continue  # in a branch taken only when the value is there
                         prof = rs.profiles.get(roles.get(role or "") or "")
-                        if prof is None or (prof.id, attr.name) in reported or not _reads_none(rs, prof, attr.name):
+                        if prof is None or (prof.id, attr.name) in reported or not reads_none(rs, prof, attr.name):
                             continue
                         reported.add((prof.id, attr.name))
                         has = f"has '{attr.name} -' (none)" if prof.stat(attr.name) is not None else \
@@ -273,17 +257,29 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
                                        f"'{step.name}' of '{attack.id}' {why}: the result would be none",
                                        call.span, f"ask first (if {attr.name} is none then … else …), " + give,
                                        related=((attr.span, f"{role}.{attr.name} is read here"),))
+            if not reported:
+                _report_followed(ctx, rs, attack, call)
 
 
-def _reads_none(rs: Ruleset, prof: A.Profile, name: str) -> bool:
-    """Whether ``role.name`` on ``prof`` is none: a stat written ``-``, or an ability with a
-    value (``weapon.blast``) that the profile does not have."""
-    sv = prof.stat(name)
-    if sv is not None:
-        return sv.kind == "none"
-    ability = rs.get(name)
-    return isinstance(ability, A.Ability) and bool(ability.params) and \
-        not any(use.ability == name for use in prof.abilities)
+def _report_followed(ctx: CheckContext, rs: Ruleset, attack: A.Attack, call: A.Call) -> None:
+    """A none that reaches arithmetic further away than a step's own arithmetic or a
+    callable's parameter (compiler.check.nones), where those reads found none."""
+    followed = none_in_attack(rs, attack, call)
+    if followed is None:
+        return
+    step, found = followed
+    prof_id, name = found.source
+    prof = rs.profiles[prof_id]
+    has = f"has '{name} -' (none)" if prof.stat(name) is not None else \
+        f"does not have the ability '{name}' (so its value is none)"
+    give = f"or give '{prof_id}' a number for {name}" if prof.stat(name) is not None \
+        else f"or give '{prof_id}' the ability: {name}(…)"
+    where = f"step '{step.name}'" if step is not None else "a let line"
+    inside = f" (in '{found.inside}')" if found.inside else ""
+    ctx.sink.error(codes.NONE_IN_ARITHMETIC, f"'{prof_id}' {has}, and in {where} of '{attack.id}' it reaches "
+                   f"arithmetic{inside}: the result would be none", call.span,
+                   f"ask first (if {name} is none then … else …), " + give,
+                   related=((found.span, "the arithmetic is here"),))
 
 
 def _wounds_role(rs: Ruleset) -> bool:
