@@ -289,7 +289,7 @@ weapon nogun "No AP gun":
     ("  attacks = shooter.models * weapon.A\n  saved = attacks each psave(target, weapon)\n", ""),
     ("  attacks = shooter.models * weapon.A\n  saved = attacks each save(target.Def, ap_of(weapon))\n", ""),
     ("  attacks = shooter.models * weapon.A\n  saved = attacks each save(target.Def, ap)\n", ", WEAPON.AP"),
-])
+], ids=["let", "profile-parameter", "formula", "number-parameter"])
 def test_a_none_followed_to_its_arithmetic_is_refused_where_the_attack_is_called(attack: str, extra_arg: str) -> None:
     params = "shooter, weapon, target" + (", ap" if extra_arg else "")
     decl = f"attack a({params}):\n{attack}"
