@@ -94,15 +94,19 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
 @click.option("--auto", is_flag=True, help="Let the policies play both sides.")
 @click.option("--side", help="The side you command (default: asked).")
 @click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy or random.")
-@click.option("--log", type=click.Path(path_type=Path), help="Write the battle log (JSON lines) to this file.")
+@click.option("--log", type=click.Path(path_type=Path),
+              help="Write the battle log (JSON lines) to this file: a new file or an earlier log, never a .rules "
+                   "file or a file in a ruleset folder (checked before the battle starts).")
+@click.option("--force", is_flag=True, help="With --log: replace an existing file that is not a battle log.")
 @click.option("--replay", "replay_log", type=click.Path(path_type=Path), help="Play back a battle log instead.")
 def play(path: str, scenario: str | None, seed: int | None, auto: bool, side: str | None, policy: str,
-         log: Path | None, replay_log: Path | None) -> None:
+         log: Path | None, force: bool, replay_log: Path | None) -> None:
     """A battle turn by turn in the terminal, each roll shown with the rule behind it."""
     from rich.console import Console
 
     from compiler.battle import POLICIES, Battle, HumanPolicy, LogError, Policy, Rules, read_log, replay, write_log
 
+    log_target = _log_target(log, path, force) if log is not None and replay_log is None else None
     _, model = compile_one(path)
     console = Console(highlight=False, soft_wrap=True)
     rules = Rules(model)
@@ -139,10 +143,30 @@ def play(path: str, scenario: str | None, seed: int | None, auto: bool, side: st
     except EOFError:
         console.print("No more input: the battle stops here.")
         raise Exit(1)
-    if log is not None:
-        with open(log, "w", encoding="utf-8") as out:
-            write_log(out, battle, model.id, seed)
-        console.print(f"Battle log written to {log}")
+    if log_target is not None:
+        import io
+
+        from compiler.atomic import write_atomic
+
+        text = io.StringIO()
+        write_log(text, battle, model.id, seed)
+        try:
+            write_atomic(log_target, text.getvalue())
+        except OSError as err:
+            click.echo(f"warscribe: error: cannot write the battle log to {log}: {err.strerror or err}", err=True)
+            raise Exit(1)
+        console.print(f"Battle log written to {log}", markup=False)
+
+
+def _log_target(log: Path, path: str, force: bool) -> Path:
+    """Where ``--log`` writes, checked before the battle (a usage error for a source or a foreign file)."""
+    from compiler.battle.log import is_log
+    from compiler.outputs import OutputRefused, check_output_file
+
+    try:
+        return check_output_file(log, "write the battle log to", is_log, force, sources=[path])
+    except OutputRefused as err:
+        raise usage_error(str(err))
 
 
 def _read(console: Any, prompt: str) -> str:
