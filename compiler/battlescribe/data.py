@@ -163,7 +163,7 @@ def infer_kind(values: list[str]) -> tuple[str, str | None]:
     if not kinds:
         return "text", None
     if len(kinds) == 1:
-        return kinds.pop(), None
+        return str(kinds.pop()), None
     if kinds == {"range", "dice"}:
         return "dice", None
     odd = sorted({v.strip() for v in values if value_kind(v) == "text"})

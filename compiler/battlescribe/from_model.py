@@ -41,14 +41,15 @@ def army_data(model: Ruleset) -> ArmyData:
     for s in model.stats.values():
         if s.id not in used_stats:
             continue
-        kind, low, high = _kind(s)
+        kind, bottom, top = _kind(s)
         title = s.title if stat_id(s.title) == s.id else s.id
-        stats.append(StatDef(s.id, title, kind, low, high, group=used_stats[s.id]))
+        stats.append(StatDef(s.id, title, kind, bottom, top, group=used_stats[s.id]))
     stats.sort(key=lambda s: s.group != "unit")
 
     keyword_ids: list[str] = []
     ability_ids: list[str] = []
-    for d in [*profiles, *squads]:
+    carriers: list[A.Profile | A.Squad] = [*profiles, *squads]
+    for d in carriers:
         keyword_ids += [k for k, _ in d.keywords if k not in keyword_ids]
         ability_ids += [a.ability for a in d.abilities if a.ability not in ability_ids]
     unsupported: list[str] = []

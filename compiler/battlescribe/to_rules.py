@@ -187,13 +187,13 @@ def ruleset_files(data: ArmyData, ruleset_id: str, ids: Ids, base: Base | None =
     army: list[str] = []
     if data.armies:
         army.append(f"section {section('armies', 'Army construction')} \"Army construction\":")
-        for a in data.armies:
-            army.append(f"  army {a.id} {quote(a.title)}:")
-            if a.points is not None:
-                army.append(f"    points {a.points}")
-                army.append(f"    require points <= limit: {quote(f'At most {a.points} points.')}")
+        for force in data.armies:
+            army.append(f"  army {force.id} {quote(force.title)}:")
+            if force.points is not None:
+                army.append(f"    points {force.points}")
+                army.append(f"    require points <= limit: {quote(f'At most {force.points} points.')}")
             titles = {k.id: k.title for k in data.keywords}
-            for lim in a.limits:
+            for lim in force.limits:
                 title = titles.get(lim.keyword, lim.keyword)
                 if lim.low:
                     army.append(f"    require {lim.keyword} >= {lim.low}: {quote(f'At least {lim.low} {title}.')}")

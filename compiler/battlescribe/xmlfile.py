@@ -41,6 +41,12 @@ __all__ = ["DataError", "attr", "child", "children", "local", "read_xml", "text_
 ZIPPED = {".gstz": ".gst", ".catz": ".cat", ".rosz": ".ros"}
 
 
+#: ``<!DOCTYPE`` as UTF-8 (and ASCII) and UTF-16 write it: refused before the parser sees it.
+_DOCTYPE = (b"<!DOCTYPE", "<!DOCTYPE".encode("utf-16-le"), "<!DOCTYPE".encode("utf-16-be"))
+_DTD = ("{} declares a DTD (<!DOCTYPE …>), which BattleScribe data never has: refused, since that is where "
+        "entity tricks (billion laughs, external files) live")
+
+
 class DataError(Exception):
     """A BattleScribe file that cannot be read, or must not be: one sentence, naming the file."""
 
@@ -95,6 +101,8 @@ def parse_xml(data: bytes, name: str) -> etree._Element:
     if len(data) > limits.MAX_XML_BYTES:
         raise DataError(f"{name} is {len(data):,} bytes; a BattleScribe file may have at most "
                         f"{limits.MAX_XML_BYTES:,}")
+    if any(mark in data for mark in _DOCTYPE):
+        raise DataError(_DTD.format(name))
     parser = etree.XMLParser(resolve_entities=False, load_dtd=False, dtd_validation=False, no_network=True,
                              huge_tree=False, remove_comments=True, remove_pis=True)
     try:
@@ -103,8 +111,7 @@ def parse_xml(data: bytes, name: str) -> etree._Element:
         raise DataError(f"{name} is not well-formed XML: {err.msg or err}") from None
     info = root.getroottree().docinfo
     if info.doctype or info.internalDTD is not None or info.externalDTD is not None:
-        raise DataError(f"{name} declares a DTD (<!DOCTYPE …>), which BattleScribe data never has: refused, since "
-                        f"that is where entity tricks (billion laughs, external files) live")
+        raise DataError(_DTD.format(name))
     count = 0
     for _ in root.iter():
         count += 1

@@ -227,7 +227,8 @@ _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*
 @army_app.command("check")
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("roster", cls=Arg, type=click.Path(path_type=Path),
-                help="The army list: one unit a line, e.g. `10 space_marine_squad`.")
+                help="The army list: one unit a line, e.g. `10 space_marine_squad`; or a BattleScribe roster "
+                     "(.ros, .rosz).")
 @click.option("--army", help="The army rules to check against (default: the first).")
 def army_check(path: str, roster: Path, army: str | None) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
@@ -240,6 +241,13 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
     chosen = model.get(army) if army else (armies[0] if armies else None)
     if not isinstance(chosen, A.Army):
         raise usage_error(f"ruleset '{model.id}' has no army rules" + (f" called '{army}'" if army else ""))
+    if roster.suffix.lower() in (".ros", ".rosz"):
+        from compiler.cli.interop import roster_units
+
+        picked = tuple(roster_units(roster, model))
+        listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", picked))
+        _report_army(model, chosen, roster, listed, check_army(model, chosen, listed))
+        return
     try:
         text = roster.read_text("utf-8")
     except OSError as e:
@@ -268,7 +276,11 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
     if bad:
         raise Exit(1)
     listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
-    violations = check_army(model, chosen, listed)
+    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed))
+
+
+def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any]) -> None:
+    """Print each violation with the rule it breaks, then the verdict; exit 1 when the list breaks a rule."""
     total = sum(u.points for u in listed)
     for v in violations:
         trail = model.section_path(v.army)

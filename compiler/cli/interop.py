@@ -20,7 +20,9 @@ import click
 from compiler.cli.common import Arg, Exit, app, print_diagnostics, usage_error
 
 if TYPE_CHECKING:
+    from compiler import ast as A
     from compiler.battlescribe import Base
+    from compiler.model.ruleset import Ruleset
 
 #: The first line of every file ``import battlescribe`` writes: what marks a folder as its own.
 IMPORT_MARK = "# Imported from BattleScribe data by `warscribe import battlescribe`"
@@ -191,18 +193,23 @@ def export_battlescribe(path: str, folder: Path, force: bool) -> None:
     if holder is not None:
         raise usage_error(f"refusing to write into {folder}: it is inside the ruleset folder {holder}; "
                           f"give a folder of its own")
-    written = catalogue_files(army_data(model), model.id)
+    data = army_data(model)
+    written = catalogue_files(data, model.id)
     for name in written:
         target = folder / name
         if target.exists() and not force and not _own_export(target):
             raise usage_error(f"refusing to overwrite {target}: warscribe did not write it; add --force to replace it")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        for name, data in written.items():
-            write_atomic(folder / name, data)
+        for name, content in written.items():
+            write_atomic(folder / name, content)
     except OSError as err:
         raise usage_error(f"cannot write {folder}: {err.strerror or err}")
     click.echo(f"wrote {', '.join(str(folder / n) for n in written)}")
+    if data.unsupported:
+        click.echo(f"  kept in warscribe only (BattleScribe has no place for them): {len(data.unsupported)}")
+        for line in data.unsupported:
+            click.echo(f"    {line}")
 
 
 def _has_rules(folder: Path) -> bool:
@@ -218,3 +225,25 @@ def _own_export(target: Path) -> bool:
     except OSError:
         return False
     return EXPORT_MARK.encode() in head
+
+
+def roster_units(roster: Path, model: Ruleset) -> list[A.SideUnit]:
+    """A BattleScribe roster as the units of an army list of ``model``; a usage error for what does not match."""
+    from compiler import ast as A
+    from compiler.battlescribe import DataError
+    from compiler.battlescribe.roster import read_roster
+    from compiler.diagnostics import Span
+
+    try:
+        read = read_roster(roster, model)
+    except DataError as err:
+        raise usage_error(str(err))
+    if read.unknown:
+        shown = ", ".join(repr(u) for u in read.unknown[:5]) + (" …" if len(read.unknown) > 5 else "")
+        raise usage_error(f"{roster}: {shown} {'is' if len(read.unknown) == 1 else 'are'} not a unit or squad of "
+                          f"{model.id}; import the catalogue the roster was built from")
+    span = Span(str(roster), 1, 1, 1, 1)
+    units = [A.SideUnit(span, u.count, u.name, u.weapons) for u in read.units]
+    if read.points is not None:
+        click.echo(f"{roster}: '{read.title}', {len(units)} units; the roster counts {read.points} points")
+    return units
