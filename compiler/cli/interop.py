@@ -36,11 +36,15 @@ def import_app() -> None:
     """Bring army data written for other tools into a ruleset."""
 
 
+#: How far up an output folder is looked at for a ruleset folder holding it (includes nest no deeper).
+NEST_LEVELS = 3
+
+
 def _inside_ruleset(folder: Path) -> Path | None:
-    """The ruleset folder (one holding .rules files) that ``folder`` lies inside, if any."""
+    """The ruleset folder (one holding .rules files) that ``folder`` lies inside, if any, up to three levels up."""
     from compiler.safepaths import has_rules
 
-    for parent in folder.absolute().resolve().parents:
+    for parent in folder.absolute().resolve().parents[:NEST_LEVELS]:
         if has_rules(parent):
             return parent
     return None
