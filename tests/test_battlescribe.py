@@ -163,6 +163,16 @@ def test_an_overlay_on_classic_40k_resolves_imported_units_as_hand_typed_ones(tm
     assert a["distribution"] == b["distribution"] and a["mean"] == b["mean"]
     # BS 4 hits on 3+, S4 v T4 wounds on 4+, a 6+ save is cut by AP 5: 5 x 2/3 x 1/2 = 5/3
     assert a["mean"] == "5/3"
+    # the roster plays: its captain and five-model squad (6 models) for the marines, a text list for the orks
+    (tmp_path / "orks.txt").write_text("20 greenskin_mob\n", "utf-8")
+    r = warscribe("simulate", str(out), "--army", f"marines={FIX / 'patrol.ros'}", "--army",
+                  f"orks={tmp_path / 'orks.txt'}", "--games", "20", "--seed", "3", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    sides = {s["id"]: s for s in json.loads(r.stdout)["sides"]}
+    assert 0 <= sides["marines"]["survivors_mean"] <= 6 and 0 <= sides["orks"]["survivors_mean"] <= 20
+    assert sides["orks"]["survivors_mean"] > 10  # twice the scenario's own ten orks: more than ten live on
+    bad = warscribe("simulate", str(out), "--army", f"elves={FIX / 'patrol.ros'}", "--games", "2")
+    assert bad.returncode != 0 and "a side of scenario 'firefight' (marines, orks)" in bad.stderr
 
 
 def test_a_map_naming_what_the_base_lacks_is_refused(tmp_path: Path) -> None:

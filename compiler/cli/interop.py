@@ -231,7 +231,7 @@ def _own_export(target: Path) -> bool:
     return EXPORT_MARK.encode() in head
 
 
-def roster_units(roster: Path, model: Ruleset) -> list[A.SideUnit]:
+def roster_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
     """A BattleScribe roster as the units of an army list of ``model``; a usage error for what does not match."""
     from compiler import ast as A
     from compiler.battlescribe import DataError
@@ -248,6 +248,6 @@ def roster_units(roster: Path, model: Ruleset) -> list[A.SideUnit]:
                           f"{model.id}; import the catalogue the roster was built from")
     span = Span(str(roster), 1, 1, 1, 1)
     units = [A.SideUnit(span, u.count, u.name, u.weapons) for u in read.units]
-    if read.points is not None:
+    if read.points is not None and not quiet:
         click.echo(f"{roster}: '{read.title}', {len(units)} units; the roster counts {read.points} points")
     return units
