@@ -247,19 +247,32 @@ class _progress:
               help="Rebuild every page on each change (slower; default: only the pages that changed).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a web browser.")
 def serve(config: str | None, dev_addr: str, full: bool, open_browser: bool) -> None:
-    """Serve the website locally and rebuild it when a .rules file or a page changes."""
-    from mkdocs.commands.serve import serve as mkdocs_serve
-    from mkdocs.exceptions import Abort
+    """Serve the website locally and rebuild it when a .rules file or a page changes.
+
+    While the rules have errors the last good site stays served, each page showing the
+    diagnostics over it; the next good save rebuilds it and the browser reloads by itself.
+    """
+    from mkdocs.exceptions import Abort, ConfigurationError
+
+    from compiler.site import devserver
 
     _quiet_banner()
     path, tmp = find_config(config)
     handler = _logging(False)
     handler.setLevel(logging.INFO)
+
+    def failed(failure: devserver.Failure) -> None:
+        click.echo("warscribe: the site could not be rebuilt; the last good site is served, its pages showing "
+                   "the errors, until the next good save", err=True)
+
+    def recovered() -> None:
+        click.echo("warscribe: the errors are fixed; the site is up to date again", err=True)
+
     try:
-        mkdocs_serve(str(path), dev_addr=dev_addr, livereload=True, build_type=None if full else "dirty",
-                     open_in_browser=open_browser)
-    except Abort as err:
-        click.echo(f"warscribe: {err}", err=True)
+        devserver.serve(str(path), dev_addr=dev_addr, dirty=not full, open_in_browser=open_browser,
+                        on_failure=failed, on_success=recovered)
+    except (Abort, ConfigurationError) as err:
+        click.echo(f"warscribe: error: {path}: {err}", err=True)
         raise Exit(1)
     except OSError as err:  # the port is taken, the address is not this machine's
         hint = "; another server is using it: stop it or choose another port with --dev-addr" \
