@@ -181,9 +181,9 @@ class Battle(Estimates):
             self._sig = None
             return False  # every action of the phase is barred to the unit
         side, here = unit.side, unit.position
-        sig = (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
+        sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
                tuple(unit.values.items()) if unit.values else (),
-               tuple([(f.profile, f.models, f.points, abs(here - f.position))
+               tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
                       for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
         self._sig = (unit, sig)  # valid until the first effect changes the state
         key = (phase.id, sig)
@@ -312,11 +312,14 @@ class Battle(Estimates):
             if not target.alive or not unit.alive:
                 return
             law = self.rules.volley(attack, unit, weapon, target, situation)
-            killed = law.sample(self.rng.random())
-            removed = self.state.remove_models(target, killed)
+            i = law.index(self.rng.random())
+            removed = self.state.remove_models(target, law.values[i])
+            if target.models:
+                target.wounds = law.damaged[i]
             if self.record:
                 self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
+                          wounds=target.wounds,
                           distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation])
         self.check_annihilation()
 

@@ -120,9 +120,9 @@ class Estimates:
         if self._sig is not None and self._sig[0] is unit:
             return self._sig[1]  # the state has not changed since it was worked out
         side, here = unit.side, unit.position
-        return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
+        return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
                 tuple(unit.values.items()) if unit.values else (),
-                tuple([(f.profile, f.models, f.points, abs(here - f.position))
+                tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
                        for f in self.state.units if f.side != side and f.models > 0]))
 
     def reaction_value(self, unit: Unit, status: str) -> float:

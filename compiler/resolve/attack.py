@@ -107,6 +107,7 @@ def _steps(sub: Evaluator, call: Call, totals: LazySteps, known: bool, planned: 
     for kind, step, per_attack, src, bags in plan_entries(plan):
         if kind == "removal":
             totals.later(step.name, partial(_removal, sub, decl, step, env, defender, bags, src))
+            totals.wound_states[step.name] = partial(_removal, sub, decl, step, env, defender, bags, src, joint=True)
         elif kind == "pipe":
             assert src is not None
             if not planned:
@@ -149,7 +150,7 @@ def _call_args_key(args: list[Any]) -> tuple[Any, ...]:
     """The arguments as a key: a profile as ("profile", id, models) (a key of strings and numbers
     is one the garbage collector stops following), whole numbers as they are, anything else made
     hashable."""
-    return tuple(("profile", a.id, a.models) if type(a) is ProfileRef else a if type(a) is int else hashable(a)
+    return tuple(("profile", a.id, a.models, a.damaged) if type(a) is ProfileRef else a if type(a) is int else hashable(a)
                  for a in args)
 
 
@@ -167,7 +168,9 @@ Call: TypeAlias = tuple[A.Attack, dict[str, Any], str | None, Plan, dict[str, An
 
 
 def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], defender: str | None, bags: Any,
-             src: str | None, totals: LazySteps) -> Any:
+             src: str | None, totals: LazySteps, joint: bool = False) -> Any:
+    """The models ``step`` removes (with ``joint``: the law of the models removed and the wounds
+    left on the damaged model, as :func:`~compiler.resolve.casualties.casualties` gives it)."""
     if step.removes_from is None or step.removes_from not in totals:
         raise ResolveError(f"'{step.removes_from}' is not an earlier step", step.span)
     target = ev.eval(step.removes_target, totals.env(env, step.removes_target, ev)) if step.removes_target is not None else None
@@ -201,5 +204,7 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], d
         def token_damage(state: State) -> tuple[Any, bool]:
             mods = hook_mods(state)
             return damage_of(exact_ev.with_hook_effects(mods) if mods else exact_ev), mortal_of(state) == "spill"
-        return casualties_per_attack(ev, totals[src], bags, token_damage, wounds, target.models, step.span)
-    return casualties(ev, totals[step.removes_from], damage_of(ev), wounds, target.models, step.span)
+        return casualties_per_attack(ev, totals[src], bags, token_damage, wounds, target.models, step.span,
+                                     target.damaged, joint)
+    return casualties(ev, totals[step.removes_from], damage_of(ev), wounds, target.models, step.span,
+                      target.damaged, joint)
