@@ -32,7 +32,7 @@ from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import stat_of
 from compiler.resolve.plan import Plan, aggregate_step, plan_attack, plan_entries, plan_plainly, value_step
-from compiler.resolve.shape import State, reads_models
+from compiler.resolve.shape import State, damage_dealt, reads_models
 from compiler.resolve.steps import LazySteps
 from compiler.resolve.tokens import as_exact, hook_mods, mortal_of
 
@@ -189,6 +189,8 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], d
         raise ResolveError(f"the target's {stat} must be a fixed number", step.span)
     wounds = num_int(unwrap(wounds), step.span)
     damage_env = totals.env(env, step.damage, ev) if step.damage is not None else env
+    # Points of damage counted by an amount step met the damage hooks there: not twice.
+    hooked = step.removes_from not in damage_dealt(decl, ev.model.callables)
 
     def damage_of(evd: Evaluator) -> Any:
         damage: Any = 1
@@ -196,7 +198,7 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], d
             damage = evd.eval(step.damage, damage_env)
         damage = damage if is_dist(damage) else Dist.const(num_int(unwrap(damage), step.span))
         damage = as_exact(damage).map(lambda d: max(0, num_int(unwrap(d), step.span)))
-        return feel_no_pain(evd, target, damage)
+        return feel_no_pain(evd, target, damage) if hooked else damage
 
     if bags is not None and src is not None:
         exact_ev = ev.exact_twin()

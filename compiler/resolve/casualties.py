@@ -171,7 +171,7 @@ def casualties_per_attack(ev: Evaluator, attacks: Any, bags: Any, token_damage: 
     for bag, p in bags.probabilities().items():
         per_bag.append((bag, float(p) if fast else p))
         for token_state, _ in bag:
-            if token_state not in dmg:
+            if token_state not in dmg and not any(flag[0] == "joins" for flag in token_state):
                 dist, spill = token_damage(token_state)
                 items = [(int(d), float(q) if fast else q) for d, q in dist.probabilities().items()]
                 dmg[token_state] = (items, spill)
@@ -217,6 +217,8 @@ def casualties_per_attack(ev: Evaluator, attacks: Any, bags: Any, token_damage: 
         for bag, pb in per_bag:
             after: dict[Key, Any] = dict(state)
             for token_state, count in bag:
+                if token_state not in dmg:  # on its way to a later step: no damage yet
+                    continue
                 items, spill = dmg[token_state]
                 for _ in range(count):
                     after = token_step(after, items, spill)
