@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from compiler.cli.common import Arg, Exit, app, compile_one, usage_error
+from compiler.cli.common import Arg, Exit, app, compile_one, refuse, usage_error
+from compiler.cli.common import console as make_console
 
 if TYPE_CHECKING:
     from compiler import ast as A
@@ -99,12 +100,13 @@ def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
 def play(path: str, scenario: str | None, seed: int | None, auto: bool, side: str | None, policy: str,
          log: Path | None, replay_log: Path | None) -> None:
     """A battle turn by turn in the terminal, each roll shown with the rule behind it."""
-    from rich.console import Console
-
     from compiler.battle import POLICIES, Battle, HumanPolicy, LogError, Policy, Rules, read_log, replay, write_log
 
+    refuse(**{"--replay": replay_log, "--seed": seed, "--auto": auto, "--side": side, "SCENARIO": scenario,
+              "--log": log})
+    refuse(**{"--auto": auto, "--side": side})
     _, model = compile_one(path)
-    console = Console(highlight=False, soft_wrap=True)
+    console = make_console()
     rules = Rules(model)
 
     def show(event: dict[str, Any]) -> None:

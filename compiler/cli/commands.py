@@ -20,6 +20,7 @@ MODULES = {
     "table": "compiler.cli.answers",
     "test": "compiler.cli.answers",
     "version": __name__,
+    "config": "compiler.cli.tools",
     "diff": "compiler.cli.review",
     "build": "compiler.cli.site",
     "serve": "compiler.cli.site",
