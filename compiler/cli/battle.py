@@ -176,24 +176,36 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--against", help="Also play under this base ruleset and report the change.")
 @click.option("--scheduler", help="A dask.distributed scheduler address.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: win and draw rates with 95% intervals.")
+@click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
+              help="Play this army list for a side: a list file (one unit a line) or a BattleScribe roster "
+                   "(.ros, .rosz); repeatable.")
 def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, policy: str, against: str | None,
-             scheduler: str | None, as_json: bool) -> None:
+             scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
     """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
     from compiler.battle import POLICIES, run, summary
     from compiler.battle.simulate import against as change
+    from compiler.battle.simulate import with_armies
 
     _, model = compile_one(path)
     sc = pick_scenario(model, scenario)
     if policy not in POLICIES:
         raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
+    lists = []
+    for given in armies:
+        side, _, file = given.partition("=")
+        if side not in {s.id for s in sc.sides} or not file:
+            raise usage_error(f"--army {given}: write SIDE=LIST with a side of scenario '{sc.id}' "
+                              f"({', '.join(s.id for s in sc.sides)})")
+        lists.append((side, tuple(list_units(Path(file), model, quiet=True))))
+    sc = with_armies(sc, tuple(lists))
     try:
-        tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler)
+        tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists))
         out = summary(model, sc, tally, seed)
         if against is not None:
             _, base_model = compile_one(against)
             if not any(getattr(d, "id", None) == sc.id for d in base_model.walk()):
                 raise usage_error(f"the base ruleset '{base_model.id}' has no scenario '{sc.id}'")
-            base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler)
+            base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists))
             out["against"] = {"ruleset": base_model.id, "base": summary(base_model, sc, base, seed),
                               "change": change(sc, tally, base)}
     except ValueError as e:
@@ -228,7 +240,8 @@ _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*
 @army_app.command("check")
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("roster", cls=Arg, type=click.Path(path_type=Path),
-                help="The army list: one unit a line, e.g. `10 space_marine_squad`.")
+                help="The army list: one unit a line, e.g. `10 space_marine_squad`; or a BattleScribe roster "
+                     "(.ros, .rosz).")
 @click.option("--army", help="The army rules to check against (default: the first).")
 def army_check(path: str, roster: Path, army: str | None) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
@@ -241,6 +254,20 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
     chosen = model.get(army) if army else (armies[0] if armies else None)
     if not isinstance(chosen, A.Army):
         raise usage_error(f"ruleset '{model.id}' has no army rules" + (f" called '{army}'" if army else ""))
+    units = list_units(roster, model)
+    listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
+    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed))
+
+
+def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
+    """The units of an army list: a BattleScribe roster (.ros, .rosz), or a text file, one unit a line."""
+    from compiler import ast as A
+    from compiler.diagnostics import Span
+
+    if roster.suffix.lower() in (".ros", ".rosz"):
+        from compiler.cli.interop import roster_units
+
+        return roster_units(roster, model, quiet)
     try:
         text = roster.read_text("utf-8")
     except OSError as e:
@@ -268,8 +295,11 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
         units.append(A.SideUnit(span, int(m.group(1)), m.group(2), extra))
     if bad:
         raise Exit(1)
-    listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
-    violations = check_army(model, chosen, listed)
+    return units
+
+
+def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any]) -> None:
+    """Print each violation with the rule it breaks, then the verdict; exit 1 when the list breaks a rule."""
     total = sum(u.points for u in listed)
     for v in violations:
         trail = model.section_path(v.army)

@@ -411,8 +411,16 @@ def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, default=True, flag_value=True,
               help="JSON (the only format, and the default).")
 @click.option("--out", "-o", help="Write to this file instead of standard output.")
-def export(path: str, as_json: bool, out: str | None) -> None:
+@click.option("--battlescribe", "battlescribe", type=click.Path(path_type=Path), metavar="FOLDER",
+              help="Write the profiles, points and army rules as a BattleScribe .gst and .cat into FOLDER instead.")
+@click.option("--force", is_flag=True, help="With --battlescribe: replace .gst/.cat files warscribe did not write.")
+def export(path: str, as_json: bool, out: str | None, battlescribe: Path | None, force: bool) -> None:
     """The rules model as JSON: every declaration with its stable id, kind, title, text and data."""
+    if battlescribe is not None:
+        from compiler.cli.interop import export_battlescribe
+
+        export_battlescribe(path, battlescribe, force)
+        return
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
     from compiler.site.export import export as export_model
