@@ -266,7 +266,8 @@ _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*
 @click.argument("roster", cls=Arg, type=click.Path(path_type=Path),
                 help="The army list: one unit a line, e.g. `10 space_marine_squad`; or a BattleScribe roster "
                      "(.ros, .rosz).")
-@click.option("--army", help="The army rules to check against (default: the first).")
+@click.option("--army", help="The army rules to check against (default: those a roster's force is named after, "
+                            "else the first).")
 def army_check(path: str, roster: Path, army: str | None) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
     from compiler import ast as A
@@ -276,6 +277,10 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
     _, model = compile_one(path)
     armies = model.of_type(A.Army)
     chosen = model.get(army) if army else (armies[0] if armies else None)
+    if army is None and roster.suffix.lower() in (".ros", ".rosz"):
+        from compiler.cli.interop import roster_army
+
+        chosen = roster_army(roster, model) or chosen  # the army rules its force was built with
     if not isinstance(chosen, A.Army):
         raise usage_error(f"ruleset '{model.id}' has no army rules" + (f" called '{army}'" if army else ""))
     units = list_units(roster, model)
