@@ -35,8 +35,9 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], v
     """A Rich table: per ruleset, exercised/executable for each kind, rules that drive the resolver
     or the battle engine, prose-only rules and abilities, unmarked rules; then each unexercised declaration with where
     it is written (and, with ``verbose``, each prose-only and unmarked one)."""
-    from rich.console import Console
     from rich.table import Table
+
+    from compiler.cli.common import console as make_console
 
     table = Table(title="Executable coverage: declarations exercised by examples; rules that drive the resolver or "
                         "the battle engine, are prose only (and say why) or are unmarked", title_justify="left")
@@ -58,7 +59,7 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], v
         cells.append(f"{done_all}/{total_all}")
         table.add_row(cov.ruleset, *cells, str(len(cov.driving)), str(len(cov.prose_only)),
                       f"[yellow]{len(cov.unmarked)}[/yellow]" if cov.unmarked else "0")
-    console = Console(highlight=False, soft_wrap=True)
+    console = make_console()
     if not console.is_terminal:
         console.width = 130  # piped or captured: wide enough for every column
     console.print(table)

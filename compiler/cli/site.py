@@ -70,16 +70,20 @@ def find_config(config: str | None) -> tuple[Path, Path | None]:
         if not path.is_file():
             raise usage_error(f"{config} does not exist")
         return path.resolve(), None
-    here = Path.cwd()
+    from compiler.cli.config import current
+
+    settings = current()  # the project's folder: the current one, or the nearest above with rules/ or settings
+    here = settings.root
+    rules = settings.path("rules") or here / "rules"
     if (here / CONFIG).is_file():
         return (here / CONFIG).resolve(), None
-    if (here / "rules").is_dir():
+    if rules.is_dir():
         tmp = Path(tempfile.mkdtemp(prefix="warscribe-site-"))
         docs = here / "site" if (here / "site").is_dir() else tmp / "docs"
         docs.mkdir(exist_ok=True)
         (tmp / CONFIG).write_text(DEFAULT_CONFIG.format(
             title=json.dumps(f"{here.name} rulebooks"), docs=json.dumps(str(docs)),
-            out=json.dumps(str(here / "public")), rules=json.dumps(str(here / "rules"))), encoding="utf-8")
+            out=json.dumps(str(here / "public")), rules=json.dumps(str(rules))), encoding="utf-8")
         return tmp / CONFIG, tmp
     raise usage_error(f"there is no {CONFIG} and no rules/ folder in {here}; run warscribe in your project's "
                        f"folder (the one holding rules/), or name a config with --config")
@@ -130,7 +134,7 @@ def build(out: str | None, config: str | None, strict: bool, verbose: bool) -> N
     start = time.perf_counter()
     if out:
         from compiler.site.output import OutputFolderError, check_output_folder
-        here = Path.cwd() if tmp is not None else path.parent
+        here = _project_root() if tmp is not None else path.parent
         try:  # before MkDocs sees it: never the project folder, its rules/ or site/, or a folder holding them
             check_output_folder(out, [here], [here / n for n in ("rules", "site") if (here / n).exists()])
         except OutputFolderError as err:
@@ -147,7 +151,7 @@ def build(out: str | None, config: str | None, strict: bool, verbose: bool) -> N
 
     plugin = cfg.plugins.get("warscribe")
     rules = plugin.rules_dir(cfg) if plugin is not None and hasattr(plugin, "rules_dir") else None
-    project = Path.cwd() if tmp is not None else path.parent
+    project = _project_root() if tmp is not None else path.parent
     try:
         final = check_output_folder(cfg.site_dir, [project], [p for p in (rules, cfg.docs_dir) if p is not None])
     except OutputFolderError as err:
@@ -247,19 +251,32 @@ class _progress:
               help="Rebuild every page on each change (slower; default: only the pages that changed).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a web browser.")
 def serve(config: str | None, dev_addr: str, full: bool, open_browser: bool) -> None:
-    """Serve the website locally and rebuild it when a .rules file or a page changes."""
-    from mkdocs.commands.serve import serve as mkdocs_serve
-    from mkdocs.exceptions import Abort
+    """Serve the website locally and rebuild it when a .rules file or a page changes.
+
+    While the rules have errors the last good site stays served, each page showing the
+    diagnostics over it; the next good save rebuilds it and the browser reloads by itself.
+    """
+    from mkdocs.exceptions import Abort, ConfigurationError
+
+    from compiler.site import devserver
 
     _quiet_banner()
     path, tmp = find_config(config)
     handler = _logging(False)
     handler.setLevel(logging.INFO)
+
+    def failed(failure: devserver.Failure) -> None:
+        click.echo("warscribe: the site could not be rebuilt; the last good site is served, its pages showing "
+                   "the errors, until the next good save", err=True)
+
+    def recovered() -> None:
+        click.echo("warscribe: the errors are fixed; the site is up to date again", err=True)
+
     try:
-        mkdocs_serve(str(path), dev_addr=dev_addr, livereload=True, build_type=None if full else "dirty",
-                     open_in_browser=open_browser)
-    except Abort as err:
-        click.echo(f"warscribe: {err}", err=True)
+        devserver.serve(str(path), dev_addr=dev_addr, dirty=not full, open_in_browser=open_browser,
+                        on_failure=failed, on_success=recovered)
+    except (Abort, ConfigurationError) as err:
+        click.echo(f"warscribe: error: {path}: {err}", err=True)
         raise Exit(1)
     except OSError as err:  # the port is taken, the address is not this machine's
         hint = "; another server is using it: stop it or choose another port with --dev-addr" \
@@ -305,7 +322,8 @@ def _rules_paths(paths: list[str]) -> None:
 
 @app.command()
 @click.argument("paths", cls=Arg, nargs=-1, help="Ruleset folders (default: rules_dir of mkdocs.yml, or rules/).")
-@click.option("--out", "-o", required=True, help="The folder to write the Markdown pages into.")
+@click.option("--out", "-o", required=True,
+              help="The folder to write the Markdown pages into (default: out of the project's settings).")
 @click.option("--config", "-c",
               help="Read the site title, matchups and template overrides from this mkdocs.yml "
                    "(default: ./mkdocs.yml if present).")
@@ -319,7 +337,11 @@ def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
 
     options, docs = _site_options(config)
     root = Path(options.get("_root", "."))
-    targets = list(paths) or [str(root / options.get("rules_dir", "rules"))]
+    if not paths and "rules_dir" not in options:
+        from compiler.cli.config import default_rules
+        targets = [default_rules()]
+    else:
+        targets = list(paths) or [str(root / options.get("rules_dir", "rules"))]
     _rules_paths(targets)
     start = time.perf_counter()
     try:
@@ -389,8 +411,16 @@ def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, default=True, flag_value=True,
               help="JSON (the only format, and the default).")
 @click.option("--out", "-o", help="Write to this file instead of standard output.")
-def export(path: str, as_json: bool, out: str | None) -> None:
+@click.option("--battlescribe", "battlescribe", type=click.Path(path_type=Path), metavar="FOLDER",
+              help="Write the profiles, points and army rules as a BattleScribe .gst and .cat into FOLDER instead.")
+@click.option("--force", is_flag=True, help="With --battlescribe: replace .gst/.cat files warscribe did not write.")
+def export(path: str, as_json: bool, out: str | None, battlescribe: Path | None, force: bool) -> None:
     """The rules model as JSON: every declaration with its stable id, kind, title, text and data."""
+    if battlescribe is not None:
+        from compiler.cli.interop import export_battlescribe
+
+        export_battlescribe(path, battlescribe, force)
+        return
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
     from compiler.site.export import export as export_model
@@ -424,3 +454,9 @@ def export(path: str, as_json: bool, out: str | None) -> None:
             raise Exit(1)
     else:
         click.echo(text, nl=False)
+
+
+def _project_root() -> Path:
+    from compiler.cli.config import current
+
+    return current().root

@@ -71,6 +71,24 @@ _CODE = re.compile(r"<(pre)(?=[\s>])")
 _NOT_PROSE = re.compile(r"<(pre|table|figure|details|svg)(?=[\s>])")
 
 
+class RulesHaveErrors(PluginError):
+    """The build stops because the rules have errors; the diagnostics are kept as data, so that
+    ``warscribe serve`` can show them on the pages it serves."""
+
+    def __init__(self, diagnostics: tuple[Any, ...], sources: dict[str, str]) -> None:
+        super().__init__("warscribe: the rules have errors\n\n" + "\n\n".join(render(d, sources) for d in diagnostics))
+        self.diagnostics = diagnostics
+        self.sources = sources
+
+
+class _NoDirtyWarning(logging.Filter):
+    """Drops MkDocs' warning that a "dirty" build is being performed: under ``serve`` every
+    rebuild is one on purpose (only the pages a change touched are rebuilt), so it says nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("A 'dirty' build")
+
+
 class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' Config.__init_subclass__ is unannotated
     rules_dir = c.Type(str, default="rules")
     title = c.Optional(c.Type(str))  # the home page's title (default: site_name)
@@ -101,6 +119,10 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
         self.dirty = dirty
+        if self.serving and dirty:
+            build_log = logging.getLogger("mkdocs.commands.build")
+            if not any(isinstance(f, _NoDirtyWarning) for f in build_log.filters):
+                build_log.addFilter(_NoDirtyWarning())
 
     def on_shutdown(self) -> None:
         if self._pages_dir is not None:
@@ -134,8 +156,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
             elif d.severity is Severity.NOTE:
                 log.debug(render(d, sources))
         if not compilation.ok:
-            errors = [render(d, sources) for d in compilation.diagnostics if d.is_error]
-            raise PluginError("warscribe: the rules have errors\n\n" + "\n\n".join(errors))
+            raise RulesHaveErrors(tuple(d for d in compilation.diagnostics if d.is_error), sources)
         try:
             matchups = tuple(Matchup.from_config(m) for m in self.config.matchups)
         except (KeyError, TypeError, AttributeError) as err:

@@ -32,6 +32,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from compiler.gitrun import git
+
 try:  # the project's atomic write, where present
     from compiler.atomic import write_atomic
 except ImportError:  # pragma: no cover - a fallback with the same contract
@@ -225,9 +227,8 @@ def source_date_epoch(rules_dir: Path | str) -> str:
         return given.strip()
     folder = Path(rules_dir)
     try:
-        r = subprocess.run(["git", "-C", str(folder), "log", "-1", "--format=%ct", "--", "."],
-                           capture_output=True, text=True, timeout=30)
-        stamp = r.stdout.strip()
+        r = git(folder, "log", "-1", "--format=%ct", "--", ".", timeout=30)
+        stamp = str(r.stdout).strip()
         if r.returncode == 0 and stamp.isdigit():
             return stamp
     except (OSError, subprocess.SubprocessError):
