@@ -240,3 +240,51 @@ def test_open_questions_and_pins_are_author_boxes(built_site: Path) -> None:
     notes = (built_site / "console-40k" / "index.html").read_text(encoding="utf-8")
     assert 'class="ws-author"' in notes and "At a glance" in notes
 
+
+
+# ---------------------------------------------------------------------------
+# 5. Accessibility
+# ---------------------------------------------------------------------------
+
+# Every heat cell's chance (--ws-p), and its text and background as the sRGB the browser paints.
+HEAT_CELLS = """() => { const g = document.createElement('canvas').getContext('2d');
+  const rgb = css => { g.clearRect(0, 0, 1, 1); g.fillStyle = '#000'; g.fillStyle = css; g.fillRect(0, 0, 1, 1);
+                       return Array.from(g.getImageData(0, 0, 1, 1).data).slice(0, 3); };
+  return [...document.querySelectorAll('article .ws-heat')].map(e => {
+    const s = getComputedStyle(e);
+    return {p: parseFloat(s.getPropertyValue('--ws-p') || '0'), fg: rgb(s.color), bg: rgb(s.backgroundColor),
+            text: e.textContent};
+  }); }"""
+
+
+def luminance(rgb: list[int]) -> float:
+    lin = [c / 255 / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def lightness(y: float) -> float:
+    """CIE L* of a relative luminance: lightness as the eye sees it."""
+    return 116 * y ** (1 / 3) - 16 if y > 216 / 24389 else y * 24389 / 27
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_heat_cells_grow_lighter_with_the_chance_and_keep_their_text_readable(browser: Any, site_url: str,
+                                                                             built_site: Path, scheme: str) -> None:
+    context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
+    page = context.new_page()
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    page.goto(site_url + "console-40k/quick-reference/")
+    cells = page.evaluate(HEAT_CELLS)
+    context.close()
+    assert len(cells) > 50
+    # the text is what the renderer wrote (the colour changes nothing in it)
+    built = (built_site / "console-40k" / "quick-reference" / "index.html").read_text(encoding="utf-8")
+    assert sum(1 for c in cells if c["text"] == "always") == len(re.findall(r'class="ws-heat"[^>]*>always<', built))
+    for c in cells:
+        hi, lo = sorted((luminance(c["fg"]), luminance(c["bg"])), reverse=True)
+        assert (hi + 0.05) / (lo + 0.05) >= 4.5, c
+    # lightness alone tells the chances apart: a higher chance is never darker, and "never" and
+    # "always" are far apart (colour-blind readers see lightness, not hue)
+    by_p = sorted({round(c["p"], 3): lightness(luminance(c["bg"])) for c in cells}.items())
+    assert all(b >= a - 0.1 for (_, a), (_, b) in zip(by_p, by_p[1:])), by_p
+    assert by_p[-1][1] - by_p[0][1] >= 25, by_p  # CIE L*, 0 (black) to 100 (white)
