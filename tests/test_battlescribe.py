@@ -204,7 +204,7 @@ def test_the_outputs_never_overwrite_the_authors_files(imported: Path, tmp_path:
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "skirmish.cat").write_text("someone else's", "utf-8")
     r = warscribe("export", str(imported), "--battlescribe", str(tmp_path / "out"))
-    assert r.returncode != 0 and "warscribe did not write it" in r.stderr
+    assert r.returncode != 0 and "is not a file this command wrote" in r.stderr
     assert (tmp_path / "out" / "skirmish.cat").read_text("utf-8") == "someone else's"
     # an earlier import is the command's own: it is replaced
     assert warscribe("import", "battlescribe", *DATA, "--out", str(imported)).returncode == 0
