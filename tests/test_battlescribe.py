@@ -76,8 +76,11 @@ def test_every_unit_has_its_stats_weapons_keywords_points_and_composition(import
 def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path: Path) -> None:
     r = warscribe("army", "check", str(imported), str(FIX / "patrol.ros"))
     assert r.returncode == 0, r.stdout + r.stderr
+    # checked against the army rules its force was built with, not the first (Battalion: 2 Troops at least)
     assert "2 units, 164 points: the list meets the rules of 'Patrol Detachment'" in r.stdout
     assert "the roster counts 164 points" in r.stdout
+    r = warscribe("army", "check", str(imported), str(FIX / "patrol.ros"), "--army", "battalion_detachment")
+    assert r.returncode == 1 and "At least 2 Troops. (troops = 1)" in r.stdout
     # zipped, as the apps share it
     rosz = tmp_path / "patrol.rosz"
     with zipfile.ZipFile(rosz, "w", zipfile.ZIP_DEFLATED) as z:
@@ -96,6 +99,56 @@ def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path
     big.write_text(text.replace('number="4" type="model"', 'number="12" type="model"'), "utf-8")
     r = warscribe("army", "check", str(imported), str(big))
     assert r.returncode == 1 and "has 13 models; a Tactical Squad has 5 to 10" in r.stdout
+
+
+ODD_VALUES = """<?xml version="1.0" encoding="UTF-8"?>
+<gameSystem xmlns="http://www.battlescribe.net/schema/gameSystemSchema" id="g" name="Odd Values" revision="1">
+  <profileTypes>
+    <profileType id="pt-u" name="Unit">
+      <characteristicTypes><characteristicType id="c-sv" name="Save"/><characteristicType id="c-m" name="Move"/>
+      </characteristicTypes>
+    </profileType>
+    <profileType id="pt-w" name="Weapon">
+      <characteristicTypes><characteristicType id="c-s" name="Strength"/><characteristicType id="c-d" name="Damage"/>
+      <characteristicType id="c-a" name="Attacks"/></characteristicTypes>
+    </profileType>
+  </profileTypes>
+  <sharedSelectionEntries>
+    <selectionEntry id="w1" name="Claw" type="upgrade"><profiles><profile id="p1" name="Claw" typeId="pt-w">
+      <characteristics><characteristic name="Strength" typeId="c-s">+2</characteristic>
+      <characteristic name="Damage" typeId="c-d">D3+1</characteristic><characteristic name="Attacks" typeId="c-a">3</characteristic>
+      </characteristics></profile></profiles></selectionEntry>
+    <selectionEntry id="w2" name="Gun" type="upgrade"><profiles><profile id="p2" name="Gun" typeId="pt-w">
+      <characteristics><characteristic name="Strength" typeId="c-s">*</characteristic>
+      <characteristic name="Damage" typeId="c-d">2</characteristic><characteristic name="Attacks" typeId="c-a">-</characteristic>
+      </characteristics></profile></profiles></selectionEntry>
+  </sharedSelectionEntries>
+  <selectionEntries>
+    <selectionEntry id="u1" name="Beast" type="model">
+      <profiles><profile id="pu" name="Beast" typeId="pt-u"><characteristics>
+        <characteristic name="Save" typeId="c-sv">4+</characteristic><characteristic name="Move" typeId="c-m">8"</characteristic>
+      </characteristics></profile></profiles>
+      <entryLinks><entryLink id="l1" name="Claw" targetId="w1" type="selectionEntry"/>
+        <entryLink id="l2" name="Gun" targetId="w2" type="selectionEntry"/></entryLinks>
+    </selectionEntry>
+  </selectionEntries>
+</gameSystem>
+"""
+
+
+def test_values_are_read_by_kind_or_kept_as_text_with_a_note(tmp_path: Path) -> None:
+    (tmp_path / "odd.gst").write_text(ODD_VALUES, "utf-8")
+    out = tmp_path / "a" / "odd"
+    r = warscribe("import", "battlescribe", str(tmp_path / "odd.gst"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    lexicon = (out / "lexicon.rules").read_text("utf-8")
+    assert 'stat Save "Save" target' in lexicon and 'stat Move "Move" distance' in lexicon
+    assert 'stat Damage "Damage" dice' in lexicon and 'stat Attacks "Attacks" 1..10' in lexicon
+    assert "# Strength: kept as text: values such as '*', '+2' are not numbers, rolls or distances" in lexicon
+    d = _declarations(out)
+    assert d["claw"]["stats"] == {"Strength": "+2", "Damage": "D3+1", "Attacks": "3"}
+    assert d["gun"]["stats"] == {"Strength": "*", "Damage": "2", "Attacks": "-"}
+    assert d["beast"]["stats"] == {"Save": "4+", "Move": '8"'} and d["beast"]["weapons"] == ["claw", "gun"]
 
 
 def test_a_roster_of_units_the_ruleset_lacks_is_refused_by_name(imported: Path, tmp_path: Path) -> None:

@@ -45,6 +45,16 @@ def write_log(out: TextIO, battle: Battle, ruleset: str, seed: int, path: str | 
     out.write(json.dumps({"choices": battle.choices}) + "\n")
 
 
+def is_log(head: bytes) -> bool:
+    """Does a file start like a battle log (its first line naming the format)?"""
+    first = head.split(b"\n", 1)[0]
+    try:
+        row = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(row, dict) and row.get("format") == FORMAT
+
+
 class LogError(ValueError):
     """A file that is not a battle log, or one for another ruleset."""
 

@@ -162,6 +162,12 @@ def infer_kind(values: list[str]) -> tuple[str, str | None]:
     kinds = {value_kind(v) for v in values} - {None}
     if not kinds:
         return "text", None
+    if kinds == {"text"}:
+        odd = sorted({v.strip() for v in values if not re.search(r"[A-Za-z]", v) and value_kind(v) == "text"})
+        if not odd:
+            return "text", None  # words: a weapon's type, its keywords
+        shown = ", ".join(repr(v) for v in odd[:4]) + (", …" if len(odd) > 4 else "")
+        return "text", f"kept as text: values such as {shown} are not numbers, rolls or distances"
     if len(kinds) == 1:
         return str(kinds.pop()), None
     if kinds == {"range", "dice"}:

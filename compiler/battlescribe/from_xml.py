@@ -64,6 +64,7 @@ class _Reader:
     values: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     points_type: str | None = None
     notes: Counter[str] = field(default_factory=Counter)
+    noted: set[tuple[str, str]] = field(default_factory=set)
     where: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     keywords: dict[str, Named] = field(default_factory=dict)
     abilities: dict[str, Named] = field(default_factory=dict)
@@ -74,18 +75,29 @@ class _Reader:
 
     # -- what is unsupported ------------------------------------------------------------------
 
-    def unsupported(self, what: str, where: str) -> None:
+    def unsupported(self, what: str, where: str, key: str | None = None) -> None:
+        """Count one thing the language has no place for (once per ``key``, the entry it is on)."""
+        if key is not None:
+            if (what, key) in self.noted:
+                return
+            self.noted.add((what, key))
         self.notes[what] += 1
+        if len(where) > 80:
+            where = where[:77].rstrip(" ,;") + "…"
         if len(self.where[what]) < 3 and where not in self.where[what]:
             self.where[what].append(where)
 
-    def scan_unsupported(self, el: etree._Element, where: str) -> None:
-        for sub in el.iter():
-            name = local(sub)
-            if name == "modifier":
-                conditional = any(local(c) in ("conditions", "conditionGroups") for c in sub)
+    def scan_unsupported(self) -> None:
+        """Every modifier of every file, named by the entry it sits in."""
+        for _, root in self.roots:
+            for mod in root.iter():
+                if local(mod) != "modifier":
+                    continue
+                holder = next((a for a in mod.iterancestors() if a.get("name") and local(a) != "modifier"), root)
+                where = attr(holder, "name")
+                conditional = any(local(c) in ("conditions", "conditionGroups") for c in mod)
                 self.unsupported("conditional modifiers" if conditional else "modifiers", where)
-                if any(local(c) == "repeats" for c in sub):
+                if any(local(c) == "repeats" for c in mod):
                     self.unsupported("repeats", where)
 
     # -- indexing and links -------------------------------------------------------------------
@@ -99,7 +111,8 @@ class _Reader:
     def target(self, link: etree._Element, where: str) -> etree._Element | None:
         found = self.by_id.get(attr(link, "targetId"))
         if found is None:
-            self.unsupported("links to entries in no file given (add the catalogue that has them)", where)
+            self.unsupported("links to entries in no file given (add the catalogue that has them)", where,
+                             attr(link, "targetId"))
         return found
 
     def node(self, el: etree._Element, where: str) -> Node | None:
@@ -267,7 +280,7 @@ class _Reader:
 
     def cost_note(self, node: Node) -> None:
         if node.kind == "upgrade" and self.cost(node):
-            self.unsupported("costs of upgrades and options (the unit's own points are kept)", node.name)
+            self.unsupported("costs of upgrades and options (the unit's own points are kept)", node.name, node.id)
 
     # -- points and composition ---------------------------------------------------------------
 
@@ -285,11 +298,11 @@ class _Reader:
                 if attr(c, "typeId") == self.points_type:
                     total += value
                 elif value:
-                    self.unsupported(f"costs other than points ({attr(c, 'name')})", node.name)
+                    self.unsupported(f"costs other than points ({attr(c, 'name')})", node.name, node.id)
             if part is node.link:
                 break  # a link's own costs stand for the target's
         if total != total.to_integral_value():
-            self.unsupported("points that are not whole numbers (rounded)", node.name)
+            self.unsupported("points that are not whole numbers (rounded)", node.name, node.id)
         return int(total.to_integral_value())
 
     def count_range(self, node: Node) -> tuple[int, int | None]:
@@ -297,7 +310,8 @@ class _Reader:
         for part in node.parts():
             for c in children(part, "constraints", "constraint"):
                 if attr(c, "field") != "selections" or attr(c, "scope") != "parent":
-                    self.unsupported("limits on how many of an entry a force or roster may take", node.name)
+                    self.unsupported("limits on how many of an entry a force or roster may take", node.name,
+                                     attr(c, "id") or node.id)
                     continue
                 try:
                     value = int(Decimal(attr(c, "value", "0")))
@@ -328,15 +342,18 @@ class _Reader:
                 out.append(sub)
             elif sub.kind in ("group", "upgrade") and depth < 8:
                 if sub.kind == "group":
-                    self.unsupported("choices between options (every option's weapons are listed)", node.name)
+                    self.unsupported("choices between options (every option's weapons are listed)", node.name,
+                                     sub.id)
                 out += self.models_of(sub, depth + 1)
         return out
 
     def root(self, node: Node) -> None:
         where = node.name
-        for part in node.parts():
-            self.scan_unsupported(part, where)
         models = self.models_of(node) if node.kind == "unit" else []
+        if models:
+            self.ids.get(("squad", node.id), node.name)  # the unit's name before its categories'
+        else:
+            self.ids.get(("entry", node.id), node.name)
         kws = self.categories(node)
         if not models:
             self.count_range(node)  # a limit on how many an army may take is noted there
@@ -361,7 +378,7 @@ class _Reader:
             if profile is None:
                 profile = shared_profile
             if profile is None:
-                self.unsupported("models without a unit profile (not imported)", f"{where}: {m.name}")
+                self.unsupported("models without a unit profile (not imported)", f"{where}: {m.name}", m.id)
                 continue
             found = defaultdict(list, {k: list(v) for k, v in own.items()})
             self.gather(m, found, skip_models=False)
@@ -403,7 +420,6 @@ class _Reader:
         out: list[ArmyRule] = []
         for _, root in self.roots:
             for fe in children(root, "forceEntries", "forceEntry"):
-                self.scan_unsupported(fe, attr(fe, "name"))
                 if child(fe, "forceEntries") is not None:
                     self.unsupported("forces inside forces (only the outer force is read)", attr(fe, "name"))
                 limits: list[Limit] = []
@@ -458,6 +474,7 @@ def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids) -> ArmyData:
     if named or cost_types:
         reader.points_type = attr((named or cost_types)[0], "id")
     stats = reader.read_profile_types(reader.placement())
+    reader.scan_unsupported()
     for _, root in roots[1:] or roots:
         entries = list(children(root, "selectionEntries", "selectionEntry")) + \
             list(children(root, "entryLinks", "entryLink"))

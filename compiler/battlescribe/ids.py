@@ -78,7 +78,7 @@ class Ids:
         return self.base_ids
 
     def _fresh(self, base: str) -> str:
-        if base.lower() in reserved_words() or base in reserved_words():
+        if base in reserved_words():  # the language's words are lower case: ``Move`` is a fine stat
             base += "_"
         candidate, n = base, 1
         while candidate in self.used:

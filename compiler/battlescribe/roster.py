@@ -39,6 +39,7 @@ class Roster:
     units: tuple[RosterUnit, ...]
     unknown: tuple[str, ...]
     points: int | None
+    forces: tuple[str, ...] = ()  # the names of its forces (the army rules they were built with)
 
 
 def _lookup(model: Ruleset) -> tuple[dict[str, str], set[str]]:
@@ -113,8 +114,10 @@ def read_roster(path: Path, model: Ruleset) -> Roster:
         units.append(RosterUnit(found, count, tuple(picked), label))
 
     forces = list(children(root, "forces", "force"))
+    force_names: list[str] = []
     while forces:
         force = forces.pop(0)
+        force_names.append(attr(force, "name"))
         forces += list(children(force, "forces", "force"))
         for sel in children(force, "selections", "selection"):
             visit(sel)
@@ -125,4 +128,10 @@ def read_roster(path: Path, model: Ruleset) -> Roster:
                 points = int(Decimal(attr(cost, "value", "0")))
             except InvalidOperation:
                 points = None
-    return Roster(attr(root, "name"), tuple(units), tuple(unknown), points)
+    return Roster(attr(root, "name"), tuple(units), tuple(unknown), points, tuple(force_names))
+
+
+def roster_army(roster: Roster, model: Ruleset) -> A.Army | None:
+    """The army rules named like the roster's first force (``Patrol Detachment`` → ``patrol_detachment``)."""
+    armies = {slug(a.id): a for a in model.of_type(A.Army)} | {slug(a.title): a for a in model.of_type(A.Army)}
+    return next((armies[slug(f)] for f in roster.forces if slug(f) in armies), None)

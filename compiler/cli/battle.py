@@ -46,11 +46,14 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
 @click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy or random.")
 @click.option("--site", metavar="URL",
               help="The built site's address: each rule is linked to its page there (default: its file and line).")
-@click.option("--log", type=click.Path(path_type=Path), help="Write the battle log (JSON lines) to this file.")
+@click.option("--log", type=click.Path(path_type=Path),
+              help="Write the battle log (JSON lines) to this file: a new file or an earlier log, never a .rules "
+                   "file or a file in a ruleset folder (checked before the battle starts).")
+@click.option("--force", is_flag=True, help="With --log: replace an existing file that is not a battle log.")
 @click.option("--replay", "replay_log", type=click.Path(path_type=Path),
               help="Play back a battle log instead (its own seed, sides and choices).")
 def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, side: str | None, policy: str,
-         site: str | None, log: Path | None, replay_log: Path | None) -> None:
+         site: str | None, log: Path | None, force: bool, replay_log: Path | None) -> None:
     """A battle turn by turn in the terminal, each volley shown with the rule behind it.
 
     Each unit is named with its side ("Orks: Ork Boy"), each rule with its file and line, or
@@ -78,6 +81,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
                                   f"name its folder: warscribe play PATH --replay {replay_log}")
     if path is None:
         raise usage_error("name the ruleset folder: warscribe play PATH [SCENARIO]")
+    log_target = _log_target(log, path, force) if log is not None else None  # before any work
     _, model = compile_one(path)
     rules = Rules(model)
     if played is not None:
@@ -120,11 +124,31 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     except EOFError:
         console.print("No more input: the battle stops here.")
         raise Exit(1)
-    if log is not None:
-        with open(log, "w", encoding="utf-8") as out:
-            write_log(out, battle, model.id, battle_seed, path=str(Path(path).resolve()))
+    if log_target is not None:
+        import io
+
+        from compiler.atomic import write_atomic
+
+        text = io.StringIO()
+        write_log(text, battle, model.id, battle_seed, path=str(Path(path).resolve()))
+        try:
+            write_atomic(log_target, text.getvalue())
+        except OSError as err:
+            click.echo(f"warscribe: error: cannot write the battle log to {log}: {err.strerror or err}", err=True)
+            raise Exit(1)
         if not is_quiet():
             click.echo(f"warscribe: the battle log is written to {log}", err=True)
+
+
+def _log_target(log: Path, path: str, force: bool) -> Path:
+    """Where ``--log`` writes, checked before the battle (a usage error for a source or a foreign file)."""
+    from compiler.battle.log import is_log
+    from compiler.outputs import OutputRefused, check_output_file
+
+    try:
+        return check_output_file(log, "write the battle log to", is_log, force, sources=[path])
+    except OutputRefused as err:
+        raise usage_error(str(err))
 
 
 def _rules_of(ruleset: str) -> str | None:
@@ -255,7 +279,8 @@ _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*
 @click.argument("roster", cls=Arg, type=click.Path(path_type=Path),
                 help="The army list: one unit a line, e.g. `10 space_marine_squad`; or a BattleScribe roster "
                      "(.ros, .rosz).")
-@click.option("--army", help="The army rules to check against (default: the first).")
+@click.option("--army", help="The army rules to check against (default: those a roster's force is named after, "
+                            "else the first).")
 def army_check(path: str, roster: Path, army: str | None) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
     from compiler import ast as A
@@ -265,6 +290,10 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
     _, model = compile_one(path)
     armies = model.of_type(A.Army)
     chosen = model.get(army) if army else (armies[0] if armies else None)
+    if army is None and roster.suffix.lower() in (".ros", ".rosz"):
+        from compiler.cli.interop import roster_army
+
+        chosen = roster_army(roster, model) or chosen  # the army rules its force was built with
     if not isinstance(chosen, A.Army):
         raise usage_error(f"ruleset '{model.id}' has no army rules" + (f" called '{army}'" if army else ""))
     units = list_units(roster, model)

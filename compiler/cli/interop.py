@@ -231,6 +231,18 @@ def _own_export(target: Path) -> bool:
     return EXPORT_MARK.encode() in head
 
 
+def roster_army(roster: Path, model: Ruleset) -> A.Army | None:
+    """The army rules a roster's force was built with, when the ruleset has army rules of that name."""
+    from compiler.battlescribe import DataError
+    from compiler.battlescribe.roster import read_roster
+    from compiler.battlescribe.roster import roster_army as named
+
+    try:
+        return named(read_roster(roster, model), model)
+    except DataError as err:
+        raise usage_error(str(err))
+
+
 def roster_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
     """A BattleScribe roster as the units of an army list of ``model``; a usage error for what does not match."""
     from compiler import ast as A
