@@ -14,7 +14,7 @@ import hashlib
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from compiler import ast as A
 from compiler.battle.engine import Battle
@@ -121,18 +121,29 @@ def run_chunk(job: Job) -> Tally:
 
 
 def run(path: str, scenario: A.Scenario, games: int, seed: int, jobs: int = 1, policy: str = "greedy",
-        base: bool = False, scheduler: str | None = None, armies: Armies = ()) -> Tally:
+        base: bool = False, scheduler: str | None = None, armies: Armies = (),
+        progress: Callable[[int], None] | None = None) -> Tally:
     """``games`` battles of ``scenario`` (its sides' lists replaced by ``armies``); the same tally whatever
-    ``jobs`` or ``scheduler``."""
+    ``jobs`` or ``scheduler``. ``progress`` is told how many games are done as each chunk ends."""
     chunks = [(path, base, scenario.id, policy, seed, a, min(games, a + CHUNK), armies)
               for a in range(0, games, CHUNK)]
+    tallies: list[Tally] = []
+
+    def done(t: Tally) -> None:
+        tallies.append(t)
+        if progress is not None:
+            progress(sum(x.games for x in tallies))
+
     if scheduler is not None:
-        tallies = _on_cluster(scheduler, chunks)
+        for t in _on_cluster(scheduler, chunks):
+            done(t)
     elif jobs <= 1 or len(chunks) <= 1:
-        tallies = [run_chunk(c) for c in chunks]
+        for c in chunks:
+            done(run_chunk(c))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            tallies = list(pool.map(run_chunk, chunks))
+            for t in pool.map(run_chunk, chunks):
+                done(t)
     n = len(scenario.sides)
     total = Tally((0,) * n, 0, 0, 0, (0,) * n, 0.0)
     for t in tallies:
