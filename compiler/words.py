@@ -106,18 +106,20 @@ def number_words(v: object) -> str:
 
 
 def fraction_json(p: Fraction | float | int) -> str:
-    """An exact probability or mean for JSON (``"n/d"``); a float answer as its ``repr``.
+    """An exact probability or mean for JSON in its canonical form: ``"n/d"`` in lowest terms, a
+    whole number alone (``"7"``, ``"1"``, ``"0"``; ``Fraction("7")`` reads it back); a float
+    answer as its ``repr``.
 
     A fraction whose numbers run over 4,000 digits (too long to print) is given as a float.
 
-    >>> fraction_json(Fraction(35, 216)), fraction_json(Fraction(2)), fraction_json(1)
-    ('35/216', '2/1', '1.0')
+    >>> fraction_json(Fraction(35, 216)), fraction_json(Fraction(2)), fraction_json(Fraction(1)), fraction_json(1)
+    ('35/216', '2', '1', '1.0')
     >>> fraction_json(Fraction(1, 6**6000))
     '0.0'
     """
     if isinstance(p, Fraction):
         if max(p.numerator.bit_length(), p.denominator.bit_length()) <= _PRINTABLE_BITS:
-            return f"{p.numerator}/{p.denominator}"
+            return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
     return repr(float(p))
 
 

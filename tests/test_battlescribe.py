@@ -73,6 +73,19 @@ def test_every_unit_has_its_stats_weapons_keywords_points_and_composition(import
     assert reqs == ["points <= limit", "hq >= 1", "hq <= 2", "troops >= 1", "troops <= 3"]
 
 
+def test_zipped_catalogues_import_as_the_plain_ones(imported: Path, tmp_path: Path) -> None:
+    zipped = []
+    for plain in DATA:
+        z_path = tmp_path / (Path(plain).name + "z")
+        with zipfile.ZipFile(z_path, "w", zipfile.ZIP_DEFLATED) as z:
+            z.write(plain, Path(plain).name)
+        zipped.append(str(z_path))
+    out = tmp_path / "a" / "skirmish"
+    assert warscribe("import", "battlescribe", *zipped, "--out", str(out)).returncode == 0
+    for name in ("lexicon.rules", "profiles.rules", "army.rules"):
+        assert (out / name).read_text("utf-8") == (imported / name).read_text("utf-8"), name
+
+
 def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path: Path) -> None:
     r = warscribe("army", "check", str(imported), str(FIX / "patrol.ros"))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -165,6 +178,7 @@ def test_export_then_import_gives_the_same_ruleset(imported: Path, tmp_path: Pat
     assert r.returncode == 0, r.stdout + r.stderr
     gst, cat = exported / "skirmish.gst", exported / "skirmish.cat"
     assert gst.read_bytes().startswith(b"<?xml") and b"gameSystemSchema" in gst.read_bytes()
+    assert b'revision="10000"' in gst.read_bytes()  # version 1.0.0: a later version is a higher revision
     again = tmp_path / "skirmish"
     r = warscribe("import", "battlescribe", str(gst), str(cat), "--out", str(again))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -190,7 +204,7 @@ def test_the_outputs_never_overwrite_the_authors_files(imported: Path, tmp_path:
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "skirmish.cat").write_text("someone else's", "utf-8")
     r = warscribe("export", str(imported), "--battlescribe", str(tmp_path / "out"))
-    assert r.returncode != 0 and "warscribe did not write it" in r.stderr
+    assert r.returncode != 0 and "is not a file this command wrote" in r.stderr
     assert (tmp_path / "out" / "skirmish.cat").read_text("utf-8") == "someone else's"
     # an earlier import is the command's own: it is replaced
     assert warscribe("import", "battlescribe", *DATA, "--out", str(imported)).returncode == 0

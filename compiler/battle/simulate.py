@@ -15,7 +15,7 @@ import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from compiler import ast as A
 from compiler.battle.engine import Battle
@@ -123,12 +123,13 @@ def run_chunk(job: Job) -> Tally:
 
 
 def run(path: str, scenario: A.Scenario, games: int, seed: int, jobs: int = 1, policy: str = "greedy",
-        base: bool = False, scheduler: str | None = None, armies: Armies = ()) -> Tally:
+        base: bool = False, scheduler: str | None = None, armies: Armies = (),
+        progress: Callable[[int], None] | None = None) -> Tally:
     """``games`` battles of ``scenario`` (its sides' lists replaced by ``armies``); the same tally whatever
-    ``jobs`` or ``scheduler``.  At most :data:`~compiler.limits.MAX_GAMES` games (``ValueError``
-    above, before any is played); the chunks of work are made as they are handed out, and a
-    pool of processes has at most twice its workers' chunks waiting, so memory does not grow
-    with ``games``."""
+    ``jobs`` or ``scheduler``. ``progress`` is told how many games are done as each chunk ends.
+    At most :data:`~compiler.limits.MAX_GAMES` games (``ValueError`` above, before any is
+    played); the chunks of work are made as they are handed out, and a pool of processes has at
+    most twice its workers' chunks waiting, so memory does not grow with ``games``."""
     if games > MAX_GAMES:
         raise ValueError(f"{games:,} games is more than the {MAX_GAMES:,} one run may play")
     count = -(-games // CHUNK)
@@ -145,6 +146,8 @@ def run(path: str, scenario: A.Scenario, games: int, seed: int, jobs: int = 1, p
         tallies = _on_pool(workers, chunks)
     for t in tallies:
         total = total + t
+        if progress is not None:
+            progress(total.games)
     return total
 
 

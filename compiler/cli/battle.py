@@ -249,16 +249,23 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                               f"({', '.join(s.id for s in sc.sides)})")
         lists.append((side, tuple(list_units(Path(file), model, quiet=True))))
     sc = with_armies(sc, tuple(lists))
+    from compiler.cli.progress import progress
+
+    base_model = None
+    if against is not None:
+        _, base_model = compile_one(against)
+        if not any(getattr(d, "id", None) == sc.id for d in base_model.walk()):
+            raise usage_error(f"the base ruleset '{base_model.id}' has no scenario '{sc.id}'")
     try:
-        tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists))
-        out = summary(model, sc, tally, seed)
-        if against is not None:
-            _, base_model = compile_one(against)
-            if not any(getattr(d, "id", None) == sc.id for d in base_model.walk()):
-                raise usage_error(f"the base ruleset '{base_model.id}' has no scenario '{sc.id}'")
-            base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists))
-            out["against"] = {"ruleset": base_model.id, "base": summary(base_model, sc, base, seed),
-                              "change": change(sc, tally, base)}
+        with progress("simulate", games * (2 if against else 1), "game") as advance:
+            tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
+                        progress=advance)
+            out = summary(model, sc, tally, seed)
+            if against is not None and base_model is not None:
+                base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
+                           progress=lambda done: advance(games + done))
+                out["against"] = {"ruleset": base_model.id, "title": base_model.title,
+                                  "base": summary(base_model, sc, base, seed), "change": change(sc, tally, base)}
     except ValueError as e:
         raise usage_error(str(e))
     if as_json:
@@ -273,11 +280,17 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     click.echo(f"  draws: {out['draws']} = {out['draw_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}); "
                f"{out['turns_mean']:.2f} game turns on average")
     if "against" in out:
-        click.echo(f"  against {out['against']['ruleset']}:")
+        titles = {side.id: side.title for side in sc.sides}
+        click.echo(f"  against {out['against']['title']}:")
         for c in out["against"]["change"]:
             lo, hi = c["ci95"]
-            click.echo(f"    {c['id']}: {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
-                       f"change {c['change']:+.1%} (95% CI {lo:+.1%} to {hi:+.1%})")
+            click.echo(f"    {titles.get(c['id'], c['id'])}: wins {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
+                       f"{_points(c['change'])} (95% CI {_points(lo, False)} to {_points(hi)})")
+
+
+def _points(change: float, unit: bool = True) -> str:
+    """A change of a rate in percentage points: ``+8.8 points``, ``-0.4 points``."""
+    return f"{change * 100:+.1f}" + (" points" if unit else "")
 
 
 @app.group("army", no_args_is_help=True)

@@ -36,18 +36,12 @@ def import_app() -> None:
     """Bring army data written for other tools into a ruleset."""
 
 
-#: How far up an output folder is looked at for a ruleset folder holding it (includes nest no deeper).
-NEST_LEVELS = 3
-
-
 def _inside_ruleset(folder: Path) -> Path | None:
-    """The ruleset folder (one holding .rules files) that ``folder`` lies inside, if any, up to three levels up."""
-    from compiler.safepaths import has_rules
+    """The ruleset folder that holds ``folder`` (its parent, when that holds .rules files), as the output
+    guard of every command sees it (:mod:`compiler.outputs`)."""
+    from compiler.outputs import ruleset_folder_of
 
-    for parent in folder.absolute().resolve().parents[:NEST_LEVELS]:
-        if has_rules(parent):
-            return parent
-    return None
+    return ruleset_folder_of(folder.absolute().resolve().parent)
 
 
 def _own_import(folder: Path) -> bool:
@@ -199,10 +193,14 @@ def export_battlescribe(path: str, folder: Path, force: bool) -> None:
                           f"give a folder of its own")
     data = army_data(model)
     written = catalogue_files(data, model.id)
-    for name in written:
-        target = folder / name
-        if target.exists() and not force and not _own_export(target):
-            raise usage_error(f"refusing to overwrite {target}: warscribe did not write it; add --force to replace it")
+    if folder.is_dir():  # each file through the guard of every output: never a source, never another's file
+        from compiler.outputs import OutputRefused, check_output_file
+
+        for name in written:
+            try:
+                check_output_file(folder / name, "write the BattleScribe data to", _own_export, force, sources=[path])
+            except OutputRefused as err:
+                raise usage_error(str(err))
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, content in written.items():
@@ -222,13 +220,9 @@ def _has_rules(folder: Path) -> bool:
     return has_rules(folder)
 
 
-def _own_export(target: Path) -> bool:
-    try:
-        with open(target, "rb") as f:
-            head = f.read(400)
-    except OSError:
-        return False
-    return EXPORT_MARK.encode() in head
+def _own_export(head: bytes) -> bool:
+    """Is a file starting with ``head`` one that ``export --battlescribe`` wrote?"""
+    return EXPORT_MARK.encode() in head[:400]
 
 
 def roster_army(roster: Path, model: Ruleset) -> A.Army | None:
