@@ -85,11 +85,14 @@ def _load_base(given: str, out: Path) -> tuple[Base, set[str], set[str]]:
                           f"put --out next to {folder}")
     _, model = compile_one(str(folder))
     stats: dict[str, str] = {}
+    ranges: dict[str, tuple[int, int]] = {}
     for s in model.stats.values():
         stats[s.id] = s.type if isinstance(s.type, str) else ("range" if s.type is not None else "text")
+        if isinstance(s.type, A.RangeExpr) and isinstance(s.type.low, A.Int) and isinstance(s.type.high, A.Int):
+            ranges[s.id] = (s.type.low.value, s.type.high.value)
     keywords = {e.id for e in model.of_type(A.Entry) if e.kind == "keyword"}
     ids = {d.id for d in model.walk() if getattr(d, "id", None)}
-    return Base(model.id, model.version or "1.0.0", stats), ids | set(model.symbols), keywords
+    return Base(model.id, model.version or "1.0.0", stats, ranges), ids | set(model.symbols), keywords
 
 
 def _write_folder(out: Path, files: dict[str, str]) -> None:
