@@ -311,3 +311,49 @@ def test_a_none_followed_to_its_arithmetic_is_refused_where_the_attack_is_called
     guarded = NONE_BASE + decl.replace("each save(", "each safe_save(").replace("each psave(target, weapon)",
                                                                               "each safe_save(target.Def, weapon.AP)")
     assert errors(guarded + example("nogun")) == []
+
+
+# -- 10. a model's wounds from an ability's value, with a default ------------------------------
+
+TOUGH = '''ruleset t "T":
+  version 1.0.0
+stat Q "Quality" 1..6: "q"
+stat A "Attacks" 1..10: "a"
+ability tough(X: 1..20) "Tough": "The model takes X wounds."
+  role wounds, 1 without it
+test hit(Q) = roll d6 >= Q
+weapon gun "Gun":
+  A 1
+unit shooter "Shooter":
+  Q 2
+unit ogre "Ogre":
+  Q 4
+  abilities tough(3)
+unit grot "Grot":
+  Q 5
+attack shoot(shooter, weapon, target) "Shoot":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  killed  = hits removes target, damage 2
+'''
+
+
+def test_a_models_wounds_may_be_an_abilitys_value() -> None:
+    model = strict_clean(TOUGH)
+    hits = binomial(3, Fraction(5, 6))
+    for unit, wounds in (("ogre", 3), ("grot", 1)):
+        killed: dict[int, Fraction] = {}
+        for h, p in hits.items():
+            k = allocate([2] * h, wounds, 5)
+            killed[k] = killed.get(k, Fraction(0)) + p
+        assert ask(model, f"shoot(3 shooter, gun, 5 {unit}).killed") == killed
+    # Without a default, a profile without the ability is refused where it is attacked.
+    no_default = compile_text(TOUGH.replace("role wounds, 1 without it", "role wounds")).rulesets[0]
+    with pytest.raises(ResolveError) as info:
+        Evaluator(no_default).evaluate(parse_expression("shoot(3 shooter, gun, 5 grot).killed"))
+    assert "grot does not have" in info.value.message
+    # An ability without a value cannot be the wounds; two declarations of the role cannot both be.
+    assert [d.code for d in errors(TOUGH.replace("tough(X: 1..20)", "tough").replace("tough(3)", "tough"))] == ["W201"]
+    twice = TOUGH.replace('stat A "Attacks" 1..10: "a"', 'stat A "Attacks" 1..10: "a"\nstat W "W" 1..9 role wounds')
+    errs = errors(twice)
+    assert [d.code for d in errs] == ["W102"] and errs[0].span.line == 7

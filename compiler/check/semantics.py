@@ -282,8 +282,28 @@ def _report_followed(ctx: CheckContext, rs: Ruleset, attack: A.Attack, call: A.C
                    related=((found.span, "the arithmetic is here"),))
 
 
-def _wounds_role(rs: Ruleset) -> bool:
-    return any(getattr(s, "role", None) == "wounds" for s in rs.stats.values())
+def _wounds_role(ctx: CheckContext) -> bool:
+    """Whether a stat or an ability is declared ``role wounds``; an ability's role is checked
+    here (only ``wounds``, on an ability with a value, and declared once)."""
+    rs = ctx.ruleset
+    declared = [f"stat {s.id}" for s in rs.stats.values() if getattr(s, "role", None) == "wounds"]
+    for ab in rs.of_type(A.Ability):
+        if ab.role is None:
+            continue
+        span = ab.role_span or ab.span
+        if ab.role != "wounds":
+            ctx.sink.error(codes.UNKNOWN_NAME, f"unknown role '{ab.role}'; an ability can be the wounds: role wounds",
+                           span, "role wounds, 1 without it")
+        elif not ab.params:
+            ctx.sink.error(codes.WRONG_KIND, f"'{ab.id}' has no value to be a model's wounds", span,
+                           f"give it one: ability {ab.id}(X: 1..10) …")
+            declared.append(f"ability {ab.id}")  # meant as the wounds: no second error for it
+        elif declared:
+            ctx.sink.error(codes.DUPLICATE, f"'role wounds' is declared twice: by {declared[0]} and by "
+                           f"ability {ab.id}", span, "keep one of them")
+        else:
+            declared.append(f"ability {ab.id}")
+    return bool(declared)
 
 
 def check_semantics(ctx: CheckContext) -> None:
@@ -291,7 +311,7 @@ def check_semantics(ctx: CheckContext) -> None:
     rs = ctx.ruleset
     hooked = hooked_tests(rs)
     sources = flag_sources(rs)
-    has_wounds = _wounds_role(rs)
+    has_wounds = _wounds_role(ctx)
     for attack in rs.of_type(A.Attack):
         _check_attack(ctx, attack, hooked)
         _check_flags(ctx, attack, sources)
@@ -299,7 +319,8 @@ def check_semantics(ctx: CheckContext) -> None:
         for step in attack.steps:
             if step.removes_from is not None and not has_wounds:
                 ctx.sink.error(codes.NO_WOUNDS_ROLE, "'removes' takes wounds off models, but no stat is declared 'role wounds'",
-                               step.span, 'declare the wounds stat: stat W "Wounds" 1..10 role wounds')
+                               step.span, 'declare the wounds stat: stat W "Wounds" 1..10 role wounds (or an '
+                               'ability\'s value: role wounds, 1 without it)')
     _check_none_arithmetic(ctx)
     for ab in rs.of_type(A.Ability):
         for hook in ab.hooks:
