@@ -35,6 +35,16 @@ MAX_NESTING = 100
 #: ``.rules`` files in one ruleset folder (W906).
 MAX_FILES = 200
 
+# -- BattleScribe data (``warscribe import battlescribe``, ``army check`` of a roster) ------------
+
+#: Bytes of one BattleScribe XML file (.gst, .cat, .ros), read or unzipped; the largest published
+#: catalogues are a few megabytes.
+MAX_XML_BYTES = 64_000_000
+#: Elements in one BattleScribe XML file.
+MAX_XML_ELEMENTS = 2_000_000
+#: Bytes of one zipped BattleScribe file (.gstz, .catz, .rosz) on disk.
+MAX_ZIP_BYTES = 32_000_000
+
 # -- dice and distributions ----------------------------------------------------
 
 #: Dice rolled at once: the N of NdM (W903, and refused by the resolver).
@@ -79,6 +89,9 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_TOKENS", MAX_TOKENS, "tokens in one file"),
     ("MAX_NESTING", MAX_NESTING, "levels of nesting"),
     ("MAX_FILES", MAX_FILES, ".rules files in one ruleset"),
+    ("MAX_XML_BYTES", MAX_XML_BYTES, "bytes of one BattleScribe XML file, read or unzipped"),
+    ("MAX_XML_ELEMENTS", MAX_XML_ELEMENTS, "elements of one BattleScribe XML file"),
+    ("MAX_ZIP_BYTES", MAX_ZIP_BYTES, "bytes of one zipped BattleScribe file"),
     ("MAX_DICE", MAX_DICE, "dice rolled at once"),
     ("MAX_SIDES", MAX_SIDES, "sides of one die"),
     ("MAX_OUTCOMES", MAX_OUTCOMES, "possible results of one distribution"),

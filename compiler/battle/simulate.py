@@ -8,11 +8,13 @@ chunks.  Each chunk reports the CPU time it used, so a benchmark can count the w
 """
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from compiler import ast as A
 from compiler.battle.engine import Battle
@@ -91,9 +93,23 @@ def load(path: str, base: bool = False) -> Ruleset:
     return model
 
 
-def run_chunk(job: tuple[str, bool, str, str, int, int, int]) -> Tally:
-    """A worker's job: ``(ruleset path, base?, scenario, policy, seed, start, stop)``."""
-    path, base, scenario_id, policy, seed, start, stop = job
+#: Army lists that stand in for a scenario's own: (side id, its units), as ``simulate --army`` gives them.
+Armies = tuple[tuple[str, tuple[A.SideUnit, ...]], ...]
+Job = tuple[str, bool, str, str, int, int, int, Armies]
+
+
+def with_armies(scenario: A.Scenario, armies: Armies) -> A.Scenario:
+    """``scenario`` with the army lists of some sides replaced."""
+    lists = dict(armies)
+    if not lists:
+        return scenario
+    sides = tuple(dataclasses.replace(s, units=lists[s.id]) if s.id in lists else s for s in scenario.sides)
+    return dataclasses.replace(scenario, sides=sides)
+
+
+def run_chunk(job: Job) -> Tally:
+    """A worker's job: ``(ruleset path, base?, scenario, policy, seed, start, stop, army lists)``."""
+    path, base, scenario_id, policy, seed, start, stop, armies = job
     cached = _WORKER_RULES.get((path, base))
     if cached is None:
         model = load(path, base)
@@ -101,20 +117,33 @@ def run_chunk(job: tuple[str, bool, str, str, int, int, int]) -> Tally:
     model, rules = cached
     scenario = model.get(scenario_id)
     assert isinstance(scenario, A.Scenario)
-    return play_games(rules, scenario, policy, seed, start, stop)
+    return play_games(rules, with_armies(scenario, armies), policy, seed, start, stop)
 
 
 def run(path: str, scenario: A.Scenario, games: int, seed: int, jobs: int = 1, policy: str = "greedy",
-        base: bool = False, scheduler: str | None = None) -> Tally:
-    """``games`` battles of ``scenario``; the same tally whatever ``jobs`` or ``scheduler``."""
-    chunks = [(path, base, scenario.id, policy, seed, a, min(games, a + CHUNK)) for a in range(0, games, CHUNK)]
+        base: bool = False, scheduler: str | None = None, armies: Armies = (),
+        progress: Callable[[int], None] | None = None) -> Tally:
+    """``games`` battles of ``scenario`` (its sides' lists replaced by ``armies``); the same tally whatever
+    ``jobs`` or ``scheduler``. ``progress`` is told how many games are done as each chunk ends."""
+    chunks = [(path, base, scenario.id, policy, seed, a, min(games, a + CHUNK), armies)
+              for a in range(0, games, CHUNK)]
+    tallies: list[Tally] = []
+
+    def done(t: Tally) -> None:
+        tallies.append(t)
+        if progress is not None:
+            progress(sum(x.games for x in tallies))
+
     if scheduler is not None:
-        tallies = _on_cluster(scheduler, chunks)
+        for t in _on_cluster(scheduler, chunks):
+            done(t)
     elif jobs <= 1 or len(chunks) <= 1:
-        tallies = [run_chunk(c) for c in chunks]
+        for c in chunks:
+            done(run_chunk(c))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            tallies = list(pool.map(run_chunk, chunks))
+            for t in pool.map(run_chunk, chunks):
+                done(t)
     n = len(scenario.sides)
     total = Tally((0,) * n, 0, 0, 0, (0,) * n, 0.0)
     for t in tallies:
@@ -122,7 +151,7 @@ def run(path: str, scenario: A.Scenario, games: int, seed: int, jobs: int = 1, p
     return total
 
 
-def _on_cluster(address: str, chunks: list[tuple[str, bool, str, str, int, int, int]]) -> list[Tally]:
+def _on_cluster(address: str, chunks: list[Job]) -> list[Tally]:
     try:
         from dask.distributed import Client  # type: ignore[import-not-found,unused-ignore]
     except ImportError:

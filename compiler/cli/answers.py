@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from compiler.cli.config import default_rules
 from compiler.cli.common import Arg, Exit, app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors, usage_error
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def table(path: str, name: str, with_: tuple[str, ...], as_json: bool) -> None:
 
 
 @app.command("test")
-@click.argument("paths", cls=Arg, nargs=-1, help="Ruleset folders (default: rules/).")
+@click.argument("paths", cls=Arg, nargs=-1, help="Ruleset folders (default: the project's rules folder, or the ruleset you are in).")
 @click.option("--exact/--fast", default=True, help="Exact fractions (default) or fast floating point.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--verbose", "-v", is_flag=True, help="List every example, property and claim.")
@@ -123,13 +124,15 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     exercise, and which rules are prose only; --strict then also fails when a table, test,
     formula, modifier or attack is exercised by none.
     """
+    if strict and not coverage:
+        raise usage_error("--strict judges the coverage report; add --coverage")
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
     from compiler.resolve.report import failure_lines, results_json
     from compiler.resolve.runner import run_ruleset
 
     try:
-        result = compile_paths(list(paths) or ["rules"])
+        result = compile_paths(list(paths) or [default_rules()])
     except UsageError as e:
         raise usage_error(str(e))
     if not result.ok:
@@ -139,15 +142,18 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     start = time.perf_counter()
     pairs: list[tuple[Ruleset, Result]] = []
     covs: list[Coverage] = []
-    for model in result.rulesets:
-        if coverage:  # the coverage run is the test run: every example, recording what it uses
-            from compiler.resolve.coverage import coverage as coverage_of
+    from compiler.cli.progress import progress
 
-            covs.append(coverage_of(model))
-            pairs.extend((model, r) for r in covs[-1].examples)
-            continue
-        for r in run_ruleset(model, exact=exact):
-            pairs.append((model, r))
+    with progress("test", len(result.rulesets), "ruleset") as advance:
+        for done, model in enumerate(result.rulesets, 1):
+            if coverage:  # the coverage run is the test run: every example, recording what it uses
+                from compiler.resolve.coverage import coverage as coverage_of
+
+                covs.append(coverage_of(model))
+                pairs.extend((model, r) for r in covs[-1].examples)
+            else:
+                pairs.extend((model, r) for r in run_ruleset(model, exact=exact))
+            advance(done)
     elapsed = time.perf_counter() - start
     failed = [r for _, r in pairs if not r.passed]
     if coverage:
