@@ -73,6 +73,19 @@ def test_every_unit_has_its_stats_weapons_keywords_points_and_composition(import
     assert reqs == ["points <= limit", "hq >= 1", "hq <= 2", "troops >= 1", "troops <= 3"]
 
 
+def test_zipped_catalogues_import_as_the_plain_ones(imported: Path, tmp_path: Path) -> None:
+    zipped = []
+    for plain in DATA:
+        z_path = tmp_path / (Path(plain).name + "z")
+        with zipfile.ZipFile(z_path, "w", zipfile.ZIP_DEFLATED) as z:
+            z.write(plain, Path(plain).name)
+        zipped.append(str(z_path))
+    out = tmp_path / "a" / "skirmish"
+    assert warscribe("import", "battlescribe", *zipped, "--out", str(out)).returncode == 0
+    for name in ("lexicon.rules", "profiles.rules", "army.rules"):
+        assert (out / name).read_text("utf-8") == (imported / name).read_text("utf-8"), name
+
+
 def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path: Path) -> None:
     r = warscribe("army", "check", str(imported), str(FIX / "patrol.ros"))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -165,6 +178,7 @@ def test_export_then_import_gives_the_same_ruleset(imported: Path, tmp_path: Pat
     assert r.returncode == 0, r.stdout + r.stderr
     gst, cat = exported / "skirmish.gst", exported / "skirmish.cat"
     assert gst.read_bytes().startswith(b"<?xml") and b"gameSystemSchema" in gst.read_bytes()
+    assert b'revision="10000"' in gst.read_bytes()  # version 1.0.0: a later version is a higher revision
     again = tmp_path / "skirmish"
     r = warscribe("import", "battlescribe", str(gst), str(cat), "--out", str(again))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -190,7 +204,7 @@ def test_the_outputs_never_overwrite_the_authors_files(imported: Path, tmp_path:
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "skirmish.cat").write_text("someone else's", "utf-8")
     r = warscribe("export", str(imported), "--battlescribe", str(tmp_path / "out"))
-    assert r.returncode != 0 and "warscribe did not write it" in r.stderr
+    assert r.returncode != 0 and "is not a file this command wrote" in r.stderr
     assert (tmp_path / "out" / "skirmish.cat").read_text("utf-8") == "someone else's"
     # an earlier import is the command's own: it is replaced
     assert warscribe("import", "battlescribe", *DATA, "--out", str(imported)).returncode == 0
@@ -226,6 +240,25 @@ def test_an_overlay_on_classic_40k_resolves_imported_units_as_hand_typed_ones(tm
     assert sides["orks"]["survivors_mean"] > 10  # twice the scenario's own ten orks: more than ten live on
     bad = warscribe("simulate", str(out), "--army", f"elves={FIX / 'patrol.ros'}", "--games", "2")
     assert bad.returncode != 0 and "a side of scenario 'firefight' (marines, orks)" in bad.stderr
+
+
+def test_a_characteristic_that_does_not_fit_the_base_stat_of_its_name_is_kept_apart(tmp_path: Path) -> None:
+    # ODD_VALUES's Save (4+) and Attacks (3) fit classic-40k's Sv-less lexicon and A 1..10; make A a target
+    shutil.copytree(ROOT / "rules" / "classic-40k", tmp_path / "classic-40k")
+    (tmp_path / "odd.gst").write_text(ODD_VALUES.replace('name="Attacks"', 'name="A"')
+                                      .replace(">3</characteristic>", ">4+</characteristic>"), "utf-8")
+    out = tmp_path / "odd"
+    r = warscribe("import", "battlescribe", str(tmp_path / "odd.gst"), "--out", str(out), "--extends", "classic-40k")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "A → A_2 (the base's is 1..10)" in r.stdout and "checks clean" in r.stdout
+    assert 'stat A_2 "A" target' in (out / "lexicon.rules").read_text("utf-8")
+    assert _declarations(out)["claw"]["stats"]["A_2"] == "4+"
+    # named by the map, the same misfit is refused before anything is written
+    (tmp_path / "map.toml").write_text('A = "A"\n', "utf-8")
+    r = warscribe("import", "battlescribe", str(tmp_path / "odd.gst"), "--out", str(tmp_path / "odd2"),
+                  "--extends", "classic-40k", "--map", str(tmp_path / "map.toml"))
+    assert r.returncode != 0 and "its value '4+' does not fit A (range 1..10)" in r.stderr
+    assert not (tmp_path / "odd2").exists()
 
 
 def test_a_map_naming_what_the_base_lacks_is_refused(tmp_path: Path) -> None:

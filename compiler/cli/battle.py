@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from compiler.cli.common import Arg, Exit, app, compile_one, is_quiet, refuse, unknown_name, usage_error
 from compiler.cli.common import console as make_console
+from compiler.limits import MAX_COUNT, MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
 
 if TYPE_CHECKING:
     from compiler import ast as A
@@ -56,7 +57,8 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     Each unit is named with its side ("Orks: Ork Boy"), each rule with its file and line, or
     its page on the built site with --site URL (or the `site` setting).
     """
-    from compiler.battle import POLICIES, Battle, HumanPolicy, LogError, Policy, Rules, read_log, replay, write_log
+    from compiler.battle import (POLICIES, Battle, HumanPolicy, LogError, Policy, ReplayMismatch, Rules, open_log,
+                                 replay, write_log)
     from compiler.cli.narrate import Narrator, label_units_by_side
 
     refuse(**{"--replay": replay_log, "--seed": seed, "--auto": auto, "--side": side, "SCENARIO": scenario,
@@ -66,9 +68,9 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     played = None
     if replay_log is not None:
         try:
-            played = read_log(replay_log.read_text("utf-8").splitlines())
-        except (OSError, UnicodeDecodeError) as e:
-            raise usage_error(f"cannot replay {replay_log}: {getattr(e, 'strerror', None) or e}")
+            played = open_log(replay_log)  # streamed, with a size limit and a schema
+        except OSError as e:
+            raise usage_error(f"cannot replay {replay_log}: {e.strerror or e}")
         except (ValueError, LogError) as e:
             raise usage_error(f"cannot replay {replay_log}: {e}")
         if path is None:
@@ -101,6 +103,9 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
         battle_seed = played.seed
         try:
             replay(rules, played, listener=show, before=begin)
+        except ReplayMismatch as e:
+            click.echo(f"warscribe: error: {replay_log}: {e}", err=True)
+            raise Exit(1)
         except (ValueError, LogError) as e:
             raise usage_error(f"cannot replay {replay_log}: {e}")
         return
@@ -148,6 +153,24 @@ def _log_target(log: Path, path: str, force: bool) -> Path:
         raise usage_error(str(err))
 
 
+def _workers(jobs: int, games: int, force: bool) -> int:
+    """``--jobs`` held to the work (chunks of games) and, unless ``force``, to the machine's cores."""
+    from compiler.battle.simulate import CHUNK
+
+    work = -(-games // CHUNK)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    cap = work if force else min(work, cores)
+    if jobs > cap:
+        if not is_quiet() and (jobs > cores and not force):
+            click.echo(f"warscribe: note: --jobs {jobs} is more than the {cores} core(s) here; using {cap} "
+                       f"(--jobs-force to start more)", err=True)
+        return cap
+    return jobs
+
+
 def _rules_of(ruleset: str) -> str | None:
     """The folder of a ruleset named by its id, in the project's rules folder."""
     from compiler.cli.config import current
@@ -180,10 +203,13 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @app.command()
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("scenario", cls=Arg, required=False, help="The scenario id (default: the ruleset's first).")
-@click.option("--games", type=click.IntRange(min=1), default=1000, help="How many battles.")
+@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=1000,
+              help=f"How many battles (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=int, default=1, help="The run's seed; game i is played with a seed made from it and i.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1,
-              help="Worker processes (the answer does not depend on it).")
+@click.option("--jobs", type=click.IntRange(min=1, max=MAX_JOBS), default=1,
+              help=f"Worker processes (the answer does not depend on it): at most {MAX_JOBS}, and never more than "
+                   f"the chunks of 250 games or, without --jobs-force, the machine's cores.")
+@click.option("--jobs-force", is_flag=True, help="Start more workers than the machine has cores.")
 @click.option("--policy", default="greedy", help="How both sides decide: greedy or random.")
 @click.option("--against", help="Also play under this base ruleset and report the change.")
 @click.option("--scheduler", help="A dask.distributed scheduler address.")
@@ -191,9 +217,10 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
               help="Play this army list for a side: a list file (one unit a line) or a BattleScribe roster "
                    "(.ros, .rosz); repeatable.")
-def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, policy: str, against: str | None,
-             scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
+def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, jobs_force: bool, policy: str,
+             against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
     """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
+    jobs = _workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
     from compiler.battle.simulate import against as change
     from compiler.battle.simulate import with_armies
@@ -298,10 +325,7 @@ def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Side
         from compiler.cli.interop import roster_units
 
         return roster_units(roster, model, quiet)
-    try:
-        text = roster.read_text("utf-8")
-    except OSError as e:
-        raise usage_error(f"cannot read {roster}: {e.strerror or e}")
+    text = _read_list(roster)
     units: list[A.SideUnit] = []
     known = {p.id for p in model.profiles.values() if p.kind == "unit"} | {q.id for q in model.of_type(A.Squad)}
     weapons = {p.id for p in model.profiles.values() if p.kind == "weapon"}
@@ -314,6 +338,11 @@ def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Side
         span = Span(str(roster), n, 1, n, len(line) + 1)
         if m is None:
             click.echo(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
+            bad += 1
+            continue
+        if len(m.group(1)) > 6 or not 1 <= int(m.group(1)) <= MAX_COUNT:
+            click.echo(f"{roster}:{n}:1: error: a unit of {m.group(1)[:12]}{'…' if len(m.group(1)) > 12 else ''} "
+                       f"models; write from 1 to {MAX_COUNT:,}")
             bad += 1
             continue
         extra = tuple(w.strip() for w in m.group(3).split(",")) if m.group(3) else ()
@@ -332,6 +361,27 @@ def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Side
     if bad:
         raise Exit(1)
     return units
+
+
+def _read_list(roster: Path) -> str:
+    """An army list's text, read up to :data:`~compiler.limits.MAX_ROSTER_BYTES` (a usage error past
+    it, or for a file that is not UTF-8 text): ``/dev/zero`` stops at the limit."""
+    try:
+        with open(roster, "rb") as f:
+            data = f.read(MAX_ROSTER_BYTES + 1)
+    except OSError as e:
+        raise usage_error(f"cannot read {roster}: {e.strerror or e}")
+    if len(data) > MAX_ROSTER_BYTES:
+        raise usage_error(f"{roster} is more than {MAX_ROSTER_BYTES:,} bytes: too long for an army list")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise usage_error(f"{roster}:{line}: this army list is not UTF-8 text; save it as UTF-8")
+    if "\0" in text:
+        line = text[:text.index("\0")].count("\n") + 1
+        raise usage_error(f"{roster}:{line}: this army list holds binary data, not text")
+    return text
 
 
 def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any]) -> None:
