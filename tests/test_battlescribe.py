@@ -242,6 +242,25 @@ def test_an_overlay_on_classic_40k_resolves_imported_units_as_hand_typed_ones(tm
     assert bad.returncode != 0 and "a side of scenario 'firefight' (marines, orks)" in bad.stderr
 
 
+def test_a_characteristic_that_does_not_fit_the_base_stat_of_its_name_is_kept_apart(tmp_path: Path) -> None:
+    # ODD_VALUES's Save (4+) and Attacks (3) fit classic-40k's Sv-less lexicon and A 1..10; make A a target
+    shutil.copytree(ROOT / "rules" / "classic-40k", tmp_path / "classic-40k")
+    (tmp_path / "odd.gst").write_text(ODD_VALUES.replace('name="Attacks"', 'name="A"')
+                                      .replace(">3</characteristic>", ">4+</characteristic>"), "utf-8")
+    out = tmp_path / "odd"
+    r = warscribe("import", "battlescribe", str(tmp_path / "odd.gst"), "--out", str(out), "--extends", "classic-40k")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "A → A_2 (the base's is 1..10)" in r.stdout and "checks clean" in r.stdout
+    assert 'stat A_2 "A" target' in (out / "lexicon.rules").read_text("utf-8")
+    assert _declarations(out)["claw"]["stats"]["A_2"] == "4+"
+    # named by the map, the same misfit is refused before anything is written
+    (tmp_path / "map.toml").write_text('A = "A"\n', "utf-8")
+    r = warscribe("import", "battlescribe", str(tmp_path / "odd.gst"), "--out", str(tmp_path / "odd2"),
+                  "--extends", "classic-40k", "--map", str(tmp_path / "map.toml"))
+    assert r.returncode != 0 and "its value '4+' does not fit A (range 1..10)" in r.stderr
+    assert not (tmp_path / "odd2").exists()
+
+
 def test_a_map_naming_what_the_base_lacks_is_refused(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "rules" / "classic-40k", tmp_path / "classic-40k")
     (tmp_path / "map.toml").write_text('Save = "Armour"\n', "utf-8")

@@ -12,15 +12,17 @@ import dataclasses
 
 import hashlib
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from compiler import ast as A
 from compiler.battle.engine import Battle
 from compiler.battle.policies import POLICIES
 from compiler.battle.rules import Rules
 from compiler.battle.stats import diff_interval, wilson
+from compiler.limits import MAX_GAMES
 from compiler.model.ruleset import Ruleset
 
 #: Games per chunk handed to a worker.
@@ -124,31 +126,41 @@ def run(path: str, scenario: A.Scenario, games: int, seed: int, jobs: int = 1, p
         base: bool = False, scheduler: str | None = None, armies: Armies = (),
         progress: Callable[[int], None] | None = None) -> Tally:
     """``games`` battles of ``scenario`` (its sides' lists replaced by ``armies``); the same tally whatever
-    ``jobs`` or ``scheduler``. ``progress`` is told how many games are done as each chunk ends."""
-    chunks = [(path, base, scenario.id, policy, seed, a, min(games, a + CHUNK), armies)
-              for a in range(0, games, CHUNK)]
-    tallies: list[Tally] = []
-
-    def done(t: Tally) -> None:
-        tallies.append(t)
-        if progress is not None:
-            progress(sum(x.games for x in tallies))
-
-    if scheduler is not None:
-        for t in _on_cluster(scheduler, chunks):
-            done(t)
-    elif jobs <= 1 or len(chunks) <= 1:
-        for c in chunks:
-            done(run_chunk(c))
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for t in pool.map(run_chunk, chunks):
-                done(t)
+    ``jobs`` or ``scheduler``. ``progress`` is told how many games are done as each chunk ends.
+    At most :data:`~compiler.limits.MAX_GAMES` games (``ValueError`` above, before any is
+    played); the chunks of work are made as they are handed out, and a pool of processes has at
+    most twice its workers' chunks waiting, so memory does not grow with ``games``."""
+    if games > MAX_GAMES:
+        raise ValueError(f"{games:,} games is more than the {MAX_GAMES:,} one run may play")
+    count = -(-games // CHUNK)
+    chunks = ((path, base, scenario.id, policy, seed, a, min(games, a + CHUNK), armies)
+              for a in range(0, games, CHUNK))
     n = len(scenario.sides)
     total = Tally((0,) * n, 0, 0, 0, (0,) * n, 0.0)
+    workers = max(1, min(jobs, count))
+    if scheduler is not None:
+        tallies: Iterable[Tally] = _on_cluster(scheduler, list(chunks))
+    elif workers <= 1:
+        tallies = (run_chunk(c) for c in chunks)
+    else:
+        tallies = _on_pool(workers, chunks)
     for t in tallies:
         total = total + t
+        if progress is not None:
+            progress(total.games)
     return total
+
+
+def _on_pool(workers: int, chunks: Iterator[Job]) -> Iterator[Tally]:
+    """Each chunk's tally, in order, from a pool of ``workers`` processes fed as they finish."""
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        waiting: deque[Future[Tally]] = deque()
+        for c in chunks:
+            waiting.append(pool.submit(run_chunk, c))
+            if len(waiting) >= 2 * workers:
+                yield waiting.popleft().result()
+        while waiting:
+            yield waiting.popleft().result()
 
 
 def _on_cluster(address: str, chunks: list[Job]) -> list[Tally]:

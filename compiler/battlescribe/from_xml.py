@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -27,7 +28,7 @@ from pathlib import Path
 from lxml import etree
 
 from compiler.battlescribe.data import (ArmyData, ArmyRule, Limit, Named, SquadData, StatDef, UnitData, infer_kind,
-                                        stat_id)
+                                        value_kind)
 from compiler.battlescribe.ids import Ids
 from compiler.battlescribe.xmlfile import DataError, attr, child, children, local, read_xml, text_of
 
@@ -446,6 +447,55 @@ def _merge(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     return a + tuple(x for x in b if x not in a)
 
 
+def fits(values: list[str], kind: str, bounds: tuple[int, int] | None) -> bool:
+    """Do all ``values`` fit a base stat of ``kind`` (and ``bounds``, for a range)?
+
+    >>> fits(["3+", "-"], "target", None), fits(["3+"], "range", (1, 10)), fits(["11"], "range", (1, 10))
+    (True, False, False)
+    """
+    for v in values:
+        k = value_kind(v)
+        if k is None or kind == "text":
+            continue
+        if kind in ("range", "number") and k == "range":
+            if kind == "range" and bounds is not None and not bounds[0] <= int(v) <= bounds[1]:
+                return False
+            continue
+        if kind == "dice" and k in ("dice", "range"):
+            continue
+        if k != kind:
+            return False
+    return True
+
+
+def _apart_from_base(stats: list[StatDef], reader: _Reader, ids: Ids) -> list[StatDef]:
+    """Characteristics spelled like a base stat whose values do not fit it become stats of their own."""
+    renames: dict[str, str] = {}
+    out: list[StatDef] = []
+    for s in stats:
+        base = ids.base_kinds.get(s.id)
+        values = reader.values.get(s.id, [])
+        if base is not None and s.id not in ids.implicit and not fits(values, *base):
+            odd = next(v for v in values if not fits([v], *base))
+            raise DataError(f"the map makes {s.title} the base's {s.id}, but its value {odd!r} does not fit "
+                            f"{s.id} ({base[0]}{f' {base[1][0]}..{base[1][1]}' if base[1] else ''}); map it to "
+                            f"another stat, or leave it out of the map to import it as a stat of its own")
+        if s.id in ids.implicit and base is not None and not fits(values, *base):
+            new = ids.own_stat(s.title)
+            ids.reused.discard(s.id)
+            renames[s.id] = new
+            shown = f"{base[1][0]}..{base[1][1]}" if base[0] == "range" and base[1] else (base[0] or "text")
+            reader.unsupported(f"characteristics spelled like a base stat but not fitting it (declared apart; "
+                               f"--map them if they are the base's)", f"{s.title} → {new} (the base's is {shown})")
+            s = StatDef(new, s.title, s.kind, s.low, s.high, s.note, s.group)
+        out.append(s)
+    if renames:
+        for table in (reader.units, reader.weapons):
+            for key, u in table.items():
+                table[key] = dataclasses.replace(u, stats=tuple((renames.get(k, k), v) for k, v in u.stats))
+    return out
+
+
 def read_files(paths: list[Path], ids: Ids | None = None) -> ArmyData:
     """Read a game system (first) and its catalogues into army data; :class:`DataError` for a bad file."""
     roots = [(p, read_xml(p)) for p in paths]
@@ -491,6 +541,7 @@ def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids) -> ArmyData:
             numbers = [int(v) for v in reader.values[s.id] if v.strip().lstrip("-").isdigit()]
             low, high = min(min(numbers), 0 if min(numbers) <= 0 else 1), max(max(numbers), 10)
         typed.append(StatDef(s.id, s.title, kind, low, high, note, s.group))
+    typed = _apart_from_base(typed, reader, ids)
     sources = tuple((p.name, attr(r, "revision", "0")) for p, r in roots)
     unsupported = tuple(f"{n} × {what} (e.g. {'; '.join(reader.where[what])})" for what, n in reader.notes.items())
     return ArmyData(

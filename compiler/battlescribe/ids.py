@@ -35,17 +35,22 @@ class Ids:
     """Unique ids, stable per key; ``taken`` ids (a base ruleset's) are never handed out."""
 
     def __init__(self, taken: set[str] | None = None, base_keywords: set[str] | None = None,
-                 base_stats: set[str] | None = None, stat_map: dict[str, str] | None = None) -> None:
+                 base_kinds: dict[str, tuple[str, tuple[int, int] | None]] | None = None,
+                 stat_map: dict[str, str] | None = None) -> None:
         self.by_key: dict[tuple[str, str], str] = {}
         self.used: set[str] = set(taken or ())
         self.base_ids: set[str] = set(taken or ())
         self.base_keywords = base_keywords or set()
-        self.base_stats = base_stats or set()
+        #: The base's stats: their kind and, for a range, its bounds.
+        self.base_kinds = base_kinds or {}
+        self.base_stats = set(self.base_kinds)
         self.stat_map = stat_map or {}
         #: Ids of the base that the data uses as they are (its stats and keywords).
         self.reused: set[str] = set()
         #: Names that met a base declaration of another kind and took a suffix.
         self.renamed: list[str] = []
+        #: Base stats taken because a characteristic is spelled like them (not named by the map).
+        self.implicit: set[str] = set()
 
     def get(self, key: tuple[str, str], name: str) -> str:
         if key in self.by_key:
@@ -56,7 +61,7 @@ class Ids:
             self.by_key[key] = base
             return base
         fresh = self._fresh(base)
-        if fresh != base and base in self.base_taken():
+        if fresh != base and base in self.base_taken() and key[0] != "section":
             self.renamed.append(f"{name} → {fresh}")
         self.by_key[key] = fresh
         return fresh
@@ -68,10 +73,18 @@ class Ids:
         mapped = self.stat_map.get(name) or (stat_id(name) if stat_id(name) in self.base_stats else None)
         if mapped is not None:
             self.reused.add(mapped)
+            if name not in self.stat_map:
+                self.implicit.add(mapped)
             self.by_key[key] = mapped
             return mapped
         fresh = self._fresh(stat_id(name))
         self.by_key[key] = fresh
+        return fresh
+
+    def own_stat(self, name: str) -> str:
+        """A stat id of the import's own for characteristic ``name`` (not the base's of that spelling)."""
+        fresh = self._fresh(stat_id(name))
+        self.by_key[("stat", name)] = fresh
         return fresh
 
     def base_taken(self) -> set[str]:

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.markup import escape
 
-from compiler.cli.common import Arg, Exit, app, compile_one, is_quiet, refuse, usage_error
+from compiler.cli.common import Arg, Exit, app, compile_one, is_quiet, refuse, unknown_name, usage_error
 from compiler.cli.common import console as make_console
+from compiler.limits import MAX_COUNT, MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
 
 if TYPE_CHECKING:
     from compiler import ast as A
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
 def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
     """The scenario called ``name``, or the ruleset's first; a usage error when there is none."""
     from compiler import ast as A
-    from compiler.diagnostics import did_you_mean
-
     scenarios = model.of_type(A.Scenario)
     if not scenarios:
         raise usage_error(f"ruleset '{model.id}' has no scenario to play; add a `scenario` declaration")
@@ -31,8 +30,7 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
         return scenarios[0]
     found = model.get(name)
     if not isinstance(found, A.Scenario):
-        close = did_you_mean(name, [s.id for s in scenarios])
-        raise usage_error(f"ruleset '{model.id}' has no scenario '{name}'" + (f"; did you mean '{close}'?" if close else ""))
+        raise unknown_name(f"ruleset '{model.id}' has no scenario '{name}'", name, [s.id for s in scenarios], "scenarios")
     return found
 
 
@@ -59,7 +57,8 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     Each unit is named with its side ("Orks: Ork Boy"), each rule with its file and line, or
     its page on the built site with --site URL (or the `site` setting).
     """
-    from compiler.battle import POLICIES, Battle, HumanPolicy, LogError, Policy, Rules, read_log, replay, write_log
+    from compiler.battle import (POLICIES, Battle, HumanPolicy, LogError, Policy, ReplayMismatch, Rules, open_log,
+                                 replay, write_log)
     from compiler.cli.narrate import Narrator, label_units_by_side
 
     refuse(**{"--replay": replay_log, "--seed": seed, "--auto": auto, "--side": side, "SCENARIO": scenario,
@@ -69,9 +68,9 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     played = None
     if replay_log is not None:
         try:
-            played = read_log(replay_log.read_text("utf-8").splitlines())
-        except (OSError, UnicodeDecodeError) as e:
-            raise usage_error(f"cannot replay {replay_log}: {getattr(e, 'strerror', None) or e}")
+            played = open_log(replay_log)  # streamed, with a size limit and a schema
+        except OSError as e:
+            raise usage_error(f"cannot replay {replay_log}: {e.strerror or e}")
         except (ValueError, LogError) as e:
             raise usage_error(f"cannot replay {replay_log}: {e}")
         if path is None:
@@ -104,18 +103,21 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
         battle_seed = played.seed
         try:
             replay(rules, played, listener=show, before=begin)
+        except ReplayMismatch as e:
+            click.echo(f"warscribe: error: {replay_log}: {e}", err=True)
+            raise Exit(1)
         except (ValueError, LogError) as e:
             raise usage_error(f"cannot replay {replay_log}: {e}")
         return
     if policy not in POLICIES:
-        raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
+        raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
     battle_seed = int.from_bytes(os.urandom(4), "big") if seed is None else seed
     policies: list[Policy] = [POLICIES[policy](battle_seed + k + 1) for k in range(len(sc.sides))]
     if not auto:
         ids = [s.id for s in sc.sides]
         human = _ask_side(console, sc, side) if side is None else ids.index(side) if side in ids else None
         if human is None:
-            raise usage_error(f"scenario '{sc.id}' has no side '{side}'; " + _choices(side or "", ids, "side"))
+            raise unknown_name(f"scenario '{sc.id}' has no side '{side}'", side or "", ids, "sides")
         policies[human] = HumanPolicy(lambda prompt: _read(console, prompt), lambda text: console.print(text))
     battle = Battle(rules, sc, policies, battle_seed, listener=show)
     begin(battle)
@@ -151,6 +153,24 @@ def _log_target(log: Path, path: str, force: bool) -> Path:
         raise usage_error(str(err))
 
 
+def _workers(jobs: int, games: int, force: bool) -> int:
+    """``--jobs`` held to the work (chunks of games) and, unless ``force``, to the machine's cores."""
+    from compiler.battle.simulate import CHUNK
+
+    work = -(-games // CHUNK)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    cap = work if force else min(work, cores)
+    if jobs > cap:
+        if not is_quiet() and (jobs > cores and not force):
+            click.echo(f"warscribe: note: --jobs {jobs} is more than the {cores} core(s) here; using {cap} "
+                       f"(--jobs-force to start more)", err=True)
+        return cap
+    return jobs
+
+
 def _rules_of(ruleset: str) -> str | None:
     """The folder of a ruleset named by its id, in the project's rules folder."""
     from compiler.cli.config import current
@@ -159,15 +179,6 @@ def _rules_of(ruleset: str) -> str | None:
     if folder is not None and (folder / ruleset).is_dir():
         return str(folder / ruleset)
     return None
-
-
-def _choices(name: str, known: list[str], kind: str) -> str:
-    """The names to use instead of a wrong one: the closest first, then all of them when few."""
-    from compiler.diagnostics import did_you_mean
-
-    close = did_you_mean(name, known)
-    hint = f"did you mean '{close}'? " if close else ""
-    return hint + (f"use one of: {', '.join(known)}" if len(known) <= 12 else f"there are {len(known)} {kind}s")
 
 
 def _read(console: Any, prompt: str) -> str:
@@ -192,10 +203,13 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @app.command()
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("scenario", cls=Arg, required=False, help="The scenario id (default: the ruleset's first).")
-@click.option("--games", type=click.IntRange(min=1), default=1000, help="How many battles.")
+@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=1000,
+              help=f"How many battles (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=int, default=1, help="The run's seed; game i is played with a seed made from it and i.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1,
-              help="Worker processes (the answer does not depend on it).")
+@click.option("--jobs", type=click.IntRange(min=1, max=MAX_JOBS), default=1,
+              help=f"Worker processes (the answer does not depend on it): at most {MAX_JOBS}, and never more than "
+                   f"the chunks of 250 games or, without --jobs-force, the machine's cores.")
+@click.option("--jobs-force", is_flag=True, help="Start more workers than the machine has cores.")
 @click.option("--policy", default="greedy", help="How both sides decide: greedy or random.")
 @click.option("--against", help="Also play under this base ruleset and report the change.")
 @click.option("--scheduler", help="A dask.distributed scheduler address.")
@@ -203,9 +217,10 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
               help="Play this army list for a side: a list file (one unit a line) or a BattleScribe roster "
                    "(.ros, .rosz); repeatable.")
-def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, policy: str, against: str | None,
-             scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
+def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, jobs_force: bool, policy: str,
+             against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
     """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
+    jobs = _workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
     from compiler.battle.simulate import against as change
     from compiler.battle.simulate import with_armies
@@ -213,7 +228,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     _, model = compile_one(path)
     sc = pick_scenario(model, scenario)
     if policy not in POLICIES:
-        raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
+        raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
     lists = []
     for given in armies:
         side, _, file = given.partition("=")
@@ -310,10 +325,7 @@ def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Side
         from compiler.cli.interop import roster_units
 
         return roster_units(roster, model, quiet)
-    try:
-        text = roster.read_text("utf-8")
-    except OSError as e:
-        raise usage_error(f"cannot read {roster}: {e.strerror or e}")
+    text = _read_list(roster)
     units: list[A.SideUnit] = []
     known = {p.id for p in model.profiles.values() if p.kind == "unit"} | {q.id for q in model.of_type(A.Squad)}
     weapons = {p.id for p in model.profiles.values() if p.kind == "weapon"}
@@ -328,16 +340,48 @@ def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Side
             click.echo(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
             bad += 1
             continue
+        if len(m.group(1)) > 6 or not 1 <= int(m.group(1)) <= MAX_COUNT:
+            click.echo(f"{roster}:{n}:1: error: a unit of {m.group(1)[:12]}{'…' if len(m.group(1)) > 12 else ''} "
+                       f"models; write from 1 to {MAX_COUNT:,}")
+            bad += 1
+            continue
         extra = tuple(w.strip() for w in m.group(3).split(",")) if m.group(3) else ()
-        unknown = [x for x in (m.group(2),) if x not in known] + [w for w in extra if w not in weapons]
+        unknown = [(x, known, "units and squads") for x in (m.group(2),) if x not in known] + \
+            [(w, weapons, "weapons") for w in extra if w not in weapons]
         if unknown:
-            click.echo(f"{roster}:{n}:1: error: '{unknown[0]}' is not a unit, squad or weapon of {model.id}")
+            from compiler.diagnostics import suggestion
+
+            name, pool, plural = unknown[0]
+            hint = suggestion(name, pool, plural)
+            click.echo(f"{roster}:{n}:1: error: '{name}' is not a unit, squad or weapon of {model.id}"
+                       + (f"\n   = hint: {hint}" if hint else ""))
             bad += 1
             continue
         units.append(A.SideUnit(span, int(m.group(1)), m.group(2), extra))
     if bad:
         raise Exit(1)
     return units
+
+
+def _read_list(roster: Path) -> str:
+    """An army list's text, read up to :data:`~compiler.limits.MAX_ROSTER_BYTES` (a usage error past
+    it, or for a file that is not UTF-8 text): ``/dev/zero`` stops at the limit."""
+    try:
+        with open(roster, "rb") as f:
+            data = f.read(MAX_ROSTER_BYTES + 1)
+    except OSError as e:
+        raise usage_error(f"cannot read {roster}: {e.strerror or e}")
+    if len(data) > MAX_ROSTER_BYTES:
+        raise usage_error(f"{roster} is more than {MAX_ROSTER_BYTES:,} bytes: too long for an army list")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise usage_error(f"{roster}:{line}: this army list is not UTF-8 text; save it as UTF-8")
+    if "\0" in text:
+        line = text[:text.index("\0")].count("\n") + 1
+        raise usage_error(f"{roster}:{line}: this army list holds binary data, not text")
+    return text
 
 
 def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any]) -> None:
