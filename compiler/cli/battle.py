@@ -189,13 +189,13 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
         raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
     try:
         tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler)
-        out = summary(model, sc, tally, seed)
+        out = summary(model, sc, tally, seed, policy)
         if against is not None:
             _, base_model = compile_one(against)
             if not any(getattr(d, "id", None) == sc.id for d in base_model.walk()):
                 raise usage_error(f"the base ruleset '{base_model.id}' has no scenario '{sc.id}'")
             base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler)
-            out["against"] = {"ruleset": base_model.id, "base": summary(base_model, sc, base, seed),
+            out["against"] = {"ruleset": base_model.id, "base": summary(base_model, sc, base, seed, policy),
                               "change": change(sc, tally, base)}
     except ValueError as e:
         raise usage_error(str(e))
