@@ -142,15 +142,18 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     start = time.perf_counter()
     pairs: list[tuple[Ruleset, Result]] = []
     covs: list[Coverage] = []
-    for model in result.rulesets:
-        if coverage:  # the coverage run is the test run: every example, recording what it uses
-            from compiler.resolve.coverage import coverage as coverage_of
+    from compiler.cli.progress import progress
 
-            covs.append(coverage_of(model))
-            pairs.extend((model, r) for r in covs[-1].examples)
-            continue
-        for r in run_ruleset(model, exact=exact):
-            pairs.append((model, r))
+    with progress("test", len(result.rulesets), "ruleset") as advance:
+        for done, model in enumerate(result.rulesets, 1):
+            if coverage:  # the coverage run is the test run: every example, recording what it uses
+                from compiler.resolve.coverage import coverage as coverage_of
+
+                covs.append(coverage_of(model))
+                pairs.extend((model, r) for r in covs[-1].examples)
+            else:
+                pairs.extend((model, r) for r in run_ruleset(model, exact=exact))
+            advance(done)
     elapsed = time.perf_counter() - start
     failed = [r for _, r in pairs if not r.passed]
     if coverage:

@@ -26,6 +26,7 @@ MODULES = {
     "serve": "compiler.cli.site",
     "render": "compiler.cli.site",
     "export": "compiler.cli.site",
+    "import": "compiler.cli.interop",
     "fmt": "compiler.cli.tools",
     "new": "compiler.cli.tools",
     "lsp": "compiler.cli.lsp",

@@ -12,6 +12,7 @@ import errno
 import json
 import logging
 import os
+import re
 import sys
 import tempfile
 import time
@@ -323,11 +324,13 @@ def _rules_paths(paths: list[str]) -> None:
 @app.command()
 @click.argument("paths", cls=Arg, nargs=-1, help="Ruleset folders (default: rules_dir of mkdocs.yml, or rules/).")
 @click.option("--out", "-o", required=True,
-              help="The folder to write the Markdown pages into (default: out of the project's settings).")
+              help="The folder to write the Markdown pages into (default: out of the project's settings): a new "
+                   "or empty folder, or one render wrote before; never a ruleset folder or one holding the rules.")
 @click.option("--config", "-c",
               help="Read the site title, matchups and template overrides from this mkdocs.yml "
                    "(default: ./mkdocs.yml if present).")
-def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
+@click.option("--force", is_flag=True, help="Write into a folder of other files (never a ruleset folder).")
+def render(paths: tuple[str, ...], out: str, config: str | None, force: bool) -> None:
     """Write the website as plain Markdown pages, a navigation (nav.yml) and assets — no MkDocs needed."""
     from compiler import site as renderer
     from compiler.diagnostics import render as render_diagnostic
@@ -380,15 +383,9 @@ def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
     from compiler.site.output import MARKER, OutputFolderError, check_target
 
     target = Path(out)
-    ours = {Path(p).parts[0] for p, _ in [(pg.path, None) for pg in site.pages] + list(site.assets)}
     try:
         check_target(target, "render into", folder=True)
-        if target.is_dir() and not (target / MARKER).is_file():
-            foreign = sorted(p.name for p in target.iterdir() if p.name not in ours | {"nav.yml", MARKER})
-            if foreign:
-                raise OutputFolderError(f"refusing to render into {target}: it holds {', '.join(foreign[:3])}"
-                                        f"{' …' if len(foreign) > 3 else ''}, which warscribe did not write; "
-                                        f"choose a new or empty folder")
+        _render_folder(target, targets, force)
     except OutputFolderError as err:
         raise usage_error(str(err))
     try:
@@ -406,18 +403,70 @@ def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
                f"({len(written) + 1} files, {time.perf_counter() - start:.2f} s)")
 
 
+def _render_folder(target: Path, sources: list[str], force: bool) -> None:
+    """Refuse a render folder that is or lies in a ruleset folder, holds the rules rendered, or holds
+    files render did not write (a hand-written index.md) unless ``force``."""
+    from compiler.outputs import ruleset_folder_of
+    from compiler.safepaths import real_path
+    from compiler.site.output import MARKER, OutputFolderError
+
+    real = real_path(target.absolute())
+    if real is None:
+        raise OutputFolderError(f"refusing to render into {target}: it is a loop of links")
+    holder = ruleset_folder_of(real)
+    if holder is not None:
+        raise OutputFolderError(f"refusing to render into {target}: it is inside the ruleset folder {holder}; "
+                                f"choose a folder of its own")
+    for src in sources:
+        root = real_path(Path(src).absolute())
+        if root is not None and (root == real or real in root.parents or root in real.parents):
+            raise OutputFolderError(f"refusing to render into {target}: it is or holds {root}, the rules it renders; "
+                                    f"choose a folder of its own")
+    if target.is_dir() and not (target / MARKER).is_file() and not force:
+        foreign = sorted(p.name for p in target.iterdir())
+        if foreign:
+            raise OutputFolderError(f"refusing to render into {target}: it holds {', '.join(foreign[:3])}"
+                                    f"{' …' if len(foreign) > 3 else ''}, which warscribe did not write; "
+                                    f"choose a new or empty folder, or --force")
+
+
+def _is_export(head: bytes) -> bool:
+    """Does a file start like ``warscribe export``'s JSON?"""
+    return re.match(rb'\{\s*"warscribe":\s*"[^"\n]*",\s*"format":', head) is not None
+
+
 @app.command()
 @click.argument("path", cls=Arg, help="A ruleset folder, or a folder of rulesets (e.g. rules/).")
 @click.option("--json", "as_json", is_flag=True, default=True, flag_value=True,
               help="JSON (the only format, and the default).")
-@click.option("--out", "-o", help="Write to this file instead of standard output.")
-def export(path: str, as_json: bool, out: str | None) -> None:
+@click.option("--out", "-o", help="Write to this file instead of standard output (a new file, or one export wrote; "
+                                  "never a .rules file or a file in a ruleset folder).")
+@click.option("--battlescribe", "battlescribe", type=click.Path(path_type=Path), metavar="FOLDER",
+              help="Write the profiles, points and army rules as a BattleScribe .gst and .cat into FOLDER instead.")
+@click.option("--force", is_flag=True, help="Replace an existing file (--out) or .gst/.cat files (--battlescribe) "
+                                            "that warscribe did not write.")
+def export(path: str, as_json: bool, out: str | None, battlescribe: Path | None, force: bool) -> None:
     """The rules model as JSON: every declaration with its stable id, kind, title, text and data."""
+    if battlescribe is not None:
+        from compiler.cli.interop import export_battlescribe
+
+        export_battlescribe(path, battlescribe, force)
+        return
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
     from compiler.site.export import export as export_model
 
     _rules_paths([path])
+    target = None
+    if out:  # checked before any work: never a source, never a file export did not write
+        from compiler.outputs import OutputRefused, check_output_file
+        from compiler.site.output import OutputFolderError, check_target
+
+        try:
+            target = check_output_file(Path(out), "export to", _is_export, force, sources=[path])
+            check_target(Path(out), "export to", folder=False)
+        except (OutputFolderError, OutputRefused) as err:
+            raise usage_error(str(err))
     try:
         result = compile_paths([path])
     except UsageError as e:
@@ -427,18 +476,9 @@ def export(path: str, as_json: bool, out: str | None) -> None:
         click.echo("the rules have errors; fix them first", err=True)
         raise Exit(1)
     text = json.dumps(export_model(result), indent=2, ensure_ascii=False) + "\n"
-    if out:
-        from compiler.site.output import OutputFolderError, check_target, write_atomic
+    if target is not None:
+        from compiler.site.output import write_atomic
 
-        target = Path(out)
-        try:
-            check_target(target, "export to", folder=False)
-        except OutputFolderError as err:
-            raise usage_error(str(err))
-        if not target.absolute().parent.is_dir():
-            click.echo(f"warscribe: error: cannot export to {target}: the folder {target.absolute().parent} "
-                       f"does not exist", err=True)
-            raise Exit(1)
         try:
             write_atomic(target, text)
         except OSError as err:
