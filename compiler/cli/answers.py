@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import click
 
 from compiler.cli.config import default_rules
-from compiler.cli.common import Arg, Exit, app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors, usage_error
+from compiler.cli.common import (Arg, Exit, app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors,
+                                 unknown_name, usage_error)
 
 if TYPE_CHECKING:
     from compiler.model.ruleset import Ruleset
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 @click.argument("expression", cls=Arg,
                 help='What to work out, e.g. "P(hit(4))" or "shooting(5 space_marine, boltgun, 10 ork_boy)".')
 @click.option("--with", "-w", "with_", multiple=True,
-              help="A situation, e.g. --with 'cover = soft' or --with charged.")
+              help="A situation of the ruleset, e.g. --with 'target_cover = soft' (classic-40k) or --with charged.")
 @click.option("--exact/--fast", default=True, help="Exact fractions (default) or fast floating point.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: expression, mean, distribution.")
 def eval_(path: str, expression: str, with_: tuple[str, ...], exact: bool, as_json: bool) -> None:
@@ -58,21 +59,22 @@ def eval_(path: str, expression: str, with_: tuple[str, ...], exact: bool, as_js
 @app.command()
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("name", cls=Arg, help="The table (or formula) id, e.g. to_wound.")
-@click.option("--with", "-w", "with_", multiple=True, help="A situation, e.g. --with 'cover = soft'.")
+@click.option("--with", "-w", "with_", multiple=True, help="A situation of the ruleset, e.g. --with 'target_cover = soft' (classic-40k).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: table, axes, cells.")
 def table(path: str, name: str, with_: tuple[str, ...], as_json: bool) -> None:
     """A table worked out over its axes: the target of every cell and the chance to pass it."""
     from compiler import ast as A
     from compiler.check.passes import Context, Scope, check_expr
-    from compiler.diagnostics import Sink, did_you_mean
+    from compiler.diagnostics import Sink
     from compiler.resolve.report import evaluate_table, table_text
     from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
 
     result, model = compile_one(path)
     decl = model.callables.get(name)
     if decl is None or type(decl).__name__ not in ("Table", "Formula"):
-        close = did_you_mean(name, [k for k, v in model.callables.items() if type(v).__name__ in ("Table", "Formula")])
-        raise usage_error(f"ruleset '{model.id}' has no table '{name}'" + (f"; did you mean '{close}'?" if close else ""))
+        raise unknown_name(f"ruleset '{model.id}' has no table '{name}'", name,
+                           [k for k, v in model.callables.items() if type(v).__name__ in ("Table", "Formula")],
+                           "tables and formulas")
     situation = {}
     if with_:
         try:

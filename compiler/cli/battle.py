@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.markup import escape
 
-from compiler.cli.common import Arg, Exit, app, compile_one, is_quiet, refuse, usage_error
+from compiler.cli.common import Arg, Exit, app, compile_one, is_quiet, refuse, unknown_name, usage_error
 from compiler.cli.common import console as make_console
 from compiler.limits import MAX_COUNT, MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
 
@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
     """The scenario called ``name``, or the ruleset's first; a usage error when there is none."""
     from compiler import ast as A
-    from compiler.diagnostics import did_you_mean
-
     scenarios = model.of_type(A.Scenario)
     if not scenarios:
         raise usage_error(f"ruleset '{model.id}' has no scenario to play; add a `scenario` declaration")
@@ -32,8 +30,7 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
         return scenarios[0]
     found = model.get(name)
     if not isinstance(found, A.Scenario):
-        close = did_you_mean(name, [s.id for s in scenarios])
-        raise usage_error(f"ruleset '{model.id}' has no scenario '{name}'" + (f"; did you mean '{close}'?" if close else ""))
+        raise unknown_name(f"ruleset '{model.id}' has no scenario '{name}'", name, [s.id for s in scenarios], "scenarios")
     return found
 
 
@@ -113,14 +110,14 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
             raise usage_error(f"cannot replay {replay_log}: {e}")
         return
     if policy not in POLICIES:
-        raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
+        raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
     battle_seed = int.from_bytes(os.urandom(4), "big") if seed is None else seed
     policies: list[Policy] = [POLICIES[policy](battle_seed + k + 1) for k in range(len(sc.sides))]
     if not auto:
         ids = [s.id for s in sc.sides]
         human = _ask_side(console, sc, side) if side is None else ids.index(side) if side in ids else None
         if human is None:
-            raise usage_error(f"scenario '{sc.id}' has no side '{side}'; " + _choices(side or "", ids, "side"))
+            raise unknown_name(f"scenario '{sc.id}' has no side '{side}'", side or "", ids, "sides")
         policies[human] = HumanPolicy(lambda prompt: _read(console, prompt), lambda text: console.print(text))
     battle = Battle(rules, sc, policies, battle_seed, listener=show)
     begin(battle)
@@ -184,15 +181,6 @@ def _rules_of(ruleset: str) -> str | None:
     return None
 
 
-def _choices(name: str, known: list[str], kind: str) -> str:
-    """The names to use instead of a wrong one: the closest first, then all of them when few."""
-    from compiler.diagnostics import did_you_mean
-
-    close = did_you_mean(name, known)
-    hint = f"did you mean '{close}'? " if close else ""
-    return hint + (f"use one of: {', '.join(known)}" if len(known) <= 12 else f"there are {len(known)} {kind}s")
-
-
 def _read(console: Any, prompt: str) -> str:
     console.print(f"{prompt}: ", end="")
     line = sys.stdin.readline()
@@ -240,7 +228,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     _, model = compile_one(path)
     sc = pick_scenario(model, scenario)
     if policy not in POLICIES:
-        raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
+        raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
     lists = []
     for given in armies:
         side, _, file = given.partition("=")
@@ -359,9 +347,15 @@ def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Side
             bad += 1
             continue
         extra = tuple(w.strip() for w in m.group(3).split(",")) if m.group(3) else ()
-        unknown = [x for x in (m.group(2),) if x not in known] + [w for w in extra if w not in weapons]
+        unknown = [(x, known, "units and squads") for x in (m.group(2),) if x not in known] + \
+            [(w, weapons, "weapons") for w in extra if w not in weapons]
         if unknown:
-            click.echo(f"{roster}:{n}:1: error: '{unknown[0]}' is not a unit, squad or weapon of {model.id}")
+            from compiler.diagnostics import suggestion
+
+            name, pool, plural = unknown[0]
+            hint = suggestion(name, pool, plural)
+            click.echo(f"{roster}:{n}:1: error: '{name}' is not a unit, squad or weapon of {model.id}"
+                       + (f"\n   = hint: {hint}" if hint else ""))
             bad += 1
             continue
         units.append(A.SideUnit(span, int(m.group(1)), m.group(2), extra))

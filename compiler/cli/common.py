@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the CLI imports the compiler only when a command runs
     from compiler.model.ruleset import Ruleset
     from compiler.resolve.evaluator import ResolveError
 
-__all__ = ["Arg", "Exit", "app", "compile_one", "console", "is_quiet", "is_verbose", "json_option",
+__all__ = ["Arg", "Exit", "app", "compile_one", "console", "unknown_name", "is_quiet", "is_verbose", "json_option",
            "print_diagnostics", "refuse", "report_resolve_error", "rules_have_errors", "summary_line", "usage_error",
            "use_color"]
 
@@ -233,6 +233,15 @@ def console(stderr: bool = False, **kwargs: Any) -> Any:
     color = use_color(sys.stderr if stderr else sys.stdout)
     return Console(stderr=stderr, force_terminal=color, no_color=not color,
                    color_system="standard" if color else None, **{"highlight": False, "soft_wrap": True, **kwargs})
+
+
+def unknown_name(message: str, name: str, known: list[str], plural: str) -> Exit:
+    """A usage error for a name that is not one of ``known``: the closest names (by edit distance)
+    and, when they are few, the whole list. The caller raises what this returns (exit 2)."""
+    from compiler.diagnostics import suggestion
+
+    hint = suggestion(name, known, plural) or (f"the {plural} are: {', '.join(sorted(known))}" if known else "")
+    return usage_error(message + (f"; {hint}" if hint else ""))
 
 
 def usage_error(message: str) -> Exit:

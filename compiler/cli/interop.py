@@ -13,7 +13,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import click
 
@@ -156,28 +156,36 @@ def import_battlescribe(files: tuple[Path, ...], out: Path, extends: str | None,
         _write_folder(out, texts)
     except OSError as err:
         raise usage_error(f"cannot write {out}: {err.strerror or err}")
-    click.echo(f"wrote {out}: {len(data.units)} units, {len(data.squads)} squads, {len(data.weapons)} weapons, "
+    say = _say()
+    say(f"wrote {out}: {len(data.units)} units, {len(data.squads)} squads, {len(data.weapons)} weapons, "
                f"{len(data.keywords)} keywords, {len(data.stats)} stats, {len(data.armies)} army rules")
     if data.abilities:
-        click.echo(f"  {len(data.abilities)} abilities imported as prose only, in {out / 'lexicon.rules'}: "
+        say(f"  {len(data.abilities)} abilities imported as prose only, in {out / 'lexicon.rules'}: "
                    f"write their mechanics (hooks, effects) to make them count in the odds")
     if base is not None:
         used = sorted(ids.reused)
-        click.echo(f"  extends {base.id}: uses its {', '.join(used) if used else 'nothing'}")
+        say(f"  extends {base.id}: uses its {', '.join(used) if used else 'nothing'}")
         for line in ids.renamed:
-            click.echo(f"  renamed (the base has that name): {line}")
+            say(f"  renamed (the base has that name): {line}")
     if data.unsupported:
-        click.echo(f"  not imported ({len(data.unsupported)} kinds; also listed at the top of "
+        say(f"  not imported ({len(data.unsupported)} kinds; also listed at the top of "
                    f"{out / 'ruleset.rules'}):")
         for line in data.unsupported:
-            click.echo(f"    {line}")
+            say(f"    {line}")
     result = compile_paths([str(out)])
     problems = tuple(d for d in result.diagnostics if d.is_error or d.severity.name == "WARNING")
     if problems:
         print_diagnostics(problems, dict(result.sources))
         click.echo(f"{out}: the imported ruleset does not check clean; see above", err=True)
         raise Exit(1)
-    click.echo(f"{out}: checks clean")
+    say(f"{out}: checks clean")
+
+
+def _say() -> Callable[[str], None]:
+    """``click.echo``, or nothing under ``-q`` (the summary is not the answer)."""
+    from compiler.cli.common import is_quiet
+
+    return (lambda text: None) if is_quiet() else click.echo
 
 
 def export_battlescribe(path: str, folder: Path, force: bool) -> None:
@@ -210,11 +218,12 @@ def export_battlescribe(path: str, folder: Path, force: bool) -> None:
             write_atomic(folder / name, content)
     except OSError as err:
         raise usage_error(f"cannot write {folder}: {err.strerror or err}")
-    click.echo(f"wrote {', '.join(str(folder / n) for n in written)}")
+    say = _say()
+    say(f"wrote {', '.join(str(folder / n) for n in written)}")
     if data.unsupported:
-        click.echo(f"  kept in warscribe only (BattleScribe has no place for them): {len(data.unsupported)}")
+        say(f"  kept in warscribe only (BattleScribe has no place for them): {len(data.unsupported)}")
         for line in data.unsupported:
-            click.echo(f"    {line}")
+            say(f"    {line}")
 
 
 def _has_rules(folder: Path) -> bool:
@@ -258,5 +267,5 @@ def roster_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Si
     span = Span(str(roster), 1, 1, 1, 1)
     units = [A.SideUnit(span, u.count, u.name, u.weapons) for u in read.units]
     if read.points is not None and not quiet:
-        click.echo(f"{roster}: '{read.title}', {len(units)} units; the roster counts {read.points} points")
+        _say()(f"{roster}: '{read.title}', {len(units)} units; the roster counts {read.points} points")
     return units
