@@ -248,12 +248,13 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
         with progress("simulate", games * (2 if against else 1), "game") as advance:
             tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
                         progress=advance)
-            out = summary(model, sc, tally, seed)
+            out = summary(model, sc, tally, seed, policy)
             if against is not None and base_model is not None:
                 base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
                            progress=lambda done: advance(games + done))
                 out["against"] = {"ruleset": base_model.id, "title": base_model.title,
-                                  "base": summary(base_model, sc, base, seed), "change": change(sc, tally, base)}
+                                  "base": summary(base_model, sc, base, seed, policy),
+                                  "change": change(sc, tally, base)}
     except ValueError as e:
         raise usage_error(str(e))
     if as_json:
