@@ -14,7 +14,7 @@ from math import comb
 
 import pytest
 
-from compiler.battle import Battle, GreedyPolicy, Rules, chi_square, chi_square_critical
+from compiler.battle import CHANCE, TERMINAL, Battle, GreedyPolicy, Node, Rules, chi_square, chi_square_critical
 from compiler.driver import compile_text
 from compiler.model.values import ProfileRef
 from compiler.resolve import Evaluator, ResolveError, parse_expression
@@ -123,11 +123,11 @@ def take(side: Side, hits: int, damage: dict[int, Fraction], wounds: int, keep: 
     return law
 
 
-def chain(scenario: str, keep: bool) -> dict[tuple[Side, Side], Fraction]:
+def chain(scenario: str, keep: bool, turns: int = TURNS) -> dict[tuple[Side, Side], Fraction]:
     """The exact law of the final state (first side, second side) of a scenario's battle."""
     first, second, m1, m2 = PAIRS[scenario]
     states: dict[tuple[Side, Side], Fraction] = {((m1, 0), (m2, 0)): Fraction(1)}
-    for _ in range(TURNS):
+    for _ in range(turns):
         for shooter in (first, second):
             shots, p, damage, _ = SIDES[shooter]
             victim = second if shooter == first else first
@@ -258,3 +258,58 @@ def test_an_attack_on_a_damaged_unit_is_resolved_from_its_wounds(duel) -> None: 
     with pytest.raises(ResolveError, match="cannot have taken 2"):
         ev.evaluate(call, {"shooter": ProfileRef("brute", 3), "weapon": ProfileRef("maul"),
                            "target": ProfileRef("trooper", 2, 2)}).steps["killed"]
+
+
+# -- the battle as a game tree ------------------------------------------------------------------
+
+def test_the_game_tree_of_a_short_duel_is_the_exact_chain(duel) -> None:  # type: ignore[no-untyped-def]
+    """Every node of a two-turn duel walked, each side always shooting: the law of the final
+    states, from the chance nodes' exact laws, is the Markov chain's, fraction for fraction."""
+    rules = Rules(duel, exact=True)
+    sc = duel.get("brutes")
+    law: dict[tuple[Side, Side], Fraction] = {}
+    kinds: set[str] = set()
+    todo = [(Node.root(rules, sc), Fraction(1))]
+    while todo:
+        node, p = todo.pop()
+        player = node.current_player()
+        if player == TERMINAL:
+            a, b = node.state().units
+            key = ((a.models, a.wounds), (b.models, b.wounds))
+            law[key] = law.get(key, 0) + p
+            assert node.returns() == ([1.0, -1.0] if b.models == 0 else [-1.0, 1.0] if a.models == 0 else [0.0, 0.0])
+        elif player == CHANCE:
+            kinds.add(node.chance_kind())
+            outcomes = node.chance_outcomes()
+            assert sum(q for _, q in outcomes) == 1
+            todo += [(node.child(i), p * q) for i, q in outcomes]
+        else:
+            choice = node.choice()
+            assert choice is not None and choice.side == player and choice.kind == "action"
+            assert [o.label for o in choice.options] == ["Shoot", "Nothing"]
+            todo.append((node.child(0), p))
+    assert kinds == {"volley"}
+    assert law == chain("brutes", keep=True, turns=TURNS)
+
+
+def test_a_node_is_its_history_played_again(duel) -> None:  # type: ignore[no-untyped-def]
+    rules = Rules(duel, exact=True)
+    root = Node.root(rules, duel.get("ogres"))
+    assert root.current_player() == 0 and root.legal_actions() == [0, 1]  # the ogres: shoot or not
+    idle = root.child(1)  # the ogres do nothing: the gunners' turn
+    assert idle.current_player() == 1 and [u.models for u in idle.state().units] == [2, 6]
+    shot = root.child(0)
+    assert shot.is_chance_node() and shot.chance_kind() == "volley"
+    # the ogres' four shots (hit 4+, the gunners' save 6+ fails on 1-5): killed 0..4, each exact
+    p = SIDES["ogres"][1]
+    assert [q for _, q in shot.chance_outcomes()] == [comb(4, k) * p ** k * (1 - p) ** (4 - k) for k in range(5)]
+    after = shot.child(3)
+    assert [u.models for u in after.state().units] == [2, 3] and after.history == (0, 3)
+    with pytest.raises(ValueError, match="not a legal answer"):
+        shot.child(9)
+
+
+def test_every_action_effect_is_registered_with_what_it_does() -> None:
+    from compiler.battle import EFFECTS
+    assert {"move", "attack", "engage", "sets", "destroyed", "tests", "clears"} <= set(EFFECTS)
+    assert all(fn.__doc__ and fn.__doc__.strip() for fn in EFFECTS.values())

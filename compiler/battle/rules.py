@@ -13,6 +13,7 @@ situation ``distance``, when the ruleset declares it, is the distance to the uni
 from __future__ import annotations
 
 import bisect
+from math import comb
 from fractions import Fraction
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,28 @@ def joint_law(weights: dict[tuple[int, int], Any]) -> Law:
                tuple(d for (_, d), _ in items))
 
 
+def bernoulli(p: Any) -> Law:
+    """The law of a test passed with chance ``p``: outcome 1 (passed) first, then 0."""
+    q = 1 - p
+    return Law((1, 0), (float(p), 1.0), float(p), (p, q))
+
+
+def uniform(n: int) -> Law:
+    """The law of a die of ``n`` sides read as 0 … n-1 (who goes first, among ``n`` sides)."""
+    return Law(tuple(range(n)), tuple((k + 1) / n for k in range(n)), (n - 1) / 2, (Fraction(1, n),) * n)
+
+
+def binomial(n: int, p: float) -> Law:
+    """The law of the successes among ``n`` dice that each succeed with chance ``p``."""
+    ps = tuple(comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1))
+    cum: list[float] = []
+    acc = 0.0
+    for x in ps:
+        acc += x
+        cum.append(acc)
+    return Law(tuple(range(n + 1)), tuple(cum), n * p, ps)
+
+
 class Rules:
     """The ruleset as the engine asks it: volleys, tests and unit values, each cached."""
 
@@ -111,7 +134,6 @@ class Rules:
         self._chances: dict[tuple[Any, ...], float] = {}
         self._evaluators: dict[tuple[Any, ...], Evaluator] = {}
         self._situations: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
-        self.memo: dict[tuple[Any, ...], Any] = {}  # the engine's estimates, per state
         self._usable: dict[tuple[str, str, str | None, str], bool] = {}
         self.derived = tuple(d for g in model.of_type(A.Game) for d in g.derived)
 

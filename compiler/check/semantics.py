@@ -15,7 +15,8 @@ from typing import Iterable, Iterator, Protocol
 
 from compiler import codes
 from compiler import ast as A
-from compiler.diagnostics import Sink
+from compiler.diagnostics import Fix, Sink
+from compiler.check.nones import Fact, facts, none_in_attack, reads_none
 from compiler.model.ruleset import Ruleset
 
 
@@ -63,15 +64,21 @@ def _check_flags(ctx: CheckContext, attack: A.Attack, sources: dict[str, list[tu
     ``next = previous each test(…)``; a step in between that is any other expression drops it."""
     tests = {t.id for t in ctx.ruleset.of_type(A.Test)}
     reach: dict[str, set[str]] = {}  # step → the tests its attacks have been through
+    fresh: dict[str, str] = {}  # step → the step that started its attacks afresh
+    spans = {s.name: s.span for s in attack.steps}
     tested: set[str] = set()  # tests of earlier steps
+
     def lost(start: str, through: set[str], what: str, keys: tuple[str, ...], span: A.Span) -> None:
         for key in keys:
             for test, ability in sources.get(key, []):
                 if test in tested and test not in through:
-                    ctx.sink.error(codes.HOOKS_LOST, f"'{start}' starts fresh attacks, so what '{ability}' "
+                    origin = fresh[start]
+                    ctx.sink.error(codes.HOOKS_LOST, f"'{origin}' starts fresh attacks, so what '{ability}' "
                                    f"does on '{test}' cannot reach this {what}", span,
-                                   f"count it straight after the step that rolls '{test}', and work with "
-                                   "the totals after it")
+                                   f"keep the attacks as they are: {origin} = … each becomes … capped at …, "
+                                   f"or count it straight after the step that rolls '{test}'",
+                                   related=((spans[origin], "the fresh attacks start here"),) if origin in spans
+                                   else ())
                     return
 
     for step in attack.steps:
@@ -80,9 +87,17 @@ def _check_flags(ctx: CheckContext, attack: A.Attack, sources: dict[str, list[tu
             if step.removes_from in reach:
                 lost(step.removes_from, reach[step.removes_from], "removal", (EVERY_STEP,), step.span)
             continue
+        kept = _kept_sources(value, reach) if isinstance(value, A.IfElse) else None
+        if kept:  # each branch keeps the attacks of an earlier step (``… else hits``)
+            reach[step.name] = set.intersection(*(reach[name] for name in kept))
+            fresh[step.name] = fresh[kept[0]]
+            continue
         if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in reach:
             through = set(reach[value.count.id])
-            if isinstance(value.item, A.Call) and value.item.func in tests:
+            fresh[step.name] = fresh[value.count.id]
+            if value.becomes:  # each becomes several like it: nothing is lost
+                pass
+            elif isinstance(value.item, A.Call) and value.item.func in tests:
                 lost(value.count.id, through, f"'{value.item.func}'", (value.item.func, EVERY_STEP), value.span)
                 through.add(value.item.func)
                 tested.add(value.item.func)
@@ -91,6 +106,20 @@ def _check_flags(ctx: CheckContext, attack: A.Attack, sources: dict[str, list[tu
             reach[step.name] = through
         else:
             reach[step.name] = set()
+            fresh[step.name] = step.name
+
+
+def _kept_sources(value: A.Expr, reach: dict[str, set[str]]) -> list[str] | None:
+    """The earlier steps whose attacks a step keeps as they are, when every branch of it does:
+    a step by name, or ``step each becomes …``; None when a branch starts fresh attacks."""
+    if isinstance(value, A.IfElse):
+        then, other = _kept_sources(value.then, reach), _kept_sources(value.otherwise, reach)
+        return then + other if then is not None and other is not None else None
+    if isinstance(value, A.Name) and value.id in reach:
+        return [value.id]
+    if isinstance(value, A.Each) and value.becomes and isinstance(value.count, A.Name) and value.count.id in reach:
+        return [value.count.id]
+    return None
 
 
 def _check_extra_words(ctx: CheckContext, attack: A.Attack) -> None:
@@ -105,7 +134,7 @@ def _check_extra_words(ctx: CheckContext, attack: A.Attack) -> None:
         for later in attack.steps[i + 1:]:
             lv = later.value
             if isinstance(lv, A.Each) and isinstance(lv.count, A.Name) and lv.count.id == current \
-                    and isinstance(lv.item, A.Call):
+                    and (isinstance(lv.item, A.Call) or lv.becomes):
                 chain.add(later.name)
                 current = later.name
         for ab in ctx.ruleset.of_type(A.Ability):
@@ -146,10 +175,6 @@ def _check_attack(ctx: CheckContext, attack: A.Attack, hooked: dict[str, str]) -
 ARITHMETIC = ("+", "-", "*", "/")
 
 
-def _arith_operands(expr: A.Expr) -> Iterator[A.Expr]:
-    return _operands_of(A.sub_expressions(expr))
-
-
 def _operands_of(subs: Iterable[A.Expr]) -> Iterator[A.Expr]:
     """The operands of the arithmetic among ``subs``."""
     for sub in subs:
@@ -186,19 +211,34 @@ def arithmetic_params(rs: Ruleset) -> dict[str, set[int]]:
     return out
 
 
+def _guarded(expr: A.Expr, known: frozenset[Fact] = frozenset()) -> Iterator[tuple[A.Expr, frozenset[Fact]]]:
+    """Each sub-expression of ``expr`` with what the branches around it know
+    (``if weapon has blast then hits * weapon.blast else hits``: the value is there in the
+    first branch)."""
+    yield expr, known
+    if isinstance(expr, A.IfElse):
+        yield from _guarded(expr.cond, known)
+        yield from _guarded(expr.then, known | facts(expr.cond, True))
+        yield from _guarded(expr.otherwise, known | facts(expr.cond, False))
+        return
+    for child in A.children(expr):
+        yield from _guarded(child, known)
+
+
 def _none_reaching_arithmetic(rs: Ruleset, expr: A.Expr,
-                              arith: dict[str, set[int]]) -> Iterator[tuple[A.Attr, str]]:
-    """``role.Stat`` reads inside ``expr`` that end in arithmetic, with why."""
-    for sub in A.sub_expressions(expr):
+                              arith: dict[str, set[int]]) -> Iterator[tuple[A.Attr, str, frozenset[Fact]]]:
+    """``role.Stat`` reads inside ``expr`` that end in arithmetic, with why and what the
+    branches around them know."""
+    for sub, known in _guarded(expr):
         if isinstance(sub, A.Call) and sub.func in arith:
             callee = rs.callables[sub.func]
             names = [p.name for p in getattr(callee, "params", ())]
             for i, a in enumerate(sub.args):
                 if i in arith[sub.func] and isinstance(a, A.Attr):
-                    yield a, f"'{sub.func}' does arithmetic on its {names[i]}"
-        for o in _arith_operands(sub):
+                    yield a, f"'{sub.func}' does arithmetic on its {names[i]}", known
+        for o in _operands_of((sub,)):
             if isinstance(o, A.Attr):
-                yield o, "it is added, subtracted, multiplied or divided"
+                yield o, "it is added, subtracted, multiplied or divided", known
 
 
 def _group_profile(arg: A.Expr, rs: Ruleset) -> str | None:
@@ -229,10 +269,12 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
                 for part in (step.value, step.removes_target, step.damage):
                     if part is None:
                         continue
-                    for attr, why in _none_reaching_arithmetic(rs, part, arith):
+                    for attr, why, known in _none_reaching_arithmetic(rs, part, arith):
                         role = attr.obj.id if isinstance(attr.obj, A.Name) else None
+                        if (role, attr.name, True) in known:
+                            continue  # in a branch taken only when the value is there
                         prof = rs.profiles.get(roles.get(role or "") or "")
-                        if prof is None or (prof.id, attr.name) in reported or not _reads_none(rs, prof, attr.name):
+                        if prof is None or (prof.id, attr.name) in reported or not reads_none(rs, prof, attr.name):
                             continue
                         reported.add((prof.id, attr.name))
                         has = f"has '{attr.name} -' (none)" if prof.stat(attr.name) is not None else \
@@ -243,21 +285,69 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
                                        f"'{step.name}' of '{attack.id}' {why}: the result would be none",
                                        call.span, f"ask first (if {attr.name} is none then … else …), " + give,
                                        related=((attr.span, f"{role}.{attr.name} is read here"),))
+            if not reported:
+                _report_followed(ctx, rs, attack, call)
 
 
-def _reads_none(rs: Ruleset, prof: A.Profile, name: str) -> bool:
-    """Whether ``role.name`` on ``prof`` is none: a stat written ``-``, or an ability with a
-    value (``weapon.blast``) that the profile does not have."""
-    sv = prof.stat(name)
-    if sv is not None:
-        return sv.kind == "none"
-    ability = rs.get(name)
-    return isinstance(ability, A.Ability) and bool(ability.params) and \
-        not any(use.ability == name for use in prof.abilities)
+def _report_followed(ctx: CheckContext, rs: Ruleset, attack: A.Attack, call: A.Call) -> None:
+    """A none that reaches arithmetic further away than a step's own arithmetic or a
+    callable's parameter (compiler.check.nones), where those reads found none."""
+    followed = none_in_attack(rs, attack, call)
+    if followed is None:
+        return
+    step, found = followed
+    prof_id, name = found.source
+    prof = rs.profiles[prof_id]
+    has = f"has '{name} -' (none)" if prof.stat(name) is not None else \
+        f"does not have the ability '{name}' (so its value is none)"
+    give = f"or give '{prof_id}' a number for {name}" if prof.stat(name) is not None \
+        else f"or give '{prof_id}' the ability: {name}(…)"
+    where = f"step '{step.name}'" if step is not None else "a let line"
+    inside = f" (in '{found.inside}')" if found.inside else ""
+    ctx.sink.error(codes.NONE_IN_ARITHMETIC, f"'{prof_id}' {has}, and in {where} of '{attack.id}' it reaches "
+                   f"arithmetic{inside}: the result would be none", call.span,
+                   f"ask first (if {name} is none then … else …), " + give,
+                   related=((found.span, "the arithmetic is here"),))
 
 
-def _wounds_role(rs: Ruleset) -> bool:
-    return any(getattr(s, "role", None) == "wounds" for s in rs.stats.values())
+WOUNDS_NAMES = ("w", "wounds", "hp", "hit points")
+
+
+def _wounds_fix(rs: Ruleset) -> tuple[Fix, ...]:
+    """``role wounds`` added to the one stat that holds a model's wounds (named or titled W,
+    Wounds, HP or Hit points, a range, written without ``unclamped``): certain only then."""
+    found = [s for s in rs.stats.values()
+             if (s.id.lower() in WOUNDS_NAMES or s.title.lower() in WOUNDS_NAMES)
+             and isinstance(s.type, A.RangeExpr) and s.clamped and s.role is None]
+    if len(found) != 1:
+        return ()
+    end = found[0].type.span  # type: ignore[union-attr]
+    at = A.Span(end.file, end.end_line, end.end_column, end.end_line, end.end_column)
+    return (Fix(at, " role wounds", None, f"declare stat {found[0].id} role wounds"),)
+
+
+def _wounds_role(ctx: CheckContext) -> bool:
+    """Whether a stat or an ability is declared ``role wounds``; an ability's role is checked
+    here (only ``wounds``, on an ability with a value, and declared once)."""
+    rs = ctx.ruleset
+    declared = [f"stat {s.id}" for s in rs.stats.values() if getattr(s, "role", None) == "wounds"]
+    for ab in rs.of_type(A.Ability):
+        if ab.role is None:
+            continue
+        span = ab.role_span or ab.span
+        if ab.role != "wounds":
+            ctx.sink.error(codes.UNKNOWN_NAME, f"unknown role '{ab.role}'; an ability can be the wounds: role wounds",
+                           span, "role wounds, 1 without it")
+        elif not ab.params:
+            ctx.sink.error(codes.WRONG_KIND, f"'{ab.id}' has no value to be a model's wounds", span,
+                           f"give it one: ability {ab.id}(X: 1..10) …")
+            declared.append(f"ability {ab.id}")  # meant as the wounds: no second error for it
+        elif declared:
+            ctx.sink.error(codes.DUPLICATE, f"'role wounds' is declared twice: by {declared[0]} and by "
+                           f"ability {ab.id}", span, "keep one of them")
+        else:
+            declared.append(f"ability {ab.id}")
+    return bool(declared)
 
 
 def check_semantics(ctx: CheckContext) -> None:
@@ -265,7 +355,8 @@ def check_semantics(ctx: CheckContext) -> None:
     rs = ctx.ruleset
     hooked = hooked_tests(rs)
     sources = flag_sources(rs)
-    has_wounds = _wounds_role(rs)
+    has_wounds = _wounds_role(ctx)
+    wounds_fix = _wounds_fix(rs) if not has_wounds else ()
     for attack in rs.of_type(A.Attack):
         _check_attack(ctx, attack, hooked)
         _check_flags(ctx, attack, sources)
@@ -273,10 +364,14 @@ def check_semantics(ctx: CheckContext) -> None:
         for step in attack.steps:
             if step.removes_from is not None and not has_wounds:
                 ctx.sink.error(codes.NO_WOUNDS_ROLE, "'removes' takes wounds off models, but no stat is declared 'role wounds'",
-                               step.span, 'declare the wounds stat: stat W "Wounds" 1..10 role wounds')
+                               step.span, 'declare the wounds stat: stat W "Wounds" 1..10 role wounds (or an '
+                               'ability\'s value: role wounds, 1 without it)', fixes=wounds_fix)
     _check_none_arithmetic(ctx)
     for ab in rs.of_type(A.Ability):
         for hook in ab.hooks:
             if hook.ignore_damage_on is not None and hook.damage_die is None:
+                # The die 0.1.0 rolled: a d6.
                 ctx.sink.error(codes.HOOK_DIE_UNSAID, "say which die this rolls", hook.span,
-                               "on each damage: roll d6, ignored on 5+")
+                               "on each damage: roll d6, ignored on 5+",
+                               fixes=(Fix(hook.span, "damage: roll d6, ignored", "damage: ignored",
+                                          "say the die: roll d6"),))

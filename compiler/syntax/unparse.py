@@ -92,8 +92,9 @@ def _form(e: Any) -> tuple[str, int]:
     if isinstance(e, A.Has):
         return f"{_text(e.operand, _EACH)} has {e.keyword}", _CMP
     if isinstance(e, A.Each):
-        word = "each not" if e.negate else "each"
-        return f"{_text(e.count, _SUM)} {word} {_text(e.item, _SUM)}", _EACH
+        word = "each not" if e.negate else "each becomes" if e.becomes else "each"
+        cap = f" capped at {_text(e.cap, _SUM)}" if e.cap is not None else ""
+        return f"{_text(e.count, _SUM)} {word} {_text(e.item, _SUM)}{cap}", _EACH
     if isinstance(e, A.Target):
         value = e.value
         bare = isinstance(value, (A.Int, A.Name, A.Attr)) and not (isinstance(value, A.Int) and value.value < 0)
