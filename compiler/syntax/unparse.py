@@ -259,11 +259,19 @@ def phase_step_text(s: A.PhaseStep) -> str:
 
 
 def score_text(s: A.Score) -> str:
-    return f'score {s.id} "{s.title}": {expr_text(s.value)}' + (f" per {s.per}" if s.per else "")
+    head = f'score {s.id} "{s.title}": {expr_text(s.value)}'
+    if s.surviving:
+        return head + " per surviving model"
+    if s.held_at is not None:
+        return head + f" for each objective held at end of {s.held_at}"
+    if s.destroyed:
+        return head + " for each enemy unit destroyed"
+    return head + (f" per {s.per}" if s.per else "")
 
 
 def victory_text(v: A.Victory) -> str:
-    return f'victory {v.id} "{v.title}"' + (f": {v.text}" if v.text else "")
+    by = f" by {v.kind}" + (f" {v.target}" if v.target is not None else "") if v.kind else ""
+    return f'victory {v.id} "{v.title}"{by}' + (f": {v.text}" if v.text else "")
 
 
 # ---------------------------------------------------------------------------
