@@ -14,13 +14,12 @@ template reads:
 * :func:`word_diff` — a text before and after as escaped HTML with ``<ins>`` and
   ``<del>`` around the words that changed.
 
->>> print(word_diff("Roll a die for each model.", "Roll two dice for each model <here>."))
-Roll <del>a die</del><ins>two dice</ins> for each <del>model.</del><ins>model &lt;here&gt;.</ins>
+>>> print(word_diff("Roll a die for each model.", "Roll two dice for each model <3 here>."))
+Roll <del>a die</del><ins>two dice</ins> for each <del>model.</del><ins>model &lt;3 here&gt;.</ins>
 """
 from __future__ import annotations
 
 import difflib
-import html
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,6 +28,7 @@ from typing import Callable, Mapping, Sequence
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.review.diff import MatchupImpact, matchup_label, percent, standard_matchups
+from compiler.site.markup import plain
 from compiler.site.sitemap import short_title
 from compiler.syntax.unparse import expr_text
 
@@ -284,7 +284,7 @@ def word_diff(old: str, new: str) -> str:
     """``old`` → ``new`` word by word as escaped HTML: removed words in ``<del>``, added ones in ``<ins>``.
 
     Paragraph breaks are kept as ``<br><br>``, the line breaks before list items and table rows as
-``<br>``; everything else is text (``<`` shows as ``&lt;``).
+``<br>``; everything else is text, also for a Markdown reader (``<`` shows as ``&lt;``, ``[`` as ``&#91;``).
 
     >>> word_diff("a b c", "a x c")
     'a <del>b</del><ins>x</ins> c'
@@ -309,7 +309,7 @@ def word_diff(old: str, new: str) -> str:
             if not t.strip():
                 body += "<br><br>" if t.count("\n") > 1 else "<br>"
             else:
-                body += (" " if body and not body.endswith("<br>") else "") + html.escape(t, quote=False)
+                body += (" " if body and not body.endswith("<br>") else "") + plain(t)
         joined = previous == "del" and tag == "ins"  # a replacement reads as one change
         if out and not joined and not out.endswith("<br>") and not body.startswith("<br>"):
             out += " "
