@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from compiler.cli.common import Arg, Exit, app, compile_one, usage_error
+from compiler.cli.common import Arg, Exit, app, compile_one, say, usage_error
 
 if TYPE_CHECKING:
     from compiler import ast as A
@@ -35,12 +35,16 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
 
 
 def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
-    """One event of a battle in words, with the rule behind it (its title and site anchor)."""
+    """One event of a battle in words, with the rule behind it (its title and site anchor), as Rich
+    markup: the event's texts (titles, names: author text) are escaped, shown as written."""
+    from compiler.terminal import rich_text
+
+    event = {k: rich_text(v) if isinstance(v, str) else v for k, v in event.items()}
     kind = event["event"]
 
     def rule(rule_id: str) -> str:
         decl = model.get(rule_id)
-        title = getattr(decl, "title", None) or rule_id
+        title = rich_text(getattr(decl, "title", None) or rule_id)
         return f"[dim]({title}, #{rule_id})[/dim]"
 
     if kind == "start":
@@ -100,17 +104,21 @@ def play(path: str, scenario: str | None, seed: int | None, auto: bool, side: st
          log: Path | None, replay_log: Path | None) -> None:
     """A battle turn by turn in the terminal, each roll shown with the rule behind it."""
     from rich.console import Console
+    from rich.text import Text
 
     from compiler.battle import POLICIES, Battle, HumanPolicy, LogError, Policy, Rules, read_log, replay, write_log
+    from compiler.terminal import shown
 
     _, model = compile_one(path)
-    console = Console(highlight=False, soft_wrap=True)
+    # No Rich markup or emoji codes but the events' own: author text (`[link=…]`, `[bold]`,
+    # `:skull:`) prints as written.
+    console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
     rules = Rules(model)
 
     def show(event: dict[str, Any]) -> None:
         text = describe(model, event)
         if text is not None:
-            console.print(text)
+            console.print(text, markup=True)
 
     if replay_log is not None:
         try:
@@ -123,16 +131,16 @@ def play(path: str, scenario: str | None, seed: int | None, auto: bool, side: st
         raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
-    console.print(f"[bold]{sc.title}[/bold] — {model.title} (seed {seed})")
+    console.print(Text.assemble((shown(sc.title), "bold"), f" — {shown(model.title)} (seed {seed})"))
     for s in sc.sides:
-        console.print(f"  {s.title}: " + ", ".join(f"{u.count} {u.name}" for u in s.units))
+        console.print(shown(f"  {s.title}: " + ", ".join(f"{u.count} {u.name}" for u in s.units)))
     policies: list[Policy] = [POLICIES[policy](seed + k + 1) for k in range(len(sc.sides))]
     if not auto:
         ids = [s.id for s in sc.sides]
         human = _ask_side(console, sc, side) if side is None else ids.index(side) if side in ids else None
         if human is None:
             raise usage_error(f"scenario '{sc.id}' has no side '{side}'; use one of: {', '.join(ids)}")
-        policies[human] = HumanPolicy(lambda prompt: _read(console, prompt), lambda text: console.print(text))
+        policies[human] = HumanPolicy(lambda prompt: _read(console, prompt), lambda text: console.print(shown(text)))
     battle = Battle(rules, sc, policies, seed, listener=show)
     try:
         battle.run()
@@ -142,11 +150,13 @@ def play(path: str, scenario: str | None, seed: int | None, auto: bool, side: st
     if log is not None:
         with open(log, "w", encoding="utf-8") as out:
             write_log(out, battle, model.id, seed)
-        console.print(f"Battle log written to {log}")
+        console.print(shown(f"Battle log written to {log}"))
 
 
 def _read(console: Any, prompt: str) -> str:
-    console.print(f"{prompt}: ", end="")
+    from compiler.terminal import shown
+
+    console.print(f"{shown(prompt)}: ", end="")
     line = sys.stdin.readline()
     if not line:
         raise EOFError
@@ -154,9 +164,11 @@ def _read(console: Any, prompt: str) -> str:
 
 
 def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
+    from compiler.terminal import shown
+
     console.print("Choose a side:")
     for i, s in enumerate(sc.sides, 1):
-        console.print(f"  {i}. {s.title}")
+        console.print(f"  {i}. {shown(s.title)}")
     while True:
         answer = _read(console, f"Choose 1-{len(sc.sides)}").strip()
         if answer.isdigit() and 1 <= int(answer) <= len(sc.sides):
@@ -198,12 +210,12 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     except ValueError as e:
         raise usage_error(str(e))
     if as_json:
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        say(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    click.echo(f"{model.title}: {sc.title} — {out['games']} games, seed {seed}, policy {policy}")
+    say(f"{model.title}: {sc.title} — {out['games']} games, seed {seed}, policy {policy}")
     for s in out["sides"]:
         lo, hi = s["ci95"]
-        click.echo(f"  {s['title']}: wins {s['wins']} = {s['win_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}), "
+        say(f"  {s['title']}: wins {s['wins']} = {s['win_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}), "
                    f"{s['survivors_mean']:.2f} models left on average")
     lo, hi = out["draw_ci95"]
     click.echo(f"  draws: {out['draws']} = {out['draw_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}); "
@@ -255,13 +267,13 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
         m = _ROSTER_LINE.match(body)
         span = Span(str(roster), n, 1, n, len(line) + 1)
         if m is None:
-            click.echo(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
+            say(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
             bad += 1
             continue
         extra = tuple(w.strip() for w in m.group(3).split(",")) if m.group(3) else ()
         unknown = [x for x in (m.group(2),) if x not in known] + [w for w in extra if w not in weapons]
         if unknown:
-            click.echo(f"{roster}:{n}:1: error: '{unknown[0]}' is not a unit, squad or weapon of {model.id}")
+            say(f"{roster}:{n}:1: error: '{unknown[0]}' is not a unit, squad or weapon of {model.id}")
             bad += 1
             continue
         units.append(A.SideUnit(span, int(m.group(1)), m.group(2), extra))
@@ -274,10 +286,10 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
         trail = model.section_path(v.army)
         rule = trail[-1] if trail else None
         cited = f"rule '{rule.title}' ({rule.id}), " if rule is not None else ""
-        click.echo(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
+        say(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
                    f"({v.army}) at {v.span.file}:{v.span.line}, on the site #{rule.id if rule else v.army}")
     verdict = "breaks" if violations else "meets"
-    click.echo(f"{roster}: {len(listed)} units, {total} points: the list {verdict} the rules of '{chosen.title}'"
+    say(f"{roster}: {len(listed)} units, {total} points: the list {verdict} the rules of '{chosen.title}'"
                + (f" ({len(violations)} violation{'s' if len(violations) != 1 else ''})" if violations else ""))
     if violations:
         raise Exit(1)

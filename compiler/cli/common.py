@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the CLI imports the compiler only when a command runs
     from compiler.resolve.evaluator import ResolveError
 
 __all__ = ["Arg", "Exit", "app", "compile_one", "print_diagnostics", "report_resolve_error", "rules_have_errors",
-           "summary_line", "usage_error", "use_color"]
+           "say", "summary_line", "usage_error", "use_color"]
 
 
 class Arg(click.Argument):
@@ -106,9 +106,17 @@ def use_color(stream: object) -> bool:
     return isatty is not None and bool(isatty())
 
 
+def say(text: str, err: bool = False) -> None:
+    """Print a line that holds author text (a title, a name, a table's result, a line of a file):
+    its control characters shown escaped, never obeyed by the terminal (:mod:`compiler.terminal`)."""
+    from compiler.terminal import shown
+
+    click.echo(shown(text), err=err)
+
+
 def usage_error(message: str) -> Exit:
     """Say (on standard error) what was wrong with the call; the caller raises what this returns (exit 2)."""
-    click.echo(f"warscribe: error: {message}", err=True)
+    say(f"warscribe: error: {message}", err=True)
     return Exit(2)
 
 
