@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -29,7 +30,7 @@ from compiler import codes
 from compiler.terminal import shown
 from compiler.codes import Code, Severity
 
-__all__ = ["Diagnostic", "Severity", "Sink", "Span", "did_you_mean", "render", "to_json"]
+__all__ = ["Diagnostic", "Severity", "Sink", "Span", "closest", "did_you_mean", "render", "suggestion", "to_json"]
 
 
 class UsageError(Exception):
@@ -174,6 +175,61 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
         return close[0]
     close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
     return lowered[close[0]] if close else None
+
+
+def closest(name: str, candidates: Iterable[str], prefer: Iterable[str] = ()) -> list[str]:
+    """The candidates a misspelt ``name`` may have meant, the likeliest first.
+
+    Those in ``prefer`` (the names of the kind wanted: a weapon for ``replace weapon …``) come
+    first; then those a few edits away (Levenshtein distance, letter case aside), then those
+    that hold the name as a word or at an end (``cover`` in ``target_cover``), then those
+    :func:`did_you_mean` finds alike.
+
+    >>> closest("bolter", ["heavy_bolter", "boltgun", "lascannon"])
+    ['boltgun', 'heavy_bolter']
+    >>> closest("cover", ["target_cover", "charged"]), closest("SV", ["Sv", "BS"]), closest("zzz", ["SV"])
+    (['target_cover'], ['Sv'], [])
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    wanted = set(prefer)
+    low = name.lower()
+    reach = max(1, len(low) // 3 + 1)
+    pool = sorted(set(candidates))
+    alike = set(difflib.get_close_matches(low, [c.lower() for c in pool], n=3, cutoff=0.6))
+    scored = []
+    for c in pool:
+        cl = c.lower()
+        distance = Levenshtein.distance(low, cl)
+        if distance <= reach:
+            tier = 0
+        elif len(low) >= 3 and (low in _WORDS.split(cl) or cl.startswith(low) or cl.endswith(low)):
+            tier = 1
+        elif cl in alike:
+            tier = 2
+        else:
+            continue
+        scored.append((c not in wanted, tier, distance, c))
+    return [c for *_, c in sorted(scored)]
+
+
+def suggestion(name: str, candidates: Iterable[str], plural: str | None = None, prefer: Iterable[str] = (),
+               listing: int = 12) -> str | None:
+    """A hint for a wrong name: the closest candidate, and the whole list when it is short
+    (``plural`` names what they are: "the situations are: …").
+
+    >>> suggestion("cover", ["target_cover", "charged"], "situations")
+    "did you mean 'target_cover'? the situations are: charged, target_cover"
+    """
+    pool = sorted(set(candidates))
+    close = closest(name, pool, prefer)
+    parts = [f"did you mean '{close[0]}'?"] if close else []
+    if plural and 0 < len(pool) <= listing and pool != close[:1]:  # the list, unless it is the one suggested
+        parts.append(f"the {plural} are: {', '.join(pool)}")
+    return " ".join(parts) or None
+
+
+_WORDS = re.compile(r"[_\s\-]+")
 
 
 def render(diagnostic: Diagnostic, sources: Mapping[str, str], color: bool = False) -> str:

@@ -35,6 +35,16 @@ MAX_NESTING = 100
 #: ``.rules`` files in one ruleset folder (W906).
 MAX_FILES = 200
 
+# -- BattleScribe data (``warscribe import battlescribe``, ``army check`` of a roster) ------------
+
+#: Bytes of one BattleScribe XML file (.gst, .cat, .ros), read or unzipped; the largest published
+#: catalogues are a few megabytes.
+MAX_XML_BYTES = 64_000_000
+#: Elements in one BattleScribe XML file.
+MAX_XML_ELEMENTS = 2_000_000
+#: Bytes of one zipped BattleScribe file (.gstz, .catz, .rosz) on disk.
+MAX_ZIP_BYTES = 32_000_000
+
 # -- dice and distributions ----------------------------------------------------
 
 #: Dice rolled at once: the N of NdM (W903, and refused by the resolver).
@@ -58,6 +68,9 @@ MAX_REMOVAL_WORK = 2_000_000
 #: Steps of summing one attack step over its attacks exactly, estimated before it starts
 #: (``compiler.resolve.budget``: results × bits of their weights × more bits); about a second.
 MAX_ATTACK_WORK = 5_000_000_000
+#: Steps of working out ``keep_highest(k, n, die)`` / ``keep_lowest`` one die at a time (kept faces
+#: so far × faces, summed over the dice; ``compiler.resolve.budget.keep_work``), about a second.
+MAX_KEEP_WORK = 500_000
 #: Definitions calling definitions (a formula calling a table calling a formula…).
 MAX_CALL_DEPTH = 64
 
@@ -72,6 +85,22 @@ MAX_TABLE_POINTS = 20_000
 #: Rows × combinations the table check works through; above it the check is skipped (W907).
 MAX_TABLE_WORK = 2_000_000
 
+# -- battles, logs and army lists -------------------------------------------------
+
+#: Battles one ``warscribe simulate`` plays (refused above it, before any game).
+MAX_GAMES = 1_000_000
+#: Worker processes one run may ask for (``--jobs``; never more than the chunks of work, and
+#: never more than the machine's cores without ``--jobs-force``).
+MAX_JOBS = 64
+#: Bytes of one battle log ``play --replay`` reads (refused before reading, or when it reaches it).
+MAX_LOG_BYTES = 64_000_000
+#: Bytes of one line of a battle log.
+MAX_LOG_LINE = 1_000_000
+#: Events (lines) of one battle log.
+MAX_LOG_EVENTS = 1_000_000
+#: Bytes of one army list (a text file, one unit a line) ``army check`` and ``simulate --army`` read.
+MAX_ROSTER_BYTES = 1_000_000
+
 
 LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_FILE_BYTES", MAX_FILE_BYTES, "bytes in one .rules file"),
@@ -79,6 +108,9 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_TOKENS", MAX_TOKENS, "tokens in one file"),
     ("MAX_NESTING", MAX_NESTING, "levels of nesting"),
     ("MAX_FILES", MAX_FILES, ".rules files in one ruleset"),
+    ("MAX_XML_BYTES", MAX_XML_BYTES, "bytes of one BattleScribe XML file, read or unzipped"),
+    ("MAX_XML_ELEMENTS", MAX_XML_ELEMENTS, "elements of one BattleScribe XML file"),
+    ("MAX_ZIP_BYTES", MAX_ZIP_BYTES, "bytes of one zipped BattleScribe file"),
     ("MAX_DICE", MAX_DICE, "dice rolled at once"),
     ("MAX_SIDES", MAX_SIDES, "sides of one die"),
     ("MAX_OUTCOMES", MAX_OUTCOMES, "possible results of one distribution"),
@@ -89,11 +121,18 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_KEEP", MAX_KEEP, "dice kept by highest/lowest"),
     ("MAX_REMOVAL_WORK", MAX_REMOVAL_WORK, "steps of removing casualties"),
     ("MAX_ATTACK_WORK", MAX_ATTACK_WORK, "work of summing one attack step exactly"),
+    ("MAX_KEEP_WORK", MAX_KEEP_WORK, "steps of keep_highest/keep_lowest"),
     ("MAX_CALL_DEPTH", MAX_CALL_DEPTH, "definitions calling definitions"),
     ("MAX_TABLE_ROWS", MAX_TABLE_ROWS, "rows of one table"),
     ("MAX_GRID_CELLS", MAX_GRID_CELLS, "cells of one grid"),
     ("MAX_TABLE_POINTS", MAX_TABLE_POINTS, "parameter values a table is checked over"),
     ("MAX_TABLE_WORK", MAX_TABLE_WORK, "rows × values the table check works through"),
+    ("MAX_GAMES", MAX_GAMES, "battles of one simulate run"),
+    ("MAX_JOBS", MAX_JOBS, "worker processes of one run"),
+    ("MAX_LOG_BYTES", MAX_LOG_BYTES, "bytes of one battle log"),
+    ("MAX_LOG_LINE", MAX_LOG_LINE, "bytes of one line of a battle log"),
+    ("MAX_LOG_EVENTS", MAX_LOG_EVENTS, "events of one battle log"),
+    ("MAX_ROSTER_BYTES", MAX_ROSTER_BYTES, "bytes of one army list"),
 )
 
 

@@ -17,7 +17,9 @@ website"), where a reader sees no long fraction in running text:
   10%, two below 1%, and ``never`` / ``always`` for exactly 0 and 1 when asked;
 * :func:`mean_words` — an average to two decimals (a whole number stays whole);
 * :func:`exact_words` — the exact fraction, for a tooltip or an expanded detail;
-* :func:`plural` — a count with its noun, singular for one.
+* :func:`plural` — a count with its noun, singular for one;
+* :func:`agree` — a name with its verb, singular or plural as the name is ("Orks go", "Red
+  force goes"); :func:`a_or_an` — a phrase after the article that fits it.
 
 >>> from fractions import Fraction
 >>> value_words(True), value_words(None), value_words(Fraction(6, 4)), value_words(Fraction(4, 2))
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["a_or_an", "chance_words", "exact_words", "fraction_json", "mean_words", "number_words", "plural",
+__all__ = ["a_or_an", "agree", "chance_words", "exact_words", "fraction_json", "mean_words", "number_words", "plural",
            "value_words"]
 
 
@@ -104,18 +106,20 @@ def number_words(v: object) -> str:
 
 
 def fraction_json(p: Fraction | float | int) -> str:
-    """An exact probability or mean for JSON (``"n/d"``); a float answer as its ``repr``.
+    """An exact probability or mean for JSON in its canonical form: ``"n/d"`` in lowest terms, a
+    whole number alone (``"7"``, ``"1"``, ``"0"``; ``Fraction("7")`` reads it back); a float
+    answer as its ``repr``.
 
     A fraction whose numbers run over 4,000 digits (too long to print) is given as a float.
 
-    >>> fraction_json(Fraction(35, 216)), fraction_json(Fraction(2)), fraction_json(1)
-    ('35/216', '2/1', '1.0')
+    >>> fraction_json(Fraction(35, 216)), fraction_json(Fraction(2)), fraction_json(Fraction(1)), fraction_json(1)
+    ('35/216', '2', '1', '1.0')
     >>> fraction_json(Fraction(1, 6**6000))
     '0.0'
     """
     if isinstance(p, Fraction):
         if max(p.numerator.bit_length(), p.denominator.bit_length()) <= _PRINTABLE_BITS:
-            return f"{p.numerator}/{p.denominator}"
+            return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
     return repr(float(p))
 
 
@@ -187,5 +191,36 @@ def plural(n: int, one: str, many: str | None = None) -> str:
     """
     word = one if n == 1 else (many if many is not None else one + "s")
     return f"{n} {word}"
+def is_plural(name: str) -> bool:
+    """Whether a name (a side's or a unit's title) is plural: its last word ends in a plural "s"
+    ("Orks", "Space Marines", "Line Troopers"), or is one of the plurals without one ("Boyz").
+
+    >>> [is_plural(n) for n in ("Orks", "Red force", "The Bastion", "Space Marines", "Ork Boyz", "Chaos", "Grass")]
+    [True, False, False, True, True, False, False]
+    """
+    words = name.strip().split()
+    if not words:
+        return False
+    last = words[-1].strip(".,;:!?)\"'").lower()
+    if last in _PLURALS_WITHOUT_S:
+        return True
+    return last.endswith("s") and not last.endswith(_SINGULAR_ENDINGS) and last not in _SINGULAR_IN_S
+
+
+def agree(subject: str, singular: str, plural_verb: str) -> str:
+    """``subject`` with the form of the verb that agrees with it.
+
+    >>> agree("Orks", "goes", "go"), agree("Red force", "goes", "go"), agree("Space Marines", "wins", "win")
+    ('Orks go', 'Red force goes', 'Space Marines win')
+    """
+    return f"{subject} {plural_verb if is_plural(subject) else singular}"
+
+
+#: Last words that are plural without an "s", and words in "s" that are singular.
+_PLURALS_WITHOUT_S = ("boyz", "men", "folk", "people", "gitz", "ladz", "grots", "children", "troops", "dice")
+_SINGULAR_ENDINGS = ("ss", "us", "is", "os")
+_SINGULAR_IN_S = ("chaos", "corps", "series", "species", "bus", "gas", "lens", "news")
+
+
 #: Bits of the longest whole number printed in full (Python refuses to print over 4,300 digits).
 _PRINTABLE_BITS = 13_000

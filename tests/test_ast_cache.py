@@ -67,13 +67,20 @@ def test_a_folder_that_cannot_be_made_is_no_cache(tmp_path: Path, monkeypatch: p
 
 
 def test_a_full_folder_loses_its_oldest_half(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the cache's own entries are pruned: a file of another name (the user's notes, a file
+    named like an entry but for a case of letters the cache never writes) stays."""
     monkeypatch.setattr(cached, "MAX_ENTRIES", 4)
-    folder.mkdir(parents=True)
-    for i in range(6):
-        (folder / f"{i}.ast").write_bytes(b"")
-        os.utime(folder / f"{i}.ast", (i, i))
+    folder.mkdir(parents=True, mode=0o700)
+    names = [f"{i:064x}.ast" for i in range(6)]
+    for i, name in enumerate(names):
+        (folder / name).write_bytes(b"")
+        os.utime(folder / name, (i, i))
+    others = ["notes.txt", "0.ast", f"{10:064X}.ast", "key"]
+    for i, name in enumerate(others):
+        (folder / name).write_bytes(b"mine")
+        os.utime(folder / name, (0, 0))
     assert cached.cache_folder() == folder
-    assert sorted(p.name for p in folder.glob("*.ast")) == ["3.ast", "4.ast", "5.ast"]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(names[3:] + others)
 
 
 def test_a_long_run_stays_bounded(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -113,6 +113,7 @@ def test_render_writes_atomically_and_never_through_a_link(tmp_path, monkeypatch
     outside.write_text("keep me", encoding="utf-8")
     out = tmp_path / "md"
     (out / "skirmish").mkdir(parents=True)
+    (out / ".warscribe-build").write_text("", encoding="utf-8")  # a folder render wrote before
     (out / "skirmish" / "index.md").symlink_to(outside)
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, ["render", str(folder), "--out", str(out)])

@@ -63,9 +63,8 @@ def test_passing_single_children_gives_the_same_trees_and_positions(variant: str
     """The parser that skips Lark's work on single-child reductions against Lark's own callbacks,
     on every bundled rules file and every golden file: the same trees, the same positions (for
     the parser of the checks and the one of the formatter, which keeps every token)."""
-    built = grammar._built_parser_file(variant, grammar.grammar_text())
-    plain = grammar._build(variant, built)
-    fast = grammar.pass_single_children(grammar._build(variant, built))
+    plain = grammar._load_or_build(variant)
+    fast = grammar.pass_single_children(grammar._load_or_build(variant))
     skipped = [rule for rule, f in fast.parser.parser.parser.callbacks.items() if f is grammar._only_child]
     assert len(skipped) > 50  # the precedence levels of expressions, and more
     root = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli import app
-from compiler.site.output import MARKER, OutputFolderError, check_target, clean_leftovers, staged
+from compiler.site.output import MARKER, TEMPORARY, OutputFolderError, check_target, clean_leftovers, staged
 from test_build_output import build, snapshot
 from test_diff import SKIRMISH
 from test_mkdocs_plugin import project
@@ -76,17 +76,28 @@ def test_a_build_marks_its_site_replaces_it_and_cleans_killed_builds(root: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     dead = root / ".public.building-999999999-abc"  # a build killed long ago (no such process)
     (dead / "x").mkdir(parents=True)
-    old = root / ".public.old-999999999-abc"
+    (dead / TEMPORARY).write_text("", encoding="utf-8")
+    old = root / ".public.old-999999999-abc"  # a site moved aside by a killed build
     old.mkdir()
+    (old / MARKER).write_text("", encoding="utf-8")
     running = root / f".public.building-{os.getppid()}-xyz"  # a build still running (a live process)
     running.mkdir()
+    (running / TEMPORARY).write_text("", encoding="utf-8")
+    # folders merely named like a build's temporaries, without its marker: someone else's, kept
+    theirs = [root / ".public.building-999999999-mine", root / ".public.old-1-notes"]
+    for folder in theirs:
+        folder.mkdir()
+        (folder / "notes.md").write_text("mine", encoding="utf-8")
     assert build(root, monkeypatch).exit_code == 0
     assert (root / "public" / MARKER).is_file()
+    assert not (root / "public" / TEMPORARY).exists()
     assert not dead.exists() and not old.exists() and running.exists()
+    assert all((folder / "notes.md").read_text("utf-8") == "mine" for folder in theirs)
     (root / "public" / "extra.html").write_text("from the last build", encoding="utf-8")
     assert build(root, monkeypatch).exit_code == 0  # its own marked site is replaced
     assert not (root / "public" / "extra.html").exists()
-    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".")) == [running.name]
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".")) == sorted(
+        [running.name, *(f.name for f in theirs)])
 
 
 def test_the_swap_is_one_exchange_that_keeps_the_old_site_until_the_new_is_in(tmp_path: Path) -> None:
@@ -138,6 +149,7 @@ def test_render_never_writes_through_a_linked_subfolder(root: Path, monkeypatch:
     monkeypatch.chdir(root)
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     (root / "md").mkdir()
+    (root / "md" / MARKER).write_text("", encoding="utf-8")  # a folder render wrote before
     (root / "md" / "skirmish").symlink_to(elsewhere)
     result = CliRunner().invoke(app, ["render", "rules/skirmish", "--out", "md"])
     assert result.exit_code == 0, result.output
@@ -149,7 +161,7 @@ def test_render_never_writes_through_a_linked_subfolder(root: Path, monkeypatch:
 def test_export_errors_are_sentences(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(root)
     missing = CliRunner().invoke(app, ["export", "rules/skirmish", "--out", "/nonexistent/x.json"])
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2
     assert "does not exist" in one_line_error(missing.output)
     folder = CliRunner().invoke(app, ["export", "rules/skirmish", "--out", "rules"])
     assert folder.exit_code == 2

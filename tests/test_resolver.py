@@ -295,11 +295,12 @@ def test_resolver_errors_are_located(model, text: str, message: str, column: int
     assert (span.line, span.column) == (1, column), span
 
 
-@pytest.mark.xfail(reason="T is declared 1..10, yet to_wound(4, 11) answers the `otherwise` row instead of "
-                          "refusing the argument; for the resolver's owners to decide", strict=False)
 def test_an_argument_outside_its_stat_range_is_refused(model) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ResolveError):
+    with pytest.raises(ResolveError) as info:
         ask(model, "to_wound(4, 11)")
+    assert "T = 11" in info.value.message and "1..10" in info.value.message
+    with pytest.raises(ResolveError):
+        ask(model, "to_wound(4, 99)")
 
 
 # --- one table interpreter -------------------------------------------------------------------

@@ -87,8 +87,8 @@ def test_every_navigation_tab_is_visible_at_1280_px(page: Page, site_url: str, e
     page.goto(site_url + "console-40k/")
     tabs = page.locator(".md-tabs__item")
     labels = [t.strip() for t in tabs.all_inner_texts()]
-    assert len(labels) == len(rulesets()) + 3, labels  # Home, a tab per ruleset, Comparison, For authors
-    assert labels[0] == "Home" and labels[-2:] == ["Comparison", "For authors"]
+    assert len(labels) == len(rulesets()) + 3, labels  # Home, a tab per ruleset, Compare rulesets, Writing rules
+    assert labels[0] == "Home" and labels[-2:] == ["Compare rulesets", "Writing rules"]
     for i in range(tabs.count()):
         box = tabs.nth(i).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= DESKTOP["width"], labels[i]
@@ -102,7 +102,7 @@ def test_the_author_docs_have_a_section_of_their_own(page: Page, site_url: str, 
     page.goto(site_url + "console-40k/")
     sidebar = [t.strip() for t in page.locator(".md-sidebar--primary a.md-nav__link:visible").all_inner_texts()]
     assert "The warscribe language" not in sidebar and "Templates and overrides" not in sidebar
-    page.locator(".md-tabs__item", has_text="For authors").locator("a").click()
+    page.locator(".md-tabs__item", has_text="Writing rules").locator("a").click()
     expect(page).to_have_url(re.compile(r"/language/$"))
     sidebar = [t.strip() for t in page.locator(".md-sidebar--primary a.md-nav__link:visible").all_inner_texts()]
     assert "The warscribe language" in sidebar and "Templates and overrides" in sidebar

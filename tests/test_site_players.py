@@ -269,9 +269,15 @@ def test_a_palette_toggle_switches_to_dark_and_heat_maps_stay_readable(page: Pag
     assert light >= 4.5 and dark >= 4.5, (light, dark)
 
 
+# A CSS colour (rgb(), oklch()…) as the sRGB pixel the browser paints, read back from a canvas.
+SRGB = """e => { const g = document.createElement('canvas').getContext('2d');
+  const rgb = css => { g.clearRect(0, 0, 1, 1); g.fillStyle = '#000'; g.fillStyle = css; g.fillRect(0, 0, 1, 1);
+                       return 'rgb(' + Array.from(g.getImageData(0, 0, 1, 1).data).slice(0, 3).join(', ') + ')'; }"""
+
+
 def contrast(page: Page, cell: Any) -> float:
     """The WCAG contrast ratio of a cell's text on its background."""
-    fg, bg = cell.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]")
+    fg, bg = cell.evaluate(SRGB + "; return [rgb(getComputedStyle(e).color), rgb(getComputedStyle(e).backgroundColor)]; }")
 
     def luminance(css: str) -> float:
         r, g, b = (int(x) / 255 for x in re.findall(r"[\d.]+", css)[:3])

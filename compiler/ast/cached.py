@@ -10,9 +10,11 @@ Lark's and Python's versions.  Anything changed, and the file is parsed again.
 The cache never changes an answer and never stops one: a folder that cannot be made or
 written (a read-only home, no home at all), a file that cannot be read back, or
 ``WARSCRIBE_CACHE=0`` in the environment, and the file is simply parsed.  The folder is
-private to the user (0700) and ignored unless the user owns it; it holds about
+private to the user (0700), checked at every read and write, and each entry is sealed with the
+user's key (:mod:`compiler.cachedir`): nothing another user planted is ever read.  It holds about
 :data:`MAX_ENTRIES` files at most, the oldest half dropped when a run finds it full (and again
-after every ``MAX_ENTRIES // 2`` files a long run writes).
+after every ``MAX_ENTRIES // 2`` files a long run writes); only files named as the cache names
+its entries are ever removed.
 
 :func:`remembered` keeps other answers that depend only on what their key names the same way
 (the website's diff of two committed releases of a ruleset, which needs both compiled; the
@@ -25,15 +27,15 @@ import dataclasses
 import hashlib
 import os
 import pickle
+import re
 import sys
-import tempfile
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, TypeVar, cast
 
 from compiler import ast as A
 from compiler.ast.moved import moved
-from compiler.cachedir import find_cache_folder
+from compiler.cachedir import dumps, find_cache_folder, loads, read_entry, write_entry
 from compiler.diagnostics import Diagnostic, Span
 
 if TYPE_CHECKING:  # only for the annotation: parsing loads Lark
@@ -65,11 +67,16 @@ def cache_folder() -> Path | None:
     return folder
 
 
+#: The names of the entries the cache writes (:func:`_entry`): only these are ever pruned.
+ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.[a-z]+")
+
+
 def _prune(folder: Path) -> None:
-    entries = [e for e in os.scandir(folder) if not e.name.endswith(".tmp")]
+    """Drop the older half of the entries when there are too many; any other file is left alone."""
+    entries = [e for e in os.scandir(folder) if ENTRY_NAME.fullmatch(e.name) and e.is_file(follow_symlinks=False)]
     if len(entries) <= MAX_ENTRIES:
         return
-    entries.sort(key=lambda e: e.stat().st_mtime)
+    entries.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime)
     for e in entries[: len(entries) // 2]:
         try:
             os.unlink(e.path)
@@ -241,13 +248,13 @@ def recall(kind: str, key: bytes, valid: Callable[[object], bool]) -> tuple[obje
     entry = _entry(kind, key)
     if entry is None:
         return None
+    payload = read_entry(entry.parent, entry.name)  # None unless sealed by this user's warscribe
+    if payload is None:
+        return None
     try:
-        with open(entry, "rb") as f:
-            found = pickle.load(f)
+        found = loads(payload)
         if valid(found):
             return (found,)
-    except FileNotFoundError:
-        pass
     except Exception:  # noqa: BLE001 — a damaged or foreign entry is a miss, never an answer
         pass
     return None
@@ -261,20 +268,15 @@ def keep(kind: str, key: bytes, value: object) -> None:
         return
     folder = entry.parent
     try:
-        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    except (RecursionError, pickle.PicklingError):
+        blob = dumps(value)
+    except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
         return  # a deeply nested tree: work it out again next time
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-        os.replace(tmp, entry)
-        written = int(str(_state.get("written", 0))) + 1
-        _state["written"] = written
-        if written % (MAX_ENTRIES // 2) == 0:  # a long run (a fuzzer, an editor) stays bounded too
-            _prune(folder)
-    except OSError:
+    if not write_entry(folder, entry.name, blob):
+        return
+    written = int(str(_state.get("written", 0))) + 1
+    _state["written"] = written
+    if written % (MAX_ENTRIES // 2) == 0:  # a long run (a fuzzer, an editor) stays bounded too
         try:
-            os.unlink(tmp)
-        except (OSError, UnboundLocalError):
+            _prune(folder)
+        except OSError:
             pass

@@ -9,15 +9,21 @@
                                         │
                      log (JSON lines, replay) · simulate (many games, pool or dask) · stats (intervals)
 
-* :mod:`~compiler.battle.state` — units, models, statuses with durations, positions, the clock;
-* :mod:`~compiler.battle.setup` — a scenario's first state (army lists: :mod:`compiler.model.armies`);
-* :mod:`~compiler.battle.rules` — volleys sampled from exact laws; tests and unit values; caches;
-* :mod:`~compiler.battle.engine` — :class:`Battle`, the activation schemes, the action effects;
-* :mod:`~compiler.battle.estimates` — the expected values the greedy policy reads, kept per state;
+* :mod:`~compiler.battle.state` — units, models, the wounds on each damaged model, statuses with
+  durations, positions, the clock;
+* :mod:`~compiler.battle.setup` — a scenario's first state (army lists: :mod:`compiler.model.armies`)
+  and what its battles keep (:class:`~compiler.battle.setup.Prepared`);
+* :mod:`~compiler.battle.rules` — the exact laws of volleys and tests (chance nodes), unit values;
+* :mod:`~compiler.battle.engine` — :class:`Battle`: turns, phases, actions, combats, the end;
+  :mod:`~compiler.battle.effects` — the action effects, each a registered function;
+* :mod:`~compiler.battle.estimates` — the expected values the greedy policy reads, the battle's
+  collaborator; :mod:`~compiler.battle.memo` — the typed caches each part keeps;
 * :mod:`~compiler.battle.activation` — the activation schemes (whole army, alternating units,
   activation dice with a bust); :mod:`~compiler.battle.schemes` — alternating activations of any
   unit, and alternating detachments with orders;
 * :mod:`~compiler.battle.policies` — choice points; greedy, random, scripted and human policies;
+* :mod:`~compiler.battle.tree` — the battle as a game tree (OpenSpiel's shape): :class:`Node`,
+  the side to act, legal actions, chance nodes with their exact laws, the transition;
 * :mod:`~compiler.battle.log`, :mod:`~compiler.battle.simulate`, :mod:`~compiler.battle.stats`.
 
 The engine holds no rule of any game: what a phase offers, what an action does, who strikes
@@ -29,17 +35,18 @@ first and what ends the battle come from the ruleset's ``game`` and ``scenario``
 calling ``battle.player_turn(side, phases)`` or ``battle.run_phase(phase, sides)`` and taking
 decisions through ``battle.choose(Choice(...))`` only — decorate it with ``@activation("name")``,
 and add the name to ``compiler.ast.game.ACTIVATIONS`` (so the game parses) and to
-``compiler.check.battles.PLAYABLE`` (so a scenario may play it).  Dice come from
-``battle.rng`` (a die whose sides come from a value: ``battle.rng.randrange(n)``), so a seed
-and the logged answers replay it.
+``compiler.check.battles.PLAYABLE`` (so a scenario may play it).  Dice are chance nodes:
+``battle.chance(law, what)`` with the exact :class:`~compiler.battle.rules.Law` of the roll
+(``bernoulli``, ``binomial``, ``uniform``, a volley's law), so a seed and the logged answers
+replay it, and a :class:`Node` can stop there and list its outcomes.
 
 **Adding an action effect** (a new word after ``action NAME "Title":``): add the grammar
 alternative to ``act_effect`` (grammar/warscribe.lark), build it into an
 :class:`~compiler.ast.ActionEffect` of a new ``kind`` (compiler/ast/build_game.py), check its
-names in :mod:`compiler.check.battles`, and register ``kind → function(battle, unit, effect,
-action) -> bool`` in ``EFFECTS``; the function changes ``battle.state`` through its methods,
-reports what happened with ``battle.emit(...)``, and returns False when the rest of the action
-cannot happen.
+names in :mod:`compiler.check.battles`, and write the function in :mod:`~compiler.battle.effects`
+decorated with ``@effect("kind")`` and a docstring saying what it does to the state: it changes
+``battle.state`` through its methods, reports what happened with ``battle.emit(...)``, and
+returns False when the rest of the action cannot happen.
 
 >>> from pathlib import Path
 >>> import compiler
@@ -50,17 +57,19 @@ cannot happen.
 True
 """
 from compiler.battle import activation as activation  # noqa: F401  (registers the activation schemes)
-from compiler.battle.engine import ACTIVATIONS, EFFECTS, Battle, Outcome
-from compiler.battle.log import Log, LogError, read_log, replay, write_log
+from compiler.battle import effects as effects  # noqa: F401  (registers the action effects)
+from compiler.battle.engine import ACTIVATIONS, EFFECTS, Battle, Nature, Outcome, effect
+from compiler.battle.log import Log, LogError, ReplayMismatch, open_log, read_log, replay, write_log
 from compiler.battle.policies import (POLICIES, Choice, GreedyPolicy, HumanPolicy, Option, Policy, RandomPolicy,
                                       ScriptedPolicy, ScriptError)
 from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle import schemes as schemes  # noqa: F401  (registers more activation schemes)
 from compiler.battle.simulate import Tally, game_seed, run, summary
 from compiler.battle.state import State, Unit
+from compiler.battle.tree import CHANCE, TERMINAL, Node
 from compiler.battle.stats import chi_square, chi_square_critical, diff_interval, wilson
 
-__all__ = ["ACTIVATIONS", "EFFECTS", "POLICIES", "Battle", "Choice", "GreedyPolicy", "HumanPolicy", "Law", "Log",
-           "LogError", "Option", "Outcome", "Policy", "RandomPolicy", "Rules", "ScriptError", "ScriptedPolicy",
+__all__ = ["ACTIVATIONS", "CHANCE", "EFFECTS", "POLICIES", "TERMINAL", "Battle", "Nature", "Node", "effect", "Choice", "GreedyPolicy", "HumanPolicy", "Law", "Log",
+           "LogError", "Option", "Outcome", "Policy", "RandomPolicy", "ReplayMismatch", "Rules", "ScriptError", "ScriptedPolicy",
            "State", "Tally", "Unit", "chi_square", "chi_square_critical", "diff_interval", "game_seed", "law_of",
-           "read_log", "replay", "run", "summary", "wilson", "write_log"]
+           "open_log", "read_log", "replay", "run", "summary", "wilson", "write_log"]

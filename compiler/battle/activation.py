@@ -11,7 +11,8 @@ from typing import Sequence
 
 from compiler import ast as A
 from compiler.battle.engine import Battle, activation
-from compiler.battle.policies import Choice, GreedyPolicy, Option
+from compiler.battle.policies import Choice, Option
+from compiler.battle.rules import binomial
 
 
 @activation("whole_army")
@@ -61,7 +62,7 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
     assert dice is not None
     st = battle.state
     left = st.side_units(side)
-    greedy = type(battle.policies[side]) is GreedyPolicy  # the same answers, without building the choices
+    greedy = battle.greedy(side)  # the same answers, without building the choices
     counts = list(range(dice.low, dice.high + 1))
     while left and not st.over:
         if greedy:
@@ -83,7 +84,7 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
                                      tuple(Option(str(n), n) for n in counts),
                                      lambda: [_dice_value(n, p, dice.bust, len(left)) for n in counts]))
         k = counts[j]
-        successes = sum(1 for _ in range(k) if battle.rng.random() < p)
+        successes = battle.chance(binomial(k, p), "activation")
         bust = k - successes >= dice.bust
         if battle.record:
             rule = dice.test.func if isinstance(dice.test, A.Call) else ""
@@ -97,14 +98,14 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
 
 
 def _greedy_dice(battle: Battle, counts: list[int], p: float, bust: int, waiting: int) -> int:
-    """The greedy policy's number of activation dice (its index in ``counts``), kept in the rules' memo."""
-    key = ("dice", counts[0], len(counts), p, bust, waiting)
-    found = battle.rules.memo.get(key)
+    """The greedy policy's number of activation dice (its index in ``counts``), kept per situation."""
+    key = (counts[0], len(counts), p, bust, waiting)
+    found = battle.memos.dice.get(key)
     if found is None:
         values = [_dice_value(n, p, bust, waiting) for n in counts]
-        found = battle.rules.memo[key] = values.index(max(values))
+        found = battle.memos.dice.keep(key, values.index(max(values)))
     battle.choices.append(found)
-    return int(found)
+    return found
 
 
 def _dice_value(n: int, p: float, bust: int, waiting: int) -> float:

@@ -1,51 +1,73 @@
 """What the greedy policy reads: the expected worth of actions, moves, charges and reactions.
 
-:class:`Estimates` is the part of :class:`~compiler.battle.engine.Battle` that works out expected
-values from the resolver's exact laws, each kept per state (a unit's :meth:`Estimates.signature`:
-it, its statuses, and the enemies with their distances) in the rules' memo.
+:class:`Estimates` is the battle's collaborator that works out expected values from the
+resolver's exact laws.  Each answer is kept per state — a unit's :meth:`Estimates.signature`:
+it, its wounds and statuses, and the enemies with their wounds and distances — in the
+:class:`EstimateMemos` of the scenario, which outlive one battle (a simulation meets the same
+states again and again).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import ast as A
+from compiler.battle.memo import Memo
 from compiler.battle.rules import Rules
 from compiler.battle.state import State, Unit
 
+Signature = tuple[Any, ...]
+
+
+@dataclass(slots=True)
+class EstimateMemos:
+    """The estimates' kept answers (one set per scenario and process)."""
+
+    weapons: Memo[tuple[Any, ...], tuple[str | None, ...]] = field(default_factory=lambda: Memo("usable weapons"))
+    stats: Memo[tuple[str, str], float] = field(default_factory=lambda: Memo("stats as numbers"))
+    can: Memo[tuple[Any, ...], bool] = field(default_factory=lambda: Memo("actions a unit can attack with"))
+    actions: Memo[tuple[Any, ...], float] = field(default_factory=lambda: Memo("action estimates"))
+    moves: Memo[tuple[Any, ...], list[float]] = field(default_factory=lambda: Memo("move estimates"))
+    offers: Memo[tuple[Any, ...], list[float]] = field(default_factory=lambda: Memo("a phase's action values"))
+
 
 class Estimates:
-    """Expected values for a battle's choices (a base of the engine's ``Battle``)."""
+    """Expected values for a battle's choices, read from the battle's state."""
 
-    rules: Rules
-    state: State
-    game: A.Game
-    combat_attack: str | None
-    _sig: tuple[Unit, tuple[Any, ...]] | None
+    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "sig")
+
+    def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
+        self.rules, self.game, self.state, self.memos = rules, game, state, memos
+        self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
+        #: the acting unit's signature while it holds (the engine clears it when the state changes)
+        self.sig: tuple[Unit, Signature] | None = None
 
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
         """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
         weapon); with ``reach``, only those whose stat of that name reaches the target.  Kept per
-        profiles, weapons and gap in the rules' memo."""
+        profiles, weapons and gap."""
         gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
-        key = ("weapons", attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
-        found: tuple[str | None, ...] | None = self.rules.memo.get(key)
+        key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
+        found = self.memos.weapons.get(key)
         if found is None:
             options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
             found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
             if reach is not None:
                 assert gap is not None
                 found = tuple(w for w in found if w is not None and self.rules.reach(w, reach) >= gap)
-            self.rules.memo[key] = found
+            self.memos.weapons.keep(key, found)
         return found
 
     def stat(self, unit: Unit, name: str) -> float:
-        key = ("stat", unit.profile, name)
-        found = self.rules.memo.get(key)
+        """The unit's stat ``name`` as a number (0 when it has none, or not a number)."""
+        key = (unit.profile, name)
+        found = self.memos.stats.get(key)
         if found is None:
             sv = self.rules.model.profiles[unit.profile].stat(name)
-            found = self.rules.memo[key] = float(sv.value) if sv is not None and isinstance(sv.value, (int, float)) else 0.0
-        return float(found)
+            found = self.memos.stats.keep(key, float(sv.value) if sv is not None and isinstance(sv.value, (int, float))
+                                          else 0.0)
+        return found
 
     def expected(self, attack: A.Attack, unit: Unit, target: Unit, distance: float | None = None,
                  extra: tuple[str, ...] = (), reach: str | None = None) -> float:
@@ -59,12 +81,12 @@ class Estimates:
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
-        key = ("can", action.id, unit.profile, unit.weapons,
+        key = (action.id, unit.profile, unit.weapons,
                tuple((f.profile, self.state.distance(unit, f)) for f in self.state.enemies(unit)))
-        found = self.rules.memo.get(key)
+        found = self.memos.can.get(key)
         if found is None:
-            found = self.rules.memo[key] = self._can_attack(unit, action)
-        return bool(found)
+            found = self.memos.can.keep(key, self._can_attack(unit, action))
+        return found
 
     def _can_attack(self, unit: Unit, action: A.Action) -> bool:
         for e in action.effects:
@@ -74,7 +96,9 @@ class Estimates:
                 return False
         return True
 
-    def estimate_charge(self, unit: Unit, target: Unit, extra: tuple[str, ...]) -> float:
+    def charge(self, unit: Unit, target: Unit, extra: tuple[str, ...]) -> float:
+        """What ``unit`` engaging ``target`` is worth: the first round of the game's combat, its
+        blows less the target's."""
         attack = self.rules.model.get(self.combat_attack or "")
         if not isinstance(attack, A.Attack):
             return 0.0
@@ -82,14 +106,15 @@ class Estimates:
         return (self.expected(attack, unit, target, 0.0, extra)
                 - self.expected(attack, target, unit, 0.0, engaged))
 
-    def estimate_action(self, unit: Unit, action: A.Action, distance: float | None = None) -> float:
-        key = ("action", action.id, distance, self.signature(unit))
-        found = self.rules.memo.get(key)
+    def action(self, unit: Unit, action: A.Action, distance: float | None = None) -> float:
+        """What taking ``action`` is worth to ``unit`` (at ``distance`` from the enemy, or where it is)."""
+        key = (action.id, distance, self.signature(unit))
+        found = self.memos.actions.get(key)
         if found is None:
-            found = self.rules.memo[key] = self._estimate_action(unit, action, distance)
+            found = self.memos.actions.keep(key, self._action(unit, action, distance))
         return found
 
-    def _estimate_action(self, unit: Unit, action: A.Action, distance: float | None) -> float:
+    def _action(self, unit: Unit, action: A.Action, distance: float | None) -> float:
         st = self.state
         # an action that only sets statuses gains nothing the resolver can weigh: on a tie, do nothing
         best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
@@ -112,18 +137,22 @@ class Estimates:
                 reachable = [f for f in st.enemies(unit) if (st.distance(unit, f) if distance is None else distance) <= reach]
                 if not reachable:
                     return -1e-3  # nobody to engage: declaring it would do nothing
-                best = max([best] + [self.estimate_charge(unit, f, extra) for f in reachable])
+                best = max([best] + [self.charge(unit, f, extra) for f in reachable])
         return best
 
-    def signature(self, unit: Unit) -> tuple[Any, ...]:
-        """What an estimate for ``unit`` depends on: it, its statuses, and the enemies with their distances."""
-        if self._sig is not None and self._sig[0] is unit:
-            return self._sig[1]  # the state has not changed since it was worked out
-        side, here = unit.side, unit.position
-        return (unit.profile, unit.models, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
-                tuple(unit.values.items()) if unit.values else (),
-                tuple([(f.profile, f.models, f.points, abs(here - f.position))
-                       for f in self.state.units if f.side != side and f.models > 0]))
+    def actions(self, key: tuple[Any, ...], unit: Unit, actions: list[A.Action]) -> list[float]:
+        """Each of a phase's actions' estimates (and doing nothing's, last), kept under ``key``."""
+        found = self.memos.offers.get(key)
+        if found is None:
+            found = self.memos.offers.keep(key, [self.action(unit, a) for a in actions] + [0.0])
+        return list(found)
+
+    def signature(self, unit: Unit) -> Signature:
+        """What an estimate for ``unit`` depends on: it, its wounds and statuses, and the enemies
+        with their wounds and distances."""
+        if self.sig is not None and self.sig[0] is unit:
+            return self.sig[1]  # the state has not changed since it was worked out
+        return signature(self.state, unit)
 
     def reaction_value(self, unit: Unit, status: str) -> float:
         """What holding ``status`` is worth: the reactions it allows, against the nearest enemy that
@@ -148,17 +177,27 @@ class Estimates:
                         value += self.expected(attack, unit, foe, reach=e.stat)
         return value
 
-    def estimate_moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
+    def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         """Each move's worth: the best the unit could then do; closing in when nothing is in reach."""
-        key = ("moves", self.game.id, gap, len(steps), self.signature(unit))
-        found = self.rules.memo.get(key)
+        key = (self.game.id, gap, len(steps), self.signature(unit))
+        found = self.memos.moves.get(key)
         if found is None:
-            found = self.rules.memo[key] = self._estimate_moves(unit, gap, steps)
+            found = self.memos.moves.keep(key, self._moves(unit, gap, steps))
         return found
 
-    def _estimate_moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
+    def _moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         later = [a for p in self.game.phases for a in p.actions
                  if not any(e.kind == "move" for e in a.effects) and not any(unit.has(s) for s in a.unless)]
-        values = [max([0.0] + [self.estimate_action(unit, a, max(0.0, gap - d)) for a in later]) for d in steps]
+        values = [max([0.0] + [self.action(unit, a, max(0.0, gap - d)) for a in later]) for d in steps]
         lean = 1e-6 if max(values) <= 0 else -1e-6
         return [v + lean * d for v, d in zip(values, steps)]
+
+
+def signature(state: State, unit: Unit) -> Signature:
+    """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
+    orders, and each enemy's profile, models, wounds, points and distance."""
+    side, here = unit.side, unit.position
+    return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
+            tuple(unit.values.items()) if unit.values else (),
+            tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
+                   for f in state.units if f.side != side and f.models > 0]))

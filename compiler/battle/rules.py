@@ -13,6 +13,7 @@ situation ``distance``, when the ruleset declares it, is the distance to the uni
 from __future__ import annotations
 
 import bisect
+from math import comb
 from fractions import Fraction
 from dataclasses import dataclass
 from typing import Any
@@ -21,27 +22,47 @@ from compiler import ast as A
 from compiler.battle.state import Unit
 from compiler.diagnostics import Span
 from compiler.model.ruleset import Ruleset
+from compiler.model.values import ProfileRef
 from compiler.model.static import int_range, stat_value
 from compiler.resolve import Evaluator, ResolveError
 from compiler.resolve.core import is_dist, unwrap
+from compiler.resolve.steps import LazySteps
 
 _SPAN = Span("<battle>", 0, 0, 0, 0)
+# the two units of a volley, bound by names no ruleset can write (a profile with its damage is a value)
+_ACTOR = A.Name(_SPAN, "@actor")
+_TARGET = A.Name(_SPAN, "@target")
 _MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
 class Law:
-    """A sampled quantity's exact law: its values, their cumulative chances, its mean."""
+    """A chance node's exact law: its outcomes, their chances (exact fractions when the rules are
+    worked out exactly), their cumulative chances for sampling, the mean of its values.
+
+    A volley's outcome is the models removed (``values``) and the wounds then on the target's
+    damaged model (``damaged``, 0 when none is): wounds that do not kill a model stay on it.
+    """
 
     values: tuple[int, ...]
     cumulative: tuple[float, ...]
     mean: float
-    probabilities: tuple[float, ...]
+    probabilities: tuple[Any, ...]
+    damaged: tuple[int, ...] = ()
+
+    def index(self, u: float) -> int:
+        """The outcome at uniform draw ``u`` in [0, 1)."""
+        i = bisect.bisect_right(self.cumulative, u * self.cumulative[-1])
+        return min(i, len(self.values) - 1)
 
     def sample(self, u: float) -> int:
         """The value at uniform draw ``u`` in [0, 1)."""
-        i = bisect.bisect_right(self.cumulative, u * self.cumulative[-1])
-        return self.values[min(i, len(self.values) - 1)]
+        return self.values[self.index(u)]
+
+    def outcomes(self) -> list[tuple[tuple[int, int], Any]]:
+        """Each outcome (models removed, wounds on the damaged model) with its exact chance."""
+        damaged = self.damaged or (0,) * len(self.values)
+        return [((k, d), p) for k, d, p in zip(self.values, damaged, self.probabilities)]
 
 
 def law_of(value: Any) -> Law:
@@ -61,6 +82,42 @@ def law_of(value: Any) -> Law:
     return Law(values, tuple(cum), sum(k * p for k, p in items) / (acc or 1.0), ps)
 
 
+def joint_law(weights: dict[tuple[int, int], Any]) -> Law:
+    """The :class:`Law` of a volley from its joint law (models removed, wounds on the damaged
+    model) → chance, outcomes in order."""
+    items = sorted((k, p) for k, p in weights.items() if p)
+    cum: list[float] = []
+    acc = 0.0
+    for _, p in items:
+        acc += float(p)
+        cum.append(acc)
+    mean = sum(k * float(p) for (k, _), p in items) / (acc or 1.0)
+    return Law(tuple(k for (k, _), _ in items), tuple(cum), mean, tuple(p for _, p in items),
+               tuple(d for (_, d), _ in items))
+
+
+def bernoulli(p: Any) -> Law:
+    """The law of a test passed with chance ``p``: outcome 1 (passed) first, then 0."""
+    q = 1 - p
+    return Law((1, 0), (float(p), 1.0), float(p), (p, q))
+
+
+def uniform(n: int) -> Law:
+    """The law of a die of ``n`` sides read as 0 … n-1 (who goes first, among ``n`` sides)."""
+    return Law(tuple(range(n)), tuple((k + 1) / n for k in range(n)), (n - 1) / 2, (Fraction(1, n),) * n)
+
+
+def binomial(n: int, p: float) -> Law:
+    """The law of the successes among ``n`` dice that each succeed with chance ``p``."""
+    ps = tuple(comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1))
+    cum: list[float] = []
+    acc = 0.0
+    for x in ps:
+        acc += x
+        cum.append(acc)
+    return Law(tuple(range(n + 1)), tuple(cum), n * p, ps)
+
+
 class Rules:
     """The ruleset as the engine asks it: volleys, tests and unit values, each cached."""
 
@@ -77,7 +134,6 @@ class Rules:
         self._chances: dict[tuple[Any, ...], float] = {}
         self._evaluators: dict[tuple[Any, ...], Evaluator] = {}
         self._situations: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
-        self.memo: dict[tuple[Any, ...], Any] = {}  # the engine's estimates, per state
         self._usable: dict[tuple[str, str, str | None, str], bool] = {}
         self.derived = tuple(d for g in model.of_type(A.Game) for d in g.derived)
 
@@ -134,11 +190,12 @@ class Rules:
 
     def volley(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
                situation: tuple[tuple[str, Any], ...]) -> Law:
-        """The law of the models ``target`` loses when ``actor`` resolves ``attack`` (with ``weapon``)."""
-        key = (attack.id, actor.profile, actor.models, weapon, target.profile, target.models, situation)
+        """The law of the models ``target`` loses when ``actor`` resolves ``attack`` (with ``weapon``),
+        and of the wounds then left on its damaged model, from the wounds already on it."""
+        key = (attack.id, actor.profile, actor.models, weapon, target.profile, target.models, target.wounds, situation)
         law = self._volleys.get(key)
         if law is None:
-            law = self._volleys[key] = law_of(self._resolve(attack, actor, weapon, target, situation))
+            law = self._volleys[key] = joint_law(self._resolve(attack, actor, weapon, target, situation))
         return law
 
     def usable(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit) -> bool:
@@ -169,14 +226,18 @@ class Rules:
         return float(found)
 
     def _resolve(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
-                 situation: tuple[tuple[str, Any], ...]) -> Any:
-        args: list[A.Expr] = [A.Group(_SPAN, actor.models, actor.profile)]
+                 situation: tuple[tuple[str, Any], ...]) -> dict[tuple[int, int], Any]:
+        """The joint law of the removal step: (models removed, wounds on the damaged model) → chance."""
+        args: list[A.Expr] = [_ACTOR]
         if len(attack.params) > 2:
             args.append(A.Name(_SPAN, weapon or ""))
-        args.append(A.Group(_SPAN, target.models, target.profile))
+        args.append(_TARGET)
         call = A.Call(_SPAN, attack.id, _SPAN, tuple(args), ())
-        result = self.evaluator(situation).evaluate(call)
-        return result.steps[removal_step(attack)]
+        env = {_ACTOR.id: ProfileRef(actor.profile, actor.models),
+               _TARGET.id: ProfileRef(target.profile, target.models, target.wounds)}
+        steps = self.evaluator(situation).evaluate(call, env).steps
+        assert isinstance(steps, LazySteps)  # an attack called with fixed numbers of models
+        return steps.removal_state(removal_step(attack))
 
     # -- values of one unit ----------------------------------------------------------
 

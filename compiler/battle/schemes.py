@@ -24,7 +24,7 @@ from compiler.battle.state import Unit
 
 def unit_worth(battle: Battle, unit: Unit, phases: Sequence[A.Phase]) -> float:
     """The best an activation of ``unit`` could do: its best action in any of ``phases``."""
-    return max([0.0] + [battle.estimate_action(unit, a) for p in phases for a in p.actions
+    return max([0.0] + [battle.estimates.action(unit, a) for p in phases for a in p.actions
                         if not any(unit.has(s) for s in a.unless)])
 
 
@@ -133,7 +133,7 @@ def give_order(battle: Battle, unit: Unit, phase: A.Phase) -> None:
         if given.any_order and len(todo) > 1:
             k = battle.choose(Choice("action", unit.side, unit.label, f"{given.title}: which action first?",
                                      tuple(Option(a.title, a.id) for a in todo),
-                                     lambda: [battle.estimate_action(unit, a) for a in todo]))
+                                     lambda: [battle.estimates.action(unit, a) for a in todo]))
         action = todo.pop(k)
         if not any(unit.has(s) for s in action.unless):
             perform(battle, unit, action)
@@ -146,13 +146,14 @@ def order_worth(battle: Battle, unit: Unit, order: A.Order, phase: A.Phase) -> f
     if situation is not None:
         unit.values[situation] = order.id
     actions = {a.id: a for a in phase.actions}
-    worth = sum(max(0.0, battle.estimate_action(unit, actions[n])) for n in order.actions if n in actions)
+    worth = sum(max(0.0, battle.estimates.action(unit, actions[n])) for n in order.actions if n in actions)
     unit.values = before
     return worth
 
 
 def perform(battle: Battle, unit: Unit, action: A.Action) -> None:
     """``unit`` carries out ``action``: its effects in turn, until one cannot happen."""
+    battle.estimates.sig = None
     battle.emit("action", unit=unit.label, action=action.id, title=action.title)
     for effect in action.effects:
         if not unit.alive or battle.state.over:

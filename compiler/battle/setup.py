@@ -1,11 +1,23 @@
-"""From a scenario to the first state of a battle.
+"""From a scenario to the first state of a battle, and what is kept for the scenario's battles.
 
 Side one stands at 0", side two at the scenario's ``distance``; a unit given ``at N"`` stands
 there.  The units and their points come from :func:`compiler.model.armies.listed_units`.
+
+:func:`prepared` gives a scenario's :class:`Prepared`: its game, its first state, and the memos
+its battles fill (made once per :class:`~compiler.battle.rules.Rules`, so that a simulation's
+games share them).
 """
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
 from compiler import ast as A
+from compiler.battle.estimates import EstimateMemos
+from compiler.battle.memo import Memo
+from compiler.battle.policies import Option
+from compiler.battle.rules import Rules
 from compiler.battle.state import State, Unit
 from compiler.model.armies import listed_units
 from compiler.model.ruleset import Ruleset
@@ -21,3 +33,59 @@ def initial_state(model: Ruleset, scenario: A.Scenario) -> State:
             units.append(Unit(len(units), s, lu.label, lu.profile, lu.weapons, lu.models, lu.models,
                               lu.per_model, position))
     return State(units, tuple(side.id for side in scenario.sides), tuple(side.title for side in scenario.sides))
+
+
+#: A phase's offer to a unit in a state: the actions open to it, their options (and "Nothing"),
+#: and the greedy policy's pick once worked out.
+Offer = list[Any]
+
+
+@dataclass(slots=True)
+class EngineMemos:
+    """The engine's kept picks and plans (one set per scenario and process)."""
+
+    offers: Memo[tuple[Any, ...], Offer] = field(default_factory=lambda: Memo("a phase's offers"))
+    steps: Memo[tuple[Any, ...], tuple[int | None, int]] = field(default_factory=lambda: Memo("greedy moves"))
+    reached: Memo[tuple[Any, ...], tuple[int, ...]] = field(default_factory=lambda: Memo("enemies in reach"))
+    targets: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy targets"))
+    strikes: Memo[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=lambda: Memo("volley plans"))
+    ends: Memo[tuple[Any, ...], float] = field(default_factory=lambda: Memo("end-of-period tests"))
+    dice: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy activation dice"))
+    move_options: Memo[int, tuple[list[int], tuple[Option, ...]]] = field(
+        default_factory=lambda: Memo("the options of a move"))
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A scenario ready to be played: its game, its first state, and its battles' memos."""
+
+    scenario: A.Scenario
+    game: A.Game
+    first: State
+    engine: EngineMemos = field(default_factory=EngineMemos)
+    estimates: EstimateMemos = field(default_factory=EstimateMemos)
+
+    def fresh_state(self) -> State:
+        """A copy of the first state, for one battle."""
+        first = self.first
+        return State([Unit(u.uid, u.side, u.label, u.profile, u.weapons, u.models, u.started, u.points, u.position)
+                      for u in first.units], first.sides, first.side_titles)
+
+
+_PREPARED: weakref.WeakKeyDictionary[Rules, dict[str, Prepared]] = weakref.WeakKeyDictionary()
+
+
+def prepared(rules: Rules, scenario: A.Scenario) -> Prepared:
+    """The scenario prepared for ``rules`` (made on first use; kept while ``rules`` lives)."""
+    kept = _PREPARED.get(rules)
+    if kept is None:
+        kept = _PREPARED[rules] = {}
+    found = kept.get(scenario.id)
+    if found is None or found.scenario is not scenario:
+        model = rules.model
+        games = model.of_type(A.Game)
+        game = model.get(scenario.game) if scenario.game else (games[0] if games else None)
+        if not isinstance(game, A.Game):
+            raise ValueError(f"scenario '{scenario.id}' has no game to play")
+        found = kept[scenario.id] = Prepared(scenario, game, initial_state(model, scenario))
+    return found

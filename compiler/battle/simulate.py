@@ -8,17 +8,21 @@ chunks.  Each chunk reports the CPU time it used, so a benchmark can count the w
 """
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Iterable, Iterator
 
 from compiler import ast as A
 from compiler.battle.engine import Battle
 from compiler.battle.policies import POLICIES
 from compiler.battle.rules import Rules
 from compiler.battle.stats import diff_interval, wilson
+from compiler.limits import MAX_GAMES
 from compiler.model.ruleset import Ruleset
 
 #: Games per chunk handed to a worker.
@@ -91,9 +95,23 @@ def load(path: str, base: bool = False) -> Ruleset:
     return model
 
 
-def run_chunk(job: tuple[str, bool, str, str, int, int, int]) -> Tally:
-    """A worker's job: ``(ruleset path, base?, scenario, policy, seed, start, stop)``."""
-    path, base, scenario_id, policy, seed, start, stop = job
+#: Army lists that stand in for a scenario's own: (side id, its units), as ``simulate --army`` gives them.
+Armies = tuple[tuple[str, tuple[A.SideUnit, ...]], ...]
+Job = tuple[str, bool, str, str, int, int, int, Armies]
+
+
+def with_armies(scenario: A.Scenario, armies: Armies) -> A.Scenario:
+    """``scenario`` with the army lists of some sides replaced."""
+    lists = dict(armies)
+    if not lists:
+        return scenario
+    sides = tuple(dataclasses.replace(s, units=lists[s.id]) if s.id in lists else s for s in scenario.sides)
+    return dataclasses.replace(scenario, sides=sides)
+
+
+def run_chunk(job: Job) -> Tally:
+    """A worker's job: ``(ruleset path, base?, scenario, policy, seed, start, stop, army lists)``."""
+    path, base, scenario_id, policy, seed, start, stop, armies = job
     cached = _WORKER_RULES.get((path, base))
     if cached is None:
         model = load(path, base)
@@ -101,28 +119,51 @@ def run_chunk(job: tuple[str, bool, str, str, int, int, int]) -> Tally:
     model, rules = cached
     scenario = model.get(scenario_id)
     assert isinstance(scenario, A.Scenario)
-    return play_games(rules, scenario, policy, seed, start, stop)
+    return play_games(rules, with_armies(scenario, armies), policy, seed, start, stop)
 
 
 def run(path: str, scenario: A.Scenario, games: int, seed: int, jobs: int = 1, policy: str = "greedy",
-        base: bool = False, scheduler: str | None = None) -> Tally:
-    """``games`` battles of ``scenario``; the same tally whatever ``jobs`` or ``scheduler``."""
-    chunks = [(path, base, scenario.id, policy, seed, a, min(games, a + CHUNK)) for a in range(0, games, CHUNK)]
-    if scheduler is not None:
-        tallies = _on_cluster(scheduler, chunks)
-    elif jobs <= 1 or len(chunks) <= 1:
-        tallies = [run_chunk(c) for c in chunks]
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            tallies = list(pool.map(run_chunk, chunks))
+        base: bool = False, scheduler: str | None = None, armies: Armies = (),
+        progress: Callable[[int], None] | None = None) -> Tally:
+    """``games`` battles of ``scenario`` (its sides' lists replaced by ``armies``); the same tally whatever
+    ``jobs`` or ``scheduler``. ``progress`` is told how many games are done as each chunk ends.
+    At most :data:`~compiler.limits.MAX_GAMES` games (``ValueError`` above, before any is
+    played); the chunks of work are made as they are handed out, and a pool of processes has at
+    most twice its workers' chunks waiting, so memory does not grow with ``games``."""
+    if games > MAX_GAMES:
+        raise ValueError(f"{games:,} games is more than the {MAX_GAMES:,} one run may play")
+    count = -(-games // CHUNK)
+    chunks = ((path, base, scenario.id, policy, seed, a, min(games, a + CHUNK), armies)
+              for a in range(0, games, CHUNK))
     n = len(scenario.sides)
     total = Tally((0,) * n, 0, 0, 0, (0,) * n, 0.0)
+    workers = max(1, min(jobs, count))
+    if scheduler is not None:
+        tallies: Iterable[Tally] = _on_cluster(scheduler, list(chunks))
+    elif workers <= 1:
+        tallies = (run_chunk(c) for c in chunks)
+    else:
+        tallies = _on_pool(workers, chunks)
     for t in tallies:
         total = total + t
+        if progress is not None:
+            progress(total.games)
     return total
 
 
-def _on_cluster(address: str, chunks: list[tuple[str, bool, str, str, int, int, int]]) -> list[Tally]:
+def _on_pool(workers: int, chunks: Iterator[Job]) -> Iterator[Tally]:
+    """Each chunk's tally, in order, from a pool of ``workers`` processes fed as they finish."""
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        waiting: deque[Future[Tally]] = deque()
+        for c in chunks:
+            waiting.append(pool.submit(run_chunk, c))
+            if len(waiting) >= 2 * workers:
+                yield waiting.popleft().result()
+        while waiting:
+            yield waiting.popleft().result()
+
+
+def _on_cluster(address: str, chunks: list[Job]) -> list[Tally]:
     try:
         from dask.distributed import Client  # type: ignore[import-not-found,unused-ignore]
     except ImportError:

@@ -44,7 +44,7 @@ class Unit:
         return status in self.statuses
 
     def snapshot(self) -> dict[str, Any]:
-        return {"unit": self.label, "models": self.models, "position": self.position,
+        return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position,
                 "statuses": sorted(self.statuses), "engaged": sorted(self.engaged)}
 
 
@@ -101,6 +101,7 @@ class State:
 
     def destroy(self, unit: Unit) -> None:
         unit.models = 0
+        unit.wounds = 0
         unit.statuses = {}
         for uid in unit.engaged:
             other = self.units[uid]

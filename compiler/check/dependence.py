@@ -15,7 +15,9 @@ silently wrong.  This pass refuses that, in examples and properties:
 * two units of one question that depend on one attack are refused.
 
 A number of models worked out from a result is not a unit of the question around it: the
-attack is worked out for each number exactly.  Its own expression is a question.
+attack is worked out for each number exactly.  Its own expression is a question, and the
+numbers of models of one call are one more (each is mixed over on its own, so two worked out
+from one attack, ``(r.killed) trooper, (1 - r.killed) trooper``, are refused).
 """
 from __future__ import annotations
 
@@ -70,12 +72,19 @@ class _Lets:
         call = _attack_call(self.rs, e)
         if call is not None:
             needs: set[str] = set()
+            counts: list[Unit] = []  # the numbers of models worked out from results, one each
             for arg in call.args + tuple(v for _, v in call.kwargs):
                 for sub in A.sub_expressions(arg):
                     if isinstance(sub, A.Group) and sub.computed is not None:
-                        needs |= self.depends(sub.computed)
+                        depends = self.depends(sub.computed)
+                        needs |= depends
+                        counts.append((f"the number of {sub.profile}", depends, sub.span))
                         if questions is not None:
                             questions.append(self.units(sub.computed, questions))
+            if questions is not None and len(counts) > 1:
+                # Each number of models is mixed over on its own: two from one result would
+                # count as independent rolls.
+                questions.append(counts)
             if needs:
                 out.append((f"{call.func}(…)", frozenset(needs), call.span))
             return
@@ -133,7 +142,7 @@ def _questions(rs: Ruleset, lets: tuple[A.Let, ...], exprs: Iterator[A.Expr]) ->
 
 def _check_steps(ctx: CheckContext, attack: A.Attack) -> None:
     """Inside an attack: a step that combines the totals of two steps that count attacks
-    (``lost = hits - wounds``), or one of them twice.  (A step over a count that may or may not
+    (``lost = hits - wounds``); one of them read twice is one roll.  (A step over a count that may or may not
     be random, ``attacks - hits``, is left to the resolver, which refuses it when it is.)"""
     counted: set[str] = set()  # steps that count attacks through a test
     earlier: set[str] = set()
@@ -147,12 +156,13 @@ def _check_steps(ctx: CheckContext, attack: A.Attack) -> None:
         if v is None:
             continue
         reads = [e for e in A.sub_expressions(v) if isinstance(e, A.Name) and e.id in counted]
-        if len(reads) > 1:
-            names = list(dict.fromkeys(e.id for e in reads))
-            what = f"'{names[0]}' twice" if len(names) == 1 else " and ".join(f"'{n}'" for n in names)
+        names = list(dict.fromkeys(e.id for e in reads))
+        if len(names) > 1:  # one total read twice is one roll (``if … then hits * 2 else hits``)
+            what = " and ".join(f"'{n}'" for n in names)
+            second = next(e for e in reads if e.id != names[0])
             ctx.sink.error(codes.DEPENDENT_RESULTS, f"step '{step.name}' combines {what}, totals that depend on "
                            "each other: each is worked out on its own, so they would count as independent rolls",
-                           reads[1].span, "count what you need as a step of its own, e.g. misses = attacks each "
+                           second.span, "count what you need as a step of its own, e.g. misses = attacks each "
                            "not hit(…)")
 
 

@@ -59,6 +59,8 @@ def _name(expr: A.Expr, scope: Scope) -> None:
     if scope.kind == "army" and expr.id in ARMY_NAMES:
         return
     decl = rs.get(expr.id)
+    if scope.kind == "army" and isinstance(decl, A.Entry) and decl.kind == "keyword":
+        return  # in army rules a keyword counts the list's units that have it
     if decl is None:
         report_unknown(ctx, expr.id, expr.span, scope.visible() | set(rs.callables))
     elif isinstance(decl, A.Stat):

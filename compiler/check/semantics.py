@@ -16,6 +16,7 @@ from typing import Iterable, Iterator, Protocol
 from compiler import codes
 from compiler import ast as A
 from compiler.diagnostics import Sink
+from compiler.check.nones import Fact, facts, none_in_attack, reads_none
 from compiler.model.ruleset import Ruleset
 
 
@@ -146,10 +147,6 @@ def _check_attack(ctx: CheckContext, attack: A.Attack, hooked: dict[str, str]) -
 ARITHMETIC = ("+", "-", "*", "/")
 
 
-def _arith_operands(expr: A.Expr) -> Iterator[A.Expr]:
-    return _operands_of(A.sub_expressions(expr))
-
-
 def _operands_of(subs: Iterable[A.Expr]) -> Iterator[A.Expr]:
     """The operands of the arithmetic among ``subs``."""
     for sub in subs:
@@ -186,19 +183,34 @@ def arithmetic_params(rs: Ruleset) -> dict[str, set[int]]:
     return out
 
 
+def _guarded(expr: A.Expr, known: frozenset[Fact] = frozenset()) -> Iterator[tuple[A.Expr, frozenset[Fact]]]:
+    """Each sub-expression of ``expr`` with what the branches around it know
+    (``if weapon has blast then hits * weapon.blast else hits``: the value is there in the
+    first branch)."""
+    yield expr, known
+    if isinstance(expr, A.IfElse):
+        yield from _guarded(expr.cond, known)
+        yield from _guarded(expr.then, known | facts(expr.cond, True))
+        yield from _guarded(expr.otherwise, known | facts(expr.cond, False))
+        return
+    for child in A.children(expr):
+        yield from _guarded(child, known)
+
+
 def _none_reaching_arithmetic(rs: Ruleset, expr: A.Expr,
-                              arith: dict[str, set[int]]) -> Iterator[tuple[A.Attr, str]]:
-    """``role.Stat`` reads inside ``expr`` that end in arithmetic, with why."""
-    for sub in A.sub_expressions(expr):
+                              arith: dict[str, set[int]]) -> Iterator[tuple[A.Attr, str, frozenset[Fact]]]:
+    """``role.Stat`` reads inside ``expr`` that end in arithmetic, with why and what the
+    branches around them know."""
+    for sub, known in _guarded(expr):
         if isinstance(sub, A.Call) and sub.func in arith:
             callee = rs.callables[sub.func]
             names = [p.name for p in getattr(callee, "params", ())]
             for i, a in enumerate(sub.args):
                 if i in arith[sub.func] and isinstance(a, A.Attr):
-                    yield a, f"'{sub.func}' does arithmetic on its {names[i]}"
-        for o in _arith_operands(sub):
+                    yield a, f"'{sub.func}' does arithmetic on its {names[i]}", known
+        for o in _operands_of((sub,)):
             if isinstance(o, A.Attr):
-                yield o, "it is added, subtracted, multiplied or divided"
+                yield o, "it is added, subtracted, multiplied or divided", known
 
 
 def _group_profile(arg: A.Expr, rs: Ruleset) -> str | None:
@@ -229,10 +241,12 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
                 for part in (step.value, step.removes_target, step.damage):
                     if part is None:
                         continue
-                    for attr, why in _none_reaching_arithmetic(rs, part, arith):
+                    for attr, why, known in _none_reaching_arithmetic(rs, part, arith):
                         role = attr.obj.id if isinstance(attr.obj, A.Name) else None
+                        if (role, attr.name, True) in known:
+                            continue  # in a branch taken only when the value is there
                         prof = rs.profiles.get(roles.get(role or "") or "")
-                        if prof is None or (prof.id, attr.name) in reported or not _reads_none(rs, prof, attr.name):
+                        if prof is None or (prof.id, attr.name) in reported or not reads_none(rs, prof, attr.name):
                             continue
                         reported.add((prof.id, attr.name))
                         has = f"has '{attr.name} -' (none)" if prof.stat(attr.name) is not None else \
@@ -243,17 +257,29 @@ def _check_none_arithmetic(ctx: CheckContext) -> None:
                                        f"'{step.name}' of '{attack.id}' {why}: the result would be none",
                                        call.span, f"ask first (if {attr.name} is none then … else …), " + give,
                                        related=((attr.span, f"{role}.{attr.name} is read here"),))
+            if not reported:
+                _report_followed(ctx, rs, attack, call)
 
 
-def _reads_none(rs: Ruleset, prof: A.Profile, name: str) -> bool:
-    """Whether ``role.name`` on ``prof`` is none: a stat written ``-``, or an ability with a
-    value (``weapon.blast``) that the profile does not have."""
-    sv = prof.stat(name)
-    if sv is not None:
-        return sv.kind == "none"
-    ability = rs.get(name)
-    return isinstance(ability, A.Ability) and bool(ability.params) and \
-        not any(use.ability == name for use in prof.abilities)
+def _report_followed(ctx: CheckContext, rs: Ruleset, attack: A.Attack, call: A.Call) -> None:
+    """A none that reaches arithmetic further away than a step's own arithmetic or a
+    callable's parameter (compiler.check.nones), where those reads found none."""
+    followed = none_in_attack(rs, attack, call)
+    if followed is None:
+        return
+    step, found = followed
+    prof_id, name = found.source
+    prof = rs.profiles[prof_id]
+    has = f"has '{name} -' (none)" if prof.stat(name) is not None else \
+        f"does not have the ability '{name}' (so its value is none)"
+    give = f"or give '{prof_id}' a number for {name}" if prof.stat(name) is not None \
+        else f"or give '{prof_id}' the ability: {name}(…)"
+    where = f"step '{step.name}'" if step is not None else "a let line"
+    inside = f" (in '{found.inside}')" if found.inside else ""
+    ctx.sink.error(codes.NONE_IN_ARITHMETIC, f"'{prof_id}' {has}, and in {where} of '{attack.id}' it reaches "
+                   f"arithmetic{inside}: the result would be none", call.span,
+                   f"ask first (if {name} is none then … else …), " + give,
+                   related=((found.span, "the arithmetic is here"),))
 
 
 def _wounds_role(rs: Ruleset) -> bool:

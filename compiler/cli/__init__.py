@@ -32,7 +32,7 @@ def version_line() -> str:
 
 def main() -> None:
     """Entry point of the ``warscribe`` console script."""
-    if sys.argv[1:] == ["version"]:  # the one command that needs neither Click nor the compiler
+    if sys.argv[1:] in (["version"], ["--version"], ["-V"]):  # the one command that needs neither Click nor the compiler
         sys.stdout.write(version_line() + "\n")
         return
     # A command builds hundreds of thousands of objects that live until it ends (parse trees, ASTs,

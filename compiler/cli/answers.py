@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from compiler.cli.common import (Arg, Exit, app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors, say,
-                                 usage_error)
+from compiler.cli.config import default_rules
+from compiler.cli.common import (Arg, Exit, app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors,
+                                 say, unknown_name, usage_error)
 
 if TYPE_CHECKING:
     from compiler.model.ruleset import Ruleset
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 @click.argument("expression", cls=Arg,
                 help='What to work out, e.g. "P(hit(4))" or "shooting(5 space_marine, boltgun, 10 ork_boy)".')
 @click.option("--with", "-w", "with_", multiple=True,
-              help="A situation, e.g. --with 'cover = soft' or --with charged.")
+              help="A situation of the ruleset, e.g. --with 'target_cover = soft' (classic-40k) or --with charged.")
 @click.option("--exact/--fast", default=True, help="Exact fractions (default) or fast floating point.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: expression, mean, distribution.")
 def eval_(path: str, expression: str, with_: tuple[str, ...], exact: bool, as_json: bool) -> None:
@@ -58,21 +59,22 @@ def eval_(path: str, expression: str, with_: tuple[str, ...], exact: bool, as_js
 @app.command()
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("name", cls=Arg, help="The table (or formula) id, e.g. to_wound.")
-@click.option("--with", "-w", "with_", multiple=True, help="A situation, e.g. --with 'cover = soft'.")
+@click.option("--with", "-w", "with_", multiple=True, help="A situation of the ruleset, e.g. --with 'target_cover = soft' (classic-40k).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: table, axes, cells.")
 def table(path: str, name: str, with_: tuple[str, ...], as_json: bool) -> None:
     """A table worked out over its axes: the target of every cell and the chance to pass it."""
     from compiler import ast as A
     from compiler.check.passes import Context, Scope, check_expr
-    from compiler.diagnostics import Sink, did_you_mean
+    from compiler.diagnostics import Sink
     from compiler.resolve.report import evaluate_table, table_text
     from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
 
     result, model = compile_one(path)
     decl = model.callables.get(name)
     if decl is None or type(decl).__name__ not in ("Table", "Formula"):
-        close = did_you_mean(name, [k for k, v in model.callables.items() if type(v).__name__ in ("Table", "Formula")])
-        raise usage_error(f"ruleset '{model.id}' has no table '{name}'" + (f"; did you mean '{close}'?" if close else ""))
+        raise unknown_name(f"ruleset '{model.id}' has no table '{name}'", name,
+                           [k for k, v in model.callables.items() if type(v).__name__ in ("Table", "Formula")],
+                           "tables and formulas")
     situation = {}
     if with_:
         try:
@@ -104,7 +106,7 @@ def table(path: str, name: str, with_: tuple[str, ...], as_json: bool) -> None:
 
 
 @app.command("test")
-@click.argument("paths", cls=Arg, nargs=-1, help="Ruleset folders (default: rules/).")
+@click.argument("paths", cls=Arg, nargs=-1, help="Ruleset folders (default: the project's rules folder, or the ruleset you are in).")
 @click.option("--exact/--fast", default=True, help="Exact fractions (default) or fast floating point.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--verbose", "-v", is_flag=True, help="List every example, property and claim.")
@@ -124,13 +126,15 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     exercise, and which rules are prose only; --strict then also fails when a table, test,
     formula, modifier or attack is exercised by none.
     """
+    if strict and not coverage:
+        raise usage_error("--strict judges the coverage report; add --coverage")
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
     from compiler.resolve.report import failure_lines, results_json
     from compiler.resolve.runner import run_ruleset
 
     try:
-        result = compile_paths(list(paths) or ["rules"])
+        result = compile_paths(list(paths) or [default_rules()])
     except UsageError as e:
         raise usage_error(str(e))
     if not result.ok:
@@ -140,15 +144,18 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     start = time.perf_counter()
     pairs: list[tuple[Ruleset, Result]] = []
     covs: list[Coverage] = []
-    for model in result.rulesets:
-        if coverage:  # the coverage run is the test run: every example, recording what it uses
-            from compiler.resolve.coverage import coverage as coverage_of
+    from compiler.cli.progress import progress
 
-            covs.append(coverage_of(model))
-            pairs.extend((model, r) for r in covs[-1].examples)
-            continue
-        for r in run_ruleset(model, exact=exact):
-            pairs.append((model, r))
+    with progress("test", len(result.rulesets), "ruleset") as advance:
+        for done, model in enumerate(result.rulesets, 1):
+            if coverage:  # the coverage run is the test run: every example, recording what it uses
+                from compiler.resolve.coverage import coverage as coverage_of
+
+                covs.append(coverage_of(model))
+                pairs.extend((model, r) for r in covs[-1].examples)
+            else:
+                pairs.extend((model, r) for r in run_ruleset(model, exact=exact))
+            advance(done)
     elapsed = time.perf_counter() - start
     failed = [r for _, r in pairs if not r.passed]
     if coverage:

@@ -9,8 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from rich.markup import escape
 
-from compiler.cli.common import Arg, Exit, app, compile_one, say, usage_error
+from compiler.cli.common import Arg, Exit, app, compile_one, is_quiet, refuse, say, unknown_name, usage_error
+from compiler.cli.common import console as make_console
+from compiler.limits import MAX_COUNT, MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
+from compiler.terminal import rich_text
 
 if TYPE_CHECKING:
     from compiler import ast as A
@@ -20,8 +24,6 @@ if TYPE_CHECKING:
 def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
     """The scenario called ``name``, or the ruleset's first; a usage error when there is none."""
     from compiler import ast as A
-    from compiler.diagnostics import did_you_mean
-
     scenarios = model.of_type(A.Scenario)
     if not scenarios:
         raise usage_error(f"ruleset '{model.id}' has no scenario to play; add a `scenario` declaration")
@@ -29,134 +31,160 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
         return scenarios[0]
     found = model.get(name)
     if not isinstance(found, A.Scenario):
-        close = did_you_mean(name, [s.id for s in scenarios])
-        raise usage_error(f"ruleset '{model.id}' has no scenario '{name}'" + (f"; did you mean '{close}'?" if close else ""))
+        raise unknown_name(f"ruleset '{model.id}' has no scenario '{name}'", name, [s.id for s in scenarios], "scenarios")
     return found
 
 
-def describe(model: Ruleset, event: dict[str, Any]) -> str | None:
-    """One event of a battle in words, with the rule behind it (its title and site anchor), as Rich
-    markup: the event's texts (titles, names: author text) are escaped, shown as written."""
-    from compiler.terminal import rich_text
-
-    event = {k: rich_text(v) if isinstance(v, str) else v for k, v in event.items()}
-    kind = event["event"]
-
-    def rule(rule_id: str) -> str:
-        decl = model.get(rule_id)
-        title = rich_text(getattr(decl, "title", None) or rule_id)
-        return f"[dim]({title}, #{rule_id})[/dim]"
-
-    if kind == "start":
-        return f"[bold]{event.get('first_title') or event['first']}[/bold] goes first; the forces stand {event['distance']}\" apart."
-    if kind == "turn":
-        return f"\n[bold cyan]— Game turn {event['turn']}: {event.get('title', event['side'])} —[/bold cyan]"
-    if kind == "move":
-        return f"{event['unit']} moves {event['inches']}\": {event['distance']:g}\" from the enemy."
-    if kind == "volley":
-        weapon = f" with {event['weapon']}" if event.get("weapon") else ""
-        return (f"{event['unit']} ({event['models']}) → {event['target']}{weapon} {rule(event['rule'])}: "
-                f"[bold]{event['removed']}[/bold] removed (expected {event['mean']:.2f}); {event['left']} left.")
-    if kind == "test":
-        verdict = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
-        return f"{event['unit']} takes a test {rule(event['rule'])}: chance {event['chance']:.1%}, {verdict}."
-    if kind == "activation":
-        verdict = "[red]bust[/red]: the turn passes" if event["bust"] else f"{event['successes']} action(s)"
-        return (f"{event['unit']} rolls {event['dice']} activation dice {rule(event['rule'])} "
-                f"(each {event['chance']:.0%}): {verdict}.")
-    if kind == "engage":
-        return f"{event['unit']} engages {event['target']} ({event['status']})."
-    if kind == "out_of_reach" and event.get("reach") is None:
-        return f"{event['unit']}: no enemy in reach of its weapons."
-    if kind == "out_of_reach":
-        return f"{event['unit']}: no enemy within {event['reach']:g}\"."
-    if kind == "reaction":
-        return f"{event['unit']} reacts ({event['event']}) to {event['cause']}."
-    if kind == "status" and event.get("until") == "now":
-        return f"{event['unit']} is no longer {event['status']}."
-    if kind == "status":
-        until = f" until the end of the {event['until']}" if event.get("until") else ""
-        return f"{event['unit']} is now {event['status']}{until}."
-    if kind == "destroyed":
-        return f"[red]{event['unit']} is destroyed[/red] ({event['models']} models)."
-    if kind == "activated":
-        return f"[bold]{event['title']} activates {event['unit']}.[/bold]"
-    if kind == "order":
-        return f"{event['unit']} gets [bold]{event['title']}[/bold]."
-    if kind == "end":
-        winner = (f"[bold]{event.get('winner_title') or event['winner']} win[/bold]" if event["winner"]
-                  else "[bold]a draw[/bold]")
-        return (f"\n{winner} {rule(event['reason']) if model.get(event['reason']) else '(' + event['reason'] + ')'}; "
-                f"models left {event['survivors']}, scores {event['scores']}.")
-    return None
-
-
 @app.command()
-@click.argument("path", cls=Arg, help="The ruleset folder.")
+@click.argument("path", cls=Arg, required=False,
+                help="The ruleset folder (with --replay, default: the one the log names).")
 @click.argument("scenario", cls=Arg, required=False, help="The scenario id (default: the ruleset's first).")
 @click.option("--seed", type=int, help="Seed of the dice (default: a new one, printed).")
 @click.option("--auto", is_flag=True, help="Let the policies play both sides.")
 @click.option("--side", help="The side you command (default: asked).")
 @click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy or random.")
-@click.option("--log", type=click.Path(path_type=Path), help="Write the battle log (JSON lines) to this file.")
-@click.option("--replay", "replay_log", type=click.Path(path_type=Path), help="Play back a battle log instead.")
-def play(path: str, scenario: str | None, seed: int | None, auto: bool, side: str | None, policy: str,
-         log: Path | None, replay_log: Path | None) -> None:
-    """A battle turn by turn in the terminal, each roll shown with the rule behind it."""
-    from rich.console import Console
-    from rich.text import Text
+@click.option("--site", metavar="URL",
+              help="The built site's address: each rule is linked to its page there (default: its file and line).")
+@click.option("--log", type=click.Path(path_type=Path),
+              help="Write the battle log (JSON lines) to this file: a new file or an earlier log, never a .rules "
+                   "file or a file in a ruleset folder (checked before the battle starts).")
+@click.option("--force", is_flag=True, help="With --log: replace an existing file that is not a battle log.")
+@click.option("--replay", "replay_log", type=click.Path(path_type=Path),
+              help="Play back a battle log instead (its own seed, sides and choices).")
+def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, side: str | None, policy: str,
+         site: str | None, log: Path | None, force: bool, replay_log: Path | None) -> None:
+    """A battle turn by turn in the terminal, each volley shown with the rule behind it.
 
-    from compiler.battle import POLICIES, Battle, HumanPolicy, LogError, Policy, Rules, read_log, replay, write_log
-    from compiler.terminal import shown
+    Each unit is named with its side ("Orks: Ork Boy"), each rule with its file and line, or
+    its page on the built site with --site URL (or the `site` setting).
+    """
+    from compiler.battle import (POLICIES, Battle, HumanPolicy, LogError, Policy, ReplayMismatch, Rules, open_log,
+                                 replay, write_log)
+    from compiler.cli.narrate import Narrator, label_units_by_side
 
-    _, model = compile_one(path)
-    # No Rich markup or emoji codes but the events' own: author text (`[link=…]`, `[bold]`,
-    # `:skull:`) prints as written.
-    console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
-    rules = Rules(model)
-
-    def show(event: dict[str, Any]) -> None:
-        text = describe(model, event)
-        if text is not None:
-            console.print(text, markup=True)
-
+    refuse(**{"--replay": replay_log, "--seed": seed, "--auto": auto, "--side": side, "SCENARIO": scenario,
+              "--log": log})
+    refuse(**{"--auto": auto, "--side": side})
+    console = make_console(emoji=False)  # `:skull:` in a title prints as written
+    played = None
     if replay_log is not None:
         try:
-            replay(rules, read_log(replay_log.read_text("utf-8").splitlines()), listener=show)
-        except (OSError, ValueError, LogError) as e:
+            played = open_log(replay_log)  # streamed, with a size limit and a schema
+        except OSError as e:
+            raise usage_error(f"cannot replay {replay_log}: {e.strerror or e}")
+        except (ValueError, LogError) as e:
+            raise usage_error(f"cannot replay {replay_log}: {e}")
+        if path is None:
+            path = played.path or _rules_of(played.ruleset)
+            if path is None:
+                raise usage_error(f"{replay_log} does not say where its ruleset '{played.ruleset}' is; "
+                                  f"name its folder: warscribe play PATH --replay {replay_log}")
+    if path is None:
+        raise usage_error("name the ruleset folder: warscribe play PATH [SCENARIO]")
+    log_target = _log_target(log, path, force) if log is not None else None  # before any work
+    _, model = compile_one(path)
+    rules = Rules(model)
+    if played is not None:
+        scenario = played.scenario
+        seed = played.seed
+    sc = pick_scenario(model, scenario)
+    narrator = Narrator(model, [s.title for s in sc.sides], site)
+
+    def show(event: dict[str, Any]) -> None:
+        text = narrator.line(event)
+        if text is not None:
+            console.print(text)
+
+    def begin(battle: Battle) -> None:
+        label_units_by_side(battle.state.units, battle.state.side_titles)
+        for line in narrator.header(sc, battle_seed, battle.state.units):
+            console.print(line)
+
+    if played is not None:
+        battle_seed = played.seed
+        try:
+            replay(rules, played, listener=show, before=begin)
+        except ReplayMismatch as e:
+            say(f"warscribe: error: {replay_log}: {e}", err=True)
+            raise Exit(1)
+        except (ValueError, LogError) as e:
             raise usage_error(f"cannot replay {replay_log}: {e}")
         return
-    sc = pick_scenario(model, scenario)
     if policy not in POLICIES:
-        raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
-    if seed is None:
-        seed = int.from_bytes(os.urandom(4), "big")
-    console.print(Text.assemble((shown(sc.title), "bold"), f" — {shown(model.title)} (seed {seed})"))
-    for s in sc.sides:
-        console.print(shown(f"  {s.title}: " + ", ".join(f"{u.count} {u.name}" for u in s.units)))
-    policies: list[Policy] = [POLICIES[policy](seed + k + 1) for k in range(len(sc.sides))]
+        raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
+    battle_seed = int.from_bytes(os.urandom(4), "big") if seed is None else seed
+    policies: list[Policy] = [POLICIES[policy](battle_seed + k + 1) for k in range(len(sc.sides))]
     if not auto:
         ids = [s.id for s in sc.sides]
         human = _ask_side(console, sc, side) if side is None else ids.index(side) if side in ids else None
         if human is None:
-            raise usage_error(f"scenario '{sc.id}' has no side '{side}'; use one of: {', '.join(ids)}")
-        policies[human] = HumanPolicy(lambda prompt: _read(console, prompt), lambda text: console.print(shown(text)))
-    battle = Battle(rules, sc, policies, seed, listener=show)
+            raise unknown_name(f"scenario '{sc.id}' has no side '{side}'", side or "", ids, "sides")
+        policies[human] = HumanPolicy(lambda prompt: _read(console, prompt),
+                                      lambda text: console.print(rich_text(text)))
+    battle = Battle(rules, sc, policies, battle_seed, listener=show)
+    begin(battle)
     try:
         battle.run()
     except EOFError:
         console.print("No more input: the battle stops here.")
         raise Exit(1)
-    if log is not None:
-        with open(log, "w", encoding="utf-8") as out:
-            write_log(out, battle, model.id, seed)
-        console.print(shown(f"Battle log written to {log}"))
+    if log_target is not None:
+        import io
+
+        from compiler.atomic import write_atomic
+
+        text = io.StringIO()
+        write_log(text, battle, model.id, battle_seed, path=str(Path(path).resolve()))
+        try:
+            write_atomic(log_target, text.getvalue())
+        except OSError as err:
+            click.echo(f"warscribe: error: cannot write the battle log to {log}: {err.strerror or err}", err=True)
+            raise Exit(1)
+        if not is_quiet():
+            click.echo(f"warscribe: the battle log is written to {log}", err=True)
+
+
+def _log_target(log: Path, path: str, force: bool) -> Path:
+    """Where ``--log`` writes, checked before the battle (a usage error for a source or a foreign file)."""
+    from compiler.battle.log import is_log
+    from compiler.outputs import OutputRefused, check_output_file
+
+    try:
+        return check_output_file(log, "write the battle log to", is_log, force, sources=[path])
+    except OutputRefused as err:
+        raise usage_error(str(err))
+
+
+def _workers(jobs: int, games: int, force: bool) -> int:
+    """``--jobs`` held to the work (chunks of games) and, unless ``force``, to the machine's cores."""
+    from compiler.battle.simulate import CHUNK
+
+    work = -(-games // CHUNK)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    cap = work if force else min(work, cores)
+    if jobs > cap:
+        if not is_quiet() and (jobs > cores and not force):
+            click.echo(f"warscribe: note: --jobs {jobs} is more than the {cores} core(s) here; using {cap} "
+                       f"(--jobs-force to start more)", err=True)
+        return cap
+    return jobs
+
+
+def _rules_of(ruleset: str) -> str | None:
+    """The folder of a ruleset named by its id, in the project's rules folder."""
+    from compiler.cli.config import current
+
+    folder = current().path("rules")
+    if folder is not None and (folder / ruleset).is_dir():
+        return str(folder / ruleset)
+    return None
 
 
 def _read(console: Any, prompt: str) -> str:
-    from compiler.terminal import shown
-
-    console.print(f"{shown(prompt)}: ", end="")
+    console.print(f"{rich_text(prompt)}: ", end="")
     line = sys.stdin.readline()
     if not line:
         raise EOFError
@@ -164,11 +192,9 @@ def _read(console: Any, prompt: str) -> str:
 
 
 def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
-    from compiler.terminal import shown
-
     console.print("Choose a side:")
     for i, s in enumerate(sc.sides, 1):
-        console.print(f"  {i}. {shown(s.title)}")
+        console.print(f"  {i}. {rich_text(s.title)}")
     while True:
         answer = _read(console, f"Choose 1-{len(sc.sides)}").strip()
         if answer.isdigit() and 1 <= int(answer) <= len(sc.sides):
@@ -179,34 +205,57 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @app.command()
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("scenario", cls=Arg, required=False, help="The scenario id (default: the ruleset's first).")
-@click.option("--games", type=click.IntRange(min=1), default=1000, help="How many battles.")
+@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=1000,
+              help=f"How many battles (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=int, default=1, help="The run's seed; game i is played with a seed made from it and i.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1,
-              help="Worker processes (the answer does not depend on it).")
+@click.option("--jobs", type=click.IntRange(min=1, max=MAX_JOBS), default=1,
+              help=f"Worker processes (the answer does not depend on it): at most {MAX_JOBS}, and never more than "
+                   f"the chunks of 250 games or, without --jobs-force, the machine's cores.")
+@click.option("--jobs-force", is_flag=True, help="Start more workers than the machine has cores.")
 @click.option("--policy", default="greedy", help="How both sides decide: greedy or random.")
 @click.option("--against", help="Also play under this base ruleset and report the change.")
 @click.option("--scheduler", help="A dask.distributed scheduler address.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: win and draw rates with 95% intervals.")
-def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, policy: str, against: str | None,
-             scheduler: str | None, as_json: bool) -> None:
+@click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
+              help="Play this army list for a side: a list file (one unit a line) or a BattleScribe roster "
+                   "(.ros, .rosz); repeatable.")
+def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, jobs_force: bool, policy: str,
+             against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
     """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
+    jobs = _workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
     from compiler.battle.simulate import against as change
+    from compiler.battle.simulate import with_armies
 
     _, model = compile_one(path)
     sc = pick_scenario(model, scenario)
     if policy not in POLICIES:
-        raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
+        raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
+    lists = []
+    for given in armies:
+        side, _, file = given.partition("=")
+        if side not in {s.id for s in sc.sides} or not file:
+            raise usage_error(f"--army {given}: write SIDE=LIST with a side of scenario '{sc.id}' "
+                              f"({', '.join(s.id for s in sc.sides)})")
+        lists.append((side, tuple(list_units(Path(file), model, quiet=True))))
+    sc = with_armies(sc, tuple(lists))
+    from compiler.cli.progress import progress
+
+    base_model = None
+    if against is not None:
+        _, base_model = compile_one(against)
+        if not any(getattr(d, "id", None) == sc.id for d in base_model.walk()):
+            raise usage_error(f"the base ruleset '{base_model.id}' has no scenario '{sc.id}'")
     try:
-        tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler)
-        out = summary(model, sc, tally, seed)
-        if against is not None:
-            _, base_model = compile_one(against)
-            if not any(getattr(d, "id", None) == sc.id for d in base_model.walk()):
-                raise usage_error(f"the base ruleset '{base_model.id}' has no scenario '{sc.id}'")
-            base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler)
-            out["against"] = {"ruleset": base_model.id, "base": summary(base_model, sc, base, seed),
-                              "change": change(sc, tally, base)}
+        with progress("simulate", games * (2 if against else 1), "game") as advance:
+            tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
+                        progress=advance)
+            out = summary(model, sc, tally, seed)
+            if against is not None and base_model is not None:
+                base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
+                           progress=lambda done: advance(games + done))
+                out["against"] = {"ruleset": base_model.id, "title": base_model.title,
+                                  "base": summary(base_model, sc, base, seed), "change": change(sc, tally, base)}
     except ValueError as e:
         raise usage_error(str(e))
     if as_json:
@@ -221,11 +270,17 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     click.echo(f"  draws: {out['draws']} = {out['draw_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}); "
                f"{out['turns_mean']:.2f} game turns on average")
     if "against" in out:
-        click.echo(f"  against {out['against']['ruleset']}:")
+        titles = {side.id: side.title for side in sc.sides}
+        say(f"  against {out['against']['title']}:")
         for c in out["against"]["change"]:
             lo, hi = c["ci95"]
-            click.echo(f"    {c['id']}: {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
-                       f"change {c['change']:+.1%} (95% CI {lo:+.1%} to {hi:+.1%})")
+            say(f"    {titles.get(c['id'], c['id'])}: wins {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
+                       f"{_points(c['change'])} (95% CI {_points(lo, False)} to {_points(hi)})")
+
+
+def _points(change: float, unit: bool = True) -> str:
+    """A change of a rate in percentage points: ``+8.8 points``, ``-0.4 points``."""
+    return f"{change * 100:+.1f}" + (" points" if unit else "")
 
 
 @app.group("army", no_args_is_help=True)
@@ -239,8 +294,10 @@ _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*
 @army_app.command("check")
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("roster", cls=Arg, type=click.Path(path_type=Path),
-                help="The army list: one unit a line, e.g. `10 space_marine_squad`.")
-@click.option("--army", help="The army rules to check against (default: the first).")
+                help="The army list: one unit a line, e.g. `10 space_marine_squad`; or a BattleScribe roster "
+                     "(.ros, .rosz).")
+@click.option("--army", help="The army rules to check against (default: those a roster's force is named after, "
+                            "else the first).")
 def army_check(path: str, roster: Path, army: str | None) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
     from compiler import ast as A
@@ -250,12 +307,27 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
     _, model = compile_one(path)
     armies = model.of_type(A.Army)
     chosen = model.get(army) if army else (armies[0] if armies else None)
+    if army is None and roster.suffix.lower() in (".ros", ".rosz"):
+        from compiler.cli.interop import roster_army
+
+        chosen = roster_army(roster, model) or chosen  # the army rules its force was built with
     if not isinstance(chosen, A.Army):
         raise usage_error(f"ruleset '{model.id}' has no army rules" + (f" called '{army}'" if army else ""))
-    try:
-        text = roster.read_text("utf-8")
-    except OSError as e:
-        raise usage_error(f"cannot read {roster}: {e.strerror or e}")
+    units = list_units(roster, model)
+    listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
+    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed))
+
+
+def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
+    """The units of an army list: a BattleScribe roster (.ros, .rosz), or a text file, one unit a line."""
+    from compiler import ast as A
+    from compiler.diagnostics import Span
+
+    if roster.suffix.lower() in (".ros", ".rosz"):
+        from compiler.cli.interop import roster_units
+
+        return roster_units(roster, model, quiet)
+    text = _read_list(roster)
     units: list[A.SideUnit] = []
     known = {p.id for p in model.profiles.values() if p.kind == "unit"} | {q.id for q in model.of_type(A.Squad)}
     weapons = {p.id for p in model.profiles.values() if p.kind == "weapon"}
@@ -270,17 +342,52 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
             say(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
             bad += 1
             continue
+        if len(m.group(1)) > 6 or not 1 <= int(m.group(1)) <= MAX_COUNT:
+            say(f"{roster}:{n}:1: error: a unit of {m.group(1)[:12]}{'…' if len(m.group(1)) > 12 else ''} "
+                       f"models; write from 1 to {MAX_COUNT:,}")
+            bad += 1
+            continue
         extra = tuple(w.strip() for w in m.group(3).split(",")) if m.group(3) else ()
-        unknown = [x for x in (m.group(2),) if x not in known] + [w for w in extra if w not in weapons]
+        unknown = [(x, known, "units and squads") for x in (m.group(2),) if x not in known] + \
+            [(w, weapons, "weapons") for w in extra if w not in weapons]
         if unknown:
-            say(f"{roster}:{n}:1: error: '{unknown[0]}' is not a unit, squad or weapon of {model.id}")
+            from compiler.diagnostics import suggestion
+
+            name, pool, plural = unknown[0]
+            hint = suggestion(name, pool, plural)
+            say(f"{roster}:{n}:1: error: '{name}' is not a unit, squad or weapon of {model.id}"
+                       + (f"\n   = hint: {hint}" if hint else ""))
             bad += 1
             continue
         units.append(A.SideUnit(span, int(m.group(1)), m.group(2), extra))
     if bad:
         raise Exit(1)
-    listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
-    violations = check_army(model, chosen, listed)
+    return units
+
+
+def _read_list(roster: Path) -> str:
+    """An army list's text, read up to :data:`~compiler.limits.MAX_ROSTER_BYTES` (a usage error past
+    it, or for a file that is not UTF-8 text): ``/dev/zero`` stops at the limit."""
+    try:
+        with open(roster, "rb") as f:
+            data = f.read(MAX_ROSTER_BYTES + 1)
+    except OSError as e:
+        raise usage_error(f"cannot read {roster}: {e.strerror or e}")
+    if len(data) > MAX_ROSTER_BYTES:
+        raise usage_error(f"{roster} is more than {MAX_ROSTER_BYTES:,} bytes: too long for an army list")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise usage_error(f"{roster}:{line}: this army list is not UTF-8 text; save it as UTF-8")
+    if "\0" in text:
+        line = text[:text.index("\0")].count("\n") + 1
+        raise usage_error(f"{roster}:{line}: this army list holds binary data, not text")
+    return text
+
+
+def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any]) -> None:
+    """Print each violation with the rule it breaks, then the verdict; exit 1 when the list breaks a rule."""
     total = sum(u.points for u in listed)
     for v in violations:
         trail = model.section_path(v.army)

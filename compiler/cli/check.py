@@ -5,19 +5,22 @@ import time
 
 import click
 
-from compiler.cli.common import Arg, Exit, app, print_diagnostics, summary_line, usage_error
+from compiler.cli.config import default_rules
+from compiler.cli.common import Arg, Exit, app, is_quiet, json_option, print_diagnostics, refuse, summary_line, usage_error
 
 
 @app.command()
 @click.argument("paths", cls=Arg, nargs=-1,
-                help="Ruleset folders, .rules files, or folders of rulesets (default: rules/).")
-@click.option("--format", "-f", "format", type=click.Choice(["text", "json"]), default="text",
-              help="text for people, json for tools.")
+                help="Ruleset folders, .rules files, or folders of rulesets (default: the project's rules "
+                     "folder, or the ruleset you are in).")
+@json_option("Print the diagnostics as JSON, for tools.")
+@click.option("--format", "-f", "format", type=click.Choice(["text", "json"]), default=None,
+              help="text for people, json for tools (--format json is --json).")
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @click.option("--notes/--no-notes", default=True, help="List open questions as notes.")
 @click.option("--versions/--no-versions", default=True,
               help="Warn when an example's result changed since the last git commit but the version did not (W607).")
-def check(paths: tuple[str, ...], format: str, strict: bool, notes: bool, versions: bool) -> None:
+def check(paths: tuple[str, ...], as_json: bool, format: str | None, strict: bool, notes: bool, versions: bool) -> None:
     """Check rulesets like a compiler: names, types, tables, profiles, overlays.
 
     Input too big to handle is an error, never a hang: files over 2,000,000 bytes,
@@ -28,22 +31,26 @@ def check(paths: tuple[str, ...], format: str, strict: bool, notes: bool, versio
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
 
+    if as_json and format == "text":
+        refuse(**{"--format": format, "--json": as_json})
+    as_json = as_json or format == "json"
     start = time.perf_counter()
     try:
-        result = compile_paths(list(paths) or ["rules"])
+        result = compile_paths(list(paths) or [default_rules()])
     except UsageError as e:
         raise usage_error(str(e))
     diagnostics = result.diagnostics
     if versions and result.ok:
         from compiler.review.versions import version_warnings
         diagnostics = diagnostics + version_warnings(result.rulesets)
-    if not notes:
+    if not notes or is_quiet():  # notes are for information: --quiet leaves them out
         diagnostics = tuple(d for d in diagnostics if d.severity is not Severity.NOTE)
     elapsed = time.perf_counter() - start
-    if format == "json":
+    if as_json:
         click.echo(to_json(diagnostics))
     else:
         print_diagnostics(diagnostics, dict(result.sources))
-        click.echo(summary_line(diagnostics, len(result.rulesets), elapsed))
+        if not is_quiet():
+            click.echo(summary_line(diagnostics, len(result.rulesets), elapsed))
     failed = not result.ok or (strict and any(d.severity is Severity.WARNING for d in diagnostics))
     raise Exit(1 if failed else 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import click
 from click.exceptions import Exit
@@ -15,8 +15,95 @@ if TYPE_CHECKING:  # the CLI imports the compiler only when a command runs
     from compiler.model.ruleset import Ruleset
     from compiler.resolve.evaluator import ResolveError
 
-__all__ = ["Arg", "Exit", "app", "compile_one", "print_diagnostics", "report_resolve_error", "rules_have_errors",
-           "say", "summary_line", "usage_error", "use_color"]
+__all__ = ["Arg", "Exit", "app", "compile_one", "console", "unknown_name", "is_quiet", "is_verbose", "json_option",
+           "print_diagnostics", "refuse", "report_resolve_error", "rules_have_errors", "say", "summary_line",
+           "usage_error", "use_color"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# -- the options every command shares ---------------------------------------------------------------
+# ``--color/--no-color``, ``-q/--quiet`` and ``-v/--verbose`` are accepted before the command
+# (``warscribe --no-color check``) and after it (``warscribe check --no-color``), as ruff and
+# pytest do; what they chose is kept in the root context's ``meta`` and read through
+# :func:`use_color`, :func:`is_quiet` and :func:`is_verbose`. A command with a ``--verbose`` of
+# its own keeps it (and reads :func:`is_verbose` too).
+
+_COLOR, _QUIET, _VERBOSE = "warscribe.color", "warscribe.quiet", "warscribe.verbose"
+
+
+def _remember(key: str) -> Any:
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if value is None or (value is False and key != _COLOR):
+            return value
+        ctx.find_root().meta[key] = value
+        if key == _COLOR:
+            ctx.color = bool(value)
+            ctx.find_root().color = bool(value)
+        return value
+    return callback
+
+
+def shared_options() -> list[click.Option]:
+    """New instances of the options every command accepts (they expose no value to the command)."""
+    return [
+        click.Option(["--color/--no-color"], default=None, expose_value=False, is_eager=True,
+                     callback=_remember(_COLOR),
+                     help="Colour the output or not (default: on a terminal, unless NO_COLOR is set; "
+                          "FORCE_COLOR forces it)."),
+        click.Option(["--quiet", "-q"], is_flag=True, default=False, expose_value=False, callback=_remember(_QUIET),
+                     help="Print only the answer and the errors: no progress, no summary."),
+        click.Option(["--verbose", "-v"], is_flag=True, default=False, expose_value=False,
+                     callback=_remember(_VERBOSE), help="Say more: every message, every item."),
+    ]
+
+
+def _meta(key: str) -> Any:
+    ctx = click.get_current_context(silent=True)
+    return None if ctx is None else ctx.find_root().meta.get(key)
+
+
+def is_quiet() -> bool:
+    """Whether ``-q/--quiet`` was given (before or after the command)."""
+    return bool(_meta(_QUIET))
+
+
+def is_verbose() -> bool:
+    """Whether ``-v/--verbose`` was given (before or after the command)."""
+    return bool(_meta(_VERBOSE))
+
+
+def _env_color() -> bool | None:
+    """What the environment says about colour: ``NO_COLOR`` wins over ``FORCE_COLOR``, any
+    non-empty value counts (no-color.org, force-color.org); None when it says nothing."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return None
+
+
+def json_option(help: str = "Print JSON, for tools.") -> Callable[[F], F]:
+    """``--json``: the one spelling of "print JSON" across commands (exposed as ``as_json``)."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def refuse(**given: Any) -> None:
+    """Refuse options that cannot combine, with a sentence: the first option named excludes every
+    other one; ``refuse(**{"--replay": log, "--seed": seed})`` is a usage error when both are given."""
+    (first, value), *others = given.items()
+    named = [name for name, v in others if v not in (None, False, ())]
+    if value not in (None, False, ()) and named:
+        raise usage_error(f"{first} cannot be combined with {' or '.join(named)}"
+                          f"{'; ' + REFUSALS[first] if first in REFUSALS else ''}")
+
+
+#: Why an option excludes others, said after the refusal.
+REFUSALS = {
+    "--replay": "a replay plays back the log's own seed, sides and choices",
+    "--auto": "with --auto the policies play every side",
+    "--strict": "--strict judges the coverage report; add --coverage",
+    "--format": "use --json alone",
+}
 
 
 class Arg(click.Argument):
@@ -31,7 +118,15 @@ class Arg(click.Argument):
 
 
 class Command(click.Command):
-    """A command whose ``--help`` lists its arguments with their help, then its options."""
+    """A command whose ``--help`` lists its arguments with their help, then its options; it
+    accepts the shared options (:func:`shared_options`) unless it declares one of them itself."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        taken = {opt for p in self.params for opt in p.opts + p.secondary_opts}
+        for option in shared_options():
+            if not taken & set(option.opts + option.secondary_opts):
+                self.params.append(option)
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self.format_usage(ctx, formatter)
@@ -77,6 +172,16 @@ class Group(click.Group):
         super().add_command(cmd, name)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if ctx.parent is None:
+            if ctx.color is None:
+                ctx.color = _env_color()  # what --color/--no-color (parsed next) does not say
+            if not ctx.resilient_parsing:
+                from compiler.cli.config import SettingsError, current
+
+                try:  # the project's settings file: the defaults of the commands' options
+                    ctx.default_map = {**current().default_map(), **(ctx.default_map or {})}
+                except SettingsError as err:
+                    raise usage_error(err.message) from None
         if not args and self.no_args_is_help and not ctx.resilient_parsing:
             click.echo(ctx.get_help())
             ctx.exit(2)
@@ -89,8 +194,18 @@ class Group(click.Group):
             raise Exit(130) from None
 
 
+def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from compiler.cli import version_line
+
+        click.echo(version_line())
+        ctx.exit(0)
+
+
 app = Group(
     name="warscribe",
+    params=[click.Option(["--version", "-V"], is_flag=True, expose_value=False, is_eager=True, callback=_version,
+                         help="Print warscribe's version and exit."), *shared_options()],
     help="Write tabletop wargame house rules in a small language: check them like a compiler, "
          "compute the exact odds of every mechanic, and publish them as a rulebook website.",
     no_args_is_help=True,
@@ -99,11 +214,34 @@ app = Group(
 
 
 def use_color(stream: object) -> bool:
-    """Colour the output written to ``stream``: a terminal, unless ``NO_COLOR`` is set."""
-    if os.environ.get("NO_COLOR"):
-        return False
+    """Colour the output written to ``stream``: as ``--color/--no-color`` say; else not when
+    ``NO_COLOR`` is set, yes when ``FORCE_COLOR`` is; else when ``stream`` is a terminal."""
+    chosen = _meta(_COLOR)
+    if chosen is not None:
+        return bool(chosen)
+    env = _env_color()
+    if env is not None:
+        return env
     isatty = getattr(stream, "isatty", None)
     return isatty is not None and bool(isatty())
+
+
+def console(stderr: bool = False, **kwargs: Any) -> Any:
+    """A Rich console on standard output (or error) that colours as :func:`use_color` says."""
+    from rich.console import Console
+
+    color = use_color(sys.stderr if stderr else sys.stdout)
+    return Console(stderr=stderr, force_terminal=color, no_color=not color,
+                   color_system="standard" if color else None, **{"highlight": False, "soft_wrap": True, **kwargs})
+
+
+def unknown_name(message: str, name: str, known: list[str], plural: str) -> Exit:
+    """A usage error for a name that is not one of ``known``: the closest names (by edit distance)
+    and, when they are few, the whole list. The caller raises what this returns (exit 2)."""
+    from compiler.diagnostics import suggestion
+
+    hint = suggestion(name, known, plural) or (f"the {plural} are: {', '.join(sorted(known))}" if known else "")
+    return usage_error(message + (f"; {hint}" if hint else ""))
 
 
 def say(text: str, err: bool = False) -> None:
@@ -130,7 +268,7 @@ def print_diagnostics(diagnostics: tuple[Diagnostic, ...], sources: dict[str, st
         if shown >= limit:
             click.echo(f"… and {len(diagnostics) - shown} more", err=True)
             break
-        click.echo(render(d, sources, color=color) + "\n", err=True)
+        click.echo(render(d, sources, color=color) + "\n", err=True, color=color)
         shown += 1
 
 
@@ -178,5 +316,6 @@ def report_resolve_error(err: ResolveError, sources: dict[str, str]) -> None:
     from compiler.diagnostics import Diagnostic, Severity, Span, render
 
     span = err.span or Span("<expression>", 0, 0, 0, 0)
+    color = use_color(sys.stderr)
     click.echo(render(Diagnostic(codes.REFUSED.code, Severity.ERROR, err.message, span, err.hint), sources,
-                      color=use_color(sys.stderr)), err=True)
+                      color=color), err=True, color=color)

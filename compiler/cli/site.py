@@ -12,6 +12,7 @@ import errno
 import json
 import logging
 import os
+import re
 import sys
 import tempfile
 import time
@@ -70,16 +71,20 @@ def find_config(config: str | None) -> tuple[Path, Path | None]:
         if not path.is_file():
             raise usage_error(f"{config} does not exist")
         return path.resolve(), None
-    here = Path.cwd()
+    from compiler.cli.config import current
+
+    settings = current()  # the project's folder: the current one, or the nearest above with rules/ or settings
+    here = settings.root
+    rules = settings.path("rules") or here / "rules"
     if (here / CONFIG).is_file():
         return (here / CONFIG).resolve(), None
-    if (here / "rules").is_dir():
+    if rules.is_dir():
         tmp = Path(tempfile.mkdtemp(prefix="warscribe-site-"))
         docs = here / "site" if (here / "site").is_dir() else tmp / "docs"
         docs.mkdir(exist_ok=True)
         (tmp / CONFIG).write_text(DEFAULT_CONFIG.format(
             title=json.dumps(f"{here.name} rulebooks"), docs=json.dumps(str(docs)),
-            out=json.dumps(str(here / "public")), rules=json.dumps(str(here / "rules"))), encoding="utf-8")
+            out=json.dumps(str(here / "public")), rules=json.dumps(str(rules))), encoding="utf-8")
         return tmp / CONFIG, tmp
     raise usage_error(f"there is no {CONFIG} and no rules/ folder in {here}; run warscribe in your project's "
                        f"folder (the one holding rules/), or name a config with --config")
@@ -130,7 +135,7 @@ def build(out: str | None, config: str | None, strict: bool, verbose: bool) -> N
     start = time.perf_counter()
     if out:
         from compiler.site.output import OutputFolderError, check_output_folder
-        here = Path.cwd() if tmp is not None else path.parent
+        here = _project_root() if tmp is not None else path.parent
         try:  # before MkDocs sees it: never the project folder, its rules/ or site/, or a folder holding them
             check_output_folder(out, [here], [here / n for n in ("rules", "site") if (here / n).exists()])
         except OutputFolderError as err:
@@ -147,7 +152,7 @@ def build(out: str | None, config: str | None, strict: bool, verbose: bool) -> N
 
     plugin = cfg.plugins.get("warscribe")
     rules = plugin.rules_dir(cfg) if plugin is not None and hasattr(plugin, "rules_dir") else None
-    project = Path.cwd() if tmp is not None else path.parent
+    project = _project_root() if tmp is not None else path.parent
     try:
         final = check_output_folder(cfg.site_dir, [project], [p for p in (rules, cfg.docs_dir) if p is not None])
     except OutputFolderError as err:
@@ -247,19 +252,32 @@ class _progress:
               help="Rebuild every page on each change (slower; default: only the pages that changed).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a web browser.")
 def serve(config: str | None, dev_addr: str, full: bool, open_browser: bool) -> None:
-    """Serve the website locally and rebuild it when a .rules file or a page changes."""
-    from mkdocs.commands.serve import serve as mkdocs_serve
-    from mkdocs.exceptions import Abort
+    """Serve the website locally and rebuild it when a .rules file or a page changes.
+
+    While the rules have errors the last good site stays served, each page showing the
+    diagnostics over it; the next good save rebuilds it and the browser reloads by itself.
+    """
+    from mkdocs.exceptions import Abort, ConfigurationError
+
+    from compiler.site import devserver
 
     _quiet_banner()
     path, tmp = find_config(config)
     handler = _logging(False)
     handler.setLevel(logging.INFO)
+
+    def failed(failure: devserver.Failure) -> None:
+        click.echo("warscribe: the site could not be rebuilt; the last good site is served, its pages showing "
+                   "the errors, until the next good save", err=True)
+
+    def recovered() -> None:
+        click.echo("warscribe: the errors are fixed; the site is up to date again", err=True)
+
     try:
-        mkdocs_serve(str(path), dev_addr=dev_addr, livereload=True, build_type=None if full else "dirty",
-                     open_in_browser=open_browser)
-    except Abort as err:
-        click.echo(f"warscribe: {err}", err=True)
+        devserver.serve(str(path), dev_addr=dev_addr, dirty=not full, open_in_browser=open_browser,
+                        on_failure=failed, on_success=recovered)
+    except (Abort, ConfigurationError) as err:
+        click.echo(f"warscribe: error: {path}: {err}", err=True)
         raise Exit(1)
     except OSError as err:  # the port is taken, the address is not this machine's
         hint = "; another server is using it: stop it or choose another port with --dev-addr" \
@@ -305,11 +323,14 @@ def _rules_paths(paths: list[str]) -> None:
 
 @app.command()
 @click.argument("paths", cls=Arg, nargs=-1, help="Ruleset folders (default: rules_dir of mkdocs.yml, or rules/).")
-@click.option("--out", "-o", required=True, help="The folder to write the Markdown pages into.")
+@click.option("--out", "-o", required=True,
+              help="The folder to write the Markdown pages into (default: out of the project's settings): a new "
+                   "or empty folder, or one render wrote before; never a ruleset folder or one holding the rules.")
 @click.option("--config", "-c",
               help="Read the site title, matchups and template overrides from this mkdocs.yml "
                    "(default: ./mkdocs.yml if present).")
-def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
+@click.option("--force", is_flag=True, help="Write into a folder of other files (never a ruleset folder).")
+def render(paths: tuple[str, ...], out: str, config: str | None, force: bool) -> None:
     """Write the website as plain Markdown pages, a navigation (nav.yml) and assets — no MkDocs needed."""
     from compiler import site as renderer
     from compiler.diagnostics import render as render_diagnostic
@@ -319,7 +340,11 @@ def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
 
     options, docs = _site_options(config)
     root = Path(options.get("_root", "."))
-    targets = list(paths) or [str(root / options.get("rules_dir", "rules"))]
+    if not paths and "rules_dir" not in options:
+        from compiler.cli.config import default_rules
+        targets = [default_rules()]
+    else:
+        targets = list(paths) or [str(root / options.get("rules_dir", "rules"))]
     _rules_paths(targets)
     start = time.perf_counter()
     try:
@@ -358,15 +383,9 @@ def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
     from compiler.site.output import MARKER, OutputFolderError, check_target
 
     target = Path(out)
-    ours = {Path(p).parts[0] for p, _ in [(pg.path, None) for pg in site.pages] + list(site.assets)}
     try:
         check_target(target, "render into", folder=True)
-        if target.is_dir() and not (target / MARKER).is_file():
-            foreign = sorted(p.name for p in target.iterdir() if p.name not in ours | {"nav.yml", MARKER})
-            if foreign:
-                raise OutputFolderError(f"refusing to render into {target}: it holds {', '.join(foreign[:3])}"
-                                        f"{' …' if len(foreign) > 3 else ''}, which warscribe did not write; "
-                                        f"choose a new or empty folder")
+        _render_folder(target, targets, force)
     except OutputFolderError as err:
         raise usage_error(str(err))
     try:
@@ -384,18 +403,70 @@ def render(paths: tuple[str, ...], out: str, config: str | None) -> None:
                f"({len(written) + 1} files, {time.perf_counter() - start:.2f} s)")
 
 
+def _render_folder(target: Path, sources: list[str], force: bool) -> None:
+    """Refuse a render folder that is or lies in a ruleset folder, holds the rules rendered, or holds
+    files render did not write (a hand-written index.md) unless ``force``."""
+    from compiler.outputs import ruleset_folder_of
+    from compiler.safepaths import real_path
+    from compiler.site.output import MARKER, OutputFolderError
+
+    real = real_path(target.absolute())
+    if real is None:
+        raise OutputFolderError(f"refusing to render into {target}: it is a loop of links")
+    holder = ruleset_folder_of(real)
+    if holder is not None:
+        raise OutputFolderError(f"refusing to render into {target}: it is inside the ruleset folder {holder}; "
+                                f"choose a folder of its own")
+    for src in sources:
+        root = real_path(Path(src).absolute())
+        if root is not None and (root == real or real in root.parents or root in real.parents):
+            raise OutputFolderError(f"refusing to render into {target}: it is or holds {root}, the rules it renders; "
+                                    f"choose a folder of its own")
+    if target.is_dir() and not (target / MARKER).is_file() and not force:
+        foreign = sorted(p.name for p in target.iterdir())
+        if foreign:
+            raise OutputFolderError(f"refusing to render into {target}: it holds {', '.join(foreign[:3])}"
+                                    f"{' …' if len(foreign) > 3 else ''}, which warscribe did not write; "
+                                    f"choose a new or empty folder, or --force")
+
+
+def _is_export(head: bytes) -> bool:
+    """Does a file start like ``warscribe export``'s JSON?"""
+    return re.match(rb'\{\s*"warscribe":\s*"[^"\n]*",\s*"format":', head) is not None
+
+
 @app.command()
 @click.argument("path", cls=Arg, help="A ruleset folder, or a folder of rulesets (e.g. rules/).")
 @click.option("--json", "as_json", is_flag=True, default=True, flag_value=True,
               help="JSON (the only format, and the default).")
-@click.option("--out", "-o", help="Write to this file instead of standard output.")
-def export(path: str, as_json: bool, out: str | None) -> None:
+@click.option("--out", "-o", help="Write to this file instead of standard output (a new file, or one export wrote; "
+                                  "never a .rules file or a file in a ruleset folder).")
+@click.option("--battlescribe", "battlescribe", type=click.Path(path_type=Path), metavar="FOLDER",
+              help="Write the profiles, points and army rules as a BattleScribe .gst and .cat into FOLDER instead.")
+@click.option("--force", is_flag=True, help="Replace an existing file (--out) or .gst/.cat files (--battlescribe) "
+                                            "that warscribe did not write.")
+def export(path: str, as_json: bool, out: str | None, battlescribe: Path | None, force: bool) -> None:
     """The rules model as JSON: every declaration with its stable id, kind, title, text and data."""
+    if battlescribe is not None:
+        from compiler.cli.interop import export_battlescribe
+
+        export_battlescribe(path, battlescribe, force)
+        return
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
     from compiler.site.export import export as export_model
 
     _rules_paths([path])
+    target = None
+    if out:  # checked before any work: never a source, never a file export did not write
+        from compiler.outputs import OutputRefused, check_output_file
+        from compiler.site.output import OutputFolderError, check_target
+
+        try:
+            target = check_output_file(Path(out), "export to", _is_export, force, sources=[path])
+            check_target(Path(out), "export to", folder=False)
+        except (OutputFolderError, OutputRefused) as err:
+            raise usage_error(str(err))
     try:
         result = compile_paths([path])
     except UsageError as e:
@@ -405,18 +476,9 @@ def export(path: str, as_json: bool, out: str | None) -> None:
         click.echo("the rules have errors; fix them first", err=True)
         raise Exit(1)
     text = json.dumps(export_model(result), indent=2, ensure_ascii=False) + "\n"
-    if out:
-        from compiler.site.output import OutputFolderError, check_target, write_atomic
+    if target is not None:
+        from compiler.site.output import write_atomic
 
-        target = Path(out)
-        try:
-            check_target(target, "export to", folder=False)
-        except OutputFolderError as err:
-            raise usage_error(str(err))
-        if not target.absolute().parent.is_dir():
-            click.echo(f"warscribe: error: cannot export to {target}: the folder {target.absolute().parent} "
-                       f"does not exist", err=True)
-            raise Exit(1)
         try:
             write_atomic(target, text)
         except OSError as err:
@@ -424,3 +486,9 @@ def export(path: str, as_json: bool, out: str | None) -> None:
             raise Exit(1)
     else:
         click.echo(text, nl=False)
+
+
+def _project_root() -> Path:
+    from compiler.cli.config import current
+
+    return current().root

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 import click
 
-from compiler.cli.common import Arg, Exit, app, print_diagnostics, usage_error
+from compiler.cli.common import Arg, Exit, app, json_option, print_diagnostics, usage_error
 
 
 @app.command()
 @click.argument("paths", cls=Arg, nargs=-1,
-                help="Files or folders to format (folders are searched for .rules files; default: rules/). "
+                help="Files or folders to format (folders are searched for .rules files; default: the project's rules folder, or the ruleset you are in). "
                      "'-' formats standard input to standard output.")
 @click.option("--check", is_flag=True, help="Change nothing: list the files that would change; exit 1 if any would.")
 @click.option("--diff", is_flag=True, help="Change nothing: print what would change as a unified diff.")
@@ -41,7 +41,9 @@ def fmt(paths: tuple[str, ...], check: bool, diff: bool) -> None:
             raise Exit(1)
         raise Exit(0)
     try:
-        files = list(rules_files(list(paths) or ["rules"]))
+        from compiler.cli.config import default_rules
+
+        files = list(rules_files(list(paths) or [default_rules()]))
     except UsageError as e:
         raise usage_error(str(e))
     write = not (check or diff)
@@ -108,3 +110,31 @@ def new(name: str, folder: str | None, title: str | None) -> None:
     where = "" if folder is None else f" {shown}"
     click.echo(f"next: warscribe check{where} && warscribe test{where}"
                + (" && warscribe build" if folder is None else ""))
+
+
+@app.command("config")
+@json_option("Print the settings as JSON: each with its value and where it came from.")
+def config_(as_json: bool) -> None:
+    """Print the settings in effect and where each came from.
+
+    Settings live in `[tool.warscribe]` of a pyproject.toml, or in a warscribe.toml, found by
+    walking up from the current folder (as ruff and pytest find theirs); an option given on
+    the command line wins over them.
+    """
+    import json
+
+    from compiler.cli.config import KEYS, current
+
+    settings = current()
+    if as_json:
+        click.echo(json.dumps({"root": str(settings.root), "file": str(settings.file) if settings.file else None,
+                               "settings": {k: {"value": settings.get(k), "from": settings.origin(k)} for k in KEYS}},
+                              indent=2))
+        return
+    click.echo(f"project: {settings.root}")
+    click.echo(f"settings file: {settings.file if settings.file else 'none (pyproject.toml [tool.warscribe] or warscribe.toml)'}")
+    width = max(len(k) for k in KEYS)
+    for key, (_, _, meaning, _) in KEYS.items():
+        value = settings.get(key)
+        shown = "(none)" if value is None else json.dumps(value)
+        click.echo(f"{key:<{width}} = {shown:<12} # {settings.origin(key)}: {meaning}")

@@ -75,8 +75,18 @@ def squad_points(squad: A.Squad) -> tuple[int, int]:
 
 
 def army_quantities(model: Ruleset, units: list[ListedUnit], limit: int) -> dict[str, Any]:
-    """The numbers a ``require`` line may name, for one army list."""
+    """The numbers a ``require`` line may name, for one army list; a keyword counts the units that have it."""
+    counts: dict[str, Any] = {k.id: 0 for k in model.of_type(A.Entry) if k.kind == "keyword"}
+    squads = {q.id: q for q in model.of_type(A.Squad)}
+    for u in units:
+        squad = squads.get(u.squad or "")
+        profile = model.profiles.get(u.profile)
+        have = {k for k, _ in (squad.keywords if squad else ())} | {k for k, _ in (profile.keywords if profile else ())}
+        for k in have:
+            if k in counts:
+                counts[k] += 1
     return {
+        **counts,
         "points": sum(u.points for u in units), "limit": limit, "squads": len(units), "units": len(units),
         "models": sum(u.models for u in units), "reserve_points": 0, "special_points": 0, "detachments": 1,
         "characters": 0, "warlords": 0,

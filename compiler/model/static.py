@@ -444,3 +444,17 @@ def int_range(rng: A.RangeExpr, model: Any = None) -> tuple[int, int] | None:
     if type(lo) is not int or type(hi) is not int:
         return None
     return lo, hi
+
+
+def param_range(model: Any, p: A.Param) -> tuple[str, int, int] | None:
+    """The whole numbers parameter ``p`` ranges over, as ``(what says so, low, high)``: its own
+    range (``x: 1..6``) or the range of the stat it is named after (``T`` of ``1..10``)."""
+    t = p.type
+    if isinstance(t, A.RangeExpr):
+        ends = int_range(t, model)
+        return (p.name, *ends) if ends else None
+    stat = model.stats.get(t if isinstance(t, str) else p.name)
+    if stat is not None and isinstance(stat.type, A.RangeExpr):
+        ends = int_range(stat.type, model)
+        return (f"stat {stat.id}", *ends) if ends else None
+    return None

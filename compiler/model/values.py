@@ -107,10 +107,14 @@ class TargetValue:
 
 @dataclass(frozen=True, slots=True)
 class ProfileRef:
-    """A unit or weapon profile used as a value (``boltgun``), with a model count."""
+    """A unit or weapon profile used as a value (``boltgun``), with a model count and the wounds
+    already taken by its damaged model (a battle's unit that a volley left wounded: the next
+    damage goes to that model first)."""
 
     id: str
     models: int = 1
+    damaged: int = 0
 
     def __str__(self) -> str:
-        return f"{self.models} {self.id}" if self.models != 1 else self.id
+        text = f"{self.models} {self.id}" if self.models != 1 else self.id
+        return f"{text} ({self.damaged} wounds on one)" if self.damaged else text

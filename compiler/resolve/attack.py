@@ -32,7 +32,7 @@ from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import stat_of
 from compiler.resolve.plan import Plan, aggregate_step, plan_attack, plan_entries, plan_plainly, value_step
-from compiler.resolve.shape import State, reads_models
+from compiler.resolve.shape import State, damage_dealt, reads_models
 from compiler.resolve.steps import LazySteps
 from compiler.resolve.tokens import as_exact, hook_mods, mortal_of
 
@@ -107,6 +107,7 @@ def _steps(sub: Evaluator, call: Call, totals: LazySteps, known: bool, planned: 
     for kind, step, per_attack, src, bags in plan_entries(plan):
         if kind == "removal":
             totals.later(step.name, partial(_removal, sub, decl, step, env, defender, bags, src))
+            totals.wound_states[step.name] = partial(_removal, sub, decl, step, env, defender, bags, src, joint=True)
         elif kind == "pipe":
             assert src is not None
             if not planned:
@@ -149,7 +150,7 @@ def _call_args_key(args: list[Any]) -> tuple[Any, ...]:
     """The arguments as a key: a profile as ("profile", id, models) (a key of strings and numbers
     is one the garbage collector stops following), whole numbers as they are, anything else made
     hashable."""
-    return tuple(("profile", a.id, a.models) if type(a) is ProfileRef else a if type(a) is int else hashable(a)
+    return tuple(("profile", a.id, a.models, a.damaged) if type(a) is ProfileRef else a if type(a) is int else hashable(a)
                  for a in args)
 
 
@@ -167,7 +168,9 @@ Call: TypeAlias = tuple[A.Attack, dict[str, Any], str | None, Plan, dict[str, An
 
 
 def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], defender: str | None, bags: Any,
-             src: str | None, totals: LazySteps) -> Any:
+             src: str | None, totals: LazySteps, joint: bool = False) -> Any:
+    """The models ``step`` removes (with ``joint``: the law of the models removed and the wounds
+    left on the damaged model, as :func:`~compiler.resolve.casualties.casualties` gives it)."""
     if step.removes_from is None or step.removes_from not in totals:
         raise ResolveError(f"'{step.removes_from}' is not an earlier step", step.span)
     target = ev.eval(step.removes_target, totals.env(env, step.removes_target, ev)) if step.removes_target is not None else None
@@ -186,6 +189,8 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], d
         raise ResolveError(f"the target's {stat} must be a fixed number", step.span)
     wounds = num_int(unwrap(wounds), step.span)
     damage_env = totals.env(env, step.damage, ev) if step.damage is not None else env
+    # Points of damage counted by an amount step met the damage hooks there: not twice.
+    hooked = step.removes_from not in damage_dealt(decl, ev.model.callables)
 
     def damage_of(evd: Evaluator) -> Any:
         damage: Any = 1
@@ -193,7 +198,7 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], d
             damage = evd.eval(step.damage, damage_env)
         damage = damage if is_dist(damage) else Dist.const(num_int(unwrap(damage), step.span))
         damage = as_exact(damage).map(lambda d: max(0, num_int(unwrap(d), step.span)))
-        return feel_no_pain(evd, target, damage)
+        return feel_no_pain(evd, target, damage) if hooked else damage
 
     if bags is not None and src is not None:
         exact_ev = ev.exact_twin()
@@ -201,5 +206,7 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], d
         def token_damage(state: State) -> tuple[Any, bool]:
             mods = hook_mods(state)
             return damage_of(exact_ev.with_hook_effects(mods) if mods else exact_ev), mortal_of(state) == "spill"
-        return casualties_per_attack(ev, totals[src], bags, token_damage, wounds, target.models, step.span)
-    return casualties(ev, totals[step.removes_from], damage_of(ev), wounds, target.models, step.span)
+        return casualties_per_attack(ev, totals[src], bags, token_damage, wounds, target.models, step.span,
+                                     target.damaged, joint)
+    return casualties(ev, totals[step.removes_from], damage_of(ev), wounds, target.models, step.span,
+                      target.damaged, joint)

@@ -73,10 +73,18 @@ def kept_damage(keep: Fraction, d: int) -> Any:
     return Dist.binomial(d, keep) if d else 0
 
 
-def casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: int, span: Any) -> Any:
-    """Models killed by ``unsaved`` damage instances of ``damage`` each (no spill-over)."""
+def casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: int, span: Any,
+               start: int = 0, joint: bool = False) -> Any:
+    """Models killed by ``unsaved`` damage instances of ``damage`` each (no spill-over).
+
+    ``start`` is the wounds the first model has already taken (a unit a volley left wounded).
+    With ``joint``, the answer is the joint law of the models killed and the wounds on the
+    model left damaged (0 when none is, or none is left): a mapping ``(killed, damaged) →
+    chance``, what a battle needs to go on from the volley exactly.
+    """
+    _check_start(start, wounds, span)
     if models <= 0:
-        return 0
+        return {(0, 0): 1} if joint else 0
     counts = unsaved if is_dist(unsaved) else Dist.const(as_count(unwrap(unsaved), span))
     if isinstance(counts, FastDist):
         fast = True
@@ -88,11 +96,11 @@ def casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: i
     if fast:
         dmg = [(d, float(p)) for d, p in dmg]
     if wounds <= 1 and all(d >= 1 for d, _ in dmg):
-        capped: dict[int, Any] = {}
+        capped: dict[Any, Any] = {}
         for n, p in counts_items:
-            k = min(n, models)
+            k: Any = (min(n, models), 0) if joint else min(n, models)
             capped[k] = capped.get(k, 0) + p
-        return make_dist(capped, fast)
+        return capped if joint else make_dist(capped, fast)
     max_n = max((n for n, _ in counts_items), default=0)
     most = max((d for d, _ in dmg), default=1)
     work = max_n * (min(models, max_n) + 1) * min(wounds, max_n * max(most, 1) + 1) * len(dmg)
@@ -101,14 +109,15 @@ def casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: i
                            span, "fewer attacks, fewer models or fewer Wounds per model")
     zero: Any = 0.0 if fast else Fraction(0)
     one: Any = 1.0 if fast else Fraction(1)
-    state: dict[tuple[int, int], Any] = {(0, wounds): one}
-    result: dict[int, Any] = {}
+    state: dict[tuple[int, int], Any] = {(0, wounds - start): one}
+    result: dict[Any, Any] = {}
     weights = dict(counts_items)
     for n in range(max_n + 1):
         w = weights.get(n)
         if w:
-            for (k, _), p in state.items():
-                result[k] = result.get(k, zero) + w * p
+            for (k, r), p in state.items():
+                key_out: Any = ((k, 0) if k >= models else (k, wounds - r)) if joint else k
+                result[key_out] = result.get(key_out, zero) + w * p
         if n == max_n:
             break
         nxt: dict[tuple[int, int], Any] = {}
@@ -123,7 +132,14 @@ def casualties(ev: Evaluator, unsaved: Any, damage: Dist, wounds: int, models: i
                     key = (k, r - d)
                 nxt[key] = nxt.get(key, zero) + p * q
         state = nxt
+    if joint:
+        return {k: v for k, v in result.items() if v}
     return make_dist(result, fast)
+
+
+def _check_start(start: int, wounds: int, span: Any) -> None:
+    if not 0 <= start < max(wounds, 1):
+        raise ResolveError(f"a model with {wounds} wounds cannot have taken {start} and still stand", span)
 
 
 def make_dist(weights: dict[int, Any], fast: bool) -> Any:
@@ -134,17 +150,19 @@ def make_dist(weights: dict[int, Any], fast: bool) -> Any:
 
 
 def casualties_per_attack(ev: Evaluator, attacks: Any, bags: Any, token_damage: Callable[[Any], tuple[Any, bool]],
-                          wounds: int, models: int, span: Any) -> Any:
+                          wounds: int, models: int, span: Any, start: int = 0, joint: bool = False) -> Any:
     """Models killed when each attack's tokens deal damage of their own (``+1 D`` on a natural 6).
 
     ``bags`` is one attack's distribution over bags of tokens that got through; each token's
     damage is ``token_damage(state)``: a distribution, and whether it spills over (mortal
     wounds).  Attacks deal their damage in turn, each to the model the one before it left
     wounded, damage beyond a model's last wound lost; the damage that spills over is added up
-    and dealt last, going on from model to model.
+    and dealt last, going on from model to model.  ``start`` and ``joint`` are as in
+    :func:`casualties`.
     """
+    _check_start(start, wounds, span)
     if models <= 0:
-        return 0
+        return {(0, 0): 1} if joint else 0
     fast = not ev.exact or isinstance(attacks, FastDist)
     counts = attacks if is_dist(attacks) else Dist.const(as_count(unwrap(attacks), span))
     weights = {int(o): (float(p) if fast else p) for o, p in counts.probabilities().items()}
@@ -153,7 +171,7 @@ def casualties_per_attack(ev: Evaluator, attacks: Any, bags: Any, token_damage: 
     for bag, p in bags.probabilities().items():
         per_bag.append((bag, float(p) if fast else p))
         for token_state, _ in bag:
-            if token_state not in dmg:
+            if token_state not in dmg and not any(flag[0] == "joins" for flag in token_state):
                 dist, spill = token_damage(token_state)
                 items = [(int(d), float(q) if fast else q) for d, q in dist.probabilities().items()]
                 dmg[token_state] = (items, spill)
@@ -183,31 +201,42 @@ def casualties_per_attack(ev: Evaluator, attacks: Any, bags: Any, token_damage: 
                 out[key] = out.get(key, zero) + p * q
         return out
 
-    state: dict[Key, Any] = {(0, wounds, 0): one}
-    result: dict[int, Any] = {}
+    state: dict[Key, Any] = {(0, wounds - start, 0): one}
+    result: dict[Any, Any] = {}
     for n in range(max_n + 1):
         w = weights.get(n)
         if w:
             for (k, r, m), p in state.items():
-                killed = _spill(k, r, m, wounds, models)
-                result[killed] = result.get(killed, zero) + w * p
+                out_key: Any = _spill(k, r, m, wounds, models)
+                if not joint:
+                    out_key = out_key[0]
+                result[out_key] = result.get(out_key, zero) + w * p
         if n == max_n:
             break
         nxt: dict[Key, Any] = {}
         for bag, pb in per_bag:
             after: dict[Key, Any] = dict(state)
             for token_state, count in bag:
+                if token_state not in dmg:  # on its way to a later step: no damage yet
+                    continue
                 items, spill = dmg[token_state]
                 for _ in range(count):
                     after = token_step(after, items, spill)
             for key, p in after.items():
                 nxt[key] = nxt.get(key, zero) + pb * p
         state = nxt
+    if joint:
+        return {k: v for k, v in result.items() if v}
     return make_dist(result, fast)
 
 
-def _spill(killed: int, left: int, pending: int, wounds: int, models: int) -> int:
-    """Models killed once ``pending`` damage that spills over is dealt, from the model with ``left`` wounds."""
-    if killed >= models or pending < left:
-        return killed
-    return min(models, killed + 1 + (pending - left) // wounds)
+def _spill(killed: int, left: int, pending: int, wounds: int, models: int) -> tuple[int, int]:
+    """Models killed once ``pending`` damage that spills over is dealt, from the model with ``left``
+    wounds, and the wounds then on the model left damaged (0 when none is)."""
+    if killed >= models:
+        return models, 0
+    if pending < left:
+        return killed, wounds - left + pending
+    more = pending - left
+    killed += 1 + more // wounds
+    return (models, 0) if killed >= models else (killed, more % wounds)

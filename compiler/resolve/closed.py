@@ -124,7 +124,7 @@ def closed_step_key(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], neg
     argument is not a plain number or target, or what is used is being recorded."""
     if hooked or tracing() or not is_closed(ev.model, test) or ev.effects.names_test(test.id):
         return None
-    if "mods" in flag_kinds(bags):
+    if {"mods", "joins"} & flag_kinds(bags):
         return None
     key = closed_key(test, args, ev.exact)
     return None if key is None else ("step", key, negate, bags)

@@ -8,6 +8,7 @@ for stat modifiers, roll modifiers, target overrides and extra re-rolls.
 """
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -54,11 +55,11 @@ class Effects:
             if m.when is None or self._holds(m.when):
                 out.extend((e, m.group, m.id) for e in m.effects)
         for ability, arg in self.attacker_abilities():
-            if ability.when is None or self._holds(ability.when, ability, arg):
-                out.extend((e, None, ability.id) for e in ability.effects)
+            if ability.effects and (ability.when is None or self._holds(ability.when, ability, arg)):
+                out.extend((e, None, ability.id) for e in valued_effects(self.model, ability, arg, False))
         for ability, arg in self.defender_abilities():
             if ability.defence and (ability.when is None or self._holds(ability.when, ability, arg)):
-                out.extend((e, None, ability.id) for e in ability.defence)
+                out.extend((e, None, ability.id) for e in valued_effects(self.model, ability, arg, True))
         out.extend((e, None, "hook") for e in self.hook_effects)
         return tuple(out)
 
@@ -225,6 +226,38 @@ class Effects:
                 else:
                     found[ab.id] = (ab, use.arg)
         return tuple(found[k] for k in sorted(found))
+
+
+def valued_effects(model: Ruleset, ability: A.Ability, arg: Any, defence: bool) -> tuple[A.Effect, ...]:
+    """An ability's effects (its ``when attacked:`` ones if ``defence``) with its parameter
+    replaced by the value the profile gives it: ``Def of target worse by X`` on a profile
+    with ``ap(2)`` is ``worse by 2`` (kept per model, which is immutable)."""
+    effects = ability.defence if defence else ability.effects
+    if not ability.params or type(arg) is not int:
+        return effects
+    kept: dict[tuple[str, int, bool], tuple[A.Effect, ...]] = model.__dict__.setdefault("_valued_effects", {})
+    key = (ability.id, arg, defence)
+    found = kept.get(key)
+    if found is None:
+        name = ability.params[0].name
+        found = kept[key] = tuple(
+            dataclasses.replace(e, value=bind_param(e.value, name, arg)) if e.value is not None else e
+            for e in effects)
+    return found
+
+
+def bind_param(expr: A.Expr, name: str, value: int) -> A.Expr:
+    """``expr`` with the ability parameter ``name`` replaced by its value (``+N D`` → ``+2 D``)."""
+    if isinstance(expr, A.Name) and expr.id == name:
+        return A.Int(expr.span, value)
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(expr):
+        v = getattr(expr, f.name)
+        if isinstance(v, A.Expr):
+            changes[f.name] = bind_param(v, name, value)
+        elif isinstance(v, tuple) and v and all(isinstance(x, A.Expr) for x in v):
+            changes[f.name] = tuple(bind_param(x, name, value) for x in v)
+    return dataclasses.replace(expr, **changes) if changes else expr
 
 
 def profiles_with_abilities(model: Ruleset) -> frozenset[str]:

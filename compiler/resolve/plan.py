@@ -31,7 +31,7 @@ from compiler.model.values import ProfileRef
 from compiler.resolve.budget import refuse_attack_sum
 from compiler.resolve.casualties import feel_no_pain
 from compiler.resolve.closed import closed_key, closed_outcomes, is_closed
-from compiler.resolve.core import AttackResult, ResolveError, as_count, is_dist, num_int, plain_ints, unwrap
+from compiler.resolve.core import AttackResult, LetVar, ResolveError, as_count, is_dist, num_int, plain_ints, unwrap
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.effects import profiles_with_abilities
 from compiler.resolve.evaluator import Evaluator
@@ -87,14 +87,17 @@ def value_step(sub: Evaluator, step: A.Step, env: dict[str, Any], totals: LazySt
         plain = plain_count(sub, step.value, env)
         if plain is not None:
             return as_count(plain, step.span) if count else plain
-    random = [n for n in reads if is_dist(totals[n]) and len(totals[n]) > 1]
+    random = list(dict.fromkeys(n for n in reads if is_dist(totals[n]) and len(totals[n]) > 1))
     if len(random) > 1:
-        # Each step's total is a distribution of its own: two of them (or one twice) would be
-        # combined as independent rolls, which steps of one attack are not.
+        # Each step's total is a distribution of its own: two of them would be combined as
+        # independent rolls, which steps of one attack are not.
         raise ResolveError(f"step '{step.name}' combines the totals of {' and '.join(repr(n) for n in random)}, "
                            "which depend on each other; each is worked out on its own", step.span,
                            "count what you need as a step of its own, e.g. misses = attacks each not hit(…)")
-    value = sub.eval(step.value, totals.env(env, step.value, sub))
+    step_env = totals.env(env, step.value, sub)
+    if random and reads.count(random[0]) > 1:  # one total read twice (``if … then hits * 2 else hits``): one roll
+        step_env[random[0]] = LetVar(random[0], A.Name(step.span, random[0]), step_env[random[0]])
+    value = sub.eval(step.value, step_env)
     if isinstance(value, AttackResult):
         raise ResolveError("a step of an attack cannot be another attack", step.span)
     if count:

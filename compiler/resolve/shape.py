@@ -33,7 +33,8 @@ from compiler import ast as A
 
 # A token's flags: ("pass", "wound") or ("fail", "save") from `wound automatically` and `no save`;
 # ("mods", effects) from `+1 D`, `-1 AP`… (the modifiers hooks put on this one attack);
-# ("mortal", "spill"|"keep") from `mortal wounds`.
+# ("mortal", "spill"|"keep") from `mortal wounds`; ("joins", step) on a token of `1 extra wounds`
+# until it joins the step it names (it is not counted at the steps in between).
 State: TypeAlias = frozenset[tuple[Any, ...]]
 
 
@@ -90,6 +91,38 @@ def _joins_uncached(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]
         out.append((s.name, flags))
         current = s.name
     return tuple(out)
+
+
+_DAMAGE: dict[int, tuple[A.Attack, frozenset[str]]] = {}
+
+
+def damage_dealt(decl: A.Attack, callables: Any) -> frozenset[str]:
+    """The steps whose totals are points of damage that met the target's damage hooks already:
+    each amount step (``damage = unsaved each weapon.D``), and each step worked out from one.
+    A removal from one of them takes those points as they are (``lost = damage removes
+    target``): each point meets each damage hook once, however the steps split the work."""
+    hit = _DAMAGE.get(id(decl))
+    if hit is not None and hit[0] is decl:
+        return hit[1]
+    names = {s.name for s in decl.steps}
+    dealt: set[str] = set()
+    for s in decl.steps:
+        v = s.value
+        if v is None:
+            continue
+        if isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id in names \
+                and not v.negate and not _is_test_call(callables, v.item):
+            dealt.add(s.name)
+        elif any(n in dealt for n in names_in(v)):
+            dealt.add(s.name)
+    answer = frozenset(dealt)
+    _DAMAGE[id(decl)] = (decl, answer)
+    return answer
+
+
+def _is_test_call(callables: Any, item: A.Expr) -> bool:
+    """Whether ``item`` calls a test (``hit(shooter.BS)``): a step through it, not an amount."""
+    return isinstance(item, A.Call) and isinstance(callables.get(item.func), A.Test)
 
 
 _NAMES: dict[int, tuple[A.Expr, tuple[str, ...]]] = {}

@@ -20,6 +20,8 @@ class LazySteps(Mapping[str, Any]):
         self._later: dict[str, Callable[[LazySteps], Any]] = {}
         # step → how its sum is made: (evaluator, per-attack counts, the step counting the attacks, span)
         self.sums: dict[str, tuple[Evaluator, Any, str, Any]] = {}
+        # removal step → its joint law of (models removed, wounds then on the damaged model), when asked
+        self.wound_states: dict[str, Callable[[LazySteps], dict[tuple[int, int], Any]]] = {}
 
     def later(self, name: str, thunk: Callable[[LazySteps], Any]) -> None:
         self._later[name] = thunk
@@ -36,6 +38,13 @@ class LazySteps(Mapping[str, Any]):
             self._values[name] = self._later[name](self)  # kept until it succeeds: a failure fails again
             del self._later[name]
         return self._values[name]
+
+    def removal_state(self, name: str) -> dict[tuple[int, int], Any]:
+        """The joint law of removal step ``name``: (models removed, wounds on the model left
+        damaged) → chance.  A battle goes on from it exactly (wounds that do not kill stay)."""
+        if name not in self.wound_states:
+            raise KeyError(name)
+        return self.wound_states[name](self)
 
     def __iter__(self) -> Iterator[str]:
         return iter(list(self._values) + [k for k in self._later if k not in self._values])

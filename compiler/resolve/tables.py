@@ -19,7 +19,7 @@ from typing import Any
 
 from compiler import ast as A
 from compiler.limits import MAX_CALL_DEPTH
-from compiler.model.static import StaticError, table_result
+from compiler.model.static import StaticError, param_range, table_result
 from compiler.resolve.core import ResolveError, is_dist, num, show, unwrap
 from compiler.resolve.evaluator import Evaluator, declaration
 
@@ -33,6 +33,8 @@ def run_table(ev: Evaluator, table: A.Table, args: list[Any], span: Any) -> Any:
     chosen result (which may be random).
     """
     env: dict[str, Any] = {p.name: a for p, a in zip(table.params, args)}
+    for p, a in zip(table.params, args):
+        _within_range(ev, table, p, unwrap(a), span)
     sub = ev.child()
     if table.formula is not None:
         return sub.eval(table.formula, env)
@@ -58,6 +60,21 @@ def run_table(ev: Evaluator, table: A.Table, args: list[Any], span: Any) -> Any:
     shown = ", ".join(f"{k} = {show(unwrap(v))}" for k, v in env.items() if k in {p.name for p in table.params})
     raise ResolveError(f"no row of table '{table.id}' matches {shown}", span,
                        "add a row for these values, or an 'otherwise' row")
+
+
+def _within_range(ev: Evaluator, table: A.Table, p: A.Param, value: Any, span: Any) -> None:
+    """Refuse a whole number outside the range of the parameter (or of the stat it is named
+    after): a table's rows are written for that range, and a row such as ``otherwise`` would
+    answer for a value the game cannot have."""
+    if type(value) is not int:
+        return
+    found = param_range(ev.model, p)
+    if found is None:
+        return
+    what, lo, hi = found
+    if not lo <= value <= hi:
+        raise ResolveError(f"table '{table.id}' is given {p.name} = {value}, outside {what}'s range {lo}..{hi}",
+                           span, f"pass a value in {lo}..{hi}, e.g. min({hi}, max({lo}, …))")
 
 
 @declaration(A.Formula)

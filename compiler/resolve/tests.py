@@ -76,8 +76,7 @@ def _closed_roll(model: Any, test: A.Test, args: list[Any]) -> Any:
     env = dict(zip(names, args))
     try:
         target = _as_target(closed_value(model, test.roll.target, env), test.roll.op, test.roll.target.span)
-        if target.kind != "chain":
-            target = _effective(target, modifier, test, lambda e: closed_value(model, e, env), [])
+        target = _effective(target, modifier, test, lambda e: closed_value(model, e, env), [])
     except Unsure:
         return None
     return _settled(dice, target, fails, succeeds, rerolls)
@@ -139,8 +138,7 @@ def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
         for face, upwards in effects.natural_successes(test.id):
             succeeds |= {n for n in dice.outcomes() if (n >= face if upwards else n == face)}
         rerolls |= frozenset(effects.extra_rerolls(test.id))
-    if target.kind != "chain":
-        target = _effective(target, modifier, test, value, effects.caps(test.id) if named else [])
+    target = _effective(target, modifier, test, value, effects.caps(test.id) if named else [])
     return _settled(dice, target, fails, succeeds, rerolls)
 
 
@@ -215,8 +213,14 @@ def _value(sub: Evaluator, env: dict[str, Any], closed: bool, expr: A.Expr) -> A
 
 def _effective(target: TargetValue, modifier: Any, test: A.Test, value: Callable[[A.Expr], Any],
                extra_caps: list[tuple[Any, bool, Any]]) -> TargetValue:
+    """The target after the roll modifier and the caps.  Of a chain (``6 then 4+``) the first
+    die needs a natural face, which no modifier changes: the modifier and the caps count for
+    the second die's roll."""
     if target.kind in ("never", "always"):
         return target
+    if target.kind == "chain":
+        assert target.first is not None and target.second is not None
+        return TargetValue.chain(target.first, _effective(target.second, modifier, test, value, extra_caps))
     assert target.number is not None
     n = target.number - modifier if target.kind == "high" else target.number + modifier
     caps = [(unwrap(value(cap)), better) for cap, better in

@@ -21,6 +21,7 @@ from compiler.resolve import pure
 from compiler.resolve.closed import MAX_KEPT, closed_outcomes, closed_step_key
 from compiler.resolve.core import ResolveError, Roll, fast_to_exact, hashable, is_dist, num_int, plain_ints, unwrap
 from compiler.resolve.dist import Dist, FastDist
+from compiler.resolve.effects import bind_param
 from compiler.resolve.evaluator import Evaluator
 from compiler.resolve.expressions import each
 from compiler.resolve.plain import read_args
@@ -45,7 +46,14 @@ def as_exact(v: Any) -> Any:
 
 
 def bag_size(bag: Bag) -> int:
-    return sum(c for _, c in bag)
+    """The tokens a bag counts at its step: a token on its way to a later step (``1 extra
+    wounds`` on a natural 6 to hit) is not counted before it joins that step."""
+    return sum(c for state, c in bag if not pending(state))
+
+
+def pending(state: State) -> bool:
+    """Whether the token is on its way to a later step it joins (``1 extra wounds``)."""
+    return any(flag[0] == "joins" for flag in state)
 
 
 def sizes(ev: Evaluator, bags: Any) -> Any:
@@ -101,25 +109,13 @@ def bag_amount(ev: Evaluator, amount_of: Callable[[Evaluator], Any], span: Any, 
     """The amount one attack's tokens add up to, each read with its own modifiers."""
     total: Any = Dist.const(0)
     for state, count in bag:
+        if pending(state):
+            continue
         mods = hook_mods(state)
         one = amount_of(ev.with_hook_effects(mods) if mods else ev)
         one = as_exact(one) if is_dist(one) else Dist.const(num_int(unwrap(one), span))
         total = total.binary("+", one.map(lambda o: num_int(unwrap(o), span)).convolve_power(count))
     return total
-
-
-def bind_param(expr: A.Expr, name: str, value: int) -> A.Expr:
-    """``expr`` with the ability parameter ``name`` replaced by its value (``+N D`` → ``+2 D``)."""
-    if isinstance(expr, A.Name) and expr.id == name:
-        return A.Int(expr.span, value)
-    changes: dict[str, Any] = {}
-    for f in dataclasses.fields(expr):
-        v = getattr(expr, f.name)
-        if isinstance(v, A.Expr):
-            changes[f.name] = bind_param(v, name, value)
-        elif isinstance(v, tuple) and v and all(isinstance(x, A.Expr) for x in v):
-            changes[f.name] = tuple(bind_param(x, name, value) for x in v)
-    return dataclasses.replace(expr, **changes) if changes else expr
 
 
 def hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
@@ -168,7 +164,7 @@ def advance(ev: Evaluator, bags: Any, test_call: TestCall, env: dict[str, Any], 
                 kept.clear()
             known = kept[closed] = _through(ev, bags, test, args, call, negate, env, step, later, hooked)
         return known
-    key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key(), later)
+    key = ("advance", bags, test.id, tuple(hashable(a) for a in args), negate, ev.memo_key(), later, step.name)
     memo = ev.memo
     if key in memo:
         return memo[key]
@@ -183,7 +179,7 @@ def _through(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], call: A.Ca
     own, that is a function of the bags, the test's chance to pass and ``negate`` alone: kept
     for the process (compiler.resolve.pure), so a new matchup whose test passes as often as
     one met before takes its steps as they are."""
-    if not hooked and not tracing() and "mods" not in flag_kinds(bags):
+    if not hooked and not tracing() and not {"mods", "joins"} & flag_kinds(bags):
         chance = pass_chance(as_exact(ev.apply(test, args, call.span)))
         if chance is not None:
             # The chance as its numerator and denominator: a fraction hashes ten times slower.
@@ -244,6 +240,8 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
                     amount = as_exact(amount) if is_dist(amount) else Dist.const(amount)
                     amount = amount.map(lambda a: num_int(unwrap(a), span))
                     joined = later.get(eff.word or "", frozenset())
+                    if joined:  # counted from the step it joins on, not at the steps in between
+                        joined = joined | {("joins", eff.word)}
                     extra[joined] = amount if joined not in extra else extra[joined].binary("+", amount)
         if added:
             old = hook_mods(frozenset(rest))
@@ -255,7 +253,8 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
         """Dist over bags produced by one token in ``state``."""
         if state in cache:
             return cache[state]
-        rest = frozenset(f for f in state if not (f[0] in ("pass", "fail") and f[1] == test.id))
+        rest = frozenset(f for f in state if not (f[0] in ("pass", "fail") and f[1] == test.id)
+                         and f != ("joins", step.name))
         if mortal_of(state) is not None:
             # Mortal wounds skip every later test: counted whether the step counts passes or failures.
             result: Any = Dist.const(((state, 1),))

@@ -7,8 +7,9 @@ finds its base — are read with ``git archive`` into a temporary folder and
 compiled there like any other folder; diagnostics are reported as
 ``REV:path/file.rules:12:3`` so a reader knows which side they come from.
 
-Git runs as a local subprocess in the repository that holds the path; it never
-touches the network and never changes the repository.
+Git runs as a local subprocess in the repository that holds the path, through
+:func:`compiler.gitrun.git` (none of the repository's own commands — fsmonitor, hooks,
+filters — ever runs); it never touches the network and never changes the repository.
 
 >>> parse_sides(["rules/a", "rules/b"], exists=lambda p: True)
 [SideSpec(revision=None, path='rules/a'), SideSpec(revision=None, path='rules/b')]
@@ -20,11 +21,8 @@ touches the network and never changes the repository.
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
-import re
 import subprocess
-import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -33,10 +31,9 @@ from typing import Any, Callable, Mapping
 from compiler.ast.cached import passing
 from compiler.diagnostics import Diagnostic, Span
 from compiler.driver import Compilation, compile_paths
+from compiler.gitrun import GIT_TIMEOUT, blob_id, git
 from compiler.model.load import UsageError
 from compiler.model.ruleset import Ruleset
-
-GIT_TIMEOUT = 60
 
 
 class SourceError(UsageError):
@@ -46,10 +43,9 @@ class SourceError(UsageError):
 #: What reading a ruleset from git can fail with when nothing is wrong with warscribe: a side that
 #: cannot be found or compiled from its files (:class:`SourceError`, and the ``UsageError`` of
 #: compiling a folder), git missing or failing to start (``OSError``) or timing out
-#: (``subprocess.SubprocessError``), git's output not being UTF-8 text, an unreadable archive.
+#: (``subprocess.SubprocessError``), git's output not being UTF-8 text.
 #: A caller for whom git is optional (the Changes page, ``check``'s W607) catches these and no more.
-GIT_FAILURES: tuple[type[Exception], ...] = (UsageError, OSError, subprocess.SubprocessError, UnicodeDecodeError,
-                                             tarfile.TarError)
+GIT_FAILURES: tuple[type[Exception], ...] = (UsageError, OSError, subprocess.SubprocessError, UnicodeDecodeError)
 
 
 @dataclass(frozen=True)
@@ -108,10 +104,38 @@ def parse_sides(args: list[str], exists: Callable[[str], bool] = os.path.exists)
 # ---------------------------------------------------------------------------
 
 
-def _git(repo: Path, *args: str, binary: bool = False) -> subprocess.CompletedProcess[Any]:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=not binary,
-                          env=env, timeout=GIT_TIMEOUT, check=False)
+def _git(repo: Path, *args: str, binary: bool = False, stdin: bytes | None = None) -> subprocess.CompletedProcess[Any]:
+    return git(repo, *args, binary=binary, stdin=stdin, timeout=GIT_TIMEOUT)
+
+
+def _blobs_at(repo: Path, commit: str, specs: list[str]) -> dict[str, str] | None:
+    """The files (regular files, links left out) under ``specs`` at ``commit``, each with its blob
+    id; None when git fails."""
+    r = _git(repo, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs)
+    if r.returncode != 0:
+        return None
+    out: dict[str, str] = {}
+    for row in r.stdout.split("\0"):
+        meta, _, path = row.partition("\t")
+        parts = meta.split()
+        if path and len(parts) == 3 and parts[1] == "blob" and parts[0] in ("100644", "100755"):
+            out[path] = parts[2]
+    return out
+
+
+def _work_tree_ids(repo: Path, paths: list[str], length: int) -> dict[str, str]:
+    """The blob id of each of ``paths`` (relative to ``repo``) as the work tree holds it, hashed
+    here with no filter (a path that is not a regular file is left out)."""
+    out: dict[str, str] = {}
+    for rel in paths:
+        full = repo / rel
+        try:
+            if full.is_symlink() or not full.is_file():
+                continue
+            out[rel] = blob_id(full.read_bytes(), length)
+        except OSError:
+            continue
+    return out
 
 
 def repo_root(path: Path) -> Path | None:
@@ -159,23 +183,31 @@ def _files_at(repo: Path, commit: str, under: PurePosixPath) -> list[str]:
 def unchanged_since(repo: Path, commit: str, folders: list[Path]) -> bool:
     """Whether the ``.rules`` files of each of ``folders`` (a ruleset's folder and its bases') are
     in the work tree as they are at ``commit``: none changed, added or removed since.  Then the
-    ruleset compiled from the work tree is the one that commit holds."""
+    ruleset compiled from the work tree is the one that commit holds.  The work tree's files are
+    hashed here, never handed to git's filters."""
     try:
         rels = [str(relative_in_repo(repo, f.resolve())) for f in folders]
     except SourceError:
         return False  # a base outside the repository: not known to be the same
-    specs = [":(glob)" + ("" if rel == "." else _GLOB_SPECIAL.sub(r"\\\g<0>", rel) + "/") + "*.rules" for rel in rels]
-    tracked = _git(repo, "ls-files", "-z", "--", *specs)
-    found = {f.rsplit("/", 1)[0] if "/" in f else "." for f in tracked.stdout.split("\0") if f}
-    if tracked.returncode != 0 or not set(rels) <= found:
-        return False  # each folder's files must be found, or nothing is known
-    if _git(repo, "diff", "--quiet", commit, "--", *specs).returncode != 0:
+    at = _blobs_at(repo, commit, sorted(set(rels)))
+    if at is None:
         return False
-    others = _git(repo, "ls-files", "--others", "-z", "--", *specs)
-    return others.returncode == 0 and not others.stdout.strip("\0")
-
-
-_GLOB_SPECIAL = re.compile(r"[*?\[\]\\]")  # taken literally in a :(glob) pathspec when escaped
+    length = len(next(iter(at.values()), "0" * 40))
+    for rel in rels:
+        def own(path: str) -> bool:
+            folder, _, name = path.rpartition("/")
+            return (folder or ".") == rel and name.endswith(".rules")
+        committed = {p: oid for p, oid in at.items() if own(p)}
+        if not committed:
+            return False  # each folder's files must be found, or nothing is known
+        try:
+            here = sorted(p.name for p in (repo / rel).iterdir() if p.name.endswith(".rules"))
+        except OSError:
+            return False
+        listed = [name if rel == "." else f"{rel}/{name}" for name in here]
+        if _work_tree_ids(repo, listed, length) != committed or len(listed) != len(committed):
+            return False
+    return True
 
 
 def _ruleset_folder(repo: Path, commit: str, rel: PurePosixPath, files: list[str]) -> PurePosixPath:
@@ -203,19 +235,26 @@ def extract_at(repo: Path, commit: str, rel: PurePosixPath, target: Path) -> Pur
     if not own:
         raise SourceError(f"{rel} holds no .rules files at this revision ({commit[:12]})")
     wanted = sorted({f for f in beside if f.endswith(".rules")})
-    r = _git(repo, "archive", "--format=tar", commit, "--", *wanted, binary=True)
+    blobs = _blobs_at(repo, commit, wanted) or {}
+    names = sorted(blobs)
+    r = _git(repo, "cat-file", "--batch", binary=True, stdin="".join(f"{blobs[n]}\n" for n in names).encode())
     if r.returncode != 0:
-        raise SourceError(f"git archive failed: {r.stderr.decode('utf-8', 'replace').strip()}")
-    with tarfile.open(fileobj=io.BytesIO(r.stdout)) as tar:
-        members = [m for m in tar.getmembers() if m.isfile() and m.name.endswith(".rules")]
-        for m in members:
-            dest = (target / m.name).resolve()
-            if not str(dest).startswith(str(target.resolve()) + os.sep):
-                continue  # never write outside the temporary folder
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            data = tar.extractfile(m)
-            if data is not None:
-                dest.write_bytes(data.read())
+        raise SourceError(f"git cat-file failed: {r.stderr.decode('utf-8', 'replace').strip()}")
+    root = str(target.resolve()) + os.sep
+    data, at = r.stdout, 0
+    for name in names:  # each blob as "<id> blob <size>\n<bytes>\n", in the order asked, unfiltered
+        head_end = data.find(b"\n", at)
+        parts = data[at:head_end].split() if head_end >= 0 else []
+        if len(parts) != 3 or parts[1] != b"blob" or not parts[2].isdigit():
+            raise SourceError(f"git cat-file could not read {name} at {commit[:12]}")
+        size = int(parts[2])
+        body = data[head_end + 1:head_end + 1 + size]
+        at = head_end + 1 + size + 1
+        dest = (target / name).resolve()
+        if not str(dest).startswith(root):
+            continue  # never write outside the temporary folder
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(body)
     return folder
 
 
@@ -312,13 +351,13 @@ def releases(path: str | Path, limit: int = 500) -> list[Release]:
     # commits in the order given, each one's files and lines in the order a grep of it alone gives.
     versions: dict[str, list[str]] = {}
     if commits:
-        found = _git(repo, "grep", "-z", "-E", _VERSION_LINE, *[c for c, _, _ in commits], "--",
-                     f"{rel}/*.rules" if str(rel) != "." else "*.rules")
+        found = _git(repo, "grep", "-z", "-E", _VERSION_LINE, *[c for c, _, _ in commits], "--", str(rel))
         if found.returncode == 0:
             for hit in found.stdout.splitlines():
                 where, _, line = hit.partition("\0")
-                if len(line.split()) >= 2:
-                    versions.setdefault(where.partition(":")[0], []).append(line.split()[1])
+                commit, _, file = where.partition(":")
+                if file.endswith(".rules") and len(line.split()) >= 2:
+                    versions.setdefault(commit, []).append(line.split()[1])
     out: list[Release] = []
     seen: set[str] = set()
     for commit, _, date in commits:
@@ -372,18 +411,21 @@ def changed_since_head(folders: list[Path]) -> dict[Path, bool | None]:
     for repo, inside in members.items():
         head = _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
         specs = sorted({rel for _, rel in inside})
-        listed = _git(repo, "ls-tree", "-r", "-z", "--name-only", head.stdout.strip(), "--", *specs) \
-            if head.returncode == 0 else None
-        status = _git(repo, "status", "--porcelain", "--untracked-files=all", "--", *specs)
-        at_head = [f for f in listed.stdout.split("\0") if f] if listed is not None and listed.returncode == 0 else []
-        changed = [_status_path(line) for line in status.stdout.splitlines()] if status.returncode == 0 else None
+        at_head = _blobs_at(repo, head.stdout.strip(), specs) if head.returncode == 0 else None
+        # the work tree's .rules files under the folders, tracked or not (ignored ones left out),
+        # hashed here: git's status would run the repository's clean filters on them
+        listed = _git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *specs)
+        here = sorted({f for f in listed.stdout.split("\0") if f.endswith(".rules")}) if listed.returncode == 0 else None
         for folder, rel in inside:
-            if not any(_under(f, rel) for f in at_head):
+            if not at_head or not any(_under(f, rel) for f in at_head):
                 out[folder] = None
-            elif changed is None:
+            elif here is None:
                 out[folder] = None
             else:
-                out[folder] = any(_under(p, rel) and p.endswith(".rules") for p in changed)
+                committed = {p: oid for p, oid in at_head.items() if _under(p, rel) and p.endswith(".rules")}
+                mine = [p for p in here if _under(p, rel)]
+                length = len(next(iter(at_head.values())))
+                out[folder] = _work_tree_ids(repo, mine, length) != committed
     return out
 
 
@@ -401,9 +443,3 @@ def _inside_work_tree(folder: Path, repo: Path) -> bool:
 
 def _under(path: str, rel: str) -> bool:
     return rel == "." or path == rel or path.startswith(rel + "/")
-
-
-def _status_path(line: str) -> str:
-    """The path of one line of ``git status --porcelain`` (the new one of a rename)."""
-    path = line[3:].split(" -> ")[-1]
-    return path[1:-1] if len(path) > 1 and path.startswith('"') and path.endswith('"') else path

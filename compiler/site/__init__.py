@@ -37,6 +37,7 @@ from typing import Any, Mapping, MutableMapping
 
 import jinja2
 
+from compiler import ast as A
 from compiler.ast.cached import keep, recall
 from compiler.driver import Compilation
 from compiler.model.ruleset import Ruleset
@@ -44,12 +45,15 @@ from compiler.site.compare import Matchup, MatchupError, answers, comparison
 from compiler.site.env import environment
 from compiler.site.markup import nav_html
 from compiler.site.pages import Page, checked_context, ruleset_data, ruleset_pages_for
-from compiler.site.sitemap import SiteMap, navigation, ruleset_pages
+from compiler.site.sitemap import SiteMap, navigation, ruleset_pages, stub_chapters
 
-__all__ = ["Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions", "nav_html",
-           "site", "write"]
+__all__ = ["THEME_ASSETS", "Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions",
+           "nav_html", "site", "write"]
 
-ASSETS = ("assets/warscribe.css", "assets/warscribe-site.css", "assets/ruleset-search.js")
+ASSETS = ("assets/warscribe.css", "assets/warscribe-site.css", "assets/ruleset-search.js", "assets/player-view.js",
+          "assets/lazy-search.js")
+#: Assets the theme's templates load themselves (compiler/site/theme), not listed as extra scripts.
+THEME_ASSETS = frozenset({"assets/lazy-search.js"})
 
 
 class RenderError(Exception):
@@ -63,6 +67,7 @@ class SiteOptions:
     overrides: str | None = None  # a folder whose templates replace the packaged ones
     workers: int = 1  # render rulesets in this many processes (where forking is safe)
     keep: bool = False  # keep each ruleset's pages in the cache folder, for the next run to reuse
+    tabs: tuple[tuple[str, str], ...] = ()  # (ruleset id, its name in the navigation's tabs), where chosen
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,12 @@ class RenderedSite:
     pages: tuple[RenderedPage, ...]
     nav: tuple[Any, ...]  # MkDocs-style, titles plain text: ({"Title": "path.md"} | {"Title": [...]}, ...)
     assets: tuple[tuple[str, str], ...]  # (path, text)
+    rulesets: tuple[tuple[str, str], ...] = ()  # (id, title): the folder of a ruleset's pages, and its name
+
+    def ruleset_of(self, path: str) -> str | None:
+        """The title of the ruleset a page belongs to (None for the site's own pages)."""
+        first = path.split("/", 1)[0]
+        return next((title for rs_id, title in self.rulesets if rs_id == first and "/" in path), None)
 
     def page(self, path: str) -> RenderedPage:
         return next(p for p in self.pages if p.path == path)
@@ -119,7 +130,9 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
     from compiler.site.tools import PageTools
     pages: list[Page] = [Page("index.md", options.title, "home.md.j2", dict(
         site=site_info, r=PageTools("index.md", None, sitemap, compilation.sources),
-        summaries=[{"rs": rs, "counts": counts(rs), "path": ruleset_pages(rs.id)["overview"]}
+        summaries=[{"rs": rs, "counts": counts(rs), "path": ruleset_pages(rs.id)["overview"],
+                    "pages": ruleset_pages(rs.id), "battles": bool(rs.of_type(A.Scenario)),
+                    "datasheets": bool(rs.of_type(A.Profile) or rs.of_type(A.Squad))}
                    for rs in rulesets]))]
     if options.matchups:
         by_id = {rs.id: rs for rs in rulesets}
@@ -128,7 +141,7 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
             key = ("matchup", m, tuple(keys.get(e.ruleset, "") for e in m.entries))
             if key not in cache:
                 cache[key] = answers(m, by_id)
-            found.append(comparison(m, cache[key]))
+            found.append(comparison(m, cache[key], dict(options.tabs)))
         pages.append(Page("comparison.md", "Comparison", "comparison.md.j2", dict(
             site=site_info, r=PageTools("comparison.md", None, sitemap, compilation.sources),
             matchups=found)))
@@ -143,8 +156,9 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
             keep("pages", keys[rs_id].encode(), ruleset_pages_rendered)
     for rs in rulesets:
         rendered.extend(cache[("ruleset", rs.id)][1])
-    return RenderedSite(tuple(rendered), navigation(rulesets, bool(options.matchups)),
-                        _assets(rulesets, options.title))
+    nav = navigation(rulesets, bool(options.matchups), dict(options.tabs), stub_chapters(rulesets))
+    return RenderedSite(tuple(rendered), nav, _assets(rulesets, options.title),
+                        tuple((rs.id, rs.title) for rs in rulesets))
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,11 @@ in its own terms, given in the site configuration::
           classic-40k:
             expression: shooting(10 space_marine, boltgun, 10 ork_boy).killed
             note: in the open
+        most: 10                  # the target has ten models: no answer may be more
 
 An expression is checked like ``warscribe eval`` checks one; a mistake fails
-the build with a diagnostic, never a blank cell.
+the build with a diagnostic, never a blank cell; so does an answer that can be more than
+``most`` (a count of models removed from a target of ten that reaches 14 counts something else).
 """
 from __future__ import annotations
 
@@ -50,6 +52,7 @@ class Matchup:
     ask: str  # what the number counts, e.g. "Orks removed"
     entries: tuple[MatchupEntry, ...]
     description: str = ""
+    most: int | None = None  # the largest answer that makes sense (the target's models), if any
 
     @staticmethod
     def from_config(raw: Mapping[str, Any]) -> "Matchup":
@@ -60,8 +63,11 @@ class Matchup:
             else:
                 entries.append(MatchupEntry(rs_id, str(value["expression"]), str(value.get("note", ""))))
         anchor = re.sub(r"[^A-Za-z0-9_-]+", "-", str(raw["id"])).strip("-") or "matchup"
+        most = raw.get("most")
+        if most is not None and (isinstance(most, bool) or not isinstance(most, int)):
+            raise TypeError(f"most must be a whole number, not {most!r}")
         return Matchup(anchor, str(raw.get("title", raw["id"])), str(raw.get("ask", "result")),
-                       tuple(entries), str(raw.get("description", "")))
+                       tuple(entries), str(raw.get("description", "")), most)
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,7 @@ class MatchupError(Exception):
         self.sources = dict(sources or {})
 
 
-def answer(rs: Ruleset, entry: MatchupEntry, thresholds: tuple[int, ...]) -> Answer:
+def answer(rs: Ruleset, entry: MatchupEntry, thresholds: tuple[int, ...], most: int | None = None) -> Answer:
     where = f"<matchup {entry.ruleset}>"
     try:
         expr = parse_expression(entry.expression, where)
@@ -104,6 +110,12 @@ def answer(rs: Ruleset, entry: MatchupEntry, thresholds: tuple[int, ...]) -> Ans
         return Answer(rs, entry, show(value), (), None, show(value))
     m = mean_of(value)
     rows = distribution_rows(value)
+    if most is not None:
+        over = [v for v, p, _ in rows if isinstance(v, (int, Fraction, float)) and not isinstance(v, bool)
+                and v > most and p > 0]
+        if over:
+            raise MatchupError(f"matchup expression for {rs.id} can answer {fmt_number(max(over))}, more than "
+                               f"the {most} the matchup allows (most: {most}): {entry.expression}")
     tails = {v: t for v, _, t in rows if t is not None}
     at_least = []
     for k in thresholds:
@@ -128,9 +140,10 @@ class Comparison:
     label: str  # the chart's text alternative
 
 
-def comparison(matchup: Matchup, found: Sequence[Answer]) -> Comparison:
-    """The answers of a matchup with their shared chart: each value's chance, a bar per ruleset."""
-    names = short_titles(tuple(a.ruleset for a in found))
+def comparison(matchup: Matchup, found: Sequence[Answer], chosen: Mapping[str, str] | None = None) -> Comparison:
+    """The answers of a matchup with their shared chart: each value's chance, a bar per ruleset
+    (named as the navigation's tabs name them: ``chosen``, else their short titles)."""
+    names = short_titles(tuple(a.ruleset for a in found), chosen)
     charted = [a for a in found if a.dist]
     label = f"The chance of each number of {matchup.ask}, by ruleset, on one scale"
     alt = "; ".join(f"{names[a.ruleset.id]} mean {a.mean_short}" for a in charted)
@@ -144,4 +157,4 @@ def answers(matchup: Matchup, rulesets: Mapping[str, Ruleset]) -> list[Answer]:
     missing = [e.ruleset for e in matchup.entries if e.ruleset not in rulesets]
     if missing:
         raise MatchupError(f"matchup '{matchup.id}' names rulesets that are not in the site: {', '.join(missing)}")
-    return [answer(rulesets[e.ruleset], e, (1, 2, 3, 5)) for e in known]
+    return [answer(rulesets[e.ruleset], e, (1, 2, 3, 5), matchup.most) for e in known]

@@ -49,7 +49,9 @@ def environment(overrides: str | Path | None = None) -> jinja2.Environment:
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Compiled templates kept in warscribe's cache folder (compiling them is a tenth of a
-    build): each is found by its name and source, under warscribe's and Jinja's versions."""
+    build): each is found by its name and source, under warscribe's and Jinja's versions, and
+    sealed with the user's key like every cache entry (compiled templates are code: one another
+    user planted is never loaded)."""
     from compiler.ast.cached import cache_folder, fingerprint
 
     folder = cache_folder()
@@ -59,7 +61,29 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         key = hashlib.sha256(fingerprint() + jinja2.__version__.encode()).hexdigest()[:16]
     except (OSError, ValueError):
         return None
-    return jinja2.FileSystemBytecodeCache(str(folder), f"{key}-%s.jinja")
+    return SealedBytecodeCache(folder, key)
+
+
+class SealedBytecodeCache(jinja2.BytecodeCache):
+    """Jinja's compiled templates in the cache folder, each a sealed entry (:mod:`compiler.cachedir`)."""
+
+    def __init__(self, folder: Path, prefix: str) -> None:
+        self.folder, self.prefix = folder, prefix
+
+    def _name(self, bucket: jinja2.bccache.Bucket) -> str:
+        return hashlib.sha256(f"{self.prefix}-{bucket.key}".encode()).hexdigest() + ".jinja"
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        from compiler.cachedir import read_entry
+
+        payload = read_entry(self.folder, self._name(bucket))
+        if payload is not None:
+            bucket.bytecode_from_string(payload)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        from compiler.cachedir import write_entry
+
+        write_entry(self.folder, self._name(bucket), bucket.bytecode_to_string())
 
 
 def cell(s: object) -> Markup:

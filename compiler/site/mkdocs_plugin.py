@@ -22,6 +22,7 @@ template (``lexicon.md.j2``, ``item/table.md.j2``…) replaces it.
 """
 from __future__ import annotations
 
+import html
 import logging
 import os
 import re
@@ -70,6 +71,24 @@ _CODE = re.compile(r"<(pre)(?=[\s>])")
 _NOT_PROSE = re.compile(r"<(pre|table|figure|details|svg)(?=[\s>])")
 
 
+class RulesHaveErrors(PluginError):
+    """The build stops because the rules have errors; the diagnostics are kept as data, so that
+    ``warscribe serve`` can show them on the pages it serves."""
+
+    def __init__(self, diagnostics: tuple[Any, ...], sources: dict[str, str]) -> None:
+        super().__init__("warscribe: the rules have errors\n\n" + "\n\n".join(render(d, sources) for d in diagnostics))
+        self.diagnostics = diagnostics
+        self.sources = sources
+
+
+class _NoDirtyWarning(logging.Filter):
+    """Drops MkDocs' warning that a "dirty" build is being performed: under ``serve`` every
+    rebuild is one on purpose (only the pages a change touched are rebuilt), so it says nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("A 'dirty' build")
+
+
 class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' Config.__init_subclass__ is unannotated
     rules_dir = c.Type(str, default="rules")
     title = c.Optional(c.Type(str))  # the home page's title (default: site_name)
@@ -77,6 +96,7 @@ class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' 
     templates_dir = c.Optional(c.Type(str))  # template overrides (default: the docs folder)
     nav = c.Type(bool, default=True)  # build the navigation when mkdocs.yml has none
     docs_section = c.Type(str, default="For authors")  # where the hand-written pages go in that navigation
+    tabs = c.Type(dict, default={})  # {ruleset id: its name in the navigation's tabs}, where its short title will not do
 
 
 class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-call]  # mkdocs' BasePlugin.__init_subclass__ is unannotated
@@ -99,6 +119,10 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
         self.dirty = dirty
+        if self.serving and dirty:
+            build_log = logging.getLogger("mkdocs.commands.build")
+            if not any(isinstance(f, _NoDirtyWarning) for f in build_log.filters):
+                build_log.addFilter(_NoDirtyWarning())
 
     def on_shutdown(self) -> None:
         if self._pages_dir is not None:
@@ -132,8 +156,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
             elif d.severity is Severity.NOTE:
                 log.debug(render(d, sources))
         if not compilation.ok:
-            errors = [render(d, sources) for d in compilation.diagnostics if d.is_error]
-            raise PluginError("warscribe: the rules have errors\n\n" + "\n\n".join(errors))
+            raise RulesHaveErrors(tuple(d for d in compilation.diagnostics if d.is_error), sources)
         try:
             matchups = tuple(Matchup.from_config(m) for m in self.config.matchups)
         except (KeyError, TypeError, AttributeError) as err:
@@ -144,7 +167,8 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         try:
             self.site = renderer.site(compilation, renderer.SiteOptions(
                 title=self.config.title or config.site_name, matchups=matchups, overrides=overrides_dir,
-                workers=1 if self.serving else (os.cpu_count() or 1), keep=True),
+                workers=1 if self.serving else (os.cpu_count() or 1), keep=True,
+                tabs=tuple(sorted((str(k), str(v)) for k, v in self.config.tabs.items()))),
                 cache=self._render_cache if self.serving else None)
         except MatchupError as err:
             detail = "\n\n".join(render(d, err.sources) for d in err.diagnostics)
@@ -155,7 +179,12 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
             config.markdown_extensions.append(RawBlocks())  # type: ignore[arg-type]
         if config.nav is None and self.config.nav:
             config.nav = self._nav(config)
+        theme_dir = str(Path(__file__).parent / "theme")
+        if theme_dir not in config.theme.dirs:  # after a project's own custom_dir, before the theme's
+            config.theme.dirs.insert(1 if config.theme.custom_dir else 0, theme_dir)
         for path, _ in self.site.assets:
+            if path in renderer.THEME_ASSETS:
+                continue
             if path.endswith(".css") and path not in config.extra_css:
                 config.extra_css.append(path)
             if path.endswith(".js") and path not in [str(s) for s in config.extra_javascript]:
@@ -218,8 +247,18 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         if generated:
             html = sanitise.clean(html)
             if page.title:
-                page.meta["title"] = sanitise.safe_title(str(page.title))
+                page.meta["title"] = sanitise.safe_title(self._title(page.file.src_uri, str(page.title)))
         return (_NOT_PROSE if generated else _CODE).sub(r"<\1 data-search-exclude", html)
+
+    def _title(self, path: str, title: str) -> str:
+        """A generated page's title (HTML, as the navigation has it) with its ruleset's title after
+        it, so that no two pages of the site share a title: "Lexicon · Classic 40K: …"."""
+        rs_title = self.site.ruleset_of(path)
+        if rs_title is None:
+            return title
+        if path.endswith("/index.md") and path.count("/") == 1:  # the ruleset's own overview
+            return html.escape(rs_title, quote=False)
+        return f"{title} · {html.escape(rs_title, quote=False)}"
 
     @event_priority(50)  # before the theme's search plugin reads the page
     def _index_search_view(self, context: Any, *, page: Any, config: MkDocsConfig, nav: Any) -> Any:

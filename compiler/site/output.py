@@ -32,6 +32,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from compiler.gitrun import git
+
 try:  # the project's atomic write, where present
     from compiler.atomic import write_atomic
 except ImportError:  # pragma: no cover - a fallback with the same contract
@@ -48,11 +50,14 @@ except ImportError:  # pragma: no cover - a fallback with the same contract
                 os.unlink(tmp)
             raise
 
-__all__ = ["FIXED_EPOCH", "MARKER", "VCS_FOLDERS", "OutputFolderError", "check_output_folder", "check_target",
+__all__ = ["FIXED_EPOCH", "MARKER", "TEMPORARY", "VCS_FOLDERS", "OutputFolderError", "check_output_folder", "check_target",
            "clean_leftovers", "source_date_epoch", "staged", "write_atomic"]
 
 #: The file a build leaves at the top of its site: the folder is then its own to replace.
 MARKER = ".warscribe-build"
+#: The file a build puts in each temporary folder it makes, as it makes it: only a folder holding
+#: it (or a finished site's :data:`MARKER`) is ever removed as a leftover of a killed build.
+TEMPORARY = ".warscribe-temporary"
 #: Folders of version-control systems: never an output, never replaced.
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj", ".pijul", ".fossil"})
 
@@ -126,7 +131,9 @@ def _is_previous_build(folder: Path) -> bool:
 
 def clean_leftovers(final: Path) -> list[Path]:
     """Remove the staging and old folders that killed builds left beside ``final`` (a folder whose
-    build is still running, by its process id, is kept); return what was removed."""
+    build is still running, by its process id, is kept); return what was removed.  Only a folder
+    the build made is removed: one holding its :data:`TEMPORARY` or :data:`MARKER` file, never
+    another folder merely named like one."""
     removed: list[Path] = []
     try:
         siblings = list(final.parent.iterdir())
@@ -140,9 +147,15 @@ def clean_leftovers(final: Path) -> list[Path]:
             pid = p.name[len(prefix):].split("-", 1)[0]
             if pid.isdigit() and _alive(int(pid)):
                 continue
+            if not any(_regular(p / name) for name in (TEMPORARY, MARKER)):
+                continue  # not a folder a build made
             shutil.rmtree(p, ignore_errors=True)
             removed.append(p)
     return removed
+
+
+def _regular(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
 
 
 def _alive(pid: int) -> bool:
@@ -183,7 +196,9 @@ def staged(final: Path) -> Iterator[Path]:
     clean_leftovers(final)
     staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.building-{os.getpid()}-"))
     try:
+        (staging / TEMPORARY).write_text("A site being built by warscribe.\n", encoding="utf-8")
         yield staging
+        (staging / TEMPORARY).unlink(missing_ok=True)
         (staging / MARKER).write_text("A site built by warscribe: `warscribe build` replaces this folder.\n",
                                       encoding="utf-8")
     except BaseException:
@@ -225,9 +240,8 @@ def source_date_epoch(rules_dir: Path | str) -> str:
         return given.strip()
     folder = Path(rules_dir)
     try:
-        r = subprocess.run(["git", "-C", str(folder), "log", "-1", "--format=%ct", "--", "."],
-                           capture_output=True, text=True, timeout=30)
-        stamp = r.stdout.strip()
+        r = git(folder, "log", "-1", "--format=%ct", "--", ".", timeout=30)
+        stamp = str(r.stdout).strip()
         if r.returncode == 0 and stamp.isdigit():
             return stamp
     except (OSError, subprocess.SubprocessError):

@@ -280,6 +280,50 @@ def plain_prose(text: str, title_of: Mapping[str, str] | None = None) -> str:
 _TOKEN = re.compile(r"\n[ \t]*\n\s*|\n[ \t]*(?=[*+-][ \t]|\d+[.)][ \t]|\|)|\S+")
 
 
+# A Markdown table in the prose: consecutive lines that start and end with a pipe.
+_TABLE_BLOCK = re.compile(r"(?:^[ \t]*\|.*\|[ \t]*(?:\n|$))+", re.MULTILINE)
+_TABLE = "\x00table\x00"  # a table is one token of the diff: kept, removed or added whole
+_DELIMITER_ROW = re.compile(r"^\|?(\s*:?-+:?\s*\|)+\s*:?-*:?\s*$")
+
+
+def _tokens(text: str) -> list[str]:
+    """The words, breaks and tables of a text, in order (a table as one token)."""
+    out: list[str] = []
+    pos = 0
+    for m in _TABLE_BLOCK.finditer(text):
+        out += _TOKEN.findall(text[pos:m.start()])
+        if out and out[-1].strip():
+            out.append("\n\n")
+        out.append(_TABLE + m.group(0).strip())
+        pos = m.end()
+        rest = _TOKEN.findall(text[pos:])
+        if rest and rest[0].strip():
+            out.append("\n\n")
+        out += rest
+        pos = len(text)
+    out += _TOKEN.findall(text[pos:])
+    return out
+
+
+def _cells(line: str) -> list[str]:
+    line = line.strip()
+    line = line[1:] if line.startswith("|") else line
+    line = line[:-1] if line.endswith("|") and not line.endswith("\\|") else line
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)]
+
+
+def _table_html(block: str) -> str:
+    """A Markdown table of the prose as an HTML table (its text escaped for HTML and Markdown alike), so it reads as a table."""
+    lines = [line for line in block.split("\n") if line.strip()]
+    rows = [line for line in lines if not _DELIMITER_ROW.match(line.strip())]
+    if not rows:
+        return ""
+    head = "".join(f"<th>{plain(c)}</th>" for c in _cells(rows[0]))
+    body = "".join("<tr>" + "".join(f"<td>{plain(c)}</td>" for c in _cells(r)) + "</tr>"
+                   for r in rows[1:])
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
 def word_diff(old: str, new: str) -> str:
     """``old`` → ``new`` word by word as escaped HTML: removed words in ``<del>``, added ones in ``<ins>``.
 
@@ -290,8 +334,13 @@ def word_diff(old: str, new: str) -> str:
     'a <del>b</del><ins>x</ins> c'
     >>> word_diff("one.\\n\\ntwo", "one.\\n\\ntwo three")
     'one.<br><br>two <ins>three</ins>'
+
+    A Markdown table in the text is one piece, shown as a table:
+
+    >>> word_diff("x", "x\\n\\n| a | b |\\n|---|---|\\n| 1 | 2 |")
+    'x<ins><br><br><table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table></ins>'
     """
-    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    a, b = _tokens(old), _tokens(new)
     segments: list[tuple[str, list[str]]] = []  # ("", "del" or "ins", the tokens)
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
@@ -306,7 +355,9 @@ def word_diff(old: str, new: str) -> str:
     for tag, tokens in segments:
         body = ""
         for t in tokens:
-            if not t.strip():
+            if t.startswith(_TABLE):
+                body += _table_html(t[len(_TABLE):])
+            elif not t.strip():
                 body += "<br><br>" if t.count("\n") > 1 else "<br>"
             else:
                 body += (" " if body and not body.endswith("<br>") else "") + plain(t)

@@ -60,8 +60,11 @@ REFERENCE_PAGES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def navigation(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ...]:
-    """The site's navigation, MkDocs-style: Home, a tab per ruleset (by its short title), Comparison.
+def navigation(rulesets: tuple[Ruleset, ...], comparison: bool, names: Mapping[str, str] | None = None,
+               hidden: frozenset[str] = frozenset()) -> tuple[Any, ...]:
+    """The site's navigation, MkDocs-style: Home, a tab per ruleset (by its short title, or the name
+    ``names`` gives it), Comparison.  Chapters whose paths are in ``hidden`` (stubs that only point
+    elsewhere) are left out; their pages are still built.
 
     Inside a ruleset: its overview, what an overlay changes, the rulebook's chapters, then the
     :data:`REFERENCE_PAGES` under "Reference"; a page whose title a chapter already has gets its
@@ -76,11 +79,12 @@ def navigation(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ..
     ['Lexicon A–Z', 'Quick reference', 'Datasheets']
     """
     nav: list[Any] = [{"Home": "index.md"}]
-    names = short_titles(rulesets)
+    names = short_titles(rulesets, names)
     for rs in rulesets:
         pages = ruleset_pages(rs.id)
-        chapters = [{s.title: section_page(rs.id, s.id)} for s in rs.items if isinstance(s, A.Section)]
-        taken = {s.title.casefold() for s in rs.items if isinstance(s, A.Section)}
+        chapters = [{s.title: section_page(rs.id, s.id)} for s in rs.items
+                    if isinstance(s, A.Section) and section_page(rs.id, s.id) not in hidden]
+        taken = {s.title.casefold() for s in rs.items if isinstance(s, A.Section)}  # hidden ones too: titles stay apart
         entry: list[Any] = [{"Overview": pages["overview"]}]
         if rs.base is not None:
             entry.append({"What these house rules change": pages["house_rules"]})
@@ -92,8 +96,37 @@ def navigation(rulesets: tuple[Ruleset, ...], comparison: bool) -> tuple[Any, ..
                                     for role, title, other in REFERENCE_PAGES]})
         nav.append({names[rs.id]: entry})
     if comparison:
-        nav.append({"Comparison": "comparison.md"})
+        nav.append({"Compare rulesets": "comparison.md"})
     return tuple(nav)
+
+
+# What makes a rulebook chapter worth a place in the navigation: a rule, a note, a table… of its
+# own.  A chapter of nothing but a short introduction and declarations shown on other pages (units,
+# lexicon entries, examples, scenarios) is a stub: its page is built, but the navigation leads to
+# the pages that hold its declarations instead.
+_CHAPTER_CONTENT = (A.Rule, A.Note, A.Table, A.Test, A.Formula, A.Modifier, A.Attack, A.Army, A.Game)
+_STUB_WORDS = 60  # an introduction this long or longer (a few sentences of rules) is reading in its own right
+
+
+def _prose_words(section: A.Section) -> int:
+    texts = [p.text for d in (section, *A.walk_decls(section.body)) if isinstance(d, A.Section)
+             for p in (getattr(d, "prose", ()) or ())]
+    texts += [d.text for d in A.walk_decls(section.body) if isinstance(d, A.ProseBlock)]
+    return sum(len(t.split()) for t in texts)
+
+
+def stub_chapters(rulesets: tuple[Ruleset, ...]) -> frozenset[str]:
+    """The paths of the rulebook chapters that hold nothing of their own (see above).
+
+    >>> from compiler.driver import compile_text
+    >>> rs = compile_text('ruleset demo "Demo":\\n  version 1.0.0\\nsection words "Words":\\n  term turn "Turn": "A round."\\n'
+    ...                   'section play "Play":\\n  rule r "R":\\n    \"\"\"Play.\"\"\"\\n').rulesets
+    >>> sorted(stub_chapters(rs))
+    ['demo/rulebook/words.md']
+    """
+    return frozenset(section_page(rs.id, s.id) for rs in rulesets for s in rs.items
+                     if isinstance(s, A.Section) and _prose_words(s) < _STUB_WORDS
+                     and not any(isinstance(d, _CHAPTER_CONTENT) for d in A.walk_decls(s.body)))
 
 
 def short_title(title: str) -> str:
@@ -109,9 +142,11 @@ def short_title(title: str) -> str:
     return title
 
 
-def short_titles(rulesets: tuple[Ruleset, ...]) -> dict[str, str]:
-    """Each ruleset's :func:`short_title`, or its full title where two short ones would be the same."""
-    shorts = {rs.id: short_title(rs.title) for rs in rulesets}
+def short_titles(rulesets: tuple[Ruleset, ...], chosen: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Each ruleset's :func:`short_title` (or the name ``chosen`` gives it: the site's ``tabs``
+    setting), or its full title where two short ones would be the same."""
+    chosen = chosen or {}
+    shorts = {rs.id: chosen.get(rs.id) or short_title(rs.title) for rs in rulesets}
     taken = [v for v in shorts.values()]
     return {rs.id: shorts[rs.id] if taken.count(shorts[rs.id]) == 1 else rs.title for rs in rulesets}
 

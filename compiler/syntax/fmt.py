@@ -161,12 +161,15 @@ def rules_files(paths: Iterable[str]) -> Iterator[Path]:
 
 
 def format_file(path: Path, write: bool = True) -> FileResult:
-    """Format one file; write it back (atomically) when it changed and ``write`` is set."""
+    """Format one file; write it back (atomically) when it changed and ``write`` is set — unless
+    the file changed on disk since it was read (an edit saved meanwhile is never overwritten)."""
     from compiler.atomic import write_atomic
     from compiler.diagnostics import display_path
+    from compiler.outputs import fingerprint, unchanged_since
 
     shown = display_path(path)
     try:
+        seen = fingerprint(path)
         raw = path.read_bytes()
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -182,5 +185,9 @@ def format_file(path: Path, write: bool = True) -> FileResult:
         return FileResult(path, False, err, text, text)
     changed = result != text
     if changed and write:
+        if not unchanged_since(path, seen, raw):
+            return FileResult(path, False, FormatError((Diagnostic(
+                codes.UNREADABLE.code, Severity.ERROR, "this file changed while it was being formatted, so it was "
+                "left as it was saved", Span.point(shown), "run `warscribe fmt` on it again"),)), text, text)
         write_atomic(path, result)
     return FileResult(path, changed, None, text, result)

@@ -10,7 +10,10 @@ keywords, signs) in the tree, which the formatter needs.
 Building the LALR tables takes Lark about 0.8 s, so a built parser is saved under a name
 that holds the grammar's hash (:func:`built_parser_name`): the wheel ships both already built
 (``setup.py`` calls :func:`write_built_parsers`), and anywhere else (a source checkout, a grammar
-being edited) the first run saves it in the user's cache folder, where the next one finds it.
+being edited) the first run saves it in the user's cache folder, where the next one finds it —
+sealed with the user's key and read back as plain data only (:mod:`compiler.cachedir`), never
+through Lark's own cache (a pickle it would load from any file, even one in the shared temporary
+folder).
 A changed grammar has another hash, so it is built again, never read from an old file.
 A node's ``data`` is its rule's name: a ``str`` from a saved parser, a ``Token`` equal to that
 string from one Lark has just built (the examples below print it as a ``str`` either way).
@@ -26,6 +29,7 @@ import contextlib
 import functools
 import hashlib
 import importlib.resources
+import io
 import sys
 from pathlib import Path
 from typing import Any, Iterator
@@ -34,8 +38,9 @@ import lark
 import lark.lexer
 from lark import Lark, Token
 from lark.indenter import Indenter
+from lark.lark import _LOAD_ALLOWED_OPTIONS
 
-from compiler.cachedir import find_cache_folder
+from compiler.cachedir import find_cache_folder, loads, read_entry, write_entry
 from compiler.limits import count_tokens
 
 GRAMMAR_FILE = "warscribe.lark"
@@ -97,9 +102,8 @@ def built_parser_name(variant: str, text: str) -> str:
     return f"warscribe-{variant}-{h.hexdigest()[:24]}.lark-parser"
 
 
-def _built_parser_file(variant: str, text: str) -> str | bool:
-    """Where ``variant``'s built parser is read from (and written to when missing): the one shipped
-    in the package (the wheel builds it), else the user's cache folder, else Lark's temp file."""
+def _shipped_parser_file(variant: str, text: str) -> str | None:
+    """The built parser shipped in the package (the wheel builds it: part of warscribe, like its code)."""
     name = built_parser_name(variant, text)
     try:
         shipped = importlib.resources.files("compiler.grammar").joinpath(name)
@@ -107,8 +111,34 @@ def _built_parser_file(variant: str, text: str) -> str | bool:
             return str(shipped)
     except (ModuleNotFoundError, FileNotFoundError, TypeError):
         pass
+    return None
+
+
+def _load_or_build(variant: str) -> Lark:
+    """``variant``'s parser: the package's, else the one saved in the cache folder (sealed, plain
+    data), else built now (and saved there)."""
+    text = grammar_text()
+    shipped = _shipped_parser_file(variant, text)
+    if shipped is not None:
+        return _build(variant, shipped)
     folder = find_cache_folder()
-    return True if folder is None else str(folder / name)
+    if folder is None:
+        return _build(variant, False)
+    name = built_parser_name(variant, text)
+    payload = read_entry(folder, name)
+    if payload is not None:
+        try:
+            data = loads(payload, plain=True)
+            options = {k: v for k, v in {**_COMMON, **VARIANTS[variant], "postlex": RulesIndenter()}.items()
+                       if k in _LOAD_ALLOWED_OPTIONS}
+            return Lark.__new__(Lark)._load(data, **options)
+        except Exception:  # noqa: BLE001 — a damaged entry is built again, never trusted
+            pass
+    built = _build(variant, False)
+    buf = io.BytesIO()
+    built.save(buf, _LOAD_ALLOWED_OPTIONS)
+    write_entry(folder, name, buf.getvalue())
+    return built
 
 
 def _build(variant: str, cache: str | bool, strict: bool = False) -> Lark:
@@ -178,10 +208,10 @@ def parser(strict: bool = False) -> Lark:
     """The Lark parser (built once). ``strict=True`` makes grammar conflicts errors (and is never cached)."""
     if strict:
         return _build("parser", False, strict=True)
-    return pass_single_children(_build("parser", _built_parser_file("parser", grammar_text())))
+    return pass_single_children(_load_or_build("parser"))
 
 
 @functools.lru_cache(maxsize=1)
 def token_parser() -> Lark:
     """The language's parser, keeping every token (brackets, keywords, signs) in the tree."""
-    return pass_single_children(_build("tokens", _built_parser_file("tokens", grammar_text())))
+    return pass_single_children(_load_or_build("tokens"))

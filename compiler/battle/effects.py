@@ -1,0 +1,204 @@
+"""The action effects: what each word after ``action NAME "Title":`` does to the state.
+
+Each effect is a function ``(battle, unit, effect, action) -> bool`` registered with
+:func:`~compiler.battle.engine.effect` under the ``kind`` of the
+:class:`~compiler.ast.ActionEffect` it carries out; it changes ``battle.state``, reports what
+happened with ``battle.emit(...)``, and returns False when the rest of the action cannot happen.
+Its choices go through ``battle.choose`` and its dice through ``battle.chance``.
+"""
+from __future__ import annotations
+
+from compiler import ast as A
+from compiler.battle.engine import EFFECTS, Battle, effect
+from compiler.battle.policies import Choice, Option
+from compiler.battle.rules import bernoulli
+from compiler.battle.state import Unit
+
+
+@effect("move")
+def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+    """``move up to X toward the enemy``: the unit closes in on the nearest enemy by as many whole
+    inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left."""
+    st = battle.state
+    foe = st.nearest_enemy(unit)
+    if foe is None or effect.value is None:
+        return False
+    gap = st.distance(unit, foe)
+    est = battle.estimates
+    if battle.greedy(unit.side):  # the pick is kept per state
+        key = (id(effect), unit.started, est.signature(unit))
+        found = battle.memos.steps.get(key)
+        if found is None:
+            found = battle.memos.steps.keep(key, greedy_step(battle, unit, effect.value, gap))
+        i, step = found
+        if i is not None:
+            battle.choices.append(i)
+    else:
+        most = max(0, int(battle.rules.number(effect.value, unit, gap)))
+        offer = battle.memos.move_options.get(most)
+        if offer is None:
+            offer = battle.memos.move_options.keep(most, (list(range(0, most + 1)),
+                                                          tuple(Option(f'{d}"', d) for d in range(0, most + 1))))
+        steps = offer[0]
+        step = steps[battle.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{most}\")?",
+                                          offer[1], lambda: est.moves(unit, gap, steps)))]
+    d = min(float(step), gap)
+    unit.position += d if foe.position > unit.position else -d
+    if battle.record:
+        battle.emit("move", unit=unit.label, inches=step, distance=round(st.distance(unit, foe), 3))
+    return True
+
+
+def greedy_step(battle: Battle, unit: Unit, value: A.Expr, gap: float) -> tuple[int | None, int]:
+    """The greedy policy's move: the index of its pick among the steps (None: no choice) and the inches."""
+    most = max(0, int(battle.rules.number(value, unit, gap)))
+    steps = list(range(0, most + 1))
+    if len(steps) == 1:
+        return None, 0
+    values = battle.estimates.moves(unit, gap, steps)
+    i = values.index(max(values))
+    return i, steps[i]
+
+
+@effect("attack")
+def attack(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+    """``attack NAME [within STAT]``: the unit resolves the attack sequence against an enemy unit
+    its side chooses among those some weapon can reach; nothing happens with none in reach."""
+    return attack_target(battle, unit, effect, None)
+
+
+def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Unit | None) -> bool:
+    """The attack of ``effect`` against ``target`` (or, None, an enemy chosen among those in reach)."""
+    attack = battle.rules.model.get(effect.name or "")
+    assert isinstance(attack, A.Attack)
+    est = battle.estimates
+    if target is None:
+        foes = battle.state.enemies(unit)
+        if not foes:
+            return False
+        key = (attack.id, effect.stat, est.signature(unit))
+        reached = battle.memos.reached.get(key)
+        if reached is None:  # the enemies some weapon reaches, kept per state
+            reached = battle.memos.reached.keep(key, tuple(k for k, f in enumerate(foes)
+                                                           if est.weapons(attack, unit, f, effect.stat)))
+        foes = [foes[k] for k in reached]
+        if not foes:
+            if battle.record:
+                battle.emit("out_of_reach", unit=unit.label, reach=None)
+            return False
+        if len(foes) == 1:
+            i = 0
+        elif battle.greedy(unit.side):  # the pick is kept per state
+            pick = (attack.id, effect.stat, unit.started, unit.points, est.signature(unit))
+            found = battle.memos.targets.get(pick)
+            if found is None:
+                values = [est.expected(attack, unit, f, reach=effect.stat) for f in foes]
+                found = battle.memos.targets.keep(pick, values.index(max(values)))
+            i = found
+            battle.choices.append(i)
+        else:
+            i = battle.choose(Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
+                                     tuple(Option(f"{f.label} ({battle.state.distance(unit, f):g}\")", f.uid)
+                                           for f in foes),
+                                     lambda: [est.expected(attack, unit, f, reach=effect.stat) for f in foes]))
+        target = foes[i]
+    battle.strike(attack, unit, target, effect.stat)
+    return True
+
+
+@effect("engage")
+def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+    """``engage within X [as STATUS]``: the unit charges an enemy unit within X (its side's
+    choice), which may react (``when charged``); then both are locked together (each holding
+    STATUS while engaged) and the unit stands where its target stands."""
+    st = battle.state
+    gap = st.nearest_enemy(unit)
+    reach = battle.rules.number(effect.value, unit, st.distance(unit, gap) if gap else None) if effect.value else 0
+    foes = [f for f in st.enemies(unit) if st.distance(unit, f) <= reach]
+    if not foes:
+        battle.emit("out_of_reach", unit=unit.label, reach=reach)
+        return False
+    extra = tuple(e.name for e in (action.effects if action else ()) if e.kind == "sets" and e.name)
+    i = 0 if len(foes) == 1 else battle.choose(
+        Choice("target", unit.side, unit.label, f"Engage which enemy unit (within {reach:g}\")?",
+               tuple(Option(f.label, f.uid) for f in foes),
+               lambda: [battle.estimates.charge(unit, f, extra + (effect.name or "",)) for f in foes]))
+    target = foes[i]
+    battle.emit("engage", unit=unit.label, target=target.label, status=effect.name)
+    react(battle, "charged", target, unit)
+    if not unit.alive or st.over:
+        return False
+    for a, b in ((unit, target), (target, unit)):
+        if b.uid not in a.engaged:
+            a.engaged.append(b.uid)
+        if effect.name:
+            a.statuses[effect.name] = ""
+            a.engaged_as = effect.name
+    unit.position = target.position
+    return True
+
+
+@effect("sets")
+def sets(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+    """``sets STATUS [until end of PERIOD]``: the unit holds the status until the period ends (or
+    until something clears it)."""
+    unit.statuses[effect.name or ""] = effect.period or ""
+    if effect.period:
+        battle.state.timed = True
+    if battle.record:
+        battle.emit("status", unit=unit.label, status=effect.name, until=effect.period)
+    return True
+
+
+@effect("destroyed")
+def destroyed(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+    """``destroyed`` (a failed test's outcome): the unit is removed whole; the rest of the action
+    does not happen."""
+    battle.emit("destroyed", unit=unit.label, models=unit.models)
+    battle.state.destroy(unit)
+    battle.check_annihilation()
+    return False
+
+
+@effect("tests")
+def test(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+    """``tests TEST``: the unit takes the test (a chance node with its exact chance); on a failure
+    the rest of the action does not happen."""
+    assert effect.value is not None
+    foe = battle.state.nearest_enemy(unit)
+    p = battle.rules.chance(effect.value, unit, battle.state.distance(unit, foe) if foe else None)
+    passed = battle.chance(bernoulli(p), "test") == 0
+    if battle.record:
+        rule = effect.value.func if isinstance(effect.value, A.Call) else ""
+        battle.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
+    return passed
+
+
+@effect("clears")
+def clears(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+    """``clears STATUS``: the unit no longer holds the status."""
+    if unit.statuses.pop(effect.name or "", None) is not None and battle.record:
+        battle.emit("status", unit=unit.label, status=effect.name, until="now")
+    return True
+
+
+def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
+    """``unit`` may answer ``event`` (caused by ``cause``) with the game's reaction to it (its side
+    chooses whether to); its attacks go at ``cause``."""
+    reaction = battle.reactions.get(event)
+    if reaction is None or not unit.alive or (reaction.requires is not None and not unit.has(reaction.requires)):
+        return
+    options = (Option("Yes", True), Option("No", False))
+    attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
+    reach = next((e.stat for e in reaction.effects if e.kind == "attack"), None)
+    est = battle.estimates
+    i = battle.choose(Choice("react", unit.side, unit.label, f"{cause.label} engages {unit.label}: react ({event})?",
+                             options, lambda: [sum(est.expected(a, unit, cause, reach=reach) for a in attacks
+                                                   if isinstance(a, A.Attack)), 0.0]))
+    if i != 0:
+        return
+    battle.emit("reaction", unit=unit.label, event=event, cause=cause.label)
+    for e in reaction.effects:
+        done = attack_target(battle, unit, e, cause) if e.kind == "attack" else EFFECTS[e.kind](battle, unit, e, None)
+        if not done or not cause.alive or battle.state.over:
+            return

@@ -1,0 +1,559 @@
+"""A game system and its catalogues read as army data: units, models, weapons, keywords, points, forces.
+
+* Stats come from the game system's profile types, one per characteristic name; a profile
+  type whose profiles sit on units and models gives unit stats, one whose profiles sit on
+  upgrades gives weapon stats, and one with a single characteristic gives abilities (its
+  profiles' text).
+* Each root entry of a catalogue (links followed) becomes a ``unit`` when it is one model, or
+  a ``squad`` of its models when it holds model entries: every model kind a ``unit`` profile,
+  the squad counting the most numerous one, its size the sum of the models' ``min``/``max``
+  constraints, its points the unit's cost plus its models' (so many ``per extra model``).
+* Weapons are the weapon profiles under an entry; a shared entry, profile or rule is read
+  once, however many links lead to it.
+* Keywords are categories; abilities are rules and ability profiles, with their text; force
+  entries are army rules, their category links' ``min``/``max`` the number of units with that
+  keyword.
+* Whatever has no place in the language yet (modifiers and their conditions, repeats, limits
+  on how many of a unit an army may take, costs other than points, choices between options) is
+  counted and named in :attr:`ArmyData.unsupported`, never dropped silently.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from lxml import etree
+
+from compiler.battlescribe.data import (ArmyData, ArmyRule, Limit, Named, SquadData, StatDef, UnitData, infer_kind,
+                                        value_kind)
+from compiler.battlescribe.ids import Ids
+from compiler.battlescribe.xmlfile import DataError, attr, child, children, local, read_xml, text_of
+
+_INDEXED = {"selectionEntry", "selectionEntryGroup", "profile", "rule", "infoGroup", "categoryEntry", "forceEntry"}
+
+
+@dataclass
+class Node:
+    """An entry with its link followed: the target's content, the link's name and constraints."""
+
+    el: etree._Element
+    link: etree._Element | None
+    kind: str  # "unit", "model", "upgrade" or "group"
+
+    @property
+    def id(self) -> str:
+        return attr(self.el, "id")
+
+    @property
+    def name(self) -> str:
+        return attr(self.link if self.link is not None and attr(self.link, "name") else self.el, "name")
+
+    def parts(self) -> list[etree._Element]:
+        return [self.el] if self.link is None else [self.link, self.el]
+
+
+@dataclass
+class _Reader:
+    roots: list[tuple[Path, etree._Element]]
+    ids: Ids
+    by_id: dict[str, etree._Element] = field(default_factory=dict)
+    stat_names: dict[str, str] = field(default_factory=dict)  # characteristic name -> stat id
+    type_group: dict[str, str] = field(default_factory=dict)  # profile type id -> unit/weapon/ability
+    values: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    points_type: str | None = None
+    notes: Counter[str] = field(default_factory=Counter)
+    noted: set[tuple[str, str]] = field(default_factory=set)
+    where: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    keywords: dict[str, Named] = field(default_factory=dict)
+    abilities: dict[str, Named] = field(default_factory=dict)
+    weapons: dict[str, UnitData] = field(default_factory=dict)
+    units: dict[str, UnitData] = field(default_factory=dict)
+    squads: dict[str, SquadData] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)
+
+    # -- what is unsupported ------------------------------------------------------------------
+
+    def unsupported(self, what: str, where: str, key: str | None = None) -> None:
+        """Count one thing the language has no place for (once per ``key``, the entry it is on)."""
+        if key is not None:
+            if (what, key) in self.noted:
+                return
+            self.noted.add((what, key))
+        self.notes[what] += 1
+        if len(where) > 80:
+            where = where[:77].rstrip(" ,;") + "…"
+        if len(self.where[what]) < 3 and where not in self.where[what]:
+            self.where[what].append(where)
+
+    def scan_unsupported(self) -> None:
+        """Every modifier of every file, named by the entry it sits in."""
+        for _, root in self.roots:
+            for mod in root.iter():
+                if local(mod) != "modifier":
+                    continue
+                holder = next((a for a in mod.iterancestors() if a.get("name") and local(a) != "modifier"), root)
+                where = attr(holder, "name")
+                conditional = any(local(c) in ("conditions", "conditionGroups") for c in mod)
+                self.unsupported("conditional modifiers" if conditional else "modifiers", where)
+                if any(local(c) == "repeats" for c in mod):
+                    self.unsupported("repeats", where)
+
+    # -- indexing and links -------------------------------------------------------------------
+
+    def index(self) -> None:
+        for _, root in self.roots:
+            for el in root.iter():
+                if local(el) in _INDEXED and el.get("id"):
+                    self.by_id.setdefault(attr(el, "id"), el)
+
+    def target(self, link: etree._Element, where: str) -> etree._Element | None:
+        found = self.by_id.get(attr(link, "targetId"))
+        if found is None:
+            self.unsupported("links to entries in no file given (add the catalogue that has them)", where,
+                             attr(link, "targetId"))
+        return found
+
+    def node(self, el: etree._Element, where: str) -> Node | None:
+        kind = local(el)
+        if kind == "selectionEntry":
+            return Node(el, None, attr(el, "type", "upgrade"))
+        if kind == "selectionEntryGroup":
+            return Node(el, None, "group")
+        if kind == "entryLink":
+            tgt = self.target(el, where)
+            if tgt is None:
+                return None
+            return Node(tgt, el, "group" if local(tgt) == "selectionEntryGroup" else attr(tgt, "type", "upgrade"))
+        return None
+
+    def subnodes(self, node: Node) -> list[Node]:
+        out: list[Node] = []
+        for part in node.parts():
+            for wrapper, name in (("selectionEntries", "selectionEntry"), ("selectionEntryGroups", "selectionEntryGroup"),
+                                  ("entryLinks", "entryLink")):
+                for el in children(part, wrapper, name):
+                    sub = self.node(el, node.name)
+                    if sub is not None:
+                        out.append(sub)
+        return out
+
+    def info(self, el: etree._Element, where: str, depth: int = 0) -> tuple[list[etree._Element], list[etree._Element]]:
+        """The profiles and rules of an entry or info group, info links followed."""
+        profiles = list(children(el, "profiles", "profile"))
+        rules = list(children(el, "rules", "rule"))
+        groups = list(children(el, "infoGroups", "infoGroup"))
+        for link in children(el, "infoLinks", "infoLink"):
+            tgt = self.target(link, where)
+            if tgt is None:
+                continue
+            {"profile": profiles, "rule": rules, "infoGroup": groups}.get(local(tgt), []).append(tgt)
+        if depth < 8:
+            for g in groups:
+                p, r = self.info(g, where, depth + 1)
+                profiles += p
+                rules += r
+        return profiles, rules
+
+    # -- stats ----------------------------------------------------------------------------------
+
+    def read_profile_types(self, placed: dict[str, Counter[str]]) -> list[StatDef]:
+        stats: list[StatDef] = []
+        seen: set[str] = set()
+        order = {"unit": 0, "weapon": 1}
+        types = [pt for _, root in self.roots for pt in children(root, "profileTypes", "profileType")]
+        for pt in types:
+            names = [attr(c, "name") for c in children(pt, "characteristicTypes", "characteristicType")]
+            where = placed.get(attr(pt, "id"), Counter())
+            if len(names) == 1:
+                group = "ability"
+            else:
+                group = "weapon" if where["upgrade"] > where["unit"] else "unit"
+            self.type_group[attr(pt, "id")] = group
+        for pt in sorted(types, key=lambda t: order.get(self.type_group[attr(t, "id")], 2)):
+            group = self.type_group[attr(pt, "id")]
+            if group == "ability":
+                continue
+            for c in children(pt, "characteristicTypes", "characteristicType"):
+                name = attr(c, "name")
+                if name in seen:
+                    continue
+                seen.add(name)
+                sid = self.ids.stat(name)
+                self.stat_names[name] = sid
+                stats.append(StatDef(sid, name, "text", group=group))
+        return stats
+
+    def placement(self) -> dict[str, Counter[str]]:
+        """Where each profile type's profiles sit: under units and models, or under upgrades."""
+        placed: dict[str, Counter[str]] = defaultdict(Counter)
+
+        def visit(el: etree._Element, level: str) -> None:
+            for c in el:
+                name = local(c)
+                if name == "selectionEntry":
+                    visit(c, "unit" if attr(c, "type") in ("unit", "model") else "upgrade")
+                elif name == "profile":
+                    placed[attr(c, "typeId")][level] += 1
+                else:
+                    visit(c, level)
+
+        for _, root in self.roots:
+            visit(root, "unit")
+        return placed
+
+    def stat_values(self, profile: etree._Element) -> tuple[tuple[str, str], ...]:
+        out: list[tuple[str, str]] = []
+        for c in children(profile, "characteristics", "characteristic"):
+            sid = self.stat_names.get(attr(c, "name"))
+            if sid is None or any(s == sid for s, _ in out):
+                continue
+            value = " ".join(text_of(c).split())
+            out.append((sid, value))
+            self.values[sid].append(value)
+        return tuple(out)
+
+    # -- keywords, abilities, weapons ---------------------------------------------------------
+
+    def categories(self, node: Node) -> tuple[str, ...]:
+        out: list[str] = []
+        for part in node.parts():
+            for link in children(part, "categoryLinks", "categoryLink"):
+                kid = self.keyword(attr(link, "targetId"), attr(link, "name"))
+                if kid and kid not in out:
+                    out.append(kid)
+        return tuple(out)
+
+    def keyword(self, key: str, fallback: str) -> str:
+        """The keyword of a category (by its id), declared on first use."""
+        cat = self.by_id.get(key)
+        name = attr(cat, "name") if cat is not None else fallback
+        if not name:
+            return ""
+        kid = self.ids.get(("category", key), name)
+        self.keywords.setdefault(kid, Named(kid, name))
+        self.origins.setdefault(kid, key)
+        return kid
+
+    def ability(self, el: etree._Element) -> str:
+        key = attr(el, "id")
+        aid = self.ids.get(("ability", key), attr(el, "name"))
+        if aid not in self.abilities:
+            if local(el) == "rule":
+                body = text_of(child(el, "description"))
+            else:
+                body = "\n\n".join(text_of(c) for c in children(el, "characteristics", "characteristic"))
+            self.abilities[aid] = Named(aid, attr(el, "name") or aid, body)
+            self.origins.setdefault(aid, key)
+        return aid
+
+    def weapon(self, profile: etree._Element) -> str:
+        key = attr(profile, "id")
+        wid = self.ids.get(("profile", key), attr(profile, "name"))
+        if wid not in self.weapons:
+            self.weapons[wid] = UnitData(wid, attr(profile, "name") or wid, self.stat_values(profile))
+            self.origins.setdefault(wid, key)
+        return wid
+
+    def gather(self, node: Node, into: dict[str, list[str]], skip_models: bool, depth: int = 0) -> None:
+        """Weapons and abilities in ``node``'s subtree (not inside its models when ``skip_models``)."""
+        for part in node.parts():
+            profiles, rules = self.info(part, node.name)
+            for p in profiles:
+                group = self.type_group.get(attr(p, "typeId"), "unit")
+                if group == "weapon":
+                    _add(into["weapons"], self.weapon(p))
+                elif group == "ability":
+                    _add(into["abilities"], self.ability(p))
+            for r in rules:
+                _add(into["abilities"], self.ability(r))
+        if depth > 32:
+            return
+        for sub in self.subnodes(node):
+            if skip_models and sub.kind == "model":
+                continue
+            if sub.kind in ("unit", "model") and depth > 0:
+                continue
+            self.cost_note(sub)
+            self.gather(sub, into, skip_models=False, depth=depth + 1)
+
+    def cost_note(self, node: Node) -> None:
+        if node.kind == "upgrade" and self.cost(node):
+            self.unsupported("costs of upgrades and options (the unit's own points are kept)", node.name, node.id)
+
+    # -- points and composition ---------------------------------------------------------------
+
+    def cost(self, node: Node) -> int:
+        total = Decimal(0)
+        parts = node.parts()
+        if node.link is not None and child(node.link, "costs") is None:
+            parts = [node.el]  # a link without costs of its own costs what its target costs
+        for part in parts:
+            for c in children(part, "costs", "cost"):
+                try:
+                    value = Decimal(attr(c, "value", "0"))
+                except InvalidOperation:
+                    value = Decimal(0)
+                if attr(c, "typeId") == self.points_type:
+                    total += value
+                elif value:
+                    self.unsupported(f"costs other than points ({attr(c, 'name')})", node.name, node.id)
+            if part is node.link:
+                break  # a link's own costs stand for the target's
+        if total != total.to_integral_value():
+            self.unsupported("points that are not whole numbers (rounded)", node.name, node.id)
+        return int(total.to_integral_value())
+
+    def count_range(self, node: Node) -> tuple[int, int | None]:
+        low, high = 0, None
+        for part in node.parts():
+            for c in children(part, "constraints", "constraint"):
+                if attr(c, "field") != "selections" or attr(c, "scope") != "parent":
+                    self.unsupported("limits on how many of an entry a force or roster may take", node.name,
+                                     attr(c, "id") or node.id)
+                    continue
+                try:
+                    value = int(Decimal(attr(c, "value", "0")))
+                except InvalidOperation:
+                    continue
+                if attr(c, "type") == "min":
+                    low = value
+                elif attr(c, "type") == "max" and value >= 0:
+                    high = value
+            if node.link is not None and child(node.link, "constraints") is not None:
+                break  # the link's constraints stand for the target's
+        return low, high
+
+    # -- units --------------------------------------------------------------------------------
+
+    def unit_profile(self, node: Node) -> etree._Element | None:
+        for part in node.parts():
+            profiles, _ = self.info(part, node.name)
+            for p in profiles:
+                if self.type_group.get(attr(p, "typeId")) == "unit":
+                    return p
+        return None
+
+    def models_of(self, node: Node, depth: int = 0) -> list[Node]:
+        out: list[Node] = []
+        for sub in self.subnodes(node):
+            if sub.kind == "model":
+                out.append(sub)
+            elif sub.kind in ("group", "upgrade") and depth < 8:
+                if sub.kind == "group":
+                    self.unsupported("choices between options (every option's weapons are listed)", node.name,
+                                     sub.id)
+                out += self.models_of(sub, depth + 1)
+        return out
+
+    def root(self, node: Node) -> None:
+        where = node.name
+        models = self.models_of(node) if node.kind == "unit" else []
+        if models:
+            self.ids.get(("squad", node.id), node.name)  # the unit's name before its categories'
+        else:
+            self.ids.get(("entry", node.id), node.name)
+        kws = self.categories(node)
+        if not models:
+            self.count_range(node)  # a limit on how many an army may take is noted there
+            profile = self.unit_profile(node)
+            if profile is None:
+                self.unsupported("entries without a unit profile (not imported)", where)
+                return
+            found: dict[str, list[str]] = defaultdict(list)
+            self.gather(node, found, skip_models=False)
+            uid = self.ids.get(("entry", node.id), node.name)
+            if uid not in self.units:
+                self.units[uid] = UnitData(uid, node.name, self.stat_values(profile), kws,
+                                           tuple(found["abilities"]), tuple(found["weapons"]), self.cost(node))
+                self.origins.setdefault(uid, node.id)
+            return
+        own: dict[str, list[str]] = defaultdict(list)
+        self.gather(node, own, skip_models=True)
+        shared_profile = self.unit_profile(node)
+        made: list[tuple[str, int, int | None, int]] = []
+        for m in models:
+            profile = self.unit_profile(m)
+            if profile is None:
+                profile = shared_profile
+            if profile is None:
+                self.unsupported("models without a unit profile (not imported)", f"{where}: {m.name}", m.id)
+                continue
+            found = defaultdict(list, {k: list(v) for k, v in own.items()})
+            self.gather(m, found, skip_models=False)
+            uid = self.ids.get(("entry", m.id), m.name)
+            if uid not in self.units:
+                self.units[uid] = UnitData(uid, m.name, self.stat_values(profile), _merge(kws, self.categories(m)),
+                                           tuple(found["abilities"]), tuple(found["weapons"]), self.cost(m))
+                self.origins.setdefault(uid, m.id)
+            low, high = self.count_range(m)
+            made.append((uid, low, high, self.cost(m)))
+        if not made:
+            return
+        main = max(made, key=lambda t: (t[2] if t[2] is not None else t[1], -made.index(t)))
+        low = sum(t[1] for t in made)
+        if any(t[2] is None for t in made):
+            self.unsupported("models without a maximum (the squad's size is its minimum)", where)
+        high = sum(t[2] if t[2] is not None else t[1] for t in made)
+        low = max(low, 1)
+        high = max(high, low)
+        if len(made) > 1:
+            others = ", ".join(self.units[t[0]].title for t in made if t is not main)
+            self.unsupported(f"units of several kinds of model (the squad counts its most numerous kind; "
+                             f"the others are units of their own)", f"{where}: {others}")
+        base = self.cost(node) + sum(t[1] * t[3] for t in made)
+        sid = self.ids.get(("squad", node.id), node.name)
+        self.squads[sid] = SquadData(sid, node.name, main[0], low, high, base, main[3], kws, tuple(own["abilities"]))
+        self.origins.setdefault(sid, node.id)
+
+    def armies(self) -> list[ArmyRule]:
+        limit = None
+        for _, root in self.roots:
+            for ct in children(root, "costTypes", "costType"):
+                if attr(ct, "id") == self.points_type:
+                    try:
+                        value = int(Decimal(attr(ct, "defaultCostLimit", "-1")))
+                    except InvalidOperation:
+                        value = -1
+                    limit = value if value > 0 else None
+        out: list[ArmyRule] = []
+        for _, root in self.roots:
+            for fe in children(root, "forceEntries", "forceEntry"):
+                if child(fe, "forceEntries") is not None:
+                    self.unsupported("forces inside forces (only the outer force is read)", attr(fe, "name"))
+                limits: list[Limit] = []
+                for link in children(fe, "categoryLinks", "categoryLink"):
+                    node = Node(link, None, "group")
+                    low, high = self.count_range(node)
+                    if low == 0 and high is None:
+                        continue
+                    kid = self.keyword(attr(link, "targetId"), attr(link, "name"))
+                    if kid:
+                        limits.append(Limit(kid, low or None, high))
+                fid = self.ids.get(("force", attr(fe, "id")), attr(fe, "name"))
+                self.origins.setdefault(fid, attr(fe, "id"))
+                out.append(ArmyRule(fid, attr(fe, "name") or fid, tuple(limits), limit))
+        return out
+
+
+def _add(items: list[str], item: str) -> None:
+    if item not in items:
+        items.append(item)
+
+
+def _merge(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    return a + tuple(x for x in b if x not in a)
+
+
+def fits(values: list[str], kind: str, bounds: tuple[int, int] | None) -> bool:
+    """Do all ``values`` fit a base stat of ``kind`` (and ``bounds``, for a range)?
+
+    >>> fits(["3+", "-"], "target", None), fits(["3+"], "range", (1, 10)), fits(["11"], "range", (1, 10))
+    (True, False, False)
+    """
+    for v in values:
+        k = value_kind(v)
+        if k is None or kind == "text":
+            continue
+        if kind in ("range", "number") and k == "range":
+            if kind == "range" and bounds is not None and not bounds[0] <= int(v) <= bounds[1]:
+                return False
+            continue
+        if kind == "dice" and k in ("dice", "range"):
+            continue
+        if k != kind:
+            return False
+    return True
+
+
+def _apart_from_base(stats: list[StatDef], reader: _Reader, ids: Ids) -> list[StatDef]:
+    """Characteristics spelled like a base stat whose values do not fit it become stats of their own."""
+    renames: dict[str, str] = {}
+    out: list[StatDef] = []
+    for s in stats:
+        base = ids.base_kinds.get(s.id)
+        values = reader.values.get(s.id, [])
+        if base is not None and s.id not in ids.implicit and not fits(values, *base):
+            odd = next(v for v in values if not fits([v], *base))
+            raise DataError(f"the map makes {s.title} the base's {s.id}, but its value {odd!r} does not fit "
+                            f"{s.id} ({base[0]}{f' {base[1][0]}..{base[1][1]}' if base[1] else ''}); map it to "
+                            f"another stat, or leave it out of the map to import it as a stat of its own")
+        if s.id in ids.implicit and base is not None and not fits(values, *base):
+            new = ids.own_stat(s.title)
+            ids.reused.discard(s.id)
+            renames[s.id] = new
+            shown = f"{base[1][0]}..{base[1][1]}" if base[0] == "range" and base[1] else (base[0] or "text")
+            reader.unsupported(f"characteristics spelled like a base stat but not fitting it (declared apart; "
+                               f"--map them if they are the base's)", f"{s.title} → {new} (the base's is {shown})")
+            s = StatDef(new, s.title, s.kind, s.low, s.high, s.note, s.group)
+        out.append(s)
+    if renames:
+        for table in (reader.units, reader.weapons):
+            for key, u in table.items():
+                table[key] = dataclasses.replace(u, stats=tuple((renames.get(k, k), v) for k, v in u.stats))
+    return out
+
+
+def read_files(paths: list[Path], ids: Ids | None = None) -> ArmyData:
+    """Read a game system (first) and its catalogues into army data; :class:`DataError` for a bad file."""
+    roots = [(p, read_xml(p)) for p in paths]
+    kinds = [local(r) for _, r in roots]
+    if kinds.count("gameSystem") != 1:
+        raise DataError(f"give exactly one game system (.gst); got {kinds.count('gameSystem')} among "
+                        f"{', '.join(str(p) for p in paths)}")
+    for (p, r), k in zip(roots, kinds):
+        if k not in ("gameSystem", "catalogue"):
+            raise DataError(f"{p} is a BattleScribe {k or 'file'}, not a game system or catalogue")
+    roots.sort(key=lambda pr: local(pr[1]) != "gameSystem")
+    game = roots[0][1]
+    for p, r in roots[1:]:
+        if attr(r, "gameSystemId") and attr(r, "gameSystemId") != attr(game, "id"):
+            raise DataError(f"{p} is a catalogue for another game system ({attr(r, 'gameSystemId')}), not "
+                            f"{attr(game, 'name')}")
+    return read_roots(roots, ids or Ids())
+
+
+def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids) -> ArmyData:
+    """Army data from parsed files, the game system first."""
+    reader = _Reader(roots, ids)
+    reader.index()
+    cost_types = [ct for _, r in roots for ct in children(r, "costTypes", "costType")]
+    named = [ct for ct in cost_types if attr(ct, "name").strip().lower() in ("pts", "points", "pt", "point")]
+    if named or cost_types:
+        reader.points_type = attr((named or cost_types)[0], "id")
+    stats = reader.read_profile_types(reader.placement())
+    reader.scan_unsupported()
+    for _, root in roots[1:] or roots:
+        entries = list(children(root, "selectionEntries", "selectionEntry")) + \
+            list(children(root, "entryLinks", "entryLink"))
+        for el in entries:
+            node = reader.node(el, attr(root, "name"))
+            if node is not None and node.kind in ("unit", "model"):
+                reader.root(node)
+    armies = reader.armies()
+    typed: list[StatDef] = []
+    for s in stats:
+        kind, note = infer_kind(reader.values.get(s.id, []))
+        low = high = 0
+        if kind == "range":
+            numbers = [int(v) for v in reader.values[s.id] if v.strip().lstrip("-").isdigit()]
+            low, high = min(min(numbers), 0 if min(numbers) <= 0 else 1), max(max(numbers), 10)
+        typed.append(StatDef(s.id, s.title, kind, low, high, note, s.group))
+    typed = _apart_from_base(typed, reader, ids)
+    sources = tuple((p.name, attr(r, "revision", "0")) for p, r in roots)
+    unsupported = tuple(f"{n} × {what} (e.g. {'; '.join(reader.where[what])})" for what, n in reader.notes.items())
+    return ArmyData(
+        title=attr(roots[0][1], "name") or "Imported army",
+        stats=tuple(typed),
+        keywords=tuple(sorted(reader.keywords.values(), key=lambda k: k.id)),
+        abilities=tuple(sorted(reader.abilities.values(), key=lambda k: k.id)),
+        units=tuple(sorted(reader.units.values(), key=lambda u: u.id)),
+        weapons=tuple(sorted(reader.weapons.values(), key=lambda u: u.id)),
+        squads=tuple(sorted(reader.squads.values(), key=lambda u: u.id)),
+        armies=tuple(armies),
+        sources=sources,
+        unsupported=unsupported,
+        origins=dict(reader.origins),
+    )

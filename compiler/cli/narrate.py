@@ -1,0 +1,179 @@
+"""A battle in words, for ``warscribe play``: the header, one line per event, the result.
+
+Every unit is named with its side ("Orks: Ork Boy"), every rule by its title with where to read
+it: its page on the built site when ``--site URL`` (or the ``site`` setting) says where the site
+is, else its file and line. Counts, articles and verbs come from :mod:`compiler.words`. Author
+text (titles) is escaped for Rich, so that a title is printed as written, never read as markup,
+and its control characters are shown escaped, never obeyed (:func:`compiler.terminal.rich_text`).
+
+A volley that carries its dice (``"dice": [{"step": "hits", "faces": [6, 5, 3], "passed": 2}]``)
+shows them one step a line: ``hits: 6 5 3 → 2``.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from compiler.terminal import rich_text as escape
+from compiler.words import a_or_an, agree, chance_words, plural
+
+if TYPE_CHECKING:
+    from compiler import ast as A
+    from compiler.model.ruleset import Ruleset
+
+__all__ = ["Narrator", "label_units_by_side"]
+
+#: How long a status lasts, in words.
+UNTIL = {"phase": "until the end of the phase", "turn": "until the end of the turn",
+         "game turn": "until the end of the game turn"}
+
+
+def label_units_by_side(units: Sequence[Any], side_titles: Sequence[str]) -> None:
+    """Prefix each unit's label with its side's title ("Orks: Ork Boy"): both sides may field
+    units of the same name, and every line, choice and log of a played battle must tell them apart."""
+    for unit in units:
+        prefix = f"{side_titles[unit.side]}: "
+        if not unit.label.startswith(prefix):
+            unit.label = prefix + unit.label
+
+
+class Narrator:
+    """The words of one battle of ``model``."""
+
+    def __init__(self, model: Ruleset, side_titles: Sequence[str], site: str | None = None) -> None:
+        from compiler.site.sitemap import SiteMap
+
+        self.model = model
+        self.sides = tuple(side_titles)
+        self.site = (site.rstrip("/") + "/") if site else None
+        self.places = SiteMap((model,))
+
+    # -- names ------------------------------------------------------------------------------
+    def title(self, decl_id: str | None) -> str:
+        """A declaration's title (escaped), or its id when it has none."""
+        if not decl_id:
+            return ""
+        place = self.places.get(self.model.id, decl_id)
+        decl = self.model.get(decl_id)
+        return escape(getattr(decl, "title", None) or (place.title if place else None) or decl_id)
+
+    def state(self, decl_id: str) -> str:
+        """A status or situation as a word: its title when that is a name, else its id in words
+        (a situation's title is often a sentence: "The squad declared this assault…")."""
+        title = self.title(decl_id)
+        if title.endswith((".", "!", "?")) or len(title.split()) > 3:
+            return escape(decl_id.replace("_", " "))
+        if len(title) > 1 and title[0].isupper() and title[1].islower():  # mid-sentence: "is no longer on overwatch"
+            return title[0].lower() + title[1:]
+        return title
+
+    def where(self, decl_id: str) -> str | None:
+        """Where to read a rule: its page on the built site, or its file and line."""
+        place = self.places.get(self.model.id, decl_id)
+        if self.site and place is not None:
+            page = place.page[:-len(".md")]
+            page = page[:-len("index")] if page.endswith("index") else page + "/"
+            return f"{self.site}{page}#{place.anchor}"
+        decl = self.model.get(decl_id)
+        span = getattr(decl, "span", None)
+        return f"{span.file}:{span.line}" if span is not None else None
+
+    def cite(self, decl_id: str | None) -> str:
+        """A rule named, with where to read it, dimmed: ``(Shooting, rules/x/rulebook.rules:120)``."""
+        if not decl_id:
+            return ""
+        where = self.where(decl_id)
+        if where is None:
+            return f"[dim]({self.title(decl_id)})[/dim]"
+        shown = escape(where)
+        link = f"[link={where}]{shown}[/link]" if where.startswith(("http://", "https://")) else shown
+        return f"[dim]({self.title(decl_id)}, {link})[/dim]"
+
+    @staticmethod
+    def unit(label: str) -> str:
+        return f"[bold]{escape(label)}[/bold]"
+
+    # -- the battle -------------------------------------------------------------------------
+    def header(self, scenario: A.Scenario, seed: int, units: Sequence[Any]) -> list[str]:
+        """What is played: the scenario, the ruleset, the seed, each side's units with their models."""
+        lines = [f"[bold]{escape(scenario.title or scenario.id)}[/bold] — {escape(self.model.title)} (seed {seed})"]
+        for s, side in enumerate(self.sides):
+            listed = [f"{escape(u.label.split(': ', 1)[-1])} ({plural(u.models, 'model')})" for u in units if u.side == s]
+            lines.append(f"  {escape(side)}: " + ", ".join(listed))
+        return lines
+
+    def line(self, event: dict[str, Any]) -> str | None:
+        """One event in words (None for an event a reader need not see)."""
+        kind = event["event"]
+        unit = self.unit(event["unit"]) if "unit" in event else ""
+        if kind == "start":
+            first = event.get("first_title") or event["first"]
+            return f"{_agree(first, 'goes', 'go')} first; the forces stand {event['distance']}\" apart."
+        if kind == "turn":
+            return f"\n[bold cyan]— Game turn {event['turn']}: {escape(str(event.get('title', event['side'])))} —[/bold cyan]"
+        if kind == "move":
+            return f"{unit} moves {event['inches']}\": {event['distance']:g}\" from the nearest enemy."
+        if kind == "volley":
+            return self.volley(event)
+        if kind == "test":
+            verdict = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
+            return (f"{unit} takes {a_or_an('test')} {self.cite(event['rule'])}: "
+                    f"a {chance_words(event['chance'])} chance, {verdict}.")
+        if kind == "activation":
+            verdict = ("[red]bust[/red]: the turn passes" if event["bust"]
+                       else plural(event["successes"], "action"))
+            return (f"{unit} rolls {plural(event['dice'], 'activation die', 'activation dice')} "
+                    f"{self.cite(event['rule'])}, each a {chance_words(event['chance'])} chance: {verdict}.")
+        if kind == "engage":
+            status = f" ({self.state(event['status'])})" if event.get("status") else ""
+            return f"{unit} engages {self.unit(event['target'])}{status}."
+        if kind == "out_of_reach":
+            if event.get("reach") is None:
+                return f"{unit}: no enemy in reach of its weapons."
+            return f"{unit}: no enemy within {event['reach']:g}\"."
+        if kind == "status" and event.get("until") == "now":
+            return f"{unit} is no longer {self.state(event['status'])}."
+        if kind == "status":
+            until = UNTIL.get(event.get("until") or "", "")
+            return f"{unit}: {self.state(event['status'])}" + (f", {until}" if until else "") + "."
+        if kind == "destroyed":
+            return f"[red]{unit} is destroyed[/red]."
+        if kind == "activated":
+            own = self.unit(event["unit"].split(": ", 1)[-1] if event["unit"].startswith(event["title"] + ": ")
+                            else event["unit"])
+            return f"{_agree(event['title'], 'activates', 'activate')} {own}."
+        if kind == "order":
+            return f"{unit} is given the order [bold]{escape(event['title'])}[/bold]."
+        if kind == "end":
+            return self.end(event)
+        return None
+
+    def volley(self, event: dict[str, Any]) -> str:
+        weapon = f", with {self.title(event['weapon'])}" if event.get("weapon") else ""
+        removed = event["removed"]
+        head = (f"{self.unit(event['unit'])} ({plural(event['models'], 'model')}) → {self.unit(event['target'])}"
+                f"{weapon} {self.cite(event['rule'])}")
+        dice = "".join(f"\n    {escape(str(d['step']))}: {' '.join(str(f) for f in d['faces'])} → {d['passed']}"
+                       for d in event.get("dice") or ())
+        return (f"{head}:{dice}{' ' if not dice else chr(10) + '    '}[bold]{plural(removed, 'model')} removed[/bold] "
+                f"(on average {event['mean']:.2f}); {plural(event['left'], 'model')} left.")
+
+    def end(self, event: dict[str, Any]) -> str:
+        reason = event.get("reason") or ""
+        how = self.cite(reason) if reason and self.model.get(reason) is not None else escape(reason)
+        if event.get("winner"):
+            verdict = f"[bold]{_agree(event.get('winner_title') or event['winner'], 'wins', 'win')}[/bold]"
+        else:
+            verdict = "[bold]A draw[/bold]"
+        parts = [f"\n{verdict} {how}".rstrip()]
+        scores = event.get("scores") or []
+        if any(scores):
+            parts.append("score: " + ", ".join(f"{escape(t)} {s:g}" for t, s in zip(self.sides, scores)))
+        parts.append("models left: " + ", ".join(f"{escape(t)} {n}" for t, n in zip(self.sides, event["survivors"])))
+        return "; ".join(parts) + "."
+
+
+
+def _agree(subject: str, singular: str, plural_verb: str) -> str:
+    """:func:`~compiler.words.agree` on the name as written, then escaped for Rich."""
+    verb = agree(subject, singular, plural_verb)[len(subject) + 1:]
+    return f"{escape(subject)} {verb}"

@@ -1,0 +1,151 @@
+"""`warscribe play` for people: a transcript of every bundled scenario read as a reader would,
+and the grammar that writes it, table-tested."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compiler.cli import app
+from compiler.words import a_or_an, agree, is_plural, plural
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def scenarios() -> list[tuple[str, str, tuple[str, ...]]]:
+    from compiler import ast as A
+    from compiler.driver import compile_paths
+
+    out = []
+    for rs in compile_paths([str(ROOT / "rules")]).rulesets:
+        for sc in rs.of_type(A.Scenario):
+            if (ROOT / "rules" / rs.id).is_dir():
+                out.append((rs.id, sc.id, tuple(s.title for s in sc.sides)))
+    return out
+
+
+SCENARIOS = scenarios()
+
+
+def play(*args: str) -> str:
+    import os
+
+    before = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        r = CliRunner().invoke(app, ["play", *args], env={"NO_COLOR": "1", "FORCE_COLOR": None, "COLUMNS": "400"})
+    finally:
+        os.chdir(before)
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    assert r.exit_code == 0, r.output
+    return r.stdout
+
+
+def test_every_bundled_ruleset_has_a_scenario_here() -> None:
+    assert {rs for rs, _, _ in SCENARIOS} >= {"console-40k", "classic-40k", "gemini-arap", "nuceria-rts", "40k-s"}
+
+
+@pytest.mark.parametrize("ruleset, scenario, sides", SCENARIOS, ids=[f"{r}/{s}" for r, s, _ in SCENARIOS])
+def test_a_transcript_reads_as_words(ruleset: str, scenario: str, sides: tuple[str, ...], tmp_path: Path) -> None:
+    log = tmp_path / "battle.log"
+    text = play(f"rules/{ruleset}", scenario, "--auto", "--seed", "1", "--log", str(log))
+    lines = [line for line in text.splitlines() if line.strip()]
+    # no raw Python data: lists, floats with a trailing .0, dict reprs
+    assert not re.search(r"\[\s*[\d'\"]|\d\.0\b(?!\d)|\{'", text), text
+    # grammar: no "(s)", no "a" before a vowel sound, no "1 models"
+    assert "(s)" not in text
+    assert not re.search(r"\b1 (models|units|actions|dice)\b", text)
+    assert not re.search(r"\ba (Ork|[AEIO]\w)", text)
+    first = next(line for line in lines if " first; " in line)
+    assert first.startswith(agree(next(s for s in sides if first.startswith(s)), "goes", "go") + " first")
+    # each side's units told apart: every volley names its shooter and its target with their sides
+    titles = tuple(f"{s}: " for s in sides)
+    volleys = [line for line in lines if " → " in line]
+    assert volleys, text
+    for line in volleys:
+        shooter, target = line.split(" → ", 1)
+        assert shooter.startswith(titles) and target.startswith(titles), line
+        assert re.search(r"\(\d+ models?\)", shooter), line  # how many models fire: labelled
+        assert re.search(r"\d+ models? removed \(on average \d+\.\d\d\); \d+ models? left\.", line), line
+        assert re.search(r"\([^()]+, rules/[\w/.-]+\.rules:\d+\)", line), line  # the rule, with its file and line
+    # the end in words: who won and why, then each side's models by name
+    last = lines[-1]
+    counts = ", ".join(rf"{re.escape(s)} \d+" for s in sides)
+    assert re.search(rf"models left: {counts}\.$", last), last
+    assert re.match(r"(A draw|.+ wins?) ", last), last
+    # the header names each side and its units with their models
+    assert lines[0].endswith("(seed 1)")
+    for s, line in zip(sides, lines[1:1 + len(sides)]):
+        assert line.strip().startswith(f"{s}: ") and "models)" in line
+    # the replay prints the same battle, header included, finding the rules from the log
+    assert play("--replay", str(log)) == text
+
+
+def test_rules_link_to_the_built_site_with_site() -> None:
+    text = play("rules/console-40k", "--auto", "--seed", "1", "--site", "https://rules.example.org/")
+    assert "(Shooting, https://rules.example.org/console-40k/rulebook/" in text
+    assert re.search(r"https://rules\.example\.org/console-40k/rulebook/[\w-]+/#shooting\)", text)
+
+
+def test_side_labels_and_dice_steps_are_shown_when_an_event_carries_them() -> None:
+    from compiler.cli.narrate import Narrator
+    from compiler.driver import compile_paths
+
+    model = compile_paths([str(ROOT / "rules" / "console-40k")]).rulesets[0]
+    narrator = Narrator(model, ["Space Marines", "Orks"])
+    line = narrator.line({"event": "volley", "rule": "shooting", "unit": "Space Marines: Space Marine", "models": 5,
+                          "target": "Orks: Ork Boy", "weapon": "boltgun", "removed": 1, "mean": 1.3888, "left": 9,
+                          "dice": [{"step": "hits", "faces": [6, 5, 3, 3, 1], "passed": 2},
+                                   {"step": "wounds", "faces": [4, 2], "passed": 1}]})
+    assert line is not None
+    plain = re.sub(r"\[/?[a-z][^\]]*\]", "", line)
+    assert "hits: 6 5 3 3 1 → 2" in plain and "wounds: 4 2 → 1" in plain
+    assert "1 model removed (on average 1.39); 9 models left." in plain
+    end = narrator.line({"event": "end", "winner": "space_marines", "winner_title": "Space Marines",
+                         "reason": "on_points", "survivors": [5, 9], "scores": [70.0, 63.0]})
+    assert end is not None
+    assert re.sub(r"\[/?[a-z][^\]]*\]", "", end).strip().endswith(
+        "score: Space Marines 70, Orks 63; models left: Space Marines 5, Orks 9.")
+    assert re.sub(r"\[/?[a-z][^\]]*\]", "", end).strip().startswith("Space Marines win ")
+
+
+def test_a_title_with_rich_markup_is_printed_as_written() -> None:
+    from compiler.cli.narrate import Narrator
+    from compiler.driver import compile_paths
+    from rich.console import Console
+
+    model = compile_paths([str(ROOT / "rules" / "console-40k")]).rulesets[0]
+    narrator = Narrator(model, ["[red]Red force[/red]", "Blues"])
+    line = narrator.line({"event": "start", "first": "reds", "first_title": "[red]Red force[/red]", "distance": 24})
+    console = Console(record=True, no_color=True, width=200)
+    console.print(line)
+    assert console.export_text().startswith("[red]Red force[/red] goes first")  # as written, not read as markup
+
+
+@pytest.mark.parametrize("subject, expected", [
+    ("Orks", "Orks go"), ("Space Marines", "Space Marines go"), ("Red force", "Red force goes"),
+    ("The Bastion", "The Bastion goes"), ("Ork Boyz", "Ork Boyz go"), ("Line troopers", "Line troopers go"),
+    ("Chaos", "Chaos goes"), ("Imperial Guard", "Imperial Guard goes"), ("The Corpus", "The Corpus goes"),
+])
+def test_verb_agreement(subject: str, expected: str) -> None:
+    assert agree(subject, "goes", "go") == expected
+
+
+@pytest.mark.parametrize("phrase, expected", [
+    ("Ork Boyz squad", "an Ork Boyz squad"), ("unit", "a unit"), ("hour", "an hour"), ("test", "a test"),
+    ("Eldar", "an Eldar"), ("one-off", "a one-off"),
+])
+def test_articles(phrase: str, expected: str) -> None:
+    assert a_or_an(phrase) == expected
+
+
+@pytest.mark.parametrize("n, noun, many, expected", [
+    (0, "model", None, "0 models"), (1, "model", None, "1 model"), (2, "action", None, "2 actions"),
+    (1, "activation die", "activation dice", "1 activation die"),
+    (3, "activation die", "activation dice", "3 activation dice"), (1, "unit", None, "1 unit"),
+])
+def test_plurals(n: int, noun: str, many: str | None, expected: str) -> None:
+    assert plural(n, noun, many) == expected

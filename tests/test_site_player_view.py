@@ -1,0 +1,290 @@
+"""The website as a player reads it, round 2: cards without raw Markdown, a comparison that adds
+up, titles that name their ruleset, the author's material behind a toggle, a light first load,
+no serious accessibility fault, tables that keep their columns on a phone, quick references that
+print on one A4 page.
+
+The cheap checks read every built HTML file directly (no browser); the others open a sample of
+pages in Chromium at 1280x900 and 390x844.  The site is the session's one build (``built_site``,
+``site_url`` in tests/browser_site.py).
+"""
+from __future__ import annotations
+
+import html
+import html.parser
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browser_site import HAVE_CHROMIUM, ROOT
+
+if not HAVE_CHROMIUM and not os.environ.get("CI"):
+    pytest.skip("chromium is not installed (apt-get install chromium); CI=true makes this a failure",
+                allow_module_level=True)
+
+if os.environ.get("CI"):  # under CI a missing Playwright is a failure, not a skip
+    from playwright.sync_api import Page
+else:
+    Page = pytest.importorskip("playwright.sync_api").Page
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+# A Markdown table's delimiter row (|:--|, | --- |, |:-:|) or a row of cells left as text.
+RAW_TABLE = re.compile(r"\|\s*:?-{2,}:?\s*\|")
+
+
+class _Text(html.parser.HTMLParser):
+    """The text a page's article shows, outside code, scripts and styles; and its <title>."""
+
+    SKIP = {"code", "pre", "script", "style", "svg", "template"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.depth = 0
+        self.article = 0
+        self.in_title = False
+        self.title = ""
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "title" and not self.article and not self.depth:  # the page's, not a chart's
+            self.in_title = True
+        if tag == "article":
+            self.article += 1
+        if tag in self.SKIP:
+            self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self.in_title = False
+        if tag == "article":
+            self.article -= 1
+        if tag in self.SKIP and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.in_title:
+            self.title += data
+        elif self.article and not self.depth:
+            self.parts.append(data)
+
+
+def read_html(path: Path) -> _Text:
+    parser = _Text()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def ruleset_ids() -> list[str]:
+    return sorted(p.parent.name for p in (ROOT / "rules").glob("*/ruleset.rules"))
+
+
+@pytest.fixture(scope="module")
+def pages(built_site: Path) -> dict[str, _Text]:
+    """Every built page, read once: its title and the text of its article."""
+    found = {str(p.parent.relative_to(built_site)).replace(".", "") + "/": read_html(p)
+             for p in sorted(built_site.rglob("index.html"))}
+    assert len(found) > 100
+    return found
+
+
+# ---------------------------------------------------------------------------
+# 1. Cards and the comparison
+# ---------------------------------------------------------------------------
+
+def test_no_raw_markdown_table_in_the_text_of_any_page(pages: dict[str, _Text]) -> None:
+    raw = {path: m.group(0) for path, read in pages.items()
+           for m in [RAW_TABLE.search(" ".join(read.parts))] if m}
+    assert not raw, raw
+
+
+def test_the_bad_pattern_is_seen_where_it_stands() -> None:
+    parser = _Text()
+    parser.feed("<article><p>Models: 5 to 10 | Weapon | S | |:--|:-:| <code>|:--|</code></p></article>")
+    assert RAW_TABLE.search(" ".join(parser.parts))
+    parser = _Text()
+    parser.feed("<article><p>x</p><pre><code>| --- |</code></pre></article>")
+    assert not RAW_TABLE.search(" ".join(parser.parts))
+
+
+def test_a_squad_card_has_its_weapon_table_and_its_points_on_a_line_of_their_own(built_site: Path) -> None:
+    page = (built_site / "console-40k" / "datasheets" / "index.html").read_text(encoding="utf-8")
+    card = page[page.index('id="space_marine_squad"'):]
+    card = card[:card.index('id="ork_boyz_squad"')]
+    assert "<table" in card and ">Boltgun<" in card
+    points = re.search(r"<strong>Points</strong>:?\s*(.*?)</", card, re.S)
+    assert points is not None and points.group(1).strip() == "70 + 14 per extra model", points
+
+
+def test_the_comparison_never_removes_more_orks_than_there_are(built_site: Path) -> None:
+    page = (built_site / "comparison" / "index.html").read_text(encoding="utf-8")
+    # the exact numbers behind the chart: one table per ruleset, its first column the Orks removed
+    values = [int(v) for v in re.findall(r'<tr>\s*<td style="text-align: ?right;?">(\d+)</td>', page)]
+    assert len(values) > 30 and max(values) == 10, values
+    means = [float(m) for m in re.findall(r"<td[^>]*>(\d+\.\d+)</td>", page)]
+    assert means and all(0 <= m <= 10 for m in means), means
+
+
+def test_a_matchup_whose_answer_can_exceed_its_most_fails_the_build() -> None:
+    from compiler.driver import compile_paths
+    from compiler.site.compare import Matchup, MatchupError, answers
+
+    rulesets = {rs.id: rs for rs in compile_paths([str(ROOT / "rules" / "nuceria-rts")]).rulesets}
+    raw = {"id": "m", "ask": "Troopers removed", "most": 10,
+           "rulesets": {"nuceria-rts": "make_attacks(10 bastion_guard, line_rifle, 10 trooper).unsaved"}}
+    with pytest.raises(MatchupError, match="more than the 10"):
+        answers(Matchup.from_config(raw), rulesets)
+    raw["rulesets"] = {"nuceria-rts": "min(make_attacks(10 bastion_guard, line_rifle, 10 trooper).unsaved, 10)"}
+    (found,) = answers(Matchup.from_config(raw), rulesets)
+    assert max(v for v, _ in found.dist) == 10
+
+
+# ---------------------------------------------------------------------------
+# 3. Titles and navigation
+# ---------------------------------------------------------------------------
+
+def ruleset_titles() -> dict[str, str]:
+    from compiler.driver import compile_paths
+
+    return {rs.id: rs.title for rs in compile_paths([str(ROOT / "rules")]).rulesets}
+
+
+@pytest.fixture(scope="module")
+def titles() -> dict[str, str]:
+    return ruleset_titles()
+
+
+def test_every_page_title_names_its_ruleset_and_no_two_pages_share_one(pages: dict[str, _Text],
+                                                                        titles: dict[str, str]) -> None:
+    seen: dict[str, str] = {}
+    for path, read in pages.items():
+        title = " ".join(read.title.split())
+        rs_id = path.split("/", 1)[0]
+        if rs_id in titles:
+            assert titles[rs_id] in title, (path, title)
+        assert title not in seen, f"{path} and {seen.get(title)} are both titled {title!r}"
+        seen[title] = path
+
+
+def test_stub_chapters_are_built_but_left_out_of_the_navigation(built_site: Path) -> None:
+    from compiler.driver import compile_paths
+    from compiler.site.sitemap import stub_chapters
+
+    stubs = stub_chapters(compile_paths([str(ROOT / "rules")]).rulesets)
+    assert 10 <= len(stubs) <= 20, sorted(stubs)
+    assert "nuceria-rts/rulebook/dice.md" not in stubs  # a short chapter of rules in prose is no stub
+    for stub in stubs:
+        rs_id, _, rest = stub.partition("/")
+        built = built_site / rs_id / rest.removesuffix(".md") / "index.html"
+        assert built.is_file(), stub  # links to it still land
+        overview = (built_site / rs_id / "index.html").read_text(encoding="utf-8")
+        nav = overview[overview.index('md-nav--primary'):overview.index('md-sidebar--secondary')]
+        assert f'href="rulebook/{rest.removeprefix("rulebook/").removesuffix(".md")}/"' not in nav, stub
+
+
+def test_the_home_page_leads_to_each_rulesets_quick_reference_datasheets_and_battles(built_site: Path) -> None:
+    home = (built_site / "index.html").read_text(encoding="utf-8")
+    for rs_id in ruleset_ids():
+        for role in ("quick-reference", "datasheets", "battles"):
+            if (built_site / rs_id / role / "index.html").is_file():
+                assert f'href="{rs_id}/{role}/"' in home, (rs_id, role)
+
+
+def test_tabs_say_what_they_are_and_all_fit_at_1280(page: Page, site_url: str, titles: dict[str, str]) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    page.goto(site_url)
+    tabs = page.locator(".md-tabs__link").all_inner_texts()
+    names = [" ".join(t.split()) for t in tabs]
+    assert len(names) == len(set(names)) == len(titles) + 3, names
+    assert "Warhammer 40,000" not in names  # the console game is not the commercial game
+    fits = page.evaluate("() => { const l = document.querySelector('.md-tabs__list');"
+                         " return [l.scrollWidth, l.clientWidth]; }")
+    assert fits[0] <= fits[1] + 1, fits
+
+
+# ---------------------------------------------------------------------------
+# 2. A player's view: the author's material behind a switch
+# ---------------------------------------------------------------------------
+
+AUTHOR_BOXES = """() => [...document.querySelectorAll('article .ws-author')].map(e => e.checkVisibility())"""
+
+
+def test_author_notes_are_hidden_until_the_switch_is_on_and_the_choice_is_remembered(page: Page, site_url: str) -> None:
+    page.set_viewport_size(PHONE)
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    page.goto(site_url + "nuceria-rts/rulebook/attacks/")
+    shown = page.evaluate(AUTHOR_BOXES)
+    assert len(shown) >= 3 and not any(shown), shown  # open questions, "pinned by" lines
+    switch = page.locator("button.ws-author-toggle")
+    assert switch.get_attribute("aria-pressed") == "false"
+    switch.click()
+    assert all(page.evaluate(AUTHOR_BOXES))
+    assert switch.get_attribute("aria-pressed") == "true"
+    page.goto(site_url + "nuceria-rts/notes/")  # another page: still on
+    shown = page.evaluate(AUTHOR_BOXES)
+    assert shown and all(shown)
+    page.locator("button.ws-author-toggle").click()
+    assert not any(page.evaluate(AUTHOR_BOXES))
+    page.reload()
+    assert not any(page.evaluate(AUTHOR_BOXES))
+
+
+def test_open_questions_and_pins_are_author_boxes(built_site: Path) -> None:
+    page = (built_site / "nuceria-rts" / "rulebook" / "attacks" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'class="admonition question ws-author"', page)
+    assert re.search(r'<p class="ws-author"><em>Pinned by', page)
+    notes = (built_site / "console-40k" / "index.html").read_text(encoding="utf-8")
+    assert 'class="ws-author"' in notes and "At a glance" in notes
+
+
+
+# ---------------------------------------------------------------------------
+# 5. Accessibility
+# ---------------------------------------------------------------------------
+
+# Every heat cell's chance (--ws-p), and its text and background as the sRGB the browser paints.
+HEAT_CELLS = """() => { const g = document.createElement('canvas').getContext('2d');
+  const rgb = css => { g.clearRect(0, 0, 1, 1); g.fillStyle = '#000'; g.fillStyle = css; g.fillRect(0, 0, 1, 1);
+                       return Array.from(g.getImageData(0, 0, 1, 1).data).slice(0, 3); };
+  return [...document.querySelectorAll('article .ws-heat')].map(e => {
+    const s = getComputedStyle(e);
+    return {p: parseFloat(s.getPropertyValue('--ws-p') || '0'), fg: rgb(s.color), bg: rgb(s.backgroundColor),
+            text: e.textContent};
+  }); }"""
+
+
+def luminance(rgb: list[int]) -> float:
+    lin = [c / 255 / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def lightness(y: float) -> float:
+    """CIE L* of a relative luminance: lightness as the eye sees it."""
+    return 116 * y ** (1 / 3) - 16 if y > 216 / 24389 else y * 24389 / 27
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_heat_cells_grow_lighter_with_the_chance_and_keep_their_text_readable(browser: Any, site_url: str,
+                                                                             built_site: Path, scheme: str) -> None:
+    context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
+    page = context.new_page()
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    page.goto(site_url + "console-40k/quick-reference/")
+    cells = page.evaluate(HEAT_CELLS)
+    context.close()
+    assert len(cells) > 50
+    # the text is what the renderer wrote (the colour changes nothing in it)
+    built = (built_site / "console-40k" / "quick-reference" / "index.html").read_text(encoding="utf-8")
+    assert sum(1 for c in cells if c["text"] == "always") == len(re.findall(r'class="ws-heat"[^>]*>always<', built))
+    for c in cells:
+        hi, lo = sorted((luminance(c["fg"]), luminance(c["bg"])), reverse=True)
+        assert (hi + 0.05) / (lo + 0.05) >= 4.5, c
+    # lightness alone tells the chances apart: a higher chance is never darker, and "never" and
+    # "always" are far apart (colour-blind readers see lightness, not hue)
+    by_p = sorted({round(c["p"], 3): lightness(luminance(c["bg"])) for c in cells}.items())
+    assert all(b >= a - 0.1 for (_, a), (_, b) in zip(by_p, by_p[1:])), by_p
+    assert by_p[-1][1] - by_p[0][1] >= 25, by_p  # CIE L*, 0 (black) to 100 (white)
