@@ -61,6 +61,7 @@ example e1 "Fails {TITLE}":
 '''
 
 RAW = (ESC, BEL, RLO, "\x9b")
+COLOR = {"NO_COLOR": "", "FORCE_COLOR": "1"}  # a terminal that takes colours (and hyperlinks)
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +90,7 @@ def assert_shown(out: str) -> None:
     ("play", "{rules}", "--auto", "--seed", "1"),
 ])
 def test_escape_sequences_in_author_text_are_shown_escaped(rules: Path, args: tuple[str, ...]) -> None:
-    ran = warscribe(*(a.format(rules=rules) for a in args), env={"FORCE_COLOR": "1"})
+    ran = warscribe(*(a.format(rules=rules) for a in args), env=COLOR)
     assert ran.returncode in (0, 1), ran  # test: the example fails on purpose
     assert_shown(ran.stdout + ran.stderr)
 
@@ -97,7 +98,7 @@ def test_escape_sequences_in_author_text_are_shown_escaped(rules: Path, args: tu
 def test_play_prints_rich_markup_in_author_text_as_written(rules: Path) -> None:
     # A terminal that takes colours and hyperlinks: the events' own styles are there, but a
     # `[link=…]` in a title is no hyperlink (no OSC 8), an unbalanced `[/bold]` no crash.
-    ran = warscribe("play", str(rules), "--seed", "1", stdin="1\n1\n1\n1\n", env={"FORCE_COLOR": "1"})
+    ran = warscribe("play", str(rules), "--seed", "1", stdin="1\n1\n1\n1\n", env=COLOR)
     assert ran.returncode == 0, ran
     out = ran.stdout
     assert f"{ESC}[1m" in out  # the events' own bold
