@@ -190,6 +190,24 @@ def test_export_then_import_gives_the_same_ruleset(imported: Path, tmp_path: Pat
     assert cat.read_bytes() == before
 
 
+@pytest.mark.parametrize("ruleset", ["classic-40k", "nuceria-rts"])
+def test_a_hand_written_ruleset_comes_back_from_its_catalogue(ruleset: str, tmp_path: Path) -> None:
+    # ids travel in the exported ids; a stat may be called P (like the function), an unpriced unit stays so
+    r = warscribe("export", str(ROOT / "rules" / ruleset), "--battlescribe", str(tmp_path / "bs"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = tmp_path / "a" / ruleset
+    r = warscribe("import", "battlescribe", str(tmp_path / "bs" / f"{ruleset}.gst"),
+                  str(tmp_path / "bs" / f"{ruleset}.cat"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    original, again = _declarations(ROOT / "rules" / ruleset), _declarations(out)
+    fields = ("stats", "keywords", "weapons", "points", "models", "points_per_extra_model", "unit")
+    profiles = [k for k, d in original.items() if d["kind"] in ("unit", "weapon", "squad")]
+    assert profiles
+    for k in profiles:
+        assert k in again, k
+        assert {f: original[k].get(f) for f in fields} == {f: again[k].get(f) for f in fields}, k
+
+
 def test_the_outputs_never_overwrite_the_authors_files(imported: Path, tmp_path: Path) -> None:
     mine = tmp_path / "mine"
     mine.mkdir()

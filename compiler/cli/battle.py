@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.markup import escape
 
-from compiler.cli.common import Arg, Exit, app, compile_one, is_quiet, refuse, say, unknown_name, usage_error
+from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, refuse, report_resolve_error, say, unknown_name,
+                                 usage_error)
+from compiler.resolve.core import ResolveError
 from compiler.cli.common import console as make_console
 from compiler.limits import MAX_COUNT, MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
 from compiler.terminal import rich_text
@@ -82,7 +84,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     if path is None:
         raise usage_error("name the ruleset folder: warscribe play PATH [SCENARIO]")
     log_target = _log_target(log, path, force) if log is not None else None  # before any work
-    _, model = compile_one(path)
+    compiled, model = compile_one(path)
     rules = Rules(model)
     if played is not None:
         scenario = played.scenario
@@ -104,6 +106,9 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
         battle_seed = played.seed
         try:
             replay(rules, played, listener=show, before=begin)
+        except ResolveError as err:
+            report_resolve_error(err, dict(compiled.sources))
+            raise Exit(1)
         except ReplayMismatch as e:
             say(f"warscribe: error: {replay_log}: {e}", err=True)
             raise Exit(1)
@@ -120,13 +125,16 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
         if human is None:
             raise unknown_name(f"scenario '{sc.id}' has no side '{side}'", side or "", ids, "sides")
         policies[human] = HumanPolicy(lambda prompt: _read(console, prompt),
-                                      lambda text: console.print(rich_text(text)))
+                                      lambda text: console.print(rich_text(text)))  # author text, never markup
     battle = Battle(rules, sc, policies, battle_seed, listener=show)
     begin(battle)
     try:
         battle.run()
     except EOFError:
         console.print("No more input: the battle stops here.")
+        raise Exit(1)
+    except ResolveError as err:  # a volley too big to work out (thousands of attacks): located, one sentence
+        report_resolve_error(err, dict(compiled.sources))
         raise Exit(1)
     if log_target is not None:
         import io
@@ -192,13 +200,16 @@ def _read(console: Any, prompt: str) -> str:
 
 
 def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
+    from compiler.battle.policies import whole_number
+
     console.print("Choose a side:")
     for i, s in enumerate(sc.sides, 1):
         console.print(f"  {i}. {rich_text(s.title)}")
     while True:
         answer = _read(console, f"Choose 1-{len(sc.sides)}").strip()
-        if answer.isdigit() and 1 <= int(answer) <= len(sc.sides):
-            return int(answer) - 1
+        number = whole_number(answer)
+        if number is not None and 1 <= number <= len(sc.sides):
+            return number - 1
         console.print(f"Please enter a number from 1 to {len(sc.sides)}.")
 
 
@@ -227,7 +238,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     from compiler.battle.simulate import against as change
     from compiler.battle.simulate import with_armies
 
-    _, model = compile_one(path)
+    compiled, model = compile_one(path)
     sc = pick_scenario(model, scenario)
     if policy not in POLICIES:
         raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
@@ -250,12 +261,16 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
         with progress("simulate", games * (2 if against else 1), "game") as advance:
             tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
                         progress=advance)
-            out = summary(model, sc, tally, seed)
+            out = summary(model, sc, tally, seed, policy)
             if against is not None and base_model is not None:
                 base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
                            progress=lambda done: advance(games + done))
                 out["against"] = {"ruleset": base_model.id, "title": base_model.title,
-                                  "base": summary(base_model, sc, base, seed), "change": change(sc, tally, base)}
+                                  "base": summary(base_model, sc, base, seed, policy),
+                                  "change": change(sc, tally, base)}
+    except ResolveError as err:  # a volley too big to work out (thousands of attacks): located, one sentence
+        report_resolve_error(err, dict(compiled.sources))
+        raise Exit(1)
     except ValueError as e:
         raise usage_error(str(e))
     if as_json:
