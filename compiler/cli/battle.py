@@ -322,15 +322,23 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
     _, model = compile_one(path)
     armies = model.of_type(A.Army)
     chosen = model.get(army) if army else (armies[0] if armies else None)
-    if army is None and roster.suffix.lower() in (".ros", ".rosz"):
+    limit = None
+    if roster.suffix.lower() in (".ros", ".rosz"):
         from compiler.cli.interop import roster_army
 
-        chosen = roster_army(roster, model) or chosen  # the army rules its force was built with
+        named, limit = roster_army(roster, model)
+        if army is None:
+            chosen = named or chosen  # the army rules its force was built with
     if not isinstance(chosen, A.Army):
         raise usage_error(f"ruleset '{model.id}' has no army rules" + (f" called '{army}'" if army else ""))
+    if limit is not None and limit not in chosen.points:  # the game size the player set, if the rules allow it
+        if chosen.points:
+            click.echo(f"{roster}: the roster's limit of {limit} points is not one of {chosen.title}'s "
+                       f"({', '.join(map(str, chosen.points))}); checked at {chosen.points[0]}", err=True)
+        limit = None
     units = list_units(roster, model)
     listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
-    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed))
+    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed, limit))
 
 
 def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
