@@ -13,7 +13,7 @@ from compiler import codes
 from compiler.check.context import Context, Scope
 from compiler.check.expressions import check_expr
 from compiler.diagnostics import Span, did_you_mean
-from compiler.limits import MAX_SCENARIO_UNITS, MAX_TABLE_INCHES
+from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
@@ -226,6 +226,10 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for w in u.weapons:
                 if w not in weapons:
                     _unknown(ctx, "weapon", w, u.span, weapons, "name a weapon profile")
+        total = sum(max(u.count, 0) for u in side.units)
+        if total > MAX_COUNT:
+            ctx.sink.error(codes.TOO_MANY_DICE, f"side '{side.id}' fields {total:,} models; a battle counts at most "
+                           f"{MAX_COUNT:,} models a side", side.span, "field fewer models on this side")
     army = rs.get(sc.army) if sc.army is not None else None
     known = all(u.name in units | squads and u.count >= 1 for side in sc.sides for u in side.units)
     if isinstance(army, A.Army) and known:
