@@ -241,3 +241,35 @@ def test_tiny_chances_are_not_printed_as_zero_and_json_numbers_are_canonical() -
     assert [row["p"] for row in data["distribution"]] == ["1/6"] * 6
     seven = json.loads(run("eval", "rules/console-40k", "2d6", "--json")[1])
     assert seven["mean"] == "7" and Fraction(seven["mean"]) == 7  # not "7/1"
+
+
+# -- where authors keep their rules ----------------------------------------------------------------
+
+
+def test_the_pre_commit_hooks_run_the_commands_they_name(tmp_path: Path) -> None:
+    import yaml
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [h["id"] for h in hooks] == ["warscribe-fmt", "warscribe-check", "warscribe-test"]
+    shutil.copytree(ROOT / "rules" / "console-40k", tmp_path / "rules" / "console-40k")
+    files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "rules").rglob("*"))
+    for hook in hooks:
+        assert hook["language"] == "python" and re.search(hook["files"], "rules/console-40k/lexicon.rules")
+        program, *args = hook["entry"].split()
+        assert program == "warscribe"
+        given = [f for f in files if re.search(hook["files"], f)] if hook.get("pass_filenames", True) else []
+        code, out, err = run(*args, *given, cwd=tmp_path)
+        assert code == 0, (hook["id"], out, err)
+    # a broken rule fails the check hook
+    lexicon = tmp_path / "rules" / "console-40k" / "lexicon.rules"
+    lexicon.write_text(lexicon.read_text(encoding="utf-8") + "\nstat BS BS\n", encoding="utf-8")
+    assert run(*hooks[1]["entry"].split()[1:], cwd=tmp_path)[0] == 1
+
+
+def test_the_ci_recipe_runs_commands_that_exist() -> None:
+    page = (ROOT / "site" / "ci.md").read_text(encoding="utf-8")
+    commands = set(re.findall(r"^[ \t]+(?:- run: )?warscribe (\w+)", page, re.M))
+    assert commands >= {"fmt", "check", "test", "diff", "build"}
+    for name in commands:
+        assert run(name, "--help")[0] == 0, name
+    assert "--markdown" in page and "deploy-pages" in page and "pull_request" in page
