@@ -273,3 +273,31 @@ def test_the_ci_recipe_runs_commands_that_exist() -> None:
     for name in commands:
         assert run(name, "--help")[0] == 0, name
     assert "--markdown" in page and "deploy-pages" in page and "pull_request" in page
+
+
+def test_pytest_runs_without_xdist_and_counts_what_warscribe_test_counts() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NO_COLOR": "1", "PYTEST_ADDOPTS": ""}
+    collected = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "--collect-only", "-q",
+                                "-p", "no:cacheprovider", "rules/"], cwd=ROOT, env=env, capture_output=True,
+                               text=True, timeout=600)
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    items = [line for line in collected.stdout.splitlines() if "::" in line]
+    code, out, _ = run("test", "--json", "rules/")
+    assert len(items) == len(json.loads(out)["results"])
+    assert any("dark-millennia/ruleset.rules::classic-40k:" in line for line in items)  # the base's, under the overlay
+
+
+def test_the_vscode_extension_lists_every_command_it_registers_and_says_how_to_install_warscribe() -> None:
+    vscode = ROOT / "editors" / "vscode"
+    registered = set(re.findall(r"registerCommand\(\s*\"([\w.]+)\"", (vscode / "extension.js").read_text("utf-8")))
+    manifest = json.loads((vscode / "package.json").read_text("utf-8"))
+    listed = {c["command"] for c in manifest["contributes"].get("commands", [])}
+    assert registered and registered == listed  # each in the command palette, under a title
+    assert all(c.get("title") for c in manifest["contributes"]["commands"])
+    readme = (vscode / "README.md").read_text("utf-8")
+    assert "pip install warscribe" not in readme  # no such package is published
+    assert "pip install ." in readme

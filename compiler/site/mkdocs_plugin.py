@@ -299,6 +299,16 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
 
     on_page_context = CombinedEvent(_index_search_view, _restore_search_meta)
 
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        """A build by MkDocs itself (``mkdocs build``, ``mike deploy``) keeps the hidden files of the
+        folder it cleans: the mark an earlier ``warscribe build`` left there is removed, so that it is
+        never published (``warscribe build`` marks its own new folder after the build)."""
+        from compiler.site.output import MARKER
+
+        marker = Path(config.site_dir) / MARKER
+        if marker.is_file() and not marker.is_symlink():
+            marker.unlink()
+
     def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:
         self._written += 1
         _report("write", self._written, self._pages)
