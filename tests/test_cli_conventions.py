@@ -301,3 +301,22 @@ def test_the_vscode_extension_lists_every_command_it_registers_and_says_how_to_i
     readme = (vscode / "README.md").read_text("utf-8")
     assert "pip install warscribe" not in readme  # no such package is published
     assert "pip install ." in readme
+
+
+def test_an_overlay_against_its_base_lists_no_id_version_or_history_as_changes(tmp_path: Path) -> None:
+    code, out, err = run("diff", "rules/classic-40k", "rules/dark-millennia", "--no-impact")
+    assert code == 0, err
+    head = out.split("\n~ ruleset dark-millennia", 1)[1].split("\n~ ", 1)[0]
+    assert "title: Classic 40K" in head  # what the overlay says differently is still shown
+    for field in ("id:", "version:", "history:", "extends:"):
+        assert f"\n    {field}" not in head, field
+    # two versions of one ruleset still show them
+    shutil.copytree(ROOT / "rules" / "console-40k", tmp_path / "old")
+    shutil.copytree(ROOT / "rules" / "console-40k", tmp_path / "new")
+    header = tmp_path / "new" / "ruleset.rules"
+    text = header.read_text(encoding="utf-8")
+    version = re.search(r"version (\d+\.\d+\.\d+)", text)
+    assert version is not None
+    header.write_text(text.replace(version.group(0), "version 9.9.9", 1), encoding="utf-8")
+    out = run("diff", str(tmp_path / "old"), str(tmp_path / "new"), "--no-impact")[1]
+    assert f"version: {version.group(1)} → 9.9.9" in out

@@ -207,8 +207,9 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         nav = escape(self.site.nav)
         generated = {p.path for p in self.site.pages}
         docs = Path(config.docs_dir)
-        extra = sorted(str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
-                       if p.relative_to(docs).as_posix() not in generated)
+        # By name, the language reference first: the section opens on it (its tab links there).
+        extra = sorted((str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
+                        if p.relative_to(docs).as_posix() not in generated), key=lambda n: (n != "language.md", n))
         if not extra:
             return list(nav)
         return list(nav) + [{html.escape(self.config.docs_section, quote=False): extra}]
