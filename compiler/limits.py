@@ -85,6 +85,12 @@ MAX_TABLE_POINTS = 20_000
 #: Rows × combinations the table check works through; above it the check is skipped (W907).
 MAX_TABLE_WORK = 2_000_000
 
+# -- battles -------------------------------------------------------------------
+
+#: Inches of a battlefield: the distance between the sides, a position along it or on the table (W864).
+MAX_TABLE_INCHES = 1_000
+#: Units in one scenario, both sides together (W864).
+MAX_SCENARIO_UNITS = 200
 # -- battles, logs and army lists -------------------------------------------------
 
 #: Battles one ``warscribe simulate`` plays (refused above it, before any game).
@@ -127,6 +133,8 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_GRID_CELLS", MAX_GRID_CELLS, "cells of one grid"),
     ("MAX_TABLE_POINTS", MAX_TABLE_POINTS, "parameter values a table is checked over"),
     ("MAX_TABLE_WORK", MAX_TABLE_WORK, "rows × values the table check works through"),
+    ("MAX_TABLE_INCHES", MAX_TABLE_INCHES, "inches of a battlefield"),
+    ("MAX_SCENARIO_UNITS", MAX_SCENARIO_UNITS, "units in one scenario"),
     ("MAX_GAMES", MAX_GAMES, "battles of one simulate run"),
     ("MAX_JOBS", MAX_JOBS, "worker processes of one run"),
     ("MAX_LOG_BYTES", MAX_LOG_BYTES, "bytes of one battle log"),

@@ -107,6 +107,21 @@ def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path
     r = warscribe("army", "check", str(imported), str(no_hq))
     assert r.returncode == 1
     assert "At least 1 HQ. (hq = 0)" in r.stdout and "1 units, 74 points" in r.stdout
+    # a game size the army rules do not allow is said, and the list checked at theirs
+    bigger = tmp_path / "bigger.ros"
+    bigger.write_text(text.replace('<costLimit name="pts" typeId="ct-pts" value="500"/>',
+                                   '<costLimit name="pts" typeId="ct-pts" value="1000"/>'), "utf-8")
+    r = warscribe("army", "check", str(imported), str(bigger))
+    assert r.returncode == 0 and "the roster's limit of 1000 points is not one of Patrol Detachment's (500)" in r.stderr
+    allowing = tmp_path / "allowing"
+    shutil.copytree(imported, allowing)
+    army = (allowing / "army.rules").read_text("utf-8").replace("    points 500\n", "    points 500 or 1000\n")
+    (allowing / "army.rules").write_text(army.replace("require points <= limit:", "require points >= limit / 4: "
+                                                      '"A quarter of the game at least."\n    require points <= limit:'),
+                                         "utf-8")
+    assert warscribe("army", "check", str(allowing), str(FIX / "patrol.ros")).returncode == 0  # 164 >= 500 / 4
+    r = warscribe("army", "check", str(allowing), str(bigger))  # the player's 1000: 164 < 1000 / 4
+    assert r.returncode == 1 and "A quarter of the game at least. (limit = 1000, points = 164)" in r.stdout
     # a squad bought too big breaks its composition
     big = tmp_path / "big.ros"
     big.write_text(text.replace('number="4" type="model"', 'number="12" type="model"'), "utf-8")
@@ -188,6 +203,24 @@ def test_export_then_import_gives_the_same_ruleset(imported: Path, tmp_path: Pat
     before = cat.read_bytes()
     assert warscribe("export", str(imported), "--battlescribe", str(exported)).returncode == 0
     assert cat.read_bytes() == before
+
+
+@pytest.mark.parametrize("ruleset", ["classic-40k", "nuceria-rts"])
+def test_a_hand_written_ruleset_comes_back_from_its_catalogue(ruleset: str, tmp_path: Path) -> None:
+    # ids travel in the exported ids; a stat may be called P (like the function), an unpriced unit stays so
+    r = warscribe("export", str(ROOT / "rules" / ruleset), "--battlescribe", str(tmp_path / "bs"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = tmp_path / "a" / ruleset
+    r = warscribe("import", "battlescribe", str(tmp_path / "bs" / f"{ruleset}.gst"),
+                  str(tmp_path / "bs" / f"{ruleset}.cat"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    original, again = _declarations(ROOT / "rules" / ruleset), _declarations(out)
+    fields = ("stats", "keywords", "weapons", "points", "models", "points_per_extra_model", "unit")
+    profiles = [k for k, d in original.items() if d["kind"] in ("unit", "weapon", "squad")]
+    assert profiles
+    for k in profiles:
+        assert k in again, k
+        assert {f: original[k].get(f) for f in fields} == {f: again[k].get(f) for f in fields}, k
 
 
 def test_the_outputs_never_overwrite_the_authors_files(imported: Path, tmp_path: Path) -> None:

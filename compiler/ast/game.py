@@ -142,6 +142,8 @@ class Score:
     per: str | None = None
     prose: tuple[Prose, ...] = ()
     surviving: bool = False  # ``per surviving model``: the value is counted for each model left
+    held_at: str | None = None  # ``for each objective held at end of turn``: scored then, per objective held
+    destroyed: bool = False  # ``for each enemy unit destroyed``: the value (for the unit) goes to its enemies
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +156,18 @@ class Victory:
     text: str | None
     prose: tuple[Prose, ...] = ()
     kind: str | None = None
+    target: int | None = None  # ``by reaching 10``: the score that wins at once
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """``control within 3" by models``: who holds an objective — the side whose units within that
+    many inches of it have more models (or more of a stat, times their models: ``by OC``); on a
+    tie, nobody."""
+
+    span: Span
+    reach: int
+    by: str  # "models", or a stat's id
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +185,9 @@ class DerivedSituation:
 ACTIVATIONS = ("alternating_units", "alternating_detachments", "whole_army", "activation_rolls",
                "alternating_activations")
 #: How a victory condition can be decided by the battle engine.
-VICTORY_KINDS = ("annihilation", "highest_score")
+VICTORY_KINDS = ("annihilation", "highest_score", "reaching")
+#: What ``if undecided:`` may say: a draw, or the player who went first (second) wins.
+UNDECIDED = ("draw", "first", "second")
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +207,18 @@ class Game(Decl):
     activation_dice: ActivationDice | None = None
     order_situation: str | None = None  # ``orders set order``: the situation that holds a unit's order
     derived: tuple[DerivedSituation, ...] = ()
+    control: Control | None = None
+    undecided: str = "draw"  # the result when no victory condition decides: one of UNDECIDED
+
+
+@dataclass(frozen=True, slots=True)
+class Objective:
+    """``objective relic "The relic" at 18"``: a marker on the table that units can hold."""
+
+    span: Span
+    id: str
+    title: str
+    at: tuple[int, ...]  # inches along the line (one number), or across and up the table (two)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,3 +255,4 @@ class Scenario(Decl):
     first: str | None = None
     sides: tuple[Side, ...] = ()
     prose: tuple[Prose, ...] = ()
+    objectives: tuple[Objective, ...] = ()

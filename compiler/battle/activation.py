@@ -31,7 +31,7 @@ def alternating_units(battle: Battle, order: Sequence[int]) -> None:
         battle.run_phase(phase, order)
         if battle.state.over:
             return
-    battle.state.expire("turn")
+    battle.period_ends("turn")
 
 
 @activation("activation_rolls")
@@ -51,9 +51,8 @@ def activation_rolls(battle: Battle, order: Sequence[int]) -> None:
                     battle.combat(c)
             if st.over:
                 return
-            if st.timed:
-                st.expire("phase")
-        st.expire("turn")
+            battle.period_ends("phase")
+        battle.period_ends("turn")
 
 
 def try_units(battle: Battle, phase: A.Phase, side: int) -> None:

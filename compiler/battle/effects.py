@@ -156,7 +156,7 @@ def destroyed(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Acti
     does not happen."""
     battle.emit("destroyed", unit=unit.label, models=unit.models)
     battle.state.destroy(unit)
-    battle.check_annihilation()
+    battle.referee.settle()
     return False
 
 

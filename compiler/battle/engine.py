@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
-from compiler.battle.estimates import Estimates, signature
+from compiler.battle.estimates import Estimates
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
+from compiler.battle.victory import Referee, outcome_fields
 
 Listener = Callable[[dict[str, Any]], None]
 #: An action effect: ``(battle, unit, effect, action) -> bool`` (False: the rest of the action cannot happen).
@@ -68,14 +69,16 @@ class Battle:
         self.estimates = Estimates(rules, game, self.state, prep.estimates)
         self.rng = random.Random(seed)
         self.nature = nature
+        self.greedy_sides = [type(p) is GreedyPolicy and nature is None for p in self.policies]
         self.turns = scenario.turns or game.turns or 1
-        self.kinds = {v.kind: v for v in game.victories if v.kind}
         self.events: list[dict[str, Any]] = []
         self.choices: list[int] = []
         self.listener = listener
-        self._scores: tuple[float, ...] = ()  # the final scores, once worked out
         self.record = record or listener is not None  # a simulation keeps no events
         self.reactions = {r.event: r for r in game.reactions}
+        self.referee = Referee(rules, game, self.state, self.emit)
+        #: the periods whose end does something (a test, a score, a status that lapses)
+        self.busy = {e.period for e in game.at_end} | {s.held_at for s in game.scores if s.held_at}
 
     # -- the run -------------------------------------------------------------------------
 
@@ -87,23 +90,21 @@ class Battle:
         order = [(first + i) % n for i in range(n)]
         if self.record:
             self.emit("start", first=st.sides[first], first_title=st.side_titles[first], distance=self.scenario.distance)
+        st.first = first
         for turn in range(1, self.turns + 1):
             st.turn = turn
             ACTIVATIONS[self.game.activation or "whole_army"](self, order)
             if st.over:
                 break
-            self.end_of("game turn")
-            st.expire("game turn")
+            self.period_ends("game turn")
             if st.over:
                 break
         if not st.over:
-            self.finish()
-        scores = self._scores or tuple(self.score(s) for s in range(n))
+            self.period_ends("game")
+        scores = self.referee.scores() if st.over else self.referee.finish()
         out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason)
         if self.record:
-            self.emit("end", winner=None if out.winner is None else st.sides[out.winner],
-                      winner_title=None if out.winner is None else st.side_titles[out.winner], reason=out.reason,
-                      survivors=list(out.survivors), scores=[round(x, 6) for x in scores])
+            self.emit("end", **outcome_fields(st, scores))
         return out
 
     def emit(self, kind: str, **data: Any) -> None:
@@ -133,7 +134,7 @@ class Battle:
     def greedy(self, side: int) -> bool:
         """Whether ``side`` plays the greedy policy (whose picks the engine keeps per state, and
         makes without building the choice: the same answer, recorded the same way)."""
-        return type(self.policies[side]) is GreedyPolicy and self.nature is None
+        return self.greedy_sides[side]
 
     def player_turn(self, side: int, phases: Sequence[A.Phase]) -> None:
         st = self.state
@@ -145,7 +146,7 @@ class Battle:
             self.run_phase(phase, [side])
             if st.over:
                 return
-        st.expire("turn")
+        self.period_ends("turn")
 
     def run_phase(self, phase: A.Phase, sides: Sequence[int]) -> None:
         """Every unit of ``sides`` (taking turns in that order, one unit each) may act, then combats."""
@@ -176,8 +177,8 @@ class Battle:
         for c in phase.combats:
             if not st.over:
                 self.combat(c)
-        if st.timed:
-            st.expire("phase")
+        if st.timed or "phase" in self.busy:
+            self.period_ends("phase")
 
     def pick_unit(self, side: int, pending: list[Unit], phase: A.Phase) -> Unit:
         if len(pending) == 1:
@@ -192,8 +193,11 @@ class Battle:
         if statuses and all(a.unless and any(s in statuses for s in a.unless) for a in phase.actions):
             self.estimates.sig = None
             return False  # every action of the phase is barred to the unit
-        side = unit.side
-        sig = signature(self.state, unit)
+        side, here = unit.side, unit.position
+        sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
+               tuple(unit.values.items()) if unit.values else (),
+               tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
+                      for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
         est = self.estimates
         est.sig = (unit, sig)  # valid until the first effect changes the state
         key = (phase.id, sig)
@@ -211,7 +215,7 @@ class Battle:
             est.sig = None
             return False
 
-        if self.greedy(side):
+        if self.greedy_sides[side]:
             i = offer[2]
             if i is None:
                 values = est.actions(key, unit, actions)
@@ -259,7 +263,7 @@ class Battle:
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
                           distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation])
-        self.check_annihilation()
+        self.referee.settle()
 
     def combat(self, c: A.Combat) -> None:
         """Every engaged unit strikes once, highest ``order`` stat first (the active side first on a tie)."""
@@ -284,6 +288,7 @@ class Battle:
     # -- the end -----------------------------------------------------------------------------
 
     def end_of(self, period: str) -> None:
+        """The game's tests at the end of ``period`` (``at end of …: each unit … tests …``)."""
         st = self.state
         for end in self.game.at_end:
             if end.period != period:
@@ -305,36 +310,18 @@ class Battle:
                     EFFECTS[end.failing.kind](self, unit, end.failing, None)
                 if st.over:
                     return
+        self.referee.settle()
 
-    def check_annihilation(self) -> None:
+    def period_ends(self, period: str) -> None:
+        """``period`` (a phase, a player's turn, a game turn) ends: its tests and scores, then its
+        statuses lapse."""
         st = self.state
-        victory = self.kinds.get("annihilation")
-        if victory is None or st.over:
-            return
-        standing = sorted({u.side for u in st.units if u.models > 0})
-        if len(standing) <= 1:
-            st.over, st.reason = True, victory.id
-            st.winner = standing[0] if standing else None
-
-    def finish(self) -> None:
-        st = self.state
-        st.over = True
-        victory = self.kinds.get("highest_score")
-        if victory is None:
-            st.reason = "turn limit"
-            return
-        scores = self._scores = tuple(self.score(s) for s in range(len(st.sides)))
-        best = max(scores)
-        st.reason = victory.id
-        st.winner = scores.index(best) if scores.count(best) == 1 else None
-
-    def score(self, side: int) -> float:
-        total = 0.0
-        for sc in self.game.scores:
-            if sc.surviving:
-                total += sum(u.models * self.rules.number(sc.value, u, None) for u in self.state.units
-                             if u.side == side and u.alive)
-        return total
+        if period in self.busy and not st.over:
+            self.end_of(period)
+            if not st.over:
+                self.referee.period_ends(period)
+        if st.timed or period != "phase":
+            st.expire(period)
 
 
 #: Who acts when, by the name a game's ``activation`` line gives (filled by

@@ -241,6 +241,25 @@ class Rules:
 
     # -- values of one unit ----------------------------------------------------------
 
+    def constant(self, expr: A.Expr) -> float:
+        """The value of ``expr`` read for no unit (a score per objective held), as a number (a mean)."""
+        key = ("constant", id(expr))
+        found = self._values.get(key, _MISSING)
+        if found is _MISSING:
+            v = self.evaluator(()).evaluate(expr)
+            found = self._values[key] = float(v.mean()) if is_dist(v) else float(unwrap(v))
+        return float(found)
+
+    def stat(self, profile: str, name: str) -> float:
+        """The unit profile's stat ``name`` as a number (0 when it has none, or not a number)."""
+        key = ("stat", profile, name)
+        found = self._values.get(key, _MISSING)
+        if found is _MISSING:
+            sv = self.model.profiles[profile].stat(name)
+            found = self._values[key] = float(sv.value) if sv is not None and isinstance(sv.value, (int, Fraction)) \
+                else 0.0
+        return float(found)
+
     def env(self, unit: Unit, distance: float | None) -> dict[str, Any]:
         """What an expression worked out for ``unit`` may read: its stats, models, started, points."""
         profile = self.model.profiles[unit.profile]

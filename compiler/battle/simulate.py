@@ -49,11 +49,16 @@ class Tally:
     turns: int
     survivors: tuple[int, ...]
     cpu: float
+    ends: tuple[tuple[str, int], ...] = ()  # each way a game ended (a victory's id, "turn limit") → games
 
     def __add__(self, other: Tally) -> Tally:
+        ends = dict(self.ends)
+        for reason, k in other.ends:
+            ends[reason] = ends.get(reason, 0) + k
         return Tally(tuple(a + b for a, b in zip(self.wins, other.wins)), self.draws + other.draws,
                      self.games + other.games, self.turns + other.turns,
-                     tuple(a + b for a, b in zip(self.survivors, other.survivors)), self.cpu + other.cpu)
+                     tuple(a + b for a, b in zip(self.survivors, other.survivors)), self.cpu + other.cpu,
+                     tuple(sorted(ends.items())))
 
 
 def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start: int, stop: int) -> Tally:
@@ -63,6 +68,7 @@ def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start
     wins = [0] * n
     survivors = [0] * n
     draws = turns = 0
+    ends: dict[str, int] = {}
     make = POLICIES[policy]
     for i in range(start, stop):
         s = game_seed(seed, i)
@@ -73,9 +79,11 @@ def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start
         else:
             wins[out.winner] += 1
         turns += out.turns
+        ends[out.reason] = ends.get(out.reason, 0) + 1
         for k in range(n):
             survivors[k] += out.survivors[k]
-    return Tally(tuple(wins), draws, stop - start, turns, tuple(survivors), time.process_time() - began)
+    return Tally(tuple(wins), draws, stop - start, turns, tuple(survivors), time.process_time() - began,
+                 tuple(sorted(ends.items())))
 
 
 _WORKER_RULES: dict[tuple[str, bool], tuple[Ruleset, Rules]] = {}
@@ -174,8 +182,9 @@ def _on_cluster(address: str, chunks: list[Job]) -> list[Tally]:
         return list(client.gather(futures))
 
 
-def summary(model: Ruleset, scenario: A.Scenario, tally: Tally, seed: int) -> dict[str, Any]:
-    """The JSON answer of ``warscribe simulate``."""
+def summary(model: Ruleset, scenario: A.Scenario, tally: Tally, seed: int, policy: str = "greedy") -> dict[str, Any]:
+    """The JSON answer of ``warscribe simulate``: each side's wins with their interval, draws,
+    each side's policy, and each way the games ended (a victory condition's id, or "turn limit")."""
     g = max(tally.games, 1)
     sides = []
     for k, side in enumerate(scenario.sides):
@@ -186,7 +195,8 @@ def summary(model: Ruleset, scenario: A.Scenario, tally: Tally, seed: int) -> di
     dlo, dhi = wilson(tally.draws, tally.games)
     return {"ruleset": model.id, "scenario": scenario.id, "games": tally.games, "seed": seed, "sides": sides,
             "draws": tally.draws, "draw_rate": round(tally.draws / g, 6), "draw_ci95": [round(dlo, 6), round(dhi, 6)],
-            "turns_mean": round(tally.turns / g, 6)}
+            "turns_mean": round(tally.turns / g, 6),
+            "policy": {side.id: policy for side in scenario.sides}, "ends": dict(tally.ends)}
 
 
 def against(scenario: A.Scenario, overlay: Tally, base: Tally) -> list[dict[str, Any]]:

@@ -49,6 +49,19 @@ class Unit:
 
 
 @dataclass(slots=True)
+class Marker:
+    """An objective on the table, and the side that holds it (None: nobody, or contested)."""
+
+    oid: str
+    title: str
+    position: float
+    holder: int | None = None
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"objective": self.oid, "position": self.position, "holder": self.holder}
+
+
+@dataclass(slots=True)
 class State:
     """Everything that changes during a battle."""
 
@@ -62,6 +75,10 @@ class State:
     winner: int | None = None  # None with ``over``: a draw
     reason: str = ""
     timed: bool = False  # whether any status with a period has been set (else nothing can expire)
+    objectives: list[Marker] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)  # points scored so far, per side
+    fallen: list[int] = field(default_factory=list)  # units destroyed and not yet scored
+    first: int = 0  # the side that took the first turn
 
     def side_units(self, side: int) -> list[Unit]:
         return [u for u in self.units if u.side == side and u.models > 0]
@@ -94,12 +111,16 @@ class State:
     def remove_models(self, unit: Unit, n: int) -> int:
         """Remove up to ``n`` models; a unit with none left leaves every engagement."""
         n = min(n, unit.models)
-        unit.models -= n
-        if unit.models == 0:
+        if n and n == unit.models:
             self.destroy(unit)
+        else:
+            unit.models -= n
         return n
 
     def destroy(self, unit: Unit) -> None:
+        """The unit is wiped out (and, if it stood, noted among the fallen, to be scored)."""
+        if unit.models:
+            self.fallen.append(unit.uid)
         unit.models = 0
         unit.wounds = 0
         unit.statuses = {}
@@ -112,4 +133,10 @@ class State:
         unit.engaged = []
 
     def snapshot(self) -> dict[str, Any]:
-        return {"turn": self.turn, "active": self.sides[self.active], "units": [u.snapshot() for u in self.units]}
+        out: dict[str, Any] = {"turn": self.turn, "active": self.sides[self.active],
+                               "units": [u.snapshot() for u in self.units]}
+        if self.objectives:
+            out["objectives"] = [o.snapshot() for o in self.objectives]
+        if any(self.scores):
+            out["scores"] = list(self.scores)
+        return out

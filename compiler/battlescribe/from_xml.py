@@ -249,13 +249,28 @@ class _Reader:
             self.origins.setdefault(aid, key)
         return aid
 
-    def weapon(self, profile: etree._Element) -> str:
+    def weapon(self, profile: etree._Element, holder: Node | None = None) -> str:
+        """The weapon of a profile (read once); its keywords are the categories of the upgrade holding it."""
         key = attr(profile, "id")
         wid = self.ids.get(("profile", key), attr(profile, "name"))
         if wid not in self.weapons:
-            self.weapons[wid] = UnitData(wid, attr(profile, "name") or wid, self.stat_values(profile))
+            kws = self.categories(holder) if holder is not None and holder.kind == "upgrade" else ()
+            self.weapons[wid] = UnitData(wid, attr(profile, "name") or wid, self.stat_values(profile), kws)
             self.origins.setdefault(wid, key)
         return wid
+
+    def spare_weapons(self) -> None:
+        """Weapons of upgrades that no unit links to (a catalogue's armoury) are weapons too."""
+        for _, root in self.roots:
+            for wrapper in ("sharedSelectionEntries", "selectionEntries"):
+                for el in children(root, wrapper, "selectionEntry"):
+                    if attr(el, "type") != "upgrade":
+                        continue
+                    node = Node(el, None, "upgrade")
+                    profiles, _ = self.info(el, node.name)
+                    for p in profiles:
+                        if self.type_group.get(attr(p, "typeId")) == "weapon":
+                            self.weapon(p, node)
 
     def gather(self, node: Node, into: dict[str, list[str]], skip_models: bool, depth: int = 0) -> None:
         """Weapons and abilities in ``node``'s subtree (not inside its models when ``skip_models``)."""
@@ -264,7 +279,7 @@ class _Reader:
             for p in profiles:
                 group = self.type_group.get(attr(p, "typeId"), "unit")
                 if group == "weapon":
-                    _add(into["weapons"], self.weapon(p))
+                    _add(into["weapons"], self.weapon(p, node))
                 elif group == "ability":
                     _add(into["abilities"], self.ability(p))
             for r in rules:
@@ -284,6 +299,14 @@ class _Reader:
             self.unsupported("costs of upgrades and options (the unit's own points are kept)", node.name, node.id)
 
     # -- points and composition ---------------------------------------------------------------
+
+    def priced(self, node: Node) -> int | None:
+        """A unit's points: its cost, or None when it has no points cost at all (not priced)."""
+        parts = [node.link, node.el] if node.link is not None else [node.el]
+        if not any(attr(c, "typeId") == self.points_type for part in parts if part is not None
+                   for c in children(part, "costs", "cost")):
+            return None
+        return self.cost(node)
 
     def cost(self, node: Node) -> int:
         total = Decimal(0)
@@ -367,7 +390,7 @@ class _Reader:
             uid = self.ids.get(("entry", node.id), node.name)
             if uid not in self.units:
                 self.units[uid] = UnitData(uid, node.name, self.stat_values(profile), kws,
-                                           tuple(found["abilities"]), tuple(found["weapons"]), self.cost(node))
+                                           tuple(found["abilities"]), tuple(found["weapons"]), self.priced(node))
                 self.origins.setdefault(uid, node.id)
             return
         own: dict[str, list[str]] = defaultdict(list)
@@ -386,7 +409,7 @@ class _Reader:
             uid = self.ids.get(("entry", m.id), m.name)
             if uid not in self.units:
                 self.units[uid] = UnitData(uid, m.name, self.stat_values(profile), _merge(kws, self.categories(m)),
-                                           tuple(found["abilities"]), tuple(found["weapons"]), self.cost(m))
+                                           tuple(found["abilities"]), tuple(found["weapons"]), self.priced(m))
                 self.origins.setdefault(uid, m.id)
             low, high = self.count_range(m)
             made.append((uid, low, high, self.cost(m)))
@@ -532,6 +555,7 @@ def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids) -> ArmyData:
             node = reader.node(el, attr(root, "name"))
             if node is not None and node.kind in ("unit", "model"):
                 reader.root(node)
+    reader.spare_weapons()
     armies = reader.armies()
     typed: list[StatDef] = []
     for s in stats:

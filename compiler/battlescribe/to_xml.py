@@ -168,6 +168,7 @@ def catalogue_files(data: ArmyData, ruleset_id: str) -> dict[str, bytes]:
         e = _el(shared, "selectionEntry", id=f"ws-weapon-{w.id}", name=w.title, hidden="false", collective="false",
                 import_="true", type="upgrade")
         _profile(_el(e, "profiles"), f"ws-profile-{w.id}", w, "ws-type-weapon", "Weapon", char_ids)
+        _links(e, f"ws-weapon-{w.id}", (), w.keywords, titles)
     if len(shared) == 0:
         cat.remove(shared)
     if len(entries) == 0:
@@ -190,4 +191,5 @@ def _model(parent: etree._Element, u: UnitData, eid: str, data: ArmyData, titles
         for w in u.weapons:
             _el(links, "entryLink", id=f"{eid}-{w}", name=next((x.title for x in data.weapons if x.id == w), w),
                 hidden="false", collective="false", import_="true", targetId=f"ws-weapon-{w}", type="selectionEntry")
-    _cost(e, u.points or 0)
+    if u.points is not None:
+        _cost(e, u.points)

@@ -107,11 +107,25 @@ def distribution_json(expression: str, d: Any) -> dict[str, Any]:
     return {
         "expression": expression,
         "mean": None if m is None else fraction_json(m),
-        "mean_float": None if m is None else float(m),
+        "mean_float": None if m is None else finite_float(m),
         "truncated": fraction_json(d.truncated) if d.truncated else "0",
         "distribution": [{"value": json_value(v), "p": fraction_json(p), "p_float": float(p),
                           "at_least": None if t is None else fraction_json(t)} for v, p, t in rows],
     }
+
+
+def finite_float(x: Any) -> float | None:
+    """``x`` as a float for JSON, or None (``null``) when it is beyond what a float holds (JSON has
+    no infinity).
+
+    >>> finite_float(Fraction(1, 4)), finite_float(10**400), finite_float(-Fraction(10**400, 3))
+    (0.25, None, None)
+    """
+    try:
+        f = float(x)
+    except OverflowError:
+        return None
+    return f if f not in (float("inf"), float("-inf")) and f == f else None
 
 
 def json_value(v: Any) -> Any:
