@@ -52,8 +52,8 @@ class RulesFile(pytest.File):
                                               sources=dict(comp.sources))
             return
         for model in comp.rulesets:
-            folder = Path(model.folder).resolve()
-            if folder != self.path.parent.resolve():
+            own = Path(model.folder).resolve()
+            if own != self.path.parent.resolve():
                 continue
             header = Path(model.header.span.file).resolve() == here
             for d in model.walk():
@@ -62,7 +62,7 @@ class RulesFile(pytest.File):
                 written = Path(d.span.file).resolve()
                 if written == here:
                     yield RulesItem.from_parent(self, name=d.id, decl=d, model=model, sources=dict(comp.sources))
-                elif header and not written.is_relative_to(folder):
+                elif header and not written.is_relative_to(own):
                     # An overlay runs its base's examples again under its own rules, as `warscribe test`
                     # does: they are items of the overlay's header file, named after the base's folder.
                     yield RulesItem.from_parent(self, name=f"{written.parent.name}:{d.id}", decl=d, model=model,
