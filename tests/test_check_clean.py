@@ -385,7 +385,7 @@ weapon sharp_blast "Sharp blast":
   abilities blast(2), sharp
 weapon lethal_blast "Lethal blast":
   A 1  S 4  AP 0  D 1
-  abilities blast(3), lethal
+  abilities blast(2), lethal
 weapon rending_gun "Rending gun":
   A 1  S 4  AP 0  D 1
   abilities rending
@@ -430,15 +430,17 @@ def test_one_sequence_serves_a_blast_cap_and_hooks_on_the_same_test() -> None:
     model = strict_clean(BASE + BLAST)
     for weapon, copies, sharp, lethal in (("plain_gun", 1, False, False), ("blast_gun", 2, False, False),
                                           ("sharp_gun", 1, True, False), ("sharp_blast", 2, True, False),
-                                          ("lethal_blast", 3, False, True), ("rending_gun", 1, False, False),
+                                          ("lethal_blast", 2, False, True), ("rending_gun", 1, False, False),
                                           ("rending_blast", 2, True, False)):
         rending = weapon.startswith("rending")
         for models in (1, 3):
             assert ask(model, f"volley(1 gunner, {weapon}, {models} victim).killed") == \
                 one_volley(copies, sharp, lethal, 2, models, rending), (weapon, models)
-    # The cap is each hit's: two hits of a blast(3) gun at two models are four hits, not two.
+    # The cap is each hit's: at one model each hit stays one (two hits are two, not one); at three
+    # each hit becomes two.
     hits = binomial(2, Fraction(1, 2))
-    assert ask(model, "volley(2 gunner, lethal_blast, 2 victim).blasted") == {2 * k: p for k, p in hits.items()}
+    assert ask(model, "volley(2 gunner, blast_gun, 1 victim).blasted") == hits
+    assert ask(model, "volley(2 gunner, blast_gun, 3 victim).blasted") == {2 * k: p for k, p in hits.items()}
     # The old way — a cap over the totals — starts fresh attacks, and check names that step.
     totals = BASE + BLAST.replace(
         "then hits each becomes weapon.blast capped at target.models else hits",
