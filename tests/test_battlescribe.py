@@ -107,6 +107,21 @@ def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path
     r = warscribe("army", "check", str(imported), str(no_hq))
     assert r.returncode == 1
     assert "At least 1 HQ. (hq = 0)" in r.stdout and "1 units, 74 points" in r.stdout
+    # a game size the army rules do not allow is said, and the list checked at theirs
+    bigger = tmp_path / "bigger.ros"
+    bigger.write_text(text.replace('<costLimit name="pts" typeId="ct-pts" value="500"/>',
+                                   '<costLimit name="pts" typeId="ct-pts" value="1000"/>'), "utf-8")
+    r = warscribe("army", "check", str(imported), str(bigger))
+    assert r.returncode == 0 and "the roster's limit of 1000 points is not one of Patrol Detachment's (500)" in r.stderr
+    allowing = tmp_path / "allowing"
+    shutil.copytree(imported, allowing)
+    army = (allowing / "army.rules").read_text("utf-8").replace("    points 500\n", "    points 500 or 1000\n")
+    (allowing / "army.rules").write_text(army.replace("require points <= limit:", "require points >= limit / 4: "
+                                                      '"A quarter of the game at least."\n    require points <= limit:'),
+                                         "utf-8")
+    assert warscribe("army", "check", str(allowing), str(FIX / "patrol.ros")).returncode == 0  # 164 >= 500 / 4
+    r = warscribe("army", "check", str(allowing), str(bigger))  # the player's 1000: 164 < 1000 / 4
+    assert r.returncode == 1 and "A quarter of the game at least. (limit = 1000, points = 164)" in r.stdout
     # a squad bought too big breaks its composition
     big = tmp_path / "big.ros"
     big.write_text(text.replace('number="4" type="model"', 'number="12" type="model"'), "utf-8")
@@ -322,6 +337,49 @@ def _refused(tmp_path: Path, path: Path, words: str) -> None:
     message = r.stderr.strip()
     assert words in message and len(message.splitlines()) == 1, message
     assert not out.exists()
+
+
+LOOPS = """<gameSystem xmlns="http://www.battlescribe.net/schema/gameSystemSchema" id="g" name="Loops">
+  <profileTypes>
+    <profileType id="pt-u" name="Unit"><characteristicTypes><characteristicType id="c1" name="T"/>
+      <characteristicType id="c2" name="W"/></characteristicTypes></profileType>
+    <profileType id="pt-w" name="Weapon"><characteristicTypes><characteristicType id="c3" name="S"/>
+      <characteristicType id="c4" name="AP"/></characteristicTypes></profileType>
+  </profileTypes>
+  <selectionEntries>
+    <selectionEntry id="u" name="Loop &quot;&quot;&quot; [[x]]" type="model">
+      <profiles><profile id="pu" name="Loop" typeId="pt-u"><characteristics>
+        <characteristic name="T" typeId="c1">4</characteristic>
+        <characteristic name="W" typeId="c2">\"\"\"[[x]]</characteristic></characteristics></profile></profiles>
+      <entryLinks><entryLink id="l0" name="A" targetId="A" type="selectionEntry"/></entryLinks>
+    </selectionEntry>
+  </selectionEntries>
+  <sharedSelectionEntries>
+    <selectionEntry id="A" name="A" type="upgrade">
+      <profiles><profile id="pw" name="Gun" typeId="pt-w"><characteristics>
+        <characteristic name="S" typeId="c3">4</characteristic></characteristics></profile></profiles>
+      <entryLinks><entryLink id="l1" name="A" targetId="A" type="selectionEntry"/>
+        <entryLink id="l2" name="A" targetId="A" type="selectionEntry"/></entryLinks>
+      <infoLinks><infoLink id="i1" targetId="G" type="infoGroup" name="g"/></infoLinks>
+    </selectionEntry>
+  </sharedSelectionEntries>
+  <sharedInfoGroups>
+    <infoGroup id="G" name="G"><infoLinks><infoLink id="i2" targetId="G" type="infoGroup" name="g"/>
+      <infoLink id="i3" targetId="G" type="infoGroup" name="g"/></infoLinks></infoGroup>
+  </sharedInfoGroups>
+</gameSystem>
+"""
+
+
+def test_links_that_loop_and_text_that_looks_like_the_language_are_read_once_as_text(tmp_path: Path) -> None:
+    # an entry linking to itself twice, an info group doing the same: 2**32 paths if followed blindly
+    (tmp_path / "loops.gst").write_text(LOOPS, "utf-8")
+    out = tmp_path / "a" / "loops"
+    r = warscribe("import", "battlescribe", str(tmp_path / "loops.gst"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    d = _declarations(out)
+    assert d["loop_x"]["title"] == 'Loop """ [[x]]' and d["loop_x"]["stats"]["W"] == '"""[[x]]'
+    assert d["loop_x"]["weapons"] == ["gun"]
 
 
 def test_a_billion_laughs_is_refused(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ steps, scoring and victory.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from lark import Token
@@ -36,7 +37,20 @@ class GameBuilder(BuilderBase):
                       next((x.data for x in items if isinstance(x, Item) and x.tag == "orders_set"), None),
                       tuple(x for x in items if isinstance(x, A.DerivedSituation)),
                       next((x for x in items if isinstance(x, A.Control)), None),
-                      next((x.data for x in items if isinstance(x, Item) and x.tag == "undecided"), "draw"))
+                      next((x.data for x in items if isinstance(x, Item) and x.tag == "undecided"), "draw"),
+                      next((x for x in items if isinstance(x, A.Initiative)), None),
+                      any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items))
+
+    @with_meta
+    def initiative(self, meta: Any, c: list[Any]) -> A.Initiative:
+        return A.Initiative(self.span(meta), c[0], c[1])
+
+    def tie_rule(self, c: list[Any]) -> str:
+        return str(c[0])  # "reroll", "keep" or "swap"
+
+    @with_meta
+    def casualties_at_end(self, meta: Any, c: list[Any]) -> Item:
+        return Item("casualties_at_end", self.span(meta), True)
 
     @with_meta
     def control(self, meta: Any, c: list[Any]) -> A.Control:
@@ -156,6 +170,12 @@ class GameBuilder(BuilderBase):
         return A.Action(self.span(meta), str(c[0]), unquote(str(c[1])), effects, unless)
 
     @with_meta
+    def must_action(self, meta: Any, c: list[Any]) -> A.Action:
+        effects = tuple(x for x in c[2:] if isinstance(x, A.ActionEffect))
+        unless = tuple(str(x) for x in c[2:] if isinstance(x, Token) and x.type == "NAME")
+        return A.Action(self.span(meta), str(c[0]), unquote(str(c[1])), effects, unless, True)
+
+    @with_meta
     def eff_move(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "move", None, c[0])
 
@@ -177,7 +197,10 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def eff_sets(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "sets", str(c[0]), None, c[1] if len(c) > 1 else None)
+        until = c[1] if len(c) > 1 and isinstance(c[1], Until) else None
+        period = c[1] if len(c) > 1 and isinstance(c[1], str) else None
+        return A.ActionEffect(self.span(meta), "sets", str(c[0]), None, period,
+                              until=until.test if until is not None else None)
 
     out_sets = eff_sets
 
@@ -187,6 +210,9 @@ class GameBuilder(BuilderBase):
 
     def duration(self, c: list[Any]) -> str:
         return str(c[0])
+
+    def until_passed(self, c: list[Any]) -> Until:
+        return Until(c[0])
 
     def period(self, c: list[Any]) -> str:
         return " ".join(str(t) for t in c)
@@ -255,6 +281,13 @@ class GameBuilder(BuilderBase):
         names = [str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"]
         at = next((_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"), None)
         return A.SideUnit(self.span(meta), int(str(c[0])), names[0], tuple(names[1:]), at)
+
+
+@dataclass(frozen=True, slots=True)
+class Until:
+    """``until passed TEST``, on its way to the status effect that it ends."""
+
+    test: A.Expr
 
 
 def _inches(token: Any) -> int:

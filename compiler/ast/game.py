@@ -72,6 +72,7 @@ class ActionEffect:
     value: Expr | None = None
     period: str | None = None
     stat: str | None = None
+    until: Expr | None = None  # ``sets pinned until passed rally(Ld)``: the test that ends the status
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,18 @@ class Action:
     title: str
     effects: tuple[ActionEffect, ...]
     unless: tuple[str, ...] = ()
+    must: bool = False  # ``must action …``: a unit offered it may not do nothing
+
+
+@dataclass(frozen=True, slots=True)
+class Initiative:
+    """``initiative each game turn: roll d6, ties reroll``: who goes first is rolled for at the
+    start of each game turn, the higher roll first; ``ties`` is ``reroll``, ``keep`` (the order of
+    the turn before) or ``swap`` (the other player than the turn before goes first)."""
+
+    span: Span
+    roll: Expr
+    ties: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +222,8 @@ class Game(Decl):
     derived: tuple[DerivedSituation, ...] = ()
     control: Control | None = None
     undecided: str = "draw"  # the result when no victory condition decides: one of UNDECIDED
+    initiative: Initiative | None = None
+    casualties_at_end: bool = False  # ``casualties removed at end of phase``: the hit still act until then
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from compiler import ast as A
 from compiler.battle.estimates import EstimateMemos
 from compiler.battle.memo import Memo
 from compiler.battle.policies import Option
-from compiler.battle.rules import Rules
+from compiler.battle.rules import Law, Rules
 from compiler.battle.state import Marker, State, Unit
 from compiler.model.armies import listed_units
 from compiler.model.ruleset import Ruleset
@@ -50,10 +50,11 @@ class EngineMemos:
     reached: Memo[tuple[Any, ...], tuple[int, ...]] = field(default_factory=lambda: Memo("enemies in reach"))
     targets: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy targets"))
     strikes: Memo[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=lambda: Memo("volley plans"))
-    ends: Memo[tuple[Any, ...], float] = field(default_factory=lambda: Memo("end-of-period tests"))
+    ends: Memo[tuple[Any, ...], Any] = field(default_factory=lambda: Memo("end-of-period tests"))  # exact or float
     dice: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy activation dice"))
     move_options: Memo[int, tuple[list[int], tuple[Option, ...]]] = field(
         default_factory=lambda: Memo("the options of a move"))
+    initiative: Memo[int, Law] = field(default_factory=lambda: Memo("initiative rolls"))
 
 
 @dataclass(slots=True)

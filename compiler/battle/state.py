@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: How long a status lasts: until the end of the phase, of the player turn, of the game turn,
-#: or (``""``) until something removes it.
-PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "")
+#: or (``""``) until something removes it; ``"passed"``: until the unit passes a test (its ``until``).
+PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed")
 
 
 @dataclass(slots=True)
@@ -35,6 +35,8 @@ class Unit:
     engaged_as: str | None = None  # the status an engagement sets
     wounds: int = 0  # wounds taken by the model in front (the next to be removed)
     values: dict[str, str] = field(default_factory=dict)  # situation → its choice for this unit (its order)
+    until: dict[str, Any] = field(default_factory=dict)  # status → the test that ends it (``until passed``)
+    doomed: int = 0  # casualties marked this phase, removed when it ends (``casualties removed at end of phase``)
 
     @property
     def alive(self) -> bool:
@@ -123,6 +125,7 @@ class State:
             self.fallen.append(unit.uid)
         unit.models = 0
         unit.wounds = 0
+        unit.doomed = 0
         unit.statuses = {}
         for uid in unit.engaged:
             other = self.units[uid]

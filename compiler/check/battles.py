@@ -88,6 +88,8 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> N
             _status(ctx, e.name, e.span)
         if e.value is not None:
             check_expr(e.value, unit_scope(ctx, owner))
+        if e.until is not None:
+            check_expr(e.until, unit_scope(ctx, owner))
 
 
 def _game(ctx: Context, game: A.Game) -> None:
@@ -118,6 +120,8 @@ def _game(ctx: Context, game: A.Game) -> None:
     _scoring(ctx, game, stats)
     if game.activation_dice is not None:
         check_expr(game.activation_dice.test, unit_scope(ctx, game.id))
+    if game.initiative is not None:
+        check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
 
 
@@ -196,6 +200,9 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
                        sc.span, "add a line such as: game battle")
     if sc.army is not None and not isinstance(rs.get(sc.army), A.Army):
         _unknown(ctx, "army", sc.army, sc.span, {a.id for a in rs.of_type(A.Army)}, "name an `army` declaration")
+    if isinstance(played, A.Game) and played.initiative is not None and len(sc.sides) != 2:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"game '{played.id}' rolls for the initiative between two players, "
+                       f"but scenario '{sc.id}' has {len(sc.sides)} sides", sc.span, "play it with two sides")
     if len(sc.sides) < 2:
         ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' needs two sides, not {len(sc.sides)}",
                        sc.span, 'add `side NAME "Title":` blocks, each with its army list')

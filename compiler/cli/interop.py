@@ -237,16 +237,18 @@ def _own_export(head: bytes) -> bool:
     return EXPORT_MARK.encode() in head[:400]
 
 
-def roster_army(roster: Path, model: Ruleset) -> A.Army | None:
-    """The army rules a roster's force was built with, when the ruleset has army rules of that name."""
+def roster_army(roster: Path, model: Ruleset) -> tuple[A.Army | None, int | None]:
+    """The army rules a roster's force was built with (when the ruleset has army rules of that name),
+    and the points limit the player set in it."""
     from compiler.battlescribe import DataError
     from compiler.battlescribe.roster import read_roster
     from compiler.battlescribe.roster import roster_army as named
 
     try:
-        return named(read_roster(roster, model), model)
+        read = read_roster(roster, model)
     except DataError as err:
         raise usage_error(str(err))
+    return named(read, model), read.limit
 
 
 def roster_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:

@@ -46,7 +46,7 @@ from mkdocs.structure.files import File, Files
 from compiler.diagnostics import Severity, render
 from compiler.driver import compile_paths
 from compiler.model.load import UsageError
-from compiler.site import sanitise
+from compiler.site import nav_html, sanitise
 from compiler.site.rawblocks import RawBlocks
 from compiler.site.searchview import search_view
 
@@ -198,20 +198,15 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
     def _nav(self, config: MkDocsConfig) -> list[Any]:
         """The renderer's navigation (titles escaped: themes print them as HTML), then the hand-written
         pages (the language reference, the template guide…) in a section of their own."""
-        def escape(item: Any) -> Any:
-            if isinstance(item, dict):
-                return {html.escape(k, quote=False): escape(v) for k, v in item.items()}
-            if isinstance(item, (list, tuple)):
-                return [escape(i) for i in item]
-            return item
-        nav = escape(self.site.nav)
+        nav = nav_html(self.site.nav)
         generated = {p.path for p in self.site.pages}
         docs = Path(config.docs_dir)
-        extra = sorted(str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
-                       if p.relative_to(docs).as_posix() not in generated)
+        # By name, the language reference first: the section opens on it (its tab links there).
+        extra = sorted((str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
+                        if p.relative_to(docs).as_posix() not in generated), key=lambda n: (n != "language.md", n))
         if not extra:
             return list(nav)
-        return list(nav) + [{html.escape(self.config.docs_section, quote=False): extra}]
+        return list(nav) + list(nav_html([{self.config.docs_section: extra}]))
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         for f in list(files):
@@ -298,6 +293,16 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         return context
 
     on_page_context = CombinedEvent(_index_search_view, _restore_search_meta)
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        """A build by MkDocs itself (``mkdocs build``, ``mike deploy``) keeps the hidden files of the
+        folder it cleans: the mark an earlier ``warscribe build`` left there is removed, so that it is
+        never published (``warscribe build`` marks its own new folder after the build)."""
+        from compiler.site.output import MARKER
+
+        marker = Path(config.site_dir) / MARKER
+        if marker.is_file() and not marker.is_symlink():
+            marker.unlink()
 
     def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:
         self._written += 1
