@@ -164,3 +164,12 @@ def test_the_language_server_offers_the_same_fixes(tmp_path: Path) -> None:
         text = text[:a] + e.new_text + text[b:]
     r = warscribe("check", "--fix", "--no-versions", "rules/s", cwd=tmp_path)
     assert r.returncode == 0 and text == (folder / "ruleset.rules").read_text("utf-8")
+
+
+def test_a_base_rulesets_file_outside_the_paths_given_is_not_written(tmp_path: Path) -> None:
+    rules = old_rules(tmp_path)
+    lexicon = rules / "classic-40k" / "characteristics.rules"
+    before = lexicon.read_bytes()
+    r = warscribe("check", "--fix", "--no-versions", "rules/dark-millennia", cwd=tmp_path)
+    assert r.returncode == 1 and lexicon.read_bytes() == before
+    assert "rules/classic-40k/characteristics.rules: outside rules/dark-millennia; not fixed" in r.stderr
