@@ -382,6 +382,24 @@ def test_links_that_loop_and_text_that_looks_like_the_language_are_read_once_as_
     assert d["loop_x"]["weapons"] == ["gun"]
 
 
+def test_names_cannot_break_out_of_a_comment_or_command_the_terminal(tmp_path: Path) -> None:
+    # a line break (allowed in XML as &#10;) in a name that lands in a comment of ruleset.rules, a
+    # bidirectional override in one printed on the terminal
+    evil = ODD_VALUES.replace('name="Beast" type="model"', 'name="Beast" type="model"><constraints>'
+                              '<constraint type="max" value="1" field="selections" scope="roster" id="k1"/>'
+                              '</constraints><x y="1"').replace('<x y="1">', "")
+    evil = evil.replace('name="Beast" type="model"', 'name="Beast&#10;unit injected &quot;I&quot;:&#10;  Save 2+'
+                        '\u202eevil" type="model"')
+    (tmp_path / "evil.gst").write_text(evil, "utf-8")
+    out = tmp_path / "a" / "evil"
+    r = warscribe("import", "battlescribe", str(tmp_path / "evil.gst"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "\u202e" not in r.stdout and "\\u202e" in r.stdout
+    assert "injected" not in _declarations(out)
+    assert all(line.startswith("#") or not line.startswith(("unit", "  Save"))
+               for line in (out / "ruleset.rules").read_text("utf-8").splitlines())
+
+
 def test_a_billion_laughs_is_refused(tmp_path: Path) -> None:
     (tmp_path / "laughs.gst").write_text(BILLION_LAUGHS, "utf-8")
     _refused(tmp_path, tmp_path / "laughs.gst", "declares a DTD")
