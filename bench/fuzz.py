@@ -56,8 +56,11 @@ MEMORY = 4 * 1024**3  # bytes a worker may use: a blow-up becomes a MemoryError 
 
 
 def _bases(count: int, seed: int) -> list[str]:
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hseed
+    try:
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis import seed as hseed
+    except ImportError:
+        sys.exit("--bases draws rulesets with hypothesis, which is not installed: pip install -e \".[bench]\"")
     from strategies import rulesets
 
     out: list[str] = []
