@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from compiler.lazy import lazy_names
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 if TYPE_CHECKING:  # the public names are imported on first use: `warscribe version` needs none of them
     from compiler.diagnostics import Diagnostic, Severity, Span, render

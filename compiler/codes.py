@@ -160,6 +160,8 @@ REFUSED = _register("W800", _E, "the resolver refused the question", _LIMITS)
 SCENARIO_INCOMPLETE = _register("W861", _E, "a scenario or a game lacks what a battle needs", "battles")
 ARMY_RULE_BROKEN = _register("W862", _E, "an army list breaks a rule of army construction", "battles")
 BATTLE_WRONG_KIND = _register("W863", _E, "a battle names something of the wrong kind", "battles")
+SCENARIO_UNPLAYABLE = _register("W864", _E, "a scenario cannot be played as it is set up",
+                                "objectives-scores-and-victory")
 
 # -- W9xx: limits and internal failures ------------------------------------------------------------
 NOT_UNDERSTOOD = _register("W900", _E, "a part of the file warscribe cannot understand", _START)

@@ -21,14 +21,16 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from compiler import codes
+from compiler.terminal import shown
 from compiler.codes import Code, Severity
 
-__all__ = ["Diagnostic", "Severity", "Sink", "Span", "did_you_mean", "render", "to_json"]
+__all__ = ["Diagnostic", "Severity", "Sink", "Span", "closest", "did_you_mean", "render", "suggestion", "to_json"]
 
 
 class UsageError(Exception):
@@ -73,6 +75,22 @@ class Span:
 
 
 @dataclass(frozen=True, slots=True)
+class Fix:
+    """A certain fix of a diagnostic, as an edit of the source text: within ``span``, the text
+    ``old`` (the whole span when it is None) becomes ``new``.  A fix whose ``old`` is not found
+    where it was is not applied (the file changed): ``warscribe check --fix`` and the language
+    server's code actions apply it."""
+
+    span: Span
+    new: str
+    old: str | None = None
+    title: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {"span": self.span.to_json(), "old": self.old, "new": self.new, "title": self.title}
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One problem found in a user's rules.
 
@@ -86,6 +104,7 @@ class Diagnostic:
     span: Span
     hint: str | None = None
     related: tuple[tuple[Span, str], ...] = ()
+    fixes: tuple[Fix, ...] = ()  # certain fixes, applied by ``warscribe check --fix``
 
     def __post_init__(self) -> None:
         codes.require(self.code, self.severity)
@@ -107,6 +126,7 @@ class Diagnostic:
             "span": self.span.to_json(),
             "hint": self.hint,
             "related": [{"span": s.to_json(), "message": m} for s, m in self.related],
+            "fixes": [f.to_json() for f in self.fixes],
         }
 
 
@@ -121,14 +141,14 @@ class Sink:
         self._items.append(diagnostic)
 
     def error(self, code: Code | str, message: str, span: Span, hint: str | None = None,
-              related: Sequence[tuple[Span, str]] = ()) -> None:
+              related: Sequence[tuple[Span, str]] = (), fixes: Sequence[Fix] = ()) -> None:
         """Collect an error: ``code`` is a :class:`~compiler.codes.Code` (or its name, ``"W201"``)."""
-        self.add(Diagnostic(str(code), Severity.ERROR, message, span, hint, tuple(related)))
+        self.add(Diagnostic(str(code), Severity.ERROR, message, span, hint, tuple(related), tuple(fixes)))
 
     def warning(self, code: Code | str, message: str, span: Span, hint: str | None = None,
-                related: Sequence[tuple[Span, str]] = ()) -> None:
+                related: Sequence[tuple[Span, str]] = (), fixes: Sequence[Fix] = ()) -> None:
         """Collect a warning."""
-        self.add(Diagnostic(str(code), Severity.WARNING, message, span, hint, tuple(related)))
+        self.add(Diagnostic(str(code), Severity.WARNING, message, span, hint, tuple(related), tuple(fixes)))
 
     def note(self, code: Code | str, message: str, span: Span, hint: str | None = None,
              related: Sequence[tuple[Span, str]] = ()) -> None:
@@ -175,6 +195,79 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     return lowered[close[0]] if close else None
 
 
+def only_match(name: str, candidates: Iterable[str]) -> str | None:
+    """The one candidate ``name`` is a misspelling of, when it is certain: the same name in
+    other letter case, or the only candidate close to it; else None.
+
+    >>> only_match("Sv", ["SV", "BS", "T"]), only_match("hitt", ["hit", "hits"]), only_match("hit", ["highest"])
+    ('SV', None, None)
+    """
+    pool = sorted(set(candidates))
+    same_case = [c for c in pool if c.lower() == name.lower() and c != name]
+    if same_case:
+        return same_case[0] if len(same_case) == 1 else None
+    close = difflib.get_close_matches(name, pool, n=2, cutoff=0.6)
+    if len(close) != 1:
+        return None
+    # One close candidate, and very close (one letter off in a word of five, say).
+    return close[0] if difflib.SequenceMatcher(None, name, close[0]).ratio() >= 0.75 else None
+
+
+def closest(name: str, candidates: Iterable[str], prefer: Iterable[str] = ()) -> list[str]:
+    """The candidates a misspelt ``name`` may have meant, the likeliest first.
+
+    Those in ``prefer`` (the names of the kind wanted: a weapon for ``replace weapon …``) come
+    first; then those a few edits away (Levenshtein distance, letter case aside), then those
+    that hold the name as a word or at an end (``cover`` in ``target_cover``), then those
+    :func:`did_you_mean` finds alike.
+
+    >>> closest("bolter", ["heavy_bolter", "boltgun", "lascannon"])
+    ['boltgun', 'heavy_bolter']
+    >>> closest("cover", ["target_cover", "charged"]), closest("SV", ["Sv", "BS"]), closest("zzz", ["SV"])
+    (['target_cover'], ['Sv'], [])
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    wanted = set(prefer)
+    low = name.lower()
+    reach = max(1, len(low) // 3 + 1)
+    pool = sorted(set(candidates))
+    alike = set(difflib.get_close_matches(low, [c.lower() for c in pool], n=3, cutoff=0.6))
+    scored = []
+    for c in pool:
+        cl = c.lower()
+        distance = Levenshtein.distance(low, cl)
+        if distance <= reach:
+            tier = 0
+        elif len(low) >= 3 and (low in _WORDS.split(cl) or cl.startswith(low) or cl.endswith(low)):
+            tier = 1
+        elif cl in alike:
+            tier = 2
+        else:
+            continue
+        scored.append((c not in wanted, tier, distance, c))
+    return [c for *_, c in sorted(scored)]
+
+
+def suggestion(name: str, candidates: Iterable[str], plural: str | None = None, prefer: Iterable[str] = (),
+               listing: int = 12) -> str | None:
+    """A hint for a wrong name: the closest candidate, and the whole list when it is short
+    (``plural`` names what they are: "the situations are: …").
+
+    >>> suggestion("cover", ["target_cover", "charged"], "situations")
+    "did you mean 'target_cover'? the situations are: charged, target_cover"
+    """
+    pool = sorted(set(candidates))
+    close = closest(name, pool, prefer)
+    parts = [f"did you mean '{close[0]}'?"] if close else []
+    if plural and 0 < len(pool) <= listing and pool != close[:1]:  # the list, unless it is the one suggested
+        parts.append(f"the {plural} are: {', '.join(pool)}")
+    return " ".join(parts) or None
+
+
+_WORDS = re.compile(r"[_\s\-]+")
+
+
 def render(diagnostic: Diagnostic, sources: Mapping[str, str], color: bool = False) -> str:
     r"""Render a diagnostic like a compiler: location, message, source line, caret, hint.
 
@@ -189,18 +282,19 @@ def render(diagnostic: Diagnostic, sources: Mapping[str, str], color: bool = Fal
     """
     d = diagnostic
     sev = d.severity.value
+    where, message = shown(str(d.span), lines=False), shown(d.message)  # author text: shown, never obeyed
     if color:
         tint = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m"}[sev]
-        head = f"\x1b[1m{d.span}:\x1b[0m {tint}{sev}[{d.code}]\x1b[0m\x1b[1m: {d.message}\x1b[0m"
+        head = f"\x1b[1m{where}:\x1b[0m {tint}{sev}[{d.code}]\x1b[0m\x1b[1m: {message}\x1b[0m"
     else:
-        head = f"{d.span}: {sev}[{d.code}]: {d.message}"
+        head = f"{where}: {sev}[{d.code}]: {message}"
     lines = [head]
     lines.extend(_excerpt(d.span, sources))
-    for span, message in d.related:
-        lines.append(f"  note: {span}: {message}")
+    for span, note in d.related:
+        lines.append(f"  note: {shown(str(span), lines=False)}: {shown(note)}")
         lines.extend(_excerpt(span, sources))
     if d.hint:
-        lines.append(f"   = hint: {d.hint}")
+        lines.append(f"   = hint: {shown(d.hint)}")
     return "\n".join(lines)
 
 
@@ -221,10 +315,12 @@ def _excerpt(span: Span, sources: Mapping[str, str]) -> list[str]:
         length = max(len(line_text) - start + 1, 1)
     length = max(1, min(length, max(len(line_text) - start + 1, 1)))
     pad = " " * width
+    # A control character in the line is shown escaped; the caret stays under the span.
+    before, inside = shown(line_text[:start - 1], lines=False), shown(line_text[start - 1:start - 1 + length], lines=False)
     return [
         f" {pad} |",
-        f" {span.line} | {line_text}",
-        f" {pad} | {' ' * (start - 1)}{'^' * length}",
+        f" {span.line} | {before}{inside}{shown(line_text[start - 1 + length:], lines=False)}",
+        f" {pad} | {' ' * len(before)}{'^' * max(1, len(inside))}",
     ]
 
 

@@ -26,7 +26,7 @@ from typing import Mapping
 from compiler import ast as A
 from compiler import check, codes
 from compiler.ast.cached import parse_file
-from compiler.diagnostics import Diagnostic, Sink, Span
+from compiler.diagnostics import Diagnostic, Sink, Span, suggestion
 from compiler.model.load import RulesetSource, display_path, find_ruleset_folders, load_ruleset
 from compiler.model.ruleset import Ruleset, from_source, version_matches
 from compiler.safepaths import has_rules, leads_out, outward_links
@@ -145,7 +145,8 @@ def compile_paths(paths: list[str], overrides: Mapping[str, str] | None = None) 
                 sink.error(codes.REPEATED_PART, f"cannot find the base ruleset '{h.extends}'", span,
                            f"{display_path(link)} is a link to a place outside the project, which warscribe does "
                            "not follow; copy the base's folder here instead" if link.is_symlink() and leads_out(link, link.parent)
-                           else "put its folder next to this one (e.g. under rules/)")
+                           else suggestion(h.extends, [k for k in by_id if k != h.id], "rulesets beside it")
+                           or "put its folder next to this one (e.g. under rules/)")
             else:
                 base_model = build(base_src)
                 if base_model is not None and h.extends_version and not version_matches(

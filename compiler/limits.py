@@ -68,6 +68,9 @@ MAX_REMOVAL_WORK = 2_000_000
 #: Steps of summing one attack step over its attacks exactly, estimated before it starts
 #: (``compiler.resolve.budget``: results × bits of their weights × more bits); about a second.
 MAX_ATTACK_WORK = 5_000_000_000
+#: Steps of working out ``keep_highest(k, n, die)`` / ``keep_lowest`` one die at a time (kept faces
+#: so far × faces, summed over the dice; ``compiler.resolve.budget.keep_work``), about a second.
+MAX_KEEP_WORK = 500_000
 #: Definitions calling definitions (a formula calling a table calling a formula…).
 MAX_CALL_DEPTH = 64
 
@@ -81,6 +84,28 @@ MAX_GRID_CELLS = 10_000
 MAX_TABLE_POINTS = 20_000
 #: Rows × combinations the table check works through; above it the check is skipped (W907).
 MAX_TABLE_WORK = 2_000_000
+
+# -- battles -------------------------------------------------------------------
+
+#: Inches of a battlefield: the distance between the sides, a position along it or on the table (W864).
+MAX_TABLE_INCHES = 1_000
+#: Units in one scenario, both sides together (W864).
+MAX_SCENARIO_UNITS = 200
+# -- battles, logs and army lists -------------------------------------------------
+
+#: Battles one ``warscribe simulate`` plays (refused above it, before any game).
+MAX_GAMES = 1_000_000
+#: Worker processes one run may ask for (``--jobs``; never more than the chunks of work, and
+#: never more than the machine's cores without ``--jobs-force``).
+MAX_JOBS = 64
+#: Bytes of one battle log ``play --replay`` reads (refused before reading, or when it reaches it).
+MAX_LOG_BYTES = 64_000_000
+#: Bytes of one line of a battle log.
+MAX_LOG_LINE = 1_000_000
+#: Events (lines) of one battle log.
+MAX_LOG_EVENTS = 1_000_000
+#: Bytes of one army list (a text file, one unit a line) ``army check`` and ``simulate --army`` read.
+MAX_ROSTER_BYTES = 1_000_000
 
 
 LIMITS: tuple[tuple[str, int, str], ...] = (
@@ -102,11 +127,20 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_KEEP", MAX_KEEP, "dice kept by highest/lowest"),
     ("MAX_REMOVAL_WORK", MAX_REMOVAL_WORK, "steps of removing casualties"),
     ("MAX_ATTACK_WORK", MAX_ATTACK_WORK, "work of summing one attack step exactly"),
+    ("MAX_KEEP_WORK", MAX_KEEP_WORK, "steps of keep_highest/keep_lowest"),
     ("MAX_CALL_DEPTH", MAX_CALL_DEPTH, "definitions calling definitions"),
     ("MAX_TABLE_ROWS", MAX_TABLE_ROWS, "rows of one table"),
     ("MAX_GRID_CELLS", MAX_GRID_CELLS, "cells of one grid"),
     ("MAX_TABLE_POINTS", MAX_TABLE_POINTS, "parameter values a table is checked over"),
     ("MAX_TABLE_WORK", MAX_TABLE_WORK, "rows × values the table check works through"),
+    ("MAX_TABLE_INCHES", MAX_TABLE_INCHES, "inches of a battlefield"),
+    ("MAX_SCENARIO_UNITS", MAX_SCENARIO_UNITS, "units in one scenario"),
+    ("MAX_GAMES", MAX_GAMES, "battles of one simulate run"),
+    ("MAX_JOBS", MAX_JOBS, "worker processes of one run"),
+    ("MAX_LOG_BYTES", MAX_LOG_BYTES, "bytes of one battle log"),
+    ("MAX_LOG_LINE", MAX_LOG_LINE, "bytes of one line of a battle log"),
+    ("MAX_LOG_EVENTS", MAX_LOG_EVENTS, "events of one battle log"),
+    ("MAX_ROSTER_BYTES", MAX_ROSTER_BYTES, "bytes of one army list"),
 )
 
 

@@ -105,19 +105,35 @@ def number_words(v: object) -> str:
     return value_words(v)
 
 
+def full_number_words(v: object) -> str:
+    """A number in full, to be pasted back into an expectation: a fraction as ``n/d`` however
+    long (with its decimal), where :func:`number_words` would shorten it.
+
+    >>> full_number_words(Fraction(1, 10**7 + 1)), full_number_words(Fraction(2, 3)), full_number_words(Fraction(4))
+    ('1/10000001 (≈ 1e-07)', '2/3 (≈ 0.666667)', '4')
+    """
+    if isinstance(v, Fraction) and v.denominator != 1 and len(str(v.denominator)) <= 4000:
+        return f"{v.numerator}/{v.denominator} (≈ {float(v):.6g})"
+    if isinstance(v, float):
+        return repr(v)
+    return number_words(v)
+
+
 def fraction_json(p: Fraction | float | int) -> str:
-    """An exact probability or mean for JSON (``"n/d"``); a float answer as its ``repr``.
+    """An exact probability or mean for JSON in its canonical form: ``"n/d"`` in lowest terms, a
+    whole number alone (``"7"``, ``"1"``, ``"0"``; ``Fraction("7")`` reads it back); a float
+    answer as its ``repr``.
 
     A fraction whose numbers run over 4,000 digits (too long to print) is given as a float.
 
-    >>> fraction_json(Fraction(35, 216)), fraction_json(Fraction(2)), fraction_json(1)
-    ('35/216', '2/1', '1.0')
+    >>> fraction_json(Fraction(35, 216)), fraction_json(Fraction(2)), fraction_json(Fraction(1)), fraction_json(1)
+    ('35/216', '2', '1', '1.0')
     >>> fraction_json(Fraction(1, 6**6000))
     '0.0'
     """
     if isinstance(p, Fraction):
         if max(p.numerator.bit_length(), p.denominator.bit_length()) <= _PRINTABLE_BITS:
-            return f"{p.numerator}/{p.denominator}"
+            return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
     return repr(float(p))
 
 

@@ -73,6 +73,19 @@ def test_every_unit_has_its_stats_weapons_keywords_points_and_composition(import
     assert reqs == ["points <= limit", "hq >= 1", "hq <= 2", "troops >= 1", "troops <= 3"]
 
 
+def test_zipped_catalogues_import_as_the_plain_ones(imported: Path, tmp_path: Path) -> None:
+    zipped = []
+    for plain in DATA:
+        z_path = tmp_path / (Path(plain).name + "z")
+        with zipfile.ZipFile(z_path, "w", zipfile.ZIP_DEFLATED) as z:
+            z.write(plain, Path(plain).name)
+        zipped.append(str(z_path))
+    out = tmp_path / "a" / "skirmish"
+    assert warscribe("import", "battlescribe", *zipped, "--out", str(out)).returncode == 0
+    for name in ("lexicon.rules", "profiles.rules", "army.rules"):
+        assert (out / name).read_text("utf-8") == (imported / name).read_text("utf-8"), name
+
+
 def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path: Path) -> None:
     r = warscribe("army", "check", str(imported), str(FIX / "patrol.ros"))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -94,6 +107,21 @@ def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path
     r = warscribe("army", "check", str(imported), str(no_hq))
     assert r.returncode == 1
     assert "At least 1 HQ. (hq = 0)" in r.stdout and "1 units, 74 points" in r.stdout
+    # a game size the army rules do not allow is said, and the list checked at theirs
+    bigger = tmp_path / "bigger.ros"
+    bigger.write_text(text.replace('<costLimit name="pts" typeId="ct-pts" value="500"/>',
+                                   '<costLimit name="pts" typeId="ct-pts" value="1000"/>'), "utf-8")
+    r = warscribe("army", "check", str(imported), str(bigger))
+    assert r.returncode == 0 and "the roster's limit of 1000 points is not one of Patrol Detachment's (500)" in r.stderr
+    allowing = tmp_path / "allowing"
+    shutil.copytree(imported, allowing)
+    army = (allowing / "army.rules").read_text("utf-8").replace("    points 500\n", "    points 500 or 1000\n")
+    (allowing / "army.rules").write_text(army.replace("require points <= limit:", "require points >= limit / 4: "
+                                                      '"A quarter of the game at least."\n    require points <= limit:'),
+                                         "utf-8")
+    assert warscribe("army", "check", str(allowing), str(FIX / "patrol.ros")).returncode == 0  # 164 >= 500 / 4
+    r = warscribe("army", "check", str(allowing), str(bigger))  # the player's 1000: 164 < 1000 / 4
+    assert r.returncode == 1 and "A quarter of the game at least. (limit = 1000, points = 164)" in r.stdout
     # a squad bought too big breaks its composition
     big = tmp_path / "big.ros"
     big.write_text(text.replace('number="4" type="model"', 'number="12" type="model"'), "utf-8")
@@ -165,6 +193,7 @@ def test_export_then_import_gives_the_same_ruleset(imported: Path, tmp_path: Pat
     assert r.returncode == 0, r.stdout + r.stderr
     gst, cat = exported / "skirmish.gst", exported / "skirmish.cat"
     assert gst.read_bytes().startswith(b"<?xml") and b"gameSystemSchema" in gst.read_bytes()
+    assert b'revision="10000"' in gst.read_bytes()  # version 1.0.0: a later version is a higher revision
     again = tmp_path / "skirmish"
     r = warscribe("import", "battlescribe", str(gst), str(cat), "--out", str(again))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -174,6 +203,24 @@ def test_export_then_import_gives_the_same_ruleset(imported: Path, tmp_path: Pat
     before = cat.read_bytes()
     assert warscribe("export", str(imported), "--battlescribe", str(exported)).returncode == 0
     assert cat.read_bytes() == before
+
+
+@pytest.mark.parametrize("ruleset", ["classic-40k", "nuceria-rts"])
+def test_a_hand_written_ruleset_comes_back_from_its_catalogue(ruleset: str, tmp_path: Path) -> None:
+    # ids travel in the exported ids; a stat may be called P (like the function), an unpriced unit stays so
+    r = warscribe("export", str(ROOT / "rules" / ruleset), "--battlescribe", str(tmp_path / "bs"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = tmp_path / "a" / ruleset
+    r = warscribe("import", "battlescribe", str(tmp_path / "bs" / f"{ruleset}.gst"),
+                  str(tmp_path / "bs" / f"{ruleset}.cat"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    original, again = _declarations(ROOT / "rules" / ruleset), _declarations(out)
+    fields = ("stats", "keywords", "weapons", "points", "models", "points_per_extra_model", "unit")
+    profiles = [k for k, d in original.items() if d["kind"] in ("unit", "weapon", "squad")]
+    assert profiles
+    for k in profiles:
+        assert k in again, k
+        assert {f: original[k].get(f) for f in fields} == {f: again[k].get(f) for f in fields}, k
 
 
 def test_the_outputs_never_overwrite_the_authors_files(imported: Path, tmp_path: Path) -> None:
@@ -190,7 +237,7 @@ def test_the_outputs_never_overwrite_the_authors_files(imported: Path, tmp_path:
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "skirmish.cat").write_text("someone else's", "utf-8")
     r = warscribe("export", str(imported), "--battlescribe", str(tmp_path / "out"))
-    assert r.returncode != 0 and "warscribe did not write it" in r.stderr
+    assert r.returncode != 0 and "is not a file this command wrote" in r.stderr
     assert (tmp_path / "out" / "skirmish.cat").read_text("utf-8") == "someone else's"
     # an earlier import is the command's own: it is replaced
     assert warscribe("import", "battlescribe", *DATA, "--out", str(imported)).returncode == 0
@@ -226,6 +273,25 @@ def test_an_overlay_on_classic_40k_resolves_imported_units_as_hand_typed_ones(tm
     assert sides["orks"]["survivors_mean"] > 10  # twice the scenario's own ten orks: more than ten live on
     bad = warscribe("simulate", str(out), "--army", f"elves={FIX / 'patrol.ros'}", "--games", "2")
     assert bad.returncode != 0 and "a side of scenario 'firefight' (marines, orks)" in bad.stderr
+
+
+def test_a_characteristic_that_does_not_fit_the_base_stat_of_its_name_is_kept_apart(tmp_path: Path) -> None:
+    # ODD_VALUES's Save (4+) and Attacks (3) fit classic-40k's Sv-less lexicon and A 1..10; make A a target
+    shutil.copytree(ROOT / "rules" / "classic-40k", tmp_path / "classic-40k")
+    (tmp_path / "odd.gst").write_text(ODD_VALUES.replace('name="Attacks"', 'name="A"')
+                                      .replace(">3</characteristic>", ">4+</characteristic>"), "utf-8")
+    out = tmp_path / "odd"
+    r = warscribe("import", "battlescribe", str(tmp_path / "odd.gst"), "--out", str(out), "--extends", "classic-40k")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "A → A_2 (the base's is 1..10)" in r.stdout and "checks clean" in r.stdout
+    assert 'stat A_2 "A" target' in (out / "lexicon.rules").read_text("utf-8")
+    assert _declarations(out)["claw"]["stats"]["A_2"] == "4+"
+    # named by the map, the same misfit is refused before anything is written
+    (tmp_path / "map.toml").write_text('A = "A"\n', "utf-8")
+    r = warscribe("import", "battlescribe", str(tmp_path / "odd.gst"), "--out", str(tmp_path / "odd2"),
+                  "--extends", "classic-40k", "--map", str(tmp_path / "map.toml"))
+    assert r.returncode != 0 and "its value '4+' does not fit A (range 1..10)" in r.stderr
+    assert not (tmp_path / "odd2").exists()
 
 
 def test_a_map_naming_what_the_base_lacks_is_refused(tmp_path: Path) -> None:

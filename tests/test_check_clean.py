@@ -311,3 +311,127 @@ def test_a_none_followed_to_its_arithmetic_is_refused_where_the_attack_is_called
     guarded = NONE_BASE + decl.replace("each save(", "each safe_save(").replace("each psave(target, weapon)",
                                                                               "each safe_save(target.Def, weapon.AP)")
     assert errors(guarded + example("nogun")) == []
+
+
+# -- 10. a model's wounds from an ability's value, with a default ------------------------------
+
+TOUGH = '''ruleset t "T":
+  version 1.0.0
+stat Q "Quality" 1..6: "q"
+stat A "Attacks" 1..10: "a"
+ability tough(X: 1..20) "Tough": "The model takes X wounds."
+  role wounds, 1 without it
+test hit(Q) = roll d6 >= Q
+weapon gun "Gun":
+  A 1
+unit shooter "Shooter":
+  Q 2
+unit ogre "Ogre":
+  Q 4
+  abilities tough(3)
+unit grot "Grot":
+  Q 5
+attack shoot(shooter, weapon, target) "Shoot":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  killed  = hits removes target, damage 2
+'''
+
+
+def test_a_models_wounds_may_be_an_abilitys_value() -> None:
+    model = strict_clean(TOUGH)
+    hits = binomial(3, Fraction(5, 6))
+    for unit, wounds in (("ogre", 3), ("grot", 1)):
+        killed: dict[int, Fraction] = {}
+        for h, p in hits.items():
+            k = allocate([2] * h, wounds, 5)
+            killed[k] = killed.get(k, Fraction(0)) + p
+        assert ask(model, f"shoot(3 shooter, gun, 5 {unit}).killed") == killed
+    # Without a default, a profile without the ability is refused where it is attacked.
+    no_default = compile_text(TOUGH.replace("role wounds, 1 without it", "role wounds")).rulesets[0]
+    with pytest.raises(ResolveError) as info:
+        Evaluator(no_default).evaluate(parse_expression("shoot(3 shooter, gun, 5 grot).killed"))
+    assert "grot does not have" in info.value.message
+    # An ability without a value cannot be the wounds; two declarations of the role cannot both be.
+    assert [d.code for d in errors(TOUGH.replace("tough(X: 1..20)", "tough").replace("tough(3)", "tough"))] == ["W201"]
+    twice = TOUGH.replace('stat A "Attacks" 1..10: "a"', 'stat A "Attacks" 1..10: "a"\nstat W "W" 1..9 role wounds')
+    errs = errors(twice)
+    assert [d.code for d in errs] == ["W102"] and errs[0].span.line == 7
+
+
+# -- 9. one attack sequence for Blast-style caps and hooks on the same test ------------------
+
+BLAST = '''
+ability blast(N: 1..5) "Blast": "Each hit counts N times, never more than the target has models."
+ability sharp "Sharp": "A natural 6 to hit strikes deeper."
+  on natural 6 to hit: +1 D
+ability lethal "Lethal": "A natural 6 to hit wounds without a roll."
+  on natural 6 to hit: wound automatically
+ability pierce "Pierce": "A natural 6 to hit is not saved."
+  on natural 6 to hit: no save
+
+weapon plain_gun "Plain gun":
+  A 1  S 4  AP 0  D 1
+weapon blast_gun "Blast gun":
+  A 1  S 4  AP 0  D 1
+  abilities blast(2)
+weapon sharp_gun "Sharp gun":
+  A 1  S 4  AP 0  D 1
+  abilities sharp
+weapon sharp_blast "Sharp blast":
+  A 1  S 4  AP 0  D 1
+  abilities blast(2), sharp
+weapon lethal_blast "Lethal blast":
+  A 1  S 4  AP 0  D 1
+  abilities blast(3), lethal
+
+attack volley(shooter, weapon, target) "One volley for every weapon":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  blasted = if weapon has blast then hits each becomes weapon.blast capped at target.models else hits
+  wounds  = blasted each wound(weapon.S, target.T)
+  unsaved = wounds each not save(target.Sv, weapon.AP)
+  killed  = unsaved removes target, damage weapon.D
+
+example blast_example "A blast gun at three victims":
+  expect mean(volley(1 gunner, blast_gun, 3 victim).blasted) = 1
+'''
+
+
+def one_volley(copies: int, sharp: bool, lethal: bool, wounds: int, models: int) -> dict[int, Fraction]:
+    """Models killed by one attack of Q4, S4 against T4 and a 3+ save, each hit becoming
+    ``copies`` hits (no more than ``models``), every copy carrying what its hit roll did."""
+    n = min(copies, models)
+
+    def play(atts: tuple[tuple[int, ...], ...]) -> int:
+        (h, *rest), = atts
+        if h < 4:
+            return 0
+        damages = []
+        for i in range(n):
+            w, s = rest[2 * i], rest[2 * i + 1]
+            if (w >= 4 or lethal and h == 6) and s < 3:
+                damages.append(2 if sharp and h == 6 else 1)
+        return allocate(damages, wounds, models)
+    return enumerate_attacks(1, 1 + 2 * n, play)
+
+
+def test_one_sequence_serves_a_blast_cap_and_hooks_on_the_same_test() -> None:
+    model = strict_clean(BASE + BLAST)
+    for weapon, copies, sharp, lethal in (("plain_gun", 1, False, False), ("blast_gun", 2, False, False),
+                                          ("sharp_gun", 1, True, False), ("sharp_blast", 2, True, False),
+                                          ("lethal_blast", 3, False, True)):
+        for models in (1, 3):
+            assert ask(model, f"volley(1 gunner, {weapon}, {models} victim).killed") == \
+                one_volley(copies, sharp, lethal, 2, models), (weapon, models)
+    # The cap is each hit's: two hits of a blast(3) gun at two models are four hits, not two.
+    hits = binomial(2, Fraction(1, 2))
+    assert ask(model, "volley(2 gunner, lethal_blast, 2 victim).blasted") == {2 * k: p for k, p in hits.items()}
+    # The old way — a cap over the totals — starts fresh attacks, and check names that step.
+    totals = BASE + BLAST.replace(
+        "then hits each becomes weapon.blast capped at target.models else hits",
+        "then min(hits * weapon.blast, target.models) else hits")
+    errs = errors(totals)
+    assert errs and {d.code for d in errs} == {"W411"}
+    assert all("'blasted' starts fresh attacks" in d.message for d in errs), [d.message for d in errs]
+    assert any("'pierce' does on 'hit'" in d.message for d in errs)  # at the save, two steps later

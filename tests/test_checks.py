@@ -53,7 +53,7 @@ def test_unknown_stat_in_profile_suggests_the_close_name() -> None:
     body = 'unit m "Marine":\n  BS 4  SV 3+\n'
     d = only(body, "W101")
     assert d.message == "unknown stat 'SV'"
-    assert d.hint == "did you mean 'Sv'?"
+    assert d.hint == "did you mean 'Sv'? the stats are: A, AP, BS, S, Sv, T, W"
     assert (d.span.line, d.span.column) == (line_of(body, "SV 3+"), 9)
 
 

@@ -3,6 +3,7 @@ FORCE_COLOR say, refusals of options that cannot combine, and the project's sett
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -169,3 +170,74 @@ def test_a_wrong_setting_is_a_sentence_with_a_hint(tmp_path: Path) -> None:
     (tmp_path / "warscribe.toml").write_text('games = "many"\n', encoding="utf-8")
     code, out, err = run("config", cwd=tmp_path)
     assert code == 2 and "'games' should be a whole number" in err
+
+
+# -- progress -------------------------------------------------------------------------------------
+
+
+def test_a_long_run_off_a_terminal_ends_with_one_summary_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.cli import progress
+
+    monkeypatch.setattr(progress, "AFTER", 0.0)  # every run counts as long
+    code, out, err = run("simulate", "rules/console-40k", "--games", "40", "--json")
+    assert code == 0 and json.loads(out)["games"] == 40
+    assert [line for line in err.splitlines() if line.strip()] == [err.strip()]
+    assert re.fullmatch(r"warscribe: simulate: 40 games in \d+\.\d s", err.strip()), err
+    code, out, err = run("test", "rules/console-40k", "rules/gemini-arap")
+    assert re.fullmatch(r"warscribe: test: 2 rulesets in \d+\.\d s", err.strip()), err
+    assert run("simulate", "rules/console-40k", "--games", "40", "-q")[2] == ""
+
+
+def test_a_long_run_on_a_terminal_shows_a_bar_and_no_summary_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.cli import progress
+
+    monkeypatch.setattr(progress, "AFTER", 0.0)
+    monkeypatch.setattr(progress, "on_terminal", lambda: True)
+    code, out, err = run("simulate", "rules/console-40k", "--games", "300", "--json")
+    assert code == 0 and json.loads(out)["games"] == 300  # the answer untouched
+    assert "simulate" in err and "━" in err and "games" in err  # the bar was drawn on standard error
+    assert "warscribe: simulate:" not in err
+    assert run("simulate", "rules/console-40k", "--games", "300", "-q")[2] == ""
+
+
+# -- tables that fit --------------------------------------------------------------------------------
+
+
+HEADERS = ("tables", "tests", "formulas", "modifiers", "attacks", "abilities", "all", "driving", "prose only",
+           "unmarked")
+
+
+def test_coverage_at_80_columns_is_stacked_and_loses_no_header() -> None:
+    code, out, err = run("test", "--coverage", "rules/console-40k", "rules/gemini-arap", env={"COLUMNS": "80"})
+    assert code == 0, err
+    table = out[out.index("Executable coverage"):].split("not exercised:")[0]
+    assert max(len(line) for line in table.splitlines()) <= 80
+    for ruleset in ("console-40k", "gemini-arap"):
+        block = table[table.index(ruleset + "\n"):]
+        for header in HEADERS:  # each header a row of its own, with its count
+            assert re.search(rf"│ {header} +│ +(\d+(/\d+)?|–) │", block), (header, block)
+    wide = run("test", "--coverage", "rules/console-40k", "rules/gemini-arap", env={"COLUMNS": "200"})[1]
+    head = next(line for line in wide.splitlines() if "┃ ruleset" in line)
+    assert all(h in head for h in HEADERS)
+
+
+def test_against_speaks_in_points_and_titles() -> None:
+    code, out, err = run("simulate", "rules/dark-millennia", "--against", "rules/classic-40k", "--games", "40")
+    assert code == 0, err
+    assert "against Classic 40K: the cover-save game:" in out
+    for side in ("Space Marines", "Ork Boyz"):
+        assert re.search(rf"    {side}: wins \d+\.\d% → \d+\.\d%, [+-]\d+\.\d points "
+                         rf"\(95% CI [+-]\d+\.\d to [+-]\d+\.\d points\)", out), out
+
+
+def test_tiny_chances_are_not_printed_as_zero_and_json_numbers_are_canonical() -> None:
+    from fractions import Fraction
+
+    out = run("eval", "rules/console-40k", "shooting(10 space_marine, boltgun, 10 ork_boy).killed")[1]
+    assert "<0.01%" in out and " 0.00%" not in out
+    data = json.loads(run("eval", "rules/console-40k", "d6 + 1", "--json")[1])
+    assert data["mean"] == "9/2"
+    assert [row["at_least"] for row in data["distribution"]][0] == "1"  # not "1/1"
+    assert [row["p"] for row in data["distribution"]] == ["1/6"] * 6
+    seven = json.loads(run("eval", "rules/console-40k", "2d6", "--json")[1])
+    assert seven["mean"] == "7" and Fraction(seven["mean"]) == 7  # not "7/1"

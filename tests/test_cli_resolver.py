@@ -84,7 +84,7 @@ def test_table_json_console_to_wound() -> None:
     s3t6 = next(c for c in data["cells"] if c["at"] == {"S": 3, "T": 6})
     assert s3t6["result"] == "6+" and s3t6["p"] == "1/6"
     never = next(c for c in data["cells"] if c["at"] == {"S": 1, "T": 10})
-    assert never["result"] == "never" and never["p"] == "0/1"
+    assert never["result"] == "never" and never["p"] == "0"
 
 
 def test_table_json_nuceria_attack() -> None:

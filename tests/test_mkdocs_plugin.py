@@ -123,7 +123,7 @@ def test_hostile_names_stay_text_in_the_built_site(tmp_path):
         assert "<script>alert" not in text, html
         assert "<img src=x" not in text, html
     sheet = (root / "public" / "evil" / "datasheets" / "index.html").read_text(encoding="utf-8")
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in sheet
+    assert "&lt;\u2060script&gt;alert(1)&lt;\u2060/script&gt;" in sheet  # text, also read back as HTML
 
 
 def test_warscribe_build_needs_no_configuration(tmp_path, monkeypatch):
@@ -231,7 +231,8 @@ def test_serve_learns_of_a_saved_file_from_the_system_and_not_of_one_only_read(t
     """`warscribe serve` swaps MkDocs' polling (every 0.5 s) for the system's file watcher:
     a saved file asks for a rebuild at once; a file opened and read (as every build does) does
     not, or each build would start the next one."""
-    import time
+    import logging
+    import threading
 
     from mkdocs.livereload import LiveReloadServer
     from watchdog.observers.polling import PollingObserver
@@ -258,26 +259,39 @@ def test_serve_learns_of_a_saved_file_from_the_system_and_not_of_one_only_read(t
     assert not isinstance(server.observer, PollingObserver)
     assert server.build_delay <= 0.05
 
-    def asked(within: float) -> bool:
-        end = time.monotonic() + within
-        while time.monotonic() < end:
-            with server._rebuild_cond:
-                if server._want_rebuild:
-                    server._want_rebuild = False
-                    return True
-            time.sleep(0.01)
-        return False
+    # What the server's watch callback hears, from its own debug line per event, in order: a
+    # watched folder's events arrive in the order they happened (one system watch each), so once
+    # the change made last in each is heard, everything done before it there has been too.  No
+    # clock is read and nothing sleeps; the wait below only guards against a hang.
+    heard: list[str] = []
+    news = threading.Condition()
 
-    server.observer.start()
+    class Heard(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            with news:
+                heard.append(record.getMessage())
+                news.notify_all()
+
+    logger = logging.getLogger("mkdocs.livereload")
+    handler, level = Heard(level=logging.DEBUG), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    server.observer.start()  # the system watches are in place when start() returns
     try:
-        time.sleep(0.2)
         for path in (rules / "demo.rules", docs / "about.md", config):
-            path.read_text(encoding="utf-8")
-        assert not asked(0.5)
-        for path in (rules / "demo.rules", docs / "about.md", config):
+            path.read_text(encoding="utf-8")  # read as every build reads them: no rebuild
+        saved = [rules / "demo.rules", docs / "about.md", config]
+        for path in saved:
             path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-            assert asked(10), path
+        with news:
+            assert news.wait_for(lambda: all(any(str(p) in h and "Modified" in h for h in heard) for p in saved),
+                                 timeout=120), heard
+        events = [h for h in heard if "Event(" in h]
+        assert not [h for h in events if "Opened" in h or "ClosedNoWrite" in h], events
+        assert server._want_rebuild  # a saved file asks for a rebuild
     finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
         server.observer.stop()
         server.observer.join()
 

@@ -60,6 +60,30 @@ def section(title: str) -> str:
 SECTIONS = ("Abilities", "Attack sequences")
 
 
+def subsection(title: str) -> str:
+    """The fenced examples of one ``###`` subsection."""
+    text = REFERENCE.read_text(encoding="utf-8")
+    start = text.index(f"\n### {title}\n")
+    end = min(i for i in (text.find("\n### ", start + 1), text.find("\n## ", start + 1)) if i > 0)
+    return "\n".join(re.findall(r"```warscribe\n(.*?)```", text[start:end], re.S))
+
+
+def test_the_objectives_and_victory_example_checks_and_plays() -> None:
+    from compiler.battle import Battle, GreedyPolicy, Rules
+    source = subsection("Objectives, scores and victory") + "\n" + subsection("Turn structures").replace(
+        "test steady(Ld)", "stat Ld \"Leadership\" 2..12: \"l\"\ntest steady(Ld)")
+    assert "objective the_relic" in source and "by reaching 10" in source
+    result = compile_text(PRELUDE + UNITS.replace("Sv 3+  A 1", "Sv 3+  A 1  OC 1").replace("Sv 6+  A 1", "Sv 6+  A 1  OC 1")
+                          + "\n" + source)
+    assert [f"{d.code} {d.message}" for d in result.diagnostics if d.severity.name == "ERROR"] == []
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("relic"), [GreedyPolicy(), GreedyPolicy()], seed=2)
+    out = battle.run()
+    assert out.reason in ("wipe_out", "first_to_ten", "most_points", "turn limit")
+    game = model.get("firefight_turns")
+    assert game.initiative is not None and game.casualties_at_end and game.phases[0].actions[0].must
+
+
 @pytest.mark.parametrize("title", SECTIONS)
 def test_the_examples_check_and_hold(title: str) -> None:
     source = section(title)

@@ -41,9 +41,9 @@ from compiler.ast.examples import Binding, Claim, Example, Expect, Property
 from compiler.ast.expr import (Attr, Binary, Call, Chain, Const, Decimal, Dice, Each, Expr, Group, Has, IfElse, Inches,
                                InRange, Int, IsChoice, IsNone, Label, Name, RangeExpr, Setting, Target, Unary, With,
                                children, sub_expressions)
-from compiler.ast.game import (ACTIVATIONS, VICTORY_KINDS, Action, ActionEffect, ActivationDice, AtEnd, Combat,
-                               DerivedSituation, Game, Order, Phase, PhaseStep, Reaction, Scenario, Score, Side,
-                               SideUnit, Victory)
+from compiler.ast.game import (ACTIVATIONS, UNDECIDED, VICTORY_KINDS, Action, ActionEffect, ActivationDice, AtEnd,
+                               Combat, Control, DerivedSituation, Game, Initiative, Objective, Order, Phase, PhaseStep, Reaction,
+                               Scenario, Score, Side, SideUnit, Victory)
 from compiler.ast.lexicon import Die, Entry, Situation, Stat
 from compiler.ast.profiles import AbilityUse, Army, Profile, Requirement, Squad, StatValue
 from compiler.ast.rolls import Roll, Test
@@ -102,6 +102,6 @@ __all__ = [
     "AbilityUse", "Army", "Profile", "Requirement", "Squad", "StatValue",
     "Game", "Phase", "PhaseStep", "Score", "Victory",
     "VICTORY_KINDS", "Action", "ActionEffect", "ActivationDice", "AtEnd", "Combat", "DerivedSituation", "Order",
-    "Reaction", "Scenario", "Side", "SideUnit",
+    "Reaction", "Scenario", "Side", "SideUnit", "UNDECIDED", "Control", "Initiative", "Objective",
     "Binding", "Claim", "Example", "Expect", "Property",
 ]

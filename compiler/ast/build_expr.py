@@ -108,6 +108,12 @@ class ExprBuilder(BuilderBase):
         return A.Each(self.span(meta), c[0], c[1], negate=True)
 
     @with_meta
+    def each_becomes(self, meta: Any, c: list[Any]) -> A.Each:
+        """``hits each becomes weapon.blast capped at target.models``: each one of the count
+        becomes that many (no more than the cap), keeping what it carries."""
+        return A.Each(self.span(meta), c[0], c[1], becomes=True, cap=c[2] if len(c) > 2 else None)
+
+    @with_meta
     def range(self, meta: Any, c: list[Any]) -> A.RangeExpr:
         return A.RangeExpr(self.span(meta), c[0], c[1])
 

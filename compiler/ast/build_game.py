@@ -3,6 +3,7 @@ steps, scoring and victory.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from lark import Token
@@ -34,7 +35,34 @@ class GameBuilder(BuilderBase):
                       tuple(x for x in items if isinstance(x, A.Reaction)),
                       next((x for x in items if isinstance(x, A.ActivationDice)), None),
                       next((x.data for x in items if isinstance(x, Item) and x.tag == "orders_set"), None),
-                      tuple(x for x in items if isinstance(x, A.DerivedSituation)))
+                      tuple(x for x in items if isinstance(x, A.DerivedSituation)),
+                      next((x for x in items if isinstance(x, A.Control)), None),
+                      next((x.data for x in items if isinstance(x, Item) and x.tag == "undecided"), "draw"),
+                      next((x for x in items if isinstance(x, A.Initiative)), None),
+                      any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items))
+
+    @with_meta
+    def initiative(self, meta: Any, c: list[Any]) -> A.Initiative:
+        return A.Initiative(self.span(meta), c[0], c[1])
+
+    def tie_rule(self, c: list[Any]) -> str:
+        return str(c[0])  # "reroll", "keep" or "swap"
+
+    @with_meta
+    def casualties_at_end(self, meta: Any, c: list[Any]) -> Item:
+        return Item("casualties_at_end", self.span(meta), True)
+
+    @with_meta
+    def control(self, meta: Any, c: list[Any]) -> A.Control:
+        return A.Control(self.span(meta), _inches(c[0]), str(c[1]))
+
+    @with_meta
+    def if_undecided(self, meta: Any, c: list[Any]) -> Item:
+        return Item("undecided", self.span(meta), c[0])
+
+    def undecided(self, c: list[Any]) -> str:
+        words = [str(t) for t in c]
+        return words[0]  # "draw", "first" or "second"
 
     @with_meta
     def turns(self, meta: Any, c: list[Any]) -> Item:
@@ -108,14 +136,30 @@ class GameBuilder(BuilderBase):
         return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, True)
 
     @with_meta
+    def score_held(self, meta: Any, c: list[Any]) -> A.Score:
+        _, prose, _, _ = self._entry_parts([x for x in c[4:] if isinstance(x, list)])
+        return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, held_at=str(c[3]))
+
+    @with_meta
+    def score_destroyed(self, meta: Any, c: list[Any]) -> A.Score:
+        _, prose, _, _ = self._entry_parts([x for x in c[3:] if isinstance(x, list)])
+        return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, destroyed=True)
+
+    @with_meta
     def victory(self, meta: Any, c: list[Any]) -> A.Victory:
         short, prose, _, _ = self._entry_parts(c[2:])
         kind = next((x for x in c[2:] if isinstance(x, Token) and x.type == "NAME"), None)
+        target = next((x for x in c[2:] if isinstance(x, Token) and x.type == "INT"), None)
         if kind is not None and str(kind) not in A.VICTORY_KINDS:
             self.sink.error(codes.UNKNOWN_NAME, f"unknown way to win '{kind}'", self.tspan(kind),
                             "use one of: " + ", ".join(A.VICTORY_KINDS))
+        elif kind is not None and (str(kind) == "reaching") != (target is not None):
+            where = self.tspan(target) if target is not None else self.tspan(kind)
+            self.sink.error(codes.BATTLE_WRONG_KIND, "only `by reaching N` takes a number" if target is not None
+                            else "`by reaching` needs the score that wins", where,
+                            "say: victory first_to_ten \"First to ten\" by reaching 10")
         return A.Victory(self.span(meta), str(c[0]), unquote(str(c[1])), short, prose,
-                         str(kind) if kind is not None else None)
+                         str(kind) if kind is not None else None, int(str(target)) if target is not None else None)
 
     # -- what the game does -----------------------------------------------------
 
@@ -124,6 +168,12 @@ class GameBuilder(BuilderBase):
         effects = tuple(x for x in c[2:] if isinstance(x, A.ActionEffect))
         unless = tuple(str(x) for x in c[2:] if isinstance(x, Token) and x.type == "NAME")
         return A.Action(self.span(meta), str(c[0]), unquote(str(c[1])), effects, unless)
+
+    @with_meta
+    def must_action(self, meta: Any, c: list[Any]) -> A.Action:
+        effects = tuple(x for x in c[2:] if isinstance(x, A.ActionEffect))
+        unless = tuple(str(x) for x in c[2:] if isinstance(x, Token) and x.type == "NAME")
+        return A.Action(self.span(meta), str(c[0]), unquote(str(c[1])), effects, unless, True)
 
     @with_meta
     def eff_move(self, meta: Any, c: list[Any]) -> A.ActionEffect:
@@ -147,7 +197,10 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def eff_sets(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "sets", str(c[0]), None, c[1] if len(c) > 1 else None)
+        until = c[1] if len(c) > 1 and isinstance(c[1], Until) else None
+        period = c[1] if len(c) > 1 and isinstance(c[1], str) else None
+        return A.ActionEffect(self.span(meta), "sets", str(c[0]), None, period,
+                              until=until.test if until is not None else None)
 
     out_sets = eff_sets
 
@@ -157,6 +210,9 @@ class GameBuilder(BuilderBase):
 
     def duration(self, c: list[Any]) -> str:
         return str(c[0])
+
+    def until_passed(self, c: list[Any]) -> Until:
+        return Until(c[0])
 
     def period(self, c: list[Any]) -> str:
         return " ".join(str(t) for t in c)
@@ -186,7 +242,13 @@ class GameBuilder(BuilderBase):
         one = {x.tag: x.data for x in items if isinstance(x, Item)}
         return A.Scenario(self.span(meta), str(c[0]), unquote(str(c[1])), one.get("game"), one.get("army"),
                           one.get("turns"), one.get("distance"), one.get("first"),
-                          tuple(x for x in items if isinstance(x, A.Side)), self._prose(items))
+                          tuple(x for x in items if isinstance(x, A.Side)), self._prose(items),
+                          tuple(x for x in items if isinstance(x, A.Objective)))
+
+    @with_meta
+    def sc_objective(self, meta: Any, c: list[Any]) -> A.Objective:
+        at = tuple(_inches(x) for x in c[2:] if isinstance(x, Token) and x.type == "INCHES")
+        return A.Objective(self.span(meta), str(c[0]), unquote(str(c[1])), at)
 
     @with_meta
     def sc_game(self, meta: Any, c: list[Any]) -> Item:
@@ -219,6 +281,13 @@ class GameBuilder(BuilderBase):
         names = [str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"]
         at = next((_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"), None)
         return A.SideUnit(self.span(meta), int(str(c[0])), names[0], tuple(names[1:]), at)
+
+
+@dataclass(frozen=True, slots=True)
+class Until:
+    """``until passed TEST``, on its way to the status effect that it ends."""
+
+    test: A.Expr
 
 
 def _inches(token: Any) -> int:

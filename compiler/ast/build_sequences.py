@@ -106,6 +106,11 @@ class SequencesBuilder(BuilderBase):
     def stacking(self, meta: Any, c: list[Any]) -> Item:
         return Item("stacking", self.span(meta), c[0])
 
+    @with_meta
+    def ability_role(self, meta: Any, c: list[Any]) -> Item:
+        """``role wounds, 1 without it``: the ability's value is the stat the engine needs."""
+        return Item("role", self.span(meta), (str(c[0]), int(str(c[1])) if len(c) > 1 else None))
+
     # -- abilities and their hooks --------------------------------------------------
 
     def ability_block(self, c: list[Any]) -> list[Any]:
@@ -127,9 +132,12 @@ class SequencesBuilder(BuilderBase):
         aka = tuple(a for x in rest if isinstance(x, Item) and x.tag == "aka" for a in x.data)
         see = tuple(a for x in rest if isinstance(x, Item) and x.tag == "see" for a in x.data)
         defence = tuple(e for x in rest if isinstance(x, Item) and x.tag == "attacked" for e in x.data)
+        role = next((x for x in rest if isinstance(x, Item) and x.tag == "role"), None)
         return A.Ability(self.span(meta), name, params, title, short, hooks, effects,
                          whens[0].data if whens else None, stack[0].data if stack else None,
-                         self._prose(rest), aka, see, defence)
+                         self._prose(rest), aka, see, defence,
+                         role.data[0] if role else None, role.data[1] if role else None,
+                         role.span if role else None)
 
     @with_meta
     def when_attacked(self, meta: Any, c: list[Any]) -> Item:

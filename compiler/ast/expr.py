@@ -145,6 +145,8 @@ class Each(Expr):
     count: Expr
     item: Expr
     negate: bool = False
+    becomes: bool = False  # ``hits each becomes 2``: each one becomes ``item`` of them
+    cap: Expr | None = None  # ``… capped at target.models``: never more than this, each
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +245,7 @@ def _inside(cls: type) -> Callable[[Any], tuple[Expr, ...]]:
     if issubclass(cls, (Unary, IsChoice, IsNone, Has)):
         return lambda e: (e.operand,)
     if issubclass(cls, Each):
-        return lambda e: (e.count, e.item)
+        return lambda e: (e.count, e.item) if e.cap is None else (e.count, e.item, e.cap)
     if issubclass(cls, Target):
         return lambda e: (e.value,)
     if issubclass(cls, Chain):

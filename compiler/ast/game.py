@@ -72,6 +72,7 @@ class ActionEffect:
     value: Expr | None = None
     period: str | None = None
     stat: str | None = None
+    until: Expr | None = None  # ``sets pinned until passed rally(Ld)``: the test that ends the status
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,18 @@ class Action:
     title: str
     effects: tuple[ActionEffect, ...]
     unless: tuple[str, ...] = ()
+    must: bool = False  # ``must action …``: a unit offered it may not do nothing
+
+
+@dataclass(frozen=True, slots=True)
+class Initiative:
+    """``initiative each game turn: roll d6, ties reroll``: who goes first is rolled for at the
+    start of each game turn, the higher roll first; ``ties`` is ``reroll``, ``keep`` (the order of
+    the turn before) or ``swap`` (the other player than the turn before goes first)."""
+
+    span: Span
+    roll: Expr
+    ties: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +155,8 @@ class Score:
     per: str | None = None
     prose: tuple[Prose, ...] = ()
     surviving: bool = False  # ``per surviving model``: the value is counted for each model left
+    held_at: str | None = None  # ``for each objective held at end of turn``: scored then, per objective held
+    destroyed: bool = False  # ``for each enemy unit destroyed``: the value (for the unit) goes to its enemies
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +169,18 @@ class Victory:
     text: str | None
     prose: tuple[Prose, ...] = ()
     kind: str | None = None
+    target: int | None = None  # ``by reaching 10``: the score that wins at once
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """``control within 3" by models``: who holds an objective — the side whose units within that
+    many inches of it have more models (or more of a stat, times their models: ``by OC``); on a
+    tie, nobody."""
+
+    span: Span
+    reach: int
+    by: str  # "models", or a stat's id
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +198,9 @@ class DerivedSituation:
 ACTIVATIONS = ("alternating_units", "alternating_detachments", "whole_army", "activation_rolls",
                "alternating_activations")
 #: How a victory condition can be decided by the battle engine.
-VICTORY_KINDS = ("annihilation", "highest_score")
+VICTORY_KINDS = ("annihilation", "highest_score", "reaching")
+#: What ``if undecided:`` may say: a draw, or the player who went first (second) wins.
+UNDECIDED = ("draw", "first", "second")
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +220,20 @@ class Game(Decl):
     activation_dice: ActivationDice | None = None
     order_situation: str | None = None  # ``orders set order``: the situation that holds a unit's order
     derived: tuple[DerivedSituation, ...] = ()
+    control: Control | None = None
+    undecided: str = "draw"  # the result when no victory condition decides: one of UNDECIDED
+    initiative: Initiative | None = None
+    casualties_at_end: bool = False  # ``casualties removed at end of phase``: the hit still act until then
+
+
+@dataclass(frozen=True, slots=True)
+class Objective:
+    """``objective relic "The relic" at 18"``: a marker on the table that units can hold."""
+
+    span: Span
+    id: str
+    title: str
+    at: tuple[int, ...]  # inches along the line (one number), or across and up the table (two)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,3 +270,4 @@ class Scenario(Decl):
     first: str | None = None
     sides: tuple[Side, ...] = ()
     prose: tuple[Prose, ...] = ()
+    objectives: tuple[Objective, ...] = ()

@@ -88,6 +88,9 @@ class Ability(Decl):
     aka: tuple[str, ...] = ()
     see: tuple[tuple[str, Span], ...] = ()
     defence: tuple[Effect, ...] = ()  # ``when attacked: -1 to hit``: for attacks against the carrier
+    role: str | None = None  # ``role wounds``: the ability's value is the stat the engine needs
+    role_default: int | None = None  # ``role wounds, 1 without it``: a profile without the ability
+    role_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

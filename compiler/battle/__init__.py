@@ -59,7 +59,7 @@ True
 from compiler.battle import activation as activation  # noqa: F401  (registers the activation schemes)
 from compiler.battle import effects as effects  # noqa: F401  (registers the action effects)
 from compiler.battle.engine import ACTIVATIONS, EFFECTS, Battle, Nature, Outcome, effect
-from compiler.battle.log import Log, LogError, read_log, replay, write_log
+from compiler.battle.log import Log, LogError, ReplayMismatch, open_log, read_log, replay, write_log
 from compiler.battle.policies import (POLICIES, Choice, GreedyPolicy, HumanPolicy, Option, Policy, RandomPolicy,
                                       ScriptedPolicy, ScriptError)
 from compiler.battle.rules import Law, Rules, law_of
@@ -70,6 +70,6 @@ from compiler.battle.tree import CHANCE, TERMINAL, Node
 from compiler.battle.stats import chi_square, chi_square_critical, diff_interval, wilson
 
 __all__ = ["ACTIVATIONS", "CHANCE", "EFFECTS", "POLICIES", "TERMINAL", "Battle", "Nature", "Node", "effect", "Choice", "GreedyPolicy", "HumanPolicy", "Law", "Log",
-           "LogError", "Option", "Outcome", "Policy", "RandomPolicy", "Rules", "ScriptError", "ScriptedPolicy",
+           "LogError", "Option", "Outcome", "Policy", "RandomPolicy", "ReplayMismatch", "Rules", "ScriptError", "ScriptedPolicy",
            "State", "Tally", "Unit", "chi_square", "chi_square_critical", "diff_interval", "game_seed", "law_of",
-           "read_log", "replay", "run", "summary", "wilson", "write_log"]
+           "open_log", "read_log", "replay", "run", "summary", "wilson", "write_log"]

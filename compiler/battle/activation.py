@@ -31,7 +31,7 @@ def alternating_units(battle: Battle, order: Sequence[int]) -> None:
         battle.run_phase(phase, order)
         if battle.state.over:
             return
-    battle.state.expire("turn")
+    battle.period_ends("turn")
 
 
 @activation("activation_rolls")
@@ -51,9 +51,8 @@ def activation_rolls(battle: Battle, order: Sequence[int]) -> None:
                     battle.combat(c)
             if st.over:
                 return
-            if st.timed:
-                st.expire("phase")
-        st.expire("turn")
+            battle.period_ends("phase")
+        battle.period_ends("turn")
 
 
 def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
@@ -76,7 +75,7 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
         if i == len(left):
             return
         unit = left.pop(i)
-        p = battle.rules.chance(dice.test, unit, None)
+        p = battle.rules.odds(dice.test, unit, None)
         if greedy:
             j = 0 if len(counts) == 1 else _greedy_dice(battle, counts, p, dice.bust, len(left))
         else:
@@ -89,7 +88,7 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
         if battle.record:
             rule = dice.test.func if isinstance(dice.test, A.Call) else ""
             battle.emit("activation", rule=rule, unit=unit.label, dice=k, successes=successes, bust=bust,
-                        chance=round(p, 6))
+                        chance=round(float(p), 6))
         if bust:
             return
         for _ in range(successes):

@@ -140,9 +140,16 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
 
 @effect("sets")
 def sets(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
-    """``sets STATUS [until end of PERIOD]``: the unit holds the status until the period ends (or
-    until something clears it)."""
-    unit.statuses[effect.name or ""] = effect.period or ""
+    """``sets STATUS [until end of PERIOD | until passed TEST]``: the unit holds the status until the
+    period ends, until it passes the test (taken each time it is about to act), or until something
+    clears it."""
+    name = effect.name or ""
+    if effect.until is not None:
+        unit.statuses[name] = "passed"
+        unit.until[name] = effect.until
+    else:
+        unit.statuses[name] = effect.period or ""
+        unit.until.pop(name, None)
     if effect.period:
         battle.state.timed = True
     if battle.record:
@@ -156,7 +163,7 @@ def destroyed(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Acti
     does not happen."""
     battle.emit("destroyed", unit=unit.label, models=unit.models)
     battle.state.destroy(unit)
-    battle.check_annihilation()
+    battle.referee.settle()
     return False
 
 
@@ -166,11 +173,11 @@ def test(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
     the rest of the action does not happen."""
     assert effect.value is not None
     foe = battle.state.nearest_enemy(unit)
-    p = battle.rules.chance(effect.value, unit, battle.state.distance(unit, foe) if foe else None)
+    p = battle.rules.odds(effect.value, unit, battle.state.distance(unit, foe) if foe else None)
     passed = battle.chance(bernoulli(p), "test") == 0
     if battle.record:
         rule = effect.value.func if isinstance(effect.value, A.Call) else ""
-        battle.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
+        battle.emit("test", rule=rule, unit=unit.label, chance=round(float(p), 6), passed=passed)
     return passed
 
 

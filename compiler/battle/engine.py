@@ -24,11 +24,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
-from compiler.battle.estimates import Estimates, signature
+from compiler.battle.estimates import Estimates
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
+from compiler.battle.turns import rally, remove_marked, roll_initiative
+from compiler.battle.victory import Referee, outcome_fields
 
 Listener = Callable[[dict[str, Any]], None]
 #: An action effect: ``(battle, unit, effect, action) -> bool`` (False: the rest of the action cannot happen).
@@ -68,14 +70,18 @@ class Battle:
         self.estimates = Estimates(rules, game, self.state, prep.estimates)
         self.rng = random.Random(seed)
         self.nature = nature
+        self.greedy_sides = [type(p) is GreedyPolicy and nature is None for p in self.policies]
         self.turns = scenario.turns or game.turns or 1
-        self.kinds = {v.kind: v for v in game.victories if v.kind}
         self.events: list[dict[str, Any]] = []
         self.choices: list[int] = []
         self.listener = listener
-        self._scores: tuple[float, ...] = ()  # the final scores, once worked out
         self.record = record or listener is not None  # a simulation keeps no events
         self.reactions = {r.event: r for r in game.reactions}
+        self.referee = Referee(rules, game, self.state, self.emit)
+        #: the periods whose end does something (a test, a score, a status that lapses)
+        self.busy = {e.period for e in game.at_end} | {s.held_at for s in game.scores if s.held_at}
+        if game.casualties_at_end:
+            self.busy.add("phase")
 
     # -- the run -------------------------------------------------------------------------
 
@@ -87,23 +93,25 @@ class Battle:
         order = [(first + i) % n for i in range(n)]
         if self.record:
             self.emit("start", first=st.sides[first], first_title=st.side_titles[first], distance=self.scenario.distance)
+        st.first = first
+        initiative = self.game.initiative is not None and n == 2
         for turn in range(1, self.turns + 1):
             st.turn = turn
+            if initiative:
+                first = roll_initiative(self, first)
+                order = [first, 1 - first]
             ACTIVATIONS[self.game.activation or "whole_army"](self, order)
             if st.over:
                 break
-            self.end_of("game turn")
-            st.expire("game turn")
+            self.period_ends("game turn")
             if st.over:
                 break
         if not st.over:
-            self.finish()
-        scores = self._scores or tuple(self.score(s) for s in range(n))
+            self.period_ends("game")
+        scores = self.referee.scores() if st.over else self.referee.finish()
         out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason)
         if self.record:
-            self.emit("end", winner=None if out.winner is None else st.sides[out.winner],
-                      winner_title=None if out.winner is None else st.side_titles[out.winner], reason=out.reason,
-                      survivors=list(out.survivors), scores=[round(x, 6) for x in scores])
+            self.emit("end", **outcome_fields(st, scores))
         return out
 
     def emit(self, kind: str, **data: Any) -> None:
@@ -133,7 +141,7 @@ class Battle:
     def greedy(self, side: int) -> bool:
         """Whether ``side`` plays the greedy policy (whose picks the engine keeps per state, and
         makes without building the choice: the same answer, recorded the same way)."""
-        return type(self.policies[side]) is GreedyPolicy and self.nature is None
+        return self.greedy_sides[side]
 
     def player_turn(self, side: int, phases: Sequence[A.Phase]) -> None:
         st = self.state
@@ -145,7 +153,7 @@ class Battle:
             self.run_phase(phase, [side])
             if st.over:
                 return
-        st.expire("turn")
+        self.period_ends("turn")
 
     def run_phase(self, phase: A.Phase, sides: Sequence[int]) -> None:
         """Every unit of ``sides`` (taking turns in that order, one unit each) may act, then combats."""
@@ -176,8 +184,8 @@ class Battle:
         for c in phase.combats:
             if not st.over:
                 self.combat(c)
-        if st.timed:
-            st.expire("phase")
+        if st.timed or "phase" in self.busy:
+            self.period_ends("phase")
 
     def pick_unit(self, side: int, pending: list[Unit], phase: A.Phase) -> Unit:
         if len(pending) == 1:
@@ -188,12 +196,19 @@ class Battle:
 
     def act(self, unit: Unit, phase: A.Phase) -> bool:
         """``unit`` may take one of the phase's actions; False when it takes none."""
+        if unit.until:
+            rally(self, unit)
+            if not unit.alive or self.state.over:
+                return False
         statuses = unit.statuses
         if statuses and all(a.unless and any(s in statuses for s in a.unless) for a in phase.actions):
             self.estimates.sig = None
             return False  # every action of the phase is barred to the unit
-        side = unit.side
-        sig = signature(self.state, unit)
+        side, here = unit.side, unit.position
+        sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
+               tuple(unit.values.items()) if unit.values else (),
+               tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
+                      for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
         est = self.estimates
         est.sig = (unit, sig)  # valid until the first effect changes the state
         key = (phase.id, sig)
@@ -204,22 +219,23 @@ class Battle:
             acts = [a for a in phase.actions
                     if not (a.unless and any(s in statuses for s in a.unless)) and est.can_attack(unit, a)]
             # the actions, their options, and (once worked out) the greedy policy's pick
-            offer = memo.keep(key, [acts, tuple(Option(a.title, a.id) for a in acts) + (Option("Nothing", None),),
-                                    None])
+            must = any(a.must for a in acts)  # a unit offered a `must` action may not do nothing
+            offer = memo.keep(key, [acts, tuple(Option(a.title, a.id) for a in acts) +
+                                    (() if must else (Option("Nothing", None),)), None])
         actions = offer[0]
         if not actions:
             est.sig = None
             return False
 
-        if self.greedy(side):
+        if self.greedy_sides[side]:
             i = offer[2]
             if i is None:
-                values = est.actions(key, unit, actions)
+                values = est.actions(key, unit, actions)[:len(offer[1])]
                 i = offer[2] = values.index(max(values))
             self.choices.append(i)
         else:
             i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
-                                   offer[1], lambda: est.actions(key, unit, actions)))
+                                   offer[1], lambda: est.actions(key, unit, actions)[:len(offer[1])]))
         if i == len(actions):
             est.sig = None
             return False
@@ -247,19 +263,24 @@ class Battle:
                                                  self.estimates.weapons(attack, unit, target, reach)))
         situation, weapons = plan
         for weapon in weapons:
-            if not target.alive or not unit.alive:
+            if target.models <= target.doomed or not unit.alive:
                 return
             law = self.rules.volley(attack, unit, weapon, target, situation)
             i = self.chance(law, "volley")
-            removed = self.state.remove_models(target, law.values[i])
-            if target.models:
-                target.wounds = law.damaged[i]
+            if self.game.casualties_at_end:  # marked now, removed when the phase ends
+                removed = min(law.values[i], target.models - target.doomed)
+                target.doomed += removed
+                target.wounds = law.damaged[i] if target.models > target.doomed else 0
+            else:
+                removed = self.state.remove_models(target, law.values[i])
+                if target.models:
+                    target.wounds = law.damaged[i]
             if self.record:
                 self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
                           distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation])
-        self.check_annihilation()
+        self.referee.settle()
 
     def combat(self, c: A.Combat) -> None:
         """Every engaged unit strikes once, highest ``order`` stat first (the active side first on a tie)."""
@@ -284,6 +305,7 @@ class Battle:
     # -- the end -----------------------------------------------------------------------------
 
     def end_of(self, period: str) -> None:
+        """The game's tests at the end of ``period`` (``at end of …: each unit … tests …``)."""
         st = self.state
         for end in self.game.at_end:
             if end.period != period:
@@ -294,47 +316,33 @@ class Battle:
                 p = self.memos.ends.get(key)
                 if p is None:
                     held = end.condition is None or self.rules.chance(end.condition, unit, None) >= 1.0
-                    p = self.memos.ends.keep(key, self.rules.chance(end.test, unit, None) if held else -1.0)
+                    p = self.memos.ends.keep(key, self.rules.odds(end.test, unit, None) if held else -1.0)
                 if p < 0:
                     continue  # the condition does not hold: no test
                 passed = self.chance(bernoulli(p), "test") == 0
                 if self.record:
                     rule = end.test.func if isinstance(end.test, A.Call) else ""
-                    self.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
+                    self.emit("test", rule=rule, unit=unit.label, chance=round(float(p), 6), passed=passed)
                 if not passed and end.failing is not None:
                     EFFECTS[end.failing.kind](self, unit, end.failing, None)
                 if st.over:
                     return
+        self.referee.settle()
 
-    def check_annihilation(self) -> None:
+    def period_ends(self, period: str) -> None:
+        """``period`` (a phase, a player's turn, a game turn) ends: its tests and scores, then its
+        statuses lapse."""
         st = self.state
-        victory = self.kinds.get("annihilation")
-        if victory is None or st.over:
-            return
-        standing = sorted({u.side for u in st.units if u.models > 0})
-        if len(standing) <= 1:
-            st.over, st.reason = True, victory.id
-            st.winner = standing[0] if standing else None
-
-    def finish(self) -> None:
-        st = self.state
-        st.over = True
-        victory = self.kinds.get("highest_score")
-        if victory is None:
-            st.reason = "turn limit"
-            return
-        scores = self._scores = tuple(self.score(s) for s in range(len(st.sides)))
-        best = max(scores)
-        st.reason = victory.id
-        st.winner = scores.index(best) if scores.count(best) == 1 else None
-
-    def score(self, side: int) -> float:
-        total = 0.0
-        for sc in self.game.scores:
-            if sc.surviving:
-                total += sum(u.models * self.rules.number(sc.value, u, None) for u in self.state.units
-                             if u.side == side and u.alive)
-        return total
+        if period in self.busy and not st.over:
+            if period == "phase" and self.game.casualties_at_end:
+                remove_marked(self)
+            if st.over:
+                return
+            self.end_of(period)
+            if not st.over:
+                self.referee.period_ends(period)
+        if st.timed or period != "phase":
+            st.expire(period)
 
 
 #: Who acts when, by the name a game's ``activation`` line gives (filled by

@@ -109,9 +109,20 @@ class HumanPolicy:
             self.say(f"  {i}. {o.label}")
         while True:
             answer = self.ask(f"Choose 1-{len(choice.options)}").strip()
-            if answer.isdigit() and 1 <= int(answer) <= len(choice.options):
-                return int(answer) - 1
+            number = whole_number(answer)
+            if number is not None and 1 <= number <= len(choice.options):
+                return number - 1
             self.say(f"Please enter a number from 1 to {len(choice.options)}.")
+
+
+def whole_number(text: str, digits: int = 9) -> int | None:
+    """``text`` as a whole number when it is one of at most ``digits`` ASCII digits, else None
+    (a 5,000-digit answer, or "²", which ``str.isdigit`` accepts and ``int`` refuses).
+
+    >>> whole_number("12"), whole_number("9" * 5000), whole_number("²"), whole_number("-1")
+    (12, None, None, None)
+    """
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= digits else None
 
 
 #: The policies ``--policy`` can name, each made from a per-game seed.

@@ -48,7 +48,7 @@ def activate(battle: Battle, unit: Unit, phases: Sequence[A.Phase]) -> None:
         for c in phase.combats:
             if not st.over:
                 battle.combat(c)
-        st.expire("phase")
+        battle.period_ends("phase")
         if st.over:
             return
 
@@ -67,7 +67,7 @@ def alternating_activations(battle: Battle, order: Sequence[int]) -> None:
         unit = pick(battle, side, units, "Which unit do you activate?", battle.game.phases)
         battle.emit("activated", unit=unit.label, title=st.side_titles[side])
         activate(battle, unit, battle.game.phases)
-        st.expire("turn")
+        battle.period_ends("turn")
         if st.over:
             return
 
@@ -97,12 +97,12 @@ def alternating_detachments(battle: Battle, order: Sequence[int]) -> None:
             for c in phase.combats:
                 if not st.over:
                     battle.combat(c)
-            st.expire("phase")
+            battle.period_ends("phase")
         if st.over:
             return
     for u in st.units:
         u.values.clear()  # orders last the turn
-    st.expire("turn")
+    battle.period_ends("turn")
 
 
 def orders_for(unit: Unit, phase: A.Phase) -> list[A.Order]:

@@ -17,8 +17,8 @@ from compiler import ast as A
 from compiler.battle.estimates import EstimateMemos
 from compiler.battle.memo import Memo
 from compiler.battle.policies import Option
-from compiler.battle.rules import Rules
-from compiler.battle.state import State, Unit
+from compiler.battle.rules import Law, Rules
+from compiler.battle.state import Marker, State, Unit
 from compiler.model.armies import listed_units
 from compiler.model.ruleset import Ruleset
 
@@ -32,7 +32,8 @@ def initial_state(model: Ruleset, scenario: A.Scenario) -> State:
             position = float(entry.at) if entry.at is not None else float((scenario.distance or 0) if s else 0)
             units.append(Unit(len(units), s, lu.label, lu.profile, lu.weapons, lu.models, lu.models,
                               lu.per_model, position))
-    return State(units, tuple(side.id for side in scenario.sides), tuple(side.title for side in scenario.sides))
+    return State(units, tuple(side.id for side in scenario.sides), tuple(side.title for side in scenario.sides),
+                 objectives=[Marker(o.id, o.title, float(o.at[0])) for o in scenario.objectives])
 
 
 #: A phase's offer to a unit in a state: the actions open to it, their options (and "Nothing"),
@@ -49,10 +50,11 @@ class EngineMemos:
     reached: Memo[tuple[Any, ...], tuple[int, ...]] = field(default_factory=lambda: Memo("enemies in reach"))
     targets: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy targets"))
     strikes: Memo[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=lambda: Memo("volley plans"))
-    ends: Memo[tuple[Any, ...], float] = field(default_factory=lambda: Memo("end-of-period tests"))
+    ends: Memo[tuple[Any, ...], Any] = field(default_factory=lambda: Memo("end-of-period tests"))  # exact or float
     dice: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy activation dice"))
     move_options: Memo[int, tuple[list[int], tuple[Option, ...]]] = field(
         default_factory=lambda: Memo("the options of a move"))
+    initiative: Memo[int, Law] = field(default_factory=lambda: Memo("initiative rolls"))
 
 
 @dataclass(slots=True)
@@ -69,7 +71,8 @@ class Prepared:
         """A copy of the first state, for one battle."""
         first = self.first
         return State([Unit(u.uid, u.side, u.label, u.profile, u.weapons, u.models, u.started, u.points, u.position)
-                      for u in first.units], first.sides, first.side_titles)
+                      for u in first.units], first.sides, first.side_titles,
+                     objectives=[Marker(o.oid, o.title, o.position) for o in first.objectives])
 
 
 _PREPARED: weakref.WeakKeyDictionary[Rules, dict[str, Prepared]] = weakref.WeakKeyDictionary()

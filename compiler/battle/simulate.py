@@ -12,15 +12,17 @@ import dataclasses
 
 import hashlib
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Iterable, Iterator
 
 from compiler import ast as A
 from compiler.battle.engine import Battle
 from compiler.battle.policies import POLICIES
 from compiler.battle.rules import Rules
 from compiler.battle.stats import diff_interval, wilson
+from compiler.limits import MAX_GAMES
 from compiler.model.ruleset import Ruleset
 
 #: Games per chunk handed to a worker.
@@ -47,11 +49,16 @@ class Tally:
     turns: int
     survivors: tuple[int, ...]
     cpu: float
+    ends: tuple[tuple[str, int], ...] = ()  # each way a game ended (a victory's id, "turn limit") → games
 
     def __add__(self, other: Tally) -> Tally:
+        ends = dict(self.ends)
+        for reason, k in other.ends:
+            ends[reason] = ends.get(reason, 0) + k
         return Tally(tuple(a + b for a, b in zip(self.wins, other.wins)), self.draws + other.draws,
                      self.games + other.games, self.turns + other.turns,
-                     tuple(a + b for a, b in zip(self.survivors, other.survivors)), self.cpu + other.cpu)
+                     tuple(a + b for a, b in zip(self.survivors, other.survivors)), self.cpu + other.cpu,
+                     tuple(sorted(ends.items())))
 
 
 def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start: int, stop: int) -> Tally:
@@ -61,6 +68,7 @@ def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start
     wins = [0] * n
     survivors = [0] * n
     draws = turns = 0
+    ends: dict[str, int] = {}
     make = POLICIES[policy]
     for i in range(start, stop):
         s = game_seed(seed, i)
@@ -71,9 +79,11 @@ def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start
         else:
             wins[out.winner] += 1
         turns += out.turns
+        ends[out.reason] = ends.get(out.reason, 0) + 1
         for k in range(n):
             survivors[k] += out.survivors[k]
-    return Tally(tuple(wins), draws, stop - start, turns, tuple(survivors), time.process_time() - began)
+    return Tally(tuple(wins), draws, stop - start, turns, tuple(survivors), time.process_time() - began,
+                 tuple(sorted(ends.items())))
 
 
 _WORKER_RULES: dict[tuple[str, bool], tuple[Ruleset, Rules]] = {}
@@ -121,23 +131,44 @@ def run_chunk(job: Job) -> Tally:
 
 
 def run(path: str, scenario: A.Scenario, games: int, seed: int, jobs: int = 1, policy: str = "greedy",
-        base: bool = False, scheduler: str | None = None, armies: Armies = ()) -> Tally:
+        base: bool = False, scheduler: str | None = None, armies: Armies = (),
+        progress: Callable[[int], None] | None = None) -> Tally:
     """``games`` battles of ``scenario`` (its sides' lists replaced by ``armies``); the same tally whatever
-    ``jobs`` or ``scheduler``."""
-    chunks = [(path, base, scenario.id, policy, seed, a, min(games, a + CHUNK), armies)
-              for a in range(0, games, CHUNK)]
-    if scheduler is not None:
-        tallies = _on_cluster(scheduler, chunks)
-    elif jobs <= 1 or len(chunks) <= 1:
-        tallies = [run_chunk(c) for c in chunks]
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            tallies = list(pool.map(run_chunk, chunks))
+    ``jobs`` or ``scheduler``. ``progress`` is told how many games are done as each chunk ends.
+    At most :data:`~compiler.limits.MAX_GAMES` games (``ValueError`` above, before any is
+    played); the chunks of work are made as they are handed out, and a pool of processes has at
+    most twice its workers' chunks waiting, so memory does not grow with ``games``."""
+    if games > MAX_GAMES:
+        raise ValueError(f"{games:,} games is more than the {MAX_GAMES:,} one run may play")
+    count = -(-games // CHUNK)
+    chunks = ((path, base, scenario.id, policy, seed, a, min(games, a + CHUNK), armies)
+              for a in range(0, games, CHUNK))
     n = len(scenario.sides)
     total = Tally((0,) * n, 0, 0, 0, (0,) * n, 0.0)
+    workers = max(1, min(jobs, count))
+    if scheduler is not None:
+        tallies: Iterable[Tally] = _on_cluster(scheduler, list(chunks))
+    elif workers <= 1:
+        tallies = (run_chunk(c) for c in chunks)
+    else:
+        tallies = _on_pool(workers, chunks)
     for t in tallies:
         total = total + t
+        if progress is not None:
+            progress(total.games)
     return total
+
+
+def _on_pool(workers: int, chunks: Iterator[Job]) -> Iterator[Tally]:
+    """Each chunk's tally, in order, from a pool of ``workers`` processes fed as they finish."""
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        waiting: deque[Future[Tally]] = deque()
+        for c in chunks:
+            waiting.append(pool.submit(run_chunk, c))
+            if len(waiting) >= 2 * workers:
+                yield waiting.popleft().result()
+        while waiting:
+            yield waiting.popleft().result()
 
 
 def _on_cluster(address: str, chunks: list[Job]) -> list[Tally]:
@@ -151,8 +182,9 @@ def _on_cluster(address: str, chunks: list[Job]) -> list[Tally]:
         return list(client.gather(futures))
 
 
-def summary(model: Ruleset, scenario: A.Scenario, tally: Tally, seed: int) -> dict[str, Any]:
-    """The JSON answer of ``warscribe simulate``."""
+def summary(model: Ruleset, scenario: A.Scenario, tally: Tally, seed: int, policy: str = "greedy") -> dict[str, Any]:
+    """The JSON answer of ``warscribe simulate``: each side's wins with their interval, draws,
+    each side's policy, and each way the games ended (a victory condition's id, or "turn limit")."""
     g = max(tally.games, 1)
     sides = []
     for k, side in enumerate(scenario.sides):
@@ -163,7 +195,8 @@ def summary(model: Ruleset, scenario: A.Scenario, tally: Tally, seed: int) -> di
     dlo, dhi = wilson(tally.draws, tally.games)
     return {"ruleset": model.id, "scenario": scenario.id, "games": tally.games, "seed": seed, "sides": sides,
             "draws": tally.draws, "draw_rate": round(tally.draws / g, 6), "draw_ci95": [round(dlo, 6), round(dhi, 6)],
-            "turns_mean": round(tally.turns / g, 6)}
+            "turns_mean": round(tally.turns / g, 6),
+            "policy": {side.id: policy for side in scenario.sides}, "ends": dict(tally.ends)}
 
 
 def against(scenario: A.Scenario, overlay: Tally, base: Tally) -> list[dict[str, Any]]:

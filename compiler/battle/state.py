@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: How long a status lasts: until the end of the phase, of the player turn, of the game turn,
-#: or (``""``) until something removes it.
-PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "")
+#: or (``""``) until something removes it; ``"passed"``: until the unit passes a test (its ``until``).
+PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed")
 
 
 @dataclass(slots=True)
@@ -35,6 +35,8 @@ class Unit:
     engaged_as: str | None = None  # the status an engagement sets
     wounds: int = 0  # wounds taken by the model in front (the next to be removed)
     values: dict[str, str] = field(default_factory=dict)  # situation → its choice for this unit (its order)
+    until: dict[str, Any] = field(default_factory=dict)  # status → the test that ends it (``until passed``)
+    doomed: int = 0  # casualties marked this phase, removed when it ends (``casualties removed at end of phase``)
 
     @property
     def alive(self) -> bool:
@@ -46,6 +48,19 @@ class Unit:
     def snapshot(self) -> dict[str, Any]:
         return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position,
                 "statuses": sorted(self.statuses), "engaged": sorted(self.engaged)}
+
+
+@dataclass(slots=True)
+class Marker:
+    """An objective on the table, and the side that holds it (None: nobody, or contested)."""
+
+    oid: str
+    title: str
+    position: float
+    holder: int | None = None
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"objective": self.oid, "position": self.position, "holder": self.holder}
 
 
 @dataclass(slots=True)
@@ -62,6 +77,10 @@ class State:
     winner: int | None = None  # None with ``over``: a draw
     reason: str = ""
     timed: bool = False  # whether any status with a period has been set (else nothing can expire)
+    objectives: list[Marker] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)  # points scored so far, per side
+    fallen: list[int] = field(default_factory=list)  # units destroyed and not yet scored
+    first: int = 0  # the side that took the first turn
 
     def side_units(self, side: int) -> list[Unit]:
         return [u for u in self.units if u.side == side and u.models > 0]
@@ -94,14 +113,19 @@ class State:
     def remove_models(self, unit: Unit, n: int) -> int:
         """Remove up to ``n`` models; a unit with none left leaves every engagement."""
         n = min(n, unit.models)
-        unit.models -= n
-        if unit.models == 0:
+        if n and n == unit.models:
             self.destroy(unit)
+        else:
+            unit.models -= n
         return n
 
     def destroy(self, unit: Unit) -> None:
+        """The unit is wiped out (and, if it stood, noted among the fallen, to be scored)."""
+        if unit.models:
+            self.fallen.append(unit.uid)
         unit.models = 0
         unit.wounds = 0
+        unit.doomed = 0
         unit.statuses = {}
         for uid in unit.engaged:
             other = self.units[uid]
@@ -112,4 +136,10 @@ class State:
         unit.engaged = []
 
     def snapshot(self) -> dict[str, Any]:
-        return {"turn": self.turn, "active": self.sides[self.active], "units": [u.snapshot() for u in self.units]}
+        out: dict[str, Any] = {"turn": self.turn, "active": self.sides[self.active],
+                               "units": [u.snapshot() for u in self.units]}
+        if self.objectives:
+            out["objectives"] = [o.snapshot() for o in self.objectives]
+        if any(self.scores):
+            out["scores"] = list(self.scores)
+        return out

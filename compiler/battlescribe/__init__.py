@@ -69,8 +69,8 @@ def import_files(paths: list[Path], ruleset_id: str, base: Base | None = None, b
                             f"as stats (it has {', '.join(sorted(base.stats))})")
     elif stat_map:
         raise DataError("--map names stats of a base game: give the base with --extends")
-    ids = Ids(taken=set(base_ids or ()), base_keywords=set(base_keywords or ()),
-              base_stats=set(base.stats) if base else set(), stat_map=stat_map)
+    kinds = {k: (v, base.ranges.get(k)) for k, v in base.stats.items()} if base else {}
+    ids = Ids(taken=set(base_ids or ()), base_keywords=set(base_keywords or ()), base_kinds=kinds, stat_map=stat_map)
     data = read_files(paths, ids)
     files = ruleset_files(data, ruleset_id, ids, base, today=today)
     return files, data, ids

@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -27,7 +28,7 @@ from pathlib import Path
 from lxml import etree
 
 from compiler.battlescribe.data import (ArmyData, ArmyRule, Limit, Named, SquadData, StatDef, UnitData, infer_kind,
-                                        stat_id)
+                                        value_kind)
 from compiler.battlescribe.ids import Ids
 from compiler.battlescribe.xmlfile import DataError, attr, child, children, local, read_xml, text_of
 
@@ -248,13 +249,28 @@ class _Reader:
             self.origins.setdefault(aid, key)
         return aid
 
-    def weapon(self, profile: etree._Element) -> str:
+    def weapon(self, profile: etree._Element, holder: Node | None = None) -> str:
+        """The weapon of a profile (read once); its keywords are the categories of the upgrade holding it."""
         key = attr(profile, "id")
         wid = self.ids.get(("profile", key), attr(profile, "name"))
         if wid not in self.weapons:
-            self.weapons[wid] = UnitData(wid, attr(profile, "name") or wid, self.stat_values(profile))
+            kws = self.categories(holder) if holder is not None and holder.kind == "upgrade" else ()
+            self.weapons[wid] = UnitData(wid, attr(profile, "name") or wid, self.stat_values(profile), kws)
             self.origins.setdefault(wid, key)
         return wid
+
+    def spare_weapons(self) -> None:
+        """Weapons of upgrades that no unit links to (a catalogue's armoury) are weapons too."""
+        for _, root in self.roots:
+            for wrapper in ("sharedSelectionEntries", "selectionEntries"):
+                for el in children(root, wrapper, "selectionEntry"):
+                    if attr(el, "type") != "upgrade":
+                        continue
+                    node = Node(el, None, "upgrade")
+                    profiles, _ = self.info(el, node.name)
+                    for p in profiles:
+                        if self.type_group.get(attr(p, "typeId")) == "weapon":
+                            self.weapon(p, node)
 
     def gather(self, node: Node, into: dict[str, list[str]], skip_models: bool, depth: int = 0) -> None:
         """Weapons and abilities in ``node``'s subtree (not inside its models when ``skip_models``)."""
@@ -263,7 +279,7 @@ class _Reader:
             for p in profiles:
                 group = self.type_group.get(attr(p, "typeId"), "unit")
                 if group == "weapon":
-                    _add(into["weapons"], self.weapon(p))
+                    _add(into["weapons"], self.weapon(p, node))
                 elif group == "ability":
                     _add(into["abilities"], self.ability(p))
             for r in rules:
@@ -283,6 +299,14 @@ class _Reader:
             self.unsupported("costs of upgrades and options (the unit's own points are kept)", node.name, node.id)
 
     # -- points and composition ---------------------------------------------------------------
+
+    def priced(self, node: Node) -> int | None:
+        """A unit's points: its cost, or None when it has no points cost at all (not priced)."""
+        parts = [node.link, node.el] if node.link is not None else [node.el]
+        if not any(attr(c, "typeId") == self.points_type for part in parts if part is not None
+                   for c in children(part, "costs", "cost")):
+            return None
+        return self.cost(node)
 
     def cost(self, node: Node) -> int:
         total = Decimal(0)
@@ -366,7 +390,7 @@ class _Reader:
             uid = self.ids.get(("entry", node.id), node.name)
             if uid not in self.units:
                 self.units[uid] = UnitData(uid, node.name, self.stat_values(profile), kws,
-                                           tuple(found["abilities"]), tuple(found["weapons"]), self.cost(node))
+                                           tuple(found["abilities"]), tuple(found["weapons"]), self.priced(node))
                 self.origins.setdefault(uid, node.id)
             return
         own: dict[str, list[str]] = defaultdict(list)
@@ -385,7 +409,7 @@ class _Reader:
             uid = self.ids.get(("entry", m.id), m.name)
             if uid not in self.units:
                 self.units[uid] = UnitData(uid, m.name, self.stat_values(profile), _merge(kws, self.categories(m)),
-                                           tuple(found["abilities"]), tuple(found["weapons"]), self.cost(m))
+                                           tuple(found["abilities"]), tuple(found["weapons"]), self.priced(m))
                 self.origins.setdefault(uid, m.id)
             low, high = self.count_range(m)
             made.append((uid, low, high, self.cost(m)))
@@ -446,6 +470,55 @@ def _merge(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     return a + tuple(x for x in b if x not in a)
 
 
+def fits(values: list[str], kind: str, bounds: tuple[int, int] | None) -> bool:
+    """Do all ``values`` fit a base stat of ``kind`` (and ``bounds``, for a range)?
+
+    >>> fits(["3+", "-"], "target", None), fits(["3+"], "range", (1, 10)), fits(["11"], "range", (1, 10))
+    (True, False, False)
+    """
+    for v in values:
+        k = value_kind(v)
+        if k is None or kind == "text":
+            continue
+        if kind in ("range", "number") and k == "range":
+            if kind == "range" and bounds is not None and not bounds[0] <= int(v) <= bounds[1]:
+                return False
+            continue
+        if kind == "dice" and k in ("dice", "range"):
+            continue
+        if k != kind:
+            return False
+    return True
+
+
+def _apart_from_base(stats: list[StatDef], reader: _Reader, ids: Ids) -> list[StatDef]:
+    """Characteristics spelled like a base stat whose values do not fit it become stats of their own."""
+    renames: dict[str, str] = {}
+    out: list[StatDef] = []
+    for s in stats:
+        base = ids.base_kinds.get(s.id)
+        values = reader.values.get(s.id, [])
+        if base is not None and s.id not in ids.implicit and not fits(values, *base):
+            odd = next(v for v in values if not fits([v], *base))
+            raise DataError(f"the map makes {s.title} the base's {s.id}, but its value {odd!r} does not fit "
+                            f"{s.id} ({base[0]}{f' {base[1][0]}..{base[1][1]}' if base[1] else ''}); map it to "
+                            f"another stat, or leave it out of the map to import it as a stat of its own")
+        if s.id in ids.implicit and base is not None and not fits(values, *base):
+            new = ids.own_stat(s.title)
+            ids.reused.discard(s.id)
+            renames[s.id] = new
+            shown = f"{base[1][0]}..{base[1][1]}" if base[0] == "range" and base[1] else (base[0] or "text")
+            reader.unsupported(f"characteristics spelled like a base stat but not fitting it (declared apart; "
+                               f"--map them if they are the base's)", f"{s.title} → {new} (the base's is {shown})")
+            s = StatDef(new, s.title, s.kind, s.low, s.high, s.note, s.group)
+        out.append(s)
+    if renames:
+        for table in (reader.units, reader.weapons):
+            for key, u in table.items():
+                table[key] = dataclasses.replace(u, stats=tuple((renames.get(k, k), v) for k, v in u.stats))
+    return out
+
+
 def read_files(paths: list[Path], ids: Ids | None = None) -> ArmyData:
     """Read a game system (first) and its catalogues into army data; :class:`DataError` for a bad file."""
     roots = [(p, read_xml(p)) for p in paths]
@@ -482,6 +555,7 @@ def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids) -> ArmyData:
             node = reader.node(el, attr(root, "name"))
             if node is not None and node.kind in ("unit", "model"):
                 reader.root(node)
+    reader.spare_weapons()
     armies = reader.armies()
     typed: list[StatDef] = []
     for s in stats:
@@ -491,6 +565,7 @@ def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids) -> ArmyData:
             numbers = [int(v) for v in reader.values[s.id] if v.strip().lstrip("-").isdigit()]
             low, high = min(min(numbers), 0 if min(numbers) <= 0 else 1), max(max(numbers), 10)
         typed.append(StatDef(s.id, s.title, kind, low, high, note, s.group))
+    typed = _apart_from_base(typed, reader, ids)
     sources = tuple((p.name, attr(r, "revision", "0")) for p, r in roots)
     unsupported = tuple(f"{n} × {what} (e.g. {'; '.join(reader.where[what])})" for what, n in reader.notes.items())
     return ArmyData(

@@ -9,7 +9,7 @@ none, anything else as quoted text; names and texts pass through :func:`quote` a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compiler.battlescribe.data import DICE, DISTANCE, TARGET, ArmyData, StatDef, is_none
 from compiler.battlescribe.ids import Ids
@@ -22,6 +22,7 @@ class Base:
     id: str
     version: str
     stats: dict[str, str]  # stat id -> kind ("target", "distance", "dice", "range", "number", "text")
+    ranges: dict[str, tuple[int, int]] = field(default_factory=dict)  # a range stat's bounds
 
 
 def quote(text: str) -> str:

@@ -78,14 +78,28 @@ def _bytes(root: etree._Element, source: str) -> bytes:
                                 pretty_print=True))
 
 
+def revision(version: str) -> str:
+    """A ruleset's version as a BattleScribe revision (a whole number the apps compare to offer an update).
+
+    >>> revision("1.2.3"), revision("10.0.12"), revision("draft")
+    ('10203', '100012', '1')
+    """
+    parts = version.split("-", 1)[0].split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return "1"
+    major, minor, patch = (int(p) for p in parts)
+    return str(major * 10000 + min(minor, 99) * 100 + min(patch, 99))
+
+
 def catalogue_files(data: ArmyData, ruleset_id: str) -> dict[str, bytes]:
-    """``{id}.gst`` and ``{id}.cat``: the game system and catalogue of ``data``."""
+    """``{id}.gst`` and ``{id}.cat``: the game system and catalogue of ``data`` (its ruleset's version the revision)."""
     source = ", ".join(f"{n} {r}" for n, r in data.sources)
     titles = {k.id: k.title for k in data.keywords} | {a.id: a.title for a in data.abilities}
     char_ids: dict[str, tuple[str, str]] = {s.id: (s.title, f"ws-stat-{s.id}") for s in data.stats}
     game_id = f"ws-{ruleset_id}"
 
-    gst = _root("gameSystem", GAME_NS, id=game_id, name=data.title, revision="1", battleScribeVersion=VERSION)
+    rev = revision(data.sources[0][1]) if data.sources else "1"
+    gst = _root("gameSystem", GAME_NS, id=game_id, name=data.title, revision=rev, battleScribeVersion=VERSION)
     limit = next((a.points for a in data.armies if a.points is not None), None)
     cost_types = _el(gst, "costTypes")
     _el(cost_types, "costType", id="ws-pts", name="pts", defaultCostLimit=str(limit if limit is not None else -1),
@@ -123,8 +137,8 @@ def catalogue_files(data: ArmyData, ruleset_id: str) -> dict[str, bytes]:
             if ab.text:
                 _el(r, "description").text = ab.text
 
-    cat = _root("catalogue", CATALOGUE_NS, id=f"{game_id}-units", name=data.title, revision="1",
-                battleScribeVersion=VERSION, library="false", gameSystemId=game_id, gameSystemRevision="1")
+    cat = _root("catalogue", CATALOGUE_NS, id=f"{game_id}-units", name=data.title, revision=rev,
+                battleScribeVersion=VERSION, library="false", gameSystemId=game_id, gameSystemRevision=rev)
     squads_of = {q.model for q in data.squads}
     units = {u.id: u for u in data.units}
     entries = _el(cat, "selectionEntries")
@@ -154,6 +168,7 @@ def catalogue_files(data: ArmyData, ruleset_id: str) -> dict[str, bytes]:
         e = _el(shared, "selectionEntry", id=f"ws-weapon-{w.id}", name=w.title, hidden="false", collective="false",
                 import_="true", type="upgrade")
         _profile(_el(e, "profiles"), f"ws-profile-{w.id}", w, "ws-type-weapon", "Weapon", char_ids)
+        _links(e, f"ws-weapon-{w.id}", (), w.keywords, titles)
     if len(shared) == 0:
         cat.remove(shared)
     if len(entries) == 0:
@@ -176,4 +191,5 @@ def _model(parent: etree._Element, u: UnitData, eid: str, data: ArmyData, titles
         for w in u.weapons:
             _el(links, "entryLink", id=f"{eid}-{w}", name=next((x.title for x in data.weapons if x.id == w), w),
                 hidden="false", collective="false", import_="true", targetId=f"ws-weapon-{w}", type="selectionEntry")
-    _cost(e, u.points or 0)
+    if u.points is not None:
+        _cost(e, u.points)

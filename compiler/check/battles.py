@@ -13,6 +13,7 @@ from compiler import codes
 from compiler.check.context import Context, Scope
 from compiler.check.expressions import check_expr
 from compiler.diagnostics import Span, did_you_mean
+from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
@@ -30,7 +31,7 @@ FIRST_RANDOM = "random"
 
 
 def check_battles(ctx: Context) -> None:
-    """Pass: the executable parts of each game and each scenario (W101, W861, W863)."""
+    """Pass: the executable parts of each game and each scenario (W101, W861, W863, W864)."""
     for game in ctx.ruleset.of_type(A.Game):
         _game(ctx, game)
     games = ctx.ruleset.of_type(A.Game)
@@ -87,6 +88,8 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> N
             _status(ctx, e.name, e.span)
         if e.value is not None:
             check_expr(e.value, unit_scope(ctx, owner))
+        if e.until is not None:
+            check_expr(e.until, unit_scope(ctx, owner))
 
 
 def _game(ctx: Context, game: A.Game) -> None:
@@ -114,12 +117,34 @@ def _game(ctx: Context, game: A.Game) -> None:
         _effects(ctx, game.id, r.effects)
         if r.requires is not None:
             _status(ctx, r.requires, r.span)
-    for s in game.scores:
-        if s.surviving:
-            check_expr(s.value, unit_scope(ctx, s.id))
+    _scoring(ctx, game, stats)
     if game.activation_dice is not None:
         check_expr(game.activation_dice.test, unit_scope(ctx, game.id))
+    if game.initiative is not None:
+        check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
+
+
+def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
+    """Scores the engine counts, who controls an objective, and the victories that read them."""
+    for s in game.scores:
+        if s.surviving or s.destroyed:
+            check_expr(s.value, unit_scope(ctx, s.id))  # worked out for the unit left (or destroyed)
+        elif s.held_at is not None:
+            check_expr(s.value, Scope(ctx, s.id))
+            if game.control is None:
+                ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{game.id}' scores objectives held but does not say "
+                               "who holds one", s.span, 'add a line such as: control within 3" by models')
+    control = game.control
+    if control is not None and control.by != "models" and control.by not in stats:
+        _unknown(ctx, "stat", control.by, control.span, stats | {"models"},
+                 "an objective is held by the side with more models near it (by models) or more of a stat (by OC)")
+    counted = [s for s in game.scores if s.surviving or s.destroyed or s.held_at is not None]
+    for v in game.victories:
+        if v.kind in ("reaching", "highest_score") and not counted:
+            ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"victory '{v.id}' is decided on points, but game '{game.id}' "
+                           "counts none", v.span, "add a score such as: score kills \"Kills\": 1 for each enemy unit "
+                           "destroyed")
 
 
 def _orders(ctx: Context, game: A.Game, phase: A.Phase) -> None:
@@ -175,12 +200,16 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
                        sc.span, "add a line such as: game battle")
     if sc.army is not None and not isinstance(rs.get(sc.army), A.Army):
         _unknown(ctx, "army", sc.army, sc.span, {a.id for a in rs.of_type(A.Army)}, "name an `army` declaration")
+    if isinstance(played, A.Game) and played.initiative is not None and len(sc.sides) != 2:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"game '{played.id}' rolls for the initiative between two players, "
+                       f"but scenario '{sc.id}' has {len(sc.sides)} sides", sc.span, "play it with two sides")
     if len(sc.sides) < 2:
         ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' needs two sides, not {len(sc.sides)}",
                        sc.span, 'add `side NAME "Title":` blocks, each with its army list')
     sides = {s.id for s in sc.sides}
     if sc.first is not None and sc.first != FIRST_RANDOM and sc.first not in sides:
         _unknown(ctx, "side", sc.first, sc.span, sides, "say `first random` or name a side")
+    _placement(ctx, sc, played if isinstance(played, A.Game) else None)
     squads = {q.id for q in rs.of_type(A.Squad)}
     units = {p.id for p in rs.profiles.values() if p.kind == "unit"}
     weapons = {p.id for p in rs.profiles.values() if p.kind == "weapon"}
@@ -197,6 +226,10 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for w in u.weapons:
                 if w not in weapons:
                     _unknown(ctx, "weapon", w, u.span, weapons, "name a weapon profile")
+        total = sum(max(u.count, 0) for u in side.units)
+        if total > MAX_COUNT:
+            ctx.sink.error(codes.TOO_MANY_DICE, f"side '{side.id}' fields {total:,} models; a battle counts at most "
+                           f"{MAX_COUNT:,} models a side", side.span, "field fewer models on this side")
     army = rs.get(sc.army) if sc.army is not None else None
     known = all(u.name in units | squads and u.count >= 1 for side in sc.sides for u in side.units)
     if isinstance(army, A.Army) and known:
@@ -204,6 +237,39 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for v in check_army(rs, army, listed_units(rs, side)):
                 ctx.sink.error(codes.ARMY_RULE_BROKEN, f"side '{side.id}' breaks the army rules: {v.message}",
                                side.span, cite(ctx, v))
+
+
+def _placement(ctx: Context, sc: A.Scenario, game: A.Game | None) -> None:
+    """The battlefield's size, and what stands on it (W864): within the limits, and on the line."""
+    length = sc.distance or 0
+    if length > MAX_TABLE_INCHES:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"a battlefield of {length:,} inches is larger than warscribe plays "
+                       f"({MAX_TABLE_INCHES:,})", sc.span, "set the sides closer")
+        return
+    count = sum(len(side.units) for side in sc.sides)
+    if count > MAX_SCENARIO_UNITS:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"{count:,} units is more than warscribe plays in one battle "
+                       f"({MAX_SCENARIO_UNITS:,})", sc.span, "field fewer, larger units")
+    for side in sc.sides:
+        for u in side.units:
+            if u.at is not None and u.at > length:
+                ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"a unit placed at {u.at}\" is off the battlefield, which "
+                               f"runs from 0\" to {length}\"", u.span, "place it between the sides")
+    seen: set[str] = set()
+    for o in sc.objectives:
+        if o.id in seen:
+            ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"objective '{o.id}' is placed twice", o.span,
+                           "give each objective its own id")
+        seen.add(o.id)
+        if len(o.at) != 1:
+            ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"objective '{o.id}' is placed across the table, but the "
+                           "battlefield is one line", o.span, f'place it along the line, between 0" and {length}": at 12"')
+        elif o.at[0] > length:
+            ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"objective '{o.id}' at {o.at[0]}\" is off the battlefield, "
+                           f"which runs from 0\" to {length}\"", o.span, "place it between the sides")
+    if sc.objectives and game is not None and game.control is None:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' places objectives, but game '{game.id}' does "
+                       "not say who holds one", sc.objectives[0].span, 'add to the game: control within 3" by models')
 
 
 def cite(ctx: Context, v: Violation) -> str:

@@ -153,8 +153,8 @@ def _game(ctx: Context, d: A.Decl) -> None:
     rs = ctx.ruleset
     scope = Scope(ctx, d.id)
     for s in d.scores:
-        if s.surviving:
-            continue  # worked out for each surviving model: the battles pass checks it
+        if s.surviving or s.destroyed or s.held_at is not None:
+            continue  # worked out by the battle (for a surviving model, a destroyed unit): the battles pass checks it
         check_expr(s.value, scope)
         if s.per is not None and s.per not in rs.symbols:
             # 'per' takes any word; a near miss of a defined name is probably a typo.

@@ -12,7 +12,7 @@ from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context
 from compiler.check.overlays import report_removed
-from compiler.diagnostics import Span, did_you_mean
+from compiler.diagnostics import Fix, Span, did_you_mean, only_match, suggestion
 from compiler.model.ruleset import game_parts
 from compiler.syntax.prose import PROSE_REF as PROSE_REF  # one pattern for checker, site and editor
 
@@ -20,6 +20,8 @@ from compiler.syntax.prose import PROSE_REF as PROSE_REF  # one pattern for chec
 
 # Kinds of name an overlay cannot have removed: they live inside one definition.
 _LOCAL_KINDS = ("parameter", "step", "role (a parameter of an attack)")
+#: How a hint names several of a kind ("the situations are: …").
+_PLURALS = {"ability": "abilities", "keyword or ability": "keywords and abilities", "choice": "choices"}
 
 
 def report_unknown(ctx: Context, name: str, span: Span, pool: Iterable[str], what: str = "name") -> None:
@@ -29,9 +31,11 @@ def report_unknown(ctx: Context, name: str, span: Span, pool: Iterable[str], wha
     """
     if what not in _LOCAL_KINDS and report_removed(ctx, name, span):
         return
-    close = did_you_mean(name, pool)
-    hint = f"did you mean '{close}'?" if close else None
-    ctx.sink.error(codes.UNKNOWN_NAME, f"unknown {what} '{name}'", span, hint)
+    pool = list(pool)
+    hint = suggestion(name, pool, _PLURALS.get(what, what + "s") if what != "name" else None)
+    only = only_match(name, pool)
+    fixes = (Fix(span, only, name, f"rename '{name}' to '{only}'"),) if only is not None else ()
+    ctx.sink.error(codes.UNKNOWN_NAME, f"unknown {what} '{name}'", span, hint, fixes=fixes)
 
 
 def prose_of(d: A.Decl) -> Iterator[A.Prose]:

@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, Protocol
 
 from compiler import codes
 from compiler import ast as A
-from compiler.diagnostics import Sink
+from compiler.diagnostics import Fix, Sink
 from compiler.check.nones import Fact, facts, none_in_attack, reads_none
 from compiler.model.ruleset import Ruleset
 
@@ -64,15 +64,21 @@ def _check_flags(ctx: CheckContext, attack: A.Attack, sources: dict[str, list[tu
     ``next = previous each test(…)``; a step in between that is any other expression drops it."""
     tests = {t.id for t in ctx.ruleset.of_type(A.Test)}
     reach: dict[str, set[str]] = {}  # step → the tests its attacks have been through
+    fresh: dict[str, str] = {}  # step → the step that started its attacks afresh
+    spans = {s.name: s.span for s in attack.steps}
     tested: set[str] = set()  # tests of earlier steps
+
     def lost(start: str, through: set[str], what: str, keys: tuple[str, ...], span: A.Span) -> None:
         for key in keys:
             for test, ability in sources.get(key, []):
                 if test in tested and test not in through:
-                    ctx.sink.error(codes.HOOKS_LOST, f"'{start}' starts fresh attacks, so what '{ability}' "
+                    origin = fresh[start]
+                    ctx.sink.error(codes.HOOKS_LOST, f"'{origin}' starts fresh attacks, so what '{ability}' "
                                    f"does on '{test}' cannot reach this {what}", span,
-                                   f"count it straight after the step that rolls '{test}', and work with "
-                                   "the totals after it")
+                                   f"keep the attacks as they are: {origin} = … each becomes … capped at …, "
+                                   f"or count it straight after the step that rolls '{test}'",
+                                   related=((spans[origin], "the fresh attacks start here"),) if origin in spans
+                                   else ())
                     return
 
     for step in attack.steps:
@@ -81,9 +87,17 @@ def _check_flags(ctx: CheckContext, attack: A.Attack, sources: dict[str, list[tu
             if step.removes_from in reach:
                 lost(step.removes_from, reach[step.removes_from], "removal", (EVERY_STEP,), step.span)
             continue
+        kept = _kept_sources(value, reach) if isinstance(value, A.IfElse) else None
+        if kept:  # each branch keeps the attacks of an earlier step (``… else hits``)
+            reach[step.name] = set.intersection(*(reach[name] for name in kept))
+            fresh[step.name] = fresh[kept[0]]
+            continue
         if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in reach:
             through = set(reach[value.count.id])
-            if isinstance(value.item, A.Call) and value.item.func in tests:
+            fresh[step.name] = fresh[value.count.id]
+            if value.becomes:  # each becomes several like it: nothing is lost
+                pass
+            elif isinstance(value.item, A.Call) and value.item.func in tests:
                 lost(value.count.id, through, f"'{value.item.func}'", (value.item.func, EVERY_STEP), value.span)
                 through.add(value.item.func)
                 tested.add(value.item.func)
@@ -92,6 +106,20 @@ def _check_flags(ctx: CheckContext, attack: A.Attack, sources: dict[str, list[tu
             reach[step.name] = through
         else:
             reach[step.name] = set()
+            fresh[step.name] = step.name
+
+
+def _kept_sources(value: A.Expr, reach: dict[str, set[str]]) -> list[str] | None:
+    """The earlier steps whose attacks a step keeps as they are, when every branch of it does:
+    a step by name, or ``step each becomes …``; None when a branch starts fresh attacks."""
+    if isinstance(value, A.IfElse):
+        then, other = _kept_sources(value.then, reach), _kept_sources(value.otherwise, reach)
+        return then + other if then is not None and other is not None else None
+    if isinstance(value, A.Name) and value.id in reach:
+        return [value.id]
+    if isinstance(value, A.Each) and value.becomes and isinstance(value.count, A.Name) and value.count.id in reach:
+        return [value.count.id]
+    return None
 
 
 def _check_extra_words(ctx: CheckContext, attack: A.Attack) -> None:
@@ -106,7 +134,7 @@ def _check_extra_words(ctx: CheckContext, attack: A.Attack) -> None:
         for later in attack.steps[i + 1:]:
             lv = later.value
             if isinstance(lv, A.Each) and isinstance(lv.count, A.Name) and lv.count.id == current \
-                    and isinstance(lv.item, A.Call):
+                    and (isinstance(lv.item, A.Call) or lv.becomes):
                 chain.add(later.name)
                 current = later.name
         for ab in ctx.ruleset.of_type(A.Ability):
@@ -282,8 +310,44 @@ def _report_followed(ctx: CheckContext, rs: Ruleset, attack: A.Attack, call: A.C
                    related=((found.span, "the arithmetic is here"),))
 
 
-def _wounds_role(rs: Ruleset) -> bool:
-    return any(getattr(s, "role", None) == "wounds" for s in rs.stats.values())
+WOUNDS_NAMES = ("w", "wounds", "hp", "hit points")
+
+
+def _wounds_fix(rs: Ruleset) -> tuple[Fix, ...]:
+    """``role wounds`` added to the one stat that holds a model's wounds (named or titled W,
+    Wounds, HP or Hit points, a range, written without ``unclamped``): certain only then."""
+    found = [s for s in rs.stats.values()
+             if (s.id.lower() in WOUNDS_NAMES or s.title.lower() in WOUNDS_NAMES)
+             and isinstance(s.type, A.RangeExpr) and s.clamped and s.role is None]
+    if len(found) != 1:
+        return ()
+    end = found[0].type.span  # type: ignore[union-attr]
+    at = A.Span(end.file, end.end_line, end.end_column, end.end_line, end.end_column)
+    return (Fix(at, " role wounds", None, f"declare stat {found[0].id} role wounds"),)
+
+
+def _wounds_role(ctx: CheckContext) -> bool:
+    """Whether a stat or an ability is declared ``role wounds``; an ability's role is checked
+    here (only ``wounds``, on an ability with a value, and declared once)."""
+    rs = ctx.ruleset
+    declared = [f"stat {s.id}" for s in rs.stats.values() if getattr(s, "role", None) == "wounds"]
+    for ab in rs.of_type(A.Ability):
+        if ab.role is None:
+            continue
+        span = ab.role_span or ab.span
+        if ab.role != "wounds":
+            ctx.sink.error(codes.UNKNOWN_NAME, f"unknown role '{ab.role}'; an ability can be the wounds: role wounds",
+                           span, "role wounds, 1 without it")
+        elif not ab.params:
+            ctx.sink.error(codes.WRONG_KIND, f"'{ab.id}' has no value to be a model's wounds", span,
+                           f"give it one: ability {ab.id}(X: 1..10) …")
+            declared.append(f"ability {ab.id}")  # meant as the wounds: no second error for it
+        elif declared:
+            ctx.sink.error(codes.DUPLICATE, f"'role wounds' is declared twice: by {declared[0]} and by "
+                           f"ability {ab.id}", span, "keep one of them")
+        else:
+            declared.append(f"ability {ab.id}")
+    return bool(declared)
 
 
 def check_semantics(ctx: CheckContext) -> None:
@@ -291,7 +355,8 @@ def check_semantics(ctx: CheckContext) -> None:
     rs = ctx.ruleset
     hooked = hooked_tests(rs)
     sources = flag_sources(rs)
-    has_wounds = _wounds_role(rs)
+    has_wounds = _wounds_role(ctx)
+    wounds_fix = _wounds_fix(rs) if not has_wounds else ()
     for attack in rs.of_type(A.Attack):
         _check_attack(ctx, attack, hooked)
         _check_flags(ctx, attack, sources)
@@ -299,10 +364,14 @@ def check_semantics(ctx: CheckContext) -> None:
         for step in attack.steps:
             if step.removes_from is not None and not has_wounds:
                 ctx.sink.error(codes.NO_WOUNDS_ROLE, "'removes' takes wounds off models, but no stat is declared 'role wounds'",
-                               step.span, 'declare the wounds stat: stat W "Wounds" 1..10 role wounds')
+                               step.span, 'declare the wounds stat: stat W "Wounds" 1..10 role wounds (or an '
+                               'ability\'s value: role wounds, 1 without it)', fixes=wounds_fix)
     _check_none_arithmetic(ctx)
     for ab in rs.of_type(A.Ability):
         for hook in ab.hooks:
             if hook.ignore_damage_on is not None and hook.damage_die is None:
+                # The die 0.1.0 rolled: a d6.
                 ctx.sink.error(codes.HOOK_DIE_UNSAID, "say which die this rolls", hook.span,
-                               "on each damage: roll d6, ignored on 5+")
+                               "on each damage: roll d6, ignored on 5+",
+                               fixes=(Fix(hook.span, "damage: roll d6, ignored", "damage: ignored",
+                                          "say the die: roll d6"),))

@@ -37,7 +37,7 @@ def all_effects(rs: Ruleset) -> Iterator[A.Effect]:
 
 def _profile_of(arg: A.Expr, rs: Ruleset) -> str | None:
     if isinstance(arg, A.Group):
-        return arg.profile
+        return arg.profile if arg.profile in rs.profiles else None  # an unknown name is reported elsewhere
     if isinstance(arg, A.Name) and arg.id in rs.profiles:
         return arg.id
     return None

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import click
 
 from compiler.cli.config import default_rules
-from compiler.cli.common import Arg, Exit, app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors, usage_error
+from compiler.cli.common import (Arg, Exit, app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors,
+                                 say, unknown_name, usage_error)
 
 if TYPE_CHECKING:
     from compiler.model.ruleset import Ruleset
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 @click.argument("expression", cls=Arg,
                 help='What to work out, e.g. "P(hit(4))" or "shooting(5 space_marine, boltgun, 10 ork_boy)".')
 @click.option("--with", "-w", "with_", multiple=True,
-              help="A situation, e.g. --with 'cover = soft' or --with charged.")
+              help="A situation of the ruleset, e.g. --with 'target_cover = soft' (classic-40k) or --with charged.")
 @click.option("--exact/--fast", default=True, help="Exact fractions (default) or fast floating point.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: expression, mean, distribution.")
 def eval_(path: str, expression: str, with_: tuple[str, ...], exact: bool, as_json: bool) -> None:
@@ -52,27 +53,28 @@ def eval_(path: str, expression: str, with_: tuple[str, ...], exact: bool, as_js
     except ResolveError as err:
         report_resolve_error(err, sources)
         raise Exit(1)
-    click.echo(out)  # one write: a long distribution prints at once
+    say(out)  # one write: a long distribution prints at once
 
 
 @app.command()
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("name", cls=Arg, help="The table (or formula) id, e.g. to_wound.")
-@click.option("--with", "-w", "with_", multiple=True, help="A situation, e.g. --with 'cover = soft'.")
+@click.option("--with", "-w", "with_", multiple=True, help="A situation of the ruleset, e.g. --with 'target_cover = soft' (classic-40k).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: table, axes, cells.")
 def table(path: str, name: str, with_: tuple[str, ...], as_json: bool) -> None:
     """A table worked out over its axes: the target of every cell and the chance to pass it."""
     from compiler import ast as A
     from compiler.check.passes import Context, Scope, check_expr
-    from compiler.diagnostics import Sink, did_you_mean
+    from compiler.diagnostics import Sink
     from compiler.resolve.report import evaluate_table, table_text
     from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
 
     result, model = compile_one(path)
     decl = model.callables.get(name)
     if decl is None or type(decl).__name__ not in ("Table", "Formula"):
-        close = did_you_mean(name, [k for k, v in model.callables.items() if type(v).__name__ in ("Table", "Formula")])
-        raise usage_error(f"ruleset '{model.id}' has no table '{name}'" + (f"; did you mean '{close}'?" if close else ""))
+        raise unknown_name(f"ruleset '{model.id}' has no table '{name}'", name,
+                           [k for k, v in model.callables.items() if type(v).__name__ in ("Table", "Formula")],
+                           "tables and formulas")
     situation = {}
     if with_:
         try:
@@ -97,10 +99,10 @@ def table(path: str, name: str, with_: tuple[str, ...], as_json: bool) -> None:
         report_resolve_error(err, dict(result.sources))
         raise Exit(1)
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        say(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         for line in table_text(data):
-            click.echo(line)
+            say(line)
 
 
 @app.command("test")
@@ -142,15 +144,18 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     start = time.perf_counter()
     pairs: list[tuple[Ruleset, Result]] = []
     covs: list[Coverage] = []
-    for model in result.rulesets:
-        if coverage:  # the coverage run is the test run: every example, recording what it uses
-            from compiler.resolve.coverage import coverage as coverage_of
+    from compiler.cli.progress import progress
 
-            covs.append(coverage_of(model))
-            pairs.extend((model, r) for r in covs[-1].examples)
-            continue
-        for r in run_ruleset(model, exact=exact):
-            pairs.append((model, r))
+    with progress("test", len(result.rulesets), "ruleset") as advance:
+        for done, model in enumerate(result.rulesets, 1):
+            if coverage:  # the coverage run is the test run: every example, recording what it uses
+                from compiler.resolve.coverage import coverage as coverage_of
+
+                covs.append(coverage_of(model))
+                pairs.extend((model, r) for r in covs[-1].examples)
+            else:
+                pairs.extend((model, r) for r in run_ruleset(model, exact=exact))
+            advance(done)
     elapsed = time.perf_counter() - start
     failed = [r for _, r in pairs if not r.passed]
     if coverage:
@@ -159,7 +164,7 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
         data = results_json(pairs)
         if coverage:
             data["coverage"] = [coverage_json(c) for c in covs]
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        say(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         sources = dict(result.sources)
         for model, r in pairs:
@@ -167,9 +172,9 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
                 mark = "ok  " if r.passed else "FAIL"
                 click.echo(f"{mark} {model.id} {r.kind} {r.id} ({r.checked} checked, {r.seconds * 1000:.0f} ms)")
             if r.kind == "claim" and r.passed:  # a claim is judged, not enforced: say its verdict
-                click.echo(f"claim {model.id} {r.id}: {dict(r.values)['verdict']}")
+                say(f"claim {model.id} {r.id}: {dict(r.values)['verdict']}")
             if not r.passed:
-                click.echo("\n".join(failure_lines(r, sources)))
+                say("\n".join(failure_lines(r, sources)))
                 click.echo("")
         click.echo(f"{len(pairs) - len(failed)} passed, {len(failed)} failed")
         n = len(result.rulesets)

@@ -11,8 +11,12 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.markup import escape
 
-from compiler.cli.common import Arg, Exit, app, compile_one, is_quiet, refuse, usage_error
+from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, refuse, report_resolve_error, say, unknown_name,
+                                 usage_error)
+from compiler.resolve.core import ResolveError
 from compiler.cli.common import console as make_console
+from compiler.limits import MAX_COUNT, MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
+from compiler.terminal import rich_text
 
 if TYPE_CHECKING:
     from compiler import ast as A
@@ -22,8 +26,6 @@ if TYPE_CHECKING:
 def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
     """The scenario called ``name``, or the ruleset's first; a usage error when there is none."""
     from compiler import ast as A
-    from compiler.diagnostics import did_you_mean
-
     scenarios = model.of_type(A.Scenario)
     if not scenarios:
         raise usage_error(f"ruleset '{model.id}' has no scenario to play; add a `scenario` declaration")
@@ -31,8 +33,7 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
         return scenarios[0]
     found = model.get(name)
     if not isinstance(found, A.Scenario):
-        close = did_you_mean(name, [s.id for s in scenarios])
-        raise usage_error(f"ruleset '{model.id}' has no scenario '{name}'" + (f"; did you mean '{close}'?" if close else ""))
+        raise unknown_name(f"ruleset '{model.id}' has no scenario '{name}'", name, [s.id for s in scenarios], "scenarios")
     return found
 
 
@@ -59,19 +60,20 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     Each unit is named with its side ("Orks: Ork Boy"), each rule with its file and line, or
     its page on the built site with --site URL (or the `site` setting).
     """
-    from compiler.battle import POLICIES, Battle, HumanPolicy, LogError, Policy, Rules, read_log, replay, write_log
+    from compiler.battle import (POLICIES, Battle, HumanPolicy, LogError, Policy, ReplayMismatch, Rules, open_log,
+                                 replay, write_log)
     from compiler.cli.narrate import Narrator, label_units_by_side
 
     refuse(**{"--replay": replay_log, "--seed": seed, "--auto": auto, "--side": side, "SCENARIO": scenario,
               "--log": log})
     refuse(**{"--auto": auto, "--side": side})
-    console = make_console()
+    console = make_console(emoji=False)  # `:skull:` in a title prints as written
     played = None
     if replay_log is not None:
         try:
-            played = read_log(replay_log.read_text("utf-8").splitlines())
-        except (OSError, UnicodeDecodeError) as e:
-            raise usage_error(f"cannot replay {replay_log}: {getattr(e, 'strerror', None) or e}")
+            played = open_log(replay_log)  # streamed, with a size limit and a schema
+        except OSError as e:
+            raise usage_error(f"cannot replay {replay_log}: {e.strerror or e}")
         except (ValueError, LogError) as e:
             raise usage_error(f"cannot replay {replay_log}: {e}")
         if path is None:
@@ -82,7 +84,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     if path is None:
         raise usage_error("name the ruleset folder: warscribe play PATH [SCENARIO]")
     log_target = _log_target(log, path, force) if log is not None else None  # before any work
-    _, model = compile_one(path)
+    compiled, model = compile_one(path)
     rules = Rules(model)
     if played is not None:
         scenario = played.scenario
@@ -104,25 +106,35 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
         battle_seed = played.seed
         try:
             replay(rules, played, listener=show, before=begin)
+        except ResolveError as err:
+            report_resolve_error(err, dict(compiled.sources))
+            raise Exit(1)
+        except ReplayMismatch as e:
+            say(f"warscribe: error: {replay_log}: {e}", err=True)
+            raise Exit(1)
         except (ValueError, LogError) as e:
             raise usage_error(f"cannot replay {replay_log}: {e}")
         return
     if policy not in POLICIES:
-        raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
+        raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
     battle_seed = int.from_bytes(os.urandom(4), "big") if seed is None else seed
     policies: list[Policy] = [POLICIES[policy](battle_seed + k + 1) for k in range(len(sc.sides))]
     if not auto:
         ids = [s.id for s in sc.sides]
         human = _ask_side(console, sc, side) if side is None else ids.index(side) if side in ids else None
         if human is None:
-            raise usage_error(f"scenario '{sc.id}' has no side '{side}'; " + _choices(side or "", ids, "side"))
-        policies[human] = HumanPolicy(lambda prompt: _read(console, prompt), lambda text: console.print(text))
+            raise unknown_name(f"scenario '{sc.id}' has no side '{side}'", side or "", ids, "sides")
+        policies[human] = HumanPolicy(lambda prompt: _read(console, prompt),
+                                      lambda text: console.print(rich_text(text)))  # author text, never markup
     battle = Battle(rules, sc, policies, battle_seed, listener=show)
     begin(battle)
     try:
         battle.run()
     except EOFError:
         console.print("No more input: the battle stops here.")
+        raise Exit(1)
+    except ResolveError as err:  # a volley too big to work out (thousands of attacks): located, one sentence
+        report_resolve_error(err, dict(compiled.sources))
         raise Exit(1)
     if log_target is not None:
         import io
@@ -151,6 +163,24 @@ def _log_target(log: Path, path: str, force: bool) -> Path:
         raise usage_error(str(err))
 
 
+def _workers(jobs: int, games: int, force: bool) -> int:
+    """``--jobs`` held to the work (chunks of games) and, unless ``force``, to the machine's cores."""
+    from compiler.battle.simulate import CHUNK
+
+    work = -(-games // CHUNK)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    cap = work if force else min(work, cores)
+    if jobs > cap:
+        if not is_quiet() and (jobs > cores and not force):
+            click.echo(f"warscribe: note: --jobs {jobs} is more than the {cores} core(s) here; using {cap} "
+                       f"(--jobs-force to start more)", err=True)
+        return cap
+    return jobs
+
+
 def _rules_of(ruleset: str) -> str | None:
     """The folder of a ruleset named by its id, in the project's rules folder."""
     from compiler.cli.config import current
@@ -161,17 +191,8 @@ def _rules_of(ruleset: str) -> str | None:
     return None
 
 
-def _choices(name: str, known: list[str], kind: str) -> str:
-    """The names to use instead of a wrong one: the closest first, then all of them when few."""
-    from compiler.diagnostics import did_you_mean
-
-    close = did_you_mean(name, known)
-    hint = f"did you mean '{close}'? " if close else ""
-    return hint + (f"use one of: {', '.join(known)}" if len(known) <= 12 else f"there are {len(known)} {kind}s")
-
-
 def _read(console: Any, prompt: str) -> str:
-    console.print(f"{prompt}: ", end="")
+    console.print(f"{rich_text(prompt)}: ", end="")
     line = sys.stdin.readline()
     if not line:
         raise EOFError
@@ -179,23 +200,29 @@ def _read(console: Any, prompt: str) -> str:
 
 
 def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
+    from compiler.battle.policies import whole_number
+
     console.print("Choose a side:")
     for i, s in enumerate(sc.sides, 1):
-        console.print(f"  {i}. {s.title}")
+        console.print(f"  {i}. {rich_text(s.title)}")
     while True:
         answer = _read(console, f"Choose 1-{len(sc.sides)}").strip()
-        if answer.isdigit() and 1 <= int(answer) <= len(sc.sides):
-            return int(answer) - 1
+        number = whole_number(answer)
+        if number is not None and 1 <= number <= len(sc.sides):
+            return number - 1
         console.print(f"Please enter a number from 1 to {len(sc.sides)}.")
 
 
 @app.command()
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("scenario", cls=Arg, required=False, help="The scenario id (default: the ruleset's first).")
-@click.option("--games", type=click.IntRange(min=1), default=1000, help="How many battles.")
+@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=1000,
+              help=f"How many battles (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=int, default=1, help="The run's seed; game i is played with a seed made from it and i.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1,
-              help="Worker processes (the answer does not depend on it).")
+@click.option("--jobs", type=click.IntRange(min=1, max=MAX_JOBS), default=1,
+              help=f"Worker processes (the answer does not depend on it): at most {MAX_JOBS}, and never more than "
+                   f"the chunks of 250 games or, without --jobs-force, the machine's cores.")
+@click.option("--jobs-force", is_flag=True, help="Start more workers than the machine has cores.")
 @click.option("--policy", default="greedy", help="How both sides decide: greedy or random.")
 @click.option("--against", help="Also play under this base ruleset and report the change.")
 @click.option("--scheduler", help="A dask.distributed scheduler address.")
@@ -203,17 +230,18 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
               help="Play this army list for a side: a list file (one unit a line) or a BattleScribe roster "
                    "(.ros, .rosz); repeatable.")
-def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, policy: str, against: str | None,
-             scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
+def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, jobs_force: bool, policy: str,
+             against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
     """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
+    jobs = _workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
     from compiler.battle.simulate import against as change
     from compiler.battle.simulate import with_armies
 
-    _, model = compile_one(path)
+    compiled, model = compile_one(path)
     sc = pick_scenario(model, scenario)
     if policy not in POLICIES:
-        raise usage_error(f"unknown policy '{policy}'; use one of: {', '.join(POLICIES)}")
+        raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
     lists = []
     for given in armies:
         side, _, file = given.partition("=")
@@ -222,35 +250,52 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                               f"({', '.join(s.id for s in sc.sides)})")
         lists.append((side, tuple(list_units(Path(file), model, quiet=True))))
     sc = with_armies(sc, tuple(lists))
+    from compiler.cli.progress import progress
+
+    base_model = None
+    if against is not None:
+        _, base_model = compile_one(against)
+        if not any(getattr(d, "id", None) == sc.id for d in base_model.walk()):
+            raise usage_error(f"the base ruleset '{base_model.id}' has no scenario '{sc.id}'")
     try:
-        tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists))
-        out = summary(model, sc, tally, seed)
-        if against is not None:
-            _, base_model = compile_one(against)
-            if not any(getattr(d, "id", None) == sc.id for d in base_model.walk()):
-                raise usage_error(f"the base ruleset '{base_model.id}' has no scenario '{sc.id}'")
-            base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists))
-            out["against"] = {"ruleset": base_model.id, "base": summary(base_model, sc, base, seed),
-                              "change": change(sc, tally, base)}
+        with progress("simulate", games * (2 if against else 1), "game") as advance:
+            tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
+                        progress=advance)
+            out = summary(model, sc, tally, seed, policy)
+            if against is not None and base_model is not None:
+                base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
+                           progress=lambda done: advance(games + done))
+                out["against"] = {"ruleset": base_model.id, "title": base_model.title,
+                                  "base": summary(base_model, sc, base, seed, policy),
+                                  "change": change(sc, tally, base)}
+    except ResolveError as err:  # a volley too big to work out (thousands of attacks): located, one sentence
+        report_resolve_error(err, dict(compiled.sources))
+        raise Exit(1)
     except ValueError as e:
         raise usage_error(str(e))
     if as_json:
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        say(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    click.echo(f"{model.title}: {sc.title} — {out['games']} games, seed {seed}, policy {policy}")
+    say(f"{model.title}: {sc.title} — {out['games']} games, seed {seed}, policy {policy}")
     for s in out["sides"]:
         lo, hi = s["ci95"]
-        click.echo(f"  {s['title']}: wins {s['wins']} = {s['win_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}), "
+        say(f"  {s['title']}: wins {s['wins']} = {s['win_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}), "
                    f"{s['survivors_mean']:.2f} models left on average")
     lo, hi = out["draw_ci95"]
     click.echo(f"  draws: {out['draws']} = {out['draw_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}); "
                f"{out['turns_mean']:.2f} game turns on average")
     if "against" in out:
-        click.echo(f"  against {out['against']['ruleset']}:")
+        titles = {side.id: side.title for side in sc.sides}
+        say(f"  against {out['against']['title']}:")
         for c in out["against"]["change"]:
             lo, hi = c["ci95"]
-            click.echo(f"    {c['id']}: {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
-                       f"change {c['change']:+.1%} (95% CI {lo:+.1%} to {hi:+.1%})")
+            say(f"    {titles.get(c['id'], c['id'])}: wins {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
+                       f"{_points(c['change'])} (95% CI {_points(lo, False)} to {_points(hi)})")
+
+
+def _points(change: float, unit: bool = True) -> str:
+    """A change of a rate in percentage points: ``+8.8 points``, ``-0.4 points``."""
+    return f"{change * 100:+.1f}" + (" points" if unit else "")
 
 
 @app.group("army", no_args_is_help=True)
@@ -277,15 +322,23 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
     _, model = compile_one(path)
     armies = model.of_type(A.Army)
     chosen = model.get(army) if army else (armies[0] if armies else None)
-    if army is None and roster.suffix.lower() in (".ros", ".rosz"):
+    limit = None
+    if roster.suffix.lower() in (".ros", ".rosz"):
         from compiler.cli.interop import roster_army
 
-        chosen = roster_army(roster, model) or chosen  # the army rules its force was built with
+        named, limit = roster_army(roster, model)
+        if army is None:
+            chosen = named or chosen  # the army rules its force was built with
     if not isinstance(chosen, A.Army):
         raise usage_error(f"ruleset '{model.id}' has no army rules" + (f" called '{army}'" if army else ""))
+    if limit is not None and limit not in chosen.points:  # the game size the player set, if the rules allow it
+        if chosen.points:
+            click.echo(f"{roster}: the roster's limit of {limit} points is not one of {chosen.title}'s "
+                       f"({', '.join(map(str, chosen.points))}); checked at {chosen.points[0]}", err=True)
+        limit = None
     units = list_units(roster, model)
     listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
-    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed))
+    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed, limit))
 
 
 def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
@@ -297,10 +350,7 @@ def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Side
         from compiler.cli.interop import roster_units
 
         return roster_units(roster, model, quiet)
-    try:
-        text = roster.read_text("utf-8")
-    except OSError as e:
-        raise usage_error(f"cannot read {roster}: {e.strerror or e}")
+    text = _read_list(roster)
     units: list[A.SideUnit] = []
     known = {p.id for p in model.profiles.values() if p.kind == "unit"} | {q.id for q in model.of_type(A.Squad)}
     weapons = {p.id for p in model.profiles.values() if p.kind == "weapon"}
@@ -312,19 +362,51 @@ def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Side
         m = _ROSTER_LINE.match(body)
         span = Span(str(roster), n, 1, n, len(line) + 1)
         if m is None:
-            click.echo(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
+            say(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
+            bad += 1
+            continue
+        if len(m.group(1)) > 6 or not 1 <= int(m.group(1)) <= MAX_COUNT:
+            say(f"{roster}:{n}:1: error: a unit of {m.group(1)[:12]}{'…' if len(m.group(1)) > 12 else ''} "
+                       f"models; write from 1 to {MAX_COUNT:,}")
             bad += 1
             continue
         extra = tuple(w.strip() for w in m.group(3).split(",")) if m.group(3) else ()
-        unknown = [x for x in (m.group(2),) if x not in known] + [w for w in extra if w not in weapons]
+        unknown = [(x, known, "units and squads") for x in (m.group(2),) if x not in known] + \
+            [(w, weapons, "weapons") for w in extra if w not in weapons]
         if unknown:
-            click.echo(f"{roster}:{n}:1: error: '{unknown[0]}' is not a unit, squad or weapon of {model.id}")
+            from compiler.diagnostics import suggestion
+
+            name, pool, plural = unknown[0]
+            hint = suggestion(name, pool, plural)
+            say(f"{roster}:{n}:1: error: '{name}' is not a unit, squad or weapon of {model.id}"
+                       + (f"\n   = hint: {hint}" if hint else ""))
             bad += 1
             continue
         units.append(A.SideUnit(span, int(m.group(1)), m.group(2), extra))
     if bad:
         raise Exit(1)
     return units
+
+
+def _read_list(roster: Path) -> str:
+    """An army list's text, read up to :data:`~compiler.limits.MAX_ROSTER_BYTES` (a usage error past
+    it, or for a file that is not UTF-8 text): ``/dev/zero`` stops at the limit."""
+    try:
+        with open(roster, "rb") as f:
+            data = f.read(MAX_ROSTER_BYTES + 1)
+    except OSError as e:
+        raise usage_error(f"cannot read {roster}: {e.strerror or e}")
+    if len(data) > MAX_ROSTER_BYTES:
+        raise usage_error(f"{roster} is more than {MAX_ROSTER_BYTES:,} bytes: too long for an army list")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise usage_error(f"{roster}:{line}: this army list is not UTF-8 text; save it as UTF-8")
+    if "\0" in text:
+        line = text[:text.index("\0")].count("\n") + 1
+        raise usage_error(f"{roster}:{line}: this army list holds binary data, not text")
+    return text
 
 
 def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any]) -> None:
@@ -334,10 +416,10 @@ def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any]
         trail = model.section_path(v.army)
         rule = trail[-1] if trail else None
         cited = f"rule '{rule.title}' ({rule.id}), " if rule is not None else ""
-        click.echo(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
+        say(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
                    f"({v.army}) at {v.span.file}:{v.span.line}, on the site #{rule.id if rule else v.army}")
     verdict = "breaks" if violations else "meets"
-    click.echo(f"{roster}: {len(listed)} units, {total} points: the list {verdict} the rules of '{chosen.title}'"
+    say(f"{roster}: {len(listed)} units, {total} points: the list {verdict} the rules of '{chosen.title}'"
                + (f" ({len(violations)} violation{'s' if len(violations) != 1 else ''})" if violations else ""))
     if violations:
         raise Exit(1)

@@ -20,7 +20,11 @@ from compiler.cli.common import Arg, Exit, app, is_quiet, json_option, print_dia
 @click.option("--notes/--no-notes", default=True, help="List open questions as notes.")
 @click.option("--versions/--no-versions", default=True,
               help="Warn when an example's result changed since the last git commit but the version did not (W607).")
-def check(paths: tuple[str, ...], as_json: bool, format: str | None, strict: bool, notes: bool, versions: bool) -> None:
+@click.option("--fix", is_flag=True,
+              help="Make every fix that is certain (W412, W413, a name with one close match…) in the files, "
+                   "printing each change; comments and layout are kept. Then check.")
+def check(paths: tuple[str, ...], as_json: bool, format: str | None, strict: bool, notes: bool, versions: bool,
+          fix: bool) -> None:
     """Check rulesets like a compiler: names, types, tables, profiles, overlays.
 
     Input too big to handle is an error, never a hang: files over 2,000,000 bytes,
@@ -35,6 +39,14 @@ def check(paths: tuple[str, ...], as_json: bool, format: str | None, strict: boo
         refuse(**{"--format": format, "--json": as_json})
     as_json = as_json or format == "json"
     start = time.perf_counter()
+    if fix:
+        from compiler.cli.fixing import fix_rules
+        try:
+            made = fix_rules(list(paths) or [default_rules()], err=as_json)
+        except UsageError as e:
+            raise usage_error(str(e))
+        if not as_json and not is_quiet():
+            click.echo(f"{made} fix{'es' if made != 1 else ''} made")
     try:
         result = compile_paths(list(paths) or [default_rules()])
     except UsageError as e:

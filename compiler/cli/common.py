@@ -15,9 +15,9 @@ if TYPE_CHECKING:  # the CLI imports the compiler only when a command runs
     from compiler.model.ruleset import Ruleset
     from compiler.resolve.evaluator import ResolveError
 
-__all__ = ["Arg", "Exit", "app", "compile_one", "console", "is_quiet", "is_verbose", "json_option",
-           "print_diagnostics", "refuse", "report_resolve_error", "rules_have_errors", "summary_line", "usage_error",
-           "use_color"]
+__all__ = ["Arg", "Exit", "app", "compile_one", "console", "unknown_name", "is_quiet", "is_verbose", "json_option",
+           "print_diagnostics", "refuse", "report_resolve_error", "rules_have_errors", "say", "summary_line",
+           "usage_error", "use_color"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -235,9 +235,26 @@ def console(stderr: bool = False, **kwargs: Any) -> Any:
                    color_system="standard" if color else None, **{"highlight": False, "soft_wrap": True, **kwargs})
 
 
+def unknown_name(message: str, name: str, known: list[str], plural: str) -> Exit:
+    """A usage error for a name that is not one of ``known``: the closest names (by edit distance)
+    and, when they are few, the whole list. The caller raises what this returns (exit 2)."""
+    from compiler.diagnostics import suggestion
+
+    hint = suggestion(name, known, plural) or (f"the {plural} are: {', '.join(sorted(known))}" if known else "")
+    return usage_error(message + (f"; {hint}" if hint else ""))
+
+
+def say(text: str, err: bool = False) -> None:
+    """Print a line that holds author text (a title, a name, a table's result, a line of a file):
+    its control characters shown escaped, never obeyed by the terminal (:mod:`compiler.terminal`)."""
+    from compiler.terminal import shown
+
+    click.echo(shown(text), err=err)
+
+
 def usage_error(message: str) -> Exit:
     """Say (on standard error) what was wrong with the call; the caller raises what this returns (exit 2)."""
-    click.echo(f"warscribe: error: {message}", err=True)
+    say(f"warscribe: error: {message}", err=True)
     return Exit(2)
 
 

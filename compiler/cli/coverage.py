@@ -4,6 +4,7 @@ A helper of the ``test`` command (:mod:`compiler.cli.answers`), not a command of
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Sequence
 
 from compiler.resolve.coverage import Coverage
@@ -12,6 +13,8 @@ from compiler.resolve.coverage import Coverage
 REQUIRED_KINDS = ("table", "test", "formula", "modifier", "attack")
 KIND_ORDER = ("table", "test", "formula", "modifier", "attack", "ability")
 PLURAL = {"ability": "abilities"}
+#: Narrower than this (in columns), the table is stacked: one small table per ruleset.
+STACK_BELOW = 100
 
 
 def missing(cov: Coverage) -> list[tuple[str, str]]:
@@ -39,15 +42,13 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], v
 
     from compiler.cli.common import console as make_console
 
-    table = Table(title="Executable coverage: declarations exercised by examples; rules that drive the resolver or "
-                        "the battle engine, are prose only (and say why) or are unmarked", title_justify="left")
-    table.add_column("ruleset")
-    for kind in KIND_ORDER:
-        table.add_column(PLURAL.get(kind, kind + "s"), justify="right")
-    table.add_column("all", justify="right")
-    table.add_column("driving", justify="right")
-    table.add_column("prose only", justify="right")
-    table.add_column("unmarked", justify="right")
+    console = make_console()
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        console.width = 130  # piped or captured: wide enough for every column
+    title = ("Executable coverage: declarations exercised by examples; rules that drive the resolver or "
+             "the battle engine, are prose only (and say why) or are unmarked")
+    headers = [PLURAL.get(kind, kind + "s") for kind in KIND_ORDER] + ["all", "driving", "prose only", "unmarked"]
+    rows = []
     for cov in covs:
         counts = cov.by_kind()
         cells = []
@@ -57,12 +58,26 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], v
             cells.append(f"[red]{text}[/red]" if done < total else text)
         done_all, total_all = len(cov.exercised), len(cov.executable)
         cells.append(f"{done_all}/{total_all}")
-        table.add_row(cov.ruleset, *cells, str(len(cov.driving)), str(len(cov.prose_only)),
-                      f"[yellow]{len(cov.unmarked)}[/yellow]" if cov.unmarked else "0")
-    console = make_console()
-    if not console.is_terminal:
-        console.width = 130  # piped or captured: wide enough for every column
-    console.print(table)
+        cells += [str(len(cov.driving)), str(len(cov.prose_only)),
+                  f"[yellow]{len(cov.unmarked)}[/yellow]" if cov.unmarked else "0"]
+        rows.append((cov.ruleset, cells))
+    if console.width >= STACK_BELOW:
+        table = Table(title=title, title_justify="left")
+        table.add_column("ruleset")
+        for header in headers:
+            table.add_column(header, justify="right")
+        for ruleset, cells in rows:
+            table.add_row(ruleset, *cells)
+        console.print(table)
+    else:  # narrow: one small table per ruleset, each header a row of its own
+        console.print(title, markup=False, soft_wrap=False)
+        for ruleset, cells in rows:
+            table = Table(title=ruleset, title_justify="left", show_header=False)
+            table.add_column("what")
+            table.add_column("count", justify="right")
+            for header, cell in zip(headers, cells):
+                table.add_row(header, cell)
+            console.print(table)
     for cov in covs:
         for decl_id, kind in cov.executable:
             if not cov.pinned.get(decl_id):

@@ -13,7 +13,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import click
 
@@ -36,18 +36,12 @@ def import_app() -> None:
     """Bring army data written for other tools into a ruleset."""
 
 
-#: How far up an output folder is looked at for a ruleset folder holding it (includes nest no deeper).
-NEST_LEVELS = 3
-
-
 def _inside_ruleset(folder: Path) -> Path | None:
-    """The ruleset folder (one holding .rules files) that ``folder`` lies inside, if any, up to three levels up."""
-    from compiler.safepaths import has_rules
+    """The ruleset folder that holds ``folder`` (its parent, when that holds .rules files), as the output
+    guard of every command sees it (:mod:`compiler.outputs`)."""
+    from compiler.outputs import ruleset_folder_of
 
-    for parent in folder.absolute().resolve().parents[:NEST_LEVELS]:
-        if has_rules(parent):
-            return parent
-    return None
+    return ruleset_folder_of(folder.absolute().resolve().parent)
 
 
 def _own_import(folder: Path) -> bool:
@@ -91,11 +85,14 @@ def _load_base(given: str, out: Path) -> tuple[Base, set[str], set[str]]:
                           f"put --out next to {folder}")
     _, model = compile_one(str(folder))
     stats: dict[str, str] = {}
+    ranges: dict[str, tuple[int, int]] = {}
     for s in model.stats.values():
         stats[s.id] = s.type if isinstance(s.type, str) else ("range" if s.type is not None else "text")
+        if isinstance(s.type, A.RangeExpr) and isinstance(s.type.low, A.Int) and isinstance(s.type.high, A.Int):
+            ranges[s.id] = (s.type.low.value, s.type.high.value)
     keywords = {e.id for e in model.of_type(A.Entry) if e.kind == "keyword"}
     ids = {d.id for d in model.walk() if getattr(d, "id", None)}
-    return Base(model.id, model.version or "1.0.0", stats), ids | set(model.symbols), keywords
+    return Base(model.id, model.version or "1.0.0", stats, ranges), ids | set(model.symbols), keywords
 
 
 def _write_folder(out: Path, files: dict[str, str]) -> None:
@@ -159,28 +156,36 @@ def import_battlescribe(files: tuple[Path, ...], out: Path, extends: str | None,
         _write_folder(out, texts)
     except OSError as err:
         raise usage_error(f"cannot write {out}: {err.strerror or err}")
-    click.echo(f"wrote {out}: {len(data.units)} units, {len(data.squads)} squads, {len(data.weapons)} weapons, "
+    say = _say()
+    say(f"wrote {out}: {len(data.units)} units, {len(data.squads)} squads, {len(data.weapons)} weapons, "
                f"{len(data.keywords)} keywords, {len(data.stats)} stats, {len(data.armies)} army rules")
     if data.abilities:
-        click.echo(f"  {len(data.abilities)} abilities imported as prose only, in {out / 'lexicon.rules'}: "
+        say(f"  {len(data.abilities)} abilities imported as prose only, in {out / 'lexicon.rules'}: "
                    f"write their mechanics (hooks, effects) to make them count in the odds")
     if base is not None:
         used = sorted(ids.reused)
-        click.echo(f"  extends {base.id}: uses its {', '.join(used) if used else 'nothing'}")
+        say(f"  extends {base.id}: uses its {', '.join(used) if used else 'nothing'}")
         for line in ids.renamed:
-            click.echo(f"  renamed (the base has that name): {line}")
+            say(f"  renamed (the base has that name): {line}")
     if data.unsupported:
-        click.echo(f"  not imported ({len(data.unsupported)} kinds; also listed at the top of "
+        say(f"  not imported ({len(data.unsupported)} kinds; also listed at the top of "
                    f"{out / 'ruleset.rules'}):")
         for line in data.unsupported:
-            click.echo(f"    {line}")
+            say(f"    {line}")
     result = compile_paths([str(out)])
     problems = tuple(d for d in result.diagnostics if d.is_error or d.severity.name == "WARNING")
     if problems:
         print_diagnostics(problems, dict(result.sources))
         click.echo(f"{out}: the imported ruleset does not check clean; see above", err=True)
         raise Exit(1)
-    click.echo(f"{out}: checks clean")
+    say(f"{out}: checks clean")
+
+
+def _say() -> Callable[[str], None]:
+    """``click.echo``, or nothing under ``-q`` (the summary is not the answer)."""
+    from compiler.cli.common import is_quiet
+
+    return (lambda text: None) if is_quiet() else click.echo
 
 
 def export_battlescribe(path: str, folder: Path, force: bool) -> None:
@@ -199,21 +204,26 @@ def export_battlescribe(path: str, folder: Path, force: bool) -> None:
                           f"give a folder of its own")
     data = army_data(model)
     written = catalogue_files(data, model.id)
-    for name in written:
-        target = folder / name
-        if target.exists() and not force and not _own_export(target):
-            raise usage_error(f"refusing to overwrite {target}: warscribe did not write it; add --force to replace it")
+    if folder.is_dir():  # each file through the guard of every output: never a source, never another's file
+        from compiler.outputs import OutputRefused, check_output_file
+
+        for name in written:
+            try:
+                check_output_file(folder / name, "write the BattleScribe data to", _own_export, force, sources=[path])
+            except OutputRefused as err:
+                raise usage_error(str(err))
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, content in written.items():
             write_atomic(folder / name, content)
     except OSError as err:
         raise usage_error(f"cannot write {folder}: {err.strerror or err}")
-    click.echo(f"wrote {', '.join(str(folder / n) for n in written)}")
+    say = _say()
+    say(f"wrote {', '.join(str(folder / n) for n in written)}")
     if data.unsupported:
-        click.echo(f"  kept in warscribe only (BattleScribe has no place for them): {len(data.unsupported)}")
+        say(f"  kept in warscribe only (BattleScribe has no place for them): {len(data.unsupported)}")
         for line in data.unsupported:
-            click.echo(f"    {line}")
+            say(f"    {line}")
 
 
 def _has_rules(folder: Path) -> bool:
@@ -222,25 +232,23 @@ def _has_rules(folder: Path) -> bool:
     return has_rules(folder)
 
 
-def _own_export(target: Path) -> bool:
-    try:
-        with open(target, "rb") as f:
-            head = f.read(400)
-    except OSError:
-        return False
-    return EXPORT_MARK.encode() in head
+def _own_export(head: bytes) -> bool:
+    """Is a file starting with ``head`` one that ``export --battlescribe`` wrote?"""
+    return EXPORT_MARK.encode() in head[:400]
 
 
-def roster_army(roster: Path, model: Ruleset) -> A.Army | None:
-    """The army rules a roster's force was built with, when the ruleset has army rules of that name."""
+def roster_army(roster: Path, model: Ruleset) -> tuple[A.Army | None, int | None]:
+    """The army rules a roster's force was built with (when the ruleset has army rules of that name),
+    and the points limit the player set in it."""
     from compiler.battlescribe import DataError
     from compiler.battlescribe.roster import read_roster
     from compiler.battlescribe.roster import roster_army as named
 
     try:
-        return named(read_roster(roster, model), model)
+        read = read_roster(roster, model)
     except DataError as err:
         raise usage_error(str(err))
+    return named(read, model), read.limit
 
 
 def roster_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
@@ -261,5 +269,5 @@ def roster_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Si
     span = Span(str(roster), 1, 1, 1, 1)
     units = [A.SideUnit(span, u.count, u.name, u.weapons) for u in read.units]
     if read.points is not None and not quiet:
-        click.echo(f"{roster}: '{read.title}', {len(units)} units; the roster counts {read.points} points")
+        _say()(f"{roster}: '{read.title}', {len(units)} units; the roster counts {read.points} points")
     return units

@@ -392,7 +392,7 @@ def render(paths: tuple[str, ...], out: str, config: str | None, force: bool) ->
         written = renderer.write(site, out)  # every page rendered before the first is written, each written atomically
         if (target / "nav.yml").is_symlink():
             (target / "nav.yml").unlink()
-        write_atomic(target / "nav.yml", yaml.safe_dump({"nav": list(site.nav)}, allow_unicode=True,
+        write_atomic(target / "nav.yml", yaml.safe_dump({"nav": renderer.nav_html(site.nav)}, allow_unicode=True,
                                                         sort_keys=False))
         write_atomic(target / MARKER, "Markdown pages written by `warscribe render`.\n")
     except OSError as err:

@@ -79,13 +79,17 @@ def location(occ: Occurrence) -> T.Location:
 
 
 def code_actions(snap: Snapshot, uri: str, path: str, diagnostics: Sequence[T.Diagnostic]) -> list[T.CodeAction]:
-    """For each diagnostic whose hint says "did you mean 'X'?", an edit that writes X instead."""
+    """The certain fixes of the diagnostics (those ``warscribe check --fix`` makes), preferred;
+    for each other diagnostic whose hint says "did you mean 'X'?", an edit that writes X instead."""
     text = snap.texts.get(path)
     actions: list[T.CodeAction] = []
     if text is None:
         return actions
+    fixed = _certain_fixes(snap, path, diagnostics, actions)
     lines = text.splitlines()
     for diag in diagnostics:
+        if id(diag) in fixed:
+            continue
         hint = diag.data.get("hint") if isinstance(diag.data, dict) else None
         found = _DID_YOU_MEAN.search(hint or diag.message)
         wrong = _QUOTED.search(diag.message.split("\n")[0])
@@ -105,6 +109,37 @@ def code_actions(snap: Snapshot, uri: str, path: str, diagnostics: Sequence[T.Di
                                     diagnostics=[diag], is_preferred=True,
                                     edit=T.WorkspaceEdit(changes={uri: [edit]})))
     return actions
+
+
+def _certain_fixes(snap: Snapshot, path: str, diagnostics: Sequence[T.Diagnostic],
+                   actions: list[T.CodeAction]) -> set[int]:
+    """A code action for each fix of a compiled diagnostic the editor asks about (the same code,
+    where it starts); the ids of the diagnostics they fix."""
+    from compiler.fixes import edits, position
+
+    fixed: set[int] = set()
+    if snap.compilation is None:
+        return fixed
+    asked = {(d.code, d.range.start.line, d.range.start.character): d for d in diagnostics}
+    for d in snap.compilation.diagnostics:
+        lsp = asked.get((d.code, d.span.line - 1, d.span.column - 1))
+        if not d.fixes or lsp is None or real(d.span.file) != path:
+            continue
+        for fix in d.fixes:
+            target = real(fix.span.file)
+            text = snap.texts.get(target)
+            if text is None:
+                continue
+            for e in edits(text, [d], fix.span.file):
+                if e.fix is not fix:
+                    continue
+                (l1, c1), (l2, c2) = position(text, e.start), position(text, e.end)
+                edit = T.TextEdit(T.Range(T.Position(l1, c1), T.Position(l2, c2)), e.new)
+                actions.append(T.CodeAction(title=f"Fix: {fix.title or d.message}", kind=T.CodeActionKind.QuickFix,
+                                            diagnostics=[lsp], is_preferred=True,
+                                            edit=T.WorkspaceEdit(changes={_uri(target): [edit]})))
+                fixed.add(id(lsp))
+    return fixed
 
 
 def _word_in(line: str, word: str, start: int, stop: int) -> int | None:

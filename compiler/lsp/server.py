@@ -90,6 +90,19 @@ class RulesServer(LanguageServer):
                 self.uri_of(path), diags, version=snap.versions.get(path)))
         self.published[snap.folder] = set(by_path)
 
+    def publish_failure(self, folder: str, texts: dict[str, str], versions: dict[str, int], err: Exception) -> None:
+        """Replace what was published for the open files of ``folder`` with one error saying the check
+        failed: an editor must never keep showing "no problems" for text that was not checked."""
+        paths = sorted(p for p in texts if os.path.dirname(p) == folder)
+        message = (f"warscribe could not check this ruleset (an error in warscribe: {type(err).__name__}: "
+                   f"{str(err)[:200]}); the problems shown are not up to date")
+        start = T.Position(0, 0)
+        for path in paths:
+            diag = T.Diagnostic(T.Range(start, start), message, severity=T.DiagnosticSeverity.Error, source="warscribe")
+            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+                self.uri_of(path), [diag], version=versions.get(path)))
+        self.published[folder] = self.published.get(folder, set()) | set(paths)
+
     async def recompile(self, folder: str, delay: float) -> None:
         """Compile ``folder`` after ``delay`` seconds unless a newer change comes first."""
         generation = self.generation.get(folder, 0) + 1
@@ -104,6 +117,7 @@ class RulesServer(LanguageServer):
         except Exception as err:  # a bug in warscribe: say so, keep the last good snapshot
             log.exception("checking %s failed", folder)
             self.window_log_message(T.LogMessageParams(T.MessageType.Error, f"warscribe: checking {folder} failed: {err!r}"))
+            self.publish_failure(folder, texts, versions, err)
             return
         if self.generation.get(folder) != generation:
             return  # overtaken by a newer change

@@ -21,7 +21,7 @@ from packaging.version import Version
 
 from compiler import ast as A
 from compiler import codes
-from compiler.diagnostics import Sink, Span, did_you_mean
+from compiler.diagnostics import Sink, Span, closest, suggestion
 from compiler.model.load import RulesetSource
 
 D = TypeVar("D", bound=A.Decl)
@@ -282,7 +282,7 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
             items, found = _replace_in(items, d.id, d.decl)
             if not found:
                 sink.error(codes.NOT_IN_BASE, f"'{d.id}' cannot be replaced: the base ruleset '{base.id}' has no such item",
-                           d.span, _suggest(d.id, base))
+                           d.span, _suggest(d.id, base, d.decl))
                 continue
             changed_at[d.id] = d.span
             overlaps(d)
@@ -318,9 +318,18 @@ def from_source(source: RulesetSource, sink: Sink, base: Ruleset | None = None) 
                    MappingProxyType(origin), tuple(removed), MappingProxyType(changed_at))
 
 
-def _suggest(id_: str, base: Ruleset) -> str | None:
-    close = did_you_mean(id_, base.symbols)
-    return f"did you mean '{close}'?" if close else None
+def _suggest(id_: str, base: Ruleset, like: A.Decl | None = None) -> str | None:
+    """The base's names ``id_`` may have meant: those of the same kind as ``like`` (the
+    replacement: a weapon for ``replace weapon …``) first, and the list of that kind when short."""
+    if like is None:
+        return suggestion(id_, base.symbols)
+    same = [k for k, d in base.symbols.items() if type(d) is type(like) and getattr(d, "kind", None) == getattr(like, "kind", None)]
+    close = closest(id_, base.symbols, prefer=same)
+    hint = f"did you mean '{close[0]}'?" if close else ""
+    noun = getattr(like, "kind", None) or type(like).__name__.lower()
+    if 0 < len(same) <= 12 and same != close[:1]:
+        hint += f" the {noun}s of '{base.id}' are: {', '.join(sorted(same))}"
+    return hint.strip() or None
 
 
 # -- versions ------------------------------------------------------------------------------------

@@ -372,8 +372,12 @@ def row_matches(table: A.Table, row: A.CaseRow, env: Mapping[str, Any], model: A
 
 def table_lookup(model: Any, table: A.Table, args: list[Any], depth: int = 0,
                  situation: Mapping[str, Any] | None = None) -> Any:
-    """A table's value for dice-free arguments."""
+    """A table's value for dice-free arguments (a whole number outside a parameter's range refused)."""
     env = {**(situation or {}), **bind(table.params, args)}
+    for p, a in zip(table.params, args):
+        problem = outside_range(model, table, p, a)
+        if problem is not None:
+            raise StaticError(problem)
     if table.formula is not None:
         return evaluate(table.formula, env, model, depth + 1)
     for let in table.lets:
@@ -458,3 +462,23 @@ def param_range(model: Any, p: A.Param) -> tuple[str, int, int] | None:
         ends = int_range(stat.type, model)
         return (f"stat {stat.id}", *ends) if ends else None
     return None
+
+
+def outside_range(model: Any, table: A.Table, p: A.Param, value: Any) -> str | None:
+    """Why a whole number handed to a table is outside the range of its parameter (or of the
+    stat it is named after), or None: the rows are written for that range, and a row such as
+    ``otherwise`` would answer for a value the game cannot have."""
+    if type(value) is not int or model is None:
+        return None
+    kept: dict[tuple[str, str], tuple[A.Table, tuple[str, int, int] | None]] = \
+        model.__dict__.setdefault("_table_ranges", {})
+    known = kept.get((table.id, p.name))
+    if known is None or known[0] is not table:
+        known = kept[(table.id, p.name)] = (table, param_range(model, p))
+    found = known[1]
+    if found is None:
+        return None
+    what, lo, hi = found
+    if lo <= value <= hi:
+        return None
+    return f"table '{table.id}' is given {p.name} = {value}, outside {what}'s range {lo}..{hi}"

@@ -26,7 +26,8 @@ from typing import Any, TypeAlias
 
 from compiler import ast as A
 from compiler.model.values import ProfileRef
-from compiler.resolve.casualties import casualties, casualties_per_attack, feel_no_pain, has_stat, wounds_stat
+from compiler.resolve.casualties import (ability_wounds, casualties, casualties_per_attack, feel_no_pain, has_stat,
+                                        wounds_ability, wounds_stat)
 from compiler.resolve.core import AttackResult, ProfileMix, ResolveError, hashable, is_dist, num_int, unwrap
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
@@ -177,17 +178,21 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], d
     if not isinstance(target, ProfileRef):
         raise ResolveError("'removes' needs the target profile, e.g. removes target", step.span)
     role = step.removes_target.id if isinstance(step.removes_target, A.Name) else None
+    ability = wounds_ability(ev.model)
     stat = wounds_stat(ev.model)
-    if stat is None:
+    if ability is not None:
+        wounds = ability_wounds(ev, target, ability, step.span)
+    elif stat is None:
         raise ResolveError("'removes' takes wounds off, but no stat is declared 'role wounds'", step.span,
                            'declare it: stat W "Wounds" 1..10 role wounds')
-    if not has_stat(ev, target, stat):
-        raise ResolveError(f"'removes' needs the wounds of {target.id}, but its profile has no {stat}", step.span,
-                           f"add {stat} to its profile line")
-    wounds = stat_of(ev, target, stat, role, step.span)
-    if is_dist(wounds) or wounds is None:
-        raise ResolveError(f"the target's {stat} must be a fixed number", step.span)
-    wounds = num_int(unwrap(wounds), step.span)
+    else:
+        if not has_stat(ev, target, stat):
+            raise ResolveError(f"'removes' needs the wounds of {target.id}, but its profile has no {stat}", step.span,
+                               f"add {stat} to its profile line")
+        wounds = stat_of(ev, target, stat, role, step.span)
+        if is_dist(wounds) or wounds is None:
+            raise ResolveError(f"the target's {stat} must be a fixed number", step.span)
+        wounds = num_int(unwrap(wounds), step.span)
     damage_env = totals.env(env, step.damage, ev) if step.damage is not None else env
     # Points of damage counted by an amount step met the damage hooks there: not twice.
     hooked = step.removes_from not in damage_dealt(decl, ev.model.callables)

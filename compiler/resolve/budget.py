@@ -25,11 +25,12 @@ Two places where the size of the answer is not visible in the question:
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from compiler.limits import MAX_ATTACK_WORK, MAX_OUTCOMES
+from compiler.limits import MAX_ATTACK_WORK, MAX_KEEP_WORK, MAX_OUTCOMES
 from compiler.resolve.core import ResolveError, dense_sum, is_dist, unwrap
 from compiler.resolve.dist import Dist, FastDist
 
@@ -158,3 +159,27 @@ def refuse_results(op: str, a: Any, b: Any, span: Any) -> None:
     if count is not None and count > MAX_OUTCOMES:
         raise ResolveError(f"this has {count:,} possible results; the limit is {MAX_OUTCOMES:,}", span,
                            "ask a smaller question, or split it")
+
+
+def keep_work(k: int, n: int, faces: int) -> int:
+    """Steps of working out ``keep_highest(k, n, die)`` (or ``keep_lowest``) of a die of ``faces``
+    results, one die at a time: the sorted tuples of at most ``k`` kept faces after each die
+    (multisets: C(kept + faces - 1, faces - 1)), each met with every face.
+
+    >>> keep_work(3, 4, 6), keep_work(99, 100, 6) > MAX_KEEP_WORK
+    (504, True)
+    """
+    total = 0
+    for i in range(n):
+        total += math.comb(min(i, k) + faces - 1, faces - 1) * faces
+        if total > MAX_KEEP_WORK:
+            return total  # enough to refuse: the sum need not be finished
+    return total
+
+
+def refuse_keep(name: str, k: int, n: int, faces: int, span: Any) -> None:
+    """Refuse, before any of it is done, a ``keep_highest``/``keep_lowest`` over :data:`~compiler.limits.MAX_KEEP_WORK`."""
+    if keep_work(k, n, faces) > MAX_KEEP_WORK:
+        raise ResolveError(f"{name}({k}, {n}, …) of a roll with {faces:,} results is too much to work out "
+                           f"(more than {MAX_KEEP_WORK:,} steps)", span,
+                           "keep fewer dice or roll fewer, or use smaller dice")

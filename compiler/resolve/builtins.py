@@ -22,6 +22,7 @@ from compiler import ast as A
 from compiler.limits import MAX_EXPLODE, MAX_KEEP, MAX_PAIRS, MAX_SIDES
 from compiler.resolve.core import (DEFAULT_EXPLODE_DEPTH, ResolveError, as_count, fast_to_exact, is_dist, natural,
                                    num, unwrap)
+from compiler.resolve.budget import refuse_keep
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import BuiltinHandler, Env, Evaluator, builtin
 from compiler.syntax.builtins import BUILTINS
@@ -153,6 +154,7 @@ def _keep_sum(highest: bool) -> BuiltinHandler:
             raise ResolveError(f"{e.func}(…) of a roll with a cut-off part cannot say what is kept", e.args[2].span,
                                "roll the dice without explode(…), or explode fewer times")
         faces = [(num(unwrap(o), e.args[2].span), p) for o, p in die.probabilities().items()]
+        refuse_keep(e.func, k, n, len(faces), e.span)  # before any of the work
         states: dict[tuple[Any, ...], Any] = {(): Fraction(1)}
         for _ in range(n):
             if len(states) * len(faces) > MAX_PAIRS:

@@ -13,6 +13,7 @@ from fractions import Fraction
 from functools import partial
 from typing import Any, Callable
 
+from compiler import ast as A
 from compiler.limits import MAX_REMOVAL_WORK
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.core import ResolveError, as_count, fast_to_exact, is_dist, num_int, unwrap
@@ -28,6 +29,28 @@ def wounds_stat(model: Any) -> str | None:
         if stat.role == "wounds":
             return str(stat.id)
     return None
+
+
+def wounds_ability(model: Any) -> A.Ability | None:
+    """The ability declared ``role wounds`` (``Tough(X)``): its value is a model's wounds."""
+    for ability in abilities_by_id(model).values():
+        if ability.role == "wounds":
+            return ability
+    return None
+
+
+def ability_wounds(ev: Evaluator, target: ProfileRef, ability: A.Ability, span: Any) -> int:
+    """A model's wounds from the ability declared ``role wounds``: its value on the profile (two
+    uses stack as the ability says), else the value written ``without it``."""
+    prof = ev.model.profiles.get(target.id)
+    values = [use.arg for use in getattr(prof, "abilities", ()) if use.ability == ability.id and use.arg is not None]
+    if values:
+        return sum(values) if ability.stacking == "sum" else max(values)
+    if ability.role_default is None:
+        raise ResolveError(f"'removes' reads a model's wounds from '{ability.id}', which {target.id} does not have",
+                           span, f"give {target.id} the ability, or say the wounds without it: "
+                           f"role wounds, 1 without it")
+    return ability.role_default
 
 
 def has_stat(ev: Evaluator, ref: ProfileRef, name: str) -> bool:

@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
-from compiler.model.static import StaticError, table_result
+from compiler.model.static import StaticError, outside_range, table_result
 from compiler.model.values import TargetValue
 from compiler.resolve.core import ResolveError, binary_fn, num, truth, unwrap
 from compiler.resolve.expressions import chain_of, inside, negative, target_of
@@ -148,6 +148,8 @@ def _call(model: Ruleset, e: A.Call) -> Compiled:
 
     def call(env: Env) -> Any:
         inner = {n: a(env) for n, a in zip(names, args)}
+        if any(outside_range(model, table, p, unwrap(inner[p.name])) for p in table.params):
+            raise Unsure  # outside a parameter's range: the general way refuses it
         if table.formula is not None:
             return value_of(table.formula, inner)
         result = table_result(table, inner, lambda expr, _blame: value_of(expr, inner), unwrap, number_of)

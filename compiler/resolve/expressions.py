@@ -254,7 +254,24 @@ def eval_each(ev: Evaluator, e: A.Each, env: Env) -> Any:
         raise ResolveError("count the steps of an attack by name, e.g. r.hits", e.count.span)
     count = ev.lift1(count, lambda c: as_count(unwrap(c), e.count.span))
     item = ev.eval(e.item, env)
+    if e.becomes:  # as many as each one becomes, added up
+        item = becomes_amount(ev, e, item, env)
     return each(ev, count, item, e.negate, e.span)
+
+
+def becomes_amount(ev: Evaluator, e: A.Each, item: Any, env: Env) -> Any:
+    """How many one of the count becomes (``each becomes weapon.blast capped at target.models``):
+    a whole number of 0 or more, no more than the cap."""
+    cap = ev.eval(e.cap, env) if e.cap is not None else None
+    if is_dist(cap):
+        raise ResolveError("a cap on what each one becomes must not be random", e.cap.span if e.cap else e.span)
+    limit = None if cap is None else as_count(unwrap(cap), e.cap.span if e.cap else e.span)
+    span = e.item.span
+
+    def one(v: Any) -> int:
+        n = as_count(unwrap(v), span)
+        return n if limit is None else min(n, limit)
+    return ev.lift1(item, one)
 
 
 def each(ev: Evaluator, count: Any, item: Any, negate: bool, span: Any) -> Any:

@@ -59,7 +59,7 @@ def _plain(ev: Evaluator, expr: A.Expr, env: dict[str, Any]) -> int | None:
         return value if type(value) is int else None
     if kind is A.Each:
         assert isinstance(expr, A.Each)
-        if expr.negate:
+        if expr.negate or expr.becomes:
             return None
         count = _plain(ev, expr.count, env)
         if count is None or not 0 <= count <= MAX_COUNT:  # out of range: the general way says so

@@ -31,7 +31,7 @@ from compiler.model.values import ProfileRef
 from compiler.resolve.budget import refuse_attack_sum
 from compiler.resolve.casualties import feel_no_pain
 from compiler.resolve.closed import closed_key, closed_outcomes, is_closed
-from compiler.resolve.core import AttackResult, LetVar, ResolveError, as_count, is_dist, num_int, plain_ints, unwrap
+from compiler.resolve.core import AttackResult, LetVar, ResolveError, truth, as_count, is_dist, num_int, plain_ints, unwrap
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.effects import profiles_with_abilities
 from compiler.resolve.evaluator import Evaluator
@@ -39,8 +39,9 @@ from compiler.resolve.expressions import stat_of
 from compiler.resolve.plain import plain_count, read_stat, stat_reads
 from compiler.resolve.shape import State, joins, names_in
 from compiler.resolve.steps import LazySteps
-from compiler.resolve.tokens import (ONE_TOKEN, TestCall, advance, as_exact, bag_amount, hooked_tests, per_attack_sum,
-                                     sizes, special_tokens)
+from compiler.resolve.expressions import becomes_amount
+from compiler.resolve.tokens import (ONE_TOKEN, TestCall, advance, as_exact, bag_amount, hooked_tests, multiply,
+                                     per_attack_sum, sizes, special_tokens)
 from compiler.trace import active as tracing
 
 PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]  # kind, step, per-attack counts, source, bags
@@ -177,6 +178,22 @@ def damage_amount(ev: Evaluator, item: Any, defender: ProfileRef | None, span: A
     return item
 
 
+def kept_form(sub: Evaluator, value: A.Expr, env: dict[str, Any], totals: LazySteps, bags: dict[str, Any]) -> A.Expr | None:
+    """The form of a step that keeps its attacks as they are: ``hits each becomes …`` over a step
+    that follows them, an earlier such step by name, or the branch of an ``if`` whose condition
+    is settled (not random) that is one of these; else None."""
+    while isinstance(value, A.IfElse):
+        cond = sub.eval(value.cond, totals.env(env, value.cond, sub))
+        if is_dist(cond):
+            return None
+        value = value.then if truth(unwrap(cond), value.cond.span) else value.otherwise
+    if isinstance(value, A.Name) and value.id in bags:
+        return value
+    if isinstance(value, A.Each) and value.becomes and isinstance(value.count, A.Name) and value.count.id in bags:
+        return value
+    return None
+
+
 def plan_attack(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[str, Any],
                 totals: LazySteps) -> Plan:
     """Classify the steps and work out each pipeline step's per-attack distribution."""
@@ -195,6 +212,19 @@ def plan_attack(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[
             if hooked is None and not recording:
                 hooked = hooked_tests(sub)
             planning.pipe(step, prev, advance(sub, bags[prev], test_call, env, step, joined, hooked))
+            continue
+        kept = kept_form(sub, step.value, env, totals, bags)
+        if kept is not None:
+            # ``blasted = hits each becomes weapon.blast capped at target.models``: each token
+            # becomes that many, each keeping its history (later hooks still apply); a branch
+            # that names an earlier step (``… else hits``) passes its attacks on as they are.
+            if isinstance(kept, A.Name):
+                planning.pipe(step, kept.id, bags[kept.id])
+                continue
+            assert isinstance(kept, A.Each) and isinstance(kept.count, A.Name)
+            item_env = totals.env(env, kept, sub)
+            times = becomes_amount(exact_sub, kept, exact_sub.eval(kept.item, item_env), item_env)
+            planning.pipe(step, kept.count.id, multiply(bags[kept.count.id], times, kept.span))
             continue
         if isinstance(step.value, A.Each) and prev in bags and not step.value.negate:
             defender_ref = sub.roles.get(decl.defender() or "")
@@ -324,6 +354,8 @@ def _plain_program(decl: A.Attack, steps: tuple[StepShape, ...]) -> tuple[Op, ..
             following.add(step.name)
             continue
         if isinstance(value, A.Each) and prev in following:
+            if value.becomes:  # each token becomes several: the general way
+                return None
             read = _read_of(value.item, local)
             if value.negate or read is None:  # an amount is a stat
                 return None

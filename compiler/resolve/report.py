@@ -107,11 +107,25 @@ def distribution_json(expression: str, d: Any) -> dict[str, Any]:
     return {
         "expression": expression,
         "mean": None if m is None else fraction_json(m),
-        "mean_float": None if m is None else float(m),
+        "mean_float": None if m is None else finite_float(m),
         "truncated": fraction_json(d.truncated) if d.truncated else "0",
         "distribution": [{"value": json_value(v), "p": fraction_json(p), "p_float": float(p),
                           "at_least": None if t is None else fraction_json(t)} for v, p, t in rows],
     }
+
+
+def finite_float(x: Any) -> float | None:
+    """``x`` as a float for JSON, or None (``null``) when it is beyond what a float holds (JSON has
+    no infinity).
+
+    >>> finite_float(Fraction(1, 4)), finite_float(10**400), finite_float(-Fraction(10**400, 3))
+    (0.25, None, None)
+    """
+    try:
+        f = float(x)
+    except OverflowError:
+        return None
+    return f if f not in (float("inf"), float("-inf")) and f == f else None
 
 
 def json_value(v: Any) -> Any:
@@ -120,6 +134,21 @@ def json_value(v: Any) -> Any:
     if isinstance(v, Fraction):
         return fraction_json(v)
     return str(v)
+
+
+def percent(p: Fraction | float) -> str:
+    """A chance to two decimals, seven characters wide; a nonzero chance too small to show reads
+    ``<0.01%`` and one short of certain ``>99.99%`` (the site's style), never ``0.00%`` or ``100.00%``.
+
+    >>> [percent(x) for x in (Fraction(1, 2), Fraction(1, 10**6), 0, Fraction(10**6 - 1, 10**6), 1)]
+    [' 50.00%', ' <0.01%', '  0.00%', '>99.99%', '100.00%']
+    """
+    shown = f"{float(p) * 100:6.2f}%"
+    if p and shown.strip() == "0.00%":
+        return " <0.01%"
+    if p != 1 and shown.strip() == "100.00%":
+        return ">99.99%"
+    return shown
 
 
 def distribution_text(d: Any, width: int = 40) -> list[str]:
@@ -132,8 +161,8 @@ def distribution_text(d: Any, width: int = 40) -> list[str]:
     for (v, p, tail), fp, name in zip(rows, floats, names):
         bar = "█" * max(1, round(width * fp / top)) if p else ""
         exact = fraction_json(p) if isinstance(p, Fraction) else ""
-        at_least = f"  ≥ {float(tail) * 100:6.2f}%" if tail is not None else ""
-        lines.append(f"  {name:>{vw}}  {fp * 100:6.2f}%{at_least}  {bar}  {exact}")
+        at_least = f"  ≥ {percent(tail)}" if tail is not None else ""
+        lines.append(f"  {name:>{vw}}  {percent(p)}{at_least}  {bar}  {exact}")
     m = mean_of(d)
     if m is not None:
         lines.append(f"  mean {number_words(m) if isinstance(m, Fraction) else f'{float(m):.6g}'}")
@@ -147,7 +176,7 @@ def value_json(expression: str, v: Any) -> dict[str, Any]:
 
     >>> from compiler.resolve.dist import Dist
     >>> value_json("d2", Dist.die(2))["distribution"][0]
-    {'value': 1, 'p': '1/2', 'p_float': 0.5, 'at_least': '1/1'}
+    {'value': 1, 'p': '1/2', 'p_float': 0.5, 'at_least': '1'}
     """
     if isinstance(v, AttackResult):
         return {"expression": expression, "attack": v.attack,

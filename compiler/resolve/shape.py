@@ -84,6 +84,9 @@ def _joins_uncached(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]
     current, flags = start, frozenset[tuple[Any, ...]]()
     for s in decl.steps:
         v = s.value
+        if isinstance(v, A.Each) and v.becomes and isinstance(v.count, A.Name) and v.count.id == current:
+            current = s.name  # each becomes several like it: they go on attack by attack
+            continue
         if not (isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id == current
                 and isinstance(v.item, A.Call)):
             continue
@@ -111,7 +114,7 @@ def damage_dealt(decl: A.Attack, callables: Any) -> frozenset[str]:
         if v is None:
             continue
         if isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id in names \
-                and not v.negate and not _is_test_call(callables, v.item):
+                and not v.negate and not v.becomes and not _is_test_call(callables, v.item):
             dealt.add(s.name)
         elif any(n in dealt for n in names_in(v)):
             dealt.add(s.name)

@@ -19,7 +19,7 @@ from typing import Any
 
 from compiler import ast as A
 from compiler.limits import MAX_CALL_DEPTH
-from compiler.model.static import StaticError, param_range, table_result
+from compiler.model.static import StaticError, outside_range, param_range, table_result
 from compiler.resolve.core import ResolveError, is_dist, num, show, unwrap
 from compiler.resolve.evaluator import Evaluator, declaration
 
@@ -66,15 +66,11 @@ def _within_range(ev: Evaluator, table: A.Table, p: A.Param, value: Any, span: A
     """Refuse a whole number outside the range of the parameter (or of the stat it is named
     after): a table's rows are written for that range, and a row such as ``otherwise`` would
     answer for a value the game cannot have."""
-    if type(value) is not int:
-        return
-    found = param_range(ev.model, p)
-    if found is None:
-        return
-    what, lo, hi = found
-    if not lo <= value <= hi:
-        raise ResolveError(f"table '{table.id}' is given {p.name} = {value}, outside {what}'s range {lo}..{hi}",
-                           span, f"pass a value in {lo}..{hi}, e.g. min({hi}, max({lo}, …))")
+    problem = outside_range(ev.model, table, p, value)
+    if problem is not None:
+        found = param_range(ev.model, p)
+        lo, hi = (found[1], found[2]) if found else (0, 0)
+        raise ResolveError(problem, span, f"pass a value in {lo}..{hi}, e.g. min({hi}, max({lo}, …))")
 
 
 @declaration(A.Formula)

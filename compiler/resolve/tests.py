@@ -114,7 +114,10 @@ def _run_test(ev: Evaluator, test: A.Test, args: list[Any], span: Any) -> Any:
     named = effects.names_test(test.id)  # if no effect names the test, it rolls as written
     overrides = effects.target_override(test.id) if named else None
     if overrides:
-        picked = [_as_target(v, test.roll.op if test.roll.op != "against" else ">=", e.span)
+        # ``hit needs 5+`` is 5 or more even on a test rolled low (``roll d6 <= BS``): a target
+        # keeps its own direction; a plain number takes the test's
+        picked = [unwrap(v) if isinstance(unwrap(v), TargetValue) else
+                  _as_target(v, test.roll.op if test.roll.op != "against" else ">=", e.span)
                   for v, e in overrides]
         target = max(picked, key=lambda t: hardness(t))
     roll = test.roll.dice

@@ -118,6 +118,31 @@ def bag_amount(ev: Evaluator, amount_of: Callable[[Evaluator], Any], span: Any, 
     return total
 
 
+def multiply(bags: Any, times: Any, span: Any) -> Any:
+    """The bags after ``each becomes``: each token (not one on its way to a later step) becomes
+    ``times`` tokens like it (a distribution over whole numbers, rolled for each token), each
+    keeping what it carries."""
+    times = as_exact(times) if is_dist(times) else Dist.const(num_int(unwrap(times), span))
+
+    def one_bag(bag: Bag) -> Any:
+        total: Any = Dist.const(())
+        for state, count in bag:
+            if pending(state):
+                total = total.binary(merge, Dist.const(((state, count),)))
+                continue
+            copies = times.map(lambda n: num_int(unwrap(n), span)).convolve_power(count)
+            total = total.binary(merge, copies.map(lambda n, s=state: ((s, n),) if n else ()))
+        if bag_size_all(total) > MAX_TOKENS_PER_ATTACK:
+            raise ResolveError(f"one attack makes more than {MAX_TOKENS_PER_ATTACK} tokens here", span)
+        return total
+    return bags.bind(one_bag)
+
+
+def bag_size_all(bags: Any) -> int:
+    """The most tokens any bag of ``bags`` holds."""
+    return max((sum(c for _, c in bag) for bag in bags.outcomes()), default=0)
+
+
 def hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
     """Hooks of the attacking profiles' abilities on this test: (hook, ability value, param name)."""
     out = []

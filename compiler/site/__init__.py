@@ -43,12 +43,13 @@ from compiler.driver import Compilation
 from compiler.model.ruleset import Ruleset
 from compiler.site.compare import Matchup, MatchupError, answers, comparison
 from compiler.site.env import environment
+from compiler.site.markup import nav_html
 from compiler.site.pages import Page, checked_context, ruleset_data, ruleset_pages_for
 from compiler.site.searchextra import search_extras
 from compiler.site.sitemap import SiteMap, navigation, ruleset_pages, stub_chapters
 
-__all__ = ["THEME_ASSETS", "Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions", "site",
-           "write"]
+__all__ = ["THEME_ASSETS", "Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions",
+           "nav_html", "site", "write"]
 
 ASSETS = ("assets/warscribe.css", "assets/warscribe-site.css", "assets/ruleset-search.js", "assets/player-view.js",
           "assets/lazy-search.js")

@@ -181,6 +181,19 @@ def _decl(rs: Ruleset, d: A.Decl, sitemap: SiteMap, sources: Mapping[str, str], 
         out["phases"] = [p.id for p in d.phases]
         out["scores"] = [s.id for s in d.scores]
         out["victories"] = [v.id for v in d.victories]
+        if d.control is not None:
+            out["control"] = {"within": d.control.reach, "by": d.control.by}
+        out["undecided"] = d.undecided
+    elif isinstance(d, A.Scenario):
+        out["game"] = d.game
+        out["turns"] = d.turns
+        out["distance"] = d.distance
+        out["first"] = d.first
+        out["sides"] = [{"id": s.id, "title": s.title,
+                         "units": [{"models": u.count, "unit": u.name, "weapons": list(u.weapons), "at": u.at}
+                                   for u in s.units]} for s in d.sides]
+        if d.objectives:
+            out["objectives"] = [{"id": o.id, "title": o.title, "at": list(o.at)} for o in d.objectives]
     elif isinstance(d, A.Example):
         out["lets"] = [{"name": let.name, "value": expr(let.value)} for let in d.lets]
         out["expects"] = [expression_text(e, sources) for e in d.expects]

@@ -46,7 +46,7 @@ from mkdocs.structure.files import File, Files
 from compiler.diagnostics import Severity, render
 from compiler.driver import compile_paths
 from compiler.model.load import UsageError
-from compiler.site import sanitise
+from compiler.site import nav_html, sanitise
 from compiler.site.rawblocks import RawBlocks
 from compiler.site.searchview import search_view
 
@@ -200,20 +200,14 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
     def _nav(self, config: MkDocsConfig) -> list[Any]:
         """The renderer's navigation (titles escaped: themes print them as HTML), then the hand-written
         pages (the language reference, the template guide…) in a section of their own."""
-        def escape(item: Any) -> Any:
-            if isinstance(item, dict):
-                return {html.escape(k, quote=False): escape(v) for k, v in item.items()}
-            if isinstance(item, (list, tuple)):
-                return [escape(i) for i in item]
-            return item
-        nav = escape(self.site.nav)
+        nav = nav_html(self.site.nav)
         generated = {p.path for p in self.site.pages}
         docs = Path(config.docs_dir)
         extra = sorted(str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
                        if p.relative_to(docs).as_posix() not in generated)
         if not extra:
             return list(nav)
-        return list(nav) + [{html.escape(self.config.docs_section, quote=False): extra}]
+        return list(nav) + list(nav_html([{self.config.docs_section: extra}]))
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         for f in list(files):

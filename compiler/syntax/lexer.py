@@ -85,7 +85,7 @@ _KEYWORDS = (
     "abilities", "weapons", "points", "models", "per", "model", "special",
     "require", "turns", "activation", "by", "one", "stacking", "highest",
     "sum", "once", "group", "unclamped", "role", "pinned", "see", "aka", "as", "class", "mortal", "spill",
-    "ignore", "attacked",
+    "ignore", "attacked", "without", "it", "becomes", "capped",
     "unless", "within", "engage", "sets", "clears", "until", "failing", "surviving", "toward",
 )
 # Stat types: keywords only right after a stat's title (stat Sv "Save" target:);

@@ -92,8 +92,9 @@ def _form(e: Any) -> tuple[str, int]:
     if isinstance(e, A.Has):
         return f"{_text(e.operand, _EACH)} has {e.keyword}", _CMP
     if isinstance(e, A.Each):
-        word = "each not" if e.negate else "each"
-        return f"{_text(e.count, _SUM)} {word} {_text(e.item, _SUM)}", _EACH
+        word = "each not" if e.negate else "each becomes" if e.becomes else "each"
+        cap = f" capped at {_text(e.cap, _SUM)}" if e.cap is not None else ""
+        return f"{_text(e.count, _SUM)} {word} {_text(e.item, _SUM)}{cap}", _EACH
     if isinstance(e, A.Target):
         value = e.value
         bare = isinstance(value, (A.Int, A.Name, A.Attr)) and not (isinstance(value, A.Int) and value.value < 0)
@@ -258,11 +259,19 @@ def phase_step_text(s: A.PhaseStep) -> str:
 
 
 def score_text(s: A.Score) -> str:
-    return f'score {s.id} "{s.title}": {expr_text(s.value)}' + (f" per {s.per}" if s.per else "")
+    head = f'score {s.id} "{s.title}": {expr_text(s.value)}'
+    if s.surviving:
+        return head + " per surviving model"
+    if s.held_at is not None:
+        return head + f" for each objective held at end of {s.held_at}"
+    if s.destroyed:
+        return head + " for each enemy unit destroyed"
+    return head + (f" per {s.per}" if s.per else "")
 
 
 def victory_text(v: A.Victory) -> str:
-    return f'victory {v.id} "{v.title}"' + (f": {v.text}" if v.text else "")
+    by = f" by {v.kind}" + (f" {v.target}" if v.target is not None else "") if v.kind else ""
+    return f'victory {v.id} "{v.title}"{by}' + (f": {v.text}" if v.text else "")
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,178 @@
+"""Scores and victory: who holds each objective, the points scored, and how the battle ends.
+
+The :class:`Referee` is the battle's collaborator that reads the game's ``control``, ``score``,
+``victory`` and ``if undecided`` lines:
+
+* ``control within 3" by models`` — at each scoring moment an objective is held by the side
+  whose units within that many inches of it have more models (``by OC``: more of that stat times
+  their models); on a tie nobody holds it;
+* ``score … for each objective held at end of turn`` (``phase``, ``game turn``, ``game``) — each
+  side scores the value for each objective it holds then; ``score … for each enemy unit
+  destroyed`` — the value, worked out for the destroyed unit (``points * started`` is its cost),
+  goes to each of its enemies; ``score … per surviving model`` — counted when the battle ends;
+* ``victory … by annihilation`` — a side with no models left loses at once; ``by reaching N`` —
+  a side whose score reaches N at a scoring moment wins at once (the higher score if two do);
+  ``by highest_score`` — when the last turn ends, the higher score wins;
+* ``if undecided: draw`` (the default), ``first player wins`` or ``second player wins`` — the
+  result when no condition decides (equal scores, or no condition that counts them); such an end
+  is reported as ``"turn limit"``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from compiler import ast as A
+from compiler.battle.rules import Rules
+from compiler.battle.state import State
+
+Emit = Callable[..., None]
+
+#: How a battle that no victory condition decided is reported.
+TURN_LIMIT = "turn limit"
+
+
+class Referee:
+    """Keeps the score of one battle and says when, and how, it ends."""
+
+    __slots__ = ("rules", "game", "state", "emit", "kinds", "held", "destroyed", "surviving", "reaching")
+
+    def __init__(self, rules: Rules, game: A.Game, state: State, emit: Emit) -> None:
+        self.rules, self.game, self.state, self.emit = rules, game, state, emit
+        self.kinds = {v.kind: v for v in game.victories if v.kind}
+        self.held = [s for s in game.scores if s.held_at is not None]
+        self.destroyed = [s for s in game.scores if s.destroyed]
+        self.surviving = [s for s in game.scores if s.surviving]
+        self.reaching = self.kinds.get("reaching")
+        if not state.scores:
+            state.scores = [0.0] * len(state.sides)
+
+    # -- while the battle goes on -------------------------------------------------------
+
+    def settle(self) -> None:
+        """Score the units destroyed since last asked; then annihilation, then a score reached."""
+        st = self.state
+        if not st.fallen:
+            return  # nobody fell: nothing is scored, and no side can have been wiped out
+        fallen, st.fallen = st.fallen, []
+        for uid in fallen:
+            unit = st.units[uid]
+            for sc in self.destroyed:
+                value = self.rules.number(sc.value, unit, None)
+                for side in range(len(st.sides)):
+                    if side != unit.side:
+                        self.add(side, value, sc, unit.label)
+        if st.over:
+            return
+        self.annihilation()
+        if not st.over and self.reaching is not None:
+            self.reached()
+
+    def annihilation(self) -> None:
+        st = self.state
+        victory = self.kinds.get("annihilation")
+        if victory is None or st.over:
+            return
+        standing = sorted({u.side for u in st.units if u.models > 0})
+        if len(standing) <= 1:
+            st.over, st.reason = True, victory.id
+            st.winner = standing[0] if standing else None
+
+    def period_ends(self, period: str) -> None:
+        """Objectives held at the end of ``period`` score; then a score reached ends the battle."""
+        scoring = [s for s in self.held if s.held_at == period]
+        if not scoring or self.state.over:
+            return
+        self.control()
+        for obj in self.state.objectives:
+            if obj.holder is not None:
+                for sc in scoring:
+                    self.add(obj.holder, self.rules.constant(sc.value), sc, obj.title)
+        self.settle()
+        if not self.state.over and self.reaching is not None:
+            self.reached()
+
+    def control(self) -> None:
+        """Who holds each objective now (see the module's docstring)."""
+        control = self.game.control
+        st = self.state
+        if control is None:
+            return
+        for obj in st.objectives:
+            strength = [0.0] * len(st.sides)
+            for u in st.units:
+                if u.models > 0 and abs(u.position - obj.position) <= control.reach:
+                    per = 1.0 if control.by == "models" else self.rules.stat(u.profile, control.by)
+                    strength[u.side] += per * u.models
+            best = max(strength)
+            obj.holder = strength.index(best) if best > 0 and strength.count(best) == 1 else None
+        self.emit("control", holders={o.oid: (None if o.holder is None else st.sides[o.holder])
+                                      for o in st.objectives})
+
+    def add(self, side: int, value: float, score: A.Score, why: str) -> None:
+        if not value:
+            return
+        st = self.state
+        st.scores[side] += value
+        self.emit("score", score=score.id, to=st.sides[side], points=round(value, 6), why=why,
+                  total=round(st.scores[side], 6))
+
+    def reached(self) -> None:
+        victory = self.reaching
+        assert victory is not None and victory.target is not None
+        scores = self.scores()
+        top = max(scores)
+        if top < victory.target:
+            return
+        st = self.state
+        st.over = True
+        if scores.count(top) == 1:
+            st.winner, st.reason = scores.index(top), victory.id
+        else:
+            self.undecided()
+
+    # -- the end -------------------------------------------------------------------------
+
+    def scores(self) -> tuple[float, ...]:
+        """Each side's score now: the points scored so far, and those its surviving models count."""
+        st = self.state
+        out = list(st.scores)
+        for sc in self.surviving:
+            for u in st.units:
+                if u.models > 0:
+                    out[u.side] += u.models * self.rules.number(sc.value, u, None)
+        return tuple(out)
+
+    def finish(self) -> tuple[float, ...]:
+        """The last turn is over: the highest score wins (if the game says so), else the game's
+        result when undecided.  The final scores."""
+        st = self.state
+        scores = self.scores()
+        if st.over:
+            return scores
+        st.over = True
+        victory = self.kinds.get("highest_score")
+        best = max(scores)
+        if victory is not None and scores.count(best) == 1:
+            st.winner, st.reason = scores.index(best), victory.id
+        else:
+            self.undecided()
+        return scores
+
+    def undecided(self) -> None:
+        """No condition decides: a draw, or the first (second) player wins, as the game says."""
+        st = self.state
+        st.reason = TURN_LIMIT
+        n = len(st.sides)
+        result = self.game.undecided
+        st.winner = None if result == "draw" else st.first if result == "first" else (st.first + 1) % n
+
+
+def outcome_fields(state: State, scores: tuple[float, ...]) -> dict[str, Any]:
+    """The end's event fields: the winner, how the battle ended, survivors and scores."""
+    return {"winner": None if state.winner is None else state.sides[state.winner],
+            "winner_title": None if state.winner is None else state.side_titles[state.winner],
+            "reason": state.reason,
+            "survivors": [state.models_left(s) for s in range(len(state.sides))],
+            "scores": [round(x, 6) for x in scores]}
+
+
