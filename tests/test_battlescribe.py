@@ -339,6 +339,67 @@ def _refused(tmp_path: Path, path: Path, words: str) -> None:
     assert not out.exists()
 
 
+LOOPS = """<gameSystem xmlns="http://www.battlescribe.net/schema/gameSystemSchema" id="g" name="Loops">
+  <profileTypes>
+    <profileType id="pt-u" name="Unit"><characteristicTypes><characteristicType id="c1" name="T"/>
+      <characteristicType id="c2" name="W"/></characteristicTypes></profileType>
+    <profileType id="pt-w" name="Weapon"><characteristicTypes><characteristicType id="c3" name="S"/>
+      <characteristicType id="c4" name="AP"/></characteristicTypes></profileType>
+  </profileTypes>
+  <selectionEntries>
+    <selectionEntry id="u" name="Loop &quot;&quot;&quot; [[x]]" type="model">
+      <profiles><profile id="pu" name="Loop" typeId="pt-u"><characteristics>
+        <characteristic name="T" typeId="c1">4</characteristic>
+        <characteristic name="W" typeId="c2">\"\"\"[[x]]</characteristic></characteristics></profile></profiles>
+      <entryLinks><entryLink id="l0" name="A" targetId="A" type="selectionEntry"/></entryLinks>
+    </selectionEntry>
+  </selectionEntries>
+  <sharedSelectionEntries>
+    <selectionEntry id="A" name="A" type="upgrade">
+      <profiles><profile id="pw" name="Gun" typeId="pt-w"><characteristics>
+        <characteristic name="S" typeId="c3">4</characteristic></characteristics></profile></profiles>
+      <entryLinks><entryLink id="l1" name="A" targetId="A" type="selectionEntry"/>
+        <entryLink id="l2" name="A" targetId="A" type="selectionEntry"/></entryLinks>
+      <infoLinks><infoLink id="i1" targetId="G" type="infoGroup" name="g"/></infoLinks>
+    </selectionEntry>
+  </sharedSelectionEntries>
+  <sharedInfoGroups>
+    <infoGroup id="G" name="G"><infoLinks><infoLink id="i2" targetId="G" type="infoGroup" name="g"/>
+      <infoLink id="i3" targetId="G" type="infoGroup" name="g"/></infoLinks></infoGroup>
+  </sharedInfoGroups>
+</gameSystem>
+"""
+
+
+def test_links_that_loop_and_text_that_looks_like_the_language_are_read_once_as_text(tmp_path: Path) -> None:
+    # an entry linking to itself twice, an info group doing the same: 2**32 paths if followed blindly
+    (tmp_path / "loops.gst").write_text(LOOPS, "utf-8")
+    out = tmp_path / "a" / "loops"
+    r = warscribe("import", "battlescribe", str(tmp_path / "loops.gst"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    d = _declarations(out)
+    assert d["loop_x"]["title"] == 'Loop """ [[x]]' and d["loop_x"]["stats"]["W"] == '"""[[x]]'
+    assert d["loop_x"]["weapons"] == ["gun"]
+
+
+def test_names_cannot_break_out_of_a_comment_or_command_the_terminal(tmp_path: Path) -> None:
+    # a line break (allowed in XML as &#10;) in a name that lands in a comment of ruleset.rules, a
+    # bidirectional override in one printed on the terminal
+    evil = ODD_VALUES.replace('name="Beast" type="model"', 'name="Beast" type="model"><constraints>'
+                              '<constraint type="max" value="1" field="selections" scope="roster" id="k1"/>'
+                              '</constraints><x y="1"').replace('<x y="1">', "")
+    evil = evil.replace('name="Beast" type="model"', 'name="Beast&#10;unit injected &quot;I&quot;:&#10;  Save 2+'
+                        '\u202eevil" type="model"')
+    (tmp_path / "evil.gst").write_text(evil, "utf-8")
+    out = tmp_path / "a" / "evil"
+    r = warscribe("import", "battlescribe", str(tmp_path / "evil.gst"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "\u202e" not in r.stdout and "\\u202e" in r.stdout
+    assert "injected" not in _declarations(out)
+    assert all(line.startswith("#") or not line.startswith(("unit", "  Save"))
+               for line in (out / "ruleset.rules").read_text("utf-8").splitlines())
+
+
 def test_a_billion_laughs_is_refused(tmp_path: Path) -> None:
     (tmp_path / "laughs.gst").write_text(BILLION_LAUGHS, "utf-8")
     _refused(tmp_path, tmp_path / "laughs.gst", "declares a DTD")

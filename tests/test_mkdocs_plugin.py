@@ -352,3 +352,19 @@ def test_search_reads_less_html_and_indexes_the_same(tmp_path, monkeypatch):
     index = json.loads(fast["search/search_index.json"])
     assert any("Folded text." in doc["text"] for doc in index["docs"])  # not a skipped block: still searched
     assert not any("not searched" in doc["text"] for doc in index["docs"])
+
+
+def test_a_mkdocs_build_never_publishes_the_mark_of_a_warscribe_build(tmp_path: Path) -> None:
+    """`mike deploy` runs `mkdocs build`, which keeps the hidden files of the folder it cleans:
+    the mark a `warscribe build` left in public/ must not be published with the new site."""
+    from compiler.site.output import MARKER
+
+    root = project(tmp_path, {"tiny": 'ruleset tiny "Tiny":\n  version 1.0.0\n\nstat BS "Skill" 1..10: "Aim."\n'})
+    (root / "public").mkdir()
+    (root / "public" / MARKER).write_text("from an earlier warscribe build\n", encoding="utf-8")
+    (root / "public" / ".kept").write_text("someone's hidden file\n", encoding="utf-8")
+    r = mkdocs(root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (root / "public" / "tiny" / "lexicon" / "index.html").is_file()
+    assert not (root / "public" / MARKER).exists()
+    assert (root / "public" / ".kept").is_file()  # MkDocs' own rule for hidden files stands otherwise

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from compiler.battlescribe.data import (ArmyData, ArmyRule, Limit, Named, SquadData, StatDef, UnitData, infer_kind,
-                                        value_kind)
+from compiler.battlescribe.data import (ArmyData, ArmyRule, Limit, Named, SquadData, StatDef, UnitData, fits,
+                                        infer_kind)
 from compiler.battlescribe.ids import Ids
 from compiler.battlescribe.xmlfile import DataError, attr, child, children, local, read_xml, text_of
 
@@ -140,8 +140,11 @@ class _Reader:
                         out.append(sub)
         return out
 
-    def info(self, el: etree._Element, where: str, depth: int = 0) -> tuple[list[etree._Element], list[etree._Element]]:
-        """The profiles and rules of an entry or info group, info links followed."""
+    def info(self, el: etree._Element, where: str, depth: int = 0,
+             seen: set[str] | None = None) -> tuple[list[etree._Element], list[etree._Element]]:
+        """The profiles and rules of an entry or info group, info links followed (each group once: links
+        may loop)."""
+        seen = set() if seen is None else seen
         profiles = list(children(el, "profiles", "profile"))
         rules = list(children(el, "rules", "rule"))
         groups = list(children(el, "infoGroups", "infoGroup"))
@@ -152,7 +155,10 @@ class _Reader:
             {"profile": profiles, "rule": rules, "infoGroup": groups}.get(local(tgt), []).append(tgt)
         if depth < 8:
             for g in groups:
-                p, r = self.info(g, where, depth + 1)
+                if _key(g) in seen:
+                    continue
+                seen.add(_key(g))
+                p, r = self.info(g, where, depth + 1, seen)
                 profiles += p
                 rules += r
         return profiles, rules
@@ -272,8 +278,11 @@ class _Reader:
                         if self.type_group.get(attr(p, "typeId")) == "weapon":
                             self.weapon(p, node)
 
-    def gather(self, node: Node, into: dict[str, list[str]], skip_models: bool, depth: int = 0) -> None:
-        """Weapons and abilities in ``node``'s subtree (not inside its models when ``skip_models``)."""
+    def gather(self, node: Node, into: dict[str, list[str]], skip_models: bool, depth: int = 0,
+               seen: set[str] | None = None) -> None:
+        """Weapons and abilities in ``node``'s subtree (not inside its models when ``skip_models``); each entry
+        is visited once, however many links lead to it (links may loop, or fan out exponentially)."""
+        seen = {_key(node.el)} if seen is None else seen
         for part in node.parts():
             profiles, rules = self.info(part, node.name)
             for p in profiles:
@@ -291,8 +300,11 @@ class _Reader:
                 continue
             if sub.kind in ("unit", "model") and depth > 0:
                 continue
+            if _key(sub.el) in seen:
+                continue
+            seen.add(_key(sub.el))
             self.cost_note(sub)
-            self.gather(sub, into, skip_models=False, depth=depth + 1)
+            self.gather(sub, into, skip_models=False, depth=depth + 1, seen=seen)
 
     def cost_note(self, node: Node) -> None:
         if node.kind == "upgrade" and self.cost(node):
@@ -359,16 +371,21 @@ class _Reader:
                     return p
         return None
 
-    def models_of(self, node: Node, depth: int = 0) -> list[Node]:
+    def models_of(self, node: Node, depth: int = 0, seen: set[str] | None = None) -> list[Node]:
+        """The model entries of a unit, inside groups and upgrades too (each entry once)."""
+        seen = {_key(node.el)} if seen is None else seen
         out: list[Node] = []
         for sub in self.subnodes(node):
+            if _key(sub.el) in seen:
+                continue
+            seen.add(_key(sub.el))
             if sub.kind == "model":
                 out.append(sub)
             elif sub.kind in ("group", "upgrade") and depth < 8:
                 if sub.kind == "group":
                     self.unsupported("choices between options (every option's weapons are listed)", node.name,
                                      sub.id)
-                out += self.models_of(sub, depth + 1)
+                out += self.models_of(sub, depth + 1, seen)
         return out
 
     def root(self, node: Node) -> None:
@@ -461,6 +478,11 @@ class _Reader:
         return out
 
 
+def _key(el: etree._Element) -> str:
+    """What tells two entries apart: the id, else the place in the file."""
+    return attr(el, "id") or el.getroottree().getpath(el)
+
+
 def _add(items: list[str], item: str) -> None:
     if item not in items:
         items.append(item)
@@ -468,27 +490,6 @@ def _add(items: list[str], item: str) -> None:
 
 def _merge(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     return a + tuple(x for x in b if x not in a)
-
-
-def fits(values: list[str], kind: str, bounds: tuple[int, int] | None) -> bool:
-    """Do all ``values`` fit a base stat of ``kind`` (and ``bounds``, for a range)?
-
-    >>> fits(["3+", "-"], "target", None), fits(["3+"], "range", (1, 10)), fits(["11"], "range", (1, 10))
-    (True, False, False)
-    """
-    for v in values:
-        k = value_kind(v)
-        if k is None or kind == "text":
-            continue
-        if kind in ("range", "number") and k == "range":
-            if kind == "range" and bounds is not None and not bounds[0] <= int(v) <= bounds[1]:
-                return False
-            continue
-        if kind == "dice" and k in ("dice", "range"):
-            continue
-        if k != kind:
-            return False
-    return True
 
 
 def _apart_from_base(stats: list[StatDef], reader: _Reader, ids: Ids) -> list[StatDef]:

@@ -203,8 +203,9 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         nav = nav_html(self.site.nav)
         generated = {p.path for p in self.site.pages}
         docs = Path(config.docs_dir)
-        extra = sorted(str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
-                       if p.relative_to(docs).as_posix() not in generated)
+        # By name, the language reference first: the section opens on it (its tab links there).
+        extra = sorted((str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
+                        if p.relative_to(docs).as_posix() not in generated), key=lambda n: (n != "language.md", n))
         if not extra:
             return list(nav)
         return list(nav) + list(nav_html([{self.config.docs_section: extra}]))
@@ -317,6 +318,16 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         return context
 
     on_page_context = CombinedEvent(_index_search_view, _restore_search_meta)
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        """A build by MkDocs itself (``mkdocs build``, ``mike deploy``) keeps the hidden files of the
+        folder it cleans: the mark an earlier ``warscribe build`` left there is removed, so that it is
+        never published (``warscribe build`` marks its own new folder after the build)."""
+        from compiler.site.output import MARKER
+
+        marker = Path(config.site_dir) / MARKER
+        if marker.is_file() and not marker.is_symlink():
+            marker.unlink()
 
     def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:
         self._written += 1
