@@ -320,3 +320,32 @@ def test_an_overlay_against_its_base_lists_no_id_version_or_history_as_changes(t
     header.write_text(text.replace(version.group(0), "version 9.9.9", 1), encoding="utf-8")
     out = run("diff", str(tmp_path / "old"), str(tmp_path / "new"), "--no-impact")[1]
     assert f"version: {version.group(1)} → 9.9.9" in out
+
+
+# -- --json wherever a command answers with data ----------------------------------------------------
+
+
+def test_json_on_play_army_fmt_and_build(tmp_path: Path) -> None:
+    code, out, err = run("play", "rules/console-40k", "--auto", "--seed", "1", "--json")
+    events = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and events[0]["event"] == "start" and events[-1]["event"] == "end"
+    assert any(e["event"] == "volley" and e["unit"].startswith(("Space Marines: ", "Orks: ")) for e in events)
+    code, out, err = run("play", "rules/console-40k", "--json")
+    assert code == 2 and "add --auto" in err
+    roster = tmp_path / "list.txt"
+    roster.write_text("30 ork_boy\n", encoding="utf-8")
+    code, out, err = run("army", "check", "rules/console-40k", str(roster), "--json")
+    data = json.loads(out)
+    assert code == 1 and data["ok"] is False and data["units"] == 1
+    assert data["violations"] and all(v["rule"] and v["span"]["line"] > 0 for v in data["violations"])
+    code, out, err = run("fmt", "--check", "--json", "rules/console-40k")
+    assert code == 0 and json.loads(out) == {"would_reformat": [], "unchanged": 6, "errors": []}
+    assert run("fmt", "--json", "--diff", "rules/console-40k")[0] == 2
+    (tmp_path / "rules" / "tiny").mkdir(parents=True)
+    (tmp_path / "rules" / "tiny" / "ruleset.rules").write_text(
+        'ruleset tiny "Tiny":\n  version 1.0.0\n\nstat BS "Skill" 1..10: "Aim."\n', encoding="utf-8")
+    code, out, err = run("build", "--json", "-q", cwd=tmp_path, env={"NO_MKDOCS_2_WARNING": "1"})
+    assert code == 0, err
+    built = json.loads(out)
+    assert built["pages"] > 3 and Path(built["out"]).resolve() == (tmp_path / "public").resolve()
+    assert built["warnings"] == 0 and err == ""  # -q: no progress lines either

@@ -39,7 +39,29 @@ class GameBuilder(BuilderBase):
                       next((x for x in items if isinstance(x, A.Control)), None),
                       next((x.data for x in items if isinstance(x, Item) and x.tag == "undecided"), "draw"),
                       next((x for x in items if isinstance(x, A.Initiative)), None),
-                      any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items))
+                      any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items),
+                      tuple(x for x in items if isinstance(x, A.TerrainKind)))
+
+    @with_meta
+    def terrain_kind(self, meta: Any, c: list[Any]) -> A.TerrainKind:
+        said: dict[str, Any] = dict(x for x in c[2:] if isinstance(x, tuple))
+        return A.TerrainKind(self.span(meta), str(c[0]), unquote(str(c[1])), said.get("inside"), said.get("through"),
+                             bool(said.get("blocks")), int(said.get("cost", 1)), bool(said.get("impassable")))
+
+    def ter_in(self, c: list[Any]) -> tuple[str, Any]:
+        return ("inside", str(c[0]))
+
+    def ter_through(self, c: list[Any]) -> tuple[str, Any]:
+        return ("through", str(c[0]))
+
+    def ter_blocks(self, c: list[Any]) -> tuple[str, Any]:
+        return ("blocks", True)
+
+    def ter_cost(self, c: list[Any]) -> tuple[str, Any]:
+        return ("cost", int(str(c[0])))
+
+    def ter_impassable(self, c: list[Any]) -> tuple[str, Any]:
+        return ("impassable", True)
 
     @with_meta
     def initiative(self, meta: Any, c: list[Any]) -> A.Initiative:
@@ -243,7 +265,19 @@ class GameBuilder(BuilderBase):
         return A.Scenario(self.span(meta), str(c[0]), unquote(str(c[1])), one.get("game"), one.get("army"),
                           one.get("turns"), one.get("distance"), one.get("first"),
                           tuple(x for x in items if isinstance(x, A.Side)), self._prose(items),
-                          tuple(x for x in items if isinstance(x, A.Objective)))
+                          tuple(x for x in items if isinstance(x, A.Objective)),
+                          next((x.data for x in items if isinstance(x, Item) and x.tag == "table"), None),
+                          tuple(x for x in items if isinstance(x, A.TerrainArea)))
+
+    @with_meta
+    def sc_table(self, meta: Any, c: list[Any]) -> Item:
+        return Item("table", self.span(meta), (_inches(c[0]), _inches(c[1])))
+
+    @with_meta
+    def sc_terrain(self, meta: Any, c: list[Any]) -> A.TerrainArea:
+        x0, y0, x1, y1 = (_inches(t) for t in c[3:7])
+        return A.TerrainArea(self.span(meta), str(c[0]), unquote(str(c[1])), str(c[2]),
+                             (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
 
     @with_meta
     def sc_objective(self, meta: Any, c: list[Any]) -> A.Objective:
@@ -279,8 +313,9 @@ class GameBuilder(BuilderBase):
     @with_meta
     def side_unit(self, meta: Any, c: list[Any]) -> A.SideUnit:
         names = [str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"]
-        at = next((_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"), None)
-        return A.SideUnit(self.span(meta), int(str(c[0])), names[0], tuple(names[1:]), at)
+        at = [_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"]
+        return A.SideUnit(self.span(meta), int(str(c[0])), names[0], tuple(names[1:]), at[0] if at else None,
+                          at[1] if len(at) > 1 else None)
 
 
 @dataclass(frozen=True, slots=True)

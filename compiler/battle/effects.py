@@ -42,8 +42,11 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
         steps = offer[0]
         step = steps[battle.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{most}\")?",
                                           offer[1], lambda: est.moves(unit, gap, steps)))]
-    d = min(float(step), gap)
-    unit.position += d if foe.position > unit.position else -d
+    if st.table is None:
+        d = min(float(step), gap)
+        unit.position += d if foe.position > unit.position else -d
+    else:  # straight at the enemy, each inch costing what the ground costs, stopping at impassable ground
+        unit.position, unit.y = st.table.move((unit.position, unit.y), (foe.position, foe.y), float(step))
     if battle.record:
         battle.emit("move", unit=unit.label, inches=step, distance=round(st.distance(unit, foe), 3))
     return True
@@ -73,8 +76,11 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
     assert isinstance(attack, A.Attack)
     est = battle.estimates
     if target is None:
-        foes = battle.state.enemies(unit)
+        st = battle.state
+        foes = st.enemies(unit) if st.table is None else [f for f in st.enemies(unit) if st.in_sight(unit, f)]
         if not foes:
+            if battle.record and st.table is not None:
+                battle.emit("out_of_sight", unit=unit.label)
             return False
         key = (attack.id, effect.stat, est.signature(unit))
         reached = battle.memos.reached.get(key)
@@ -134,7 +140,7 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
         if effect.name:
             a.statuses[effect.name] = ""
             a.engaged_as = effect.name
-    unit.position = target.position
+    unit.position, unit.y = target.position, target.y
     return True
 
 

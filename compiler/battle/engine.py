@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
-from compiler.battle.estimates import Estimates
+from compiler.battle.estimates import Estimates, signature
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
@@ -205,10 +205,13 @@ class Battle:
             self.estimates.sig = None
             return False  # every action of the phase is barred to the unit
         side, here = unit.side, unit.position
-        sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
-               tuple(unit.values.items()) if unit.values else (),
-               tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
-                      for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
+        if self.state.table is None:
+            sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
+                   tuple(unit.values.items()) if unit.values else (),
+                   tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
+                          for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
+        else:
+            sig = signature(self.state, unit)
         est = self.estimates
         est.sig = (unit, sig)  # valid until the first effect changes the state
         key = (phase.id, sig)
@@ -255,11 +258,12 @@ class Battle:
     def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None) -> None:
         """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once)."""
         dist = self.state.distance(unit, target)
+        cover = self.state.cover(unit, target)  # what the table sets: the target in cover, fire through smoke
         key = (attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
-               tuple(unit.values.items()) if unit.values else (), target.profile, dist)
+               tuple(unit.values.items()) if unit.values else (), target.profile, dist, cover)
         plan = self.memos.strikes.get(key)
         if plan is None:
-            plan = self.memos.strikes.keep(key, (self.rules.situation(unit, dist),
+            plan = self.memos.strikes.keep(key, (self.rules.situation(unit, dist, cover),
                                                  self.estimates.weapons(attack, unit, target, reach)))
         situation, weapons = plan
         for weapon in weapons:

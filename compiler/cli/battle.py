@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.markup import escape
 
-from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, refuse, report_resolve_error, say, unknown_name,
+from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, json_option, refuse, report_resolve_error, say, unknown_name,
                                  usage_error)
 from compiler.resolve.core import ResolveError
 from compiler.cli.common import console as make_console
@@ -53,8 +53,9 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
 @click.option("--force", is_flag=True, help="With --log: replace an existing file that is not a battle log.")
 @click.option("--replay", "replay_log", type=click.Path(path_type=Path),
               help="Play back a battle log instead (its own seed, sides and choices).")
+@json_option("Print the battle's events as JSON lines (with --auto or --replay).")
 def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, side: str | None, policy: str,
-         site: str | None, log: Path | None, force: bool, replay_log: Path | None) -> None:
+         site: str | None, log: Path | None, force: bool, replay_log: Path | None, as_json: bool) -> None:
     """A battle turn by turn in the terminal, each volley shown with the rule behind it.
 
     Each unit is named with its side ("Orks: Ork Boy"), each rule with its file and line, or
@@ -67,6 +68,8 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     refuse(**{"--replay": replay_log, "--seed": seed, "--auto": auto, "--side": side, "SCENARIO": scenario,
               "--log": log})
     refuse(**{"--auto": auto, "--side": side})
+    if as_json and not (auto or replay_log):
+        raise usage_error("--json prints a battle no person plays: add --auto, or --replay a log")
     console = make_console(emoji=False)  # `:skull:` in a title prints as written
     played = None
     if replay_log is not None:
@@ -93,13 +96,16 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     narrator = Narrator(model, [s.title for s in sc.sides], site)
 
     def show(event: dict[str, Any]) -> None:
+        if as_json:
+            click.echo(json.dumps(event, sort_keys=True, ensure_ascii=False))
+            return
         text = narrator.line(event)
         if text is not None:
             console.print(text)
 
     def begin(battle: Battle) -> None:
         label_units_by_side(battle.state.units, battle.state.side_titles)
-        for line in narrator.header(sc, battle_seed, battle.state.units):
+        for line in [] if as_json else narrator.header(sc, battle_seed, battle.state.units):
             console.print(line)
 
     if played is not None:
@@ -313,7 +319,8 @@ _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*
                      "(.ros, .rosz).")
 @click.option("--army", help="The army rules to check against (default: those a roster's force is named after, "
                             "else the first).")
-def army_check(path: str, roster: Path, army: str | None) -> None:
+@json_option("Print JSON: the units, the points, each violation with the rule it breaks.")
+def army_check(path: str, roster: Path, army: str | None, as_json: bool) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
     from compiler import ast as A
     from compiler.diagnostics import Span
@@ -338,7 +345,7 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
         limit = None
     units = list_units(roster, model)
     listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
-    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed, limit))
+    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed, limit), as_json)
 
 
 def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
@@ -409,9 +416,19 @@ def _read_list(roster: Path) -> str:
     return text
 
 
-def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any]) -> None:
+def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any],
+                 as_json: bool = False) -> None:
     """Print each violation with the rule it breaks, then the verdict; exit 1 when the list breaks a rule."""
     total = sum(u.points for u in listed)
+    if as_json:
+        found: list[dict[str, Any]] = []
+        for v in violations:
+            trail = model.section_path(v.army)
+            found.append({"message": v.message, "army": v.army, "rule": trail[-1].id if trail else None,
+                          "span": v.span.to_json()})
+        click.echo(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
+                               "ok": not violations, "violations": found}, indent=2, ensure_ascii=False))
+        raise Exit(1 if violations else 0)
     for v in violations:
         trail = model.section_path(v.army)
         rule = trail[-1] if trail else None
