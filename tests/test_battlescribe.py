@@ -179,6 +179,67 @@ def test_values_are_read_by_kind_or_kept_as_text_with_a_note(tmp_path: Path) -> 
     assert d["beast"]["stats"] == {"Save": "4+", "Move": '8"'} and d["beast"]["weapons"] == ["claw", "gun"]
 
 
+GROUPED = """<gameSystem xmlns="http://www.battlescribe.net/schema/gameSystemSchema" id="g" name="Grouped">
+  <costTypes><costType id="pts" name="pts" defaultCostLimit="-1"/></costTypes>
+  <profileTypes>
+    <profileType id="pt-u" name="Unit"><characteristicTypes><characteristicType id="c1" name="T"/>
+      <characteristicType id="c2" name="W"/></characteristicTypes></profileType>
+    <profileType id="pt-a" name="Abilities"><characteristicTypes><characteristicType id="c3" name="Description"/>
+      </characteristicTypes></profileType>
+  </profileTypes>
+  <selectionEntries>
+    <selectionEntry id="u" name="Warriors" type="unit">
+      <profiles>
+        <profile id="pu" name="Warriors" typeId="pt-u"><characteristics><characteristic name="T" typeId="c1">4</characteristic>
+          <characteristic name="W" typeId="c2">1</characteristic></characteristics></profile>
+        <profile id="pa" name="Legion" typeId="pt-a"><characteristics>
+          <characteristic name="Description" typeId="c3">Many.</characteristic></characteristics></profile>
+      </profiles>
+      <selectionEntryGroups>
+        <selectionEntryGroup id="g1" name="Models">
+          <constraints><constraint type="min" value="10" field="selections" scope="parent" id="g1min"/>
+            <constraint type="max" value="20" field="selections" scope="parent" id="g1max"/></constraints>
+          <selectionEntries>
+            <selectionEntry id="m1" name="Warrior with flayer" type="model">
+              <constraints><constraint type="max" value="20" field="selections" scope="parent" id="m1max"/></constraints>
+            </selectionEntry>
+            <selectionEntry id="m2" name="Warrior with reaper" type="model">
+              <constraints><constraint type="max" value="20" field="selections" scope="parent" id="m2max"/></constraints>
+            </selectionEntry>
+          </selectionEntries>
+        </selectionEntryGroup>
+        <selectionEntryGroup id="g2" name="Enhancements">
+          <selectionEntries>
+            <selectionEntry id="e1" name="Fancy Cloak" type="upgrade">
+              <profiles><profile id="pe" name="Fancy Cloak" typeId="pt-a"><characteristics>
+                <characteristic name="Description" typeId="c3">Looks good.</characteristic></characteristics></profile>
+              </profiles>
+            </selectionEntry>
+          </selectionEntries>
+        </selectionEntryGroup>
+      </selectionEntryGroups>
+      <costs><cost name="pts" typeId="pts" value="90"/></costs>
+    </selectionEntry>
+  </selectionEntries>
+</gameSystem>
+"""
+
+
+def test_a_group_of_model_choices_bounds_the_squad_and_options_abilities_stay_off_it(tmp_path: Path) -> None:
+    # ten to twenty models in any mix of two kinds (the unit profile shared); an enhancement a player may buy
+    (tmp_path / "grouped.gst").write_text(GROUPED, "utf-8")
+    out = tmp_path / "a" / "grouped"
+    r = warscribe("import", "battlescribe", str(tmp_path / "grouped.gst"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "abilities of options a unit may take (not given to the unit) (e.g. Fancy Cloak)" in r.stdout
+    d = _declarations(out)
+    squad = d["warriors"]
+    assert (squad["unit"], squad["models"], squad["points"]) == ("warrior_with_flayer", {"min": 10, "max": 20}, 90)
+    assert [a["id"] for a in squad["abilities"]] == ["legion"]
+    assert d["warrior_with_reaper"]["stats"] == {"T": "4", "W": "1"}
+    assert "fancy_cloak" not in d
+
+
 def test_a_roster_of_units_the_ruleset_lacks_is_refused_by_name(imported: Path, tmp_path: Path) -> None:
     text = (FIX / "patrol.ros").read_text("utf-8").replace('name="Captain Varro"', 'name="Lord Inquisitor"')
     (tmp_path / "x.ros").write_text(text, "utf-8")
