@@ -189,6 +189,26 @@ def make_command(rng: random.Random, scratch: Path) -> list[str]:
 
 # -- running an input ----------------------------------------------------------------------------
 
+def remember_compiles() -> None:
+    """The bundled rulesets never change during a run (nothing the fuzzer runs may write them: that
+    is what the output guard is for), so each is compiled once per worker: most of an input's time
+    would otherwise be compiling the same files again, not the door being fuzzed."""
+    import compiler.driver as driver
+
+    real = driver.compile_paths
+    memo: dict[tuple[str, ...], Any] = {}
+    fixed = (str(Path(CONSOLE).resolve()), str(Path(SMALL).resolve()))
+
+    def compile_paths(paths: Any, *args: Any, **kwargs: Any) -> Any:
+        key = tuple(str(Path(p).resolve()) for p in paths)
+        if args or kwargs or not key or not all(k in fixed for k in key):
+            return real(paths, *args, **kwargs)
+        if key not in memo:
+            memo[key] = real(paths)
+        return memo[key]
+    driver.compile_paths = compile_paths  # type: ignore[assignment]
+
+
 def exercise_io(kind: str, data: bytes | list[str], scratch: Path) -> int:
     """Run one input through the CLI in this process; its exit status.  Raises what escaped the CLI
     (a traceback's exception): the fuzzer counts it as a crash."""

@@ -449,3 +449,14 @@ def test_one_sequence_serves_a_blast_cap_and_hooks_on_the_same_test() -> None:
     assert errs and {d.code for d in errs} == {"W411"}
     assert all("'blasted' starts fresh attacks" in d.message for d in errs), [d.message for d in errs]
     assert any("'pierce' does on 'hit'" in d.message for d in errs)  # at the save, two steps later
+
+
+def test_following_a_none_through_many_calls_is_no_hang() -> None:
+    # Ten formulas, each calling the one below eight times: 8**10 paths, each followed once.
+    lines = [NONE_BASE, "formula g0(w) = w.AP + 1"]
+    lines += [f"formula g{i}(w) = " + " + ".join([f"g{i - 1}(w)"] * 8) for i in range(1, 11)]
+    lines += ["attack deep(shooter, weapon):", "  hits = g10(weapon) * 0",
+              'example e "E":', "  expect deep(trooper, WEAPON).hits = 0"]
+    text = "\n".join(lines) + "\n"
+    assert errors(text.replace("WEAPON", "gun")) == []
+    assert [d.code for d in errors(text.replace("WEAPON", "nogun"))] == ["W414"]

@@ -13,7 +13,6 @@ from rich.markup import escape
 
 from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, json_option, refuse, report_resolve_error, say, unknown_name,
                                  usage_error)
-from compiler.resolve.core import ResolveError
 from compiler.cli.common import console as make_console
 from compiler.limits import MAX_COUNT, MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
 from compiler.terminal import rich_text
@@ -63,6 +62,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     """
     from compiler.battle import (POLICIES, Battle, HumanPolicy, LogError, Policy, ReplayMismatch, Rules, open_log,
                                  replay, write_log)
+    from compiler.resolve.core import ResolveError
     from compiler.cli.narrate import Narrator, label_units_by_side
 
     refuse(**{"--replay": replay_log, "--seed": seed, "--auto": auto, "--side": side, "SCENARIO": scenario,
@@ -241,6 +241,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
     jobs = _workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
+    from compiler.resolve.core import ResolveError
     from compiler.battle.simulate import against as change
     from compiler.battle.simulate import with_armies
 
