@@ -86,6 +86,26 @@ def test_zipped_catalogues_import_as_the_plain_ones(imported: Path, tmp_path: Pa
         assert (out / name).read_text("utf-8") == (imported / name).read_text("utf-8"), name
 
 
+def test_a_library_the_catalogue_links_to_is_found_beside_it(imported: Path, tmp_path: Path) -> None:
+    # the shared weapons in a library catalogue, the units in one that links to it: give the units only
+    text = (FIX / "marines.cat").read_text("utf-8")
+    start, end = text.index("  <selectionEntries>"), text.index("  <sharedSelectionEntries>")
+    library = (text[:start] + text[end:]).replace('id="cat-marines" name="Star Wardens"',
+                                                  'id="cat-lib" name="Wardens Library"')
+    units = text[:end] + ('  <catalogueLinks>\n    <catalogueLink id="cl-lib" name="Wardens Library" '
+                          'targetId="cat-lib" type="catalogue"/>\n  </catalogueLinks>\n</catalogue>\n')
+    (tmp_path / "library.cat").write_text(library, "utf-8")
+    (tmp_path / "units.cat").write_text(units, "utf-8")
+    (tmp_path / "other.cat").write_text("<catalogue id='x' name='unrelated'/>", "utf-8")
+    out = tmp_path / "a" / "skirmish"
+    r = warscribe("import", "battlescribe", str(FIX / "skirmish.gst"), str(tmp_path / "units.cat"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "links to entries in no file given" not in r.stdout
+    assert "units.cat revision 7, library.cat revision 7" in (out / "ruleset.rules").read_text("utf-8")
+    d = _declarations(out)
+    assert d["captain_varro"]["weapons"] == ["bolt_pistol"] and d["battle_brother"]["weapons"] == ["bolter"]
+
+
 def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path: Path) -> None:
     r = warscribe("army", "check", str(imported), str(FIX / "patrol.ros"))
     assert r.returncode == 0, r.stdout + r.stderr

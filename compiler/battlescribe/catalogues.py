@@ -8,6 +8,8 @@ declared apart (:func:`apart_from_base`).
 from __future__ import annotations
 
 import dataclasses
+import re
+import zipfile
 from pathlib import Path
 
 from lxml import etree
@@ -62,14 +64,84 @@ def read_files(paths: list[Path], ids: Ids | None = None) -> ArmyData:
         if attr(r, "gameSystemId") and attr(r, "gameSystemId") != attr(game, "id"):
             raise DataError(f"{p} is a catalogue for another game system ({attr(r, 'gameSystemId')}), not "
                             f"{attr(game, 'name')}")
-    return read_roots(roots, ids or Ids())
+    linked = linked_catalogues(roots)
+    return read_roots(roots, ids or Ids(), linked)
 
 
-def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids) -> ArmyData:
-    """Army data from parsed files, the game system first."""
-    reader = Reader(roots, ids)
+#: How many files beside the catalogues are looked at for the catalogues they link to.
+MAX_SIBLINGS = 1000
+_CATALOGUE_ID = re.compile(rb'<(?:\w+:)?catalogue\b[^>]*?\sid="([^"]+)"')
+
+
+def _sniff_id(path: Path) -> str | None:
+    """The id of the catalogue in ``path``, read from its first bytes (only to find a linked file)."""
+    try:
+        if path.suffix.lower() == ".catz":
+            with zipfile.ZipFile(path) as archive:
+                entries = [i for i in archive.infolist() if not i.is_dir()]
+                if len(entries) != 1:
+                    return None
+                with archive.open(entries[0]) as stream:
+                    head = stream.read(4096)
+        else:
+            with open(path, "rb") as f:
+                head = f.read(4096)
+    except (OSError, zipfile.BadZipFile, ValueError, NotImplementedError, EOFError):
+        return None
+    m = _CATALOGUE_ID.search(head)
+    return m.group(1).decode("utf-8", "replace") if m else None
+
+
+def linked_catalogues(roots: list[tuple[Path, etree._Element]]) -> list[tuple[Path, etree._Element]]:
+    """The libraries the given catalogues link to (a ``catalogueLink`` that does not import the linked
+    catalogue's units: a faction's library), found beside them and read with the same guards: their
+    shared entries resolve links, their own units are not imported."""
+    have = {attr(r, "id") for _, r in roots}
+    wanted: dict[str, str] = {}
+    for _, r in roots:
+        for link in children(r, "catalogueLinks", "catalogueLink"):
+            if attr(link, "targetId") not in have and attr(link, "importRootEntries") != "true":
+                wanted.setdefault(attr(link, "targetId"), attr(link, "name"))
+    out: list[tuple[Path, etree._Element]] = []
+    looked = 0
+    folders = dict.fromkeys(p.absolute().parent for p, _ in roots)
+    while wanted and folders:
+        folder = next(iter(folders))
+        del folders[folder]
+        try:
+            siblings = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".cat", ".catz") and p.is_file())
+        except OSError:
+            continue
+        for path in siblings:
+            looked += 1
+            if looked > MAX_SIBLINGS or not wanted:
+                break
+            found = _sniff_id(path)
+            if found in wanted:
+                root = read_xml(path)
+                if local(root) == "catalogue" and attr(root, "id") == found:
+                    del wanted[found]
+                    out.append((path, root))
+                    for link in children(root, "catalogueLinks", "catalogueLink"):  # a library's libraries
+                        if attr(link, "importRootEntries") == "true" or attr(link, "targetId") in have:
+                            continue
+                        if all(attr(r, "id") != attr(link, "targetId") for _, r in out):
+                            wanted.setdefault(attr(link, "targetId"), attr(link, "name"))
+    return out
+
+
+def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids,
+               linked: list[tuple[Path, etree._Element]] | None = None) -> ArmyData:
+    """Army data from parsed files, the game system first; ``linked`` catalogues only resolve links."""
+    linked = linked or []
+    reader = Reader(roots + linked, ids)
     reader.index()
-    cost_types = [ct for _, r in roots for ct in children(r, "costTypes", "costType")]
+    for _, r in roots:
+        for link in children(r, "catalogueLinks", "catalogueLink"):
+            if attr(link, "importRootEntries") == "true":
+                reader.unsupported("units of linked catalogues (give the catalogue to import them)",
+                                   attr(link, "name"), attr(link, "targetId"))
+    cost_types = [ct for _, r in roots + linked for ct in children(r, "costTypes", "costType")]
     named = [ct for ct in cost_types if attr(ct, "name").strip().lower() in ("pts", "points", "pt", "point")]
     if named or cost_types:
         reader.points_type = attr((named or cost_types)[0], "id")
@@ -82,7 +154,7 @@ def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids) -> ArmyData:
             node = reader.node(el, attr(root, "name"))
             if node is not None and node.kind in ("unit", "model"):
                 reader.root(node)
-    reader.spare_weapons()
+    reader.spare_weapons(roots)
     armies = reader.armies()
     typed: list[StatDef] = []
     for s in stats:
@@ -93,7 +165,7 @@ def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids) -> ArmyData:
             low, high = min(min(numbers), 0 if min(numbers) <= 0 else 1), max(max(numbers), 10)
         typed.append(StatDef(s.id, s.title, kind, low, high, note, s.group))
     typed = apart_from_base(typed, reader, ids)
-    sources = tuple((p.name, attr(r, "revision", "0")) for p, r in roots)
+    sources = tuple((p.name, attr(r, "revision", "0")) for p, r in roots + linked)
     unsupported = tuple(f"{n} × {what} (e.g. {'; '.join(reader.where[what])})" for what, n in reader.notes.items())
     return ArmyData(
         title=attr(roots[0][1], "name") or "Imported army",

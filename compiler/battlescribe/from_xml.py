@@ -263,9 +263,9 @@ class Reader:
             self.origins.setdefault(wid, key)
         return wid
 
-    def spare_weapons(self) -> None:
-        """Weapons of upgrades that no unit links to (a catalogue's armoury) are weapons too."""
-        for _, root in self.roots:
+    def spare_weapons(self, roots: list[tuple[Path, etree._Element]]) -> None:
+        """Weapons of upgrades that no unit links to (the armoury of the files given) are weapons too."""
+        for _, root in roots:
             for wrapper in ("sharedSelectionEntries", "selectionEntries"):
                 for el in children(root, wrapper, "selectionEntry"):
                     if attr(el, "type") != "upgrade":
