@@ -247,7 +247,9 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
     @event_priority(100)  # before the theme's search plugin writes its index
     def on_post_build(self, config: MkDocsConfig) -> None:
         """Give search what the pages do not say in words: stat lines, names run together
-        (:mod:`compiler.site.searchextra`), each added to its entry as an escaped paragraph."""
+        (:mod:`compiler.site.searchextra`), each added to its entry as an escaped paragraph; and
+        drop the mark of an earlier ``warscribe build`` (:meth:`_drop_build_mark`)."""
+        self._drop_build_mark(config)
         search = config.plugins.get("material/search")
         index = getattr(search, "search_index", None)
         if self.site is None or index is None or not self.site.search_extras:
@@ -319,7 +321,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
 
     on_page_context = CombinedEvent(_index_search_view, _restore_search_meta)
 
-    def on_post_build(self, config: MkDocsConfig) -> None:
+    def _drop_build_mark(self, config: MkDocsConfig) -> None:
         """A build by MkDocs itself (``mkdocs build``, ``mike deploy``) keeps the hidden files of the
         folder it cleans: the mark an earlier ``warscribe build`` left there is removed, so that it is
         never published (``warscribe build`` marks its own new folder after the build)."""
