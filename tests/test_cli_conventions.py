@@ -349,3 +349,11 @@ def test_json_on_play_army_fmt_and_build(tmp_path: Path) -> None:
     built = json.loads(out)
     assert built["pages"] > 3 and Path(built["out"]).resolve() == (tmp_path / "public").resolve()
     assert built["warnings"] == 0 and err == ""  # -q: no progress lines either
+
+
+def test_verbose_before_or_after_the_command() -> None:
+    before = run("-v", "test", "rules/console-40k")[1]
+    after = run("test", "-v", "rules/console-40k")[1]
+    plain = run("test", "rules/console-40k")[1]
+    assert "ok   console-40k example first_move" in before and "ok   console-40k example" in after
+    assert "ok   " not in plain

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import click
 
 from compiler.cli.config import default_rules
-from compiler.cli.common import (Arg, Exit, app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors,
-                                 say, unknown_name, usage_error)
+from compiler.cli.common import (Arg, Exit, app, compile_one, is_verbose, print_diagnostics, report_resolve_error,
+                                 rules_have_errors, say, unknown_name, usage_error)
 
 if TYPE_CHECKING:
     from compiler.model.ruleset import Ruleset
@@ -126,6 +126,7 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     exercise, and which rules are prose only; --strict then also fails when a table, test,
     formula, modifier or attack is exercised by none.
     """
+    verbose = verbose or is_verbose()  # -v given before the command too
     if strict and not coverage:
         raise usage_error("--strict judges the coverage report; add --coverage")
     from compiler.driver import compile_paths

@@ -21,7 +21,8 @@ from typing import Any
 
 import click
 
-from compiler.cli.common import Arg, Exit, app, is_quiet, json_option, print_diagnostics, rules_have_errors, usage_error
+from compiler.cli.common import (Arg, Exit, app, is_quiet, is_verbose, json_option, print_diagnostics, rules_have_errors,
+                                 usage_error)
 
 CONFIG = "mkdocs.yml"
 
@@ -132,7 +133,7 @@ def build(out: str | None, config: str | None, strict: bool, verbose: bool, as_j
 
     _quiet_banner()
     path, tmp = find_config(config)
-    handler = _logging(verbose)
+    handler = _logging(verbose or is_verbose())  # -v given before the command too
     start = time.perf_counter()
     if out:
         from compiler.site.output import OutputFolderError, check_output_folder
