@@ -211,7 +211,7 @@ def _inherited(model: Ruleset, result: Result) -> Result:
     how to change it in the overlay (its base's files are not the overlay author's to edit)."""
     if result.passed or model.base is None or model.origin.get(result.id) != "base":
         return result
-    kind = {"example": "example", "property": "property", "claim": "claim"}.get(result.kind, result.kind)
+    kind = result.kind  # example, property or claim: the word that starts its declaration
     where = f"'{result.id}' comes from the base ruleset '{model.base.id}'"
     how = (f"if this ruleset's house rules change it on purpose, write in this ruleset "
            f"'replace {kind} {result.id} \"{result.title}\":' with what now holds, or 'remove {result.id}'")

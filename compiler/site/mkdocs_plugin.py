@@ -245,9 +245,11 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         return markdown
 
     @event_priority(100)  # before the theme's search plugin writes its index
-    def _add_search_extras(self, config: MkDocsConfig) -> None:
+    def on_post_build(self, config: MkDocsConfig) -> None:
         """Give search what the pages do not say in words: stat lines, names run together
-        (:mod:`compiler.site.searchextra`), each added to its entry as an escaped paragraph."""
+        (:mod:`compiler.site.searchextra`), each added to its entry as an escaped paragraph; and
+        drop the mark of an earlier ``warscribe build`` (:meth:`_drop_build_mark`)."""
+        self._drop_build_mark(config)
         search = config.plugins.get("material/search")
         index = getattr(search, "search_index", None)
         if self.site is None or index is None or not self.site.search_extras:
@@ -319,7 +321,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
 
     on_page_context = CombinedEvent(_index_search_view, _restore_search_meta)
 
-    def _forget_build_mark(self, config: MkDocsConfig) -> None:
+    def _drop_build_mark(self, config: MkDocsConfig) -> None:
         """A build by MkDocs itself (``mkdocs build``, ``mike deploy``) keeps the hidden files of the
         folder it cleans: the mark an earlier ``warscribe build`` left there is removed, so that it is
         never published (``warscribe build`` marks its own new folder after the build)."""
@@ -328,8 +330,6 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         marker = Path(config.site_dir) / MARKER
         if marker.is_file() and not marker.is_symlink():
             marker.unlink()
-
-    on_post_build = CombinedEvent(_add_search_extras, _forget_build_mark)
 
     def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:
         self._written += 1
