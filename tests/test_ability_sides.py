@@ -290,7 +290,57 @@ def test_an_attacked_profiles_ability_for_its_own_attacks_is_a_warning_with_the_
 
 
 def test_no_w416_once_the_ability_says_when_attacked() -> None:
+    assert "W416" in codes_of(OWN)
     assert "W416" not in codes_of(OWN.replace("  -1 to hit", "  when attacked: -1 to hit"))
+
+
+# Each trap warning, in more of the places it can be written: (the text, the code, a piece of the
+# line it must point at, the same text written the way that says what is meant).
+TRAPS = [
+    # W416: any effect of an ability on a profile that is only ever attacked…
+    ('ability thick "Thick": "t"\n  +1 to save\nunit brute "Brute":\n  BS 4+  T 5  W 2  Sv 5+\n'
+     '  abilities thick\nexample e "E":\n  expect mean(shoot(1 trooper, rifle, 2 brute).unsaved) >= 0\n',
+     "W416", "expect mean(shoot", "  +1 to save", "  when attacked: +1 to save"),
+    ('ability heavy "Heavy": "h"\n  -1 S\nunit brute "Brute":\n  BS 4+  T 5  W 2  Sv 5+\n'
+     '  abilities heavy\nexample e "E":\n  expect mean(shoot(1 trooper, rifle, 2 brute).wounds) >= 0\n',
+     "W416", "expect mean(shoot", "  -1 S", "  when attacked: -1 S"),
+    # … and a penalty on a roll where the profile also attacks
+    ('ability clumsy "Clumsy": "c"\n  -1 to wound\nunit brute "Brute":\n  BS 4+  T 5  W 2  Sv 5+\n'
+     '  abilities clumsy\nexample e "E":\n  expect mean(shoot(1 brute, rifle, 2 brute).wounds) >= 0\n',
+     "W416", "expect mean(shoot", "  -1 to wound", "  when attacked: -1 to wound"),
+    # W417: always, from the test's own target, a modifier, an ability or a hook
+    ('test snap(BS) "Snap":\n  roll d6 against always\n  natural 1 fails\n', "W417", "roll d6 against always",
+     "natural 1 fails\n", ""),
+    ('ability sure "Sure": "s"\n  hit needs always\n', "W417", "hit needs always", "always", "2+"),
+    ('ability sure "Sure": "s"\n  on natural 6 to hit: wound needs always\n', "W417", "wound needs always",
+     "always", "2+"),
+    ('modifier steady "Steady": save needs always when dug_in\n', "W417", "steady", "always", "2+"),
+    # W418: each operator on the left of each, and each not
+    ('formula f(skill: 0..5) "F" = skill * 2 each d6\n', "W418", "skill * 2", "skill * 2", "(skill * 2)"),
+    ('formula f(skill: 0..5) "F" = skill - 1 each d6\n', "W418", "skill - 1", "skill - 1", "(skill - 1)"),
+    ('formula f(skill: 0..5) "F" = skill / 2 each d6\n', "W418", "skill / 2", "skill / 2", "(skill / 2)"),
+    ('formula f(skill: 0..5) "F" = skill + 1 each not hit(4+)\n', "W418", "skill + 1", "skill + 1",
+     "(skill + 1)"),
+    # W419: a stat modifier on a target value, wherever an effect is written
+    ('modifier sure "Sure": +1 Sv of target when dug_in\n', "W419", "sure", "+1 Sv of target",
+     "Sv of target worse by 1"),
+    ('ability steady "Steady": "s"\n  -1 BS\n', "W419", "-1 BS", "-1 BS", "BS better by 1"),
+    ('ability shaky "Shaky": "s"\n  when attacked: +1 Sv\n', "W419", "+1 Sv", "+1 Sv", "Sv worse by 1"),
+    ('ability crack "Crack": "c"\n  on natural 6 to wound: +1 Sv of target\n', "W419", "+1 Sv of target",
+     "+1 Sv of target", "Sv of target worse by 1"),
+]
+
+
+@pytest.mark.parametrize("extra, code, at, wrong, right", TRAPS, ids=[f"{t[1]}-{i}" for i, t in enumerate(TRAPS)])
+def test_each_trap_warns_at_its_sentence_and_not_once_it_says_what_it_means(
+        extra: str, code: str, at: str, wrong: str, right: str) -> None:
+    found = [d for d in compile_text(BASE + extra).diagnostics if d.code == code]
+    assert len(found) == 1, [f"{d.code} {d.message}" for d in compile_text(BASE + extra).diagnostics]
+    assert found[0].span.line == line_of(extra, at)
+    assert found[0].hint
+    fixed = extra.replace(wrong, right)
+    assert fixed != extra
+    assert code not in codes_of(fixed)
 
 
 def test_w416_for_a_penalty_even_when_the_profile_attacks_too_but_not_for_a_bonus() -> None:
