@@ -25,10 +25,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import dyce  # noqa: E402
-import icepool  # noqa: E402
-from dyce import H  # noqa: E402
-from dyce.evaluation import expand  # noqa: E402
+try:
+    import dyce
+    import icepool
+    from dyce import H
+    from dyce.evaluation import expand
+except ImportError as missing:  # the dice libraries compared with come with the bench extra
+    sys.exit(f"{Path(__file__).name} compares warscribe with other dice libraries; {missing.name} is not installed: "
+             f"pip install -e \".[bench]\"")
 
 from compiler.resolve.dist import Dist, FastDist, agree  # noqa: E402
 

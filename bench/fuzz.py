@@ -1,7 +1,10 @@
-"""The long fuzz run: 100,000 inputs through check, the examples and the formatter, with a report.
+"""The long fuzz run: 100,000 inputs through check, the examples and the formatter — and through
+the other doors from outside (battle logs, army lists, command lines) — with a report.
 
-    .venv/bin/python bench/fuzz.py                       # 100,000 inputs, all cores
+    .venv/bin/python bench/fuzz.py                       # 100,000 rules inputs, all cores
     .venv/bin/python bench/fuzz.py --inputs 5000 --jobs 1 # a quick one
+    .venv/bin/python bench/fuzz.py --kinds io             # 100,000 logs, army lists and command lines
+    .venv/bin/python bench/fuzz.py --kinds all            # both, half each
 
 Inputs, per worker:
 
@@ -13,7 +16,15 @@ Inputs, per worker:
   numbers made huge, deep nesting, junk pasted in), 10% token soup, 5% random
   text.  Each must give diagnostics only.
 
-Every input goes through ``exercise``: check, render every diagnostic, run the
+With ``--kinds io`` (``bench/fuzz_io.py``) the inputs are instead, a third each: a real battle
+log damaged by one to three edits (fields given hostile values — wrong types, huge numbers,
+deep nesting, markup, escapes — lines cut, doubled, swapped, replaced by junk, bytes flipped),
+replayed with ``play --replay``; an army list (odd counts, unknown names, junk, binary) given to
+``army check``; and a command line (a command, its arguments, up to three of its options with odd
+values, read from the CLI's own option definitions) run in process.  Each must end in an exit
+status with at most a usage error or a diagnostic.
+
+Every rules input goes through ``exercise``: check, render every diagnostic, run the
 examples when the rules check, format (twice).  A *crash* is any exception
 there (or running for more than a minute: a hang); a *slow* input is one that
 takes more than a second.  Crashing and slow
@@ -39,14 +50,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-SLOW = 1.0  # seconds
-HANG = 60  # seconds after which an input counts as a hang (a crash) and the run goes on
+SLOW = 1.0  # CPU seconds (a busy machine stretches wall time, not CPU time)
+HANG = 60  # CPU seconds after which an input counts as a hang (a crash) and the run goes on
 MEMORY = 4 * 1024**3  # bytes a worker may use: a blow-up becomes a MemoryError (a crash), not the OOM killer
 
 
 def _bases(count: int, seed: int) -> list[str]:
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hseed
+    try:
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis import seed as hseed
+    except ImportError:
+        sys.exit("--bases draws rulesets with hypothesis, which is not installed: pip install -e \".[bench]\"")
     from strategies import rulesets
 
     out: list[str] = []
@@ -84,7 +98,7 @@ def _hang(signum: int, frame: Any) -> None:
     raise Hang(f"still running after {HANG} s")
 
 
-def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str, Any]:
+def worker(index: int, inputs: int, bases: int, seed: int, out: str, kinds: str = "rules") -> dict[str, Any]:
     from compiler.driver import compile_text
     from strategies import RandomPicker, exercise, mutate
 
@@ -93,9 +107,10 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
     except (ImportError, ValueError, OSError):
         pass
-    signal.signal(signal.SIGALRM, _hang)
+    signal.signal(signal.SIGPROF, _hang)  # a hang counted in CPU time: a loaded machine is not a hang
     rng = random.Random(seed * 1000 + index)
     stats: dict[str, Any] = {"inputs": 0, "valid": 0, "mutated": 0, "soup": 0, "random": 0, "checked_clean": 0,
+                             "log": 0, "army": 0, "command": 0,
                              "crashes": [], "slow": [], "valid_with_errors": [], "slowest": 0.0, "seconds": 0.0}
     folder = Path(out)
     current = folder / f"current-{index}.rules"
@@ -105,13 +120,13 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str
         stats["inputs"] += 1
         stats[kind] += 1
         current.write_text(text, encoding="utf-8")  # left behind if the worker dies on it
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         try:
-            signal.alarm(HANG)
+            signal.setitimer(signal.ITIMER_PROF, HANG)
             try:
                 clean = exercise(text)
             finally:
-                signal.alarm(0)
+                signal.setitimer(signal.ITIMER_PROF, 0)
             stats["checked_clean"] += int(clean)
             if must_be_clean and not clean:
                 errors = [(d.code, d.message) for d in compile_text(text).diagnostics if d.is_error][:3]
@@ -123,19 +138,62 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str
             name.write_text(text, encoding="utf-8")
             stats["crashes"].append({"file": str(name), "kind": kind, "error": f"{type(e).__name__}: {e}"[:300],
                                      "where": traceback.format_exc().strip().splitlines()[-3:]})
-        took = time.perf_counter() - t0
+        took = time.process_time() - t0
         stats["slowest"] = max(stats["slowest"], took)
         if took > SLOW:
             name = folder / f"slow-{index}-{stats['inputs']}.rules"
             name.write_text(text, encoding="utf-8")
             stats["slow"].append({"file": str(name), "kind": kind, "seconds": round(took, 2)})
 
-    pool = _bases(bases, seed * 1000 + index)
+    def run_io(kind: str, data: bytes | list[str]) -> None:
+        from fuzz_io import exercise_io
+
+        stats["inputs"] += 1
+        stats[kind] += 1
+        saved = json.dumps(data) if isinstance(data, list) else data.decode("utf-8", "replace")
+        current.write_text(saved, encoding="utf-8")
+        t0 = time.process_time()
+        try:
+            signal.setitimer(signal.ITIMER_PROF, HANG)
+            try:
+                exercise_io(kind, data, scratch)
+            finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+        except (Exception, MemoryError, RecursionError, Hang) as e:  # noqa: BLE001 — counting crashes is the point
+            name = folder / f"crash-{index}-{stats['inputs']}.{kind}"
+            name.write_bytes(data if isinstance(data, bytes) else saved.encode())
+            stats["crashes"].append({"file": str(name), "kind": kind, "error": f"{type(e).__name__}: {e}"[:300],
+                                     "where": traceback.format_exc().strip().splitlines()[-3:]})
+        took = time.process_time() - t0
+        stats["slowest"] = max(stats["slowest"], took)
+        if took > SLOW:
+            name = folder / f"slow-{index}-{stats['inputs']}.{kind}"
+            name.write_bytes(data if isinstance(data, bytes) else saved.encode())
+            stats["slow"].append({"file": str(name), "kind": kind, "seconds": round(took, 2)})
+
+    scratch = Path(tempfile.mkdtemp(prefix=f"io-{index}-", dir=folder))
+    io_share = {"rules": 0.0, "io": 1.0, "all": 0.5}[kinds]
+    lines: list[str] = []
+    if io_share:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from fuzz_io import log_lines, make_army, make_command, make_log, remember_compiles
+        remember_compiles()
+        lines = log_lines()
+    pool = _bases(bases, seed * 1000 + index) if io_share < 1 else []
     exercise('ruleset warm "Warm up":\n  version 1.0.0\n')  # build the parsers first: not an input's time
     for text in pool:
         run(text, "valid", must_be_clean=True)
     picker = RandomPicker(rng)
     while stats["inputs"] < inputs:
+        if rng.random() < io_share:
+            which = rng.random()
+            if which < 1 / 3:
+                run_io("log", make_log(rng, lines))
+            elif which < 2 / 3:
+                run_io("army", make_army(rng))
+            else:
+                run_io("command", make_command(rng, scratch))
+            continue
         roll = rng.random()
         if roll < 0.10:
             run(_soup(rng), "soup")
@@ -143,7 +201,7 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str) -> dict[str
             run(_random_text(rng), "random")
         else:
             run(mutate(rng.choice(pool), picker), "mutated")
-        if stats["inputs"] % 5000 == 0:
+        if stats["inputs"] % 2000 == 0:
             rate = stats["inputs"] / (time.perf_counter() - start)
             print(f"  worker {index}: {stats['inputs']:,} inputs, {len(stats['crashes'])} crashes, "
                   f"{len(stats['slow'])} slow, {rate:.0f}/s", file=sys.stderr, flush=True)
@@ -160,6 +218,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=None, help="where to save crashing and slow inputs")
     parser.add_argument("--json", default=None, help="write the report as JSON here too")
+    parser.add_argument("--kinds", choices=("rules", "io", "all"), default="rules",
+                        help="rules files (default), io (battle logs, army lists, command lines) or all")
     args = parser.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="warscribe-fuzz-")
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -173,21 +233,24 @@ def main() -> int:
 
     try:
         with ProcessPoolExecutor(jobs) as ex:
-            results = list(ex.map(worker, range(jobs), share, [bases] * jobs, [args.seed] * jobs, [out] * jobs))
+            results = list(ex.map(worker, range(jobs), share, [bases] * jobs, [args.seed] * jobs, [out] * jobs,
+                                  [args.kinds] * jobs))
     except BrokenProcessPool:
         died = sorted(Path(out).glob("current-*.rules"))
         print(f"a worker died (killed by the system?); the input it was on: {[str(p) for p in died]}")
         return 2
     wall = time.perf_counter() - start
     total: dict[str, Any] = {k: sum(r[k] for r in results) for k in
-                             ("inputs", "valid", "mutated", "soup", "random", "checked_clean")}
+                             ("inputs", "valid", "mutated", "soup", "random", "checked_clean", "log", "army",
+                              "command")}
     total.update({k: [x for r in results for x in r[k]] for k in ("crashes", "slow", "valid_with_errors")})
     total["slowest_seconds"] = round(max(r["slowest"] for r in results), 3)
     total["wall_seconds"] = round(wall, 1)
     total["inputs_per_second"] = round(total["inputs"] / wall, 1)
     total["saved_in"] = out
     print(f"inputs tried:          {total['inputs']:,} ({total['valid']:,} generated valid, "
-          f"{total['mutated']:,} mutated, {total['soup']:,} token soup, {total['random']:,} random text)")
+          f"{total['mutated']:,} mutated, {total['soup']:,} token soup, {total['random']:,} random text; "
+          f"{total['log']:,} battle logs, {total['army']:,} army lists, {total['command']:,} command lines)")
     print(f"crashes:               {len(total['crashes'])} (anything but a diagnostic)")
     print(f"inputs over {SLOW:.0f} s:        {len(total['slow'])} (slowest {total['slowest_seconds']} s)")
     print(f"valid with errors:     {len(total['valid_with_errors'])} (generated rulesets that did not check clean)")

@@ -44,7 +44,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KEY_NAME", "MAGIC", "TEMP_PREFIX", "dumps", "find_cache_folder", "folder_problem", "loads",
+__all__ = ["KEY_NAME", "MAGIC", "TEMP_PREFIX", "dumps", "existing_cache_folder", "find_cache_folder", "folder_problem", "loads",
            "read_entry", "seal", "unseal", "write_entry"]
 
 #: The per-user key's file name in the cache folder.
@@ -119,6 +119,15 @@ def find_cache_folder() -> Path | None:
         _warn(folder, problem)
         return None
     if not os.access(folder, os.W_OK):
+        return None
+    return folder
+
+
+def existing_cache_folder() -> Path | None:
+    """The cache folder when it already exists and is safe, even with ``WARSCRIBE_CACHE=0`` (made
+    by nothing here): where a parser built from warscribe's own grammar may still be read."""
+    folder = _base() / "ast"
+    if not folder.is_dir() or folder_problem(folder) is not None:
         return None
     return folder
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from compiler import codes
+from compiler.terminal import shown
 from compiler.codes import Code, Severity
 
 __all__ = ["Diagnostic", "Severity", "Sink", "Span", "closest", "did_you_mean", "render", "suggestion", "to_json"]
@@ -281,18 +282,19 @@ def render(diagnostic: Diagnostic, sources: Mapping[str, str], color: bool = Fal
     """
     d = diagnostic
     sev = d.severity.value
+    where, message = shown(str(d.span), lines=False), shown(d.message)  # author text: shown, never obeyed
     if color:
         tint = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m"}[sev]
-        head = f"\x1b[1m{d.span}:\x1b[0m {tint}{sev}[{d.code}]\x1b[0m\x1b[1m: {d.message}\x1b[0m"
+        head = f"\x1b[1m{where}:\x1b[0m {tint}{sev}[{d.code}]\x1b[0m\x1b[1m: {message}\x1b[0m"
     else:
-        head = f"{d.span}: {sev}[{d.code}]: {d.message}"
+        head = f"{where}: {sev}[{d.code}]: {message}"
     lines = [head]
     lines.extend(_excerpt(d.span, sources))
-    for span, message in d.related:
-        lines.append(f"  note: {span}: {message}")
+    for span, note in d.related:
+        lines.append(f"  note: {shown(str(span), lines=False)}: {shown(note)}")
         lines.extend(_excerpt(span, sources))
     if d.hint:
-        lines.append(f"   = hint: {d.hint}")
+        lines.append(f"   = hint: {shown(d.hint)}")
     return "\n".join(lines)
 
 
@@ -313,10 +315,12 @@ def _excerpt(span: Span, sources: Mapping[str, str]) -> list[str]:
         length = max(len(line_text) - start + 1, 1)
     length = max(1, min(length, max(len(line_text) - start + 1, 1)))
     pad = " " * width
+    # A control character in the line is shown escaped; the caret stays under the span.
+    before, inside = shown(line_text[:start - 1], lines=False), shown(line_text[start - 1:start - 1 + length], lines=False)
     return [
         f" {pad} |",
-        f" {span.line} | {line_text}",
-        f" {pad} | {' ' * (start - 1)}{'^' * length}",
+        f" {span.line} | {before}{inside}{shown(line_text[start - 1 + length:], lines=False)}",
+        f" {pad} | {' ' * len(before)}{'^' * max(1, len(inside))}",
     ]
 
 

@@ -105,6 +105,20 @@ def number_words(v: object) -> str:
     return value_words(v)
 
 
+def full_number_words(v: object) -> str:
+    """A number in full, to be pasted back into an expectation: a fraction as ``n/d`` however
+    long (with its decimal), where :func:`number_words` would shorten it.
+
+    >>> full_number_words(Fraction(1, 10**7 + 1)), full_number_words(Fraction(2, 3)), full_number_words(Fraction(4))
+    ('1/10000001 (≈ 1e-07)', '2/3 (≈ 0.666667)', '4')
+    """
+    if isinstance(v, Fraction) and v.denominator != 1 and len(str(v.denominator)) <= 4000:
+        return f"{v.numerator}/{v.denominator} (≈ {float(v):.6g})"
+    if isinstance(v, float):
+        return repr(v)
+    return number_words(v)
+
+
 def fraction_json(p: Fraction | float | int) -> str:
     """An exact probability or mean for JSON in its canonical form: ``"n/d"`` in lowest terms, a
     whole number alone (``"7"``, ``"1"``, ``"0"``; ``Fraction("7")`` reads it back); a float

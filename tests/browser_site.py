@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -68,3 +69,112 @@ def site_url(built_site: Path) -> Iterator[str]:
     yield f"http://127.0.0.1:{httpd.server_address[1]}/"
     httpd.shutdown()
     httpd.server_close()
+
+
+# --- Hovering every link: what author text may do in a reader's browser ---------------------------
+
+#: Installed before any page script: records every element that arrives, or is changed, with an
+#: event-handler attribute — also one that a tooltip adds and removes again within a moment.
+WATCH_HANDLERS = """
+window.__wsHandlers = [];
+new MutationObserver(records => {
+  const seen = el => {
+    if (el.nodeType !== 1) return;
+    for (const e of [el, ...el.querySelectorAll('*')])
+      for (const a of e.attributes)
+        if (a.name.toLowerCase().startsWith('on')) window.__wsHandlers.push(e.tagName + ' ' + a.name + '=' + a.value);
+  };
+  for (const r of records) {
+    if (r.type === 'attributes') seen(r.target);
+    r.addedNodes.forEach(seen);
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true});
+"""
+
+#: Every link, abbreviation, element with a title and navigation entry of the page: hovered at
+#: once by dispatching the events the theme listens to (mouseenter, focus), and checked: the
+#: text a tooltip would be built from (a title; a truncated entry's text), parsed as HTML the way
+#: the theme builds it, must yield no element.  Each gets a number for the pointer hovers.
+HOVER_ALL = """
+() => {
+  const targets = [...document.querySelectorAll('a, abbr, [title], .md-ellipsis, .md-nav__link')];
+  const markup = [];
+  const parses = text => { const t = document.createElement('template'); t.innerHTML = text;
+                           return t.content.querySelector('*') !== null; };
+  targets.forEach((el, i) => {
+    el.setAttribute('data-ws-probe', i);
+    for (const text of [el.getAttribute('title'), el.classList.contains('md-ellipsis') ? el.textContent : null])
+      if (text && parses(text)) markup.push(el.tagName + ': ' + text.trim());
+    el.dispatchEvent(new MouseEvent('mouseenter'));
+    el.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
+    el.dispatchEvent(new FocusEvent('focus'));
+  });
+  targets.forEach(el => el.dispatchEvent(new MouseEvent('mouseleave')));
+  // A representative of each kind for the pointer: every distinct title, every distinct entry cut
+  // short (the theme makes its tooltip), and one plain link of each place (navigation, page).
+  const truncated = el => { const e = el.querySelector('.md-ellipsis') || el; return e.offsetWidth < e.scrollWidth; };
+  const visible = targets.map((el, i) => [i, el]).filter(([i, el]) => el.checkVisibility())
+    .map(([i, el]) => [i, el.getAttribute('title') ? 'title ' + el.getAttribute('title')
+                          : truncated(el) ? 'cut ' + el.textContent.trim()
+                          : (el.closest('nav') ? 'nav ' : 'page ') + el.tagName]);
+  return {count: targets.length, markup, visible};
+}
+"""
+
+#: Where the pointer goes to hover element ``i``: brought into view, a point inside it.
+POINT_AT = """
+i => { const el = document.querySelector(`[data-ws-probe="${i}"]`);
+       el.scrollIntoView({block: 'center', inline: 'nearest'});
+       const r = el.getClientRects()[0];
+       return r && r.width > 0 && r.height > 0 ? [r.x + Math.min(r.width / 2, 12), r.y + r.height / 2] : null; }
+"""
+TOOLTIPS = "() => [...document.querySelectorAll('.md-tooltip2, .md-tooltip')].map(t => t.textContent)"
+
+
+@dataclass
+class Audit:
+    """What hovering a site did: each list must stay empty, except the counts and tooltips."""
+    dialogs: list[str] = field(default_factory=list)
+    handlers: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+    markup: list[str] = field(default_factory=list)
+    pages: int = 0
+    batch_hovers: int = 0
+    pointer_hovers: int = 0
+    tooltips: set[str] = field(default_factory=set)
+    kinds: list[str] = field(default_factory=list)
+
+
+def hover_site(page: Any, base: str, paths: list[str], audit: Audit | None = None) -> Audit:
+    """Open every page of ``paths`` (relative to ``base``) and hover every link and navigation
+    entry: all of them by events in one go, then with the real pointer each one whose kind and
+    text the site has not shown before (a representative of every kind of link, every title).
+    Dialogs, event-handler attributes that ever appear, and requests to any host but ``base``'s
+    are recorded, with the text of every tooltip shown."""
+    audit = audit or Audit()
+    page.add_init_script(WATCH_HANDLERS)
+    page.on("dialog", lambda d: (audit.dialogs.append(f"{page.url}: {d.message}"), d.dismiss()))
+    page.on("request", lambda r: None if r.url.startswith((base, "data:", "blob:")) else audit.foreign.append(r.url))
+    hovered: set[str] = set()
+    for path in paths:
+        page.goto(base + path)
+        page.wait_for_load_state("load")
+        found = page.evaluate(HOVER_ALL)
+        audit.pages += 1
+        audit.batch_hovers += found["count"]
+        audit.markup += [f"{path}: {m}" for m in found["markup"]]
+        for index, kind in found["visible"]:
+            if kind in hovered:
+                continue
+            hovered.add(kind)
+            audit.kinds.append(kind)
+            point = page.evaluate(POINT_AT, index)
+            if point is None:
+                continue
+            page.mouse.move(*point)
+            audit.pointer_hovers += 1
+            audit.tooltips.update(page.evaluate(TOOLTIPS))
+        page.mouse.move(0, 0)
+        page.wait_for_timeout(50)  # an image error handler of a tooltip would fire by now (127.0.0.1)
+        audit.handlers += [f"{path}: {h}" for h in page.evaluate("() => window.__wsHandlers")]
+    return audit

@@ -36,6 +36,19 @@ settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default"))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``-n 2``), each test file runs on one worker, so that its module-scoped
+    fixtures (a compiled ruleset, the built site of the browser tests) are made once, not once per
+    worker; a ``--dist`` given on the command line wins. Set here rather than in ``addopts``, so
+    that ``pytest -p no:xdist`` still runs. (``loadgroup`` would be finer, but its xdist_group
+    marks are ignored with pytest 9.2 and pytest-xdist 3.8.)"""
+    if not config.pluginmanager.hasplugin("xdist") or not getattr(config.option, "numprocesses", None):
+        return
+    given = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
+    if getattr(config.option, "dist", "no") == "load" and not any(a == "-d" or a.startswith("--dist") for a in given):
+        config.option.dist = "loadfile"
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite the expected diagnostic texts in tests/golden/")

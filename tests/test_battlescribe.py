@@ -86,6 +86,26 @@ def test_zipped_catalogues_import_as_the_plain_ones(imported: Path, tmp_path: Pa
         assert (out / name).read_text("utf-8") == (imported / name).read_text("utf-8"), name
 
 
+def test_a_library_the_catalogue_links_to_is_found_beside_it(imported: Path, tmp_path: Path) -> None:
+    # the shared weapons in a library catalogue, the units in one that links to it: give the units only
+    text = (FIX / "marines.cat").read_text("utf-8")
+    start, end = text.index("  <selectionEntries>"), text.index("  <sharedSelectionEntries>")
+    library = (text[:start] + text[end:]).replace('id="cat-marines" name="Star Wardens"',
+                                                  'id="cat-lib" name="Wardens Library"')
+    units = text[:end] + ('  <catalogueLinks>\n    <catalogueLink id="cl-lib" name="Wardens Library" '
+                          'targetId="cat-lib" type="catalogue"/>\n  </catalogueLinks>\n</catalogue>\n')
+    (tmp_path / "library.cat").write_text(library, "utf-8")
+    (tmp_path / "units.cat").write_text(units, "utf-8")
+    (tmp_path / "other.cat").write_text("<catalogue id='x' name='unrelated'/>", "utf-8")
+    out = tmp_path / "a" / "skirmish"
+    r = warscribe("import", "battlescribe", str(FIX / "skirmish.gst"), str(tmp_path / "units.cat"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "links to entries in no file given" not in r.stdout
+    assert "units.cat revision 7, library.cat revision 7" in (out / "ruleset.rules").read_text("utf-8")
+    d = _declarations(out)
+    assert d["captain_varro"]["weapons"] == ["bolt_pistol"] and d["battle_brother"]["weapons"] == ["bolter"]
+
+
 def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path: Path) -> None:
     r = warscribe("army", "check", str(imported), str(FIX / "patrol.ros"))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -107,6 +127,21 @@ def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path
     r = warscribe("army", "check", str(imported), str(no_hq))
     assert r.returncode == 1
     assert "At least 1 HQ. (hq = 0)" in r.stdout and "1 units, 74 points" in r.stdout
+    # a game size the army rules do not allow is said, and the list checked at theirs
+    bigger = tmp_path / "bigger.ros"
+    bigger.write_text(text.replace('<costLimit name="pts" typeId="ct-pts" value="500"/>',
+                                   '<costLimit name="pts" typeId="ct-pts" value="1000"/>'), "utf-8")
+    r = warscribe("army", "check", str(imported), str(bigger))
+    assert r.returncode == 0 and "the roster's limit of 1000 points is not one of Patrol Detachment's (500)" in r.stderr
+    allowing = tmp_path / "allowing"
+    shutil.copytree(imported, allowing)
+    army = (allowing / "army.rules").read_text("utf-8").replace("    points 500\n", "    points 500 or 1000\n")
+    (allowing / "army.rules").write_text(army.replace("require points <= limit:", "require points >= limit / 4: "
+                                                      '"A quarter of the game at least."\n    require points <= limit:'),
+                                         "utf-8")
+    assert warscribe("army", "check", str(allowing), str(FIX / "patrol.ros")).returncode == 0  # 164 >= 500 / 4
+    r = warscribe("army", "check", str(allowing), str(bigger))  # the player's 1000: 164 < 1000 / 4
+    assert r.returncode == 1 and "A quarter of the game at least. (limit = 1000, points = 164)" in r.stdout
     # a squad bought too big breaks its composition
     big = tmp_path / "big.ros"
     big.write_text(text.replace('number="4" type="model"', 'number="12" type="model"'), "utf-8")
@@ -162,6 +197,67 @@ def test_values_are_read_by_kind_or_kept_as_text_with_a_note(tmp_path: Path) -> 
     assert d["claw"]["stats"] == {"Strength": "+2", "Damage": "D3+1", "Attacks": "3"}
     assert d["gun"]["stats"] == {"Strength": "*", "Damage": "2", "Attacks": "-"}
     assert d["beast"]["stats"] == {"Save": "4+", "Move": '8"'} and d["beast"]["weapons"] == ["claw", "gun"]
+
+
+GROUPED = """<gameSystem xmlns="http://www.battlescribe.net/schema/gameSystemSchema" id="g" name="Grouped">
+  <costTypes><costType id="pts" name="pts" defaultCostLimit="-1"/></costTypes>
+  <profileTypes>
+    <profileType id="pt-u" name="Unit"><characteristicTypes><characteristicType id="c1" name="T"/>
+      <characteristicType id="c2" name="W"/></characteristicTypes></profileType>
+    <profileType id="pt-a" name="Abilities"><characteristicTypes><characteristicType id="c3" name="Description"/>
+      </characteristicTypes></profileType>
+  </profileTypes>
+  <selectionEntries>
+    <selectionEntry id="u" name="Warriors" type="unit">
+      <profiles>
+        <profile id="pu" name="Warriors" typeId="pt-u"><characteristics><characteristic name="T" typeId="c1">4</characteristic>
+          <characteristic name="W" typeId="c2">1</characteristic></characteristics></profile>
+        <profile id="pa" name="Legion" typeId="pt-a"><characteristics>
+          <characteristic name="Description" typeId="c3">Many.</characteristic></characteristics></profile>
+      </profiles>
+      <selectionEntryGroups>
+        <selectionEntryGroup id="g1" name="Models">
+          <constraints><constraint type="min" value="10" field="selections" scope="parent" id="g1min"/>
+            <constraint type="max" value="20" field="selections" scope="parent" id="g1max"/></constraints>
+          <selectionEntries>
+            <selectionEntry id="m1" name="Warrior with flayer" type="model">
+              <constraints><constraint type="max" value="20" field="selections" scope="parent" id="m1max"/></constraints>
+            </selectionEntry>
+            <selectionEntry id="m2" name="Warrior with reaper" type="model">
+              <constraints><constraint type="max" value="20" field="selections" scope="parent" id="m2max"/></constraints>
+            </selectionEntry>
+          </selectionEntries>
+        </selectionEntryGroup>
+        <selectionEntryGroup id="g2" name="Enhancements">
+          <selectionEntries>
+            <selectionEntry id="e1" name="Fancy Cloak" type="upgrade">
+              <profiles><profile id="pe" name="Fancy Cloak" typeId="pt-a"><characteristics>
+                <characteristic name="Description" typeId="c3">Looks good.</characteristic></characteristics></profile>
+              </profiles>
+            </selectionEntry>
+          </selectionEntries>
+        </selectionEntryGroup>
+      </selectionEntryGroups>
+      <costs><cost name="pts" typeId="pts" value="90"/></costs>
+    </selectionEntry>
+  </selectionEntries>
+</gameSystem>
+"""
+
+
+def test_a_group_of_model_choices_bounds_the_squad_and_options_abilities_stay_off_it(tmp_path: Path) -> None:
+    # ten to twenty models in any mix of two kinds (the unit profile shared); an enhancement a player may buy
+    (tmp_path / "grouped.gst").write_text(GROUPED, "utf-8")
+    out = tmp_path / "a" / "grouped"
+    r = warscribe("import", "battlescribe", str(tmp_path / "grouped.gst"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "abilities of options a unit may take (not given to the unit) (e.g. Fancy Cloak)" in r.stdout
+    d = _declarations(out)
+    squad = d["warriors"]
+    assert (squad["unit"], squad["models"], squad["points"]) == ("warrior_with_flayer", {"min": 10, "max": 20}, 90)
+    assert [a["id"] for a in squad["abilities"]] == ["legion"]
+    assert d["warrior_with_reaper"]["stats"] == {"T": "4", "W": "1"}
+    assert "fancy_cloak" not in d
 
 
 def test_a_roster_of_units_the_ruleset_lacks_is_refused_by_name(imported: Path, tmp_path: Path) -> None:
@@ -322,6 +418,67 @@ def _refused(tmp_path: Path, path: Path, words: str) -> None:
     message = r.stderr.strip()
     assert words in message and len(message.splitlines()) == 1, message
     assert not out.exists()
+
+
+LOOPS = """<gameSystem xmlns="http://www.battlescribe.net/schema/gameSystemSchema" id="g" name="Loops">
+  <profileTypes>
+    <profileType id="pt-u" name="Unit"><characteristicTypes><characteristicType id="c1" name="T"/>
+      <characteristicType id="c2" name="W"/></characteristicTypes></profileType>
+    <profileType id="pt-w" name="Weapon"><characteristicTypes><characteristicType id="c3" name="S"/>
+      <characteristicType id="c4" name="AP"/></characteristicTypes></profileType>
+  </profileTypes>
+  <selectionEntries>
+    <selectionEntry id="u" name="Loop &quot;&quot;&quot; [[x]]" type="model">
+      <profiles><profile id="pu" name="Loop" typeId="pt-u"><characteristics>
+        <characteristic name="T" typeId="c1">4</characteristic>
+        <characteristic name="W" typeId="c2">\"\"\"[[x]]</characteristic></characteristics></profile></profiles>
+      <entryLinks><entryLink id="l0" name="A" targetId="A" type="selectionEntry"/></entryLinks>
+    </selectionEntry>
+  </selectionEntries>
+  <sharedSelectionEntries>
+    <selectionEntry id="A" name="A" type="upgrade">
+      <profiles><profile id="pw" name="Gun" typeId="pt-w"><characteristics>
+        <characteristic name="S" typeId="c3">4</characteristic></characteristics></profile></profiles>
+      <entryLinks><entryLink id="l1" name="A" targetId="A" type="selectionEntry"/>
+        <entryLink id="l2" name="A" targetId="A" type="selectionEntry"/></entryLinks>
+      <infoLinks><infoLink id="i1" targetId="G" type="infoGroup" name="g"/></infoLinks>
+    </selectionEntry>
+  </sharedSelectionEntries>
+  <sharedInfoGroups>
+    <infoGroup id="G" name="G"><infoLinks><infoLink id="i2" targetId="G" type="infoGroup" name="g"/>
+      <infoLink id="i3" targetId="G" type="infoGroup" name="g"/></infoLinks></infoGroup>
+  </sharedInfoGroups>
+</gameSystem>
+"""
+
+
+def test_links_that_loop_and_text_that_looks_like_the_language_are_read_once_as_text(tmp_path: Path) -> None:
+    # an entry linking to itself twice, an info group doing the same: 2**32 paths if followed blindly
+    (tmp_path / "loops.gst").write_text(LOOPS, "utf-8")
+    out = tmp_path / "a" / "loops"
+    r = warscribe("import", "battlescribe", str(tmp_path / "loops.gst"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    d = _declarations(out)
+    assert d["loop_x"]["title"] == 'Loop """ [[x]]' and d["loop_x"]["stats"]["W"] == '"""[[x]]'
+    assert d["loop_x"]["weapons"] == ["gun"]
+
+
+def test_names_cannot_break_out_of_a_comment_or_command_the_terminal(tmp_path: Path) -> None:
+    # a line break (allowed in XML as &#10;) in a name that lands in a comment of ruleset.rules, a
+    # bidirectional override in one printed on the terminal
+    evil = ODD_VALUES.replace('name="Beast" type="model"', 'name="Beast" type="model"><constraints>'
+                              '<constraint type="max" value="1" field="selections" scope="roster" id="k1"/>'
+                              '</constraints><x y="1"').replace('<x y="1">', "")
+    evil = evil.replace('name="Beast" type="model"', 'name="Beast&#10;unit injected &quot;I&quot;:&#10;  Save 2+'
+                        '\u202eevil" type="model"')
+    (tmp_path / "evil.gst").write_text(evil, "utf-8")
+    out = tmp_path / "a" / "evil"
+    r = warscribe("import", "battlescribe", str(tmp_path / "evil.gst"), "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "\u202e" not in r.stdout and "\\u202e" in r.stdout
+    assert "injected" not in _declarations(out)
+    assert all(line.startswith("#") or not line.startswith(("unit", "  Save"))
+               for line in (out / "ruleset.rules").read_text("utf-8").splitlines())
 
 
 def test_a_billion_laughs_is_refused(tmp_path: Path) -> None:

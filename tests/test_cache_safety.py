@@ -272,3 +272,27 @@ def test_git_runs_none_of_the_repositorys_commands(hostile_repo: tuple[Path, Pat
     finally:
         first.write_text(text, "utf-8")
     assert sorted(m.name for m in marks.iterdir()) == []
+
+
+def test_with_caching_off_a_sealed_parser_is_read_and_nothing_written(folder: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.syntax import grammar
+
+    monkeypatch.setattr(grammar, "_shipped_parser_file", lambda variant, text: None)
+    built = grammar._load_or_build("parser")  # made and saved, sealed
+    before = sorted(p.name for p in folder.iterdir())
+    monkeypatch.setenv("WARSCRIBE_CACHE", "0")
+
+    def no_build(*args: object, **kwargs: object) -> object:
+        raise AssertionError("built again")
+    monkeypatch.setattr(grammar, "_build", no_build)
+    again = grammar._load_or_build("parser")
+    assert again.parse(TEXT, start="start") == built.parse(TEXT, start="start")
+    assert sorted(p.name for p in folder.iterdir()) == before
+    # a planted, unsealed parser is not read with caching off either: it is built instead
+    name = grammar.built_parser_name("parser", grammar.grammar_text())
+    marker = tmp_path / "ran"
+    (folder / name).write_bytes(pickle.dumps(Planted(marker)))
+    with pytest.raises(AssertionError, match="built again"):
+        grammar._load_or_build("parser")
+    assert not marker.exists()

@@ -369,6 +369,8 @@ ability lethal "Lethal": "A natural 6 to hit wounds without a roll."
   on natural 6 to hit: wound automatically
 ability pierce "Pierce": "A natural 6 to hit is not saved."
   on natural 6 to hit: no save
+ability rending "Rending": "A natural 6 to wound cuts deeper."
+  on natural 6 to wound: +1 D, +2 AP
 
 weapon plain_gun "Plain gun":
   A 1  S 4  AP 0  D 1
@@ -383,7 +385,13 @@ weapon sharp_blast "Sharp blast":
   abilities blast(2), sharp
 weapon lethal_blast "Lethal blast":
   A 1  S 4  AP 0  D 1
-  abilities blast(3), lethal
+  abilities blast(2), lethal
+weapon rending_gun "Rending gun":
+  A 1  S 4  AP 0  D 1
+  abilities rending
+weapon rending_blast "Rending blast":
+  A 1  S 4  AP 0  D 1
+  abilities blast(2), rending, sharp
 
 attack volley(shooter, weapon, target) "One volley for every weapon":
   attacks = shooter.models * weapon.A
@@ -398,7 +406,8 @@ example blast_example "A blast gun at three victims":
 '''
 
 
-def one_volley(copies: int, sharp: bool, lethal: bool, wounds: int, models: int) -> dict[int, Fraction]:
+def one_volley(copies: int, sharp: bool, lethal: bool, wounds: int, models: int,
+               rending: bool = False) -> dict[int, Fraction]:
     """Models killed by one attack of Q4, S4 against T4 and a 3+ save, each hit becoming
     ``copies`` hits (no more than ``models``), every copy carrying what its hit roll did."""
     n = min(copies, models)
@@ -410,8 +419,9 @@ def one_volley(copies: int, sharp: bool, lethal: bool, wounds: int, models: int)
         damages = []
         for i in range(n):
             w, s = rest[2 * i], rest[2 * i + 1]
-            if (w >= 4 or lethal and h == 6) and s < 3:
-                damages.append(2 if sharp and h == 6 else 1)
+            rends = rending and w == 6 and not (lethal and h == 6)  # an automatic wound rolls no die
+            if (w >= 4 or lethal and h == 6) and s < 3 + (2 if rends else 0):
+                damages.append(1 + (sharp and h == 6) + rends)
         return allocate(damages, wounds, models)
     return enumerate_attacks(1, 1 + 2 * n, play)
 
@@ -420,13 +430,17 @@ def test_one_sequence_serves_a_blast_cap_and_hooks_on_the_same_test() -> None:
     model = strict_clean(BASE + BLAST)
     for weapon, copies, sharp, lethal in (("plain_gun", 1, False, False), ("blast_gun", 2, False, False),
                                           ("sharp_gun", 1, True, False), ("sharp_blast", 2, True, False),
-                                          ("lethal_blast", 3, False, True)):
+                                          ("lethal_blast", 2, False, True), ("rending_gun", 1, False, False),
+                                          ("rending_blast", 2, True, False)):
+        rending = weapon.startswith("rending")
         for models in (1, 3):
             assert ask(model, f"volley(1 gunner, {weapon}, {models} victim).killed") == \
-                one_volley(copies, sharp, lethal, 2, models), (weapon, models)
-    # The cap is each hit's: two hits of a blast(3) gun at two models are four hits, not two.
+                one_volley(copies, sharp, lethal, 2, models, rending), (weapon, models)
+    # The cap is each hit's: at one model each hit stays one (two hits are two, not one); at three
+    # each hit becomes two.
     hits = binomial(2, Fraction(1, 2))
-    assert ask(model, "volley(2 gunner, lethal_blast, 2 victim).blasted") == {2 * k: p for k, p in hits.items()}
+    assert ask(model, "volley(2 gunner, blast_gun, 1 victim).blasted") == hits
+    assert ask(model, "volley(2 gunner, blast_gun, 3 victim).blasted") == {2 * k: p for k, p in hits.items()}
     # The old way — a cap over the totals — starts fresh attacks, and check names that step.
     totals = BASE + BLAST.replace(
         "then hits each becomes weapon.blast capped at target.models else hits",
@@ -435,3 +449,14 @@ def test_one_sequence_serves_a_blast_cap_and_hooks_on_the_same_test() -> None:
     assert errs and {d.code for d in errs} == {"W411"}
     assert all("'blasted' starts fresh attacks" in d.message for d in errs), [d.message for d in errs]
     assert any("'pierce' does on 'hit'" in d.message for d in errs)  # at the save, two steps later
+
+
+def test_following_a_none_through_many_calls_is_no_hang() -> None:
+    # Ten formulas, each calling the one below eight times: 8**10 paths, each followed once.
+    lines = [NONE_BASE, "formula g0(w) = w.AP + 1"]
+    lines += [f"formula g{i}(w) = " + " + ".join([f"g{i - 1}(w)"] * 8) for i in range(1, 11)]
+    lines += ["attack deep(shooter, weapon):", "  hits = g10(weapon) * 0",
+              'example e "E":', "  expect deep(trooper, WEAPON).hits = 0"]
+    text = "\n".join(lines) + "\n"
+    assert errors(text.replace("WEAPON", "gun")) == []
+    assert [d.code for d in errors(text.replace("WEAPON", "nogun"))] == ["W414"]

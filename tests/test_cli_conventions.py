@@ -241,3 +241,119 @@ def test_tiny_chances_are_not_printed_as_zero_and_json_numbers_are_canonical() -
     assert [row["p"] for row in data["distribution"]] == ["1/6"] * 6
     seven = json.loads(run("eval", "rules/console-40k", "2d6", "--json")[1])
     assert seven["mean"] == "7" and Fraction(seven["mean"]) == 7  # not "7/1"
+
+
+# -- where authors keep their rules ----------------------------------------------------------------
+
+
+def test_the_pre_commit_hooks_run_the_commands_they_name(tmp_path: Path) -> None:
+    import yaml
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [h["id"] for h in hooks] == ["warscribe-fmt", "warscribe-check", "warscribe-test"]
+    shutil.copytree(ROOT / "rules" / "console-40k", tmp_path / "rules" / "console-40k")
+    files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "rules").rglob("*"))
+    for hook in hooks:
+        assert hook["language"] == "python" and re.search(hook["files"], "rules/console-40k/lexicon.rules")
+        program, *args = hook["entry"].split()
+        assert program == "warscribe"
+        given = [f for f in files if re.search(hook["files"], f)] if hook.get("pass_filenames", True) else []
+        code, out, err = run(*args, *given, cwd=tmp_path)
+        assert code == 0, (hook["id"], out, err)
+    # a broken rule fails the check hook
+    lexicon = tmp_path / "rules" / "console-40k" / "lexicon.rules"
+    lexicon.write_text(lexicon.read_text(encoding="utf-8") + "\nstat BS BS\n", encoding="utf-8")
+    assert run(*hooks[1]["entry"].split()[1:], cwd=tmp_path)[0] == 1
+
+
+def test_the_ci_recipe_runs_commands_that_exist() -> None:
+    page = (ROOT / "site" / "ci.md").read_text(encoding="utf-8")
+    commands = set(re.findall(r"^[ \t]+(?:- run: )?warscribe (\w+)", page, re.M))
+    assert commands >= {"fmt", "check", "test", "diff", "build"}
+    for name in commands:
+        assert run(name, "--help")[0] == 0, name
+    assert "--markdown" in page and "deploy-pages" in page and "pull_request" in page
+
+
+def test_pytest_runs_without_xdist_and_counts_what_warscribe_test_counts() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NO_COLOR": "1", "PYTEST_ADDOPTS": ""}
+    collected = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "--collect-only", "-q",
+                                "-p", "no:cacheprovider", "rules/"], cwd=ROOT, env=env, capture_output=True,
+                               text=True, timeout=600)
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    items = [line for line in collected.stdout.splitlines() if "::" in line]
+    code, out, _ = run("test", "--json", "rules/")
+    assert len(items) == len(json.loads(out)["results"])
+    assert any("dark-millennia/ruleset.rules::classic-40k:" in line for line in items)  # the base's, under the overlay
+
+
+def test_the_vscode_extension_lists_every_command_it_registers_and_says_how_to_install_warscribe() -> None:
+    vscode = ROOT / "editors" / "vscode"
+    registered = set(re.findall(r"registerCommand\(\s*\"([\w.]+)\"", (vscode / "extension.js").read_text("utf-8")))
+    manifest = json.loads((vscode / "package.json").read_text("utf-8"))
+    listed = {c["command"] for c in manifest["contributes"].get("commands", [])}
+    assert registered and registered == listed  # each in the command palette, under a title
+    assert all(c.get("title") for c in manifest["contributes"]["commands"])
+    readme = (vscode / "README.md").read_text("utf-8")
+    assert "pip install warscribe" not in readme  # no such package is published
+    assert "pip install ." in readme
+
+
+def test_an_overlay_against_its_base_lists_no_id_version_or_history_as_changes(tmp_path: Path) -> None:
+    code, out, err = run("diff", "rules/classic-40k", "rules/dark-millennia", "--no-impact")
+    assert code == 0, err
+    head = out.split("\n~ ruleset dark-millennia", 1)[1].split("\n~ ", 1)[0]
+    assert "title: Classic 40K" in head  # what the overlay says differently is still shown
+    for field in ("id:", "version:", "history:", "extends:"):
+        assert f"\n    {field}" not in head, field
+    # two versions of one ruleset still show them
+    shutil.copytree(ROOT / "rules" / "console-40k", tmp_path / "old")
+    shutil.copytree(ROOT / "rules" / "console-40k", tmp_path / "new")
+    header = tmp_path / "new" / "ruleset.rules"
+    text = header.read_text(encoding="utf-8")
+    version = re.search(r"version (\d+\.\d+\.\d+)", text)
+    assert version is not None
+    header.write_text(text.replace(version.group(0), "version 9.9.9", 1), encoding="utf-8")
+    out = run("diff", str(tmp_path / "old"), str(tmp_path / "new"), "--no-impact")[1]
+    assert f"version: {version.group(1)} → 9.9.9" in out
+
+
+# -- --json wherever a command answers with data ----------------------------------------------------
+
+
+def test_json_on_play_army_fmt_and_build(tmp_path: Path) -> None:
+    code, out, err = run("play", "rules/console-40k", "--auto", "--seed", "1", "--json")
+    events = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and events[0]["event"] == "start" and events[-1]["event"] == "end"
+    assert any(e["event"] == "volley" and e["unit"].startswith(("Space Marines: ", "Orks: ")) for e in events)
+    code, out, err = run("play", "rules/console-40k", "--json")
+    assert code == 2 and "add --auto" in err
+    roster = tmp_path / "list.txt"
+    roster.write_text("30 ork_boy\n", encoding="utf-8")
+    code, out, err = run("army", "check", "rules/console-40k", str(roster), "--json")
+    data = json.loads(out)
+    assert code == 1 and data["ok"] is False and data["units"] == 1
+    assert data["violations"] and all(v["rule"] and v["span"]["line"] > 0 for v in data["violations"])
+    code, out, err = run("fmt", "--check", "--json", "rules/console-40k")
+    assert code == 0 and json.loads(out) == {"would_reformat": [], "unchanged": 6, "errors": []}
+    assert run("fmt", "--json", "--diff", "rules/console-40k")[0] == 2
+    (tmp_path / "rules" / "tiny").mkdir(parents=True)
+    (tmp_path / "rules" / "tiny" / "ruleset.rules").write_text(
+        'ruleset tiny "Tiny":\n  version 1.0.0\n\nstat BS "Skill" 1..10: "Aim."\n', encoding="utf-8")
+    code, out, err = run("build", "--json", "-q", cwd=tmp_path, env={"NO_MKDOCS_2_WARNING": "1"})
+    assert code == 0, err
+    built = json.loads(out)
+    assert built["pages"] > 3 and Path(built["out"]).resolve() == (tmp_path / "public").resolve()
+    assert built["warnings"] == 0 and err == ""  # -q: no progress lines either
+
+
+def test_verbose_before_or_after_the_command() -> None:
+    before = run("-v", "test", "rules/console-40k")[1]
+    after = run("test", "-v", "rules/console-40k")[1]
+    plain = run("test", "rules/console-40k")[1]
+    assert "ok   console-40k example first_move" in before and "ok   console-40k example" in after
+    assert "ok   " not in plain

@@ -164,3 +164,38 @@ def test_the_language_server_offers_the_same_fixes(tmp_path: Path) -> None:
         text = text[:a] + e.new_text + text[b:]
     r = warscribe("check", "--fix", "--no-versions", "rules/s", cwd=tmp_path)
     assert r.returncode == 0 and text == (folder / "ruleset.rules").read_text("utf-8")
+
+
+def test_a_base_rulesets_file_outside_the_paths_given_is_not_written(tmp_path: Path) -> None:
+    rules = old_rules(tmp_path)
+    lexicon = rules / "classic-40k" / "characteristics.rules"
+    before = lexicon.read_bytes()
+    r = warscribe("check", "--fix", "--no-versions", "rules/dark-millennia", cwd=tmp_path)
+    assert r.returncode == 1 and lexicon.read_bytes() == before
+    assert "rules/classic-40k/characteristics.rules: outside rules/dark-millennia; not fixed" in r.stderr
+
+
+CHOICES = '''ruleset c "C":
+  version 1.0.0
+
+stat BS "Ballistic Skill" 2..6: "b"
+situation cover "Cover" one of open, soft, hard
+test hit(BS) = roll d6 >= BS
+modifier hiding "Hiding": -1 to hit when cover is sfot   # a typo
+rule cover_rule "Cover": "Hits on a unit [[hidign|in hiding]] are harder."
+
+example e "E":
+  let h = hit(4) with cover = hadr
+  expect P(h) = 1/3
+'''
+
+
+def test_a_misspelt_choice_and_link_are_fixed_where_the_match_is_certain(tmp_path: Path) -> None:
+    folder = tmp_path / "rules" / "c"
+    folder.mkdir(parents=True)
+    (folder / "ruleset.rules").write_text(CHOICES, "utf-8")
+    r = warscribe("check", "--fix", "--no-versions", "rules/c", cwd=tmp_path)
+    fixed = (folder / "ruleset.rules").read_text("utf-8")
+    assert fixed == CHOICES.replace("is sfot", "is soft").replace("[[hidign|", "[[hiding|").replace(
+        "= hadr", "= hard"), r.stdout + r.stderr
+    assert r.returncode == 0 and "3 fixes made" in r.stdout

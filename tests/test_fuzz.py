@@ -79,3 +79,23 @@ def test_mutated_rulesets(source: str, data: st.DataObject) -> None:
 
 def test_corpus_is_not_empty() -> None:
     assert len(CORPUS) >= 10
+
+
+def test_battle_logs_army_lists_and_command_lines_give_no_traceback(tmp_path: Path) -> None:
+    """A few inputs of the long run's other doors (bench/fuzz.py --kinds io): damaged battle logs
+    replayed, army lists checked, command lines with odd options, run in process."""
+    import random
+    import sys
+
+    sys.path.insert(0, str(RULES.parent / "bench"))
+    from fuzz_io import exercise_io, log_lines, make_army, make_command, make_log
+
+    rng = random.Random(int(os.environ.get("WARSCRIBE_FUZZ_SEED", "3")))
+    lines = log_lines()
+    statuses = []
+    for i in range(int(os.environ.get("WARSCRIBE_FUZZ_IO", "24"))):
+        kind = ("log", "army", "command")[i % 3]
+        data = (make_log(rng, lines) if kind == "log" else make_army(rng) if kind == "army"
+                else make_command(rng, tmp_path))
+        statuses.append(exercise_io(kind, data, tmp_path))  # raises on a traceback
+    assert set(statuses) <= {0, 1, 2}

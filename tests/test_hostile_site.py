@@ -112,9 +112,8 @@ def test_long_words_rtl_text_and_emoji_arrive_whole(built: Path) -> None:
 
 
 def test_hostile_text_is_shown_as_text(built: Path) -> None:
-    sheet = (built / "datasheets" / "index.html").read_text(encoding="utf-8")
-    assert "&lt;script&gt;alert(16)&lt;/script&gt;" in sheet
-    reference = (built / "quick-reference" / "index.html").read_text(encoding="utf-8")
-    assert "&lt;script&gt;alert(12)&lt;/script&gt;" in reference
-    notes = (built / "notes" / "index.html").read_text(encoding="utf-8")
-    assert "&lt;script&gt;alert(13)&lt;/script&gt;" in notes
+    def text(page: str) -> str:  # a word joiner follows each `<` that could open a tag (markup.inert)
+        return (built / page / "index.html").read_text(encoding="utf-8").replace("&lt;\u2060", "&lt;")
+    assert "&lt;script&gt;alert(16)&lt;/script&gt;" in text("datasheets")
+    assert "&lt;script&gt;alert(12)&lt;/script&gt;" in text("quick-reference")
+    assert "&lt;script&gt;alert(13)&lt;/script&gt;" in text("notes")

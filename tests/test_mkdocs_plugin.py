@@ -123,7 +123,7 @@ def test_hostile_names_stay_text_in_the_built_site(tmp_path):
         assert "<script>alert" not in text, html
         assert "<img src=x" not in text, html
     sheet = (root / "public" / "evil" / "datasheets" / "index.html").read_text(encoding="utf-8")
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in sheet
+    assert "&lt;\u2060script&gt;alert(1)&lt;\u2060/script&gt;" in sheet  # text, also read back as HTML
 
 
 def test_warscribe_build_needs_no_configuration(tmp_path, monkeypatch):
@@ -352,3 +352,19 @@ def test_search_reads_less_html_and_indexes_the_same(tmp_path, monkeypatch):
     index = json.loads(fast["search/search_index.json"])
     assert any("Folded text." in doc["text"] for doc in index["docs"])  # not a skipped block: still searched
     assert not any("not searched" in doc["text"] for doc in index["docs"])
+
+
+def test_a_mkdocs_build_never_publishes_the_mark_of_a_warscribe_build(tmp_path: Path) -> None:
+    """`mike deploy` runs `mkdocs build`, which keeps the hidden files of the folder it cleans:
+    the mark a `warscribe build` left in public/ must not be published with the new site."""
+    from compiler.site.output import MARKER
+
+    root = project(tmp_path, {"tiny": 'ruleset tiny "Tiny":\n  version 1.0.0\n\nstat BS "Skill" 1..10: "Aim."\n'})
+    (root / "public").mkdir()
+    (root / "public" / MARKER).write_text("from an earlier warscribe build\n", encoding="utf-8")
+    (root / "public" / ".kept").write_text("someone's hidden file\n", encoding="utf-8")
+    r = mkdocs(root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (root / "public" / "tiny" / "lexicon" / "index.html").is_file()
+    assert not (root / "public" / MARKER).exists()
+    assert (root / "public" / ".kept").is_file()  # MkDocs' own rule for hidden files stands otherwise

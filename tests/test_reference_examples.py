@@ -70,7 +70,9 @@ def subsection(title: str) -> str:
 
 def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     from compiler.battle import Battle, GreedyPolicy, Rules
-    source = subsection("Objectives, scores and victory")
+    source = subsection("Objectives, scores and victory") + "\n" + subsection("A table in two dimensions") + "\n" + \
+        subsection("Turn structures").replace(
+        "test steady(Ld)", "stat Ld \"Leadership\" 2..12: \"l\"\ntest steady(Ld)")
     assert "objective the_relic" in source and "by reaching 10" in source
     result = compile_text(PRELUDE + UNITS.replace("Sv 3+  A 1", "Sv 3+  A 1  OC 1").replace("Sv 6+  A 1", "Sv 6+  A 1  OC 1")
                           + "\n" + source)
@@ -79,6 +81,11 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     battle = Battle(Rules(model), model.get("relic"), [GreedyPolicy(), GreedyPolicy()], seed=2)
     out = battle.run()
     assert out.reason in ("wipe_out", "first_to_ten", "most_points", "turn limit")
+    table = Battle(Rules(model), model.get("table_fight"), [GreedyPolicy(), GreedyPolicy()], seed=3)
+    assert table.state.table is not None and [a.aid for a in table.state.table.areas] == ["copse", "east_wall"]
+    assert table.run().reason in ("table_wipe", "turn limit")
+    game = model.get("firefight_turns")
+    assert game.initiative is not None and game.casualties_at_end and game.phases[0].actions[0].must
 
 
 @pytest.mark.parametrize("title", SECTIONS)

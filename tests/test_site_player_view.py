@@ -9,12 +9,17 @@ pages in Chromium at 1280x900 and 390x844.  The site is the session's one build 
 """
 from __future__ import annotations
 
+import functools
+import gzip
 import html
 import html.parser
+import http.server
+import io
 import os
 import re
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -288,3 +293,245 @@ def test_heat_cells_grow_lighter_with_the_chance_and_keep_their_text_readable(br
     by_p = sorted({round(c["p"], 3): lightness(luminance(c["bg"])) for c in cells}.items())
     assert all(b >= a - 0.1 for (_, a), (_, b) in zip(by_p, by_p[1:])), by_p
     assert by_p[-1][1] - by_p[0][1] >= 25, by_p  # CIE L*, 0 (black) to 100 (white)
+
+
+# ---------------------------------------------------------------------------
+# 4. Search for players, and a light first load
+# ---------------------------------------------------------------------------
+
+class _Compressing(http.server.SimpleHTTPRequestHandler):
+    """Files as a web host serves them: gzip-compressed when the browser accepts it."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def send_head(self):  # type: ignore[no-untyped-def]
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            path = os.path.join(path, "index.html")
+        if "gzip" not in self.headers.get("Accept-Encoding", "") or not os.path.isfile(path):
+            return super().send_head()
+        with open(path, "rb") as f:
+            data = gzip.compress(f.read(), 6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        return io.BytesIO(data)
+
+
+@pytest.fixture(scope="module")
+def host_url(built_site: Path) -> Iterator[str]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Compressing, directory=str(built_site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def heaviest_pages(built_site: Path) -> list[str]:
+    """The largest page of each ruleset, and the home page."""
+    out = [""]
+    for rs_id in ruleset_ids():
+        biggest = max((built_site / rs_id).rglob("index.html"), key=lambda p: p.stat().st_size)
+        out.append(str(biggest.parent.relative_to(built_site)) + "/")
+    return out
+
+
+def test_a_cold_page_load_stays_under_350_kb_and_leaves_the_search_index_until_search_opens(
+        browser: Any, host_url: str, built_site: Path) -> None:
+    for path in heaviest_pages(built_site):
+        context = browser.new_context(viewport=DESKTOP)
+        page = context.new_page()
+        got: list[tuple[str, int]] = []
+        page.on("requestfinished", lambda r: got.append((r.url, r.sizes()["responseBodySize"])))
+        page.goto(host_url + path, wait_until="networkidle")
+        assert not any("search_index" in url for url, _ in got), path
+        weight = sum(size for url, size in got)
+        assert 50_000 < weight <= 350_000, (path, weight, sorted(got, key=lambda x: -x[1])[:5])
+        if path == "":  # opening search fetches the index, and it works
+            with page.expect_request(re.compile(r".*search_index\.json$")):
+                page.locator("input.md-search__input").click()
+        context.close()
+
+
+def search(page: Page, url: str, query: str) -> list[str]:
+    page.goto(url)
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill(query)
+    box.press("End")
+    page.locator(".md-search-result__item").first.wait_for()
+    return page.locator(".md-search-result__item").all_inner_texts()
+
+
+def test_a_name_typed_as_one_word_finds_the_rule_and_units_show_their_stat_line(page: Page, site_url: str) -> None:
+    page.set_viewport_size(DESKTOP)
+    found = search(page, site_url + "40k-s/", "deepstrike")
+    assert any(r.splitlines()[1:2] == ["Deep strike"] or "Deep strike" in r.split("\n")[:3] for r in found), found[:3]
+    found = search(page, site_url + "console-40k/", "Ork Boy stat line")
+    assert any("Stat line: WS 4 · BS 2 · S 3 · T 4" in r for r in found[:3]), found[:3]
+
+
+def test_search_ranks_rules_above_the_lexicon_and_leaves_stubs_out(built_site: Path) -> None:
+    import json
+
+    from compiler.driver import compile_paths
+    from compiler.site.searchextra import page_location
+    from compiler.site.sitemap import stub_chapters
+
+    docs = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    stubs = {page_location(p) for p in stub_chapters(compile_paths([str(ROOT / "rules")]).rulesets)}
+    assert not [d["location"] for d in docs if d["location"].split("#")[0] in stubs]
+    boost = {d["location"]: d.get("boost", 1.0) for d in docs}
+    rule = boost["nuceria-rts/rulebook/movement/#arriving"]
+    term = boost["nuceria-rts/lexicon/#deepstrike"]
+    assert rule > term > boost.get("nuceria-rts/notes/#notes-deep_strike_penalty", 1.0)
+
+
+def axe_script() -> str:
+    """axe-core's script, from the test extra's axe-playwright-python (no network at test time)."""
+    import axe_playwright_python
+
+    return (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
+
+
+def axe_sample(built_site: Path) -> list[str]:
+    """The site's own pages and a page of each ruleset, each of a kind in turn (a full crawl in both
+    schemes would be minutes of the suite: axe takes seconds on a page of thousands of elements)."""
+    kinds = ["quick-reference/", "rulebook/", "datasheets/", "examples/", "lexicon/", "battles/", "notes/", ""]
+    out = ["", "comparison/", "language/"]
+    turn = 0
+    for rs_id in ruleset_ids():
+        taken = 0
+        while taken < 1 and turn < 10 * len(kinds):
+            kind = kinds[turn % len(kinds)]
+            turn += 1
+            folder = built_site / rs_id / kind
+            if kind == "rulebook/" and folder.is_dir():
+                kind += sorted(p.name for p in folder.iterdir())[0] + "/"
+            if (built_site / rs_id / kind / "index.html").is_file():
+                out.append(f"{rs_id}/{kind}")
+                taken += 1
+    return out + [f"{rs_id}/house-rules/" for rs_id in ruleset_ids()
+                  if (built_site / rs_id / "house-rules" / "index.html").is_file()]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_or_critical_violation(browser: Any, site_url: str, built_site: Path, scheme: str) -> None:
+    script = axe_script()
+    context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
+    page = context.new_page()
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    found = {}
+    sample = axe_sample(built_site)
+    kinds = {p.split("/", 1)[1].split("/")[0] for p in sample if "/" in p[:-1]}
+    assert len(sample) == 10 and kinds >= {"quick-reference", "rulebook", "datasheets", "examples", "house-rules",
+                                            "lexicon", "battles"}
+    for path in sample:
+        page.goto(site_url + path)
+        page.add_script_tag(content=script)
+        # The heat cells (hundreds on a quick reference) and code blocks (a span per token) are left
+        # to the tests above and below, which check every one of their colours: through axe they
+        # would take minutes.
+        bad = page.evaluate("""async () => (await axe.run({exclude: [['.ws-heat'], ['pre']]},
+                                                         {resultTypes: ['violations']})).violations
+            .filter(v => v.impact === 'serious' || v.impact === 'critical')
+            .map(v => v.id + ' ×' + v.nodes.length + ': ' + v.nodes[0].target.join(' ')
+                      + ' — ' + (v.nodes[0].failureSummary || '').slice(0, 160))""")
+        if bad:
+            found[path] = bad
+    context.close()
+    assert not found, found
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_colour_of_highlighted_code_reads_at_4_5_to_1(browser: Any, site_url: str, scheme: str) -> None:
+    context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
+    page = context.new_page()
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    page.goto(site_url + "language/")
+    pairs = page.evaluate("""() => { const g = document.createElement('canvas').getContext('2d');
+      const rgb = css => { g.clearRect(0, 0, 1, 1); g.fillStyle = '#000'; g.fillStyle = css; g.fillRect(0, 0, 1, 1);
+                           return Array.from(g.getImageData(0, 0, 1, 1).data).slice(0, 3).join(','); };
+      const seen = {};  // a translucent colour is measured as painted on its background
+      for (const e of document.querySelectorAll('article pre code span[class]')) {
+        let under = e.parentElement, bg = 'rgba(0, 0, 0, 0)';
+        while (under && /rgba\(.*, 0\)$|transparent/.test(bg = getComputedStyle(under).backgroundColor)) {
+          under = under.parentElement;
+        }
+        let fg = getComputedStyle(e).color;
+        const key = e.className + ' ' + fg + ' on ' + bg;
+        if (!seen[key]) {
+          const box = document.createElement('canvas').getContext('2d');
+          box.fillStyle = bg; box.fillRect(0, 0, 1, 1); box.fillStyle = fg; box.fillRect(0, 0, 1, 1);
+          seen[key] = [Array.from(box.getImageData(0, 0, 1, 1).data).slice(0, 3), rgb(bg).split(',').map(Number)];
+        }
+      }
+      return seen; }""")
+    context.close()
+    assert len(pairs) >= 8
+    for key, (fg, bg) in pairs.items():
+        hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
+        assert (hi + 0.05) / (lo + 0.05) >= 4.5, (key, round((hi + 0.05) / (lo + 0.05), 2))
+
+
+# ---------------------------------------------------------------------------
+# 6. Phone: no table loses a column
+# ---------------------------------------------------------------------------
+
+PHONE_TABLES = """() => [...document.querySelectorAll('article table')].filter(t => t.checkVisibility()).map(t => {
+  const box = t.closest('.md-typeset__scrollwrap');
+  const out = {head: t.rows[0].innerText.replace(/\\s+/g, ' ').slice(0, 50), box: !!box, columns: t.rows[0].cells.length};
+  if (!box) { out.right = t.getBoundingClientRect().right; return out; }
+  const b = box.getBoundingClientRect();
+  out.boxRight = b.right; out.boxLeft = b.left;
+  out.sideways = box.scrollWidth > box.clientWidth + 1;
+  out.overflow = getComputedStyle(box).overflowX;
+  out.focusable = box.getAttribute('tabindex') === '0';
+  out.cue = getComputedStyle(box, '::before').content;
+  box.scrollLeft = box.scrollWidth;  // then, scrolled to the end: the last column in view, the first held
+  return out;
+})"""
+
+SCROLLED_TO_THE_END = """() => [...document.querySelectorAll('article table')].filter(t => t.checkVisibility()).map(t => {
+  const box = t.closest('.md-typeset__scrollwrap');
+  if (!box) { return {}; }
+  const b = box.getBoundingClientRect();
+  const last = t.rows[0].cells[t.rows[0].cells.length - 1].getBoundingClientRect();
+  const first = t.rows[t.rows.length - 1].cells[0].getBoundingClientRect();
+  return {lastIn: last.right <= b.right + 1 && last.left >= b.left - 1,
+          firstIn: first.left >= b.left - 1 && first.right <= b.right + 1,
+          cueAtEnd: getComputedStyle(box, '::before').content};
+})"""
+
+
+def test_at_390_px_every_chart_keeps_all_its_columns(browser: Any, site_url: str, built_site: Path) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    lost, seen, scrolled = [], 0, 0
+    for path in [f"{rs_id}/quick-reference/" for rs_id in ruleset_ids()] + ["console-40k/datasheets/", "comparison/"]:
+        page.goto(site_url + path)
+        page.wait_for_timeout(100)  # the script that marks wide boxes runs once the page is ready
+        tables = page.evaluate(PHONE_TABLES)
+        page.wait_for_timeout(100)  # the scroll events reach the page's script
+        for t, end in zip(tables, page.evaluate(SCROLLED_TO_THE_END)):
+            t.update(end)
+            seen += 1
+            if not t["box"]:
+                if t["right"] > PHONE["width"] + 1:
+                    lost.append((path, t))
+                continue
+            if t["boxRight"] > PHONE["width"] + 1 or t["boxLeft"] < -1:
+                lost.append((path, "box off screen", t))
+            if t["sideways"]:
+                scrolled += 1
+                ok = (t["overflow"] in ("auto", "scroll") and t["focusable"] and t["lastIn"] and t["firstIn"]
+                      and "More columns" in t["cue"] and t["cueAtEnd"] == "none")
+                if not ok:
+                    lost.append((path, t))
+    context.close()
+    assert seen > 40
+    assert not lost, lost[:5]

@@ -3,6 +3,7 @@ steps, scoring and victory.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from lark import Token
@@ -36,7 +37,42 @@ class GameBuilder(BuilderBase):
                       next((x.data for x in items if isinstance(x, Item) and x.tag == "orders_set"), None),
                       tuple(x for x in items if isinstance(x, A.DerivedSituation)),
                       next((x for x in items if isinstance(x, A.Control)), None),
-                      next((x.data for x in items if isinstance(x, Item) and x.tag == "undecided"), "draw"))
+                      next((x.data for x in items if isinstance(x, Item) and x.tag == "undecided"), "draw"),
+                      next((x for x in items if isinstance(x, A.Initiative)), None),
+                      any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items),
+                      tuple(x for x in items if isinstance(x, A.TerrainKind)))
+
+    @with_meta
+    def terrain_kind(self, meta: Any, c: list[Any]) -> A.TerrainKind:
+        said: dict[str, Any] = dict(x for x in c[2:] if isinstance(x, tuple))
+        return A.TerrainKind(self.span(meta), str(c[0]), unquote(str(c[1])), said.get("inside"), said.get("through"),
+                             bool(said.get("blocks")), int(said.get("cost", 1)), bool(said.get("impassable")))
+
+    def ter_in(self, c: list[Any]) -> tuple[str, Any]:
+        return ("inside", str(c[0]))
+
+    def ter_through(self, c: list[Any]) -> tuple[str, Any]:
+        return ("through", str(c[0]))
+
+    def ter_blocks(self, c: list[Any]) -> tuple[str, Any]:
+        return ("blocks", True)
+
+    def ter_cost(self, c: list[Any]) -> tuple[str, Any]:
+        return ("cost", int(str(c[0])))
+
+    def ter_impassable(self, c: list[Any]) -> tuple[str, Any]:
+        return ("impassable", True)
+
+    @with_meta
+    def initiative(self, meta: Any, c: list[Any]) -> A.Initiative:
+        return A.Initiative(self.span(meta), c[0], c[1])
+
+    def tie_rule(self, c: list[Any]) -> str:
+        return str(c[0])  # "reroll", "keep" or "swap"
+
+    @with_meta
+    def casualties_at_end(self, meta: Any, c: list[Any]) -> Item:
+        return Item("casualties_at_end", self.span(meta), True)
 
     @with_meta
     def control(self, meta: Any, c: list[Any]) -> A.Control:
@@ -156,6 +192,12 @@ class GameBuilder(BuilderBase):
         return A.Action(self.span(meta), str(c[0]), unquote(str(c[1])), effects, unless)
 
     @with_meta
+    def must_action(self, meta: Any, c: list[Any]) -> A.Action:
+        effects = tuple(x for x in c[2:] if isinstance(x, A.ActionEffect))
+        unless = tuple(str(x) for x in c[2:] if isinstance(x, Token) and x.type == "NAME")
+        return A.Action(self.span(meta), str(c[0]), unquote(str(c[1])), effects, unless, True)
+
+    @with_meta
     def eff_move(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "move", None, c[0])
 
@@ -177,7 +219,10 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def eff_sets(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "sets", str(c[0]), None, c[1] if len(c) > 1 else None)
+        until = c[1] if len(c) > 1 and isinstance(c[1], Until) else None
+        period = c[1] if len(c) > 1 and isinstance(c[1], str) else None
+        return A.ActionEffect(self.span(meta), "sets", str(c[0]), None, period,
+                              until=until.test if until is not None else None)
 
     out_sets = eff_sets
 
@@ -187,6 +232,9 @@ class GameBuilder(BuilderBase):
 
     def duration(self, c: list[Any]) -> str:
         return str(c[0])
+
+    def until_passed(self, c: list[Any]) -> Until:
+        return Until(c[0])
 
     def period(self, c: list[Any]) -> str:
         return " ".join(str(t) for t in c)
@@ -217,7 +265,19 @@ class GameBuilder(BuilderBase):
         return A.Scenario(self.span(meta), str(c[0]), unquote(str(c[1])), one.get("game"), one.get("army"),
                           one.get("turns"), one.get("distance"), one.get("first"),
                           tuple(x for x in items if isinstance(x, A.Side)), self._prose(items),
-                          tuple(x for x in items if isinstance(x, A.Objective)))
+                          tuple(x for x in items if isinstance(x, A.Objective)),
+                          next((x.data for x in items if isinstance(x, Item) and x.tag == "table"), None),
+                          tuple(x for x in items if isinstance(x, A.TerrainArea)))
+
+    @with_meta
+    def sc_table(self, meta: Any, c: list[Any]) -> Item:
+        return Item("table", self.span(meta), (_inches(c[0]), _inches(c[1])))
+
+    @with_meta
+    def sc_terrain(self, meta: Any, c: list[Any]) -> A.TerrainArea:
+        x0, y0, x1, y1 = (_inches(t) for t in c[3:7])
+        return A.TerrainArea(self.span(meta), str(c[0]), unquote(str(c[1])), str(c[2]),
+                             (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
 
     @with_meta
     def sc_objective(self, meta: Any, c: list[Any]) -> A.Objective:
@@ -253,8 +313,16 @@ class GameBuilder(BuilderBase):
     @with_meta
     def side_unit(self, meta: Any, c: list[Any]) -> A.SideUnit:
         names = [str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"]
-        at = next((_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"), None)
-        return A.SideUnit(self.span(meta), int(str(c[0])), names[0], tuple(names[1:]), at)
+        at = [_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"]
+        return A.SideUnit(self.span(meta), int(str(c[0])), names[0], tuple(names[1:]), at[0] if at else None,
+                          at[1] if len(at) > 1 else None)
+
+
+@dataclass(frozen=True, slots=True)
+class Until:
+    """``until passed TEST``, on its way to the status effect that it ends."""
+
+    test: A.Expr
 
 
 def _inches(token: Any) -> int:

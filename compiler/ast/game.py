@@ -72,6 +72,7 @@ class ActionEffect:
     value: Expr | None = None
     period: str | None = None
     stat: str | None = None
+    until: Expr | None = None  # ``sets pinned until passed rally(Ld)``: the test that ends the status
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,39 @@ class Action:
     title: str
     effects: tuple[ActionEffect, ...]
     unless: tuple[str, ...] = ()
+    must: bool = False  # ``must action …``: a unit offered it may not do nothing
+
+
+@dataclass(frozen=True, slots=True)
+class Initiative:
+    """``initiative each game turn: roll d6, ties reroll``: who goes first is rolled for at the
+    start of each game turn, the higher roll first; ``ties`` is ``reroll``, ``keep`` (the order of
+    the turn before) or ``swap`` (the other player than the turn before goes first)."""
+
+    span: Span
+    roll: Expr
+    ties: str
+
+
+@dataclass(frozen=True, slots=True)
+class TerrainKind:
+    """``terrain woods "Woods": sets in_cover for units in it, blocks sight, costs 2 inches per inch``:
+    what a kind of terrain does, in the rules' own words.
+
+    ``inside`` is the situation set while a unit in it is shot at (cover); ``through`` the one set
+    when the line of fire crosses it; ``blocks`` whether it blocks sight through it; ``cost`` the
+    inches of move an inch through it takes (1: open ground); ``impassable`` whether no unit may
+    enter it.
+    """
+
+    span: Span
+    id: str
+    title: str
+    inside: str | None = None
+    through: str | None = None
+    blocks: bool = False
+    cost: int = 1
+    impassable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +243,9 @@ class Game(Decl):
     derived: tuple[DerivedSituation, ...] = ()
     control: Control | None = None
     undecided: str = "draw"  # the result when no victory condition decides: one of UNDECIDED
+    initiative: Initiative | None = None
+    casualties_at_end: bool = False  # ``casualties removed at end of phase``: the hit still act until then
+    terrain: tuple[TerrainKind, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +267,7 @@ class SideUnit:
     name: str
     weapons: tuple[str, ...] = ()
     at: int | None = None
+    at_y: int | None = None  # on a table: inches up from the first side's edge (``at 12", 4"``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,3 +294,17 @@ class Scenario(Decl):
     sides: tuple[Side, ...] = ()
     prose: tuple[Prose, ...] = ()
     objectives: tuple[Objective, ...] = ()
+    table: tuple[int, int] | None = None  # ``table 48" by 36"``: width and depth in inches
+    terrain: tuple[TerrainArea, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TerrainArea:
+    """``terrain north_wood "North wood" woods from 10", 30" to 22", 40"``: an area of a kind the
+    game defines, a rectangle between two corners."""
+
+    span: Span
+    id: str
+    title: str
+    kind: str
+    corners: tuple[int, int, int, int]  # x0, y0, x1, y1

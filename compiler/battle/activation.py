@@ -75,7 +75,7 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
         if i == len(left):
             return
         unit = left.pop(i)
-        p = battle.rules.chance(dice.test, unit, None)
+        p = battle.rules.odds(dice.test, unit, None)
         if greedy:
             j = 0 if len(counts) == 1 else _greedy_dice(battle, counts, p, dice.bust, len(left))
         else:
@@ -88,7 +88,7 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
         if battle.record:
             rule = dice.test.func if isinstance(dice.test, A.Call) else ""
             battle.emit("activation", rule=rule, unit=unit.label, dice=k, successes=successes, bust=bust,
-                        chance=round(p, 6))
+                        chance=round(float(p), 6))
         if bust:
             return
         for _ in range(successes):

@@ -42,8 +42,11 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
         steps = offer[0]
         step = steps[battle.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{most}\")?",
                                           offer[1], lambda: est.moves(unit, gap, steps)))]
-    d = min(float(step), gap)
-    unit.position += d if foe.position > unit.position else -d
+    if st.table is None:
+        d = min(float(step), gap)
+        unit.position += d if foe.position > unit.position else -d
+    else:  # straight at the enemy, each inch costing what the ground costs, stopping at impassable ground
+        unit.position, unit.y = st.table.move((unit.position, unit.y), (foe.position, foe.y), float(step))
     if battle.record:
         battle.emit("move", unit=unit.label, inches=step, distance=round(st.distance(unit, foe), 3))
     return True
@@ -73,8 +76,11 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
     assert isinstance(attack, A.Attack)
     est = battle.estimates
     if target is None:
-        foes = battle.state.enemies(unit)
+        st = battle.state
+        foes = st.enemies(unit) if st.table is None else [f for f in st.enemies(unit) if st.in_sight(unit, f)]
         if not foes:
+            if battle.record and st.table is not None:
+                battle.emit("out_of_sight", unit=unit.label)
             return False
         key = (attack.id, effect.stat, est.signature(unit))
         reached = battle.memos.reached.get(key)
@@ -134,15 +140,22 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
         if effect.name:
             a.statuses[effect.name] = ""
             a.engaged_as = effect.name
-    unit.position = target.position
+    unit.position, unit.y = target.position, target.y
     return True
 
 
 @effect("sets")
 def sets(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
-    """``sets STATUS [until end of PERIOD]``: the unit holds the status until the period ends (or
-    until something clears it)."""
-    unit.statuses[effect.name or ""] = effect.period or ""
+    """``sets STATUS [until end of PERIOD | until passed TEST]``: the unit holds the status until the
+    period ends, until it passes the test (taken each time it is about to act), or until something
+    clears it."""
+    name = effect.name or ""
+    if effect.until is not None:
+        unit.statuses[name] = "passed"
+        unit.until[name] = effect.until
+    else:
+        unit.statuses[name] = effect.period or ""
+        unit.until.pop(name, None)
     if effect.period:
         battle.state.timed = True
     if battle.record:
@@ -166,11 +179,11 @@ def test(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
     the rest of the action does not happen."""
     assert effect.value is not None
     foe = battle.state.nearest_enemy(unit)
-    p = battle.rules.chance(effect.value, unit, battle.state.distance(unit, foe) if foe else None)
+    p = battle.rules.odds(effect.value, unit, battle.state.distance(unit, foe) if foe else None)
     passed = battle.chance(bernoulli(p), "test") == 0
     if battle.record:
         rule = effect.value.func if isinstance(effect.value, A.Call) else ""
-        battle.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
+        battle.emit("test", rule=rule, unit=unit.label, chance=round(float(p), 6), passed=passed)
     return passed
 
 

@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
-from compiler.battle.estimates import Estimates
+from compiler.battle.estimates import Estimates, signature
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
+from compiler.battle.turns import rally, remove_marked, roll_initiative
 from compiler.battle.victory import Referee, outcome_fields
 
 Listener = Callable[[dict[str, Any]], None]
@@ -79,6 +80,8 @@ class Battle:
         self.referee = Referee(rules, game, self.state, self.emit)
         #: the periods whose end does something (a test, a score, a status that lapses)
         self.busy = {e.period for e in game.at_end} | {s.held_at for s in game.scores if s.held_at}
+        if game.casualties_at_end:
+            self.busy.add("phase")
 
     # -- the run -------------------------------------------------------------------------
 
@@ -91,8 +94,12 @@ class Battle:
         if self.record:
             self.emit("start", first=st.sides[first], first_title=st.side_titles[first], distance=self.scenario.distance)
         st.first = first
+        initiative = self.game.initiative is not None and n == 2
         for turn in range(1, self.turns + 1):
             st.turn = turn
+            if initiative:
+                first = roll_initiative(self, first)
+                order = [first, 1 - first]
             ACTIVATIONS[self.game.activation or "whole_army"](self, order)
             if st.over:
                 break
@@ -189,15 +196,22 @@ class Battle:
 
     def act(self, unit: Unit, phase: A.Phase) -> bool:
         """``unit`` may take one of the phase's actions; False when it takes none."""
+        if unit.until:
+            rally(self, unit)
+            if not unit.alive or self.state.over:
+                return False
         statuses = unit.statuses
         if statuses and all(a.unless and any(s in statuses for s in a.unless) for a in phase.actions):
             self.estimates.sig = None
             return False  # every action of the phase is barred to the unit
         side, here = unit.side, unit.position
-        sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
-               tuple(unit.values.items()) if unit.values else (),
-               tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
-                      for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
+        if self.state.table is None:
+            sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
+                   tuple(unit.values.items()) if unit.values else (),
+                   tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
+                          for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
+        else:
+            sig = signature(self.state, unit)
         est = self.estimates
         est.sig = (unit, sig)  # valid until the first effect changes the state
         key = (phase.id, sig)
@@ -208,8 +222,9 @@ class Battle:
             acts = [a for a in phase.actions
                     if not (a.unless and any(s in statuses for s in a.unless)) and est.can_attack(unit, a)]
             # the actions, their options, and (once worked out) the greedy policy's pick
-            offer = memo.keep(key, [acts, tuple(Option(a.title, a.id) for a in acts) + (Option("Nothing", None),),
-                                    None])
+            must = any(a.must for a in acts)  # a unit offered a `must` action may not do nothing
+            offer = memo.keep(key, [acts, tuple(Option(a.title, a.id) for a in acts) +
+                                    (() if must else (Option("Nothing", None),)), None])
         actions = offer[0]
         if not actions:
             est.sig = None
@@ -218,12 +233,12 @@ class Battle:
         if self.greedy_sides[side]:
             i = offer[2]
             if i is None:
-                values = est.actions(key, unit, actions)
+                values = est.actions(key, unit, actions)[:len(offer[1])]
                 i = offer[2] = values.index(max(values))
             self.choices.append(i)
         else:
             i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
-                                   offer[1], lambda: est.actions(key, unit, actions)))
+                                   offer[1], lambda: est.actions(key, unit, actions)[:len(offer[1])]))
         if i == len(actions):
             est.sig = None
             return False
@@ -243,21 +258,27 @@ class Battle:
     def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None) -> None:
         """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once)."""
         dist = self.state.distance(unit, target)
+        cover = self.state.cover(unit, target)  # what the table sets: the target in cover, fire through smoke
         key = (attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
-               tuple(unit.values.items()) if unit.values else (), target.profile, dist)
+               tuple(unit.values.items()) if unit.values else (), target.profile, dist, cover)
         plan = self.memos.strikes.get(key)
         if plan is None:
-            plan = self.memos.strikes.keep(key, (self.rules.situation(unit, dist),
+            plan = self.memos.strikes.keep(key, (self.rules.situation(unit, dist, cover),
                                                  self.estimates.weapons(attack, unit, target, reach)))
         situation, weapons = plan
         for weapon in weapons:
-            if not target.alive or not unit.alive:
+            if target.models <= target.doomed or not unit.alive:
                 return
             law = self.rules.volley(attack, unit, weapon, target, situation)
             i = self.chance(law, "volley")
-            removed = self.state.remove_models(target, law.values[i])
-            if target.models:
-                target.wounds = law.damaged[i]
+            if self.game.casualties_at_end:  # marked now, removed when the phase ends
+                removed = min(law.values[i], target.models - target.doomed)
+                target.doomed += removed
+                target.wounds = law.damaged[i] if target.models > target.doomed else 0
+            else:
+                removed = self.state.remove_models(target, law.values[i])
+                if target.models:
+                    target.wounds = law.damaged[i]
             if self.record:
                 self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
@@ -299,13 +320,13 @@ class Battle:
                 p = self.memos.ends.get(key)
                 if p is None:
                     held = end.condition is None or self.rules.chance(end.condition, unit, None) >= 1.0
-                    p = self.memos.ends.keep(key, self.rules.chance(end.test, unit, None) if held else -1.0)
+                    p = self.memos.ends.keep(key, self.rules.odds(end.test, unit, None) if held else -1.0)
                 if p < 0:
                     continue  # the condition does not hold: no test
                 passed = self.chance(bernoulli(p), "test") == 0
                 if self.record:
                     rule = end.test.func if isinstance(end.test, A.Call) else ""
-                    self.emit("test", rule=rule, unit=unit.label, chance=round(p, 6), passed=passed)
+                    self.emit("test", rule=rule, unit=unit.label, chance=round(float(p), 6), passed=passed)
                 if not passed and end.failing is not None:
                     EFFECTS[end.failing.kind](self, unit, end.failing, None)
                 if st.over:
@@ -317,6 +338,10 @@ class Battle:
         statuses lapse."""
         st = self.state
         if period in self.busy and not st.over:
+            if period == "phase" and self.game.casualties_at_end:
+                remove_marked(self)
+            if st.over:
+                return
             self.end_of(period)
             if not st.over:
                 self.referee.period_ends(period)

@@ -29,6 +29,7 @@ class EstimateMemos:
     actions: Memo[tuple[Any, ...], float] = field(default_factory=lambda: Memo("action estimates"))
     moves: Memo[tuple[Any, ...], list[float]] = field(default_factory=lambda: Memo("move estimates"))
     offers: Memo[tuple[Any, ...], list[float]] = field(default_factory=lambda: Memo("a phase's action values"))
+    expected: Memo[tuple[Any, ...], float] = field(default_factory=lambda: Memo("expected volleys"))
 
 
 class Estimates:
@@ -74,15 +75,24 @@ class Estimates:
         """The points of ``target``'s models that ``unit`` is expected to remove with ``attack``
         (a model without points counts one)."""
         dist = self.state.distance(unit, target) if distance is None else distance
-        situation = self.rules.situation(unit, dist, extra)
-        return sum(self.rules.volley(attack, unit, w, target, situation).mean
-                   for w in self.weapons(attack, unit, target, reach, dist)) * (target.points or 1)
+        cover = self.state.cover(unit, target)
+        key = (attack.id, reach, unit.profile, unit.models, unit.weapons, tuple(unit.statuses),
+               tuple(unit.values.items()) if unit.values else (), target.profile, target.models, target.doomed,
+               target.wounds, target.points, dist, extra, cover)
+        found = self.memos.expected.get(key)
+        if found is None:
+            situation = self.rules.situation(unit, dist, extra + cover)
+            found = self.memos.expected.keep(key, sum(self.rules.volley(attack, unit, w, target, situation).mean
+                                                      for w in self.weapons(attack, unit, target, reach, dist))
+                                             * (target.points or 1))
+        return found
 
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
         key = (action.id, unit.profile, unit.weapons,
-               tuple((f.profile, self.state.distance(unit, f)) for f in self.state.enemies(unit)))
+               tuple((f.profile, self.state.distance(unit, f), self.state.in_sight(unit, f))
+                     for f in self.state.enemies(unit)))
         found = self.memos.can.get(key)
         if found is None:
             found = self.memos.can.keep(key, self._can_attack(unit, action))
@@ -92,7 +102,8 @@ class Estimates:
         for e in action.effects:
             attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
             if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, e.stat)
-                                                        for f in self.state.enemies(unit)):
+                                                        for f in self.state.enemies(unit)
+                                                        if self.state.in_sight(unit, f)):
                 return False
         return True
 
@@ -130,7 +141,7 @@ class Estimates:
                 attack = self.rules.model.get(e.name or "")
                 if isinstance(attack, A.Attack):
                     best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat)
-                                         for f in st.enemies(unit)])
+                                         for f in st.enemies(unit) if st.in_sight(unit, f)])
             elif e.kind == "engage" and e.value is not None:
                 reach = self.rules.number(e.value, unit, None)
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
@@ -195,8 +206,14 @@ class Estimates:
 
 def signature(state: State, unit: Unit) -> Signature:
     """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
-    orders, and each enemy's profile, models, wounds, points and distance."""
+    orders, and each enemy's profile, models, wounds, points and distance (on a table, where each
+    stands too: sight and cover depend on it)."""
     side, here = unit.side, unit.position
+    if state.table is not None:
+        return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
+                tuple(unit.values.items()), (unit.position, unit.y),
+                tuple([(f.profile, f.models, f.wounds, f.points, f.position, f.y)
+                       for f in state.units if f.side != side and f.models > 0]))
     return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
             tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))

@@ -107,15 +107,15 @@ def uniform(n: int) -> Law:
     return Law(tuple(range(n)), tuple((k + 1) / n for k in range(n)), (n - 1) / 2, (Fraction(1, n),) * n)
 
 
-def binomial(n: int, p: float) -> Law:
-    """The law of the successes among ``n`` dice that each succeed with chance ``p``."""
+def binomial(n: int, p: Any) -> Law:
+    """The law of the successes among ``n`` dice that each succeed with chance ``p`` (exact if it is)."""
     ps = tuple(comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1))
     cum: list[float] = []
     acc = 0.0
     for x in ps:
-        acc += x
+        acc += float(x)
         cum.append(acc)
-    return Law(tuple(range(n + 1)), tuple(cum), n * p, ps)
+    return Law(tuple(range(n + 1)), tuple(cum), float(n * p), ps)
 
 
 class Rules:
@@ -192,10 +192,11 @@ class Rules:
                situation: tuple[tuple[str, Any], ...]) -> Law:
         """The law of the models ``target`` loses when ``actor`` resolves ``attack`` (with ``weapon``),
         and of the wounds then left on its damaged model, from the wounds already on it."""
-        key = (attack.id, actor.profile, actor.models, weapon, target.profile, target.models, target.wounds, situation)
+        left = target.models - target.doomed  # models standing (those marked this phase are gone for a volley)
+        key = (attack.id, actor.profile, actor.models, weapon, target.profile, left, target.wounds, situation)
         law = self._volleys.get(key)
         if law is None:
-            law = self._volleys[key] = joint_law(self._resolve(attack, actor, weapon, target, situation))
+            law = self._volleys[key] = joint_law(self._resolve(attack, actor, weapon, target, situation, left))
         return law
 
     def usable(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit) -> bool:
@@ -226,7 +227,7 @@ class Rules:
         return float(found)
 
     def _resolve(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
-                 situation: tuple[tuple[str, Any], ...]) -> dict[tuple[int, int], Any]:
+                 situation: tuple[tuple[str, Any], ...], left: int | None = None) -> dict[tuple[int, int], Any]:
         """The joint law of the removal step: (models removed, wounds on the damaged model) → chance."""
         args: list[A.Expr] = [_ACTOR]
         if len(attack.params) > 2:
@@ -234,7 +235,7 @@ class Rules:
         args.append(_TARGET)
         call = A.Call(_SPAN, attack.id, _SPAN, tuple(args), ())
         env = {_ACTOR.id: ProfileRef(actor.profile, actor.models),
-               _TARGET.id: ProfileRef(target.profile, target.models, target.wounds)}
+               _TARGET.id: ProfileRef(target.profile, target.models if left is None else left, target.wounds)}
         steps = self.evaluator(situation).evaluate(call, env).steps
         assert isinstance(steps, LazySteps)  # an attack called with fixed numbers of models
         return steps.removal_state(removal_step(attack))
@@ -288,6 +289,14 @@ class Rules:
             v = self._value(key, expr, unit, distance)
             found = self._numbers[key] = float(v.mean()) if is_dist(v) else float(unwrap(v))
         return found
+
+    def odds(self, expr: A.Expr, unit: Unit, distance: float | None) -> Any:
+        """The chance that ``expr`` holds for ``unit``, exact (a fraction) when the rules are worked
+        out exactly: what a chance node's law is made of."""
+        if not self.exact:
+            return self.chance(expr, unit, distance)
+        v = self._value(_value_key(expr, unit, distance), expr, unit, distance)
+        return self.evaluator(()).probability(v) if is_dist(v) else Fraction(1 if unwrap(v) else 0)
 
     def chance(self, expr: A.Expr, unit: Unit, distance: float | None) -> float:
         """The chance that the yes/no expression ``expr`` (a test, a condition) holds for ``unit``, kept

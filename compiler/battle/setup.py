@@ -17,23 +17,34 @@ from compiler import ast as A
 from compiler.battle.estimates import EstimateMemos
 from compiler.battle.memo import Memo
 from compiler.battle.policies import Option
-from compiler.battle.rules import Rules
+from compiler.battle.rules import Law, Rules
 from compiler.battle.state import Marker, State, Unit
+from compiler.battle.table import table_of
 from compiler.model.armies import listed_units
 from compiler.model.ruleset import Ruleset
 
 
-def initial_state(model: Ruleset, scenario: A.Scenario) -> State:
-    """The table at deployment: side one at 0", side two at the scenario's distance."""
+def initial_state(model: Ruleset, scenario: A.Scenario, game: A.Game | None = None) -> State:
+    """The table at deployment: on a line, side one at 0", side two at the scenario's distance; on
+    a table, each unit where it is placed (else side one at the middle of its edge, side two of
+    the far edge)."""
+    kinds = {k.id: k for k in game.terrain} if game is not None else {}
+    table = table_of(scenario, kinds)
     units: list[Unit] = []
     for s, side in enumerate(scenario.sides):
         for lu in listed_units(model, side):
             entry = side.units[len([u for u in units if u.side == s])]
-            position = float(entry.at) if entry.at is not None else float((scenario.distance or 0) if s else 0)
+            if table is None:
+                x = float(entry.at) if entry.at is not None else float((scenario.distance or 0) if s else 0)
+                y = 0.0
+            else:
+                x = float(entry.at) if entry.at is not None else table.width / 2
+                y = float(entry.at_y) if entry.at_y is not None else (table.depth if s else 0.0)
             units.append(Unit(len(units), s, lu.label, lu.profile, lu.weapons, lu.models, lu.models,
-                              lu.per_model, position))
+                              lu.per_model, x, y=y))
     return State(units, tuple(side.id for side in scenario.sides), tuple(side.title for side in scenario.sides),
-                 objectives=[Marker(o.id, o.title, float(o.at[0])) for o in scenario.objectives])
+                 objectives=[Marker(o.id, o.title, float(o.at[0]), y=float(o.at[1]) if len(o.at) > 1 else 0.0)
+                             for o in scenario.objectives], table=table)
 
 
 #: A phase's offer to a unit in a state: the actions open to it, their options (and "Nothing"),
@@ -50,10 +61,11 @@ class EngineMemos:
     reached: Memo[tuple[Any, ...], tuple[int, ...]] = field(default_factory=lambda: Memo("enemies in reach"))
     targets: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy targets"))
     strikes: Memo[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=lambda: Memo("volley plans"))
-    ends: Memo[tuple[Any, ...], float] = field(default_factory=lambda: Memo("end-of-period tests"))
+    ends: Memo[tuple[Any, ...], Any] = field(default_factory=lambda: Memo("end-of-period tests"))  # exact or float
     dice: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy activation dice"))
     move_options: Memo[int, tuple[list[int], tuple[Option, ...]]] = field(
         default_factory=lambda: Memo("the options of a move"))
+    initiative: Memo[int, Law] = field(default_factory=lambda: Memo("initiative rolls"))
 
 
 @dataclass(slots=True)
@@ -69,9 +81,9 @@ class Prepared:
     def fresh_state(self) -> State:
         """A copy of the first state, for one battle."""
         first = self.first
-        return State([Unit(u.uid, u.side, u.label, u.profile, u.weapons, u.models, u.started, u.points, u.position)
-                      for u in first.units], first.sides, first.side_titles,
-                     objectives=[Marker(o.oid, o.title, o.position) for o in first.objectives])
+        return State([Unit(u.uid, u.side, u.label, u.profile, u.weapons, u.models, u.started, u.points, u.position,
+                           y=u.y) for u in first.units], first.sides, first.side_titles,
+                     objectives=[Marker(o.oid, o.title, o.position, y=o.y) for o in first.objectives], table=first.table)
 
 
 _PREPARED: weakref.WeakKeyDictionary[Rules, dict[str, Prepared]] = weakref.WeakKeyDictionary()
@@ -89,5 +101,5 @@ def prepared(rules: Rules, scenario: A.Scenario) -> Prepared:
         game = model.get(scenario.game) if scenario.game else (games[0] if games else None)
         if not isinstance(game, A.Game):
             raise ValueError(f"scenario '{scenario.id}' has no game to play")
-        found = kept[scenario.id] = Prepared(scenario, game, initial_state(model, scenario))
+        found = kept[scenario.id] = Prepared(scenario, game, initial_state(model, scenario, game))
     return found

@@ -4,17 +4,22 @@ The engine owns one :class:`State` per battle and changes it in place (a battle 
 of small changes, and games are simulated by the thousand); nothing else writes to it.  A
 :meth:`State.snapshot` is the plain, comparable picture of a moment (used by logs and tests).
 
-Positions are one number per unit: the game is one-dimensional (the console game measures only the gap
-between the forces), and a side's units stand on the line facing the other side's.
+On the one-line battlefield (a scenario with only a ``distance``) a unit's position is one number;
+on a table (``table 48" by 48"``) it is a point (``position`` across, ``y`` up), distances are
+straight lines, and the table's terrain (:mod:`compiler.battle.table`) blocks sight and sets
+situations.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler.battle.table import Table
+
 #: How long a status lasts: until the end of the phase, of the player turn, of the game turn,
-#: or (``""``) until something removes it.
-PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "")
+#: or (``""``) until something removes it; ``"passed"``: until the unit passes a test (its ``until``).
+PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed")
 
 
 @dataclass(slots=True)
@@ -35,6 +40,9 @@ class Unit:
     engaged_as: str | None = None  # the status an engagement sets
     wounds: int = 0  # wounds taken by the model in front (the next to be removed)
     values: dict[str, str] = field(default_factory=dict)  # situation → its choice for this unit (its order)
+    until: dict[str, Any] = field(default_factory=dict)  # status → the test that ends it (``until passed``)
+    doomed: int = 0  # casualties marked this phase, removed when it ends (``casualties removed at end of phase``)
+    y: float = 0.0  # on a table: inches up from the first side's edge (``position`` is across); 0 on a line
 
     @property
     def alive(self) -> bool:
@@ -44,7 +52,7 @@ class Unit:
         return status in self.statuses
 
     def snapshot(self) -> dict[str, Any]:
-        return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position,
+        return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position, "y": self.y,
                 "statuses": sorted(self.statuses), "engaged": sorted(self.engaged)}
 
 
@@ -56,6 +64,7 @@ class Marker:
     title: str
     position: float
     holder: int | None = None
+    y: float = 0.0
 
     def snapshot(self) -> dict[str, Any]:
         return {"objective": self.oid, "position": self.position, "holder": self.holder}
@@ -79,6 +88,7 @@ class State:
     scores: list[float] = field(default_factory=list)  # points scored so far, per side
     fallen: list[int] = field(default_factory=list)  # units destroyed and not yet scored
     first: int = 0  # the side that took the first turn
+    table: Table | None = None  # the table in two dimensions (None: the one-line battlefield)
 
     def side_units(self, side: int) -> list[Unit]:
         return [u for u in self.units if u.side == side and u.models > 0]
@@ -91,7 +101,23 @@ class State:
         return self.units[uid]
 
     def distance(self, a: Unit, b: Unit) -> float:
-        return abs(a.position - b.position)
+        if self.table is None:
+            return abs(a.position - b.position)
+        return round(math.hypot(a.position - b.position, a.y - b.y), 3)
+
+    def distance_to(self, unit: Unit, x: float, y: float) -> float:
+        """How far ``unit`` stands from the point (x, y) (y is 0 on the one-line battlefield)."""
+        return math.hypot(unit.position - x, unit.y - y)
+
+    def in_sight(self, a: Unit, b: Unit) -> bool:
+        """Whether ``a`` can see ``b`` (always, on the one-line battlefield)."""
+        return self.table is None or self.table.in_sight((a.position, a.y), (b.position, b.y))
+
+    def cover(self, shooter: Unit, target: Unit) -> tuple[str, ...]:
+        """The situations the table sets for a volley from ``shooter`` at ``target`` (none on a line)."""
+        if self.table is None or not self.table.areas:
+            return ()
+        return self.table.situations((shooter.position, shooter.y), (target.position, target.y))
 
     def nearest_enemy(self, unit: Unit) -> Unit | None:
         foes = self.enemies(unit)
@@ -123,6 +149,7 @@ class State:
             self.fallen.append(unit.uid)
         unit.models = 0
         unit.wounds = 0
+        unit.doomed = 0
         unit.statuses = {}
         for uid in unit.engaged:
             other = self.units[uid]

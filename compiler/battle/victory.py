@@ -100,7 +100,7 @@ class Referee:
         for obj in st.objectives:
             strength = [0.0] * len(st.sides)
             for u in st.units:
-                if u.models > 0 and abs(u.position - obj.position) <= control.reach:
+                if u.models > 0 and st.distance_to(u, obj.position, obj.y) <= control.reach:
                     per = 1.0 if control.by == "models" else self.rules.stat(u.profile, control.by)
                     strength[u.side] += per * u.models
             best = max(strength)

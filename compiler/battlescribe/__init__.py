@@ -9,7 +9,8 @@
 * :mod:`~compiler.battlescribe.xmlfile` — reading a file without trusting it (size caps, one zip
   entry, no DTD, no entities, no network);
 * :mod:`~compiler.battlescribe.data` — the army data both directions pass through;
-* :mod:`~compiler.battlescribe.from_xml` — a game system and catalogues read as army data;
+* :mod:`~compiler.battlescribe.catalogues` / :mod:`~compiler.battlescribe.from_xml` — a game system
+  and catalogues read as army data;
 * :mod:`~compiler.battlescribe.to_rules` — army data written as the language's text;
 * :mod:`~compiler.battlescribe.from_model` / :mod:`~compiler.battlescribe.to_xml` — a ruleset
   as army data, written in the published catalogue schema;
@@ -58,7 +59,7 @@ def import_files(paths: list[Path], ruleset_id: str, base: Base | None = None, b
     spelled like one of the base's stats) are the base's stats, categories spelled like its
     keywords are its keywords, and nothing else takes an id the base has.
     """
-    from compiler.battlescribe.from_xml import read_files
+    from compiler.battlescribe.catalogues import read_files
     from compiler.battlescribe.to_rules import ruleset_files
 
     stat_map = dict(stat_map or {})

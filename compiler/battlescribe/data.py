@@ -182,3 +182,24 @@ def infer_kind(values: list[str]) -> tuple[str, str | None]:
 
 def is_none(value: str) -> bool:
     return value_kind(value) is None
+
+
+def fits(values: list[str], kind: str, bounds: tuple[int, int] | None) -> bool:
+    """Do all ``values`` fit a base stat of ``kind`` (and ``bounds``, for a range)?
+
+    >>> fits(["3+", "-"], "target", None), fits(["3+"], "range", (1, 10)), fits(["11"], "range", (1, 10))
+    (True, False, False)
+    """
+    for v in values:
+        k = value_kind(v)
+        if k is None or kind == "text":
+            continue
+        if kind in ("range", "number") and k == "range":
+            if kind == "range" and bounds is not None and not bounds[0] <= int(v) <= bounds[1]:
+                return False
+            continue
+        if kind == "dice" and k in ("dice", "range"):
+            continue
+        if k != kind:
+            return False
+    return True

@@ -19,7 +19,6 @@
 """
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -27,10 +26,9 @@ from pathlib import Path
 
 from lxml import etree
 
-from compiler.battlescribe.data import (ArmyData, ArmyRule, Limit, Named, SquadData, StatDef, UnitData, infer_kind,
-                                        value_kind)
+from compiler.battlescribe.data import ArmyRule, Limit, Named, SquadData, StatDef, UnitData
 from compiler.battlescribe.ids import Ids
-from compiler.battlescribe.xmlfile import DataError, attr, child, children, local, read_xml, text_of
+from compiler.battlescribe.xmlfile import attr, child, children, local, text_of
 
 _INDEXED = {"selectionEntry", "selectionEntryGroup", "profile", "rule", "infoGroup", "categoryEntry", "forceEntry"}
 
@@ -56,7 +54,7 @@ class Node:
 
 
 @dataclass
-class _Reader:
+class Reader:
     roots: list[tuple[Path, etree._Element]]
     ids: Ids
     by_id: dict[str, etree._Element] = field(default_factory=dict)
@@ -140,8 +138,11 @@ class _Reader:
                         out.append(sub)
         return out
 
-    def info(self, el: etree._Element, where: str, depth: int = 0) -> tuple[list[etree._Element], list[etree._Element]]:
-        """The profiles and rules of an entry or info group, info links followed."""
+    def info(self, el: etree._Element, where: str, depth: int = 0,
+             seen: set[str] | None = None) -> tuple[list[etree._Element], list[etree._Element]]:
+        """The profiles and rules of an entry or info group, info links followed (each group once: links
+        may loop)."""
+        seen = set() if seen is None else seen
         profiles = list(children(el, "profiles", "profile"))
         rules = list(children(el, "rules", "rule"))
         groups = list(children(el, "infoGroups", "infoGroup"))
@@ -152,7 +153,10 @@ class _Reader:
             {"profile": profiles, "rule": rules, "infoGroup": groups}.get(local(tgt), []).append(tgt)
         if depth < 8:
             for g in groups:
-                p, r = self.info(g, where, depth + 1)
+                if _key(g) in seen:
+                    continue
+                seen.add(_key(g))
+                p, r = self.info(g, where, depth + 1, seen)
                 profiles += p
                 rules += r
         return profiles, rules
@@ -259,9 +263,9 @@ class _Reader:
             self.origins.setdefault(wid, key)
         return wid
 
-    def spare_weapons(self) -> None:
-        """Weapons of upgrades that no unit links to (a catalogue's armoury) are weapons too."""
-        for _, root in self.roots:
+    def spare_weapons(self, roots: list[tuple[Path, etree._Element]]) -> None:
+        """Weapons of upgrades that no unit links to (the armoury of the files given) are weapons too."""
+        for _, root in roots:
             for wrapper in ("sharedSelectionEntries", "selectionEntries"):
                 for el in children(root, wrapper, "selectionEntry"):
                     if attr(el, "type") != "upgrade":
@@ -272,18 +276,30 @@ class _Reader:
                         if self.type_group.get(attr(p, "typeId")) == "weapon":
                             self.weapon(p, node)
 
-    def gather(self, node: Node, into: dict[str, list[str]], skip_models: bool, depth: int = 0) -> None:
-        """Weapons and abilities in ``node``'s subtree (not inside its models when ``skip_models``)."""
+    def gather(self, node: Node, into: dict[str, list[str]], skip_models: bool, depth: int = 0,
+               seen: set[str] | None = None, optional: bool = False) -> None:
+        """Weapons and abilities in ``node``'s subtree (not inside its models when ``skip_models``); each entry
+        is visited once, however many links lead to it (links may loop, or fan out exponentially).  The weapons
+        of options count (a unit may carry them); the abilities of options (enhancements, honours, upgrades
+        a player may buy) are not the unit's: they are counted in the summary."""
+        seen = {_key(node.el)} if seen is None else seen
         for part in node.parts():
             profiles, rules = self.info(part, node.name)
             for p in profiles:
                 group = self.type_group.get(attr(p, "typeId"), "unit")
                 if group == "weapon":
                     _add(into["weapons"], self.weapon(p, node))
+                elif group == "ability" and optional:
+                    self.unsupported("abilities of options a unit may take (not given to the unit)", node.name,
+                                     attr(p, "id"))
                 elif group == "ability":
                     _add(into["abilities"], self.ability(p))
             for r in rules:
-                _add(into["abilities"], self.ability(r))
+                if optional:
+                    self.unsupported("abilities of options a unit may take (not given to the unit)", node.name,
+                                     attr(r, "id"))
+                else:
+                    _add(into["abilities"], self.ability(r))
         if depth > 32:
             return
         for sub in self.subnodes(node):
@@ -291,8 +307,12 @@ class _Reader:
                 continue
             if sub.kind in ("unit", "model") and depth > 0:
                 continue
+            if _key(sub.el) in seen:
+                continue
+            seen.add(_key(sub.el))
             self.cost_note(sub)
-            self.gather(sub, into, skip_models=False, depth=depth + 1)
+            chosen = optional or sub.kind == "group" or (sub.kind == "upgrade" and self.count_range(sub)[0] == 0)
+            self.gather(sub, into, skip_models=False, depth=depth + 1, seen=seen, optional=chosen)
 
     def cost_note(self, node: Node) -> None:
         if node.kind == "upgrade" and self.cost(node):
@@ -359,21 +379,37 @@ class _Reader:
                     return p
         return None
 
-    def models_of(self, node: Node, depth: int = 0) -> list[Node]:
-        out: list[Node] = []
+    def models_of(self, node: Node, bounds: dict[str, tuple[int, int | None]] | None = None, depth: int = 0,
+                  seen: set[str] | None = None, group: str | None = None) -> list[tuple[Node, str | None]]:
+        """The model entries of a unit, inside groups and upgrades too (each entry once), each with the
+        innermost group that bounds how many models it holds (its bounds put in ``bounds``)."""
+        seen = {_key(node.el)} if seen is None else seen
+        bounds = {} if bounds is None else bounds
+        out: list[tuple[Node, str | None]] = []
         for sub in self.subnodes(node):
+            if _key(sub.el) in seen:
+                continue
+            seen.add(_key(sub.el))
             if sub.kind == "model":
-                out.append(sub)
+                out.append((sub, group))
             elif sub.kind in ("group", "upgrade") and depth < 8:
+                inner = group
                 if sub.kind == "group":
-                    self.unsupported("choices between options (every option's weapons are listed)", node.name,
-                                     sub.id)
-                out += self.models_of(sub, depth + 1)
+                    low, high = self.count_range(sub)
+                    if low or high is not None:
+                        inner = _key(sub.el)
+                        bounds[inner] = (low, high)
+                    else:
+                        self.unsupported("choices between options (every option's weapons are listed)", node.name,
+                                         sub.id)
+                out += self.models_of(sub, bounds, depth + 1, seen, inner)
         return out
 
     def root(self, node: Node) -> None:
         where = node.name
-        models = self.models_of(node) if node.kind == "unit" else []
+        bounds: dict[str, tuple[int, int | None]] = {}
+        grouped = self.models_of(node, bounds) if node.kind == "unit" else []
+        models = [m for m, _ in grouped]
         if models:
             self.ids.get(("squad", node.id), node.name)  # the unit's name before its categories'
         else:
@@ -397,7 +433,8 @@ class _Reader:
         self.gather(node, own, skip_models=True)
         shared_profile = self.unit_profile(node)
         made: list[tuple[str, int, int | None, int]] = []
-        for m in models:
+        in_group: dict[str, str | None] = {}
+        for m, group in grouped:
             profile = self.unit_profile(m)
             if profile is None:
                 profile = shared_profile
@@ -413,20 +450,35 @@ class _Reader:
                 self.origins.setdefault(uid, m.id)
             low, high = self.count_range(m)
             made.append((uid, low, high, self.cost(m)))
+            in_group[uid] = group
         if not made:
             return
         main = max(made, key=lambda t: (t[2] if t[2] is not None else t[1], -made.index(t)))
-        low = sum(t[1] for t in made)
-        if any(t[2] is None for t in made):
+        low = high_sum = extra = 0
+        unbounded = False
+        for group in dict.fromkeys(in_group.values()):
+            members = [t for t in made if in_group[t[0]] == group]
+            g_low = sum(t[1] for t in members)
+            g_high: int | None = None if any(t[2] is None for t in members) else sum(t[2] or 0 for t in members)
+            if group is not None:  # a group of choices bounds the models it holds (10 to 20, any mix)
+                b_low, b_high = bounds[group]
+                extra += max(0, b_low - g_low) * members[0][3]
+                g_low = max(g_low, b_low)
+                g_high = b_high if g_high is None else (g_high if b_high is None else min(g_high, b_high))
+            low += g_low
+            if g_high is None:
+                unbounded = True
+                g_high = g_low
+            high_sum += g_high
+        if unbounded:
             self.unsupported("models without a maximum (the squad's size is its minimum)", where)
-        high = sum(t[2] if t[2] is not None else t[1] for t in made)
         low = max(low, 1)
-        high = max(high, low)
+        high = max(high_sum, low)
         if len(made) > 1:
             others = ", ".join(self.units[t[0]].title for t in made if t is not main)
             self.unsupported(f"units of several kinds of model (the squad counts its most numerous kind; "
                              f"the others are units of their own)", f"{where}: {others}")
-        base = self.cost(node) + sum(t[1] * t[3] for t in made)
+        base = self.cost(node) + sum(t[1] * t[3] for t in made) + extra
         sid = self.ids.get(("squad", node.id), node.name)
         self.squads[sid] = SquadData(sid, node.name, main[0], low, high, base, main[3], kws, tuple(own["abilities"]))
         self.origins.setdefault(sid, node.id)
@@ -461,6 +513,11 @@ class _Reader:
         return out
 
 
+def _key(el: etree._Element) -> str:
+    """What tells two entries apart: the id, else the place in the file."""
+    return attr(el, "id") or el.getroottree().getpath(el)
+
+
 def _add(items: list[str], item: str) -> None:
     if item not in items:
         items.append(item)
@@ -468,116 +525,3 @@ def _add(items: list[str], item: str) -> None:
 
 def _merge(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     return a + tuple(x for x in b if x not in a)
-
-
-def fits(values: list[str], kind: str, bounds: tuple[int, int] | None) -> bool:
-    """Do all ``values`` fit a base stat of ``kind`` (and ``bounds``, for a range)?
-
-    >>> fits(["3+", "-"], "target", None), fits(["3+"], "range", (1, 10)), fits(["11"], "range", (1, 10))
-    (True, False, False)
-    """
-    for v in values:
-        k = value_kind(v)
-        if k is None or kind == "text":
-            continue
-        if kind in ("range", "number") and k == "range":
-            if kind == "range" and bounds is not None and not bounds[0] <= int(v) <= bounds[1]:
-                return False
-            continue
-        if kind == "dice" and k in ("dice", "range"):
-            continue
-        if k != kind:
-            return False
-    return True
-
-
-def _apart_from_base(stats: list[StatDef], reader: _Reader, ids: Ids) -> list[StatDef]:
-    """Characteristics spelled like a base stat whose values do not fit it become stats of their own."""
-    renames: dict[str, str] = {}
-    out: list[StatDef] = []
-    for s in stats:
-        base = ids.base_kinds.get(s.id)
-        values = reader.values.get(s.id, [])
-        if base is not None and s.id not in ids.implicit and not fits(values, *base):
-            odd = next(v for v in values if not fits([v], *base))
-            raise DataError(f"the map makes {s.title} the base's {s.id}, but its value {odd!r} does not fit "
-                            f"{s.id} ({base[0]}{f' {base[1][0]}..{base[1][1]}' if base[1] else ''}); map it to "
-                            f"another stat, or leave it out of the map to import it as a stat of its own")
-        if s.id in ids.implicit and base is not None and not fits(values, *base):
-            new = ids.own_stat(s.title)
-            ids.reused.discard(s.id)
-            renames[s.id] = new
-            shown = f"{base[1][0]}..{base[1][1]}" if base[0] == "range" and base[1] else (base[0] or "text")
-            reader.unsupported(f"characteristics spelled like a base stat but not fitting it (declared apart; "
-                               f"--map them if they are the base's)", f"{s.title} → {new} (the base's is {shown})")
-            s = StatDef(new, s.title, s.kind, s.low, s.high, s.note, s.group)
-        out.append(s)
-    if renames:
-        for table in (reader.units, reader.weapons):
-            for key, u in table.items():
-                table[key] = dataclasses.replace(u, stats=tuple((renames.get(k, k), v) for k, v in u.stats))
-    return out
-
-
-def read_files(paths: list[Path], ids: Ids | None = None) -> ArmyData:
-    """Read a game system (first) and its catalogues into army data; :class:`DataError` for a bad file."""
-    roots = [(p, read_xml(p)) for p in paths]
-    kinds = [local(r) for _, r in roots]
-    if kinds.count("gameSystem") != 1:
-        raise DataError(f"give exactly one game system (.gst); got {kinds.count('gameSystem')} among "
-                        f"{', '.join(str(p) for p in paths)}")
-    for (p, r), k in zip(roots, kinds):
-        if k not in ("gameSystem", "catalogue"):
-            raise DataError(f"{p} is a BattleScribe {k or 'file'}, not a game system or catalogue")
-    roots.sort(key=lambda pr: local(pr[1]) != "gameSystem")
-    game = roots[0][1]
-    for p, r in roots[1:]:
-        if attr(r, "gameSystemId") and attr(r, "gameSystemId") != attr(game, "id"):
-            raise DataError(f"{p} is a catalogue for another game system ({attr(r, 'gameSystemId')}), not "
-                            f"{attr(game, 'name')}")
-    return read_roots(roots, ids or Ids())
-
-
-def read_roots(roots: list[tuple[Path, etree._Element]], ids: Ids) -> ArmyData:
-    """Army data from parsed files, the game system first."""
-    reader = _Reader(roots, ids)
-    reader.index()
-    cost_types = [ct for _, r in roots for ct in children(r, "costTypes", "costType")]
-    named = [ct for ct in cost_types if attr(ct, "name").strip().lower() in ("pts", "points", "pt", "point")]
-    if named or cost_types:
-        reader.points_type = attr((named or cost_types)[0], "id")
-    stats = reader.read_profile_types(reader.placement())
-    reader.scan_unsupported()
-    for _, root in roots[1:] or roots:
-        entries = list(children(root, "selectionEntries", "selectionEntry")) + \
-            list(children(root, "entryLinks", "entryLink"))
-        for el in entries:
-            node = reader.node(el, attr(root, "name"))
-            if node is not None and node.kind in ("unit", "model"):
-                reader.root(node)
-    reader.spare_weapons()
-    armies = reader.armies()
-    typed: list[StatDef] = []
-    for s in stats:
-        kind, note = infer_kind(reader.values.get(s.id, []))
-        low = high = 0
-        if kind == "range":
-            numbers = [int(v) for v in reader.values[s.id] if v.strip().lstrip("-").isdigit()]
-            low, high = min(min(numbers), 0 if min(numbers) <= 0 else 1), max(max(numbers), 10)
-        typed.append(StatDef(s.id, s.title, kind, low, high, note, s.group))
-    typed = _apart_from_base(typed, reader, ids)
-    sources = tuple((p.name, attr(r, "revision", "0")) for p, r in roots)
-    unsupported = tuple(f"{n} × {what} (e.g. {'; '.join(reader.where[what])})" for what, n in reader.notes.items())
-    return ArmyData(
-        title=attr(roots[0][1], "name") or "Imported army",
-        stats=tuple(typed),
-        keywords=tuple(sorted(reader.keywords.values(), key=lambda k: k.id)),
-        abilities=tuple(sorted(reader.abilities.values(), key=lambda k: k.id)),
-        units=tuple(sorted(reader.units.values(), key=lambda u: u.id)),
-        weapons=tuple(sorted(reader.weapons.values(), key=lambda u: u.id)),
-        squads=tuple(sorted(reader.squads.values(), key=lambda u: u.id)),
-        armies=tuple(armies),
-        sources=sources,
-        unsupported=unsupported,
-        origins=dict(reader.origins),
-    )

@@ -40,6 +40,7 @@ class Roster:
     unknown: tuple[str, ...]
     points: int | None
     forces: tuple[str, ...] = ()  # the names of its forces (the army rules they were built with)
+    limit: int | None = None  # the points limit the player set
 
 
 def _lookup(model: Ruleset) -> tuple[dict[str, str], set[str]]:
@@ -128,7 +129,15 @@ def read_roster(path: Path, model: Ruleset) -> Roster:
                 points = int(Decimal(attr(cost, "value", "0")))
             except InvalidOperation:
                 points = None
-    return Roster(attr(root, "name"), tuple(units), tuple(unknown), points, tuple(force_names))
+    limit = None
+    for cost in children(root, "costLimits", "costLimit"):
+        if attr(cost, "name").strip().lower() in ("pts", "points"):
+            try:
+                limit = int(Decimal(attr(cost, "value", "0")))
+            except InvalidOperation:
+                limit = None
+    return Roster(attr(root, "name"), tuple(units), tuple(unknown), points, tuple(force_names),
+                  limit if limit is not None and limit > 0 else None)
 
 
 def roster_army(roster: Roster, model: Ruleset) -> A.Army | None:

@@ -25,6 +25,15 @@ class Base:
     ranges: dict[str, tuple[int, int]] = field(default_factory=dict)  # a range stat's bounds
 
 
+def one_line(text: str) -> str:
+    """Text on one line of printable characters: a comment of the generated files cannot end early.
+
+    >>> one_line("Orks\\n unit evil \\x1b[2J")
+    'Orks unit evil [2J'
+    """
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
+
+
 def quote(text: str) -> str:
     r"""Text as a one-line string of the language (control characters become spaces).
 
@@ -78,7 +87,7 @@ def value(raw: str, kind: str) -> str:
 def _stat_decl(s: StatDef) -> list[str]:
     lines: list[str] = []
     if s.note:
-        lines.append(f"  # {s.title}: {s.note}")
+        lines.append(f"  # {one_line(s.title)}: {one_line(s.note)}")
     kind = {"range": f" {s.low}..{s.high}", "target": " target", "distance": " distance", "dice": " dice"}.get(s.kind, "")
     lines.append(f"  stat {s.id} {quote(s.title)}{kind}")
     return lines
@@ -119,12 +128,13 @@ def ruleset_files(data: ArmyData, ruleset_id: str, ids: Ids, base: Base | None =
 
     source = "BattleScribe data: " + ", ".join(f"{name} revision {rev}" for name, rev in data.sources)
     header = [
-        f"# Imported from BattleScribe data by `warscribe import battlescribe`: {', '.join(n for n, _ in data.sources)}.",
+        f"# Imported from BattleScribe data by `warscribe import battlescribe`: "
+        f"{one_line(', '.join(n for n, _ in data.sources))}.",
         "# The abilities are prose only until their mechanics are written (see abilities in lexicon.rules).",
     ]
     if data.unsupported:
         header.append("# Not imported (the BattleScribe data has them; the language has no place for them yet):")
-        header += [f"#   {line}" for line in data.unsupported]
+        header += [f"#   {one_line(line)}" for line in data.unsupported]
     header += [
         "",
         f"ruleset {ruleset_id} {quote(data.title)}:",

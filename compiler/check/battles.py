@@ -88,6 +88,8 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> N
             _status(ctx, e.name, e.span)
         if e.value is not None:
             check_expr(e.value, unit_scope(ctx, owner))
+        if e.until is not None:
+            check_expr(e.until, unit_scope(ctx, owner))
 
 
 def _game(ctx: Context, game: A.Game) -> None:
@@ -116,8 +118,17 @@ def _game(ctx: Context, game: A.Game) -> None:
         if r.requires is not None:
             _status(ctx, r.requires, r.span)
     _scoring(ctx, game, stats)
+    for k in game.terrain:
+        for said in (k.inside, k.through):
+            if said is not None:
+                _status(ctx, said, k.span)
+        if k.cost < 1:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"terrain '{k.id}' costs {k.cost} inches per inch", k.span,
+                           "an inch of ground takes at least an inch of move")
     if game.activation_dice is not None:
         check_expr(game.activation_dice.test, unit_scope(ctx, game.id))
+    if game.initiative is not None:
+        check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
 
 
@@ -196,6 +207,9 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
                        sc.span, "add a line such as: game battle")
     if sc.army is not None and not isinstance(rs.get(sc.army), A.Army):
         _unknown(ctx, "army", sc.army, sc.span, {a.id for a in rs.of_type(A.Army)}, "name an `army` declaration")
+    if isinstance(played, A.Game) and played.initiative is not None and len(sc.sides) != 2:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"game '{played.id}' rolls for the initiative between two players, "
+                       f"but scenario '{sc.id}' has {len(sc.sides)} sides", sc.span, "play it with two sides")
     if len(sc.sides) < 2:
         ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' needs two sides, not {len(sc.sides)}",
                        sc.span, 'add `side NAME "Title":` blocks, each with its army list')
@@ -233,36 +247,104 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
 
 
 def _placement(ctx: Context, sc: A.Scenario, game: A.Game | None) -> None:
-    """The battlefield's size, and what stands on it (W864): within the limits, and on the line."""
-    length = sc.distance or 0
-    if length > MAX_TABLE_INCHES:
-        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"a battlefield of {length:,} inches is larger than warscribe plays "
-                       f"({MAX_TABLE_INCHES:,})", sc.span, "set the sides closer")
-        return
+    """The battlefield's size, and what stands on it (W864): within the limits, on the line or on
+    the table, out of impassable ground."""
     count = sum(len(side.units) for side in sc.sides)
     if count > MAX_SCENARIO_UNITS:
         ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"{count:,} units is more than warscribe plays in one battle "
                        f"({MAX_SCENARIO_UNITS:,})", sc.span, "field fewer, larger units")
-    for side in sc.sides:
-        for u in side.units:
-            if u.at is not None and u.at > length:
-                ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"a unit placed at {u.at}\" is off the battlefield, which "
-                               f"runs from 0\" to {length}\"", u.span, "place it between the sides")
+    if sc.table is not None:
+        _table(ctx, sc, game, sc.table)
+    else:
+        _line(ctx, sc)
     seen: set[str] = set()
     for o in sc.objectives:
         if o.id in seen:
             ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"objective '{o.id}' is placed twice", o.span,
                            "give each objective its own id")
         seen.add(o.id)
+    if sc.objectives and game is not None and game.control is None:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' places objectives, but game '{game.id}' does "
+                       "not say who holds one", sc.objectives[0].span, 'add to the game: control within 3" by models')
+
+
+def _off(ctx: Context, what: str, where: str, span: Span, board: str, hint: str) -> None:
+    ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"{what} at {where} is off the battlefield, {board}", span, hint)
+
+
+def _line(ctx: Context, sc: A.Scenario) -> None:
+    """The one-line battlefield: everything between 0" and the scenario's distance."""
+    length = sc.distance or 0
+    if length > MAX_TABLE_INCHES:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"a battlefield of {length:,} inches is larger than warscribe plays "
+                       f"({MAX_TABLE_INCHES:,})", sc.span, "set the sides closer")
+        return
+    board = f'which runs from 0" to {length}"'
+    for t in sc.terrain:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"terrain '{t.id}' needs a table", t.span,
+                       'say how large the table is: table 48" by 48"')
+    for side in sc.sides:
+        for u in side.units:
+            if u.at_y is not None:
+                ctx.sink.error(codes.SCENARIO_UNPLAYABLE, "a unit is placed across the table, but the battlefield "
+                               "is one line", u.span, 'place it along the line (at 12"), or give the scenario a table')
+            elif u.at is not None and u.at > length:
+                _off(ctx, "a unit placed", f'{u.at}"', u.span, board, "place it between the sides")
+    for o in sc.objectives:
         if len(o.at) != 1:
             ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"objective '{o.id}' is placed across the table, but the "
                            "battlefield is one line", o.span, f'place it along the line, between 0" and {length}": at 12"')
         elif o.at[0] > length:
-            ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"objective '{o.id}' at {o.at[0]}\" is off the battlefield, "
-                           f"which runs from 0\" to {length}\"", o.span, "place it between the sides")
-    if sc.objectives and game is not None and game.control is None:
-        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' places objectives, but game '{game.id}' does "
-                       "not say who holds one", sc.objectives[0].span, 'add to the game: control within 3" by models')
+            _off(ctx, f"objective '{o.id}'", f'{o.at[0]}"', o.span, board, "place it between the sides")
+
+
+def _table(ctx: Context, sc: A.Scenario, game: A.Game | None, size: tuple[int, int]) -> None:
+    """A table: its size, its terrain of kinds the game defines, units and objectives on it and out
+    of impassable ground."""
+    width, depth = size
+    if max(width, depth) > MAX_TABLE_INCHES:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f'a table of {width:,}" by {depth:,}" is larger than warscribe '
+                       f"plays ({MAX_TABLE_INCHES:,} inches a side)", sc.span, "play on a smaller table")
+        return
+    if sc.distance is not None:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"scenario '{sc.id}' has a table and a distance", sc.span,
+                       "on a table distances are measured between the units: drop the distance, place the units")
+    board = f'which is {width}" by {depth}"'
+    kinds = {k.id: k for k in game.terrain} if game is not None else {}
+    impassable: list[A.TerrainArea] = []
+    for t in sc.terrain:
+        kind = kinds.get(t.kind)
+        if kind is None:
+            _unknown(ctx, "terrain kind", t.kind, t.span, set(kinds),
+                     f"the game defines its kinds: terrain {t.kind} \"Title\": sets in_cover for units in it")
+        elif kind.impassable:
+            impassable.append(t)
+        x0, y0, x1, y1 = t.corners
+        if x1 > width or y1 > depth:
+            _off(ctx, f"terrain '{t.id}'", f'{x1}", {y1}"', t.span, board, "keep it on the table")
+
+    def place(what: str, x: int, y: int, span: Span) -> None:
+        if x > width or y > depth:
+            _off(ctx, what, f'{x}", {y}"', span, board, "place it on the table")
+        for t in impassable:
+            x0, y0, x1, y1 = t.corners
+            if x0 <= x <= x1 and y0 <= y <= y1:
+                ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"{what} at {x}\", {y}\" stands in impassable terrain "
+                               f"'{t.id}'", span, "place it outside the impassable ground")
+    for s, side in enumerate(sc.sides):
+        for u in side.units:
+            if u.at is not None and u.at_y is None:
+                ctx.sink.error(codes.SCENARIO_UNPLAYABLE, "a unit on a table is placed at two numbers", u.span,
+                               'say across and up: at 12", 4"')
+            x = u.at if u.at is not None else width // 2
+            y = u.at_y if u.at_y is not None else (depth if s else 0)
+            place("a unit placed", x, y, u.span)
+    for o in sc.objectives:
+        if len(o.at) != 2:
+            ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"objective '{o.id}' on a table is placed at two numbers",
+                           o.span, 'say across and up: at 24", 24"')
+        else:
+            place(f"objective '{o.id}'", o.at[0], o.at[1], o.span)
 
 
 def cite(ctx: Context, v: Violation) -> str:

@@ -16,7 +16,7 @@ from compiler import ast as A
 from compiler import codes
 from compiler.check.builtins import ARMY_NAMES, BUILTIN_ATTRS, BUILTIN_WORDS, BUILTINS
 from compiler.check.context import Context, Scope
-from compiler.check.names import report_unknown
+from compiler.check.names import rename_fix, report_unknown
 from compiler.diagnostics import did_you_mean
 from compiler.limits import MAX_COUNT, MAX_DICE, MAX_OUTCOMES, MAX_SIDES, dice_outcomes
 from compiler.model.ruleset import kind_of
@@ -199,7 +199,8 @@ def _is_choice(expr: A.Expr, scope: Scope) -> None:
         elif expr.choice not in sit.choices:
             close = did_you_mean(expr.choice, sit.choices)
             ctx.sink.error(codes.UNKNOWN_NAME, f"'{expr.choice}' is not a choice of '{sit.id}'", expr.span,
-                           f"did you mean '{close}'?" if close else "choices: " + ", ".join(sit.choices))
+                           f"did you mean '{close}'?" if close else "choices: " + ", ".join(sit.choices),
+                           fixes=rename_fix(expr.choice, sit.choices, expr.span))
     elif not any(expr.choice in s.choices for s in rs.situations.values()):
         every = {c for s in rs.situations.values() for c in s.choices}
         report_unknown(ctx, expr.choice, expr.span, every, "choice")
@@ -260,7 +261,8 @@ def check_setting(s: A.Setting, scope: Scope) -> None:
         shown = s.value.id if isinstance(s.value, A.Name) else "this value"
         close = did_you_mean(shown, sit.choices) if isinstance(s.value, A.Name) else None
         sink.error(codes.OUT_OF_RANGE, f"'{shown}' is not a choice of '{sit.id}'", s.value.span,
-                   f"did you mean '{close}'?" if close else "choices: " + ", ".join(sit.choices))
+                   f"did you mean '{close}'?" if close else "choices: " + ", ".join(sit.choices),
+                   fixes=rename_fix(shown, sit.choices, s.value.span) if isinstance(s.value, A.Name) else ())
         return
     check_expr(s.value, scope)
     if sit.range is not None:

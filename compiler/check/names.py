@@ -33,9 +33,7 @@ def report_unknown(ctx: Context, name: str, span: Span, pool: Iterable[str], wha
         return
     pool = list(pool)
     hint = suggestion(name, pool, _PLURALS.get(what, what + "s") if what != "name" else None)
-    only = only_match(name, pool)
-    fixes = (Fix(span, only, name, f"rename '{name}' to '{only}'"),) if only is not None else ()
-    ctx.sink.error(codes.UNKNOWN_NAME, f"unknown {what} '{name}'", span, hint, fixes=fixes)
+    ctx.sink.error(codes.UNKNOWN_NAME, f"unknown {what} '{name}'", span, hint, fixes=rename_fix(name, pool, span))
 
 
 def prose_of(d: A.Decl) -> Iterator[A.Prose]:
@@ -69,7 +67,15 @@ def short_texts(d: A.Decl) -> Iterator[tuple[str, Span]]:
 def _broken_link(ctx: Context, ref: str, known: set[str], span: Span, where: str) -> None:
     close = did_you_mean(ref, known)
     ctx.sink.error(codes.BROKEN_LINK, f"the {where} links to '{ref}', which is not defined", span,
-                   f"did you mean '{close}'?" if close else "links are written [[id]] or [[id|text]]")
+                   f"did you mean '{close}'?" if close else "links are written [[id]] or [[id|text]]",
+                   fixes=rename_fix(ref, known, span))
+
+
+def rename_fix(name: str, pool: Iterable[str], span: Span) -> tuple[Fix, ...]:
+    """The fix of a misspelt name when it is certain (:func:`~compiler.diagnostics.only_match`):
+    within ``span``, the name becomes the one it is close to."""
+    only = only_match(name, pool)
+    return (Fix(span, only, name, f"rename '{name}' to '{only}'"),) if only is not None else ()
 
 
 def check_prose(ctx: Context) -> None:

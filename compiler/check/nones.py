@@ -87,6 +87,9 @@ class _Follow:
         self.rs = rs
         self.found: Found | None = None
         self.inside: str | None = None
+        # (callable, what its parameters stand for) → what its result may be: each followed once
+        # (a formula that calls another many times, many levels deep, is no hang).
+        self.known: dict[tuple[str, tuple[tuple[str, Bound], ...]], Source | None] = {}
 
     def value(self, e: A.Expr, env: dict[str, Bound], known: frozenset[Fact], depth: int) -> Source | None:
         """Follow ``e``: the source of the none it may be, recording the first none that
@@ -143,6 +146,10 @@ class _Follow:
                 self.value(child, env, known, depth)
             return None
         inner = {p.name: self.bind(a, env, known, depth) for p, a in zip(decl.params, e.args)}
+        key = (decl.id, tuple(sorted(inner.items())))
+        if key in self.known:
+            return self.known[key]
+        self.known[key] = None  # while it is followed (a cycle, refused elsewhere, ends here)
         outer, self.inside = self.inside, self.inside or decl.id
         try:
             for let in getattr(decl, "lets", ()):
@@ -152,6 +159,7 @@ class _Follow:
                 source = self.value(part, inner, frozenset(), depth + 1)
                 if isinstance(decl, A.Formula) and part is decl.result:
                     result = source
+            self.known[key] = result
             return result
         finally:
             self.inside = outer

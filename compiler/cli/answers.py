@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import click
 
 from compiler.cli.config import default_rules
-from compiler.cli.common import (Arg, Exit, app, compile_one, print_diagnostics, report_resolve_error, rules_have_errors,
-                                 unknown_name, usage_error)
+from compiler.cli.common import (Arg, Exit, app, compile_one, is_verbose, print_diagnostics, report_resolve_error,
+                                 rules_have_errors, say, unknown_name, usage_error)
 
 if TYPE_CHECKING:
     from compiler.model.ruleset import Ruleset
@@ -53,7 +53,7 @@ def eval_(path: str, expression: str, with_: tuple[str, ...], exact: bool, as_js
     except ResolveError as err:
         report_resolve_error(err, sources)
         raise Exit(1)
-    click.echo(out)  # one write: a long distribution prints at once
+    say(out)  # one write: a long distribution prints at once
 
 
 @app.command()
@@ -99,10 +99,10 @@ def table(path: str, name: str, with_: tuple[str, ...], as_json: bool) -> None:
         report_resolve_error(err, dict(result.sources))
         raise Exit(1)
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        say(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         for line in table_text(data):
-            click.echo(line)
+            say(line)
 
 
 @app.command("test")
@@ -126,6 +126,7 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     exercise, and which rules are prose only; --strict then also fails when a table, test,
     formula, modifier or attack is exercised by none.
     """
+    verbose = verbose or is_verbose()  # -v given before the command too
     if strict and not coverage:
         raise usage_error("--strict judges the coverage report; add --coverage")
     from compiler.driver import compile_paths
@@ -164,7 +165,7 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
         data = results_json(pairs)
         if coverage:
             data["coverage"] = [coverage_json(c) for c in covs]
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        say(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         sources = dict(result.sources)
         for model, r in pairs:
@@ -172,9 +173,9 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
                 mark = "ok  " if r.passed else "FAIL"
                 click.echo(f"{mark} {model.id} {r.kind} {r.id} ({r.checked} checked, {r.seconds * 1000:.0f} ms)")
             if r.kind == "claim" and r.passed:  # a claim is judged, not enforced: say its verdict
-                click.echo(f"claim {model.id} {r.id}: {dict(r.values)['verdict']}")
+                say(f"claim {model.id} {r.id}: {dict(r.values)['verdict']}")
             if not r.passed:
-                click.echo("\n".join(failure_lines(r, sources)))
+                say("\n".join(failure_lines(r, sources)))
                 click.echo("")
         click.echo(f"{len(pairs) - len(failed)} passed, {len(failed)} failed")
         n = len(result.rulesets)

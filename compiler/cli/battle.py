@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.markup import escape
 
-from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, refuse, report_resolve_error, unknown_name,
+from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, json_option, refuse, report_resolve_error, say, unknown_name,
                                  usage_error)
-from compiler.resolve.core import ResolveError
 from compiler.cli.common import console as make_console
 from compiler.limits import MAX_COUNT, MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
+from compiler.terminal import rich_text
 
 if TYPE_CHECKING:
     from compiler import ast as A
@@ -52,8 +52,9 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
 @click.option("--force", is_flag=True, help="With --log: replace an existing file that is not a battle log.")
 @click.option("--replay", "replay_log", type=click.Path(path_type=Path),
               help="Play back a battle log instead (its own seed, sides and choices).")
+@json_option("Print the battle's events as JSON lines (with --auto or --replay).")
 def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, side: str | None, policy: str,
-         site: str | None, log: Path | None, force: bool, replay_log: Path | None) -> None:
+         site: str | None, log: Path | None, force: bool, replay_log: Path | None, as_json: bool) -> None:
     """A battle turn by turn in the terminal, each volley shown with the rule behind it.
 
     Each unit is named with its side ("Orks: Ork Boy"), each rule with its file and line, or
@@ -61,12 +62,15 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     """
     from compiler.battle import (POLICIES, Battle, HumanPolicy, LogError, Policy, ReplayMismatch, Rules, open_log,
                                  replay, write_log)
+    from compiler.resolve.core import ResolveError
     from compiler.cli.narrate import Narrator, label_units_by_side
 
     refuse(**{"--replay": replay_log, "--seed": seed, "--auto": auto, "--side": side, "SCENARIO": scenario,
               "--log": log})
     refuse(**{"--auto": auto, "--side": side})
-    console = make_console()
+    if as_json and not (auto or replay_log):
+        raise usage_error("--json prints a battle no person plays: add --auto, or --replay a log")
+    console = make_console(emoji=False)  # `:skull:` in a title prints as written
     played = None
     if replay_log is not None:
         try:
@@ -92,13 +96,16 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     narrator = Narrator(model, [s.title for s in sc.sides], site)
 
     def show(event: dict[str, Any]) -> None:
+        if as_json:
+            click.echo(json.dumps(event, sort_keys=True, ensure_ascii=False))
+            return
         text = narrator.line(event)
         if text is not None:
             console.print(text)
 
     def begin(battle: Battle) -> None:
         label_units_by_side(battle.state.units, battle.state.side_titles)
-        for line in narrator.header(sc, battle_seed, battle.state.units):
+        for line in [] if as_json else narrator.header(sc, battle_seed, battle.state.units):
             console.print(line)
 
     if played is not None:
@@ -109,7 +116,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
             report_resolve_error(err, dict(compiled.sources))
             raise Exit(1)
         except ReplayMismatch as e:
-            click.echo(f"warscribe: error: {replay_log}: {e}", err=True)
+            say(f"warscribe: error: {replay_log}: {e}", err=True)
             raise Exit(1)
         except (ValueError, LogError) as e:
             raise usage_error(f"cannot replay {replay_log}: {e}")
@@ -124,7 +131,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
         if human is None:
             raise unknown_name(f"scenario '{sc.id}' has no side '{side}'", side or "", ids, "sides")
         policies[human] = HumanPolicy(lambda prompt: _read(console, prompt),
-                                      lambda text: console.print(text, markup=False))  # author text, never markup
+                                      lambda text: console.print(rich_text(text)))  # author text, never markup
     battle = Battle(rules, sc, policies, battle_seed, listener=show)
     begin(battle)
     try:
@@ -191,7 +198,7 @@ def _rules_of(ruleset: str) -> str | None:
 
 
 def _read(console: Any, prompt: str) -> str:
-    console.print(f"{prompt}: ", end="", markup=False)
+    console.print(f"{rich_text(prompt)}: ", end="")
     line = sys.stdin.readline()
     if not line:
         raise EOFError
@@ -203,7 +210,7 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 
     console.print("Choose a side:")
     for i, s in enumerate(sc.sides, 1):
-        console.print(f"  {i}. {escape(s.title)}")
+        console.print(f"  {i}. {rich_text(s.title)}")
     while True:
         answer = _read(console, f"Choose 1-{len(sc.sides)}").strip()
         number = whole_number(answer)
@@ -234,6 +241,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
     jobs = _workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
+    from compiler.resolve.core import ResolveError
     from compiler.battle.simulate import against as change
     from compiler.battle.simulate import with_armies
 
@@ -273,22 +281,22 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     except ValueError as e:
         raise usage_error(str(e))
     if as_json:
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        say(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    click.echo(f"{model.title}: {sc.title} — {out['games']} games, seed {seed}, policy {policy}")
+    say(f"{model.title}: {sc.title} — {out['games']} games, seed {seed}, policy {policy}")
     for s in out["sides"]:
         lo, hi = s["ci95"]
-        click.echo(f"  {s['title']}: wins {s['wins']} = {s['win_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}), "
+        say(f"  {s['title']}: wins {s['wins']} = {s['win_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}), "
                    f"{s['survivors_mean']:.2f} models left on average")
     lo, hi = out["draw_ci95"]
     click.echo(f"  draws: {out['draws']} = {out['draw_rate']:.1%} (95% CI {lo:.1%}–{hi:.1%}); "
                f"{out['turns_mean']:.2f} game turns on average")
     if "against" in out:
         titles = {side.id: side.title for side in sc.sides}
-        click.echo(f"  against {out['against']['title']}:")
+        say(f"  against {out['against']['title']}:")
         for c in out["against"]["change"]:
             lo, hi = c["ci95"]
-            click.echo(f"    {titles.get(c['id'], c['id'])}: wins {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
+            say(f"    {titles.get(c['id'], c['id'])}: wins {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
                        f"{_points(c['change'])} (95% CI {_points(lo, False)} to {_points(hi)})")
 
 
@@ -312,7 +320,8 @@ _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*
                      "(.ros, .rosz).")
 @click.option("--army", help="The army rules to check against (default: those a roster's force is named after, "
                             "else the first).")
-def army_check(path: str, roster: Path, army: str | None) -> None:
+@json_option("Print JSON: the units, the points, each violation with the rule it breaks.")
+def army_check(path: str, roster: Path, army: str | None, as_json: bool) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
     from compiler import ast as A
     from compiler.diagnostics import Span
@@ -321,15 +330,23 @@ def army_check(path: str, roster: Path, army: str | None) -> None:
     _, model = compile_one(path)
     armies = model.of_type(A.Army)
     chosen = model.get(army) if army else (armies[0] if armies else None)
-    if army is None and roster.suffix.lower() in (".ros", ".rosz"):
+    limit = None
+    if roster.suffix.lower() in (".ros", ".rosz"):
         from compiler.cli.interop import roster_army
 
-        chosen = roster_army(roster, model) or chosen  # the army rules its force was built with
+        named, limit = roster_army(roster, model)
+        if army is None:
+            chosen = named or chosen  # the army rules its force was built with
     if not isinstance(chosen, A.Army):
         raise usage_error(f"ruleset '{model.id}' has no army rules" + (f" called '{army}'" if army else ""))
+    if limit is not None and limit not in chosen.points:  # the game size the player set, if the rules allow it
+        if chosen.points:
+            click.echo(f"{roster}: the roster's limit of {limit} points is not one of {chosen.title}'s "
+                       f"({', '.join(map(str, chosen.points))}); checked at {chosen.points[0]}", err=True)
+        limit = None
     units = list_units(roster, model)
     listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
-    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed))
+    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed, limit), as_json)
 
 
 def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
@@ -353,11 +370,11 @@ def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Side
         m = _ROSTER_LINE.match(body)
         span = Span(str(roster), n, 1, n, len(line) + 1)
         if m is None:
-            click.echo(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
+            say(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
             bad += 1
             continue
         if len(m.group(1)) > 6 or not 1 <= int(m.group(1)) <= MAX_COUNT:
-            click.echo(f"{roster}:{n}:1: error: a unit of {m.group(1)[:12]}{'…' if len(m.group(1)) > 12 else ''} "
+            say(f"{roster}:{n}:1: error: a unit of {m.group(1)[:12]}{'…' if len(m.group(1)) > 12 else ''} "
                        f"models; write from 1 to {MAX_COUNT:,}")
             bad += 1
             continue
@@ -369,7 +386,7 @@ def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Side
 
             name, pool, plural = unknown[0]
             hint = suggestion(name, pool, plural)
-            click.echo(f"{roster}:{n}:1: error: '{name}' is not a unit, squad or weapon of {model.id}"
+            say(f"{roster}:{n}:1: error: '{name}' is not a unit, squad or weapon of {model.id}"
                        + (f"\n   = hint: {hint}" if hint else ""))
             bad += 1
             continue
@@ -400,17 +417,27 @@ def _read_list(roster: Path) -> str:
     return text
 
 
-def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any]) -> None:
+def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any],
+                 as_json: bool = False) -> None:
     """Print each violation with the rule it breaks, then the verdict; exit 1 when the list breaks a rule."""
     total = sum(u.points for u in listed)
+    if as_json:
+        found: list[dict[str, Any]] = []
+        for v in violations:
+            trail = model.section_path(v.army)
+            found.append({"message": v.message, "army": v.army, "rule": trail[-1].id if trail else None,
+                          "span": v.span.to_json()})
+        click.echo(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
+                               "ok": not violations, "violations": found}, indent=2, ensure_ascii=False))
+        raise Exit(1 if violations else 0)
     for v in violations:
         trail = model.section_path(v.army)
         rule = trail[-1] if trail else None
         cited = f"rule '{rule.title}' ({rule.id}), " if rule is not None else ""
-        click.echo(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
+        say(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
                    f"({v.army}) at {v.span.file}:{v.span.line}, on the site #{rule.id if rule else v.army}")
     verdict = "breaks" if violations else "meets"
-    click.echo(f"{roster}: {len(listed)} units, {total} points: the list {verdict} the rules of '{chosen.title}'"
+    say(f"{roster}: {len(listed)} units, {total} points: the list {verdict} the rules of '{chosen.title}'"
                + (f" ({len(violations)} violation{'s' if len(violations) != 1 else ''})" if violations else ""))
     if violations:
         raise Exit(1)

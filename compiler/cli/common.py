@@ -16,8 +16,8 @@ if TYPE_CHECKING:  # the CLI imports the compiler only when a command runs
     from compiler.resolve.evaluator import ResolveError
 
 __all__ = ["Arg", "Exit", "app", "compile_one", "console", "unknown_name", "is_quiet", "is_verbose", "json_option",
-           "print_diagnostics", "refuse", "report_resolve_error", "rules_have_errors", "summary_line", "usage_error",
-           "use_color"]
+           "print_diagnostics", "refuse", "report_resolve_error", "rules_have_errors", "say", "summary_line",
+           "usage_error", "use_color"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -244,9 +244,17 @@ def unknown_name(message: str, name: str, known: list[str], plural: str) -> Exit
     return usage_error(message + (f"; {hint}" if hint else ""))
 
 
+def say(text: str, err: bool = False) -> None:
+    """Print a line that holds author text (a title, a name, a table's result, a line of a file):
+    its control characters shown escaped, never obeyed by the terminal (:mod:`compiler.terminal`)."""
+    from compiler.terminal import shown
+
+    click.echo(shown(text), err=err)
+
+
 def usage_error(message: str) -> Exit:
     """Say (on standard error) what was wrong with the call; the caller raises what this returns (exit 2)."""
-    click.echo(f"warscribe: error: {message}", err=True)
+    say(f"warscribe: error: {message}", err=True)
     return Exit(2)
 
 

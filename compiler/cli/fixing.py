@@ -2,8 +2,9 @@
 
 Each round compiles the rules, makes every certain fix (:mod:`compiler.fixes`) in the files
 the diagnostics point into, prints each change, and goes again until nothing is left to fix:
-running it twice changes nothing more.  A file is written only if it still holds the text that
-was checked (one changed meanwhile is left alone, with a sentence), and atomically.
+running it twice changes nothing more.  A file is written only if it is among the paths given (or inside
+one of them: not a base ruleset's file elsewhere) and still holds the text that was checked
+(one changed meanwhile is left alone, with a sentence), and atomically.
 """
 from __future__ import annotations
 
@@ -43,6 +44,12 @@ def fix_rules(paths: list[str], err: bool = False) -> int:
             path = Path(file)
             if text is None or path.suffix != ".rules" or not path.is_file():
                 continue
+            if not _within(path, paths):  # a base ruleset's file, say: not one the author asked to fix
+                if file not in left_alone:
+                    click.echo(f"{file}: outside {', '.join(paths)}; not fixed (fix it with: warscribe check "
+                               f"--fix {path.parent})", err=True)
+                    left_alone.add(file)
+                continue
             todo = edits(text, diagnostics, file)
             if not todo:
                 continue
@@ -67,6 +74,16 @@ def fix_rules(paths: list[str], err: bool = False) -> int:
         if not changed:
             break
     return made
+
+
+def _within(path: Path, roots: list[str]) -> bool:
+    """Whether ``path`` is one of ``roots`` or inside one of them."""
+    here = path.resolve()
+    for root in roots:
+        top = Path(root).resolve()
+        if here == top or top in here.parents:
+            return True
+    return False
 
 
 def _unchanged(path: Path, text: str) -> bool:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable
 import click
 
 from compiler.cli.common import Arg, Exit, app, print_diagnostics, usage_error
+from compiler.terminal import shown
 
 if TYPE_CHECKING:
     from compiler import ast as A
@@ -151,7 +152,7 @@ def import_battlescribe(files: tuple[Path, ...], out: Path, extends: str | None,
         texts, data, ids = import_files(list(files), ruleset_id, base, base_ids, base_keywords, stat_map,
                                         today=datetime.date.today().isoformat())
     except DataError as err:
-        raise usage_error(str(err))
+        raise usage_error(shown(str(err), lines=False))
     try:
         _write_folder(out, texts)
     except OSError as err:
@@ -185,7 +186,9 @@ def _say() -> Callable[[str], None]:
     """``click.echo``, or nothing under ``-q`` (the summary is not the answer)."""
     from compiler.cli.common import is_quiet
 
-    return (lambda text: None) if is_quiet() else click.echo
+    if is_quiet():
+        return lambda text: None
+    return lambda text: click.echo(shown(text, lines=False))  # names from a file are shown, never obeyed
 
 
 def export_battlescribe(path: str, folder: Path, force: bool) -> None:
@@ -211,7 +214,7 @@ def export_battlescribe(path: str, folder: Path, force: bool) -> None:
             try:
                 check_output_file(folder / name, "write the BattleScribe data to", _own_export, force, sources=[path])
             except OutputRefused as err:
-                raise usage_error(str(err))
+                raise usage_error(shown(str(err), lines=False))
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, content in written.items():
@@ -237,16 +240,18 @@ def _own_export(head: bytes) -> bool:
     return EXPORT_MARK.encode() in head[:400]
 
 
-def roster_army(roster: Path, model: Ruleset) -> A.Army | None:
-    """The army rules a roster's force was built with, when the ruleset has army rules of that name."""
+def roster_army(roster: Path, model: Ruleset) -> tuple[A.Army | None, int | None]:
+    """The army rules a roster's force was built with (when the ruleset has army rules of that name),
+    and the points limit the player set in it."""
     from compiler.battlescribe import DataError
     from compiler.battlescribe.roster import read_roster
     from compiler.battlescribe.roster import roster_army as named
 
     try:
-        return named(read_roster(roster, model), model)
+        read = read_roster(roster, model)
     except DataError as err:
-        raise usage_error(str(err))
+        raise usage_error(shown(str(err), lines=False))
+    return named(read, model), read.limit
 
 
 def roster_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
@@ -259,11 +264,12 @@ def roster_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Si
     try:
         read = read_roster(roster, model)
     except DataError as err:
-        raise usage_error(str(err))
+        raise usage_error(shown(str(err), lines=False))
     if read.unknown:
-        shown = ", ".join(repr(u) for u in read.unknown[:5]) + (" …" if len(read.unknown) > 5 else "")
-        raise usage_error(f"{roster}: {shown} {'is' if len(read.unknown) == 1 else 'are'} not a unit or squad of "
-                          f"{model.id}; import the catalogue the roster was built from")
+        names = ", ".join(repr(u) for u in read.unknown[:5]) + (" …" if len(read.unknown) > 5 else "")
+        verb = "is" if len(read.unknown) == 1 else "are"
+        raise usage_error(f"{roster}: {shown(names, lines=False)} {verb} not a unit or squad of {model.id}; "
+                          f"import the catalogue the roster was built from")
     span = Span(str(roster), 1, 1, 1, 1)
     units = [A.SideUnit(span, u.count, u.name, u.weapons) for u in read.units]
     if read.points is not None and not quiet:

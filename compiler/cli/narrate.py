@@ -3,7 +3,8 @@
 Every unit is named with its side ("Orks: Ork Boy"), every rule by its title with where to read
 it: its page on the built site when ``--site URL`` (or the ``site`` setting) says where the site
 is, else its file and line. Counts, articles and verbs come from :mod:`compiler.words`. Author
-text (titles) is escaped for Rich, so that a title is printed as written, never read as markup.
+text (titles) is escaped for Rich, so that a title is printed as written, never read as markup,
+and its control characters are shown escaped, never obeyed (:func:`compiler.terminal.rich_text`).
 
 A volley that carries its dice (``"dice": [{"step": "hits", "faces": [6, 5, 3], "passed": 2}]``)
 shows them one step a line: ``hits: 6 5 3 → 2``.
@@ -12,8 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from rich.markup import escape
-
+from compiler.terminal import rich_text as escape
 from compiler.words import a_or_an, agree, chance_words, plural
 
 if TYPE_CHECKING:

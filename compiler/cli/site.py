@@ -21,7 +21,8 @@ from typing import Any
 
 import click
 
-from compiler.cli.common import Arg, Exit, app, print_diagnostics, rules_have_errors, usage_error
+from compiler.cli.common import (Arg, Exit, app, is_quiet, is_verbose, json_option, print_diagnostics, rules_have_errors,
+                                 usage_error)
 
 CONFIG = "mkdocs.yml"
 
@@ -121,7 +122,8 @@ def _quiet_banner() -> None:
 @click.option("--config", "-c", help="The MkDocs config (default: ./mkdocs.yml, or a default site for ./rules).")
 @click.option("--strict/--no-strict", default=True, help="Fail on warnings: broken links, rules warnings (default: strict).")
 @click.option("--verbose", "-v", is_flag=True, help="Show every MkDocs message.")
-def build(out: str | None, config: str | None, strict: bool, verbose: bool) -> None:
+@json_option("Print what was built as JSON: pages, folder, seconds, warnings.")
+def build(out: str | None, config: str | None, strict: bool, verbose: bool, as_json: bool) -> None:
     """Build the rulebook website: check and render every ruleset, then run MkDocs."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
@@ -131,7 +133,7 @@ def build(out: str | None, config: str | None, strict: bool, verbose: bool) -> N
 
     _quiet_banner()
     path, tmp = find_config(config)
-    handler = _logging(verbose)
+    handler = _logging(verbose or is_verbose())  # -v given before the command too
     start = time.perf_counter()
     if out:
         from compiler.site.output import OutputFolderError, check_output_folder
@@ -195,6 +197,12 @@ def build(out: str | None, config: str | None, strict: bool, verbose: bool) -> N
     pages = mkdocs_plugin.PROGRESS.get("pages", 0)
     rendered = mkdocs_plugin.PROGRESS.get("render_seconds", 0.0)
     warnings = handler.counts.get("WARNING", 0)
+    if as_json:
+        click.echo(json.dumps({"pages": pages, "out": str(cfg.site_dir), "seconds": round(elapsed, 3),
+                               "render_seconds": round(rendered, 3), "warnings": warnings}, indent=2))
+        return
+    if is_quiet():
+        return
     click.echo(f"built {pages} pages into {cfg.site_dir} in {elapsed:.1f} s "
                f"(rules compiled and rendered in {rendered:.1f} s)"
                + (f", {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""))
@@ -213,7 +221,7 @@ class _progress:
 
     def __enter__(self) -> Any:
         self.module.PROGRESS.clear()
-        if sys.stderr.isatty() and not os.environ.get("CI"):
+        if sys.stderr.isatty() and not os.environ.get("CI") and not is_quiet():
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             # No refresh thread (auto_refresh=False): the build may fork workers, which is only
@@ -232,7 +240,7 @@ class _progress:
             started: set[str] = set()
 
             def line(event: str, done: int = 0, total: int = 0) -> None:
-                if event not in started:
+                if event not in started and not is_quiet():
                     started.add(event)
                     words = STAGE_WORDS.get(event, event)
                     click.echo(f"warscribe: {words}" + (f" ({total})" if total else "") + " …", err=True)
@@ -392,7 +400,7 @@ def render(paths: tuple[str, ...], out: str, config: str | None, force: bool) ->
         written = renderer.write(site, out)  # every page rendered before the first is written, each written atomically
         if (target / "nav.yml").is_symlink():
             (target / "nav.yml").unlink()
-        write_atomic(target / "nav.yml", yaml.safe_dump({"nav": list(site.nav)}, allow_unicode=True,
+        write_atomic(target / "nav.yml", yaml.safe_dump({"nav": renderer.nav_html(site.nav)}, allow_unicode=True,
                                                         sort_keys=False))
         write_atomic(target / MARKER, "Markdown pages written by `warscribe render`.\n")
     except OSError as err:

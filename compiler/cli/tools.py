@@ -9,16 +9,17 @@ import sys
 from pathlib import Path
 import click
 
-from compiler.cli.common import Arg, Exit, app, json_option, print_diagnostics, usage_error
+from compiler.cli.common import Arg, Exit, app, is_quiet, json_option, print_diagnostics, refuse, usage_error
 
 
 @app.command()
 @click.argument("paths", cls=Arg, nargs=-1,
-                help="Files or folders to format (folders are searched for .rules files; default: the project's rules folder, or the ruleset you are in). "
-                     "'-' formats standard input to standard output.")
+                help="Files or folders to format (folders are searched for .rules files; default: the project's "
+                     "rules folder, or the ruleset you are in). '-' formats standard input to standard output.")
 @click.option("--check", is_flag=True, help="Change nothing: list the files that would change; exit 1 if any would.")
 @click.option("--diff", is_flag=True, help="Change nothing: print what would change as a unified diff.")
-def fmt(paths: tuple[str, ...], check: bool, diff: bool) -> None:
+@json_option("Print JSON: the files changed (or that would change), left unchanged, and that could not be read.")
+def fmt(paths: tuple[str, ...], check: bool, diff: bool, as_json: bool) -> None:
     """Format .rules files in the canonical layout, keeping every comment.
 
     Indentation becomes two spaces per block, spacing is made regular, columns
@@ -32,7 +33,9 @@ def fmt(paths: tuple[str, ...], check: bool, diff: bool) -> None:
     from compiler.model.load import UsageError, display_path
     from compiler.syntax.fmt import FormatError, format_file, format_text, rules_files
 
+    refuse(**{"--json": as_json, "--diff": diff})
     if paths == ("-",):
+        refuse(**{"--json": as_json, "-": True})
         text = sys.stdin.read()
         try:
             click.echo(format_text(text, "<stdin>"), nl=False)
@@ -49,16 +52,20 @@ def fmt(paths: tuple[str, ...], check: bool, diff: bool) -> None:
     write = not (check or diff)
     changed: list[Path] = []
     failed = 0
+    broken: list[str] = []
+    say = (lambda text: None) if as_json or is_quiet() else click.echo  # the per-file lines: not the JSON, not -q
     for path in files:
         shown = display_path(path)
         try:
             result = format_file(path, write=write)
         except OSError as err:  # disk full, read-only, unreadable: a sentence, the file left as it was
             failed += 1
+            broken.append(shown)
             click.echo(f"warscribe: error: cannot format {shown}: {err.strerror or err}", err=True)
             continue
         if result.error is not None:
             failed += 1
+            broken.append(shown)
             print_diagnostics(result.error.diagnostics, {shown: result.before})
             click.echo(f"error: cannot format {shown}", err=True)
             continue
@@ -68,17 +75,24 @@ def fmt(paths: tuple[str, ...], check: bool, diff: bool) -> None:
         if diff:
             click.echo("".join(difflib.unified_diff(result.before.splitlines(True), result.after.splitlines(True),
                                                     shown, shown)), nl=False)
-        elif check:
-            click.echo(f"would reformat {shown}")
+        elif check and not as_json:
+            click.echo(f"would reformat {shown}")  # the answer of --check, even with -q
         else:
-            click.echo(f"reformatted {shown}")
+            say(f"reformatted {shown}")
     unchanged = len(files) - len(changed) - failed
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"would_reformat" if check else "reformatted": [display_path(p) for p in changed],
+                               "unchanged": unchanged, "errors": broken}, indent=2))
+        raise Exit(1 if failed or (check and changed) else 0)
     verb = "would be reformatted" if not write else "reformatted"
     parts = [f"{len(changed)} file{'s' if len(changed) != 1 else ''} {verb}",
              f"{unchanged} file{'s' if unchanged != 1 else ''} {'would be left' if not write else 'left'} unchanged"]
     if failed:
         parts.append(f"{failed} file{'s' if failed != 1 else ''} with errors")
-    click.echo(", ".join(parts), err=bool(diff))
+    if not is_quiet():
+        click.echo(", ".join(parts), err=bool(diff))
     raise Exit(1 if failed or (check and changed) else 0)
 
 

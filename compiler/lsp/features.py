@@ -6,6 +6,7 @@ the snapshot.
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable, Sequence
 
@@ -21,7 +22,7 @@ from compiler.syntax.fmt import FormatError, format_text
 
 __all__ = [
     "SEMANTIC_LEGEND", "code_actions", "completions", "document_symbols", "formatting", "location",
-    "lsp_diagnostics", "prepare_rename", "rename", "semantic_tokens", "symbol_kind",
+    "lsp_diagnostics", "prepare_rename", "rename", "RenameRefused", "semantic_tokens", "symbol_kind",
 ]
 
 _SEVERITY = {Severity.ERROR: T.DiagnosticSeverity.Error, Severity.WARNING: T.DiagnosticSeverity.Warning,
@@ -251,17 +252,68 @@ def prepare_rename(snap: Snapshot, path: str, line: int, character: int) -> T.Ra
     return T.Range(T.Position(occ.line, occ.start), T.Position(occ.line, occ.end))
 
 
+_DIE = re.compile(r"[dD]\d+")
+
+
+@functools.lru_cache(maxsize=1)
+def language_words() -> frozenset[str]:
+    """The words of the language (``roll``, ``table``, ``not``…): the grammar's keywords."""
+    from compiler.syntax.grammar import parser
+
+    return frozenset(str(t.pattern.value) for t in parser().terminals
+                     if t.pattern.type == "str" and _ID.fullmatch(str(t.pattern.value)))
+
+
+class RenameRefused(ValueError):
+    """A rename that would break the rules: the new name is no name, is taken, or cannot stand there."""
+
+
 def rename(snap: Snapshot, path: str, line: int, character: int, new_name: str,
            uris: dict[str, str]) -> T.WorkspaceEdit | None:
-    """Every occurrence of the name under the cursor, in every file of the ruleset and its base."""
+    """Every occurrence of the name under the cursor, in every file of the ruleset and its base.
+
+    Refused (:class:`RenameRefused`, with the reason) when ``new_name`` is not a name, is already
+    the name of something, or makes the rules fail to check where they checked before (a word
+    of the language, such as ``roll`` or ``table``, cannot be a name there)."""
     occ = snap.occurrence_at(path, line, character)
-    if occ is None or not _ID.fullmatch(new_name):
+    if occ is None:
         return None
+    if not _ID.fullmatch(new_name):
+        raise RenameRefused(f"'{new_name}' is not a name: use letters, digits and _, starting with a letter")
+    if new_name == occ.name:
+        return T.WorkspaceEdit(changes={})
+    if new_name in language_words() or _DIE.fullmatch(new_name):
+        raise RenameRefused(f"'{new_name}' is a word of the language"
+                            f"{' (a die)' if _DIE.fullmatch(new_name) else ''}; choose another name")
+    taken = snap.names.get(new_name)
+    if taken is not None:
+        decl = snap.symbols.get(taken)
+        what = f"the {kind_of(decl)} '{taken}'" if decl is not None else f"'{taken}'"
+        raise RenameRefused(f"'{new_name}' is already the name of {what}; choose another name")
+    found = _exact(snap, snap.references(occ.name))
+    _refuse_if_it_breaks(snap, found, new_name)
     changes: dict[str, list[T.TextEdit]] = {}
-    for o in _exact(snap, snap.references(occ.name)):
+    for o in found:
         uri = uris.get(o.path) or _uri(o.path)
         changes.setdefault(uri, []).append(T.TextEdit(location(o).range, new_name))
     return T.WorkspaceEdit(changes=changes)
+
+
+def _refuse_if_it_breaks(snap: Snapshot, found: list[Occurrence], new_name: str) -> None:
+    """Compile the renamed texts (in memory): a rename that adds an error is refused with it."""
+    from compiler.lsp.index import snapshot
+
+    texts = {p: t.splitlines(keepends=True) for p, t in snap.texts.items()}
+    for o in sorted(found, key=lambda o: (o.path, o.line, -o.start)):
+        row = texts[o.path][o.line]
+        texts[o.path][o.line] = row[:o.start] + new_name + row[o.end:]
+    after = snapshot(snap.folder, {p: "".join(lines) for p, lines in texts.items()})
+    if after.compilation is None:
+        raise RenameRefused(f"'{new_name}' cannot be the name here: {after.error}")
+    before = {(d.code, d.message) for d in (snap.compilation.diagnostics if snap.compilation else ()) if d.is_error}
+    new = [d for d in after.compilation.diagnostics if d.is_error and (d.code, d.message) not in before]
+    if new:
+        raise RenameRefused(f"'{new_name}' cannot be the name here: {new[0].message}")
 
 
 # -- outline -----------------------------------------------------------------------

@@ -4,9 +4,14 @@ Markdown, built from the model only: a stat, keyword, ability… shows its title
 short definition and its long text; a table shows every cell with its target and
 chance ("4+ · 50%"), as ``warscribe table`` prints it; a test shows what it rolls and,
 when it needs no argument, its chance; a target such as ``4+`` its chance on a d6.
+
+Author text is shown, never fetched or run: titles and definitions as plain text (Markdown's
+characters escaped), prose as Markdown without pictures (``![alt](url)`` shows as a link, so
+a hover never loads an image from anywhere) and without HTML (``<img …>`` shows as text).
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -40,8 +45,58 @@ def target_chance(text: str, sides: int = 6) -> str:
 
 
 def _prose(decl: A.Decl) -> str:
-    parts = [p.text.strip() for p in getattr(decl, "prose", ()) or ()]
+    parts = [_markdown(p.text.strip()) for p in getattr(decl, "prose", ()) or ()]
     return "\n\n".join(p for p in parts if p)
+
+
+_PUNCTUATION = re.compile(r"[\\`*_\[\]{}()#+!|~<>]")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:.+?)(?<!`)\1(?!`)", re.DOTALL)
+
+
+def _text(text: str) -> str:
+    """Plain author text (a title, a definition) as Markdown that shows exactly that text.
+
+    >>> _text("![x](https://t.invalid/p.gif) <img src=x> *b*")
+    '\\\\!\\\\[x\\\\]\\\\(https://t.invalid/p.gif\\\\) \\\\<img src=x\\\\> \\\\*b\\\\*'
+    """
+    return _PUNCTUATION.sub(lambda m: "\\" + m.group(0), " ".join(text.split()))
+
+
+def _markdown(text: str) -> str:
+    """Author Markdown without pictures or HTML: ``![`` and ``<`` outside code shown as text.
+
+    >>> print(_markdown("See ![map](https://t.invalid/m.png) and <img src=x>, `a <b> ![c]`.\\n```\\n<b>\\n```"))
+    See \\![map](https://t.invalid/m.png) and &lt;img src=x>, `a <b> ![c]`.
+    ```
+    <b>
+    ```
+    """
+    runs: list[tuple[bool, list[str]]] = []  # (inside a fence, its lines)
+    fence: str | None = None
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        inside = fence is not None or m is not None
+        if fence is None and m:
+            fence = m.group(1)
+        elif fence is not None and m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+            fence = None
+        if not runs or runs[-1][0] != inside:
+            runs.append((inside, []))
+        runs[-1][1].append(line)
+    return "\n".join("\n".join(lines) if inside else _outside_code("\n".join(lines)) for inside, lines in runs)
+
+
+def _outside_code(text: str) -> str:
+    pieces, pos = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        pieces += [_no_pictures(text[pos:m.start()]), m.group(0)]
+        pos = m.end()
+    return "".join(pieces) + _no_pictures(text[pos:])
+
+
+def _no_pictures(text: str) -> str:
+    return text.replace("<", "&lt;").replace("![", "\\![")
 
 
 def _source(snap: Snapshot, decl: A.Decl) -> str:
@@ -94,7 +149,7 @@ def describe(snap: Snapshot, decl: A.Decl) -> str:
     """The Markdown shown for one declaration."""
     kind = kind_of(decl)
     title = getattr(decl, "title", None)
-    head = f"**{title}** · {kind} `{decl.id}`" if title and title != decl.id else f"{kind} `{decl.id}`"
+    head = f"**{_text(title)}** · {kind} `{decl.id}`" if title and title != decl.id else f"{kind} `{decl.id}`"
     extra: list[str] = []
     if isinstance(decl, A.Stat) and decl.type is not None:
         extra.append(f"values: {decl.type if isinstance(decl.type, str) else _source_of(snap, decl.type)}")
@@ -102,14 +157,14 @@ def describe(snap: Snapshot, decl: A.Decl) -> str:
         extra.append("choices: " + ", ".join(f"`{c}`" for c in decl.choices))
     aka = getattr(decl, "aka", ())
     if aka:
-        extra.append("also called: " + ", ".join(aka))
+        extra.append("also called: " + ", ".join(_text(a) for a in aka))
     origin = snap.model.origin.get(decl.id) if snap.model is not None else None
     if origin in ("base", "replaced") and snap.model is not None and snap.model.base is not None:
         extra.append(f"{'from' if origin == 'base' else 'replaces the one in'} the base ruleset `{snap.model.base.id}`")
     parts = [head + ("  \n" + " · ".join(extra) if extra else "")]
     short = getattr(decl, "short", None)
     if short:
-        parts.append(f"*{short}*")
+        parts.append(f"*{_text(short)}*")
     prose = _prose(decl)
     if prose:
         parts.append(prose)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Any
+import sys
+from typing import Any, BinaryIO
 
 from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -25,6 +27,7 @@ from compiler.lsp.index import Snapshot, real, snapshot
 __all__ = ["RulesServer", "create_server", "serve"]
 
 log = logging.getLogger("warscribe.lsp")
+REQUEST_FAILED = -32803  # LSP's RequestFailed: the request was understood, and refused
 
 
 class RulesServer(LanguageServer):
@@ -38,6 +41,28 @@ class RulesServer(LanguageServer):
         self.generation: dict[str, int] = {}
         self.uris: dict[str, str] = {}  # real path -> the URI the client uses for it
         self.published: dict[str, set[str]] = {}  # folder -> paths given diagnostics last time
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio, reading messages with :func:`~compiler.lsp.framing.read_messages`:
+        a message with a broken frame (an oversized length, a malformed header) is dropped and
+        the server answers the next ones (pygls' own loop dies or goes deaf on them)."""
+        from threading import Event
+
+        from pygls.io_ import StdoutWriter
+
+        from compiler.lsp.framing import BoundedReader, read_messages
+
+        self._stop_event = Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        reader = BoundedReader(stdin or sys.stdin.buffer, self.thread_pool)
+        try:
+            asyncio.run(read_messages(self._stop_event, reader, self.protocol, log, self.report_server_error))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; the server stops")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     # -- documents -------------------------------------------------------------
 
@@ -241,8 +266,11 @@ def create_server(debounce: float = 0.3) -> RulesServer:
         path = ls.path_of(params.text_document.uri)
         if path is None:
             return None
-        return F.rename(ls.snapshot_for(path), path, params.position.line, params.position.character,
-                        params.new_name, ls.uris)
+        try:
+            return F.rename(ls.snapshot_for(path), path, params.position.line, params.position.character,
+                            params.new_name, ls.uris)
+        except F.RenameRefused as refused:  # the editor shows the reason; nothing is changed
+            raise JsonRpcException(str(refused), code=REQUEST_FAILED) from None
 
     @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def symbols(ls: RulesServer, params: T.DocumentSymbolParams) -> list[T.DocumentSymbol] | None:

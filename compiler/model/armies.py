@@ -93,10 +93,12 @@ def army_quantities(model: Ruleset, units: list[ListedUnit], limit: int) -> dict
     }
 
 
-def check_army(model: Ruleset, army: A.Army, units: list[ListedUnit]) -> list[Violation]:
-    """Every requirement of ``army`` that the list ``units`` breaks, and every squad out of its size range."""
+def check_army(model: Ruleset, army: A.Army, units: list[ListedUnit], limit: int | None = None) -> list[Violation]:
+    """Every requirement of ``army`` that the list ``units`` breaks, and every squad out of its size range
+    (``limit`` is the game's size among the army's ``points``, by default the first)."""
     out: list[Violation] = []
-    limit = army.points[0] if army.points else 0
+    if limit is None:
+        limit = army.points[0] if army.points else 0
     env = army_quantities(model, units, limit)
     for req in army.requires:
         try:

@@ -1,7 +1,9 @@
 """A pytest plugin: ``pytest rules/`` runs every example and property of the rulesets as test items.
 
 Registered through the ``pytest11`` entry point; each ``.rules`` file yields one
-item per example or property written in it.  A ruleset that does not compile
+item per example, property or claim written in it, and an overlay's header file one more item
+per example of its base, run under the overlay's rules — the same runs, and so the same count,
+as ``warscribe test``.  A ruleset that does not compile
 yields one failing item listing the diagnostics.
 """
 from __future__ import annotations
@@ -50,11 +52,20 @@ class RulesFile(pytest.File):
                                               sources=dict(comp.sources))
             return
         for model in comp.rulesets:
-            if Path(model.folder).resolve() != self.path.parent.resolve():
+            own = Path(model.folder).resolve()
+            if own != self.path.parent.resolve():
                 continue
+            header = Path(model.header.span.file).resolve() == here
             for d in model.walk():
-                if isinstance(d, (A.Example, A.Property)) and Path(d.span.file).resolve() == here:
-                    yield RulesItem.from_parent(self, name=d.id, decl=d, model=model,
+                if not isinstance(d, (A.Example, A.Property)):
+                    continue
+                written = Path(d.span.file).resolve()
+                if written == here:
+                    yield RulesItem.from_parent(self, name=d.id, decl=d, model=model, sources=dict(comp.sources))
+                elif header and not written.is_relative_to(own):
+                    # An overlay runs its base's examples again under its own rules, as `warscribe test`
+                    # does: they are items of the overlay's header file, named after the base's folder.
+                    yield RulesItem.from_parent(self, name=f"{written.parent.name}:{d.id}", decl=d, model=model,
                                                 sources=dict(comp.sources))
 
 

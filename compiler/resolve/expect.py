@@ -14,7 +14,7 @@ from compiler import ast as A
 from compiler.diagnostics import Span
 from compiler.resolve.evaluator import AttackResult, Evaluator, ResolveError, is_dist, unwrap
 from compiler.model.values import TargetValue
-from compiler.words import number_words, value_words
+from compiler.words import full_number_words, number_words, value_words
 
 FAST_TOLERANCE = 1e-9
 
@@ -101,9 +101,10 @@ def check_expect(ev: Evaluator, ex: A.Expect, env: dict[str, Any]) -> tuple[Fail
     shown = number_words(unwrap(actual))
     if ok:
         return None, shown
-    want = number_words(unwrap(expected))
+    # A failure shows the values in full, so that they can be pasted back.
+    want = full_number_words(unwrap(expected))
     if ex.op == "~":
-        want += f" ± {number_words(unwrap(tol)) if tol is not None else '1e-9'}"
+        want += f" ± {full_number_words(unwrap(tol)) if tol is not None else '1e-9'}"
     elif ex.op not in ("=",):
         want = f"{ex.op} {want}"
-    return Failure(ex.span, "expectation does not hold", want, shown), shown
+    return Failure(ex.span, "expectation does not hold", want, full_number_words(unwrap(actual))), shown

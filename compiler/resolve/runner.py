@@ -12,6 +12,7 @@ Both ``warscribe test`` and the pytest plugin use :func:`run_ruleset`.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import time
@@ -202,4 +203,18 @@ def run_ruleset(model: Ruleset, exact: bool = True, only: Iterable[str] | None =
             results.append(run_claim(model, d, exact))
         elif isinstance(d, A.Property):
             results.append(run_property(model, d, exact))
-    return results
+    return [_inherited(model, r) for r in results]
+
+
+def _inherited(model: Ruleset, result: Result) -> Result:
+    """A failure of an example, property or claim that an overlay inherits from its base says
+    how to change it in the overlay (its base's files are not the overlay author's to edit)."""
+    if result.passed or model.base is None or model.origin.get(result.id) != "base":
+        return result
+    kind = result.kind  # example, property or claim: the word that starts its declaration
+    where = f"'{result.id}' comes from the base ruleset '{model.base.id}'"
+    how = (f"if this ruleset's house rules change it on purpose, write in this ruleset "
+           f"'replace {kind} {result.id} \"{result.title}\":' with what now holds, or 'remove {result.id}'")
+    first, *rest = result.failures
+    hint = f"{where}; {how}" + (f" ({first.hint})" if first.hint else "")
+    return dataclasses.replace(result, failures=(dataclasses.replace(first, hint=hint), *rest))

@@ -238,6 +238,10 @@ def _cells_worth_working_out(old: Ruleset, new: Ruleset, o_index: Mapping[str, _
     return worth
 
 
+#: The header fields that belong to one ruleset, left out when an overlay is compared with its base.
+OWN_FIELDS = ("id", "version", "history", "extends")
+
+
 def diff_models(old: Ruleset, new: Ruleset, *, cells: bool = True,
                 old_label: str | None = None, new_label: str | None = None) -> RulesetDiff:
     """Compare two rules models declaration by declaration (matched by id).
@@ -258,7 +262,14 @@ def diff_models(old: Ruleset, new: Ruleset, *, cells: bool = True,
     {'added': 1, 'removed': 1, 'changed': 0, 'moved': 0}
     """
     changes: list[tuple[tuple[float, int], Change]] = []
-    head = compare_fields(header_fields(old.header), header_fields(new.header))
+    old_head, new_head = header_fields(old.header), header_fields(new.header)
+    if old.id != new.id and (new.header.extends == old.id or old.header.extends == new.id):
+        # An overlay against its base: two rulesets, not two versions of one. Their ids, versions,
+        # histories and the `extends` line between them are what they are, not changes.
+        for key in OWN_FIELDS:
+            old_head.pop(key, None)
+            new_head.pop(key, None)
+    head = compare_fields(old_head, new_head)
     head_prose = compare_prose(model_prose(old), model_prose(new))
     if head or head_prose:
         changes.append(((-1.0, 0), Change(new.id, "ruleset", new.title, CHANGED, None, None, head,

@@ -24,6 +24,7 @@ The data comes from :mod:`compiler.review.diff`; these functions only present it
 from __future__ import annotations
 
 import html
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -158,11 +159,29 @@ def _matchup_summary(m: MatchupImpact) -> str:
 # ---------------------------------------------------------------------------
 
 
+# Characters that start Markdown's inline constructs: links and images (both need `[`), emphasis,
+# code, strikethrough, table cells (HTML is escaped as HTML).
+_MD_PUNCTUATION = re.compile(r"[\\`*_\[\]~|]")
+# What a forge turns into a notification, a cross-reference or a link by itself: @mentions,
+# #123 and owner/repo#123 references, bare URLs and www. addresses (GitHub's autolinks).
+_FORGE_TRIGGERS = re.compile(r"(?<=[@#])(?=\w)|(?<=[A-Za-z]:)(?=//)|(?<=www)(?=\.)", re.IGNORECASE)
+_WORD_JOINER = "\u2060"
+
+
 def _md(text: str | None) -> str:
-    """Author text inside Markdown: HTML escaped, table pipes and line breaks made safe."""
+    """Author text inside Markdown (a pull-request comment): shown as written, and inert — no
+    link, image, emphasis or HTML (each such character escaped), no @mention, issue reference or
+    bare link (an invisible word joiner after ``@`` or ``#``, inside ``://`` and ``www.``), table
+    pipes and line breaks made safe.
+
+    >>> print(_md("[x](https://a.invalid) ![i](p.gif) <img src=x> @team #12 www.a.invalid *b*").replace(_WORD_JOINER, "(WJ)"))
+    \\[x\\](https:(WJ)//a.invalid) !\\[i\\](p.gif) &lt;img src=x&gt; @(WJ)team #(WJ)12 www(WJ).a.invalid \\*b\\*
+    """
     if text is None:
         return "—"
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", "<br>")
+    text = _MD_PUNCTUATION.sub(lambda m: "\\" + m.group(0), text)
+    text = html.escape(text, quote=False)
+    return _FORGE_TRIGGERS.sub(_WORD_JOINER, text).replace("\n", "<br>")
 
 
 def _code(text: str | None) -> str:

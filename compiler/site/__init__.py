@@ -43,11 +43,13 @@ from compiler.driver import Compilation
 from compiler.model.ruleset import Ruleset
 from compiler.site.compare import Matchup, MatchupError, answers, comparison
 from compiler.site.env import environment
+from compiler.site.markup import nav_html
 from compiler.site.pages import Page, checked_context, ruleset_data, ruleset_pages_for
+from compiler.site.searchextra import search_extras
 from compiler.site.sitemap import SiteMap, navigation, ruleset_pages, stub_chapters
 
-__all__ = ["THEME_ASSETS", "Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions", "site",
-           "write"]
+__all__ = ["THEME_ASSETS", "Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions",
+           "nav_html", "site", "write"]
 
 ASSETS = ("assets/warscribe.css", "assets/warscribe-site.css", "assets/ruleset-search.js", "assets/player-view.js",
           "assets/lazy-search.js")
@@ -82,6 +84,8 @@ class RenderedSite:
     nav: tuple[Any, ...]  # MkDocs-style, titles plain text: ({"Title": "path.md"} | {"Title": [...]}, ...)
     assets: tuple[tuple[str, str], ...]  # (path, text)
     rulesets: tuple[tuple[str, str], ...] = ()  # (id, title): the folder of a ruleset's pages, and its name
+    stubs: frozenset[str] = frozenset()  # chapters left out of the navigation (and of search)
+    search_extras: tuple[tuple[str, str], ...] = ()  # (search location, plain text): see compiler.site.searchextra
 
     def ruleset_of(self, path: str) -> str | None:
         """The title of the ruleset a page belongs to (None for the site's own pages)."""
@@ -155,9 +159,10 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
             keep("pages", keys[rs_id].encode(), ruleset_pages_rendered)
     for rs in rulesets:
         rendered.extend(cache[("ruleset", rs.id)][1])
-    nav = navigation(rulesets, bool(options.matchups), dict(options.tabs), stub_chapters(rulesets))
+    stubs = stub_chapters(rulesets)
+    nav = navigation(rulesets, bool(options.matchups), dict(options.tabs), stubs)
     return RenderedSite(tuple(rendered), nav, _assets(rulesets, options.title),
-                        tuple((rs.id, rs.title) for rs in rulesets))
+                        tuple((rs.id, rs.title) for rs in rulesets), stubs, search_extras(rulesets))
 
 
 @dataclass(frozen=True)

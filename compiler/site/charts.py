@@ -3,7 +3,10 @@
 A chart is a self-contained ``<svg>`` (no script, no external resource) with a
 ``<title>`` and an ``aria-label``; the page shows a table of the same numbers
 next to it, so nothing is lost without the picture.  Output depends only on
-the numbers: the same distribution gives the same bytes.
+the numbers: the same distribution gives the same bytes.  Labels are author text
+written as character references for every character HTML *or* Markdown would read as
+markup (:func:`~compiler.site.markup.plain`): a chart is shown as it is by any Markdown
+reader, also one that reads Markdown inside HTML (``md_in_html``, CommonMark).
 
 >>> svg = bar_chart([(0, 0.25), (1, 0.5), (2, 0.25)], "Hits")
 >>> svg.startswith("<svg") and "<title>Hits</title>" in svg
@@ -11,8 +14,18 @@ True
 """
 from __future__ import annotations
 
-from html import escape
 from typing import Sequence
+
+from compiler.site.markup import plain
+
+
+def escape(text: str) -> str:
+    """Author text for a chart's text or attribute: inert as HTML and as Markdown.
+
+    >>> escape("[x](javascript:alert(1)){ onclick=alert(2) }")
+    '&#91;x&#93;(javascript:alert(1))&#123; onclick=alert(2) &#125;'
+    """
+    return plain(text)
 
 
 def _fmt(x: float) -> str:
@@ -65,7 +78,7 @@ def grouped_bar_chart(series: Sequence[tuple[str, Sequence[tuple[int, float]]]],
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max((p for _, rows in series for v, p in rows if v in values), default=0.0)
     scale, step = nice_scale(peak)
-    text = escape(label, quote=True)
+    text = escape(label)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="ws-compare-svg" viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}" role="img" aria-label="{text}">',
@@ -119,7 +132,7 @@ def bar_chart(rows: Sequence[tuple[str | int, float]], label: str, *, width: int
     slot = plot_w / n
     bar_w = max(1.0, slot * 0.72)
     show_every = max(1, round(n / 24))
-    text = escape(label, quote=True)
+    text = escape(label)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="ws-chart" viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}" role="img" aria-label="{text}">',

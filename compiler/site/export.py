@@ -183,6 +183,10 @@ def _decl(rs: Ruleset, d: A.Decl, sitemap: SiteMap, sources: Mapping[str, str], 
         out["victories"] = [v.id for v in d.victories]
         if d.control is not None:
             out["control"] = {"within": d.control.reach, "by": d.control.by}
+        if d.terrain:
+            out["terrain_kinds"] = [{"id": k.id, "title": k.title, "sets_in_it": k.inside, "sets_through_it": k.through,
+                                     "blocks_sight": k.blocks, "move_cost": k.cost, "impassable": k.impassable}
+                                    for k in d.terrain]
         out["undecided"] = d.undecided
     elif isinstance(d, A.Scenario):
         out["game"] = d.game
@@ -190,10 +194,15 @@ def _decl(rs: Ruleset, d: A.Decl, sitemap: SiteMap, sources: Mapping[str, str], 
         out["distance"] = d.distance
         out["first"] = d.first
         out["sides"] = [{"id": s.id, "title": s.title,
-                         "units": [{"models": u.count, "unit": u.name, "weapons": list(u.weapons), "at": u.at}
+                         "units": [{"models": u.count, "unit": u.name, "weapons": list(u.weapons),
+                                    "at": u.at if u.at_y is None else [u.at, u.at_y]}
                                    for u in s.units]} for s in d.sides]
         if d.objectives:
             out["objectives"] = [{"id": o.id, "title": o.title, "at": list(o.at)} for o in d.objectives]
+        if d.table is not None:
+            out["table"] = {"width": d.table[0], "depth": d.table[1]}
+            out["terrain"] = [{"id": t.id, "title": t.title, "kind": t.kind, "from": list(t.corners[:2]),
+                               "to": list(t.corners[2:])} for t in d.terrain]
     elif isinstance(d, A.Example):
         out["lets"] = [{"name": let.name, "value": expr(let.value)} for let in d.lets]
         out["expects"] = [expression_text(e, sources) for e in d.expects]

@@ -46,7 +46,7 @@ from mkdocs.structure.files import File, Files
 from compiler.diagnostics import Severity, render
 from compiler.driver import compile_paths
 from compiler.model.load import UsageError
-from compiler.site import sanitise
+from compiler.site import nav_html, sanitise
 from compiler.site.rawblocks import RawBlocks
 from compiler.site.searchview import search_view
 
@@ -63,8 +63,10 @@ def _report(event: str, done: int = 0, total: int = 0) -> None:
         hook(event, done, total)
 
 
-#: How much a generated page weighs in search, by its file name (1 when not listed).
-SEARCH_BOOST = {"lexicon.md": 2.0, "index.md": 1.5, "notes.md": 0.5, "changes.md": 0.5, "house-rules.md": 0.5}
+#: How much a generated page weighs in search, by its place in a ruleset's folder (1 when not listed):
+#: the rulebook's rules first, then the lexicon's definitions, histories and notes last.
+SEARCH_BOOST = {"rulebook/": 2.0, "lexicon.md": 1.5, "index.md": 1.5, "notes.md": 0.5, "changes.md": 0.5,
+                "house-rules.md": 0.5}
 
 # The elements search skips: code blocks everywhere; tables, charts and folded blocks on generated pages.
 _CODE = re.compile(r"<(pre)(?=[\s>])")
@@ -198,20 +200,15 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
     def _nav(self, config: MkDocsConfig) -> list[Any]:
         """The renderer's navigation (titles escaped: themes print them as HTML), then the hand-written
         pages (the language reference, the template guide…) in a section of their own."""
-        def escape(item: Any) -> Any:
-            if isinstance(item, dict):
-                return {html.escape(k, quote=False): escape(v) for k, v in item.items()}
-            if isinstance(item, (list, tuple)):
-                return [escape(i) for i in item]
-            return item
-        nav = escape(self.site.nav)
+        nav = nav_html(self.site.nav)
         generated = {p.path for p in self.site.pages}
         docs = Path(config.docs_dir)
-        extra = sorted(str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
-                       if p.relative_to(docs).as_posix() not in generated)
+        # By name, the language reference first: the section opens on it (its tab links there).
+        extra = sorted((str(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")
+                        if p.relative_to(docs).as_posix() not in generated), key=lambda n: (n != "language.md", n))
         if not extra:
             return list(nav)
-        return list(nav) + [{html.escape(self.config.docs_section, quote=False): extra}]
+        return list(nav) + list(nav_html([{self.config.docs_section: extra}]))
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         for f in list(files):
@@ -235,11 +232,36 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
 
     def on_page_markdown(self, markdown: str, page: Any, config: MkDocsConfig, files: Files) -> str:
         """A generated page's weight in search: definitions first, histories and notes last."""
-        if page.file.src_uri in self._generated_paths and "search" not in page.meta:
-            boost = SEARCH_BOOST.get(page.file.src_uri.rsplit("/", 1)[-1])
+        path = page.file.src_uri
+        if path in self._generated_paths and "search" not in page.meta:
+            if path in self.site.stubs:  # what a stub holds is found on the pages that hold it
+                page.meta["search"] = {"exclude": True}
+                return markdown
+            place = path.split("/", 1)[1] if path.count("/") >= 1 else ""
+            role = "rulebook/" if place.startswith("rulebook/") else place
+            boost = SEARCH_BOOST.get(role)
             if boost is not None:
                 page.meta["search"] = {"boost": boost}
         return markdown
+
+    @event_priority(100)  # before the theme's search plugin writes its index
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        """Give search what the pages do not say in words: stat lines, names run together
+        (:mod:`compiler.site.searchextra`), each added to its entry as an escaped paragraph; and
+        drop the mark of an earlier ``warscribe build`` (:meth:`_drop_build_mark`)."""
+        self._drop_build_mark(config)
+        search = config.plugins.get("material/search")
+        index = getattr(search, "search_index", None)
+        if self.site is None or index is None or not self.site.search_extras:
+            return
+        extras = dict(self.site.search_extras)
+        for entry in getattr(index, "entries", ()):
+            extra = extras.get(entry.get("location")) if isinstance(entry, dict) else None
+            if not extra:
+                continue
+            added = "".join(f" <p>{html.escape(line, quote=False)}</p>" for line in extra.split("\n"))
+            if added not in entry.get("text", ""):  # a rebuild under `serve` reuses earlier entries
+                entry["text"] = (entry.get("text", "") + added).strip()
 
     def on_page_content(self, html: str, page: Any, config: MkDocsConfig, files: Files) -> str:
         """A generated page's HTML cleaned by an allow-list (author text never runs), and its title
@@ -298,6 +320,16 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         return context
 
     on_page_context = CombinedEvent(_index_search_view, _restore_search_meta)
+
+    def _drop_build_mark(self, config: MkDocsConfig) -> None:
+        """A build by MkDocs itself (``mkdocs build``, ``mike deploy``) keeps the hidden files of the
+        folder it cleans: the mark an earlier ``warscribe build`` left there is removed, so that it is
+        never published (``warscribe build`` marks its own new folder after the build)."""
+        from compiler.site.output import MARKER
+
+        marker = Path(config.site_dir) / MARKER
+        if marker.is_file() and not marker.is_symlink():
+            marker.unlink()
 
     def on_post_page(self, output: str, page: Any, config: MkDocsConfig) -> str:
         self._written += 1

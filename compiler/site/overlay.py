@@ -14,13 +14,12 @@ template reads:
 * :func:`word_diff` — a text before and after as escaped HTML with ``<ins>`` and
   ``<del>`` around the words that changed.
 
->>> print(word_diff("Roll a die for each model.", "Roll two dice for each model <here>."))
-Roll <del>a die</del><ins>two dice</ins> for each <del>model.</del><ins>model &lt;here&gt;.</ins>
+>>> print(word_diff("Roll a die for each model.", "Roll two dice for each model <3 here>."))
+Roll <del>a die</del><ins>two dice</ins> for each <del>model.</del><ins>model &lt;3 here&gt;.</ins>
 """
 from __future__ import annotations
 
 import difflib
-import html
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,6 +28,7 @@ from typing import Callable, Mapping, Sequence
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.review.diff import MatchupImpact, matchup_label, percent, standard_matchups
+from compiler.site.markup import plain
 from compiler.site.sitemap import short_title
 from compiler.syntax.unparse import expr_text
 
@@ -313,13 +313,13 @@ def _cells(line: str) -> list[str]:
 
 
 def _table_html(block: str) -> str:
-    """A Markdown table of the prose as an HTML table (its text escaped), so it reads as a table."""
+    """A Markdown table of the prose as an HTML table (its text escaped for HTML and Markdown alike), so it reads as a table."""
     lines = [line for line in block.split("\n") if line.strip()]
     rows = [line for line in lines if not _DELIMITER_ROW.match(line.strip())]
     if not rows:
         return ""
-    head = "".join(f"<th>{html.escape(c, quote=False)}</th>" for c in _cells(rows[0]))
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c, quote=False)}</td>" for c in _cells(r)) + "</tr>"
+    head = "".join(f"<th>{plain(c)}</th>" for c in _cells(rows[0]))
+    body = "".join("<tr>" + "".join(f"<td>{plain(c)}</td>" for c in _cells(r)) + "</tr>"
                    for r in rows[1:])
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -328,7 +328,7 @@ def word_diff(old: str, new: str) -> str:
     """``old`` → ``new`` word by word as escaped HTML: removed words in ``<del>``, added ones in ``<ins>``.
 
     Paragraph breaks are kept as ``<br><br>``, the line breaks before list items and table rows as
-``<br>``; everything else is text (``<`` shows as ``&lt;``).
+``<br>``; everything else is text, also for a Markdown reader (``<`` shows as ``&lt;``, ``[`` as ``&#91;``).
 
     >>> word_diff("a b c", "a x c")
     'a <del>b</del><ins>x</ins> c'
@@ -360,7 +360,7 @@ def word_diff(old: str, new: str) -> str:
             elif not t.strip():
                 body += "<br><br>" if t.count("\n") > 1 else "<br>"
             else:
-                body += (" " if body and not body.endswith("<br>") else "") + html.escape(t, quote=False)
+                body += (" " if body and not body.endswith("<br>") else "") + plain(t)
         joined = previous == "del" and tag == "ins"  # a replacement reads as one change
         if out and not joined and not out.endswith("<br>") and not body.startswith("<br>"):
             out += " "

@@ -10,7 +10,9 @@ heat-map's ``--ws-p``, and a link or image keeps its URL only when it is relativ
 ``http``/``https``/``mailto`` — decided after entities are decoded and whitespace is
 dropped, so ``jav&#x61;script:`` and ``java\\nscript:`` are refused like
 ``javascript:``.  Scripts, event handlers, ``iframe``/``object``/``form`` and
-unknown elements are dropped, their text kept where it is harmless.
+unknown elements are dropped, their text kept where it is harmless.  A ``title``
+attribute keeps its text, made :func:`~compiler.site.markup.inert`: the theme's tooltips
+(mkdocs-material's ``content.tooltips``) build the tooltip from it as HTML.
 
 >>> clean('<p onclick="alert(1)">Hi <a href="jav&#x61;script:alert(2)">x</a><script>alert(3)</script></p>')
 '<p>Hi <a>x</a></p>'
@@ -23,6 +25,8 @@ import html
 
 import nh3
 from markupsafe import Markup
+
+from compiler.site.markup import inert
 
 __all__ = ["TAGS", "ATTRIBUTES", "URL_SCHEMES", "clean", "safe_title"]
 
@@ -65,14 +69,28 @@ def clean(page_html: str) -> str:
     """``page_html`` with everything outside the allow-list removed (text kept, markup dropped)."""
     return nh3.clean(page_html, tags=set(TAGS), attributes={k: set(v) for k, v in ATTRIBUTES.items()},
                      url_schemes=set(URL_SCHEMES), link_rel=None, strip_comments=True,
-                     clean_content_tags={"script", "style"}, filter_style_properties=set(_STYLES))
+                     clean_content_tags={"script", "style"}, filter_style_properties=set(_STYLES),
+                     attribute_filter=_inert_title)
+
+
+def _inert_title(element: str, attribute: str, value: str) -> str:
+    """A ``title`` read as HTML (a tooltip built with ``innerHTML``) is still its text.
+
+    >>> clean('<a href="#x" title="&lt;img src=x onerror=alert(1)&gt;">x</a>').replace("\u2060", "(WJ)")
+    '<a href="#x" title="&lt;(WJ)img src=x onerror=alert(1)&gt;">x</a>'
+    """
+    return inert(value) if attribute == "title" else value
 
 
 def safe_title(title: str) -> str:
     """A page title (HTML, as MkDocs reads it from the first heading) as escaped text, fit to be
     printed raw by a theme in ``<title>`` or the navigation, where ``striptags`` would un-escape it.
 
-    >>> safe_title('Section &lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; <a href="#s">¶</a>')
-    'Section &lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; ¶'
+    Its text is :func:`~compiler.site.markup.inert`: the theme shows a truncated title in a
+    tooltip built as HTML from the entry's text.
+
+    >>> title = safe_title('Section &lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; <a href="#s">¶</a>')
+    >>> title.replace("\u2060", "(WJ)")
+    'Section &lt;(WJ)/title&gt;&lt;(WJ)script&gt;alert(1)&lt;(WJ)/script&gt; ¶'
     """
-    return html.escape(Markup(title).striptags(), quote=True)
+    return html.escape(inert(Markup(title).striptags()), quote=True)

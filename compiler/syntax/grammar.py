@@ -40,7 +40,7 @@ from lark import Lark, Token
 from lark.indenter import Indenter
 from lark.lark import _LOAD_ALLOWED_OPTIONS
 
-from compiler.cachedir import find_cache_folder, loads, read_entry, write_entry
+from compiler.cachedir import existing_cache_folder, find_cache_folder, loads, read_entry, write_entry
 from compiler.limits import count_tokens
 
 GRAMMAR_FILE = "warscribe.lark"
@@ -122,10 +122,9 @@ def _load_or_build(variant: str) -> Lark:
     if shipped is not None:
         return _build(variant, shipped)
     folder = find_cache_folder()
-    if folder is None:
-        return _build(variant, False)
     name = built_parser_name(variant, text)
-    payload = read_entry(folder, name)
+    kept = folder if folder is not None else existing_cache_folder()  # caching off: read, never write
+    payload = read_entry(kept, name) if kept is not None else None
     if payload is not None:
         try:
             data = loads(payload, plain=True)
@@ -134,6 +133,8 @@ def _load_or_build(variant: str) -> Lark:
             return Lark.__new__(Lark)._load(data, **options)
         except Exception:  # noqa: BLE001 — a damaged entry is built again, never trusted
             pass
+    if folder is None:
+        return _build(variant, False)
     built = _build(variant, False)
     buf = io.BytesIO()
     built.save(buf, _LOAD_ALLOWED_OPTIONS)

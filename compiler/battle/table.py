@@ -1,0 +1,166 @@
+"""The table in two dimensions: its size, its terrain areas, sight and movement across it.
+
+A scenario with ``table 48" by 36"`` is played on a plane: each unit stands at a point (x
+across, y up from the first side's edge), distances are straight lines, and the terrain areas
+(rectangles of a kind the game defines) do what their kind says:
+
+* ``sets in_cover for units in it`` — a unit standing in the area is shot at in that situation;
+* ``sets obscured for fire through it`` — a volley whose line of fire crosses the area (standing
+  in neither end) is worked out in that situation;
+* ``blocks sight`` — a line of fire that crosses the area (standing in neither end) is no line
+  of fire: the unit beyond is no target;
+* ``costs 2 inches per inch`` — moving through the area takes that many inches of move per inch;
+* ``impassable`` — a unit's move stops at its edge.
+
+A scenario with only a ``distance`` is the one-line battlefield: no table, y = 0 everywhere.
+
+>>> woods = A.TerrainKind(None, "woods", "Woods", inside="in_cover", blocks=True, cost=2)  # type: ignore[arg-type]
+>>> t = Table(48, 48, (Area("w", "Wood", woods, 10, 10, 20, 20),))
+>>> t.in_sight((0, 15), (30, 15)), t.in_sight((0, 5), (30, 5))
+(False, True)
+>>> t.situations((0, 5), (15, 15))
+('in_cover',)
+>>> t.move((0, 15), (30, 15), 16)  # 10" of open ground, then 6" of move is 3" of wood
+(13.0, 15.0)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from compiler import ast as A
+
+Point = tuple[float, float]
+_EPS = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class Area:
+    """A terrain area on the table: a rectangle of a kind."""
+
+    aid: str
+    title: str
+    kind: A.TerrainKind
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def contains(self, p: Point) -> bool:
+        """Whether ``p`` stands in the area (its edge included)."""
+        return self.x0 <= p[0] <= self.x1 and self.y0 <= p[1] <= self.y1
+
+    def crossing(self, a: Point, b: Point) -> tuple[float, float] | None:
+        """The part of the segment a→b inside the area, as parameters (t0, t1) in [0, 1] (None when
+        it only touches it, or misses it).  Liang–Barsky clipping."""
+        t0, t1 = 0.0, 1.0
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        for p, q in ((-dx, a[0] - self.x0), (dx, self.x1 - a[0]), (-dy, a[1] - self.y0), (dy, self.y1 - a[1])):
+            if abs(p) < _EPS:
+                if q < 0:
+                    return None
+                continue
+            t = q / p
+            if p < 0:
+                t0 = max(t0, t)
+            else:
+                t1 = min(t1, t)
+            if t0 > t1:
+                return None
+        return (t0, t1) if t1 - t0 > _EPS else None
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The table's size and its terrain areas."""
+
+    width: float
+    depth: float
+    areas: tuple[Area, ...] = ()
+    #: sight and situations between two points, kept (positions are kept to a thousandth of an inch)
+    _seen: dict[tuple[Point, Point], tuple[bool, tuple[str, ...]]] = field(default_factory=dict, compare=False,
+                                                                           repr=False)
+
+    def on_table(self, p: Point) -> bool:
+        return 0 <= p[0] <= self.width and 0 <= p[1] <= self.depth
+
+    def _between(self, a: Point, b: Point) -> list[Area]:
+        """The areas the line a→b crosses that stand at neither end."""
+        return [ar for ar in self.areas if not ar.contains(a) and not ar.contains(b) and ar.crossing(a, b) is not None]
+
+    def in_sight(self, a: Point, b: Point) -> bool:
+        """Whether a unit at ``a`` can see one at ``b``: no area that blocks sight lies between."""
+        return self._look(a, b)[0]
+
+    def situations(self, shooter: Point, target: Point) -> tuple[str, ...]:
+        """The situations the table sets for a volley from ``shooter`` at ``target``: those of the
+        areas the target stands in, and of those the line of fire crosses."""
+        return self._look(shooter, target)[1]
+
+    def _look(self, a: Point, b: Point) -> tuple[bool, tuple[str, ...]]:
+        found = self._seen.get((a, b))
+        if found is None:
+            between = self._between(a, b)
+            out = {ar.kind.inside for ar in self.areas if ar.kind.inside and ar.contains(b)}
+            out |= {ar.kind.through for ar in between if ar.kind.through}
+            found = (not any(ar.kind.blocks for ar in between), tuple(sorted(s for s in out if s)))
+            if len(self._seen) > 200_000:
+                self._seen.clear()
+            self._seen[(a, b)] = found
+        return found
+
+    def cost_at(self, p: Point) -> float:
+        """Inches of move one inch at ``p`` takes (infinite in impassable ground)."""
+        cost = 1.0
+        for ar in self.areas:
+            if ar.contains(p):
+                if ar.kind.impassable:
+                    return math.inf
+                cost = max(cost, float(ar.kind.cost))
+        return cost
+
+    def move(self, start: Point, goal: Point, budget: float) -> Point:
+        """Where a unit moving straight from ``start`` toward ``goal`` with ``budget`` inches of move
+        stops: each stretch costs what the ground under it costs; it stops at the edge of impassable
+        ground, and at ``goal``."""
+        length = math.dist(start, goal)
+        if length < _EPS or budget <= 0:
+            return start
+        cuts = {0.0, 1.0}
+        for ar in self.areas:
+            span = ar.crossing(start, goal)
+            if span is not None:
+                cuts.update(span)
+        ts = sorted(t for t in cuts if 0.0 <= t <= 1.0)
+        here = 0.0
+        for t0, t1 in zip(ts, ts[1:]):
+            mid = (t0 + t1) / 2
+            cost = self.cost_at(_at(start, goal, mid))
+            piece = (t1 - t0) * length
+            if math.isinf(cost):
+                break
+            if piece * cost >= budget - _EPS:
+                here = t0 + budget / cost / length
+                budget = 0.0
+                break
+            budget -= piece * cost
+            here = t1
+        return _round(_at(start, goal, here))
+
+
+def _at(a: Point, b: Point, t: float) -> Point:
+    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+
+
+def _round(p: Point) -> Point:
+    """A position kept to a thousandth of an inch (so that states compare and cache)."""
+    return (round(p[0], 3), round(p[1], 3))
+
+
+def table_of(scenario: A.Scenario, kinds: dict[str, A.TerrainKind]) -> Table | None:
+    """The scenario's table (None on the one-line battlefield)."""
+    if scenario.table is None:
+        return None
+    areas = tuple(Area(t.id, t.title, kinds[t.kind], *map(float, t.corners)) for t in scenario.terrain
+                  if t.kind in kinds)
+    return Table(float(scenario.table[0]), float(scenario.table[1]), areas)

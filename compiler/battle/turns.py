@@ -1,0 +1,107 @@
+"""Turn structures beyond the activation schemes: the initiative rolled each game turn, statuses
+that last until a test is passed, and casualties removed at the end of the phase.
+
+* ``initiative each game turn: roll d6, ties reroll`` (``keep the order``, ``swap the order``):
+  at the start of each game turn both players roll; the higher goes first.  The roll is one chance
+  node whose exact law has three outcomes — the first side higher, the second higher, a tie —
+  worked out from the roll's distribution (a reroll leaves the first two, in proportion);
+* ``sets pinned until passed rally(Ld)``: the status stays until the unit passes the test, which
+  it takes each time it is about to act (a pass ends the status before it acts);
+* ``casualties removed at end of phase``: a volley's casualties are marked, not removed, and the
+  unit fights on at full strength until the phase ends; later volleys at it in the phase hit the
+  models still standing.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Protocol
+
+from compiler import ast as A
+from compiler.battle.rules import Law, Rules, bernoulli
+from compiler.battle.setup import EngineMemos
+from compiler.battle.state import State, Unit
+from compiler.battle.victory import Referee
+from compiler.resolve.core import is_dist, unwrap
+
+
+class Battle(Protocol):
+    """What these turn structures use of :class:`compiler.battle.engine.Battle`."""
+
+    rules: Rules
+    game: A.Game
+    state: State
+    memos: EngineMemos
+    referee: Referee
+    record: bool
+
+    def chance(self, law: Law, what: str) -> int: ...
+
+    def emit(self, kind: str, **data: Any) -> None: ...
+
+#: The outcomes of an initiative roll, by index in its law.
+FIRST_HIGHER, SECOND_HIGHER, TIE = 0, 1, 2
+
+
+def initiative_law(rules: Rules, initiative: A.Initiative) -> Law:
+    """The exact law of one initiative roll between two players (see the module's docstring)."""
+    value = rules.evaluator(()).evaluate(initiative.roll)
+    faces: dict[Any, Any] = value.probabilities() if is_dist(value) else {unwrap(value): Fraction(1)}
+    items = [(unwrap(k), Fraction(p) if not isinstance(p, float) else p) for k, p in faces.items()]
+    higher = sum(p * q for a, p in items for b, q in items if a > b)
+    lower = sum(p * q for a, p in items for b, q in items if a < b)
+    tie = 1 - higher - lower
+    if initiative.ties == "reroll":
+        total = higher + lower
+        if not total:  # a roll that always ties: nobody can win it; the order stays
+            return Law((FIRST_HIGHER, SECOND_HIGHER, TIE), (0.0, 0.0, 1.0), 0.0, (0, 0, 1))
+        higher, lower, tie = higher / total, lower / total, 0 * total
+    ps = (higher, lower, tie)
+    cum = (float(higher), float(higher + lower), 1.0)
+    return Law((FIRST_HIGHER, SECOND_HIGHER, TIE), cum, float(lower + 2 * tie), ps)
+
+
+def roll_initiative(battle: Battle, before: int) -> int:
+    """The side that goes first this game turn (``before``: the one that went first the turn before)."""
+    initiative = battle.game.initiative
+    assert initiative is not None
+    law = battle.memos.initiative.get(id(initiative))
+    if law is None:
+        law = battle.memos.initiative.keep(id(initiative), initiative_law(battle.rules, initiative))
+    outcome = law.values[battle.chance(law, "initiative")]
+    first = 0 if outcome == FIRST_HIGHER else 1 if outcome == SECOND_HIGHER else \
+        before if initiative.ties in ("keep", "reroll") else 1 - before
+    if battle.record:
+        st = battle.state
+        battle.emit("initiative", first=st.sides[first], first_title=st.side_titles[first],
+                    tie=outcome == TIE, ties=initiative.ties)
+    return first
+
+
+def rally(battle: Battle, unit: Unit) -> None:
+    """The unit takes the test of each status it holds ``until passed``; a pass ends the status."""
+    for status, test in list(unit.until.items()):
+        if status not in unit.statuses:
+            del unit.until[status]
+            continue
+        p = battle.rules.odds(test, unit, None)
+        passed = battle.chance(bernoulli(p), "test") == 0
+        if battle.record:
+            rule = test.func if isinstance(test, A.Call) else ""
+            battle.emit("test", rule=rule, unit=unit.label, chance=round(float(p), 6), passed=passed, ends=status)
+        if passed:
+            del unit.statuses[status]
+            del unit.until[status]
+            if battle.record:
+                battle.emit("status", unit=unit.label, status=status, until="now")
+
+
+def remove_marked(battle: Battle) -> None:
+    """The phase ends: the casualties marked in it are removed."""
+    st = battle.state
+    for u in st.units:
+        if u.doomed:
+            n, u.doomed = u.doomed, 0
+            removed = st.remove_models(u, n)
+            if battle.record:
+                battle.emit("removed", unit=u.label, removed=removed, left=u.models)
+    battle.referee.settle()

@@ -1,0 +1,172 @@
+"""A table in two dimensions: distances on the table, sight blocked by terrain, cover read from the
+table (the volley law of the ruleset's cover situation, exactly), moves through difficult and
+impassable ground, and the scenarios `check` refuses."""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from compiler.battle import CHANCE, Battle, GreedyPolicy, Node, Rules
+from compiler.driver import compile_text
+from compiler.model.values import ProfileRef
+from compiler.resolve import Evaluator, parse_expression
+
+RULES = '''
+ruleset skirmish "Skirmish":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat Sv "Save" 1..7
+stat W "Wounds" 1..10 role wounds
+situation in_cover "In cover"
+situation smoke "Through smoke"
+test hit(BS) = roll d6 >= BS
+test save(Sv) = roll d6 >= Sv
+attack shooting(shooter, target) "Shooting":
+  shots = shooter.models
+  hits = shots each hit(if smoke then shooter.BS + 1 else shooter.BS)
+  unsaved = hits each not save(if in_cover then target.Sv - 2 else target.Sv)
+  killed = unsaved removes target
+unit trooper "Trooper":
+  BS 4  Sv 5  W 1
+game skirmish "A skirmish":
+  turns 1
+  activation whole_army
+  terrain woods "Woods": sets in_cover for units in it, costs 2 inches per inch
+  terrain wall "Wall": blocks sight
+  terrain lake "Lake": impassable
+  terrain haze "Haze": sets smoke for fire through it
+  phase move "Movement":
+    action advance "Advance": move up to 6" toward the enemy
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  victory wipe "Annihilation" by annihilation
+scenario field "A field":
+  game skirmish
+  table 48" by 48"
+  first red
+{terrain}
+  side red "Red":
+    4 trooper at {red}
+  side blue "Blue":
+    3 trooper at {blue}
+'''
+
+
+def compiled(terrain: str = "", red: str = '10", 24"', blue: str = '40", 24"'):  # type: ignore[no-untyped-def]
+    result = compile_text(RULES.format(terrain=terrain, red=red, blue=blue), "skirmish.rules")
+    return result
+
+
+def model_of(**kw: Any):  # type: ignore[no-untyped-def]
+    result = compiled(**kw)
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    return result.rulesets[0]
+
+
+def root(model) -> Node:  # type: ignore[no-untyped-def]
+    return Node.root(Rules(model, exact=True), model.get("field"))
+
+
+def test_distances_are_measured_on_the_table() -> None:
+    model = model_of(red='10", 20"', blue='13", 24"')
+    red, blue = root(model).state().units
+    assert (red.position, red.y, blue.position, blue.y) == (10, 20, 13, 24)
+    assert root(model).state().distance(red, blue) == 5.0  # a 3-4-5 triangle
+
+
+def test_a_wall_between_two_units_leaves_the_shooter_no_target() -> None:
+    open_ground = root(model_of()).child(1)  # Red does not move: its shooting phase
+    assert [o.label for o in open_ground.choice().options] == ["Shoot", "Nothing"]  # type: ignore[union-attr]
+    walled = root(model_of(terrain='  terrain stone "Stone wall" wall from 20", 10" to 22", 40"')).child(1)
+    assert walled.current_player() == 1  # nothing to shoot at: Blue's turn comes
+    beside = root(model_of(terrain='  terrain stone "Stone wall" wall from 20", 30" to 22", 40"')).child(1)
+    assert beside.current_player() == 0  # the wall is off the line of fire
+
+
+def law_in(model, situation: dict[str, Any]) -> list[Fraction]:  # type: ignore[no-untyped-def]
+    ev = Evaluator(model, exact=True, situation=situation)
+    steps = ev.evaluate(parse_expression("shooting(a, b)"), {"a": ProfileRef("trooper", 4), "b": ProfileRef("trooper", 3)}).steps
+    return [p for _, p in sorted(steps.removal_state("killed").items())]
+
+
+def test_a_unit_in_cover_terrain_is_shot_with_the_volley_law_of_the_cover_situation() -> None:
+    model = model_of(terrain='  terrain copse "Copse" woods from 35", 20" to 45", 30"')
+    volley = root(model).child(1).child(0)  # Red stays, shoots
+    assert volley.current_player() == CHANCE and volley.chance_kind() == "volley"
+    got = [p for _, p in volley.chance_outcomes()]
+    assert got == law_in(model, {"in_cover": True}) != law_in(model, {})
+    # fire through haze: the situation of the line of fire, not of the target
+    hazy = model_of(terrain='  terrain mist "Mist" haze from 20", 0" to 25", 48"')
+    assert [p for _, p in root(hazy).child(1).child(0).chance_outcomes()] == law_in(hazy, {"smoke": True})
+    clear = model_of(terrain='  terrain mist "Mist" haze from 20", 0" to 25", 10"')
+    assert [p for _, p in root(clear).child(1).child(0).chance_outcomes()] == law_in(clear, {})
+
+
+@pytest.mark.parametrize("terrain,x", [
+    ("", 16.0),                                                         # 6" of open ground
+    ('  terrain band "Woods" woods from 12", 0" to 30", 48"', 14.0),    # 2" open, then 4" of move is 2" of wood
+    ('  terrain pond "Pond" lake from 12", 0" to 14", 48"', 12.0),      # stops at the edge
+])
+def test_difficult_and_impassable_ground_change_a_move_as_the_rules_say(terrain: str, x: float) -> None:
+    node = root(model_of(terrain=terrain))
+    choice = node.choice()
+    assert choice is not None and choice.kind == "action"
+    advance = node.child(0)  # Advance: how far? 0..6
+    moved = advance.child(6)
+    red = moved.state().units[0]
+    assert (red.position, red.y) == (x, 24.0)
+
+
+def test_a_battle_on_a_table_plays_to_a_result() -> None:
+    model = model_of(terrain='  terrain copse "Copse" woods from 35", 20" to 45", 30"\n'
+                             '  terrain stone "Stone wall" wall from 20", 26" to 22", 40"')
+    rules = Rules(model)
+    volleys = []
+    for seed in range(20):
+        battle = Battle(rules, model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=seed)
+        out = battle.run()
+        assert out.reason in ("wipe", "turn limit")
+        volleys += [e for e in battle.events if e["event"] == "volley"]
+    # Blue stands in the copse all game: Red's fire at it is worked out in cover; Red's men are not
+    assert {tuple(e["situation"]) for e in volleys if e["target"] == "Trooper" and e["unit"] == "Trooper"} <= \
+        {("in_cover",), ()}
+    assert any(e["situation"] == ["in_cover"] for e in volleys)
+
+
+@pytest.mark.parametrize("change,message", [
+    (('table 48" by 48"', 'table 1000000" by 48"'), 'a table of 1,000,000" by 48" is larger than warscribe plays'),
+    (('4 trooper at 10", 24"', '4 trooper at 50", 24"'), 'a unit placed at 50", 24" is off the battlefield'),
+    (('4 trooper at 10", 24"', '4 trooper at 10"'), "a unit on a table is placed at two numbers"),
+    (('  first red\n', '  first red\n  terrain pond "Pond" lake from 5", 20" to 15", 30"\n'),
+     "stands in impassable terrain 'pond'"),
+    (('  first red\n', '  first red\n  terrain pond "Pond" swamp from 5", 20" to 15", 30"\n'), "unknown terrain kind 'swamp'"),
+    (('  first red\n', '  first red\n  distance 24"\n'), "has a table and a distance"),
+    (('  first red\n', '  first red\n  terrain pond "Pond" lake from 5", 20" to 60", 30"\n'),
+     "terrain 'pond' at 60\", 30\" is off the battlefield"),
+])
+def test_scenarios_that_cannot_be_played_on_the_table_are_refused(change: tuple[str, str], message: str) -> None:
+    source = RULES.format(terrain="", red='10", 24"', blue='40", 24"')
+    assert change[0] in source
+    result = compile_text(source.replace(change[0], change[1], 1), "skirmish.rules")
+    errors = [d for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert any(message in d.message for d in errors), [d.message for d in errors]
+    assert all(d.span.line > 0 for d in errors)
+
+
+def test_an_objective_in_impassable_ground_is_refused_and_one_on_the_table_exported() -> None:
+    from compiler.site.export import export
+    game = RULES.replace("  victory wipe", '  control within 3" by models\n  victory wipe')
+    bad = game.format(terrain='  terrain pond "Pond" lake from 20", 20" to 28", 28"\n'
+                              '  objective relic "The relic" at 24", 24"', red='10", 24"', blue='40", 24"')
+    assert any("objective 'relic' at 24\", 24\" stands in impassable terrain 'pond'" in d.message
+               for d in compile_text(bad, "s.rules").diagnostics)
+    good = game.format(terrain='  terrain copse "Copse" woods from 20", 20" to 28", 28"\n'
+                               '  objective relic "The relic" at 24", 30"', red='10", 24"', blue='40", 24"')
+    data = export(compile_text(good, "s.rules"))
+    sc = {d["id"]: d for d in data["rulesets"][0]["declarations"]}["field"]
+    assert sc["table"] == {"width": 48, "depth": 48}
+    assert sc["terrain"] == [{"id": "copse", "title": "Copse", "kind": "woods", "from": [20, 20], "to": [28, 28]}]
+    assert sc["objectives"] == [{"id": "relic", "title": "The relic", "at": [24, 30]}]
+    assert sc["sides"][0]["units"][0]["at"] == [10, 24]

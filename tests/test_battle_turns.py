@@ -1,0 +1,130 @@
+"""Turn structures: the initiative each game turn, `must` actions, statuses until a test is
+passed, casualties removed at the end of the phase — each checked on the game tree (the exact
+law of each chance node, the options of each choice) and on the state before and after."""
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+
+import pytest
+
+from compiler.battle import CHANCE, Battle, GreedyPolicy, Node, Rules
+from compiler.driver import compile_text
+
+RULES = '''
+ruleset turns "Turns":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+test rally(Ld) = roll 2d6 <= Ld
+status pinned "Pinned": "Flat on the ground."
+attack shooting(shooter, target) "Shooting":
+  shots = shooter.models
+  hits = shots each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  Ld 7  W 1
+game {game} "A game":
+  turns 2
+  activation {activation}
+{extra}
+  phase fire "Shooting":
+    {shoot}
+    action duck "Go to ground": sets pinned until passed rally(Ld)
+  victory wipe "Annihilation" by annihilation
+scenario duel "A duel":
+  game {game}
+  distance 12"
+  first red
+  side red "Red":
+    3 trooper
+  side blue "Blue":
+    2 trooper
+'''
+
+
+def model_of(extra: str = "", activation: str = "whole_army", shoot: str = 'action shoot "Shoot": attack shooting'):  # type: ignore[no-untyped-def]
+    result = compile_text(RULES.format(game="g", activation=activation, extra=extra, shoot=shoot), "turns.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    return result.rulesets[0]
+
+
+def root(model) -> Node:  # type: ignore[no-untyped-def]
+    return Node.root(Rules(model, exact=True), model.get("duel"))
+
+
+def test_the_initiative_is_a_chance_node_each_game_turn_with_the_exact_law_of_the_rolls() -> None:
+    for ties, law in (("keep the order", (Fraction(15, 36), Fraction(15, 36), Fraction(6, 36))),
+                      ("swap the order", (Fraction(15, 36), Fraction(15, 36), Fraction(6, 36))),
+                      ("reroll", (Fraction(1, 2), Fraction(1, 2)))):
+        node = root(model_of(f"  initiative each game turn: roll d6, ties {ties}"))
+        assert node.current_player() == CHANCE and node.chance_kind() == "initiative"
+        assert [p for _, p in node.chance_outcomes()] == list(law)
+        assert node.child(1).current_player() == 1  # the second side (Blue) rolled higher: it acts first
+        assert node.child(0).current_player() == 0
+        if ties != "reroll":  # a tie on the first turn: the scenario's order kept (Red), or swapped (Blue)
+            assert node.child(2).current_player() == (0 if ties == "keep the order" else 1)
+
+
+def test_a_must_action_takes_away_doing_nothing() -> None:
+    free = root(model_of())
+    assert [o.label for o in free.choice().options] == ["Shoot", "Go to ground", "Nothing"]  # type: ignore[union-attr]
+    forced = root(model_of(shoot='must action shoot "Shoot": attack shooting'))
+    assert [o.label for o in forced.choice().options] == ["Shoot", "Go to ground"]  # type: ignore[union-attr]
+
+
+def test_a_status_until_passed_is_tested_each_time_the_unit_is_about_to_act() -> None:
+    node = root(model_of())
+    ducked = node.child(1)  # Red goes to ground
+    red = ducked.state().units[0]
+    assert red.statuses == {"pinned": "passed"} and list(red.until) == ["pinned"]
+    # Blue's turn: Blue does nothing; then, in game turn 2, Red tests rally(Ld 7) before acting
+    at = ducked.child(2)
+    assert at.current_player() == CHANCE and at.chance_kind() == "test"
+    assert [p for _, p in at.chance_outcomes()] == [Fraction(21, 36), Fraction(15, 36)]  # 2d6 <= 7
+    passed, failed = at.child(0), at.child(1)
+    assert passed.state().units[0].statuses == {} and passed.state().units[0].until == {}
+    assert failed.state().units[0].statuses == {"pinned": "passed"}
+    assert passed.current_player() == 0 and failed.current_player() == 0  # either way Red then acts
+
+
+def test_casualties_removed_at_the_end_of_the_phase_leave_the_unit_at_full_strength_until_then() -> None:
+    model = model_of("  casualties removed at end of phase", activation="alternating_units")
+    node = root(model)
+    shot = node.child(0)  # Red's three troopers shoot at Blue
+    assert [p for _, p in shot.chance_outcomes()] == [Fraction(1, 8), Fraction(3, 8), Fraction(1, 2)]
+    # 0 or 1 killed; 2 or 3 hits kill the 2 there are
+    one = shot.child(1)  # one Blue trooper falls: marked, not removed
+    blue = one.state().units[1]
+    assert (blue.models, blue.doomed) == (2, 1)
+    back = one.child(0)  # Blue shoots back with both troopers (full strength): 0..2 of Red killed
+    assert back.chance_kind() == "volley" and len(back.chance_outcomes()) == 3
+    assert [p for _, p in back.chance_outcomes()] == [comb(2, k) * Fraction(1, 2) ** 2 for k in range(3)]
+    end = back.child(2)  # two of Red fall; the phase ends: both sides' casualties go
+    red, blue = end.state().units
+    assert (red.models, red.doomed, blue.models, blue.doomed) == (1, 0, 1, 0)
+
+
+def test_casualties_at_the_end_of_the_phase_are_removed_in_a_simulation_too() -> None:
+    model = model_of("  casualties removed at end of phase", activation="alternating_units")
+    rules = Rules(model)
+    for seed in range(30):
+        battle = Battle(rules, model.get("duel"), [GreedyPolicy(), GreedyPolicy()], seed=seed)
+        battle.run()
+        assert all(u.doomed == 0 for u in battle.state.units)
+        removed = [e for e in battle.events if e["event"] == "removed"]
+        volleys = [e for e in battle.events if e["event"] == "volley"]
+        assert sum(e["removed"] for e in removed) == sum(e["removed"] for e in volleys)
+
+
+@pytest.mark.parametrize("extra,message", [
+    ("  initiative each game turn: roll d6, ties reroll", "rolls for the initiative between two players"),
+])
+def test_an_initiative_needs_two_sides(extra: str, message: str) -> None:
+    source = RULES.format(game="g", activation="whole_army", extra=extra,
+                          shoot='action shoot "Shoot": attack shooting').replace(
+        '  side blue "Blue":\n    2 trooper\n', '  side blue "Blue":\n    2 trooper\n  side green "Green":\n    1 trooper\n')
+    result = compile_text(source, "turns.rules")
+    assert any(message in d.message and d.code == "W864" for d in result.diagnostics)
