@@ -128,3 +128,65 @@ def test_an_initiative_needs_two_sides(extra: str, message: str) -> None:
         '  side blue "Blue":\n    2 trooper\n', '  side blue "Blue":\n    2 trooper\n  side green "Green":\n    1 trooper\n')
     result = compile_text(source, "turns.rules")
     assert any(message in d.message and d.code == "W864" for d in result.diagnostics)
+
+
+COUNTED = '''
+ruleset counted "Counted":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+situation suppression "Suppression" 0..2
+test hit(BS) = roll d6 >= BS + suppression
+attack shooting(shooter, target) "Shooting":
+  shots = shooter.models
+  hits = shots each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 3  W 1
+game g "A game":
+  turns 3
+  activation whole_army
+  counter suppression: rises by 1 when shot, falls by 1 at end of game turn
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+    action rally "Rally": lowers suppression by 2
+  victory wipe "Annihilation" by annihilation
+scenario duel "A duel":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    3 trooper
+  side blue "Blue":
+    4 trooper
+'''
+
+
+def test_a_counter_rises_when_shot_is_read_by_the_rules_and_falls_at_the_end_of_the_period() -> None:
+    from compiler.model.values import ProfileRef
+    from compiler.resolve import Evaluator, parse_expression
+    result = compile_text(COUNTED, "counted.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel"))
+    assert [u.values for u in node.state().units] == [{"suppression": 0}, {"suppression": 0}]
+    shot = node.child(0).child(0)  # Red shoots; no Blue trooper falls
+    assert [u.values["suppression"] for u in shot.state().units] == [0, 1]
+
+    def law(shooters: int, suppression: int) -> list[Fraction]:
+        ev = Evaluator(model, exact=True, situation={"suppression": suppression})
+        steps = ev.evaluate(parse_expression("shooting(a, b)"),
+                            {"a": ProfileRef("trooper", shooters), "b": ProfileRef("trooper", 3)}).steps
+        return [p for _, p in sorted(steps.removal_state("killed").items())]
+    back = shot.child(0)  # Blue, suppressed, shoots back: it hits on 4+, not 3+
+    assert [p for _, p in back.chance_outcomes()] == law(4, 1) != law(4, 0)
+    end = back.child(0)  # nobody falls; the game turn ends: Blue's counter falls, Red's (shot once) too
+    assert [u.values["suppression"] for u in end.state().units] == [0, 0]
+    rallied = shot.child(1)  # Blue rallies instead: down by 2, not below 0
+    assert [u.values["suppression"] for u in rallied.state().units] == [0, 0]
+
+
+def test_a_counter_must_be_a_numeric_situation() -> None:
+    bad = COUNTED.replace('situation suppression "Suppression" 0..2', 'situation suppression "Suppression"')
+    result = compile_text(bad, "counted.rules")
+    assert any(d.code == "W863" and "'suppression' is not a numeric situation" in d.message for d in result.diagnostics)

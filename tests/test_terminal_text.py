@@ -87,12 +87,25 @@ def assert_shown(out: str) -> None:
     ("test", "{rules}"),
     ("simulate", "{rules}", "--games", "2"),
     ("simulate", "{rules}", "--games", "2", "--json"),
+    ("table", "{rules}", "outcome"),
     ("play", "{rules}", "--auto", "--seed", "1"),
 ])
 def test_escape_sequences_in_author_text_are_shown_escaped(rules: Path, args: tuple[str, ...]) -> None:
     ran = warscribe(*(a.format(rules=rules) for a in args), env=COLOR)
     assert ran.returncode in (0, 1), ran  # test: the example fails on purpose
     assert_shown(ran.stdout + ran.stderr)
+
+
+def test_diff_shows_escape_sequences_escaped_and_keeps_its_own_colours(rules: Path, tmp_path: Path) -> None:
+    old = tmp_path / "term"
+    old.mkdir()
+    (old / "ruleset.rules").write_text(RULES.replace(f'1 -> "ok {CLEAR}{TITLE}"', '1 -> "ok"')
+                                       .replace(f"Marine {TITLE}", "Marine"), encoding="utf-8")
+    ran = warscribe("diff", str(old), str(rules), env=COLOR)
+    assert ran.returncode == 0, ran
+    assert f"{ESC}[1m" in ran.stdout or f"{ESC}[33m" in ran.stdout  # the report's own colours
+    assert_shown(ran.stdout)
+    assert "ok \\u001b[2J\\u001b]0;pwned\\u0007" in ran.stdout, ran.stdout
 
 
 def test_play_prints_rich_markup_in_author_text_as_written(rules: Path) -> None:

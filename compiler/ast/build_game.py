@@ -40,7 +40,13 @@ class GameBuilder(BuilderBase):
                       next((x.data for x in items if isinstance(x, Item) and x.tag == "undecided"), "draw"),
                       next((x for x in items if isinstance(x, A.Initiative)), None),
                       any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items),
-                      tuple(x for x in items if isinstance(x, A.TerrainKind)))
+                      tuple(x for x in items if isinstance(x, A.TerrainKind)),
+                      tuple(x for x in items if isinstance(x, A.Counter)))
+
+    @with_meta
+    def counter(self, meta: Any, c: list[Any]) -> A.Counter:
+        falls = int(str(c[3])) if len(c) > 3 else 0
+        return A.Counter(self.span(meta), str(c[0]), int(str(c[1])), str(c[2]), falls, c[4] if len(c) > 4 else None)
 
     @with_meta
     def terrain_kind(self, meta: Any, c: list[Any]) -> A.TerrainKind:
@@ -208,6 +214,10 @@ class GameBuilder(BuilderBase):
     @with_meta
     def eff_test(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "tests", None, c[0])
+
+    @with_meta
+    def eff_lowers(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "lowers", str(c[0]), A.Int(self.tspan(c[1]), int(str(c[1]))))
 
     @with_meta
     def eff_clears(self, meta: Any, c: list[Any]) -> A.ActionEffect:

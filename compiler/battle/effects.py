@@ -13,6 +13,7 @@ from compiler.battle.engine import EFFECTS, Battle, effect
 from compiler.battle.policies import Choice, Option
 from compiler.battle.rules import bernoulli
 from compiler.battle.state import Unit
+from compiler.battle.turns import change_counter, counters_on
 
 
 @effect("move")
@@ -131,6 +132,8 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
                lambda: [battle.estimates.charge(unit, f, extra + (effect.name or "",)) for f in foes]))
     target = foes[i]
     battle.emit("engage", unit=unit.label, target=target.label, status=effect.name)
+    if battle.game.counters:
+        counters_on(battle, target, "charged")
     react(battle, "charged", target, unit)
     if not unit.alive or st.over:
         return False
@@ -185,6 +188,14 @@ def test(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
         rule = effect.value.func if isinstance(effect.value, A.Call) else ""
         battle.emit("test", rule=rule, unit=unit.label, chance=round(float(p), 6), passed=passed)
     return passed
+
+
+@effect("lowers")
+def lowers(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+    """``lowers COUNTER by N``: the unit's counter comes down by N (not below its lowest value)."""
+    n = effect.value.value if isinstance(effect.value, A.Int) else 1
+    change_counter(battle, unit, effect.name or "", -n, action.id if action is not None else "")
+    return True
 
 
 @effect("clears")

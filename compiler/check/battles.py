@@ -86,6 +86,8 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> N
                 _unknown(ctx, "stat", e.stat, e.span, stats, "a weapon reaches as far as one of its stats: within Range")
         elif e.kind in ("sets", "engage", "clears") and e.name is not None:
             _status(ctx, e.name, e.span)
+        elif e.kind == "lowers" and e.name is not None:
+            _counter(ctx, e.name, e.span)
         if e.value is not None:
             check_expr(e.value, unit_scope(ctx, owner))
         if e.until is not None:
@@ -118,6 +120,10 @@ def _game(ctx: Context, game: A.Game) -> None:
         if r.requires is not None:
             _status(ctx, r.requires, r.span)
     _scoring(ctx, game, stats)
+    for counter in game.counters:
+        _counter(ctx, counter.situation, counter.span)
+        if counter.event not in EVENTS:
+            _unknown(ctx, "event", counter.event, counter.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
     for k in game.terrain:
         for said in (k.inside, k.through):
             if said is not None:
@@ -130,6 +136,17 @@ def _game(ctx: Context, game: A.Game) -> None:
     if game.initiative is not None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
+
+
+def _counter(ctx: Context, name: str, span: Span) -> None:
+    """A counter is a numeric situation (``situation suppression "Suppression" 0..6``)."""
+    sit = ctx.ruleset.situations.get(name)
+    if sit is None:
+        numeric = {s.id for s in ctx.ruleset.situations.values() if s.range is not None}
+        _unknown(ctx, "counter", name, span, numeric, f'declare it as a numeric situation: situation {name} "Title" 0..6')
+    elif sit.range is None:
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{name}' is not a numeric situation, so it cannot count", span,
+                       f'declare it with a range: situation {name} "{sit.title}" 0..6')
 
 
 def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
