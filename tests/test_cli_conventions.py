@@ -125,6 +125,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         games = 30
         seed = 11
         policy = "random"
+        site = "https://rules.example.org/house/"
         """), encoding="utf-8")
     return root
 
@@ -357,3 +358,9 @@ def test_verbose_before_or_after_the_command() -> None:
     plain = run("test", "rules/console-40k")[1]
     assert "ok   console-40k example first_move" in before and "ok   console-40k example" in after
     assert "ok   " not in plain
+
+
+def test_play_links_rules_to_the_site_the_settings_name(project: Path) -> None:
+    code, out, err = run("play", "console-40k", "--auto", "--seed", "1", "--policy", "greedy", cwd=project / "house")
+    assert code == 0, err
+    assert re.search(r"\(Shooting, https://rules\.example\.org/house/console-40k/rulebook/[\w-]+/#shooting\)", out)

@@ -317,8 +317,14 @@ class GameBuilder(BuilderBase):
     @with_meta
     def side(self, meta: Any, c: list[Any]) -> A.Side:
         rest = self._flat(c[2:])
+        zone = next((x.data for x in rest if isinstance(x, Item) and x.tag == "zone"), None)
         return A.Side(self.span(meta), str(c[0]), unquote(str(c[1])),
-                      tuple(x for x in rest if isinstance(x, A.SideUnit)), self._prose(rest))
+                      tuple(x for x in rest if isinstance(x, A.SideUnit)), self._prose(rest), zone)
+
+    @with_meta
+    def side_deploy(self, meta: Any, c: list[Any]) -> Item:
+        x0, y0, x1, y1 = (_inches(t) for t in c[:4])
+        return Item("zone", self.span(meta), (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
 
     @with_meta
     def side_unit(self, meta: Any, c: list[Any]) -> A.SideUnit:

@@ -295,6 +295,7 @@ class Side:
     title: str
     units: tuple[SideUnit, ...]
     prose: tuple[Prose, ...] = ()
+    zone: tuple[int, int, int, int] | None = None  # ``deploy from X", Y" to X", Y"``: its deployment zone
 
 
 @dataclass(frozen=True, slots=True)
