@@ -190,3 +190,21 @@ def test_deployment_zones_place_units_and_are_checked() -> None:
     errors = [d for d in overlap.diagnostics if "overlap" in d.message]
     assert errors and errors[0].code == "W864" and "sides 'red' and 'blue'" in errors[0].message
     assert errors[0].span.line == zoned.split("\n").index('  side blue "Blue":') + 1
+
+
+def test_play_draws_the_table_with_its_terrain_objectives_and_units() -> None:
+    from compiler.cli.battlemap import battle_map
+    model = model_of(terrain='  terrain pond "Pond" lake from 0", 0" to 4", 4"\n'
+                             '  terrain stone "Stone wall" wall from 44", 44" to 48", 48"')
+    state = Node.root(Rules(model), model.get("field")).state()
+    drawn = battle_map(state)
+    assert drawn is not None
+    rows = drawn.plain.splitlines()
+    assert rows[0] == rows[25] == "+" + "-" * 48 + "+"  # 48 columns of an inch, 24 rows of two inches
+    grid = [r[1:-1] for r in rows[1:25]]
+    assert grid[-1][:4] == "~~~~" and grid[0][-4:] == "####"  # the pond at the first side's corner, the wall far
+    assert grid[24 - 1 - 12][10] == "A" and grid[24 - 1 - 12][40] == "a"  # Red at 10", 24"; Blue at 40", 24"
+    assert rows[26:] == ["  A Trooper (4)", "  a Trooper (3)"]
+    line = compile_text(RULES.replace('  table 48" by 48"\n', '  distance 24"\n').replace(' at {red}', '').replace(
+        ' at {blue}', '').format(terrain=""), "s.rules").rulesets[0]
+    assert battle_map(Node.root(Rules(line), line.get("field")).state()) is None  # no map of a line

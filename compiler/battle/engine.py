@@ -102,6 +102,8 @@ class Battle:
         initiative = self.game.initiative is not None and n == 2
         for turn in range(1, self.turns + 1):
             st.turn = turn
+            for u in st.units:
+                u.spent = False
             if initiative:
                 first = roll_initiative(self, first)
                 order = [first, 1 - first]
@@ -201,6 +203,8 @@ class Battle:
 
     def act(self, unit: Unit, phase: A.Phase) -> bool:
         """``unit`` may take one of the phase's actions; False when it takes none."""
+        if unit.spent:
+            return False  # a reaction took its action this game turn
         if unit.until:
             rally(self, unit)
             if not unit.alive or self.state.over:
