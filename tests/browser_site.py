@@ -143,14 +143,17 @@ class Audit:
     pointer_hovers: int = 0
     tooltips: set[str] = field(default_factory=set)
     kinds: list[str] = field(default_factory=list)
+    searched: int = 0  # search results shown
 
 
-def hover_site(page: Any, base: str, paths: list[str], audit: Audit | None = None) -> Audit:
+def hover_site(page: Any, base: str, paths: list[str], audit: Audit | None = None,
+               searches: tuple[str, ...] = ()) -> Audit:
     """Open every page of ``paths`` (relative to ``base``) and hover every link and navigation
     entry: all of them by events in one go, then with the real pointer each one whose kind and
     text the site has not shown before (a representative of every kind of link, every title).
     Dialogs, event-handler attributes that ever appear, and requests to any host but ``base``'s
-    are recorded, with the text of every tooltip shown."""
+    are recorded, with the text of every tooltip shown.  Each of ``searches`` is then typed into
+    the theme's search (its results are built from the pages' text), and its results hovered."""
     audit = audit or Audit()
     page.add_init_script(WATCH_HANDLERS)
     page.on("dialog", lambda d: (audit.dialogs.append(f"{page.url}: {d.message}"), d.dismiss()))
@@ -177,4 +180,13 @@ def hover_site(page: Any, base: str, paths: list[str], audit: Audit | None = Non
         page.mouse.move(0, 0)
         page.wait_for_timeout(50)  # an image error handler of a tooltip would fire by now (127.0.0.1)
         audit.handlers += [f"{path}: {h}" for h in page.evaluate("() => window.__wsHandlers")]
+    for query in searches:
+        page.goto(f"{base}{paths[0]}?q={query}")  # the theme fills its search box and shows the results
+        results = page.locator(".md-search-result__item")
+        results.first.wait_for(timeout=15000)
+        for i in range(min(results.count(), 10)):
+            results.nth(i).hover()
+        audit.searched += results.count()
+        page.wait_for_timeout(50)
+        audit.handlers += [f"search {query}: {h}" for h in page.evaluate("() => window.__wsHandlers")]
     return audit

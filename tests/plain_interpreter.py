@@ -529,11 +529,12 @@ class PlainInterpreter:
         if need.kind == "always":
             return True
         if need.kind == "chain":
-            # a natural first face, then the second target on a second die (modifiers: not said; none)
+            # the first die needs a natural face, which no modifier changes; the roll modifiers and
+            # the caps count for the second die (6 then 4+ with +1 is a natural 6, then 3+)
             if natural != need.n:
                 return False
             assert need.then is not None and isinstance(dice, A.Dice)
-            return self.passes(self.roll_dice(dice), need.then, 0, [], [], dice)
+            return self.passes(self.roll_dice(dice), need.then, mods, better, worse, dice)
         if need.kind == "high":
             eff = need.n - mods  # +1 to hit: a 3 counts as a 4
             for cap in better:  # never better than 3+: never easier than 3+

@@ -290,7 +290,141 @@ def test_an_attacked_profiles_ability_for_its_own_attacks_is_a_warning_with_the_
 
 
 def test_no_w416_once_the_ability_says_when_attacked() -> None:
+    assert "W416" in codes_of(OWN)
     assert "W416" not in codes_of(OWN.replace("  -1 to hit", "  when attacked: -1 to hit"))
+
+
+# Each trap warning, in more of the places it can be written: (the text, the code, a piece of the
+# line it must point at, the same text written the way that says what is meant).
+TRAPS = [
+    # W416: any effect of an ability on a profile that is only ever attacked…
+    ('ability thick "Thick": "t"\n  +1 to save\nunit brute "Brute":\n  BS 4+  T 5  W 2  Sv 5+\n'
+     '  abilities thick\nexample e "E":\n  expect mean(shoot(1 trooper, rifle, 2 brute).unsaved) >= 0\n',
+     "W416", "expect mean(shoot", "  +1 to save", "  when attacked: +1 to save"),
+    ('ability heavy "Heavy": "h"\n  -1 S\nunit brute "Brute":\n  BS 4+  T 5  W 2  Sv 5+\n'
+     '  abilities heavy\nexample e "E":\n  expect mean(shoot(1 trooper, rifle, 2 brute).wounds) >= 0\n',
+     "W416", "expect mean(shoot", "  -1 S", "  when attacked: -1 S"),
+    # … and a penalty on a roll where the profile also attacks
+    ('ability clumsy "Clumsy": "c"\n  -1 to wound\nunit brute "Brute":\n  BS 4+  T 5  W 2  Sv 5+\n'
+     '  abilities clumsy\nexample e "E":\n  expect mean(shoot(1 brute, rifle, 2 brute).wounds) >= 0\n',
+     "W416", "expect mean(shoot", "  -1 to wound", "  when attacked: -1 to wound"),
+    # W417: always, from the test's own target, a modifier, an ability or a hook
+    ('test snap(BS) "Snap":\n  roll d6 against always\n  natural 1 fails\n', "W417", "roll d6 against always",
+     "natural 1 fails\n", ""),
+    ('ability sure "Sure": "s"\n  hit needs always\n', "W417", "hit needs always", "always", "2+"),
+    ('ability sure "Sure": "s"\n  on natural 6 to hit: wound needs always\n', "W417", "wound needs always",
+     "always", "2+"),
+    ('modifier steady "Steady": save needs always when dug_in\n', "W417", "steady", "always", "2+"),
+    # W418: each operator on the left of each, and each not
+    ('formula f(skill: 0..5) "F" = skill * 2 each d6\n', "W418", "skill * 2", "skill * 2", "(skill * 2)"),
+    ('formula f(skill: 0..5) "F" = skill - 1 each d6\n', "W418", "skill - 1", "skill - 1", "(skill - 1)"),
+    ('formula f(skill: 0..5) "F" = skill / 2 each d6\n', "W418", "skill / 2", "skill / 2", "(skill / 2)"),
+    ('formula f(skill: 0..5) "F" = skill + 1 each not hit(4+)\n', "W418", "skill + 1", "skill + 1",
+     "(skill + 1)"),
+    # W419: a stat modifier on a target value, wherever an effect is written
+    ('modifier sure "Sure": +1 Sv of target when dug_in\n', "W419", "sure", "+1 Sv of target",
+     "Sv of target worse by 1"),
+    ('ability steady "Steady": "s"\n  -1 BS\n', "W419", "-1 BS", "-1 BS", "BS better by 1"),
+    ('ability shaky "Shaky": "s"\n  when attacked: +1 Sv\n', "W419", "+1 Sv", "+1 Sv", "Sv worse by 1"),
+    ('ability crack "Crack": "c"\n  on natural 6 to wound: +1 Sv of target\n', "W419", "+1 Sv of target",
+     "+1 Sv of target", "Sv of target worse by 1"),
+]
+
+
+@pytest.mark.parametrize("extra, code, at, wrong, right", TRAPS, ids=[f"{t[1]}-{i}" for i, t in enumerate(TRAPS)])
+def test_each_trap_warns_at_its_sentence_and_not_once_it_says_what_it_means(
+        extra: str, code: str, at: str, wrong: str, right: str) -> None:
+    found = [d for d in compile_text(BASE + extra).diagnostics if d.code == code]
+    assert len(found) == 1, [f"{d.code} {d.message}" for d in compile_text(BASE + extra).diagnostics]
+    assert found[0].span.line == line_of(extra, at)
+    assert found[0].hint
+    assert right.strip() in found[0].hint  # the hint shows the sentence that says what is meant
+    fixed = extra.replace(wrong, right)
+    assert fixed != extra
+    assert code not in codes_of(fixed)
+
+
+def line_is(extra: str, line: str) -> int:
+    return (BASE + extra).splitlines().index(line) + 1
+
+
+def w416(extra: str) -> list[Any]:
+    return [d for d in compile_text(BASE + extra).diagnostics if d.code == "W416"]
+
+
+LURKER = '''
+ability hidden "Hidden": "h"
+  +1 to save
+  -1 to hit
+unit lurker "Lurker":
+  BS 3+  T 4  W 1  Sv 5+
+  abilities hidden
+'''
+
+
+def test_w416_says_which_case_it_is_and_points_at_the_effect() -> None:
+    only = LURKER + 'example e "E":\n  expect mean(shoot(2 trooper, rifle, 5 lurker).hits) > 0\n'
+    (d,) = w416(only)
+    assert "is only ever attacked" in d.message and "the effects of its ability 'hidden'" in d.message
+    assert "(+1 to save, -1 to hit)" in d.message
+    assert d.related and d.related[0][0].line == line_is(only, "  -1 to hit")  # the penalty first
+    bonuses = only.replace("  -1 to hit", "  +1 to hit")
+    (b,) = w416(bonuses)
+    assert b.related and b.related[0][0].line == line_is(bonuses, "  +1 to save")  # else the first effect
+    both = only + 'example f "F":\n  expect mean(shoot(2 lurker, rifle, 5 trooper).hits) > 0\n'
+    (d,) = w416(both)
+    assert "is attacked here" in d.message and "the penalty of its ability 'hidden'" in d.message
+    assert "(-1 to hit)" in d.message and "+1 to save" not in d.message
+    assert d.related and d.related[0][0].line == line_is(both, "  -1 to hit")
+
+
+def test_w416_sees_a_profile_passed_by_its_bare_name() -> None:
+    bonus = LURKER.replace("  -1 to hit\n", "")
+    attacked = bonus + 'example e "E":\n  expect mean(shoot(2 trooper, rifle, 5 lurker).hits) > 0\n'
+    assert len(w416(attacked)) == 1
+    # lurker attacks too, named without a number of models: its bonus is for its own attacks
+    both = attacked + 'example f "F":\n  expect mean(shoot(lurker, rifle, 5 trooper).hits) > 0\n'
+    assert compile_text(BASE + both).ok
+    assert w416(both) == []
+    # and attacked by its bare name, it is warned about the same
+    bare = bonus + 'example e "E":\n  expect mean(shoot(2 trooper, rifle, lurker).hits) > 0\n'
+    assert len(w416(bare)) == 1
+
+
+def test_w416_leaves_abilities_without_effects_and_unknown_names_to_others() -> None:
+    hooks_only = '''
+ability tough "Tough": "t"
+  on each damage: roll d6, ignored on 6+
+unit lurker "Lurker":
+  BS 3+  T 4  W 1  Sv 5+
+  abilities tough
+example e "E":
+  expect mean(shoot(2 trooper, rifle, 5 lurker).hits) > 0
+'''
+    assert compile_text(BASE + hooks_only).ok and w416(hooks_only) == []
+    assert len(w416(hooks_only.replace("  on each damage: roll d6, ignored on 6+", "  +1 to save"))) == 1
+    # a profile or an ability that does not exist: an error where it is named, no warning, no crash
+    typo = hooks_only.replace("5 lurker", "5 lurkr")
+    assert "W101" in codes_of(typo) and w416(typo) == []
+    unknown = hooks_only.replace("abilities tough", "abilities tuff")
+    assert any(d.is_error for d in compile_text(BASE + unknown).diagnostics) and w416(unknown) == []
+
+
+@pytest.mark.parametrize("effect, penalty", [("-1 to hit", True), ("-X to hit", True), ("+1 to hit", False),
+                                             ("+0 to hit", False), ("-1 T", False)])
+def test_w416_a_penalty_is_a_roll_made_worse(effect: str, penalty: bool) -> None:
+    text = f'''
+ability shy(X: 1..2) "Shy": "s"
+  {effect}
+unit lurker "Lurker":
+  BS 3+  T 4  W 1  Sv 5+
+  abilities shy(1)
+example e "E":
+  expect mean(shoot(2 trooper, rifle, 5 lurker).hits) > 0
+  expect mean(shoot(2 lurker, rifle, 5 trooper).hits) > 0
+'''
+    assert compile_text(BASE + text).ok
+    assert len(w416(text)) == int(penalty)
 
 
 def test_w416_for_a_penalty_even_when_the_profile_attacks_too_but_not_for_a_bonus() -> None:

@@ -170,3 +170,41 @@ def test_an_objective_in_impassable_ground_is_refused_and_one_on_the_table_expor
     assert sc["terrain"] == [{"id": "copse", "title": "Copse", "kind": "woods", "from": [20, 20], "to": [28, 28]}]
     assert sc["objectives"] == [{"id": "relic", "title": "The relic", "at": [24, 30]}]
     assert sc["sides"][0]["units"][0]["at"] == [10, 24]
+
+
+def test_deployment_zones_place_units_and_are_checked() -> None:
+    zoned = RULES.replace('  side red "Red":\n', '  side red "Red":\n    deploy from 0", 0" to 48", 12"\n').replace(
+        '  side blue "Blue":\n', '  side blue "Blue":\n    deploy from 0", 36" to 48", 48"\n')
+    model = compile_text(zoned.format(terrain="", red='10", 4"', blue='40", 40"'), "s.rules")
+    assert model.ok, [d.message for d in model.diagnostics]
+    # a unit not placed stands in the middle of its zone
+    loose = compile_text(zoned.replace("4 trooper at {red}", "4 trooper").format(terrain="", red="", blue='40", 40"'),
+                         "s.rules").rulesets[0]
+    red = Node.root(Rules(loose), loose.get("field")).state().units[0]
+    assert (red.position, red.y) == (24.0, 6.0)
+    outside = compile_text(zoned.format(terrain="", red='10", 20"', blue='40", 40"'), "s.rules")
+    assert any('a unit placed at 10", 20" is outside the deployment zone of side \'red\'' in d.message
+               for d in outside.diagnostics)
+    overlap = compile_text(zoned.replace('deploy from 0", 36" to 48", 48"', 'deploy from 0", 10" to 48", 48"')
+                           .format(terrain="", red='10", 4"', blue='40", 40"'), "s.rules")
+    errors = [d for d in overlap.diagnostics if "overlap" in d.message]
+    assert errors and errors[0].code == "W864" and "sides 'red' and 'blue'" in errors[0].message
+    assert errors[0].span.line == zoned.split("\n").index('  side blue "Blue":') + 1
+
+
+def test_play_draws_the_table_with_its_terrain_objectives_and_units() -> None:
+    from compiler.cli.battlemap import battle_map
+    model = model_of(terrain='  terrain pond "Pond" lake from 0", 0" to 4", 4"\n'
+                             '  terrain stone "Stone wall" wall from 44", 44" to 48", 48"')
+    state = Node.root(Rules(model), model.get("field")).state()
+    drawn = battle_map(state)
+    assert drawn is not None
+    rows = drawn.plain.splitlines()
+    assert rows[0] == rows[25] == "+" + "-" * 48 + "+"  # 48 columns of an inch, 24 rows of two inches
+    grid = [r[1:-1] for r in rows[1:25]]
+    assert grid[-1][:4] == "~~~~" and grid[0][-4:] == "####"  # the pond at the first side's corner, the wall far
+    assert grid[24 - 1 - 12][10] == "A" and grid[24 - 1 - 12][40] == "a"  # Red at 10", 24"; Blue at 40", 24"
+    assert rows[26:] == ["  A Trooper (4)", "  a Trooper (3)"]
+    line = compile_text(RULES.replace('  table 48" by 48"\n', '  distance 24"\n').replace(' at {red}', '').replace(
+        ' at {blue}', '').format(terrain=""), "s.rules").rulesets[0]
+    assert battle_map(Node.root(Rules(line), line.get("field")).state()) is None  # no map of a line

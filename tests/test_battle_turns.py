@@ -128,3 +128,118 @@ def test_an_initiative_needs_two_sides(extra: str, message: str) -> None:
         '  side blue "Blue":\n    2 trooper\n', '  side blue "Blue":\n    2 trooper\n  side green "Green":\n    1 trooper\n')
     result = compile_text(source, "turns.rules")
     assert any(message in d.message and d.code == "W864" for d in result.diagnostics)
+
+
+COUNTED = '''
+ruleset counted "Counted":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+situation suppression "Suppression" 0..2
+test hit(BS) = roll d6 >= BS + suppression
+attack shooting(shooter, target) "Shooting":
+  shots = shooter.models
+  hits = shots each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 3  W 1
+game g "A game":
+  turns 3
+  activation whole_army
+  counter suppression: rises by 1 when shot, falls by 1 at end of game turn
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+    action rally "Rally": lowers suppression by 2
+  victory wipe "Annihilation" by annihilation
+scenario duel "A duel":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    3 trooper
+  side blue "Blue":
+    4 trooper
+'''
+
+
+def test_a_counter_rises_when_shot_is_read_by_the_rules_and_falls_at_the_end_of_the_period() -> None:
+    from compiler.model.values import ProfileRef
+    from compiler.resolve import Evaluator, parse_expression
+    result = compile_text(COUNTED, "counted.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel"))
+    assert [u.values for u in node.state().units] == [{"suppression": 0}, {"suppression": 0}]
+    shot = node.child(0).child(0)  # Red shoots; no Blue trooper falls
+    assert [u.values["suppression"] for u in shot.state().units] == [0, 1]
+
+    def law(shooters: int, suppression: int) -> list[Fraction]:
+        ev = Evaluator(model, exact=True, situation={"suppression": suppression})
+        steps = ev.evaluate(parse_expression("shooting(a, b)"),
+                            {"a": ProfileRef("trooper", shooters), "b": ProfileRef("trooper", 3)}).steps
+        return [p for _, p in sorted(steps.removal_state("killed").items())]
+    back = shot.child(0)  # Blue, suppressed, shoots back: it hits on 4+, not 3+
+    assert [p for _, p in back.chance_outcomes()] == law(4, 1) != law(4, 0)
+    end = back.child(0)  # nobody falls; the game turn ends: Blue's counter falls, Red's (shot once) too
+    assert [u.values["suppression"] for u in end.state().units] == [0, 0]
+    rallied = shot.child(1)  # Blue rallies instead: down by 2, not below 0
+    assert [u.values["suppression"] for u in rallied.state().units] == [0, 0]
+
+
+def test_a_counter_must_be_a_numeric_situation() -> None:
+    bad = COUNTED.replace('situation suppression "Suppression" 0..2', 'situation suppression "Suppression"')
+    result = compile_text(bad, "counted.rules")
+    assert any(d.code == "W863" and "'suppression' is not a numeric situation" in d.message for d in result.diagnostics)
+
+
+REACTING = '''
+ruleset reacting "Reacting":
+  version 1.0.0
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+test steady(Ld) = roll 2d6 <= Ld
+status on_overwatch "On overwatch": "Watching."
+status moved "Moved": "It moved this turn."
+status locked "Locked": "In combat."
+status braced "Braced": "Ready for the charge."
+status held "Held": "Stood still."
+unit trooper "Trooper":
+  Ld 7  W 1
+game g "A game":
+  turns 1
+  activation alternating_units
+  phase orders "Orders":
+    action watch "Overwatch": sets on_overwatch
+    action dash "Dash": sets on_overwatch, sets moved until end of turn
+  phase assault "Assault":
+    action charge "Charge": engage within 24" as locked
+    action hold "Hold": sets held until end of turn
+  when charged if on_overwatch unless moved, spending its action on a failure: tests steady(Ld), sets braced until end of turn
+scenario duel "A duel":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    1 trooper
+  side blue "Blue":
+    1 trooper
+'''
+
+
+def test_a_reaction_barred_by_what_the_unit_did_and_a_failed_test_that_spends_its_action() -> None:
+    result = compile_text(REACTING, "reacting.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    root = Node.root(Rules(model, exact=True), model.get("duel"))
+    watching = root.child(2).child(0)  # Red does nothing; Blue goes on overwatch
+    charged = watching.child(0)  # Red charges: Blue may react
+    choice = charged.choice()
+    assert choice is not None and choice.kind == "react" and choice.side == 1
+    test = charged.child(0)  # it does: the steady test, 2d6 <= 7
+    assert test.chance_kind() == "test" and [p for _, p in test.chance_outcomes()] == [Fraction(7, 12), Fraction(5, 12)]
+    passed, failed = test.child(0), test.child(1)
+    assert passed.state().units[1].statuses.get("braced") == "turn" and not passed.state().units[1].spent
+    assert passed.current_player() == 1  # Blue still acts in the assault phase
+    assert failed.state().units[1].spent and failed.is_terminal()  # a failure spent its action
+    dashed = root.child(2).child(1).child(0)  # Blue dashed (on overwatch, but it moved): no reaction
+    assert dashed.choice() is not None and dashed.choice().kind == "action" and dashed.current_player() == 1  # type: ignore[union-attr]

@@ -30,7 +30,7 @@ def test_check_clean_programs_resolve_and_agree_with_the_plain_interpreter() -> 
 
     @settings(max_examples=PROGRAMS, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
-    @given(programs(known=False))
+    @given(programs())
     def judged(p: Program) -> None:
         v = judge(p, SAMPLES, ALPHA / PROGRAMS, seed=sum(tally.values()))
         tally[v.outcome] += 1

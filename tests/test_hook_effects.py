@@ -581,3 +581,100 @@ unit hardy_one "Hardy one":
         return one
     assert ask(model, "shoot(1 gunner, bgun, 3 hardy_one).killed") == enumerate_attacks(1, 4, hardy(False))
     assert ask(model, "shoot(1 gunner, bgun, 3 hardy_one).killed with cover") == enumerate_attacks(1, 4, hardy(True))
+
+
+# -- an ability's value inside its hook: N read as the profile's N, not one more or less ------
+
+VALUED = '''
+ability deep(N: 1..3) "Deep": "A natural 6 to wound goes N deeper."
+  on natural 6 to wound: +N D, +N AP
+ability burst(N: 1..3) "Burst": "A natural 6 to hit scores N more hits."
+  on natural 6 to hit: N extra hits
+ability keen(N: 1..2) "Keen": "A natural 5 or 6 to hit wounds N more easily."
+  on natural 5+ to hit: +N to wound
+
+weapon deep1 "Deep 1":
+  A 1  S 4  AP 0  D 1
+  abilities deep(1)
+weapon deep2 "Deep 2":
+  A 1  S 4  AP 0  D 1
+  abilities deep(2)
+weapon burst2 "Burst 2":
+  A 1  S 4  AP 0  D 1
+  abilities burst(2)
+weapon keen1 "Keen 1":
+  A 1  S 4  AP 0  D 1
+  abilities keen(1)
+weapon keen2 "Keen 2":
+  A 1  S 4  AP 0  D 1
+  abilities keen(2)
+'''
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_a_hooks_plus_n_is_the_profiles_n(n: int) -> None:
+    model = compiled(VALUED)
+
+    def damage(h: int, w: int, s: int) -> int:  # at the victim: T 4 (4+ to wound), save 3+
+        if h < 4 or w < 4:
+            return 0
+        crit = w == 6
+        if s >= 3 + (n if crit else 0):
+            return 0
+        return 1 + n if crit else 1
+    expected = enumerate_attacks(2, 3, lambda atts: sum(damage(*a) for a in atts))
+    assert ask(model, f"shoot(2 gunner, deep{n}, 3 victim).damage") == expected
+
+
+def test_n_extra_hits_are_the_profiles_n() -> None:
+    model = compiled(VALUED)
+    expected = enumerate_attacks(2, 1, lambda atts: sum((h >= 4) + 2 * (h == 6) for (h,) in atts))
+    assert ask(model, "shoot(2 gunner, burst2, 3 victim).hits") == expected
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_plus_n_to_wound_is_the_profiles_n(n: int) -> None:
+    model = compiled(VALUED)
+    expected = enumerate_attacks(2, 2, lambda atts: sum(h >= 4 and w + (n if h >= 5 else 0) >= 4 for h, w in atts))
+    assert ask(model, f"shoot(2 gunner, keen{n}, 3 victim).wounds") == expected
+
+
+# -- the limit on one attack's tokens: a step takes 64 of one attack, 65 or more is refused ---
+
+SWARM = '''
+ability swarm(N: 1..20) "Swarm": "A natural 6 to hit scores N more hits."
+  on natural 6 to hit: N extra shots
+ability spray(N: 1..20) "Spray": "A natural 6 on the second roll scores N more."
+  on natural 6 to hit2: N extra shots
+
+test hit2(Q) = roll d6 >= Q
+test hit3(Q) = roll d6 >= Q
+
+attack flurry(shooter, weapon, target) "Flurry":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  again   = hits each hit2(shooter.Q)
+  last    = again each hit3(shooter.Q)
+
+weapon at64 "Sixty-four":
+  A 1  S 4  AP 0  D 1
+  abilities swarm(7), spray(7)
+weapon at65 "Sixty-five":
+  A 1  S 4  AP 0  D 1
+  abilities swarm(4), spray(12)
+'''
+
+
+def test_a_step_takes_64_tokens_of_one_attack_and_no_more() -> None:
+    model = compiled(SWARM)
+    ev = Evaluator(model)
+    # A token through a hooked step gives 1 (a 4 or a 5), 1 + N (a six) or none: at most
+    # 8 x 8 = 64 tokens reach the last step with N = 7 and 7, and 5 x 13 = 65 with 4 and 12.
+    per_step = Fraction(2, 6) + Fraction(1, 6) * 8
+    assert ev.mean(ev.evaluate(parse_expression("flurry(1 gunner, at64, 1 victim).last"))) == \
+        per_step ** 2 * Fraction(1, 2)
+    text = BASE + SWARM
+    with pytest.raises(ResolveError, match="more than 64 tokens") as refused:
+        ev.evaluate(parse_expression("flurry(1 gunner, at65, 1 victim).last"))
+    assert refused.value.span is not None
+    assert text.splitlines()[refused.value.span.line - 1].strip().startswith("last")

@@ -291,8 +291,9 @@ def test_hovering_every_link_and_entry_of_the_site_runs_nothing(page: Page, site
     for path in pages:  # no link from author text runs script when followed
         for tag, attrs in Elements(path.read_text(encoding="utf-8")).found:
             assert not script_url(attrs.get("href", "")), (path, tag, attrs)
-    audit = hover_site(page, site_url, [p.relative_to(public).as_posix() for p in pages])
+    audit = hover_site(page, site_url, [p.relative_to(public).as_posix() for p in pages], searches=("onerror",))
     assert_nothing_ran(audit, len(pages))
+    assert audit.searched >= 5  # the search results, built from the hostile pages' text, were shown
 
 
 @pytest.fixture(scope="module")
@@ -309,8 +310,10 @@ def test_hovering_every_link_and_entry_of_render_output_in_plain_mkdocs_runs_not
             for key, value in attrs.items():
                 assert not key.startswith("on"), (path, tag, attrs)
                 assert not (key in ("href", "src", "action", "formaction") and script_url(value)), (path, tag, attrs)
-    audit = hover_site(page, plain_url, [p.relative_to(plain_public).as_posix() for p in pages])
+    audit = hover_site(page, plain_url, [p.relative_to(plain_public).as_posix() for p in pages],
+                       searches=("onerror",))
     assert_nothing_ran(audit, len(pages))
+    assert audit.searched >= 5
 
 
 # Generated vectors: Markdown constructs that open code, links, HTML and attribute lists, in

@@ -123,3 +123,12 @@ def test_the_language_server_never_keeps_no_problems_after_a_failed_check(tmp_pa
     assert sent.version == 3 and len(sent.diagnostics) == 1
     assert "could not check this ruleset" in sent.diagnostics[0].message
     assert sent.diagnostics[0].severity == T.DiagnosticSeverity.Error
+
+
+@pytest.mark.parametrize("argv", [["diff", "bench/ruleset", "bench/ruleset", "\0"], ["check", "rules\0x"],
+                                  ["export", "rules/console-40k", "--out", "x\0.json"], ["eval", "a\0", "d6"]])
+def test_a_nul_character_in_an_argument_is_one_sentence(argv: list[str]) -> None:
+    """No path holds a NUL character (the system refuses it with a ValueError deep inside)."""
+    result = CliRunner().invoke(app, argv)
+    no_traceback(result)
+    assert result.exit_code == 2 and "an argument holds a NUL character" in result.output

@@ -475,3 +475,102 @@ def test_every_colour_of_highlighted_code_reads_at_4_5_to_1(browser: Any, site_u
     for key, (fg, bg) in pairs.items():
         hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
         assert (hi + 0.05) / (lo + 0.05) >= 4.5, (key, round((hi + 0.05) / (lo + 0.05), 2))
+
+
+# ---------------------------------------------------------------------------
+# 6. Phone: no table loses a column
+# ---------------------------------------------------------------------------
+
+PHONE_TABLES = """() => [...document.querySelectorAll('article table')].filter(t => t.checkVisibility()).map(t => {
+  const box = t.closest('.md-typeset__scrollwrap');
+  const out = {head: t.rows[0].innerText.replace(/\\s+/g, ' ').slice(0, 50), box: !!box, columns: t.rows[0].cells.length};
+  if (!box) { out.right = t.getBoundingClientRect().right; return out; }
+  const b = box.getBoundingClientRect();
+  out.boxRight = b.right; out.boxLeft = b.left;
+  out.sideways = box.scrollWidth > box.clientWidth + 1;
+  out.overflow = getComputedStyle(box).overflowX;
+  out.focusable = box.getAttribute('tabindex') === '0';
+  out.cue = getComputedStyle(box, '::before').content;
+  box.scrollLeft = box.scrollWidth;  // then, scrolled to the end: the last column in view, the first held
+  return out;
+})"""
+
+SCROLLED_TO_THE_END = """() => [...document.querySelectorAll('article table')].filter(t => t.checkVisibility()).map(t => {
+  const box = t.closest('.md-typeset__scrollwrap');
+  if (!box) { return {}; }
+  const b = box.getBoundingClientRect();
+  const last = t.rows[0].cells[t.rows[0].cells.length - 1].getBoundingClientRect();
+  const first = t.rows[t.rows.length - 1].cells[0].getBoundingClientRect();
+  return {lastIn: last.right <= b.right + 1 && last.left >= b.left - 1,
+          firstIn: first.left >= b.left - 1 && first.right <= b.right + 1,
+          cueAtEnd: getComputedStyle(box, '::before').content};
+})"""
+
+
+def test_at_390_px_every_chart_keeps_all_its_columns(browser: Any, site_url: str, built_site: Path) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    lost, seen, scrolled = [], 0, 0
+    for path in [f"{rs_id}/quick-reference/" for rs_id in ruleset_ids()] + ["console-40k/datasheets/", "comparison/"]:
+        page.goto(site_url + path)
+        page.wait_for_timeout(100)  # the script that marks wide boxes runs once the page is ready
+        tables = page.evaluate(PHONE_TABLES)
+        page.wait_for_timeout(100)  # the scroll events reach the page's script
+        for t, end in zip(tables, page.evaluate(SCROLLED_TO_THE_END)):
+            t.update(end)
+            seen += 1
+            if not t["box"]:
+                if t["right"] > PHONE["width"] + 1:
+                    lost.append((path, t))
+                continue
+            if t["boxRight"] > PHONE["width"] + 1 or t["boxLeft"] < -1:
+                lost.append((path, "box off screen", t))
+            if t["sideways"]:
+                scrolled += 1
+                ok = (t["overflow"] in ("auto", "scroll") and t["focusable"] and t["lastIn"] and t["firstIn"]
+                      and "More columns" in t["cue"] and t["cueAtEnd"] == "none")
+                if not ok:
+                    lost.append((path, t))
+    context.close()
+    assert seen > 40
+    assert not lost, lost[:5]
+
+
+# ---------------------------------------------------------------------------
+# 7. The quick reference on one sheet of A4
+# ---------------------------------------------------------------------------
+
+#: The largest rulesets may take two sheets.
+SHEETS = {"40k-s": 2, "gemini-arap": 2}
+
+
+def test_each_quick_reference_prints_on_one_a4_page(browser: Any, site_url: str, tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
+    page = browser.new_page()
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    pages = {}
+    for rs_id in ruleset_ids():
+        page.goto(site_url + f"{rs_id}/quick-reference/")
+        page.emulate_media(media="print")
+        # every chart is kept whole with its heading, and nothing of the charts is folded away
+        kept = page.evaluate("""() => [...document.querySelectorAll('.ws-qr-chart')].map(c =>
+            getComputedStyle(c).breakInside === 'avoid' && !!c.querySelector('h3')
+            && (!!c.querySelector('table') || !!c.querySelector('.ws-print-only table')))""")
+        assert kept and all(kept), (rs_id, kept)
+        pdf = tmp_path / f"{rs_id}.pdf"
+        page.pdf(path=str(pdf), format="A4")
+        pages[rs_id] = len(PdfReader(str(pdf)).pages)
+        page.emulate_media(media="screen")
+    page.close()
+    assert pages == {rs_id: min(pages[rs_id], SHEETS.get(rs_id, 1)) for rs_id in pages}, pages
+
+
+def test_the_console_games_quick_reference_says_which_wound_chart_to_use(built_site: Path) -> None:
+    page = (built_site / "console-40k" / "quick-reference" / "index.html").read_text(encoding="utf-8")
+    charts = re.findall(r'<h3 id="qr-[^"]+">([^<]+)', page)
+    assert sum("Wound chart" in c for c in charts) == 1, charts  # one chart per mechanic
+    records = page[page.index('class="ws-records"'):]
+    assert "Which chart to use" in records and "Wound chart as printed with the shooting rules" in records
+

@@ -87,12 +87,25 @@ def assert_shown(out: str) -> None:
     ("test", "{rules}"),
     ("simulate", "{rules}", "--games", "2"),
     ("simulate", "{rules}", "--games", "2", "--json"),
+    ("table", "{rules}", "outcome"),
     ("play", "{rules}", "--auto", "--seed", "1"),
 ])
 def test_escape_sequences_in_author_text_are_shown_escaped(rules: Path, args: tuple[str, ...]) -> None:
     ran = warscribe(*(a.format(rules=rules) for a in args), env=COLOR)
     assert ran.returncode in (0, 1), ran  # test: the example fails on purpose
     assert_shown(ran.stdout + ran.stderr)
+
+
+def test_diff_shows_escape_sequences_escaped_and_keeps_its_own_colours(rules: Path, tmp_path: Path) -> None:
+    old = tmp_path / "term"
+    old.mkdir()
+    (old / "ruleset.rules").write_text(RULES.replace(f'1 -> "ok {CLEAR}{TITLE}"', '1 -> "ok"')
+                                       .replace(f"Marine {TITLE}", "Marine"), encoding="utf-8")
+    ran = warscribe("diff", str(old), str(rules), env=COLOR)
+    assert ran.returncode == 0, ran
+    assert f"{ESC}[1m" in ran.stdout or f"{ESC}[33m" in ran.stdout  # the report's own colours
+    assert_shown(ran.stdout)
+    assert "ok \\u001b[2J\\u001b]0;pwned\\u0007" in ran.stdout, ran.stdout
 
 
 def test_play_prints_rich_markup_in_author_text_as_written(rules: Path) -> None:
@@ -107,6 +120,20 @@ def test_play_prints_rich_markup_in_author_text_as_written(rules: Path) -> None:
                     "Marine \\u001b]0;pwned\\u0007 [/bold]", "Shoot \\u001b[8m", "Fire [/]"):
         assert literal in out, (literal, out)
     assert_shown(out)
+
+
+def test_play_on_a_table_shows_the_map_legend_escaped(tmp_path: Path) -> None:
+    from test_battle_table import RULES as TABLE
+
+    folder = tmp_path / "field"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(TABLE.format(terrain="", red='10", 24"', blue='40", 24"').replace(
+        'unit trooper "Trooper"', f'unit trooper "Trooper {TITLE} [link=https://x.invalid]t[/link]"'), encoding="utf-8")
+    ran = warscribe("play", str(folder), "--auto", "--seed", "1", env=COLOR)
+    assert ran.returncode == 0, ran
+    assert "+------" in ran.stdout  # the map was drawn, with its legend
+    assert_shown(ran.stdout)
+    assert "Trooper \\u001b]0;pwned\\u0007 [link=https://x.invalid]t[/link] (4)" in ran.stdout, ran.stdout
 
 
 def test_check_shows_a_control_character_in_a_source_line_with_the_caret_under_the_span(tmp_path: Path) -> None:

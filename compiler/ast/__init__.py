@@ -42,7 +42,7 @@ from compiler.ast.expr import (Attr, Binary, Call, Chain, Const, Decimal, Dice, 
                                InRange, Int, IsChoice, IsNone, Label, Name, RangeExpr, Setting, Target, Unary, With,
                                children, sub_expressions)
 from compiler.ast.game import (ACTIVATIONS, UNDECIDED, VICTORY_KINDS, Action, ActionEffect, ActivationDice, AtEnd,
-                               Combat, Control, DerivedSituation, Game, Initiative, Objective, TerrainArea,
+                               Combat, Control, Counter, DerivedSituation, Game, Initiative, Objective, TerrainArea,
                                TerrainKind, Order, Phase, PhaseStep, Reaction,
                                Scenario, Score, Side, SideUnit, Victory)
 from compiler.ast.lexicon import Die, Entry, Situation, Stat
@@ -103,6 +103,6 @@ __all__ = [
     "AbilityUse", "Army", "Profile", "Requirement", "Squad", "StatValue",
     "Game", "Phase", "PhaseStep", "Score", "Victory",
     "VICTORY_KINDS", "Action", "ActionEffect", "ActivationDice", "AtEnd", "Combat", "DerivedSituation", "Order",
-    "Reaction", "Scenario", "Side", "SideUnit", "UNDECIDED", "Control", "Initiative", "Objective", "TerrainArea", "TerrainKind",
+    "Reaction", "Scenario", "Side", "SideUnit", "UNDECIDED", "Control", "Counter", "Initiative", "Objective", "TerrainArea", "TerrainKind",
     "Binding", "Claim", "Example", "Expect", "Property",
 ]

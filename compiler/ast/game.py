@@ -60,7 +60,8 @@ class ActionEffect:
 
     ``kind`` is ``move`` (up to ``value`` toward the nearest enemy), ``attack`` (the attack
     sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given),
-    ``engage`` (an enemy within ``value``; both get the status ``name``), ``sets`` (the status
+    ``engage`` (an enemy within ``value``; both get the status ``name``), ``lowers`` (the counter
+    ``name`` by the whole number ``value``), ``sets`` (the status
     ``name`` on the acting unit, until the end of ``period`` if given), ``clears`` (the status
     ``name`` ends), ``tests`` (the test ``value``; on a failure the rest does not happen) or,
     after ``failing:``, ``destroyed``.
@@ -120,6 +121,20 @@ class TerrainKind:
 
 
 @dataclass(frozen=True, slots=True)
+class Counter:
+    """``counter suppression: rises by 1 when shot, falls by 1 at end of turn``: a number kept on
+    each unit (a numeric situation of that name, which the rules read), raised by an event,
+    lowered at the end of a period and by the action effect ``lowers suppression by 1``."""
+
+    span: Span
+    situation: str
+    rises: int
+    event: str
+    falls: int = 0
+    period: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Combat:
     """``combat assault in order of I``: every engagement fights with an attack sequence."""
 
@@ -147,6 +162,8 @@ class Reaction:
     event: str
     effects: tuple[ActionEffect, ...]
     requires: str | None = None  # ``when charged if on_overwatch``: only a unit with this status reacts
+    unless: tuple[str, ...] = ()  # ``unless moved``: a unit holding one of these statuses does not react
+    spends: str | None = None  # "always" (``, spending its action``) or "failure" (``… on a failure``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +263,7 @@ class Game(Decl):
     initiative: Initiative | None = None
     casualties_at_end: bool = False  # ``casualties removed at end of phase``: the hit still act until then
     terrain: tuple[TerrainKind, ...] = ()
+    counters: tuple[Counter, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +297,7 @@ class Side:
     title: str
     units: tuple[SideUnit, ...]
     prose: tuple[Prose, ...] = ()
+    zone: tuple[int, int, int, int] | None = None  # ``deploy from X", Y" to X", Y"``: its deployment zone
 
 
 @dataclass(frozen=True, slots=True)

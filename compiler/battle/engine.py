@@ -29,7 +29,7 @@ from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
-from compiler.battle.turns import rally, remove_marked, roll_initiative
+from compiler.battle.turns import counter_range, counters_fall, counters_on, rally, remove_marked, roll_initiative
 from compiler.battle.victory import Referee, outcome_fields
 
 Listener = Callable[[dict[str, Any]], None]
@@ -78,10 +78,15 @@ class Battle:
         self.record = record or listener is not None  # a simulation keeps no events
         self.reactions = {r.event: r for r in game.reactions}
         self.referee = Referee(rules, game, self.state, self.emit)
+        for counter in game.counters:  # every unit starts at the counter's lowest value
+            low = counter_range(self, counter.situation)[0]
+            for u in self.state.units:
+                u.values.setdefault(counter.situation, low)
         #: the periods whose end does something (a test, a score, a status that lapses)
         self.busy = {e.period for e in game.at_end} | {s.held_at for s in game.scores if s.held_at}
         if game.casualties_at_end:
             self.busy.add("phase")
+        self.busy |= {c.period for c in game.counters if c.period and c.falls}
 
     # -- the run -------------------------------------------------------------------------
 
@@ -92,11 +97,17 @@ class Battle:
                  else st.sides.index(self.scenario.first))
         order = [(first + i) % n for i in range(n)]
         if self.record:
-            self.emit("start", first=st.sides[first], first_title=st.side_titles[first], distance=self.scenario.distance)
+            gap: float | None = self.scenario.distance
+            if st.table is not None:  # on a table: how far apart the nearest enemies stand
+                gap = min((st.distance(a, b) for a in st.units for b in st.units if a.side < b.side), default=None)
+            self.emit("start", first=st.sides[first], first_title=st.side_titles[first], distance=gap,
+                      table=None if st.table is None else [st.table.width, st.table.depth])
         st.first = first
         initiative = self.game.initiative is not None and n == 2
         for turn in range(1, self.turns + 1):
             st.turn = turn
+            for u in st.units:
+                u.spent = False
             if initiative:
                 first = roll_initiative(self, first)
                 order = [first, 1 - first]
@@ -196,6 +207,8 @@ class Battle:
 
     def act(self, unit: Unit, phase: A.Phase) -> bool:
         """``unit`` may take one of the phase's actions; False when it takes none."""
+        if unit.spent:
+            return False  # a reaction took its action this game turn
         if unit.until:
             rally(self, unit)
             if not unit.alive or self.state.over:
@@ -284,6 +297,8 @@ class Battle:
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
                           distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation])
+        if self.game.counters and target.models > target.doomed:
+            counters_on(self, target, "shot")
         self.referee.settle()
 
     def combat(self, c: A.Combat) -> None:
@@ -342,6 +357,8 @@ class Battle:
                 remove_marked(self)
             if st.over:
                 return
+            if self.game.counters:
+                counters_fall(self, period)
             self.end_of(period)
             if not st.over:
                 self.referee.period_ends(period)

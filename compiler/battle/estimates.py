@@ -29,6 +29,7 @@ class EstimateMemos:
     actions: Memo[tuple[Any, ...], float] = field(default_factory=lambda: Memo("action estimates"))
     moves: Memo[tuple[Any, ...], list[float]] = field(default_factory=lambda: Memo("move estimates"))
     offers: Memo[tuple[Any, ...], list[float]] = field(default_factory=lambda: Memo("a phase's action values"))
+    expected: Memo[tuple[Any, ...], float] = field(default_factory=lambda: Memo("expected volleys"))
 
 
 class Estimates:
@@ -74,9 +75,17 @@ class Estimates:
         """The points of ``target``'s models that ``unit`` is expected to remove with ``attack``
         (a model without points counts one)."""
         dist = self.state.distance(unit, target) if distance is None else distance
-        situation = self.rules.situation(unit, dist, extra + self.state.cover(unit, target))
-        return sum(self.rules.volley(attack, unit, w, target, situation).mean
-                   for w in self.weapons(attack, unit, target, reach, dist)) * (target.points or 1)
+        cover = self.state.cover(unit, target)
+        key = (attack.id, reach, unit.profile, unit.models, unit.weapons, tuple(unit.statuses),
+               tuple(unit.values.items()) if unit.values else (), target.profile, target.models, target.doomed,
+               target.wounds, target.points, dist, extra, cover)
+        found = self.memos.expected.get(key)
+        if found is None:
+            situation = self.rules.situation(unit, dist, extra + cover)
+            found = self.memos.expected.keep(key, sum(self.rules.volley(attack, unit, w, target, situation).mean
+                                                      for w in self.weapons(attack, unit, target, reach, dist))
+                                             * (target.points or 1))
+        return found
 
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that

@@ -100,8 +100,9 @@ def alternating_detachments(battle: Battle, order: Sequence[int]) -> None:
             battle.period_ends("phase")
         if st.over:
             return
-    for u in st.units:
-        u.values.clear()  # orders last the turn
+    if battle.game.order_situation is not None:
+        for u in st.units:
+            u.values.pop(battle.game.order_situation, None)  # orders last the turn
     battle.period_ends("turn")
 
 

@@ -39,10 +39,11 @@ class Unit:
     engaged: list[int] = field(default_factory=list)  # uids of the enemy units it is locked with
     engaged_as: str | None = None  # the status an engagement sets
     wounds: int = 0  # wounds taken by the model in front (the next to be removed)
-    values: dict[str, str] = field(default_factory=dict)  # situation → its choice for this unit (its order)
+    values: dict[str, Any] = field(default_factory=dict)  # situation → its value for this unit (its order, a counter)
     until: dict[str, Any] = field(default_factory=dict)  # status → the test that ends it (``until passed``)
     doomed: int = 0  # casualties marked this phase, removed when it ends (``casualties removed at end of phase``)
     y: float = 0.0  # on a table: inches up from the first side's edge (``position`` is across); 0 on a line
+    spent: bool = False  # it spent its action (a reaction) and does not act again this game turn
 
     @property
     def alive(self) -> bool:

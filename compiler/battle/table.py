@@ -26,7 +26,7 @@ A scenario with only a ``distance`` is the one-line battlefield: no table, y = 0
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compiler import ast as A
 
@@ -77,6 +77,9 @@ class Table:
     width: float
     depth: float
     areas: tuple[Area, ...] = ()
+    #: sight and situations between two points, kept (positions are kept to a thousandth of an inch)
+    _seen: dict[tuple[Point, Point], tuple[bool, tuple[str, ...]]] = field(default_factory=dict, compare=False,
+                                                                           repr=False)
 
     def on_table(self, p: Point) -> bool:
         return 0 <= p[0] <= self.width and 0 <= p[1] <= self.depth
@@ -87,14 +90,24 @@ class Table:
 
     def in_sight(self, a: Point, b: Point) -> bool:
         """Whether a unit at ``a`` can see one at ``b``: no area that blocks sight lies between."""
-        return not any(ar.kind.blocks for ar in self._between(a, b))
+        return self._look(a, b)[0]
 
     def situations(self, shooter: Point, target: Point) -> tuple[str, ...]:
         """The situations the table sets for a volley from ``shooter`` at ``target``: those of the
         areas the target stands in, and of those the line of fire crosses."""
-        out = {ar.kind.inside for ar in self.areas if ar.kind.inside and ar.contains(target)}
-        out |= {ar.kind.through for ar in self._between(shooter, target) if ar.kind.through}
-        return tuple(sorted(s for s in out if s))
+        return self._look(shooter, target)[1]
+
+    def _look(self, a: Point, b: Point) -> tuple[bool, tuple[str, ...]]:
+        found = self._seen.get((a, b))
+        if found is None:
+            between = self._between(a, b)
+            out = {ar.kind.inside for ar in self.areas if ar.kind.inside and ar.contains(b)}
+            out |= {ar.kind.through for ar in between if ar.kind.through}
+            found = (not any(ar.kind.blocks for ar in between), tuple(sorted(s for s in out if s)))
+            if len(self._seen) > 200_000:
+                self._seen.clear()
+            self._seen[(a, b)] = found
+        return found
 
     def cost_at(self, p: Point) -> float:
         """Inches of move one inch at ``p`` takes (infinite in impassable ground)."""

@@ -9,7 +9,11 @@ that last until a test is passed, and casualties removed at the end of the phase
   it takes each time it is about to act (a pass ends the status before it acts);
 * ``casualties removed at end of phase``: a volley's casualties are marked, not removed, and the
   unit fights on at full strength until the phase ends; later volleys at it in the phase hit the
-  models still standing.
+  models still standing;
+* ``counter suppression: rises by 1 when shot, falls by 1 at end of turn``: a number on each unit,
+  held as the value of the numeric situation of that name (so the rules' modifiers and tests read
+  it while the unit acts or is tested), kept within the situation's range; the action effect
+  ``lowers suppression by 1`` brings it down.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from compiler.battle.rules import Law, Rules, bernoulli
 from compiler.battle.setup import EngineMemos
 from compiler.battle.state import State, Unit
 from compiler.battle.victory import Referee
+from compiler.model.static import int_range
 from compiler.resolve.core import is_dist, unwrap
 
 
@@ -105,3 +110,38 @@ def remove_marked(battle: Battle) -> None:
             if battle.record:
                 battle.emit("removed", unit=u.label, removed=removed, left=u.models)
     battle.referee.settle()
+
+
+def counter_range(battle: Battle, name: str) -> tuple[int, int]:
+    """The lowest and highest value of the counter ``name`` (its situation's range)."""
+    sit = battle.rules.model.situations.get(name)
+    ends = int_range(sit.range) if sit is not None and sit.range is not None else None
+    return ends if ends is not None else (0, 1_000)
+
+
+def change_counter(battle: Battle, unit: Unit, name: str, by: int, why: str) -> None:
+    """Add ``by`` to the unit's counter ``name``, within its range."""
+    low, high = counter_range(battle, name)
+    before = int(unit.values.get(name, low))
+    after = max(low, min(high, before + by))
+    if after == before:
+        return
+    unit.values[name] = after
+    if battle.record:
+        battle.emit("counter", unit=unit.label, counter=name, value=after, change=after - before, why=why)
+
+
+def counters_on(battle: Battle, unit: Unit, event: str) -> None:
+    """``event`` happened to ``unit``: the counters that rise on it rise."""
+    for c in battle.game.counters:
+        if c.event == event and unit.models > 0:
+            change_counter(battle, unit, c.situation, c.rises, event)
+
+
+def counters_fall(battle: Battle, period: str) -> None:
+    """``period`` ends: the counters that fall then fall, on every unit."""
+    for c in battle.game.counters:
+        if c.period == period and c.falls:
+            for u in battle.state.units:
+                if u.models > 0 and c.situation in u.values:
+                    change_counter(battle, u, c.situation, -c.falls, f"end of {period}")

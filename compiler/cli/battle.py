@@ -63,6 +63,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     from compiler.battle import (POLICIES, Battle, HumanPolicy, LogError, Policy, ReplayMismatch, Rules, open_log,
                                  replay, write_log)
     from compiler.resolve.core import ResolveError
+    from compiler.cli.battlemap import battle_map
     from compiler.cli.narrate import Narrator, label_units_by_side
 
     refuse(**{"--replay": replay_log, "--seed": seed, "--auto": auto, "--side": side, "SCENARIO": scenario,
@@ -99,11 +100,20 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
         if as_json:
             click.echo(json.dumps(event, sort_keys=True, ensure_ascii=False))
             return
+        if playing and event["turn"] != drawn_at[-1]:  # on a table, the map as each game turn begins
+            drawn_at.append(event["turn"])
+            drawn = battle_map(playing[-1].state)
+            if drawn is not None:
+                console.print(drawn)
         text = narrator.line(event)
         if text is not None:
             console.print(text)
 
+    playing: list[Battle] = []
+    drawn_at: list[int] = [0]
+
     def begin(battle: Battle) -> None:
+        playing.append(battle)
         label_units_by_side(battle.state.units, battle.state.side_titles)
         for line in [] if as_json else narrator.header(sc, battle_seed, battle.state.units):
             console.print(line)

@@ -173,6 +173,10 @@ class Group(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if ctx.parent is None:
+            bad = next((a for a in args if "\0" in a), None)
+            if bad is not None:  # no path, name or number holds one: the system refuses such a path
+                shown = bad.replace(chr(0), "\\0")[:60]
+                raise usage_error(f"an argument holds a NUL character: {shown!r}")
             if ctx.color is None:
                 ctx.color = _env_color()  # what --color/--no-color (parsed next) does not say
             if not ctx.resilient_parsing:

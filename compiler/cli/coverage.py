@@ -8,6 +8,7 @@ import os
 from typing import Any, Sequence
 
 from compiler.resolve.coverage import Coverage
+from compiler.terminal import shown
 
 #: The kinds ``--strict`` requires every declaration of to be exercised by an example.
 REQUIRED_KINDS = ("table", "test", "formula", "modifier", "attack")
@@ -82,15 +83,15 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], v
         for decl_id, kind in cov.executable:
             if not cov.pinned.get(decl_id):
                 where = spans.get(cov.ruleset, {}).get(decl_id, "")
-                console.print(f"not exercised: {cov.ruleset} {kind} {decl_id}" + (f" ({where})" if where else ""),
+                console.print(shown(f"not exercised: {cov.ruleset} {kind} {decl_id}" + (f" ({where})" if where else "")),
                               markup=False)
     if verbose:
         for cov in covs:
             for decl_id, kind, reason in cov.prose_only:
-                console.print(f"prose only: {cov.ruleset} {kind} {decl_id}: {reason}", markup=False)
+                console.print(shown(f"prose only: {cov.ruleset} {kind} {decl_id}: {reason}"), markup=False)
             for decl_id in cov.unmarked:
                 where = spans.get(cov.ruleset, {}).get(decl_id, "")
-                console.print(f"unmarked: {cov.ruleset} rule {decl_id}" + (f" ({where})" if where else "")
+                console.print(shown(f"unmarked: {cov.ruleset} rule {decl_id}" + (f" ({where})" if where else ""))
                               + ": drives neither the resolver nor the battle engine, nor says why"
                               " (add a 'prose only' note)",
                               markup=False)

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from compiler import codes
+from compiler.cli.common import say
 from compiler.diagnostics import Diagnostic
 
 MAX_ROUNDS = 5
@@ -67,9 +68,9 @@ def fix_rules(paths: list[str], err: bool = False) -> int:
             for e in todo:
                 before, after = shown(text, e)
                 what = e.fix.title or e.diagnostic.message
-                click.echo(f"{file}:{e.fix.span.line}:{e.fix.span.column}: fixed {e.diagnostic.code}: {what}", err=err)
-                click.echo(f"  - {before.strip()}", err=err)
-                click.echo(f"  + {after.strip()}", err=err)
+                say(f"{file}:{e.fix.span.line}:{e.fix.span.column}: fixed {e.diagnostic.code}: {what}", err=err)
+                say(f"  - {before.strip()}", err=err)
+                say(f"  + {after.strip()}", err=err)
                 made += 1
         if not changed:
             break

@@ -22,7 +22,7 @@ from typing import Any
 import click
 
 from compiler.cli.common import (Arg, Exit, app, is_quiet, is_verbose, json_option, print_diagnostics, rules_have_errors,
-                                 usage_error)
+                                 say, usage_error)
 
 CONFIG = "mkdocs.yml"
 
@@ -101,7 +101,7 @@ class _Echo(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         self.counts[record.levelname] = self.counts.get(record.levelname, 0) + 1
         prefix = "" if record.levelno < logging.WARNING else f"{record.levelname}: "
-        click.echo(f"{prefix}{record.getMessage()}", err=True)
+        say(f"{prefix}{record.getMessage()}", err=True)
 
 
 def _logging(verbose: bool) -> _Echo:

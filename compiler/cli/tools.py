@@ -73,8 +73,10 @@ def fmt(paths: tuple[str, ...], check: bool, diff: bool, as_json: bool) -> None:
             continue
         changed.append(path)
         if diff:
-            click.echo("".join(difflib.unified_diff(result.before.splitlines(True), result.after.splitlines(True),
-                                                    shown, shown)), nl=False)
+            from compiler.terminal import shown as escaped  # the file's lines: shown, never obeyed
+
+            click.echo(escaped("".join(difflib.unified_diff(result.before.splitlines(True), result.after.splitlines(True),
+                                                            shown, shown))), nl=False)
         elif check and not as_json:
             click.echo(f"would reformat {shown}")  # the answer of --check, even with -q
         else:

@@ -30,6 +30,7 @@ from typing import Any
 
 from compiler.review.diff import (ADDED, CHANGED, MOVED, REMOVED, Cell, Change, Impact, MatchupImpact, RulesetDiff, Side,
                    percent)
+from compiler.terminal import shown
 
 # How many cells and example values the text form lists before "… and N more".
 TEXT_CELL_LIMIT = 24
@@ -68,9 +69,12 @@ def _heading(c: Change) -> str:
 
 def diff_text(diff: RulesetDiff, impact: Impact | None = None, *, color: bool = False,
               cell_limit: int = TEXT_CELL_LIMIT) -> list[str]:
-    """The diff for a terminal, one line per item: ``~`` changed, ``+`` added, ``-`` removed, ``>`` moved."""
+    """The diff for a terminal, one line per item: ``~`` changed, ``+`` added, ``-`` removed, ``>`` moved.
+
+    Author text (titles, source lines, results) is :func:`~compiler.terminal.shown`: its control
+    characters escaped, never obeyed by the terminal, the colours being the report's own."""
     def p(text: str, style: str) -> str:
-        return _paint(text, style, color)
+        return _paint(shown(text), style, color)
     out = [p(f"{_side_text(diff.old)} ({diff.old.label}) → {_side_text(diff.new)} ({diff.new.label})", "bold")]
     counts = diff.counts()
     if diff.empty:
@@ -82,9 +86,9 @@ def diff_text(diff: RulesetDiff, impact: Impact | None = None, *, color: bool = 
         style = {ADDED: "green", REMOVED: "red", CHANGED: "yellow", MOVED: "cyan"}[c.change]
         where = ""
         if c.moved_from is not None or c.change == MOVED:
-            where = f"  (moved from {c.moved_from or 'the top level'} to {c.section or 'the top level'})"
+            where = shown(f"  (moved from {c.moved_from or 'the top level'} to {c.section or 'the top level'})")
         elif c.section and c.change in (ADDED, REMOVED):
-            where = f"  (in {c.section})"
+            where = shown(f"  (in {c.section})")
         out.append(p(f"{_MARK[c.change]} {_heading(c)}", style) + where)
         if c.indirect:
             out.append("    (its text is the same; what it uses changed)")
@@ -102,11 +106,11 @@ def diff_text(diff: RulesetDiff, impact: Impact | None = None, *, color: bool = 
         if c.cells:
             out.append(f"    cells ({len(c.cells)} changed):")
             for cell in c.cells[:cell_limit]:
-                out.append(f"      {cell.where()}: {p(_cell(cell.old), 'red')} → {p(_cell(cell.new), 'green')}")
+                out.append(f"      {shown(cell.where())}: {p(_cell(cell.old), 'red')} → {p(_cell(cell.new), 'green')}")
             if len(c.cells) > cell_limit:
                 out.append(f"      … and {len(c.cells) - cell_limit} more (--json lists them all)")
         for pr in c.prose:
-            out.append(f"    {'text' if not pr.where else pr.where + ' text'}:")
+            out.append(shown(f"    {'text' if not pr.where else pr.where + ' text'}:"))
             for line in pr.unified():
                 style = "cyan" if line.startswith("@@") else "red" if line.startswith("-") else \
                     "green" if line.startswith("+") else "dim"
@@ -128,12 +132,12 @@ def _impact_text(impact: Impact, p: Any) -> list[str]:
     if not examples:
         out.append("  no example's result changed")
     for e in examples:
-        out.append(f"  {e.id} \"{e.title}\"")
+        out.append(shown(f"  {e.id} \"{e.title}\""))
         for v in e.values:
             if not v.changed:
                 continue
             fails = f"  (expects {v.expected}: it now fails)" if v.new_holds is False and v.old_holds else ""
-            out.append(f"    {v.subject}: {p(v.old if v.old is not None else '(not in the old version)', 'red')}"
+            out.append(f"    {shown(v.subject)}: {p(v.old if v.old is not None else '(not in the old version)', 'red')}"
                        f" → {p(v.new if v.new is not None else '(not in the new version)', 'green')}"
                        + p(fails, "red"))
     out.append("")
@@ -141,7 +145,7 @@ def _impact_text(impact: Impact, p: Any) -> list[str]:
     if not impact.matchups:
         out.append("  no matchup changed")
     for m in impact.matchups:
-        out.append(f"  {m.label}: {_matchup_summary(m)}")
+        out.append(shown(f"  {m.label}: {_matchup_summary(m)}"))
     return out
 
 

@@ -40,8 +40,10 @@
   function scrollable() {
     var boxes = document.querySelectorAll(".md-typeset__scrollwrap");
     Array.prototype.forEach.call(boxes, function (box) {
-      var wide = box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+      var sideways = box.scrollWidth > box.clientWidth + 1;
+      var wide = sideways || box.scrollHeight > box.clientHeight + 1;
       box.classList.toggle("ws-wide", wide);
+      box.classList.toggle("ws-sideways", sideways);  // shows the cue "more columns →" (warscribe-site.css)
       if (wide) {
         if (!box.hasAttribute("tabindex")) {
           box.setAttribute("tabindex", "0");
