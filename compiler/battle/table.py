@@ -81,9 +81,6 @@ class Table:
     _seen: dict[tuple[Point, Point], tuple[bool, tuple[str, ...]]] = field(default_factory=dict, compare=False,
                                                                            repr=False)
 
-    def on_table(self, p: Point) -> bool:
-        return 0 <= p[0] <= self.width and 0 <= p[1] <= self.depth
-
     def _between(self, a: Point, b: Point) -> list[Area]:
         """The areas the line a→b crosses that stand at neither end."""
         return [ar for ar in self.areas if not ar.contains(a) and not ar.contains(b) and ar.crossing(a, b) is not None]
