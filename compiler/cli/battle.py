@@ -246,9 +246,17 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
               help="Play this army list for a side: a list file (one unit a line) or a BattleScribe roster "
                    "(.ros, .rosz); repeatable.")
+@click.option("--exact", is_flag=True,
+              help="Work out the exact law of the outcome instead of sampling (deterministic policies; refused, "
+                   "with the count, past the limit of positions).")
 def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, jobs_force: bool, policy: str,
-             against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
-    """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
+             against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...],
+             exact: bool) -> None:
+    """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer.
+
+    With --exact: each side's chance of winning, the draw's, the models left and the game turns,
+    exactly (fractions in --json), worked out over every position the battle can reach.
+    """
     jobs = _workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
     from compiler.resolve.core import ResolveError
@@ -267,6 +275,13 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                               f"({', '.join(s.id for s in sc.sides)})")
         lists.append((side, tuple(list_units(Path(file), model, quiet=True))))
     sc = with_armies(sc, tuple(lists))
+    if exact:
+        from compiler.cli.exact import exact_answer
+
+        refuse(**{"--exact": exact, "--against": against})
+        refuse(**{"--exact": exact, "--scheduler": scheduler})
+        exact_answer(compiled, model, sc, [policy] * len(sc.sides), as_json)
+        return
     from compiler.cli.progress import progress
 
     base_model = None

@@ -52,7 +52,7 @@ TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
     "overview.md.j2": _RULESET + ("counts", "contents", "loose", "notes", "base"),
     "rulebook.md.j2": _RULESET + ("section", "body", "previous", "next"),
     "lexicon.md.j2": _RULESET + ("groups", "entries"),
-    "quick-reference.md.j2": _RULESET + ("tables", "tests", "modifiers", "abilities", "games", "attacks"),
+    "quick-reference.md.j2": _RULESET + ("tables", "records", "tests", "modifiers", "abilities", "games", "attacks"),
     "datasheets.md.j2": _RULESET + ("units", "weapons", "squads", "unit_stats", "weapon_stats", "armies",
                                     "unit_blocks", "samples"),
     "examples.md.j2": _RULESET + ("groups", "views"),
@@ -246,7 +246,9 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
     r = data.tools(roles["quickref"])
     pages.append(Page(roles["quickref"], "Quick reference", "quick-reference.md.j2", dict(
         site=site, rs=rs, r=r,
-        tables=[data.tables[t.id] for t in rs.of_type(A.Table)],
+        tables=[data.tables[t.id] for t in rs.of_type(A.Table) if not record_table(rs, t, data.uses)],
+        records=[(data.tables[t.id], [u for u in data.uses.get(t.id, ()) if isinstance(rs.get(u), A.Note)])
+                 for t in rs.of_type(A.Table) if record_table(rs, t, data.uses)],
         tests=list(rs.of_type(A.Test)), modifiers=list(rs.of_type(A.Modifier)),
         abilities=[a for a in rs.of_type(A.Ability) if a.hooks or a.effects or a.defence],
         games=list(rs.of_type(A.Game)), attacks=list(rs.of_type(A.Attack)),
@@ -284,6 +286,16 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
         site=site, rs=rs, r=r, history=tuple(rs.header.history), releases=data.releases,
     )))
     return pages
+
+
+def record_table(rs: Ruleset, t: A.Table, used: Mapping[str, tuple[str, ...]]) -> bool:
+    """A table kept for the record, not for play: nothing of the rules reads it (no test, formula,
+    rule, stat…), only notes and properties that compare it with the one in play — such as a
+    chart as a source printed it, beside the corrected one.  The quick reference leaves it out of
+    its charts and says which one to use instead."""
+    users = [rs.get(u) for u in used.get(t.id, ())]
+    return bool(users) and all(isinstance(u, (A.Note, A.Property, A.Example)) for u in users) \
+        and any(isinstance(u, (A.Note, A.Property)) for u in users)
 
 
 def _notes(rs: Ruleset) -> list[tuple[str, list[A.Note]]]:
