@@ -32,7 +32,7 @@ from compiler.trace import recording
 #: The games played of each scenario: enough for each side to take the lead once.
 GAMES = 4
 #: The event fields that name a declaration (or a status or counter a declaration sets).
-NAMING = ("action", "order", "rule", "score", "status", "counter", "reaction")
+NAMING = ("action", "order", "rule", "score", "status", "counter", "reaction", "reason")
 
 
 def ids_in(events: Iterable[dict[str, Any]]) -> set[str]:

@@ -154,7 +154,7 @@ def _nested(items: tuple[A.Decl, ...]) -> Iterator[A.Decl]:
 
 def played(model: Ruleset) -> set[str]:
     """The ids the battle engine may execute: every scenario, each game a scenario plays, the
-    phases of those games, and their actions, orders and scores."""
+    phases of those games, and their actions, orders, scores and victory conditions."""
     scenarios = model.of_type(A.Scenario)
     games = {s.game for s in scenarios if s.game}
     out = {s.id for s in scenarios if s.id}
@@ -165,6 +165,7 @@ def played(model: Ruleset) -> set[str]:
             out.update(a.id for ph in game.phases for a in ph.actions)
             out.update(o.id for ph in game.phases for o in ph.orders)
             out.update(sc.id for sc in game.scores)
+            out.update(v.id for v in game.victories)
     return out
 
 
