@@ -3,6 +3,7 @@ table (the volley law of the ruleset's cover situation, exactly), moves through 
 impassable ground, and the scenarios `check` refuses."""
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -265,3 +266,18 @@ def test_moves_pay_for_the_ground_they_cross() -> None:
     assert t.move((0, 5), (40, 5), 0) == (0.0, 5.0) and t.move((3, 3), (3, 3), 9) == (3, 3)
     assert t.move((0, 0), (30, 40), 10) == (6.0, 8.0)        # straight along the diagonal
     assert t.cost_at((15, 5)) == 3.0 and t.cost_at((32, 5)) == float("inf") and t.cost_at((25, 5)) == 1.0
+
+
+def test_a_move_goes_the_shortest_way_round_impassable_ground() -> None:
+    from compiler.battle.table import Area, Table
+    lake = Area("l", "Lake", _kind(impassable=True), 12, 10, 14, 40)
+    t = Table(48, 48, (lake,))
+    route = t.route((10, 24), (40, 24))
+    assert route[0] == (10, 24) and route[-1] == (40, 24) and len(route) == 4
+    assert [(round(x, 2), round(y, 2)) for x, y in route[1:3]] == [(11.99, 9.99), (14.01, 9.99)]  # the nearer end
+    x, y = t.move((10, 24), (40, 24), 6)
+    assert (x, y) == (round(10 + 1.99 * 6 / math.hypot(1.99, 14.01), 3), round(24 - 14.01 * 6 / math.hypot(1.99, 14.01), 3))
+    assert t.move((10, 24), (40, 24), 100) == (40.0, 24.0)  # round it, and on to the goal
+    assert t.route((10, 5), (40, 5)) == [(10, 5), (40, 5)]  # clear of it: straight
+    wall = Table(48, 48, (Area("w", "Cliff", _kind(impassable=True), 12, 0, 14, 48),))
+    assert wall.route((10, 24), (40, 24)) == [(10, 24), (40, 24)] and wall.move((10, 24), (40, 24), 9) == (12.0, 24.0)
