@@ -262,9 +262,21 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def reaction(self, meta: Any, c: list[Any]) -> A.Reaction:
-        requires = next((str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"), None)
+        parts = {x.tag: x.data for x in c[1:] if isinstance(x, Item)}
         return A.Reaction(self.span(meta), str(c[0]), tuple(x for x in c[1:] if isinstance(x, A.ActionEffect)),
-                          requires)
+                          parts.get("if"), parts.get("unless", ()), parts.get("spends"))
+
+    @with_meta
+    def reaction_if(self, meta: Any, c: list[Any]) -> Item:
+        return Item("if", self.span(meta), str(c[0]))
+
+    @with_meta
+    def reaction_unless(self, meta: Any, c: list[Any]) -> Item:
+        return Item("unless", self.span(meta), tuple(str(x) for x in c))
+
+    @with_meta
+    def reaction_spends(self, meta: Any, c: list[Any]) -> Item:
+        return Item("spends", self.span(meta), "failure" if any(str(x) == "failure" for x in c) else "always")
 
     # -- scenarios ----------------------------------------------------------------
 

@@ -117,8 +117,8 @@ def _game(ctx: Context, game: A.Game) -> None:
         if r.event not in EVENTS:
             _unknown(ctx, "event", r.event, r.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
         _effects(ctx, game.id, r.effects)
-        if r.requires is not None:
-            _status(ctx, r.requires, r.span)
+        for name in ((r.requires,) if r.requires is not None else ()) + r.unless:
+            _status(ctx, name, r.span)
     _scoring(ctx, game, stats)
     for counter in game.counters:
         _counter(ctx, counter.situation, counter.span)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from compiler.battle.state import State
+from compiler.terminal import shown
 
 #: Columns of the map (the table's width is scaled to it); rows follow at two inches a row per column.
 COLUMNS = 48
@@ -66,5 +67,5 @@ def battle_map(state: State, columns: int = COLUMNS) -> Text | None:
     for mark, style, text in legend:
         out.append("\n  ")
         out.append(mark, style=style)
-        out.append(f" {text}")
+        out.append(f" {shown(text)}")  # a unit's name: author text, shown, never obeyed
     return out
