@@ -239,16 +239,30 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
               help=f"Worker processes (the answer does not depend on it): at most {MAX_JOBS}, and never more than "
                    f"the chunks of 250 games or, without --jobs-force, the machine's cores.")
 @click.option("--jobs-force", is_flag=True, help="Start more workers than the machine has cores.")
-@click.option("--policy", default="greedy", help="How both sides decide: greedy or random.")
+@click.option("--policy", default="greedy", metavar="A[:B]",
+              help="How the sides decide (greedy or random): one policy for both, or one per side in the "
+                   "scenario's order (greedy:random).")
+@click.option("--tournament", is_flag=True,
+              help="Play every pair of the --policies (default: all) in both seatings and print a table of "
+                   "win rates with 95% intervals.")
+@click.option("--policies", metavar="A,B,…", help="With --tournament: the policies that play each other.")
 @click.option("--against", help="Also play under this base ruleset and report the change.")
 @click.option("--scheduler", help="A dask.distributed scheduler address.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: win and draw rates with 95% intervals.")
 @click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
               help="Play this army list for a side: a list file (one unit a line) or a BattleScribe roster "
                    "(.ros, .rosz); repeatable.")
+@click.option("--exact", is_flag=True,
+              help="Work out the exact law of the outcome instead of sampling (deterministic policies; refused, "
+                   "with the count, past the limit of positions).")
 def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, jobs_force: bool, policy: str,
-             against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
-    """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
+             against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...],
+             exact: bool, tournament: bool, policies: str | None) -> None:
+    """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer.
+
+    With --exact: each side's chance of winning, the draw's, the models left and the game turns,
+    exactly (fractions in --json), worked out over every position the battle can reach.
+    """
     jobs = _workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
     from compiler.resolve.core import ResolveError
@@ -257,8 +271,17 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
 
     compiled, model = compile_one(path)
     sc = pick_scenario(model, scenario)
-    if policy not in POLICIES:
-        raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
+    from compiler.battle.simulate import side_policies
+
+    for name in policy.split(":") + (policies.split(",") if policies else []):
+        if name not in POLICIES:
+            raise unknown_name(f"unknown policy '{name}'", name, list(POLICIES), "policies")
+    try:
+        per_side = side_policies(policy, len(sc.sides))
+    except ValueError as e:
+        raise usage_error(str(e))
+    if policies is not None and not tournament:
+        raise usage_error("--policies names the players of a --tournament; add --tournament, or use --policy A[:B]")
     lists = []
     for given in armies:
         side, _, file = given.partition("=")
@@ -267,6 +290,19 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                               f"({', '.join(s.id for s in sc.sides)})")
         lists.append((side, tuple(list_units(Path(file), model, quiet=True))))
     sc = with_armies(sc, tuple(lists))
+    if exact:
+        from compiler.cli.exact import exact_answer
+
+        refuse(**{"--exact": exact, "--against": against, "--scheduler": scheduler, "--tournament": tournament})
+        exact_answer(compiled, model, sc, per_side, as_json)
+        return
+    if tournament:
+        from compiler.cli.tournament import play_tournament
+
+        refuse(**{"--tournament": tournament, "--against": against})
+        names = list(dict.fromkeys(policies.split(","))) if policies else list(POLICIES)
+        play_tournament(compiled, model, path, sc, names, games, seed, jobs, scheduler, tuple(lists), as_json)
+        return
     from compiler.cli.progress import progress
 
     base_model = None
