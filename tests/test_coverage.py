@@ -3,6 +3,7 @@ and the "pinned by" lines of the rule pages."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -230,3 +231,24 @@ def test_the_examples_page_reuses_what_the_coverage_run_worked_out(monkeypatch) 
     assert work == [] and again == alone
     assert any(v.charts for v in again.values()) and any(v.grid is not None for v in again.values())
     assert any(isinstance(d, runner.A.Property) for d in model.walk())
+
+
+def test_the_overview_and_battles_pages_say_what_the_battles_play_and_leave_out() -> None:
+    """The fidelity table is made from what ran: the rule linking the acting phase is played,
+    the one linking a phase where nothing happens is not, with the reason its note gives."""
+    text = BATTLE.replace('rule rallying "Rallying":\n  """Broken units come back in the [[rally]] phase."""\n',
+                          'rule rallying "Rallying":\n  """Broken units come back in the [[rally]] phase."""\n'
+                          '  prose only "Nobody breaks in these battles": "Morale is not rolled."\n')
+    comp = compile_text(text)
+    assert comp.ok, comp.diagnostics
+    pages = {p.path: p.markdown for p in site(comp).pages}
+    overview = pages["skirmish/index.md"]
+    table = overview[overview.index("## What the battles play"):]
+    assert re.search(r"\| \[Firing\]\([^)]*\) \| played in the simulated battles \|", table), table
+    assert re.search(r"\| \[Rallying\]\([^)]*\) \| not played: Nobody breaks in these battles \|", table), table
+    battles = pages["skirmish/battles.md"]
+    left = battles[battles.index("## What these battles leave out"):battles.index("## One volley")]
+    assert "Nobody breaks in these battles" in left and "[Firing]" not in left
+    ended = battles[battles.index("How the battles ended"):battles.index("### A sample battle")]
+    counts = [int(n) for n in re.findall(r"\| (\d+) of 400 \|", ended)]
+    assert counts and sum(counts) == 400  # every battle ended one of the ways listed

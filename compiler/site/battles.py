@@ -87,6 +87,7 @@ class ScenarioView:
     result: str
     changes: tuple[Change, ...]
     base_title: str | None
+    ends: tuple[Rate, ...] = ()  # how the games ended: a victory condition met, or the last turn played
     policy: str = POLICY
 
 
@@ -176,6 +177,17 @@ def _rates(sc: A.Scenario, t: Tally) -> tuple[Rate, ...]:
     return tuple(out)
 
 
+def _ends(game: A.Game | None, t: Tally) -> tuple[Rate, ...]:
+    """How the games ended: each victory condition met (by its title), or the turn limit."""
+    titles = {v.id: v.title for v in game.victories} if game is not None else {}
+    out = []
+    for reason, k in t.ends:
+        lo, hi = wilson(k, t.games)
+        label = titles.get(reason) or ("The last game turn was played" if reason == "turn limit" else reason)
+        out.append(Rate(label, k, t.games, k / t.games, lo, hi))
+    return tuple(out)
+
+
 def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] | None:
     kind = event["event"]
     if kind == "move":
@@ -256,7 +268,8 @@ def scenario_views(rs: Ruleset) -> list[ScenarioView]:
             s.title for s in sc.sides if s.id == sc.first)
         views.append(ScenarioView(sc, sides, f'{sc.distance or 0}" apart', first, turns, _rates(sc, t),
                                   t.turns / t.games, report, result, changes,
-                                  base.title if changes and base is not None else None))
+                                  base.title if changes and base is not None else None,
+                                  _ends(game if isinstance(game, A.Game) else None, t)))
     return views
 
 
