@@ -33,7 +33,7 @@ import json
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
-from typing import Any
+from typing import Any, Mapping
 
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
@@ -199,3 +199,25 @@ def _key(attack: str, unit: str, weapon: str, target: str, sits: dict[str, Any])
 def calculator_json(data: dict[str, Any]) -> str:
     """The data as the page loads it: compact JSON, nothing in it read as markup."""
     return json.dumps(data, ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+
+
+def calculator_files(rs: Ruleset, sitemap: Any, sources: Any, site: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """The calculator page of a ruleset and the data it loads, as (path, title, text): none when
+    the site gives the ruleset no calculator (``calculator_models``) or it has no attack to offer."""
+    from compiler.site.markup import plain
+
+    models = int((site.get("calculator_models") or {}).get(rs.id, 0))
+    data = calculator_data(rs, models) if models > 0 else None
+    if data is None:
+        return []
+    page = "\n".join([
+        "# Matchup calculator", "",
+        f"What one unit's attack does to another under {plain(rs.title)}: pick the attacker and how many "
+        "models, its weapon, the target and how many, and the situations the attack reads. The chances are "
+        "exact, worked out by the same resolver as `warscribe eval` when this site was built.", "",
+        f"Worked out for up to {models} models a side (fewer where a squad is smaller); situations that are "
+        "numbers stay at their low end. Other matchups: `warscribe eval` with the line shown under the chart.", "",
+        "[The calculator's data](calculator.json){ #ws-calc-data }", "",
+        '<div class="ws-calc" id="ws-calc" markdown="0"></div>', ""])
+    return [(f"{rs.id}/calculator.md", "Matchup calculator", page),
+            (f"{rs.id}/calculator.json", "Matchup calculator data", calculator_json(data))]
