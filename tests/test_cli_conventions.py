@@ -204,8 +204,8 @@ def test_a_long_run_on_a_terminal_shows_a_bar_and_no_summary_line(monkeypatch: p
 # -- tables that fit --------------------------------------------------------------------------------
 
 
-HEADERS = ("tables", "tests", "formulas", "modifiers", "attacks", "abilities", "all", "driving", "prose only",
-           "unmarked")
+HEADERS = ("tables", "tests", "formulas", "modifiers", "attacks", "abilities", "all", "in battle", "resolver only",
+           "links only", "prose only", "unmarked")
 
 
 def test_coverage_at_80_columns_is_stacked_and_loses_no_header() -> None:
