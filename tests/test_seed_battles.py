@@ -47,3 +47,32 @@ def test_a_nuceria_game_ends_on_the_turn_a_side_reaches_ten_points(nuceria: Rule
             assert outcome.reason == "wiped_out" and over_at is None
             assert max(outcome.scores) < 10
     assert reached >= 3  # the points, not the clock, decide many of them
+
+
+def test_40k_s_victory_points_decide_a_battle_still_going_after_five_turns() -> None:
+    """40K-S: the armies stand 24" apart, the initiative is rolled each turn, each unit wiped out
+    gives its enemy the victory points it is worth (five for a stand-in squad of five), and after
+    five turns the side with more victory points wins."""
+    model = compiler.compile_paths([ROOT / "rules" / "40k-s"]).rulesets[0]
+    rules = Rules(model)
+    scenario = model.get("rifle_line")
+    assert scenario.distance == 24
+    decided = 0
+    for seed in range(10):
+        battle = Battle(rules, scenario, [GreedyPolicy(), GreedyPolicy()], seed=seed)
+        outcome = battle.run()
+        turns_rolled = {e["turn"] for e in battle.events if e["event"] == "initiative"}
+        assert turns_rolled == set(range(1, outcome.turns + 1))
+        vp = {"armoured": 0.0, "line": 0.0}
+        for e in battle.events:
+            if e["event"] == "score":
+                assert e["score"] == "kill_points" and e["points"] == 5
+                vp[e["to"]] += e["points"]
+        assert list(outcome.scores) == [vp["armoured"], vp["line"]]
+        if outcome.reason == "after_five_turns":
+            decided += 1
+            assert outcome.turns == 5 and vp[battle.events[-1]["winner"]] == max(vp.values())
+            assert vp["armoured"] != vp["line"]
+        elif outcome.reason == "turn limit":
+            assert vp["armoured"] == vp["line"]  # equal points after five turns: a draw
+    assert decided >= 3
