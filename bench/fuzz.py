@@ -185,6 +185,10 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str, kinds: str 
         run(text, "valid", must_be_clean=True)
     picker = RandomPicker(rng)
     while stats["inputs"] < inputs:
+        if stats["inputs"] and stats["inputs"] % 2000 == 0:
+            rate = stats["inputs"] / (time.perf_counter() - start)
+            print(f"  worker {index}: {stats['inputs']:,} inputs, {len(stats['crashes'])} crashes, "
+                  f"{len(stats['slow'])} slow, {rate:.0f}/s", file=sys.stderr, flush=True)
         if rng.random() < io_share:
             which = rng.random()
             if which < 1 / 3:
@@ -201,10 +205,6 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str, kinds: str 
             run(_random_text(rng), "random")
         else:
             run(mutate(rng.choice(pool), picker), "mutated")
-        if stats["inputs"] % 2000 == 0:
-            rate = stats["inputs"] / (time.perf_counter() - start)
-            print(f"  worker {index}: {stats['inputs']:,} inputs, {len(stats['crashes'])} crashes, "
-                  f"{len(stats['slow'])} slow, {rate:.0f}/s", file=sys.stderr, flush=True)
     stats["seconds"] = time.perf_counter() - start
     current.unlink(missing_ok=True)
     return stats

@@ -98,6 +98,9 @@ MAX_GAMES = 1_000_000
 #: Worker processes one run may ask for (``--jobs``; never more than the chunks of work, and
 #: never more than the machine's cores without ``--jobs-force``).
 MAX_JOBS = 64
+#: Distinct positions ``simulate --exact`` works through before it refuses (then sample): a duel of
+#: two units over four turns has a few hundred.
+MAX_EXACT_STATES = 20_000
 #: Bytes of one battle log ``play --replay`` reads (refused before reading, or when it reaches it).
 MAX_LOG_BYTES = 64_000_000
 #: Bytes of one line of a battle log.
@@ -137,6 +140,7 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_SCENARIO_UNITS", MAX_SCENARIO_UNITS, "units in one scenario"),
     ("MAX_GAMES", MAX_GAMES, "battles of one simulate run"),
     ("MAX_JOBS", MAX_JOBS, "worker processes of one run"),
+    ("MAX_EXACT_STATES", MAX_EXACT_STATES, "positions of one exact battle"),
     ("MAX_LOG_BYTES", MAX_LOG_BYTES, "bytes of one battle log"),
     ("MAX_LOG_LINE", MAX_LOG_LINE, "bytes of one line of a battle log"),
     ("MAX_LOG_EVENTS", MAX_LOG_EVENTS, "events of one battle log"),

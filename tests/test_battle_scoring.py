@@ -183,3 +183,61 @@ def test_export_describes_a_scenarios_objectives_and_a_games_control() -> None:
     assert decls["relic"]["objectives"] == [{"id": "relic", "title": "The relic", "at": [12]}]
     assert decls["relic"]["distance"] == 24 and decls["relic"]["sides"][0]["units"][0]["at"] == 12
     assert decls["hold"]["control"] == {"within": 3, "by": "OC"} and decls["hold"]["undecided"] == "first"
+
+
+def test_annihilation_is_looked_at_before_a_score_reached_and_a_kill_can_reach_it() -> None:
+    # the sharpshooters wipe Blue's only unit: 20 points, over the 5 needed, but annihilation comes first
+    _, events = battle_of('    2 sharpshooter at 0"', '    2 trooper at 24"', target=5)
+    assert of(events, "end")[0]["reason"] == "wipe"
+    # two units: the first one wiped is 20 points, the score reached at once (Blue still stands)
+    battle, events = battle_of('    2 sharpshooter at 0"', '    2 trooper at 24"\n    1 banner at 24"', target=5)
+    end = of(events, "end")[0]
+    assert (end["winner"], end["reason"], end["turn"]) == ("red", "five", 1) and battle.state.units[2].models == 1
+
+
+def test_a_lone_model_holds_an_objective_and_nothing_is_scored_for_nothing() -> None:
+    battle, events = battle_of('    1 trooper at 12"', '    1 trooper at 24"', turns=1, target=50)
+    assert of(events, "control")[0]["holders"] == {"relic": "red"}
+    assert [e["points"] for e in of(events, "score")] == [2, 2]  # end of Red's turn, then of Blue's
+    battle, events = battle_of('    1 trooper at 12"', '    1 trooper at 24"', turns=1, target=50, by="OC")
+    assert of(events, "score") and battle.state.over
+
+
+SURVIVING = '''
+game hold "Hold the line":
+  turns 2
+  activation whole_army
+{undecided}
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  score left "Models left": points per surviving model
+  score zero "Nothing": 0 for each enemy unit destroyed
+  victory most "Most points" by highest_score
+scenario relic "The relic":
+  game hold
+  distance 24"
+  first red
+  side red "Red":
+{red}
+  side blue "Blue":
+{blue}
+'''
+
+
+@pytest.mark.parametrize("red,blue,undecided,winner,reason,scores", [
+    ("    2 trooper", "    1 banner", "", "red", "most", [20, 15]),           # 2 x 10 against 1 x 15
+    ("    1 trooper", "    1 banner", "", "blue", "most", [10, 15]),
+    ("    3 trooper", "    2 banner", "", None, "turn limit", [30, 30]),       # equal: undecided, a draw
+    ("    3 trooper", "    2 banner", "  if undecided: first player wins", "red", "turn limit", [30, 30]),
+    ("    3 trooper", "    2 banner", "  if undecided: second player wins", "blue", "turn limit", [30, 30]),
+])
+def test_the_highest_score_wins_at_the_turn_limit_and_a_tie_is_the_games_undecided_result(
+        red: str, blue: str, undecided: str, winner: str | None, reason: str, scores: list[int]) -> None:
+    result = compile_text(BASE + SURVIVING.format(undecided=undecided, red=red, blue=blue), "hold.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("relic"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    out = battle.run()
+    end = of(battle.events, "end")[0]
+    assert (end["winner"], end["reason"], end["scores"], out.turns) == (winner, reason, scores, 2)
+    assert battle.state.over and of(battle.events, "score") == []

@@ -3,6 +3,7 @@ table (the volley law of the ruleset's cover situation, exactly), moves through 
 impassable ground, and the scenarios `check` refuses."""
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -170,3 +171,113 @@ def test_an_objective_in_impassable_ground_is_refused_and_one_on_the_table_expor
     assert sc["terrain"] == [{"id": "copse", "title": "Copse", "kind": "woods", "from": [20, 20], "to": [28, 28]}]
     assert sc["objectives"] == [{"id": "relic", "title": "The relic", "at": [24, 30]}]
     assert sc["sides"][0]["units"][0]["at"] == [10, 24]
+
+
+def test_deployment_zones_place_units_and_are_checked() -> None:
+    zoned = RULES.replace('  side red "Red":\n', '  side red "Red":\n    deploy from 0", 0" to 48", 12"\n').replace(
+        '  side blue "Blue":\n', '  side blue "Blue":\n    deploy from 0", 36" to 48", 48"\n')
+    model = compile_text(zoned.format(terrain="", red='10", 4"', blue='40", 40"'), "s.rules")
+    assert model.ok, [d.message for d in model.diagnostics]
+    # a unit not placed stands in the middle of its zone
+    loose = compile_text(zoned.replace("4 trooper at {red}", "4 trooper").format(terrain="", red="", blue='40", 40"'),
+                         "s.rules").rulesets[0]
+    red = Node.root(Rules(loose), loose.get("field")).state().units[0]
+    assert (red.position, red.y) == (24.0, 6.0)
+    outside = compile_text(zoned.format(terrain="", red='10", 20"', blue='40", 40"'), "s.rules")
+    assert any('a unit placed at 10", 20" is outside the deployment zone of side \'red\'' in d.message
+               for d in outside.diagnostics)
+    overlap = compile_text(zoned.replace('deploy from 0", 36" to 48", 48"', 'deploy from 0", 10" to 48", 48"')
+                           .format(terrain="", red='10", 4"', blue='40", 40"'), "s.rules")
+    errors = [d for d in overlap.diagnostics if "overlap" in d.message]
+    assert errors and errors[0].code == "W864" and "sides 'red' and 'blue'" in errors[0].message
+    assert errors[0].span.line == zoned.split("\n").index('  side blue "Blue":') + 1
+
+
+def test_play_draws_the_table_with_its_terrain_objectives_and_units() -> None:
+    from compiler.cli.battlemap import battle_map
+    model = model_of(terrain='  terrain pond "Pond" lake from 0", 0" to 4", 4"\n'
+                             '  terrain stone "Stone wall" wall from 44", 44" to 48", 48"')
+    state = Node.root(Rules(model), model.get("field")).state()
+    drawn = battle_map(state)
+    assert drawn is not None
+    rows = drawn.plain.splitlines()
+    assert rows[0] == rows[25] == "+" + "-" * 48 + "+"  # 48 columns of an inch, 24 rows of two inches
+    grid = [r[1:-1] for r in rows[1:25]]
+    assert grid[-1][:4] == "~~~~" and grid[0][-4:] == "####"  # the pond at the first side's corner, the wall far
+    assert grid[24 - 1 - 12][10] == "A" and grid[24 - 1 - 12][40] == "a"  # Red at 10", 24"; Blue at 40", 24"
+    assert rows[26:] == ["  A Trooper (4)", "  a Trooper (3)"]
+    line = compile_text(RULES.replace('  table 48" by 48"\n', '  distance 24"\n').replace(' at {red}', '').replace(
+        ' at {blue}', '').format(terrain=""), "s.rules").rulesets[0]
+    assert battle_map(Node.root(Rules(line), line.get("field")).state()) is None  # no map of a line
+
+
+# -- the table's geometry, against hand-worked answers ---------------------------------------------
+
+def _kind(**kw: Any):  # type: ignore[no-untyped-def]
+    from compiler import ast as A
+    return A.TerrainKind(None, kw.pop("id", "k"), "K", **kw)  # type: ignore[arg-type]
+
+
+def test_a_line_crosses_an_area_where_clipping_says() -> None:
+    from compiler.battle.table import Area
+    box = Area("b", "B", _kind(), 10, 10, 20, 20)
+    assert box.crossing((0, 15), (30, 15)) == (pytest.approx(1 / 3), pytest.approx(2 / 3))  # straight across
+    assert box.crossing((30, 15), (0, 15)) == (pytest.approx(1 / 3), pytest.approx(2 / 3))  # the other way
+    assert box.crossing((15, 0), (15, 30)) == (pytest.approx(1 / 3), pytest.approx(2 / 3))  # up through it
+    assert box.crossing((0, 0), (30, 30)) == (pytest.approx(1 / 3), pytest.approx(2 / 3))   # corner to corner
+    assert box.crossing((0, 5), (30, 5)) is None      # below it
+    assert box.crossing((0, 10), (30, 10)) is not None  # along its edge: the edge is in it
+    assert box.crossing((0, 25), (30, 25)) is None    # above it
+    assert box.crossing((25, 0), (25, 30)) is None    # beside it
+    assert box.crossing((0, 15), (10, 15)) is None    # stops at its edge: touches, does not cross
+    assert box.crossing((12, 12), (18, 18)) == (0.0, 1.0)  # inside all along
+    assert box.crossing((15, 15), (15, 15)) == (0.0, 1.0) and box.crossing((5, 5), (5, 5)) is None  # a point
+    assert box.contains((10, 10)) and box.contains((20, 20)) and not box.contains((9.99, 15))
+    assert not box.contains((15, 20.01)) and not box.contains((20.01, 15)) and not box.contains((15, 9.99))
+
+
+def test_sight_and_situations_between_two_points() -> None:
+    from compiler.battle.table import Area, Table
+    wall = Area("w", "Wall", _kind(blocks=True, through="behind_wall"), 10, 0, 12, 20)
+    wood = Area("o", "Wood", _kind(inside="in_cover", through="through_wood"), 20, 0, 30, 20)
+    t = Table(48, 48, (wall, wood))
+    assert not t.in_sight((0, 5), (40, 5)) and t.in_sight((0, 30), (40, 30))
+    assert t.in_sight((11, 5), (40, 5))  # standing in the wall: it sees out
+    assert t.situations((40, 5), (25, 5)) == ("in_cover",)  # in the wood, fired at from beyond it
+    assert t.situations((14, 5), (40, 5)) == ("through_wood",)
+    assert t.situations((0, 5), (40, 5)) == ("behind_wall", "through_wood")
+    assert t.situations((0, 30), (40, 30)) == ()
+    assert t.situations((0, 5), (40, 5)) == ("behind_wall", "through_wood")  # asked again: the same
+
+
+def test_moves_pay_for_the_ground_they_cross() -> None:
+    from compiler.battle.table import Area, Table
+    mud = Area("m", "Mud", _kind(cost=3), 10, 0, 20, 48)
+    lake = Area("l", "Lake", _kind(impassable=True), 30, 0, 35, 48)
+    t = Table(48, 48, (mud, lake))
+    assert t.move((0, 5), (40, 5), 5) == (5.0, 5.0)          # open ground
+    assert t.move((0, 5), (40, 5), 10) == (10.0, 5.0)        # to the mud's edge
+    assert t.move((0, 5), (40, 5), 13) == (11.0, 5.0)        # 3" of move is 1" of mud
+    assert t.move((0, 5), (40, 5), 40) == (20.0, 5.0)        # 10 of open, 30 for the 10" of mud
+    assert t.move((0, 5), (40, 5), 45) == (25.0, 5.0)        # and 5" of open beyond
+    assert t.move((0, 5), (40, 5), 50) == (30.0, 5.0)        # to the lake's edge, where it stops
+    assert t.move((0, 5), (40, 5), 100) == (30.0, 5.0)
+    assert t.move((0, 5), (8, 5), 100) == (8.0, 5.0)         # never past the goal
+    assert t.move((0, 5), (40, 5), 0) == (0.0, 5.0) and t.move((3, 3), (3, 3), 9) == (3, 3)
+    assert t.move((0, 0), (30, 40), 10) == (6.0, 8.0)        # straight along the diagonal
+    assert t.cost_at((15, 5)) == 3.0 and t.cost_at((32, 5)) == float("inf") and t.cost_at((25, 5)) == 1.0
+
+
+def test_a_move_goes_the_shortest_way_round_impassable_ground() -> None:
+    from compiler.battle.table import Area, Table
+    lake = Area("l", "Lake", _kind(impassable=True), 12, 10, 14, 40)
+    t = Table(48, 48, (lake,))
+    route = t.route((10, 24), (40, 24))
+    assert route[0] == (10, 24) and route[-1] == (40, 24) and len(route) == 4
+    assert [(round(x, 2), round(y, 2)) for x, y in route[1:3]] == [(11.99, 9.99), (14.01, 9.99)]  # the nearer end
+    x, y = t.move((10, 24), (40, 24), 6)
+    assert (x, y) == (round(10 + 1.99 * 6 / math.hypot(1.99, 14.01), 3), round(24 - 14.01 * 6 / math.hypot(1.99, 14.01), 3))
+    assert t.move((10, 24), (40, 24), 100) == (40.0, 24.0)  # round it, and on to the goal
+    assert t.route((10, 5), (40, 5)) == [(10, 5), (40, 5)]  # clear of it: straight
+    wall = Table(48, 48, (Area("w", "Cliff", _kind(impassable=True), 12, 0, 14, 48),))
+    assert wall.route((10, 24), (40, 24)) == [(10, 24), (40, 24)] and wall.move((10, 24), (40, 24), 9) == (12.0, 24.0)

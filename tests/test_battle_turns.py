@@ -190,3 +190,56 @@ def test_a_counter_must_be_a_numeric_situation() -> None:
     bad = COUNTED.replace('situation suppression "Suppression" 0..2', 'situation suppression "Suppression"')
     result = compile_text(bad, "counted.rules")
     assert any(d.code == "W863" and "'suppression' is not a numeric situation" in d.message for d in result.diagnostics)
+
+
+REACTING = '''
+ruleset reacting "Reacting":
+  version 1.0.0
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+test steady(Ld) = roll 2d6 <= Ld
+status on_overwatch "On overwatch": "Watching."
+status moved "Moved": "It moved this turn."
+status locked "Locked": "In combat."
+status braced "Braced": "Ready for the charge."
+status held "Held": "Stood still."
+unit trooper "Trooper":
+  Ld 7  W 1
+game g "A game":
+  turns 1
+  activation alternating_units
+  phase orders "Orders":
+    action watch "Overwatch": sets on_overwatch
+    action dash "Dash": sets on_overwatch, sets moved until end of turn
+  phase assault "Assault":
+    action charge "Charge": engage within 24" as locked
+    action hold "Hold": sets held until end of turn
+  when charged if on_overwatch unless moved, spending its action on a failure: tests steady(Ld), sets braced until end of turn
+scenario duel "A duel":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    1 trooper
+  side blue "Blue":
+    1 trooper
+'''
+
+
+def test_a_reaction_barred_by_what_the_unit_did_and_a_failed_test_that_spends_its_action() -> None:
+    result = compile_text(REACTING, "reacting.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    root = Node.root(Rules(model, exact=True), model.get("duel"))
+    watching = root.child(2).child(0)  # Red does nothing; Blue goes on overwatch
+    charged = watching.child(0)  # Red charges: Blue may react
+    choice = charged.choice()
+    assert choice is not None and choice.kind == "react" and choice.side == 1
+    test = charged.child(0)  # it does: the steady test, 2d6 <= 7
+    assert test.chance_kind() == "test" and [p for _, p in test.chance_outcomes()] == [Fraction(7, 12), Fraction(5, 12)]
+    passed, failed = test.child(0), test.child(1)
+    assert passed.state().units[1].statuses.get("braced") == "turn" and not passed.state().units[1].spent
+    assert passed.current_player() == 1  # Blue still acts in the assault phase
+    assert failed.state().units[1].spent and failed.is_terminal()  # a failure spent its action
+    dashed = root.child(2).child(1).child(0)  # Blue dashed (on overwatch, but it moved): no reaction
+    assert dashed.choice() is not None and dashed.choice().kind == "action" and dashed.current_player() == 1  # type: ignore[union-attr]

@@ -367,12 +367,28 @@ def test_a_characteristic_that_does_not_fit_the_base_stat_of_its_name_is_kept_ap
     assert "A → A_2 (the base's is 1..10)" in r.stdout and "checks clean" in r.stdout
     assert 'stat A_2 "A" target' in (out / "lexicon.rules").read_text("utf-8")
     assert _declarations(out)["claw"]["stats"]["A_2"] == "4+"
-    # named by the map, the same misfit is refused before anything is written
+    # named by the map, it is the base's A: a value that does not fit is left out of its profile, kept in its text
     (tmp_path / "map.toml").write_text('A = "A"\n', "utf-8")
     r = warscribe("import", "battlescribe", str(tmp_path / "odd.gst"), "--out", str(tmp_path / "odd2"),
                   "--extends", "classic-40k", "--map", str(tmp_path / "map.toml"))
-    assert r.returncode != 0 and "its value '4+' does not fit A (range 1..10)" in r.stderr
-    assert not (tmp_path / "odd2").exists()
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "values that do not fit the base stat the map names (left out of the profile, kept in its text) " \
+           "(e.g. Claw: A 4+)" in r.stdout
+    claw = _declarations(tmp_path / "odd2")["claw"]
+    assert "A" not in claw["stats"] and "A 4+" in str(claw["text"])
+    assert "stat A" not in (tmp_path / "odd2" / "lexicon.rules").read_text("utf-8")
+    # two characteristics, one stat: the units' S (spelled like the base's) and the weapons' Strength (mapped)
+    (tmp_path / "two.gst").write_text(ODD_VALUES.replace('name="Move"', 'name="S"').replace('>8"<', '>4<')
+                                      .replace('>*</characteristic>', '>5</characteristic>'), "utf-8")
+    (tmp_path / "map.toml").write_text('Strength = "S"\n', "utf-8")
+    r = warscribe("import", "battlescribe", str(tmp_path / "two.gst"), "--out", str(tmp_path / "two"),
+                  "--extends", "classic-40k", "--map", str(tmp_path / "map.toml"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    lexicon = (tmp_path / "two" / "lexicon.rules").read_text("utf-8")
+    assert "stat S " not in lexicon and "stat Strength" not in lexicon
+    d = _declarations(tmp_path / "two")
+    assert d["beast"]["stats"]["S"] == "4" and d["gun"]["stats"]["S"] == "5"
+    assert "S" not in d["claw"]["stats"] and "S +2" in str(d["claw"]["text"])
 
 
 def test_a_map_naming_what_the_base_lacks_is_refused(tmp_path: Path) -> None:

@@ -125,6 +125,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         games = 30
         seed = 11
         policy = "random"
+        site = "https://rules.example.org/house/"
         """), encoding="utf-8")
     return root
 
@@ -203,8 +204,8 @@ def test_a_long_run_on_a_terminal_shows_a_bar_and_no_summary_line(monkeypatch: p
 # -- tables that fit --------------------------------------------------------------------------------
 
 
-HEADERS = ("tables", "tests", "formulas", "modifiers", "attacks", "abilities", "all", "driving", "prose only",
-           "unmarked")
+HEADERS = ("tables", "tests", "formulas", "modifiers", "attacks", "abilities", "all", "in battle", "resolver only",
+           "links only", "prose only", "unmarked")
 
 
 def test_coverage_at_80_columns_is_stacked_and_loses_no_header() -> None:
@@ -224,10 +225,10 @@ def test_coverage_at_80_columns_is_stacked_and_loses_no_header() -> None:
 def test_against_speaks_in_points_and_titles() -> None:
     code, out, err = run("simulate", "rules/dark-millennia", "--against", "rules/classic-40k", "--games", "40")
     assert code == 0, err
-    assert "against Classic 40K: the cover-save game:" in out
+    assert "against Classic 40K: the cover-save game (policy greedy):" in out
     for side in ("Space Marines", "Ork Boyz"):
         assert re.search(rf"    {side}: wins \d+\.\d% → \d+\.\d%, [+-]\d+\.\d points "
-                         rf"\(95% CI [+-]\d+\.\d to [+-]\d+\.\d points\)", out), out
+                         rf"\(95% CI [+-]\d+\.\d to [+-]\d+\.\d points\): (more wins|fewer wins|no clear change)", out), out
 
 
 def test_tiny_chances_are_not_printed_as_zero_and_json_numbers_are_canonical() -> None:
@@ -282,11 +283,11 @@ def test_pytest_runs_without_xdist_and_counts_what_warscribe_test_counts() -> No
 
     env = {**os.environ, "NO_COLOR": "1", "PYTEST_ADDOPTS": ""}
     collected = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "--collect-only", "-q",
-                                "-p", "no:cacheprovider", "rules/"], cwd=ROOT, env=env, capture_output=True,
+                                "-p", "no:cacheprovider", "rules/dark-millennia"], cwd=ROOT, env=env, capture_output=True,
                                text=True, timeout=600)
     assert collected.returncode == 0, collected.stdout + collected.stderr
     items = [line for line in collected.stdout.splitlines() if "::" in line]
-    code, out, _ = run("test", "--json", "rules/")
+    code, out, _ = run("test", "--json", "rules/dark-millennia")  # an overlay: its own examples and its base's
     assert len(items) == len(json.loads(out)["results"])
     assert any("dark-millennia/ruleset.rules::classic-40k:" in line for line in items)  # the base's, under the overlay
 
@@ -357,3 +358,9 @@ def test_verbose_before_or_after_the_command() -> None:
     plain = run("test", "rules/console-40k")[1]
     assert "ok   console-40k example first_move" in before and "ok   console-40k example" in after
     assert "ok   " not in plain
+
+
+def test_play_links_rules_to_the_site_the_settings_name(project: Path) -> None:
+    code, out, err = run("play", "console-40k", "--auto", "--seed", "1", "--policy", "greedy", cwd=project / "house")
+    assert code == 0, err
+    assert re.search(r"\(Shooting, https://rules\.example\.org/house/console-40k/rulebook/[\w-]+/#shooting\)", out)

@@ -3,10 +3,12 @@ and the "pinned by" lines of the rule pages."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
 
+from compiler.battle.ran import ran_in_battle
 from compiler.cli import app
 from compiler.driver import compile_paths, compile_text
 from compiler.model.ruleset import Ruleset
@@ -168,21 +170,40 @@ example plain "Plain":
 def test_a_rule_linking_what_the_battle_engine_plays_drives_it() -> None:
     comp = compile_text(BATTLE)
     assert comp.ok, comp.diagnostics
-    cov = coverage(comp.rulesets[0])
-    # the acting phase, the game a scenario plays and the scenario drive; a phase with no action does not
-    assert cov.driving == ("firing", "turns", "setting_up")
-    assert cov.unmarked == ("rallying",)
+    model = comp.rulesets[0]
+    # linked but not yet played: nothing of the three ran, so none drives
+    unplayed_cov = coverage(model)
+    assert unplayed_cov.driving == () and unplayed_cov.links_only == ("firing", "rallying", "turns", "setting_up")
+    ran = ran_in_battle(model, games=1)
+    assert {"one_volley", "volley", "fire", "shoot", "shooting"} <= ran and "rally" not in ran
+    cov = coverage(model, ran)
+    # the acting phase, the game a scenario plays and the scenario ran; a phase where nothing happens did not
+    assert cov.driving == ("firing", "turns", "setting_up") == cov.in_battle
+    assert cov.unmarked == ("rallying",) and cov.links_only == ("rallying",)
     unplayed = BATTLE[:BATTLE.index("scenario one_volley")] + 'example plain "Plain":\n  expect P(hit(4)) = 1/2\n'
     unplayed = unplayed.replace('rule setting_up "Setting up":\n  """Place both sides as [[one_volley]] says."""\n', "")
     comp = compile_text(unplayed)
     assert comp.ok, comp.diagnostics
     cov = coverage(comp.rulesets[0])
+    cov = coverage(comp.rulesets[0], ran_in_battle(comp.rulesets[0], games=1))
     assert cov.driving == () and cov.unmarked == ("firing", "rallying", "turns")  # no scenario plays the game
+
+
+def test_a_rule_linking_a_table_nothing_uses_does_not_drive() -> None:
+    """Linking is not running: a rule pointing at a table no example and no battle works out only
+    links, and must say why (a 'prose only' note) like any rule that runs nothing."""
+    text = SMALL.replace("  expect need(2) = 5+\n", "") + 'rule needing "Needing":\n  """What you [[need]] is on a table."""\n'
+    comp = compile_text(text)
+    assert comp.ok, comp.diagnostics
+    cov = coverage(comp.rulesets[0], ran_in_battle(comp.rulesets[0]))
+    assert "needing" not in cov.driving and cov.links_only == ("needing",)
+    assert "needing" in cov.unmarked and "need" in cov.unexercised
 
 
 def test_every_bundled_rule_drives_something_or_says_why_not() -> None:
     for model in compile_paths([ROOT / "rules"]).rulesets:
-        assert coverage(model).unmarked == (), model.id
+        cov = coverage(model, ran_in_battle(model, games=2))
+        assert cov.unmarked == (), (model.id, cov.unmarked)
 
 
 def test_the_examples_page_reuses_what_the_coverage_run_worked_out(monkeypatch) -> None:
@@ -210,3 +231,24 @@ def test_the_examples_page_reuses_what_the_coverage_run_worked_out(monkeypatch) 
     assert work == [] and again == alone
     assert any(v.charts for v in again.values()) and any(v.grid is not None for v in again.values())
     assert any(isinstance(d, runner.A.Property) for d in model.walk())
+
+
+def test_the_overview_and_battles_pages_say_what_the_battles_play_and_leave_out() -> None:
+    """The fidelity table is made from what ran: the rule linking the acting phase is played,
+    the one linking a phase where nothing happens is not, with the reason its note gives."""
+    text = BATTLE.replace('rule rallying "Rallying":\n  """Broken units come back in the [[rally]] phase."""\n',
+                          'rule rallying "Rallying":\n  """Broken units come back in the [[rally]] phase."""\n'
+                          '  prose only "Nobody breaks in these battles": "Morale is not rolled."\n')
+    comp = compile_text(text)
+    assert comp.ok, comp.diagnostics
+    pages = {p.path: p.markdown for p in site(comp).pages}
+    overview = pages["skirmish/index.md"]
+    table = overview[overview.index("## What the battles play"):]
+    assert re.search(r"\| \[Firing\]\([^)]*\) \| played in the simulated battles \|", table), table
+    assert re.search(r"\| \[Rallying\]\([^)]*\) \| not played: Nobody breaks in these battles \|", table), table
+    battles = pages["skirmish/battles.md"]
+    left = battles[battles.index("## What these battles leave out"):battles.index("## One volley")]
+    assert "Nobody breaks in these battles" in left and "[Firing]" not in left
+    ended = battles[battles.index("How the battles ended"):battles.index("### A sample battle")]
+    counts = [int(n) for n in re.findall(r"\| (\d+) of 400 \|", ended)]
+    assert counts and sum(counts) == 400  # every battle ended one of the ways listed

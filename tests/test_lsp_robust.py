@@ -33,6 +33,10 @@ stat BS "Skill ![pixel](https://t.invalid/p.gif) <img src=https://t.invalid/q.gi
 stat W "Wounds" 1..10
 
 test hit(BS) = roll d6 >= BS
+
+table outcome(roll: 1..2) "Outcome":
+  1 -> "```"
+  2 -> "![x](https://t.invalid/t.gif) <img src=https://t.invalid/u.gif>"
 '''
 
 
@@ -182,3 +186,6 @@ def test_hover_shows_author_text_and_loads_no_picture(folder: Path) -> None:
     assert '<a href="https://t.invalid/map.png">map</a>' in rendered  # the address is still there
     assert "<code>code keeps ![this](x) and &lt;b&gt;</code>" in rendered  # code is shown as written
     assert "Skill ![pixel](https://t.invalid/p.gif) &lt;img src=https://t.invalid/q.gif&gt;" in rendered  # the title
+    # A table's results cannot end the code block they are shown in.
+    rendered = MarkdownIt("commonmark").render(describe(snap, snap.model.symbols["outcome"]))
+    assert "<img" not in rendered.replace("&lt;img", "") and "https://t.invalid/t.gif" in rendered, rendered

@@ -132,3 +132,15 @@ def test_a_nul_character_in_an_argument_is_one_sentence(argv: list[str]) -> None
     result = CliRunner().invoke(app, argv)
     no_traceback(result)
     assert result.exit_code == 2 and "an argument holds a NUL character" in result.output
+
+
+@pytest.mark.parametrize("argv", [["check", "9" * 5000], ["eval", "9" * 5000, "d6"], ["test", "9" * 5000],
+                                  ["export", "rules/console-40k", "--out", "9" * 5000],
+                                  ["play", "rules/console-40k", "--auto", "--log", "9" * 5000],
+                                  ["diff", "rules/console-40k", "/dev/null", "9" * 5000]])
+def test_a_path_too_long_for_the_file_system_is_one_sentence(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(app, argv)
+    no_traceback(result)
+    assert result.exit_code == 2
+    assert result.output.startswith("warscribe: error:") and len(result.output.splitlines()) == 1

@@ -458,7 +458,7 @@ def test_every_colour_of_highlighted_code_reads_at_4_5_to_1(browser: Any, site_u
       const seen = {};  // a translucent colour is measured as painted on its background
       for (const e of document.querySelectorAll('article pre code span[class]')) {
         let under = e.parentElement, bg = 'rgba(0, 0, 0, 0)';
-        while (under && /rgba\(.*, 0\)$|transparent/.test(bg = getComputedStyle(under).backgroundColor)) {
+        while (under && /rgba\\(.*, 0\\)$|transparent/.test(bg = getComputedStyle(under).backgroundColor)) {
           under = under.parentElement;
         }
         let fg = getComputedStyle(e).color;
@@ -535,3 +535,73 @@ def test_at_390_px_every_chart_keeps_all_its_columns(browser: Any, site_url: str
     context.close()
     assert seen > 40
     assert not lost, lost[:5]
+
+
+# ---------------------------------------------------------------------------
+# 7. The quick reference on one sheet of A4
+# ---------------------------------------------------------------------------
+
+#: The largest rulesets may take two sheets.
+SHEETS = {"40k-s": 2, "gemini-arap": 2}
+
+
+def test_each_quick_reference_prints_on_one_a4_page(browser: Any, site_url: str, tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
+    page = browser.new_page()
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    pages = {}
+    for rs_id in ruleset_ids():
+        page.goto(site_url + f"{rs_id}/quick-reference/")
+        page.emulate_media(media="print")
+        # every chart is kept whole with its heading, and nothing of the charts is folded away
+        kept = page.evaluate("""() => [...document.querySelectorAll('.ws-qr-chart')].map(c =>
+            getComputedStyle(c).breakInside === 'avoid' && !!c.querySelector('h3')
+            && (!!c.querySelector('table') || !!c.querySelector('.ws-print-only table')))""")
+        assert kept and all(kept), (rs_id, kept)
+        pdf = tmp_path / f"{rs_id}.pdf"
+        page.pdf(path=str(pdf), format="A4")
+        pages[rs_id] = len(PdfReader(str(pdf)).pages)
+        page.emulate_media(media="screen")
+    page.close()
+    assert pages == {rs_id: min(pages[rs_id], SHEETS.get(rs_id, 1)) for rs_id in pages}, pages
+
+
+def test_the_console_games_quick_reference_says_which_wound_chart_to_use(built_site: Path) -> None:
+    page = (built_site / "console-40k" / "quick-reference" / "index.html").read_text(encoding="utf-8")
+    charts = re.findall(r'<h3 id="qr-[^"]+">([^<]+)', page)
+    assert sum("Wound chart" in c for c in charts) == 1, charts  # one chart per mechanic
+    records = page[page.index('class="ws-records"'):]
+    assert "Which chart to use" in records and "Wound chart as printed with the shooting rules" in records
+
+
+
+# ---------------------------------------------------------------------------
+# 8. Unit cards
+# ---------------------------------------------------------------------------
+
+def test_a_card_shows_its_abilities_text_and_prints_whole(page: Page, site_url: str) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    page.goto(site_url + "nuceria-rts/datasheets/")
+    card = page.locator(".ws-card", has=page.locator("#bastion_guard"))
+    assert "Invulnerable Save: The unit may use its Inv value instead of its armour save." in card.inner_text()
+    page.emulate_media(media="print")
+    assert card.evaluate("c => getComputedStyle(c).breakInside") == "avoid"
+
+
+def test_keyword_filters_show_only_the_cards_that_carry_the_keywords(page: Page, site_url: str) -> None:
+    page.set_viewport_size(PHONE)
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    page.goto(site_url + "nuceria-rts/datasheets/")
+    read = """() => [...document.querySelectorAll('article .ws-card')].map(c => ({
+        shown: c.checkVisibility(),
+        keywords: [...c.querySelectorAll('.ws-keywords a')].map(a => a.textContent.trim())}))"""
+    before = page.evaluate(read)
+    assert len(before) >= 3 and all(c["shown"] for c in before)
+    page.locator(".ws-filter button", has_text="Monster").click()
+    after = page.evaluate(read)
+    assert [c["shown"] for c in after] == ["Monster" in c["keywords"] for c in after]
+    assert any(c["shown"] for c in after) and not all(c["shown"] for c in after)
+    page.locator(".ws-filter button", has_text="Monster").click()
+    assert all(c["shown"] for c in page.evaluate(read))

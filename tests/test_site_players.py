@@ -136,7 +136,9 @@ def test_every_quick_reference_fits_a4_width_in_print(page: Page, site_url: str)
         page.goto(site_url + f"{rs_id}/quick-reference/")
         tables = page.evaluate(WIDE_TABLES)
         assert tables, rs_id
-        assert len(tables) == page.locator("article table").count(), f"{rs_id}: a table is folded away in print"
+        # a large table prints as its rule (a few rows) instead of its pages of cells
+        printed = page.locator("article table:not(.ws-print-only + details table)").count()
+        assert len(tables) == printed, f"{rs_id}: a table is folded away in print"
         clipped = [t for t in tables if t["scroll"] > t["client"] + 1 or t["right"] > t["page"] + 1]
         assert not clipped, f"{rs_id}: tables wider than A4 in print: {clipped}"
         # navigation is not printed: the article takes the page's width

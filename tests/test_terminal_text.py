@@ -122,6 +122,20 @@ def test_play_prints_rich_markup_in_author_text_as_written(rules: Path) -> None:
     assert_shown(out)
 
 
+def test_play_on_a_table_shows_the_map_legend_escaped(tmp_path: Path) -> None:
+    from test_battle_table import RULES as TABLE
+
+    folder = tmp_path / "field"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(TABLE.format(terrain="", red='10", 24"', blue='40", 24"').replace(
+        'unit trooper "Trooper"', f'unit trooper "Trooper {TITLE} [link=https://x.invalid]t[/link]"'), encoding="utf-8")
+    ran = warscribe("play", str(folder), "--auto", "--seed", "1", env=COLOR)
+    assert ran.returncode == 0, ran
+    assert "+------" in ran.stdout  # the map was drawn, with its legend
+    assert_shown(ran.stdout)
+    assert "Trooper \\u001b]0;pwned\\u0007 [link=https://x.invalid]t[/link] (4)" in ran.stdout, ran.stdout
+
+
 def test_check_shows_a_control_character_in_a_source_line_with_the_caret_under_the_span(tmp_path: Path) -> None:
     folder = tmp_path / "bad"
     folder.mkdir()

@@ -262,9 +262,21 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def reaction(self, meta: Any, c: list[Any]) -> A.Reaction:
-        requires = next((str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"), None)
+        parts = {x.tag: x.data for x in c[1:] if isinstance(x, Item)}
         return A.Reaction(self.span(meta), str(c[0]), tuple(x for x in c[1:] if isinstance(x, A.ActionEffect)),
-                          requires)
+                          parts.get("if"), parts.get("unless", ()), parts.get("spends"))
+
+    @with_meta
+    def reaction_if(self, meta: Any, c: list[Any]) -> Item:
+        return Item("if", self.span(meta), str(c[0]))
+
+    @with_meta
+    def reaction_unless(self, meta: Any, c: list[Any]) -> Item:
+        return Item("unless", self.span(meta), tuple(str(x) for x in c))
+
+    @with_meta
+    def reaction_spends(self, meta: Any, c: list[Any]) -> Item:
+        return Item("spends", self.span(meta), "failure" if any(str(x) == "failure" for x in c) else "always")
 
     # -- scenarios ----------------------------------------------------------------
 
@@ -317,8 +329,14 @@ class GameBuilder(BuilderBase):
     @with_meta
     def side(self, meta: Any, c: list[Any]) -> A.Side:
         rest = self._flat(c[2:])
+        zone = next((x.data for x in rest if isinstance(x, Item) and x.tag == "zone"), None)
         return A.Side(self.span(meta), str(c[0]), unquote(str(c[1])),
-                      tuple(x for x in rest if isinstance(x, A.SideUnit)), self._prose(rest))
+                      tuple(x for x in rest if isinstance(x, A.SideUnit)), self._prose(rest), zone)
+
+    @with_meta
+    def side_deploy(self, meta: Any, c: list[Any]) -> Item:
+        x0, y0, x1, y1 = (_inches(t) for t in c[:4])
+        return Item("zone", self.span(meta), (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
 
     @with_meta
     def side_unit(self, meta: Any, c: list[Any]) -> A.SideUnit:

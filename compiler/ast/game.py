@@ -162,6 +162,8 @@ class Reaction:
     event: str
     effects: tuple[ActionEffect, ...]
     requires: str | None = None  # ``when charged if on_overwatch``: only a unit with this status reacts
+    unless: tuple[str, ...] = ()  # ``unless moved``: a unit holding one of these statuses does not react
+    spends: str | None = None  # "always" (``, spending its action``) or "failure" (``… on a failure``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +297,7 @@ class Side:
     title: str
     units: tuple[SideUnit, ...]
     prose: tuple[Prose, ...] = ()
+    zone: tuple[int, int, int, int] | None = None  # ``deploy from X", Y" to X", Y"``: its deployment zone
 
 
 @dataclass(frozen=True, slots=True)

@@ -208,9 +208,12 @@ def clears(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
 
 def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
     """``unit`` may answer ``event`` (caused by ``cause``) with the game's reaction to it (its side
-    chooses whether to); its attacks go at ``cause``."""
+    chooses whether to), unless a status bars it or it has spent its action; its attacks go at
+    ``cause``.  A reaction ``spending its action`` (``on a failure``: when one of its tests fails)
+    leaves the unit unable to act again this game turn."""
     reaction = battle.reactions.get(event)
-    if reaction is None or not unit.alive or (reaction.requires is not None and not unit.has(reaction.requires)):
+    if reaction is None or not unit.alive or (reaction.requires is not None and not unit.has(reaction.requires)) \
+            or any(unit.has(s) for s in reaction.unless) or unit.spent:
         return
     options = (Option("Yes", True), Option("No", False))
     attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
@@ -222,7 +225,14 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
     if i != 0:
         return
     battle.emit("reaction", unit=unit.label, event=event, cause=cause.label)
+    failed = False
     for e in reaction.effects:
         done = attack_target(battle, unit, e, cause) if e.kind == "attack" else EFFECTS[e.kind](battle, unit, e, None)
-        if not done or not cause.alive or battle.state.over:
-            return
+        if not done:
+            failed = e.kind == "tests"
+            break
+        if not cause.alive or battle.state.over:
+            break
+    if reaction.spends == "always" or (reaction.spends == "failure" and failed):
+        unit.spent = True  # it does not act again this game turn
+        battle.emit("spent", unit=unit.label, reaction=event)

@@ -97,11 +97,17 @@ class Battle:
                  else st.sides.index(self.scenario.first))
         order = [(first + i) % n for i in range(n)]
         if self.record:
-            self.emit("start", first=st.sides[first], first_title=st.side_titles[first], distance=self.scenario.distance)
+            gap: float | None = self.scenario.distance
+            if st.table is not None:  # on a table: how far apart the nearest enemies stand
+                gap = min((st.distance(a, b) for a in st.units for b in st.units if a.side < b.side), default=None)
+            self.emit("start", first=st.sides[first], first_title=st.side_titles[first], distance=gap,
+                      table=None if st.table is None else [st.table.width, st.table.depth])
         st.first = first
         initiative = self.game.initiative is not None and n == 2
         for turn in range(1, self.turns + 1):
             st.turn = turn
+            for u in st.units:
+                u.spent = False
             if initiative:
                 first = roll_initiative(self, first)
                 order = [first, 1 - first]
@@ -201,6 +207,8 @@ class Battle:
 
     def act(self, unit: Unit, phase: A.Phase) -> bool:
         """``unit`` may take one of the phase's actions; False when it takes none."""
+        if unit.spent:
+            return False  # a reaction took its action this game turn
         if unit.until:
             rally(self, unit)
             if not unit.alive or self.state.over:

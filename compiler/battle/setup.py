@@ -38,8 +38,10 @@ def initial_state(model: Ruleset, scenario: A.Scenario, game: A.Game | None = No
                 x = float(entry.at) if entry.at is not None else float((scenario.distance or 0) if s else 0)
                 y = 0.0
             else:
-                x = float(entry.at) if entry.at is not None else table.width / 2
-                y = float(entry.at_y) if entry.at_y is not None else (table.depth if s else 0.0)
+                zx, zy = ((side.zone[0] + side.zone[2]) / 2, (side.zone[1] + side.zone[3]) / 2) if side.zone \
+                    else (table.width / 2, table.depth if s else 0.0)  # a unit not placed: mid-zone, or mid-edge
+                x = float(entry.at) if entry.at is not None else zx
+                y = float(entry.at_y) if entry.at_y is not None else zy
             units.append(Unit(len(units), s, lu.label, lu.profile, lu.weapons, lu.models, lu.models,
                               lu.per_model, x, y=y))
     return State(units, tuple(side.id for side in scenario.sides), tuple(side.title for side in scenario.sides),

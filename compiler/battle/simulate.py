@@ -61,18 +61,37 @@ class Tally:
                      tuple(sorted(ends.items())))
 
 
+def side_policies(policy: str, sides: int) -> list[str]:
+    """Each side's policy from ``--policy A[:B]``: one name for every side, or one per side in the
+    scenario's order (``ValueError``, one sentence, for an unknown name or a wrong count).
+
+    >>> side_policies("greedy", 2), side_policies("random:greedy", 2)
+    (['greedy', 'greedy'], ['random', 'greedy'])
+    """
+    names = policy.split(":")
+    for name in names:
+        if name not in POLICIES:
+            raise ValueError(f"unknown policy '{name}' (known: {', '.join(POLICIES)})")
+    if len(names) == 1:
+        return names * sides
+    if len(names) != sides:
+        raise ValueError(f"--policy {policy} names {len(names)} policies for {sides} sides: give one for all, "
+                         f"or one per side in the scenario's order")
+    return names
+
+
 def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start: int, stop: int) -> Tally:
-    """Games ``start`` to ``stop - 1`` of a run, tallied."""
+    """Games ``start`` to ``stop - 1`` of a run, tallied (``policy``: ``A`` or ``A:B``, one per side)."""
     began = time.process_time()
     n = len(scenario.sides)
     wins = [0] * n
     survivors = [0] * n
     draws = turns = 0
     ends: dict[str, int] = {}
-    make = POLICIES[policy]
+    makers = [POLICIES[name] for name in side_policies(policy, n)]
     for i in range(start, stop):
         s = game_seed(seed, i)
-        battle = Battle(rules, scenario, [make(s + k + 1) for k in range(n)], s, record=False)
+        battle = Battle(rules, scenario, [makers[k](s + k + 1) for k in range(n)], s, record=False)
         out = battle.run()
         if out.winner is None:
             draws += 1
@@ -196,7 +215,8 @@ def summary(model: Ruleset, scenario: A.Scenario, tally: Tally, seed: int, polic
     return {"ruleset": model.id, "scenario": scenario.id, "games": tally.games, "seed": seed, "sides": sides,
             "draws": tally.draws, "draw_rate": round(tally.draws / g, 6), "draw_ci95": [round(dlo, 6), round(dhi, 6)],
             "turns_mean": round(tally.turns / g, 6),
-            "policy": {side.id: policy for side in scenario.sides}, "ends": dict(tally.ends)}
+            "policy": dict(zip((side.id for side in scenario.sides), side_policies(policy, len(scenario.sides)))),
+            "ends": dict(tally.ends)}
 
 
 def against(scenario: A.Scenario, overlay: Tally, base: Tally) -> list[dict[str, Any]]:

@@ -43,6 +43,7 @@ class Unit:
     until: dict[str, Any] = field(default_factory=dict)  # status → the test that ends it (``until passed``)
     doomed: int = 0  # casualties marked this phase, removed when it ends (``casualties removed at end of phase``)
     y: float = 0.0  # on a table: inches up from the first side's edge (``position`` is across); 0 on a line
+    spent: bool = False  # it spent its action (a reaction) and does not act again this game turn
 
     @property
     def alive(self) -> bool:

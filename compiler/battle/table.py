@@ -10,7 +10,7 @@ across, y up from the first side's edge), distances are straight lines, and the 
 * ``blocks sight`` — a line of fire that crosses the area (standing in neither end) is no line
   of fire: the unit beyond is no target;
 * ``costs 2 inches per inch`` — moving through the area takes that many inches of move per inch;
-* ``impassable`` — a unit's move stops at its edge.
+* ``impassable`` — no unit enters it: a move goes the shortest way round it (by its corners).
 
 A scenario with only a ``distance`` is the one-line battlefield: no table, y = 0 everywhere.
 
@@ -25,6 +25,7 @@ A scenario with only a ``distance`` is the one-line battlefield: no table, y = 0
 """
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 
@@ -80,9 +81,7 @@ class Table:
     #: sight and situations between two points, kept (positions are kept to a thousandth of an inch)
     _seen: dict[tuple[Point, Point], tuple[bool, tuple[str, ...]]] = field(default_factory=dict, compare=False,
                                                                            repr=False)
-
-    def on_table(self, p: Point) -> bool:
-        return 0 <= p[0] <= self.width and 0 <= p[1] <= self.depth
+    _routes: dict[tuple[Point, Point], list[Point]] = field(default_factory=dict, compare=False, repr=False)
 
     def _between(self, a: Point, b: Point) -> list[Area]:
         """The areas the line a→b crosses that stand at neither end."""
@@ -120,12 +119,72 @@ class Table:
         return cost
 
     def move(self, start: Point, goal: Point, budget: float) -> Point:
-        """Where a unit moving straight from ``start`` toward ``goal`` with ``budget`` inches of move
-        stops: each stretch costs what the ground under it costs; it stops at the edge of impassable
-        ground, and at ``goal``."""
-        length = math.dist(start, goal)
-        if length < _EPS or budget <= 0:
+        """Where a unit moving from ``start`` toward ``goal`` with ``budget`` inches of move stops:
+        along the shortest way around impassable ground (:meth:`route`), each stretch costing what
+        the ground under it costs; at ``goal`` at the most."""
+        if budget <= 0 or math.dist(start, goal) < _EPS:
             return start
+        here = start
+        for leg in self.route(start, goal)[1:]:
+            here, budget = self._leg(here, leg, budget)
+            if budget <= _EPS:
+                break
+        return _round(here)
+
+    def route(self, start: Point, goal: Point) -> list[Point]:
+        """The shortest way from ``start`` to ``goal`` that does not cross impassable ground: the
+        straight line, or a path by the corners of the impassable areas (a visibility graph);
+        the straight line when there is no way round (the move then stops at the edge)."""
+        blocks = [ar for ar in self.areas if ar.kind.impassable]
+        if not blocks or all(ar.crossing(start, goal) is None or ar.contains(start) for ar in blocks):
+            return [start, goal]
+        key = (start, goal)
+        found = self._routes.get(key)
+        if found is not None:
+            return found
+        pad = 0.01
+        corners = [(x, y) for ar in blocks for x in (ar.x0 - pad, ar.x1 + pad) for y in (ar.y0 - pad, ar.y1 + pad)
+                   if 0 <= x <= self.width and 0 <= y <= self.depth and not any(b.contains((x, y)) for b in blocks)]
+        nodes = [start, goal] + corners
+
+        def clear(a: Point, b: Point) -> bool:
+            return all(ar.crossing(a, b) is None for ar in blocks)
+        best = {0: 0.0}
+        back: dict[int, int] = {}
+        todo = [(0.0, 0)]
+        done: set[int] = set()
+        while todo:
+            d, i = heapq.heappop(todo)
+            if i in done:
+                continue
+            done.add(i)
+            if i == 1:
+                break
+            for j in range(1, len(nodes)):
+                if j in done or not clear(nodes[i], nodes[j]):
+                    continue
+                nd = d + math.dist(nodes[i], nodes[j])
+                if nd < best.get(j, math.inf):
+                    best[j], back[j] = nd, i
+                    heapq.heappush(todo, (nd, j))
+        if 1 not in back:
+            path = [start, goal]
+        else:
+            path, i = [goal], 1
+            while i != 0:
+                i = back[i]
+                path.append(nodes[i])
+            path.reverse()
+        if len(self._routes) > 50_000:
+            self._routes.clear()
+        self._routes[key] = path
+        return path
+
+    def _leg(self, start: Point, goal: Point, budget: float) -> tuple[Point, float]:
+        """Straight from ``start`` toward ``goal``: where the move stops, and the budget left."""
+        length = math.dist(start, goal)
+        if length < _EPS:
+            return start, budget
         cuts = {0.0, 1.0}
         for ar in self.areas:
             span = ar.crossing(start, goal)
@@ -134,18 +193,15 @@ class Table:
         ts = sorted(t for t in cuts if 0.0 <= t <= 1.0)
         here = 0.0
         for t0, t1 in zip(ts, ts[1:]):
-            mid = (t0 + t1) / 2
-            cost = self.cost_at(_at(start, goal, mid))
+            cost = self.cost_at(_at(start, goal, (t0 + t1) / 2))
             piece = (t1 - t0) * length
             if math.isinf(cost):
-                break
+                return _at(start, goal, here), 0.0
             if piece * cost >= budget - _EPS:
-                here = t0 + budget / cost / length
-                budget = 0.0
-                break
+                return _at(start, goal, t0 + budget / cost / length), 0.0
             budget -= piece * cost
             here = t1
-        return _round(_at(start, goal, here))
+        return goal, budget
 
 
 def _at(a: Point, b: Point, t: float) -> Point:

@@ -61,8 +61,6 @@ class Referee:
                 for side in range(len(st.sides)):
                     if side != unit.side:
                         self.add(side, value, sc, unit.label)
-        if st.over:
-            return
         self.annihilation()
         if not st.over and self.reaching is not None:
             self.reached()

@@ -8,6 +8,7 @@
 
 * :mod:`~compiler.battlescribe.xmlfile` — reading a file without trusting it (size caps, one zip
   entry, no DTD, no entities, no network);
+* :mod:`~compiler.battlescribe.versions` — files of older schemas (2.00–2.02) read as the current one;
 * :mod:`~compiler.battlescribe.data` — the army data both directions pass through;
 * :mod:`~compiler.battlescribe.catalogues` / :mod:`~compiler.battlescribe.from_xml` — a game system
   and catalogues read as army data;

@@ -17,21 +17,29 @@ from lxml import etree
 from compiler.battlescribe.data import ArmyData, StatDef, fits, infer_kind
 from compiler.battlescribe.from_xml import Reader
 from compiler.battlescribe.ids import Ids
-from compiler.battlescribe.xmlfile import DataError, attr, children, local, read_xml
+from compiler.battlescribe.versions import read_data
+from compiler.battlescribe.xmlfile import DataError, attr, children, local
 
 
 def apart_from_base(stats: list[StatDef], reader: Reader, ids: Ids) -> list[StatDef]:
-    """Characteristics spelled like a base stat whose values do not fit it become stats of their own."""
+    """Characteristics spelled like a base stat whose values do not fit it become stats of their own; a value
+    that does not fit the base stat the map names is left out of its profile and kept in its text."""
     renames: dict[str, str] = {}
     out: list[StatDef] = []
     for s in stats:
         base = ids.base_kinds.get(s.id)
         values = reader.values.get(s.id, [])
         if base is not None and s.id not in ids.implicit and not fits(values, *base):
-            odd = next(v for v in values if not fits([v], *base))
-            raise DataError(f"the map makes {s.title} the base's {s.id}, but its value {odd!r} does not fit "
-                            f"{s.id} ({base[0]}{f' {base[1][0]}..{base[1][1]}' if base[1] else ''}); map it to "
-                            f"another stat, or leave it out of the map to import it as a stat of its own")
+            for table in (reader.units, reader.weapons):
+                for key, u in table.items():
+                    bad = [(k, v) for k, v in u.stats if k == s.id and not fits([v], *base)]
+                    if not bad:
+                        continue
+                    table[key] = dataclasses.replace(u, stats=tuple(p for p in u.stats if p not in bad),
+                                                     notes=u.notes + tuple(f"{s.title} {v}" for _, v in bad))
+                    reader.unsupported(f"values that do not fit the base stat the map names (left out of the "
+                                       f"profile, kept in its text)", f"{u.title}: {s.title} {bad[0][1]}",
+                                       f"{key}/{s.id}")
         if s.id in ids.implicit and base is not None and not fits(values, *base):
             new = ids.own_stat(s.title)
             ids.reused.discard(s.id)
@@ -50,7 +58,7 @@ def apart_from_base(stats: list[StatDef], reader: Reader, ids: Ids) -> list[Stat
 
 def read_files(paths: list[Path], ids: Ids | None = None) -> ArmyData:
     """Read a game system (first) and its catalogues into army data; :class:`DataError` for a bad file."""
-    roots = [(p, read_xml(p)) for p in paths]
+    roots = [(p, read_data(p)) for p in paths]
     kinds = [local(r) for _, r in roots]
     if kinds.count("gameSystem") != 1:
         raise DataError(f"give exactly one game system (.gst); got {kinds.count('gameSystem')} among "
@@ -118,7 +126,7 @@ def linked_catalogues(roots: list[tuple[Path, etree._Element]]) -> list[tuple[Pa
                 break
             found = _sniff_id(path)
             if found in wanted:
-                root = read_xml(path)
+                root = read_data(path)
                 if local(root) == "catalogue" and attr(root, "id") == found:
                     del wanted[found]
                     out.append((path, root))

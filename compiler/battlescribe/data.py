@@ -55,6 +55,7 @@ class UnitData:
     abilities: tuple[str, ...] = ()
     weapons: tuple[str, ...] = ()
     points: int | None = None
+    notes: tuple[str, ...] = ()  # values kept as text because they fit no stat (``Save 5+/5++``)
 
 
 @dataclass(frozen=True, slots=True)

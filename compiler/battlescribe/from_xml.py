@@ -187,25 +187,31 @@ class Reader:
                 seen.add(name)
                 sid = self.ids.stat(name)
                 self.stat_names[name] = sid
-                stats.append(StatDef(sid, name, "text", group=group))
+                if all(s.id != sid for s in stats):  # two characteristics the map makes one stat: declared once
+                    stats.append(StatDef(sid, name, "text", group=group))
         return stats
 
     def placement(self) -> dict[str, Counter[str]]:
-        """Where each profile type's profiles sit: under units and models, or under upgrades."""
+        """Where each profile type's profiles sit: under units and models, or under upgrades (there, or
+        reached by an info link from there: shared profiles count where they are used)."""
         placed: dict[str, Counter[str]] = defaultdict(Counter)
 
-        def visit(el: etree._Element, level: str) -> None:
+        def visit(el: etree._Element, level: str | None) -> None:
             for c in el:
                 name = local(c)
                 if name == "selectionEntry":
                     visit(c, "unit" if attr(c, "type") in ("unit", "model") else "upgrade")
-                elif name == "profile":
+                elif name == "profile" and level is not None:
                     placed[attr(c, "typeId")][level] += 1
+                elif name == "infoLink" and level is not None and attr(c, "type") == "profile":
+                    target = self.by_id.get(attr(c, "targetId"))
+                    if target is not None:
+                        placed[attr(target, "typeId")][level] += 1
                 else:
                     visit(c, level)
 
         for _, root in self.roots:
-            visit(root, "unit")
+            visit(root, None)
         return placed
 
     def stat_values(self, profile: etree._Element) -> tuple[tuple[str, str], ...]:
@@ -231,12 +237,13 @@ class Reader:
         return tuple(out)
 
     def keyword(self, key: str, fallback: str) -> str:
-        """The keyword of a category (by its id), declared on first use."""
+        """The keyword of a category, declared on first use: categories of one name are one keyword (older
+        files define an "HQ" in each force), unless warscribe wrote the file (its ids are the keywords')."""
         cat = self.by_id.get(key)
         name = attr(cat, "name") if cat is not None else fallback
         if not name:
             return ""
-        kid = self.ids.get(("category", key), name)
+        kid = self.ids.get(("category", key if key.startswith("ws-cat-") else "name:" + name.strip().lower()), name)
         self.keywords.setdefault(kid, Named(kid, name))
         self.origins.setdefault(kid, key)
         return kid
@@ -462,7 +469,8 @@ class Reader:
             g_high: int | None = None if any(t[2] is None for t in members) else sum(t[2] or 0 for t in members)
             if group is not None:  # a group of choices bounds the models it holds (10 to 20, any mix)
                 b_low, b_high = bounds[group]
-                extra += max(0, b_low - g_low) * members[0][3]
+                usual = max(members, key=lambda t: (t[2] if t[2] is not None else t[1], -members.index(t)))
+                extra += max(0, b_low - g_low) * usual[3]  # the group's minimum, of its most numerous kind
                 g_low = max(g_low, b_low)
                 g_high = b_high if g_high is None else (g_high if b_high is None else min(g_high, b_high))
             low += g_low

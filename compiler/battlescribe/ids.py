@@ -76,6 +76,8 @@ class Ids:
         self.renamed: list[str] = []
         #: Base stats taken because a characteristic is spelled like them (not named by the map).
         self.implicit: set[str] = set()
+        #: Base stats the map names.
+        self.explicit: set[str] = set()
 
     def get(self, key: tuple[str, str], name: str) -> str:
         if key in self.by_key:
@@ -103,7 +105,10 @@ class Ids:
         mapped = self.stat_map.get(name) or (stat_id(name) if stat_id(name) in self.base_stats else None)
         if mapped is not None:
             self.reused.add(mapped)
-            if name not in self.stat_map:
+            if name in self.stat_map:  # named by the map: the base's stat, whatever else is spelled like it
+                self.implicit.discard(mapped)
+                self.explicit.add(mapped)
+            elif mapped not in self.explicit:
                 self.implicit.add(mapped)
             self.by_key[key] = mapped
             return mapped

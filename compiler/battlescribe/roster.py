@@ -17,7 +17,8 @@ from lxml import etree
 
 from compiler import ast as A
 from compiler.battlescribe.data import slug
-from compiler.battlescribe.xmlfile import DataError, attr, children, local, read_xml
+from compiler.battlescribe.versions import read_data
+from compiler.battlescribe.xmlfile import DataError, attr, children, local
 from compiler.model.ruleset import Ruleset
 
 
@@ -91,7 +92,7 @@ def _models_and_weapons(sel: etree._Element, names: dict[str, str], weapons: set
 
 def read_roster(path: Path, model: Ruleset) -> Roster:
     """The army list of the roster at ``path`` in the terms of ``model``; :class:`DataError` for a bad file."""
-    root = read_xml(path)
+    root = read_data(path)
     if local(root) != "roster":
         raise DataError(f"{path} is a BattleScribe {local(root) or 'file'}, not a roster (.ros or .rosz)")
     names, weapons = _lookup(model)

@@ -95,8 +95,11 @@ def _stat_decl(s: StatDef) -> list[str]:
 
 def _profile(kind: str, u_id: str, title: str, stats: tuple[tuple[str, str], ...], kinds: dict[str, str],
              keywords: tuple[str, ...] = (), abilities: tuple[str, ...] = (), weapons: tuple[str, ...] = (),
-             points: int | None = None) -> list[str]:
+             points: int | None = None, notes: tuple[str, ...] = ()) -> list[str]:
     lines = [f"  {kind} {u_id} {quote(title)}:"]
+    if notes:
+        lines.append("    " + prose("Imported as text, since the base's stat cannot hold it: "
+                                    + "; ".join(notes) + ".", "    "))
     line = "  ".join(f"{sid} {value(v, kinds.get(sid, 'text'))}" for sid, v in stats)
     if line:
         lines.append("    " + line)
@@ -177,7 +180,8 @@ def ruleset_files(data: ArmyData, ruleset_id: str, ids: Ids, base: Base | None =
     if data.units or data.squads or data.weapons:
         prof.append(f"section {section('datasheets', 'Datasheets')} \"Datasheets\":")
         for u in data.units:
-            prof += _profile("unit", u.id, u.title, u.stats, kinds, u.keywords, u.abilities, u.weapons, u.points)
+            prof += _profile("unit", u.id, u.title, u.stats, kinds, u.keywords, u.abilities, u.weapons, u.points,
+                             u.notes)
             prof.append("")
         for q in data.squads:
             size = f"{q.low}" if q.low == q.high else f"{q.low}..{q.high}"
@@ -191,7 +195,7 @@ def ruleset_files(data: ArmyData, ruleset_id: str, ids: Ids, base: Base | None =
                 prof.append("    abilities " + ", ".join(q.abilities))
             prof.append("")
         for w in data.weapons:
-            prof += _profile("weapon", w.id, w.title, w.stats, kinds, w.keywords, w.abilities)
+            prof += _profile("weapon", w.id, w.title, w.stats, kinds, w.keywords, w.abilities, notes=w.notes)
             prof.append("")
     files["profiles.rules"] = "\n".join(prof or ["# No units or weapons."]).rstrip("\n") + "\n"
 

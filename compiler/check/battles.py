@@ -117,8 +117,8 @@ def _game(ctx: Context, game: A.Game) -> None:
         if r.event not in EVENTS:
             _unknown(ctx, "event", r.event, r.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
         _effects(ctx, game.id, r.effects)
-        if r.requires is not None:
-            _status(ctx, r.requires, r.span)
+        for name in ((r.requires,) if r.requires is not None else ()) + r.unless:
+            _status(ctx, name, r.span)
     _scoring(ctx, game, stats)
     for counter in game.counters:
         _counter(ctx, counter.situation, counter.span)
@@ -297,6 +297,10 @@ def _line(ctx: Context, sc: A.Scenario) -> None:
                        f"({MAX_TABLE_INCHES:,})", sc.span, "set the sides closer")
         return
     board = f'which runs from 0" to {length}"'
+    for side in sc.sides:
+        if side.zone is not None:
+            ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"side '{side.id}' has a deployment zone, but the battlefield "
+                           "is one line", side.span, 'give the scenario a table: table 48" by 48"')
     for t in sc.terrain:
         ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"terrain '{t.id}' needs a table", t.span,
                        'say how large the table is: table 48" by 48"')
@@ -348,14 +352,31 @@ def _table(ctx: Context, sc: A.Scenario, game: A.Game | None, size: tuple[int, i
             if x0 <= x <= x1 and y0 <= y <= y1:
                 ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"{what} at {x}\", {y}\" stands in impassable terrain "
                                f"'{t.id}'", span, "place it outside the impassable ground")
+    zoned = [side for side in sc.sides if side.zone is not None]
+    for i, a in enumerate(zoned):
+        assert a.zone is not None
+        if a.zone[2] > width or a.zone[3] > depth:
+            _off(ctx, f"the deployment zone of side '{a.id}'", f'{a.zone[2]}", {a.zone[3]}"', a.span, board,
+                 "keep it on the table")
+        for b in zoned[i + 1:]:
+            assert b.zone is not None
+            if min(a.zone[2], b.zone[2]) > max(a.zone[0], b.zone[0]) and \
+                    min(a.zone[3], b.zone[3]) > max(a.zone[1], b.zone[1]):
+                ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"the deployment zones of sides '{a.id}' and '{b.id}' "
+                               "overlap", b.span, "give each side its own part of the table")
     for s, side in enumerate(sc.sides):
         for u in side.units:
             if u.at is not None and u.at_y is None:
                 ctx.sink.error(codes.SCENARIO_UNPLAYABLE, "a unit on a table is placed at two numbers", u.span,
                                'say across and up: at 12", 4"')
-            x = u.at if u.at is not None else width // 2
-            y = u.at_y if u.at_y is not None else (depth if s else 0)
+            zone = side.zone
+            x = u.at if u.at is not None else ((zone[0] + zone[2]) // 2 if zone else width // 2)
+            y = u.at_y if u.at_y is not None else ((zone[1] + zone[3]) // 2 if zone else (depth if s else 0))
             place("a unit placed", x, y, u.span)
+            if zone is not None and u.at is not None and u.at_y is not None and \
+                    not (zone[0] <= x <= zone[2] and zone[1] <= y <= zone[3]):
+                ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"a unit placed at {x}\", {y}\" is outside the deployment "
+                               f"zone of side '{side.id}'", u.span, "place it in its side's zone")
     for o in sc.objectives:
         if len(o.at) != 2:
             ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"objective '{o.id}' on a table is placed at two numbers",

@@ -112,8 +112,8 @@ def table(path: str, name: str, with_: tuple[str, ...], as_json: bool) -> None:
 @click.option("--verbose", "-v", is_flag=True, help="List every example, property and claim.")
 @click.option("--coverage", is_flag=True,
               help="Also report, per ruleset, which tests, tables, formulas, modifiers, attacks and abilities the "
-                   "examples exercise, which rules drive the resolver or the battle engine, and which are prose only "
-                   "or unmarked.")
+                   "examples exercise; which rules run in battle (in a few games of each scenario), which run only "
+                   "in the resolver, which only link declarations nothing ran, and which are prose only or unmarked.")
 @click.option("--strict", is_flag=True,
               help="With --coverage: exit 1 when a table, test, formula, modifier or attack is exercised by no "
                    "example.")
@@ -123,7 +123,9 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     A claim is judged at every point of its grid and its verdict printed ("holds in 35% of the
     grid"); it fails only when it cannot be worked out.  --coverage adds a table per ruleset:
     of its tables, tests, formulas, modifiers, attacks and abilities, how many the examples
-    exercise, and which rules are prose only; --strict then also fails when a table, test,
+    exercise; which rules run in battle (a few games of each scenario are played, recording
+    what they use), which run only in the resolver, which only link what nothing ran, and which
+    are prose only; --strict then also fails when a table, test,
     formula, modifier or attack is exercised by none.
     """
     verbose = verbose or is_verbose()  # -v given before the command too
@@ -150,9 +152,10 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     with progress("test", len(result.rulesets), "ruleset") as advance:
         for done, model in enumerate(result.rulesets, 1):
             if coverage:  # the coverage run is the test run: every example, recording what it uses
+                from compiler.battle.ran import ran_in_battle
                 from compiler.resolve.coverage import coverage as coverage_of
 
-                covs.append(coverage_of(model))
+                covs.append(coverage_of(model, ran_in_battle(model)))
                 pairs.extend((model, r) for r in covs[-1].examples)
             else:
                 pairs.extend((model, r) for r in run_ruleset(model, exact=exact))

@@ -63,6 +63,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     from compiler.battle import (POLICIES, Battle, HumanPolicy, LogError, Policy, ReplayMismatch, Rules, open_log,
                                  replay, write_log)
     from compiler.resolve.core import ResolveError
+    from compiler.cli.battlemap import battle_map
     from compiler.cli.narrate import Narrator, label_units_by_side
 
     refuse(**{"--replay": replay_log, "--seed": seed, "--auto": auto, "--side": side, "SCENARIO": scenario,
@@ -99,11 +100,20 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
         if as_json:
             click.echo(json.dumps(event, sort_keys=True, ensure_ascii=False))
             return
+        if playing and event["turn"] != drawn_at[-1]:  # on a table, the map as each game turn begins
+            drawn_at.append(event["turn"])
+            drawn = battle_map(playing[-1].state)
+            if drawn is not None:
+                console.print(drawn)
         text = narrator.line(event)
         if text is not None:
             console.print(text)
 
+    playing: list[Battle] = []
+    drawn_at: list[int] = [0]
+
     def begin(battle: Battle) -> None:
+        playing.append(battle)
         label_units_by_side(battle.state.units, battle.state.side_titles)
         for line in [] if as_json else narrator.header(sc, battle_seed, battle.state.units):
             console.print(line)
@@ -169,7 +179,7 @@ def _log_target(log: Path, path: str, force: bool) -> Path:
         raise usage_error(str(err))
 
 
-def _workers(jobs: int, games: int, force: bool) -> int:
+def workers(jobs: int, games: int, force: bool) -> int:
     """``--jobs`` held to the work (chunks of games) and, unless ``force``, to the machine's cores."""
     from compiler.battle.simulate import CHUNK
 
@@ -229,17 +239,33 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
               help=f"Worker processes (the answer does not depend on it): at most {MAX_JOBS}, and never more than "
                    f"the chunks of 250 games or, without --jobs-force, the machine's cores.")
 @click.option("--jobs-force", is_flag=True, help="Start more workers than the machine has cores.")
-@click.option("--policy", default="greedy", help="How both sides decide: greedy or random.")
+@click.option("--policy", default="greedy", metavar="A[:B]",
+              help="How the sides decide (greedy or random): one policy for both, or one per side in the "
+                   "scenario's order (greedy:random).")
+@click.option("--tournament", is_flag=True,
+              help="Play every pair of the --policies (default: all) in both seatings and print a table of "
+                   "win rates with 95% intervals.")
+@click.option("--policies", metavar="A,B,…",
+              help="With --tournament: the policies that play each other; with --against: make the judgement "
+                   "under each, and flag a side whose change goes one way under one and the other way under another.")
 @click.option("--against", help="Also play under this base ruleset and report the change.")
 @click.option("--scheduler", help="A dask.distributed scheduler address.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: win and draw rates with 95% intervals.")
 @click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
               help="Play this army list for a side: a list file (one unit a line) or a BattleScribe roster "
                    "(.ros, .rosz); repeatable.")
+@click.option("--exact", is_flag=True,
+              help="Work out the exact law of the outcome instead of sampling (deterministic policies; refused, "
+                   "with the count, past the limit of positions).")
 def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, jobs_force: bool, policy: str,
-             against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...]) -> None:
-    """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer."""
-    jobs = _workers(jobs, games, jobs_force)
+             against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...],
+             exact: bool, tournament: bool, policies: str | None) -> None:
+    """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer.
+
+    With --exact: each side's chance of winning, the draw's, the models left and the game turns,
+    exactly (fractions in --json), worked out over every position the battle can reach.
+    """
+    jobs = workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
     from compiler.resolve.core import ResolveError
     from compiler.battle.simulate import against as change
@@ -247,8 +273,18 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
 
     compiled, model = compile_one(path)
     sc = pick_scenario(model, scenario)
-    if policy not in POLICIES:
-        raise unknown_name(f"unknown policy '{policy}'", policy, list(POLICIES), "policies")
+    from compiler.battle.simulate import side_policies
+
+    for name in policy.split(":") + (policies.split(",") if policies else []):
+        if name not in POLICIES:
+            raise unknown_name(f"unknown policy '{name}'", name, list(POLICIES), "policies")
+    try:
+        per_side = side_policies(policy, len(sc.sides))
+    except ValueError as e:
+        raise usage_error(str(e))
+    if policies is not None and not (tournament or against):
+        raise usage_error("--policies names the players of a --tournament or of an --against judgement; add one "
+                          "of them, or use --policy A[:B]")
     lists = []
     for given in armies:
         side, _, file = given.partition("=")
@@ -257,6 +293,19 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                               f"({', '.join(s.id for s in sc.sides)})")
         lists.append((side, tuple(list_units(Path(file), model, quiet=True))))
     sc = with_armies(sc, tuple(lists))
+    if exact:
+        from compiler.cli.exact import exact_answer
+
+        refuse(**{"--exact": exact, "--against": against, "--scheduler": scheduler, "--tournament": tournament})
+        exact_answer(compiled, model, sc, per_side, as_json)
+        return
+    if tournament:
+        from compiler.cli.tournament import play_tournament
+
+        refuse(**{"--tournament": tournament, "--against": against})
+        names = list(dict.fromkeys(policies.split(","))) if policies else list(POLICIES)
+        play_tournament(compiled, model, path, sc, names, games, seed, jobs, scheduler, tuple(lists), as_json)
+        return
     from compiler.cli.progress import progress
 
     base_model = None
@@ -272,9 +321,16 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
             if against is not None and base_model is not None:
                 base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
                            progress=lambda done: advance(games + done))
-                out["against"] = {"ruleset": base_model.id, "title": base_model.title,
+                from compiler.cli.judge import flags, judge, judged
+
+                out["against"] = {"ruleset": base_model.id, "title": base_model.title, "policy": policy,
                                   "base": summary(base_model, sc, base, seed, policy),
-                                  "change": change(sc, tally, base)}
+                                  "change": judged(change(sc, tally, base))}
+                if policies:
+                    names = list(dict.fromkeys(policies.split(",")))
+                    under = judge(path, against, sc, names, games, seed, jobs, scheduler, tuple(lists))
+                    out["against"]["under"] = under
+                    out["against"]["flags"] = flags([{"policy": policy, "change": out["against"]["change"]}] + under)
     except ResolveError as err:  # a volley too big to work out (thousands of attacks): located, one sentence
         report_resolve_error(err, dict(compiled.sources))
         raise Exit(1)
@@ -293,11 +349,15 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                f"{out['turns_mean']:.2f} game turns on average")
     if "against" in out:
         titles = {side.id: side.title for side in sc.sides}
-        say(f"  against {out['against']['title']}:")
+        say(f"  against {out['against']['title']} (policy {policy}):")
         for c in out["against"]["change"]:
             lo, hi = c["ci95"]
             say(f"    {titles.get(c['id'], c['id'])}: wins {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
-                       f"{_points(c['change'])} (95% CI {_points(lo, False)} to {_points(hi)})")
+                       f"{_points(c['change'])} (95% CI {_points(lo, False)} to {_points(hi)}): {c['verdict']}")
+        if "under" in out["against"]:
+            from compiler.cli.judge import print_judgements
+
+            print_judgements(out["against"]["under"], out["against"]["flags"], titles)
 
 
 def _points(change: float, unit: bool = True) -> str:

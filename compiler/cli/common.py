@@ -2,6 +2,8 @@
 how usage errors and diagnostics are printed, compiling the one ruleset a command is about."""
 from __future__ import annotations
 
+import errno
+
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
@@ -196,6 +198,15 @@ class Group(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise Exit(130) from None
+        except OSError as err:  # what a command did not foresee of the system: one sentence, never a traceback
+            if isinstance(err, BrokenPipeError) or ctx.parent is not None:
+                raise
+            name = str(err.filename or "")
+            where = f"{name[:80]}{'…' if len(name) > 80 else ''}: " if name else ""
+            if err.errno == errno.ENAMETOOLONG:
+                raise usage_error(f"{where}a name in this path is too long for the file system") from None
+            click.echo(f"warscribe: error: {where}{err.strerror or err}", err=True)
+            raise Exit(1) from None
 
 
 def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:

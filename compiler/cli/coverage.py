@@ -30,6 +30,9 @@ def coverage_json(cov: Coverage) -> dict[str, Any]:
         "pinned_by": {i: list(cov.pinned.get(i, ())) for i, _ in cov.executable},
         "unexercised": [{"id": i, "kind": k} for i, k in cov.executable if not cov.pinned.get(i)],
         "driving_rules": list(cov.driving),
+        "runs_in_battle": list(cov.in_battle),
+        "runs_in_resolver_only": list(cov.resolver_only),
+        "links_only": list(cov.links_only),
         "prose_only": [{"id": i, "kind": k, "reason": r} for i, k, r in cov.prose_only],
         "unmarked_rules": list(cov.unmarked),
     }
@@ -45,10 +48,11 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], v
 
     console = make_console()
     if not console.is_terminal and not os.environ.get("COLUMNS"):
-        console.width = 130  # piped or captured: wide enough for every column
-    title = ("Executable coverage: declarations exercised by examples; rules that drive the resolver or "
-             "the battle engine, are prose only (and say why) or are unmarked")
-    headers = [PLURAL.get(kind, kind + "s") for kind in KIND_ORDER] + ["all", "driving", "prose only", "unmarked"]
+        console.width = 160  # piped or captured: wide enough for every column
+    title = ("Executable coverage: declarations exercised by examples; rules that run in battle, run only in "
+             "the resolver, only link what nothing ran, are prose only (and say why) or are unmarked")
+    headers = [PLURAL.get(kind, kind + "s") for kind in KIND_ORDER] + ["all", "in battle", "resolver only",
+                                                                       "links only", "prose only", "unmarked"]
     rows = []
     for cov in covs:
         counts = cov.by_kind()
@@ -59,7 +63,8 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], v
             cells.append(f"[red]{text}[/red]" if done < total else text)
         done_all, total_all = len(cov.exercised), len(cov.executable)
         cells.append(f"{done_all}/{total_all}")
-        cells += [str(len(cov.driving)), str(len(cov.prose_only)),
+        cells += [str(len(cov.in_battle)), str(len(cov.resolver_only)),
+                  f"[yellow]{len(cov.links_only)}[/yellow]" if cov.links_only else "0", str(len(cov.prose_only)),
                   f"[yellow]{len(cov.unmarked)}[/yellow]" if cov.unmarked else "0"]
         rows.append((cov.ruleset, cells))
     if console.width >= STACK_BELOW:
@@ -91,7 +96,8 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], v
                 console.print(shown(f"prose only: {cov.ruleset} {kind} {decl_id}: {reason}"), markup=False)
             for decl_id in cov.unmarked:
                 where = spans.get(cov.ruleset, {}).get(decl_id, "")
+                what = ("links declarations no example and no battle ran" if decl_id in cov.links_only
+                        else "drives neither the resolver nor the battle engine")
                 console.print(shown(f"unmarked: {cov.ruleset} rule {decl_id}" + (f" ({where})" if where else ""))
-                              + ": drives neither the resolver nor the battle engine, nor says why"
-                              " (add a 'prose only' note)",
+                              + f": {what}, nor says why (add a 'prose only' note)",
                               markup=False)

@@ -159,7 +159,8 @@ class Narrator:
 
     def end(self, event: dict[str, Any]) -> str:
         reason = event.get("reason") or ""
-        how = self.cite(reason) if reason and self.model.get(reason) is not None else escape(reason)
+        how = (self.cite(reason) if self.model.get(reason) is not None else f"({escape(reason.replace('_', ' '))})") \
+            if reason else ""
         if event.get("winner"):
             verdict = f"[bold]{_agree(event.get('winner_title') or event['winner'], 'wins', 'win')}[/bold]"
         else:

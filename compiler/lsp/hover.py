@@ -95,6 +95,20 @@ def _outside_code(text: str) -> str:
     return "".join(pieces) + _no_pictures(text[pos:])
 
 
+def _fenced(text: str, lang: str) -> str:
+    """``text`` in a code fence longer than any run of backticks in it: it cannot end the fence.
+
+    >>> print(_fenced('1 -> "```"', "text"))
+    ````text
+    1 -> "```"
+    ````
+    """
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
 def _no_pictures(text: str) -> str:
     return text.replace("<", "&lt;").replace("![", "\\![")
 
@@ -172,10 +186,10 @@ def describe(snap: Snapshot, decl: A.Decl) -> str:
     if not lexicon:
         src = _source(snap, decl)
         if src:
-            parts.append(f"```warscribe\n{src}\n```")
+            parts.append(_fenced(src, "warscribe"))
     odds = _odds(snap, decl)
     if odds:
-        parts.append(f"```text\n{odds}\n```")
+        parts.append(_fenced(odds, "text"))
     return "\n\n".join(parts)
 
 

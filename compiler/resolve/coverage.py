@@ -7,13 +7,16 @@ modifier or ability that changed a number — as recorded by :mod:`compiler.trac
 example runs (with a memo that remembers what each of its entries used, so an example that
 reuses what an earlier one worked out is credited with it too).
 
-A rule *drives the resolver* when it holds an executable declaration (or a custom die) or
-links to one, or holds a note pinned by an example.  It drives the battle engine when it holds
-or links to a declaration the engine plays: a ``scenario``, a ``game`` some scenario plays, or
-a phase of such a game with actions, combats or orders.  Either way it counts as *driving*.  Any
-other rule should say why nothing runs it, with a ``prose only "reason": …`` note; one that
-does not is *unmarked*.  An ability with neither hooks nor effects (a name the army lists
-give a meaning to) is prose only as well.
+A rule *runs in the resolver* when an executable declaration it holds or links (or a custom die
+it holds) was exercised by an example, or a note it holds is pinned by one.  It *runs in battle*
+when something it holds or links was used while its scenarios were played — the ids a caller
+passes as ``battle`` (:func:`compiler.battle.ran_in_battle` finds them: the scenario, its game,
+the phases, actions, orders, attacks, tests and scores the games used).  Either way it counts as
+*driving*.  A rule that holds or links such declarations but none of them ran *only links*: it
+should say why nothing plays it, with a ``prose only "reason": …`` note, like any other rule
+that runs nothing; one that does not is *unmarked* (an only-linking one is listed apart).  An
+ability with neither hooks nor effects (a name the army lists give a meaning to) is prose only
+as well.
 
 >>> from compiler.driver import compile_text
 >>> rs = compile_text('ruleset d "D":\\n  version 1.0.0\\nstat BS "BS" 1..10: "Aim."\\n'
@@ -23,6 +26,15 @@ give a meaning to) is prose only as well.
 >>> c = coverage(rs)
 >>> c.pinned["hit"], c.unexercised, c.unmarked
 (('e',), ('dodge',), ('charge',))
+
+A rule linking a test no example and no battle uses only links; it does not drive anything:
+
+>>> rs = compile_text('ruleset d "D":\\n  version 1.0.0\\nstat BS "BS" 1..10: "Aim."\\n'
+...                   'test dodge(BS) "Dodge" = roll d6 > BS\\n'
+...                   'rule duck "Duck": "Roll [[dodge]] to duck."\\n').rulesets[0]
+>>> c = coverage(rs)
+>>> c.driving, c.links_only, c.unmarked
+((), ('duck',), ('duck',))
 """
 from __future__ import annotations
 
@@ -50,9 +62,17 @@ class Coverage:
     executable: tuple[tuple[str, str], ...]  # (id, kind) in document order
     pinned: Mapping[str, tuple[str, ...]]  # executable id -> ids of the examples that exercise it
     examples: tuple[Result, ...]  # every example, property and claim, as run
-    driving: tuple[str, ...]  # rules that drive the resolver or the battle engine
+    driving: tuple[str, ...]  # rules that ran: in the resolver, in battle or both
     prose_only: tuple[tuple[str, str, str], ...]  # (id, kind, reason): marked rules and inert abilities
-    unmarked: tuple[str, ...] = ()  # rules that neither drive the resolver nor say why not
+    unmarked: tuple[str, ...] = ()  # rules that run nothing and do not say why
+    in_battle: tuple[str, ...] = ()  # driving rules something of which ran in battle
+    links_only: tuple[str, ...] = ()  # rules that hold or link executable or battle declarations, none of which ran
+
+    @property
+    def resolver_only(self) -> tuple[str, ...]:
+        """The driving rules that run in the resolver but not in battle."""
+        battle = set(self.in_battle)
+        return tuple(r for r in self.driving if r not in battle)
 
     @property
     def exercised(self) -> tuple[str, ...]:
@@ -133,43 +153,63 @@ def _nested(items: tuple[A.Decl, ...]) -> Iterator[A.Decl]:
 
 
 def played(model: Ruleset) -> set[str]:
-    """The ids the battle engine executes: every scenario, each game a scenario plays, and the
-    phases of those games that offer actions, combats or orders."""
+    """The ids the battle engine may execute: every scenario, each game a scenario plays, the
+    phases of those games, and their actions, orders, scores and victory conditions."""
     scenarios = model.of_type(A.Scenario)
     games = {s.game for s in scenarios if s.game}
     out = {s.id for s in scenarios if s.id}
     for game in model.of_type(A.Game):
-        if game.id in games:
+        if game.id in games or (scenarios and not games):
             out.add(game.id)
-            out.update(ph.id for ph in game.phases if ph.actions or ph.combats or ph.orders)
+            out.update(ph.id for ph in game.phases)
+            out.update(a.id for ph in game.phases for a in ph.actions)
+            out.update(o.id for ph in game.phases for o in ph.orders)
+            out.update(sc.id for sc in game.scores)
+            out.update(v.id for v in game.victories)
     return out
 
 
-def coverage(model: Ruleset) -> Coverage:
-    """Run every example of a ruleset, recording what each one exercises; classify its rules."""
+def coverage(model: Ruleset, battle: frozenset[str] | set[str] = frozenset()) -> Coverage:
+    """Run every example of a ruleset, recording what each one exercises; classify its rules.
+
+    ``battle``: the ids its battles used (:func:`compiler.battle.ran_in_battle`); none by default.
+    """
     pinned, results = exercised_by(model)
     executable = tuple((d.id, kind_of(d)) for d in model.walk() if _executable(d))
     runnable = {i for i, _ in executable}
-    battle = played(model)
+    playable = played(model)
     exercised_ids = {d.id for d in model.walk() if isinstance(d, (A.Example, A.Property))}
+    ran = {i for i in runnable if pinned.get(i)}
     driving: list[str] = []
+    in_battle: list[str] = []
+    links_only: list[str] = []
     unmarked: list[str] = []
     prose_only: list[tuple[str, str, str]] = [(a.id, "ability", INERT_ABILITY_REASON)
                                               for a in model.of_type(A.Ability) if not _executable(a)]
     for rule in model.of_type(A.Rule):
-        inside = [d for d in _nested(rule.body) if _executable(d) or isinstance(d, A.Die)
-                  or isinstance(d, A.Note) and any(e in exercised_ids for e, _ in d.pinned_by)
-                  or isinstance(d, (A.Game, A.Scenario)) and d.id in battle]
-        links = [n for n in _links(rule.body) if n in runnable or n in battle]
+        held = [d for d in _nested(rule.body) if d.id and (_executable(d) or isinstance(d, A.Die)
+                                                            or isinstance(d, (A.Game, A.Scenario)))]
+        ids = {d.id for d in held} | {n for n in _links(rule.body) if n in runnable or n in playable}
+        ids |= {ph.id for d in held if isinstance(d, A.Game) for ph in d.phases}
+        pinned_note = any(isinstance(d, A.Note) and any(e in exercised_ids for e, _ in d.pinned_by)
+                          for d in _nested(rule.body))
+        dice = any(isinstance(d, A.Die) for d in held)  # custom dice are not traced: held counts as run
+        resolver = bool(ids & ran) or pinned_note or dice
+        in_play = bool(ids & battle)
         reasons = [n.title for n in rule.body if isinstance(n, A.Note) and n.kind == "prose only"]
-        if inside or links:
+        if resolver or in_play:
             driving.append(rule.id)
-        elif reasons:
+            if in_play:
+                in_battle.append(rule.id)
+            continue
+        if ids:
+            links_only.append(rule.id)
+        if reasons:
             prose_only.append((rule.id, "rule", "; ".join(reasons)))
         else:
             unmarked.append(rule.id)
     return Coverage(model.id, executable, {i: pinned[i] for i in runnable if i in pinned}, results,
-                    tuple(driving), tuple(prose_only), tuple(unmarked))
+                    tuple(driving), tuple(prose_only), tuple(unmarked), tuple(in_battle), tuple(links_only))
 
 
 def pins(model: Ruleset) -> dict[str, tuple[str, ...]]:

@@ -141,9 +141,9 @@ def _work_tree_ids(repo: Path, paths: list[str], length: int) -> dict[str, str]:
 def repo_root(path: Path) -> Path | None:
     """The top folder of the git work tree that holds ``path`` (None outside git, or without git)."""
     probe = path.resolve()
-    while not probe.exists() and probe != probe.parent:
+    while not os.path.exists(probe) and probe != probe.parent:
         probe = probe.parent
-    if probe.is_file():
+    if os.path.isfile(probe):
         probe = probe.parent
     try:
         r = _git(probe, "rev-parse", "--show-toplevel")
@@ -287,7 +287,7 @@ def load_side(spec: SideSpec) -> Loaded:
         model = _pick(result, spec)
         return Loaded(spec, model, result.diagnostics, result.sources)
     path = Path(spec.path)
-    repo = repo_root(path if path.exists() else Path.cwd() / path)
+    repo = repo_root(path if os.path.exists(path) else Path.cwd() / path)  # (never raises: a name too long)
     if repo is None:
         raise SourceError(f"{spec.path} is not in a git repository, so '{spec.revision}' means nothing there")
     return load_commit(repo, resolve_revision(repo, spec.revision), spec)

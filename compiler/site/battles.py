@@ -28,6 +28,9 @@ from compiler.model.ruleset import Ruleset
 
 #: Games simulated per scenario for the page, and the run's seed.
 GAMES = 400
+#: The policy both sides play on the page: the strongest the build affords (greedy beats random in
+#: both seatings on every bundled scenario: ``simulate --tournament``); the page names it.
+POLICY = "greedy"
 SEED = 1
 
 _CACHE: dict[tuple[str, str, str], Tally] = {}
@@ -56,6 +59,12 @@ class Change:
     low: float
     high: float
 
+    @property
+    def verdict(self) -> str:
+        """How sure the change is: "more wins" or "fewer wins" when its 95% interval leaves out 0,
+        else "no clear change"."""
+        return "more wins" if self.low > 0 else "fewer wins" if self.high < 0 else "no clear change"
+
 
 @dataclass(frozen=True)
 class ReportTurn:
@@ -78,6 +87,8 @@ class ScenarioView:
     result: str
     changes: tuple[Change, ...]
     base_title: str | None
+    ends: tuple[Rate, ...] = ()  # how the games ended: a victory condition met, or the last turn played
+    policy: str = POLICY
 
 
 #: Fields of a declaration written for readers (titles, definitions, prose, cross-references, the
@@ -134,7 +145,7 @@ def _tally(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> Tally:
     found = _CACHE.get((rs.id, key, sc.id))
     if found is None:
         stored = f"{rs.id}\0{sc.id}\0{key}\0{GAMES}\0{SEED}".encode()
-        found = remembered("battles", stored, partial(play_games, rules, sc, "greedy", SEED, 0, GAMES),
+        found = remembered("battles", stored, partial(play_games, rules, sc, POLICY, SEED, 0, GAMES),
                            lambda t: isinstance(t, Tally) and t.games == GAMES)
         _CACHE[(rs.id, key, sc.id)] = found
     return found
@@ -163,6 +174,17 @@ def _rates(sc: A.Scenario, t: Tally) -> tuple[Rate, ...]:
         out.append(Rate(f"{side.title} win", t.wins[k], t.games, t.wins[k] / t.games, lo, hi))
     lo, hi = wilson(t.draws, t.games)
     out.append(Rate("Draw", t.draws, t.games, t.draws / t.games, lo, hi))
+    return tuple(out)
+
+
+def _ends(game: A.Game | None, t: Tally) -> tuple[Rate, ...]:
+    """How the games ended: each victory condition met (by its title), or the turn limit."""
+    titles = {v.id: v.title for v in game.victories} if game is not None else {}
+    out = []
+    for reason, k in t.ends:
+        lo, hi = wilson(k, t.games)
+        label = titles.get(reason) or ("The last game turn was played" if reason == "turn limit" else reason)
+        out.append(Rate(label, k, t.games, k / t.games, lo, hi))
     return tuple(out)
 
 
@@ -246,7 +268,8 @@ def scenario_views(rs: Ruleset) -> list[ScenarioView]:
             s.title for s in sc.sides if s.id == sc.first)
         views.append(ScenarioView(sc, sides, f'{sc.distance or 0}" apart', first, turns, _rates(sc, t),
                                   t.turns / t.games, report, result, changes,
-                                  base.title if changes and base is not None else None))
+                                  base.title if changes and base is not None else None,
+                                  _ends(game if isinstance(game, A.Game) else None, t)))
     return views
 
 

@@ -193,7 +193,7 @@ def _decl(rs: Ruleset, d: A.Decl, sitemap: SiteMap, sources: Mapping[str, str], 
         out["turns"] = d.turns
         out["distance"] = d.distance
         out["first"] = d.first
-        out["sides"] = [{"id": s.id, "title": s.title,
+        out["sides"] = [{"id": s.id, "title": s.title, "deploy": list(s.zone) if s.zone else None,
                          "units": [{"models": u.count, "unit": u.name, "weapons": list(u.weapons),
                                     "at": u.at if u.at_y is None else [u.at, u.at_y]}
                                    for u in s.units]} for s in d.sides]

@@ -49,17 +49,17 @@ _RULESET = ("site", "rs", "r")
 TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
     "home.md.j2": ("site", "r", "summaries"),
     "comparison.md.j2": ("site", "r", "matchups"),
-    "overview.md.j2": _RULESET + ("counts", "contents", "loose", "notes", "base"),
+    "overview.md.j2": _RULESET + ("counts", "contents", "loose", "notes", "base", "fidelity", "words"),
     "rulebook.md.j2": _RULESET + ("section", "body", "previous", "next"),
     "lexicon.md.j2": _RULESET + ("groups", "entries"),
-    "quick-reference.md.j2": _RULESET + ("tables", "tests", "modifiers", "abilities", "games", "attacks"),
+    "quick-reference.md.j2": _RULESET + ("tables", "records", "tests", "modifiers", "abilities", "games", "attacks"),
     "datasheets.md.j2": _RULESET + ("units", "weapons", "squads", "unit_stats", "weapon_stats", "armies",
                                     "unit_blocks", "samples"),
     "examples.md.j2": _RULESET + ("groups", "views"),
     "notes.md.j2": _RULESET + ("groups",),
     "house-rules.md.j2": _RULESET + ("base", "view"),
     "changes.md.j2": _RULESET + ("history", "releases"),
-    "battles.md.j2": _RULESET + ("views", "games", "seed"),
+    "battles.md.j2": _RULESET + ("views", "games", "seed", "left_out", "words"),
     REFERENCES_TEMPLATE: ("refs", "level", "r", "rs", "extra"),
     **{name: ("d", "level", "r", "rs", "extra") for name in ITEM_TEMPLATES.values()},
 }
@@ -220,11 +220,13 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
     sections = [d for d in rs.items if isinstance(d, A.Section)]
     loose = tuple(d for d in rs.items if not isinstance(d, A.Section))
 
+    from compiler.site.fidelity import WORDS, fidelity, left_out
+
     r = data.tools(roles["overview"])
     pages.append(Page(roles["overview"], rs.title, "overview.md.j2", dict(
         site=site, rs=rs, r=r, counts=counts(rs), contents=_contents(rs),
         loose=Markup(render_items(env, data, loose, 2, r)),
-        notes=_notes(rs), base=rs.base,
+        notes=_notes(rs), base=rs.base, fidelity=fidelity(rs), words=WORDS,
     )))
     for i, sec in enumerate(sections):
         path = section_page(rs.id, sec.id)
@@ -246,7 +248,9 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
     r = data.tools(roles["quickref"])
     pages.append(Page(roles["quickref"], "Quick reference", "quick-reference.md.j2", dict(
         site=site, rs=rs, r=r,
-        tables=[data.tables[t.id] for t in rs.of_type(A.Table)],
+        tables=[data.tables[t.id] for t in rs.of_type(A.Table) if not record_table(rs, t, data.uses)],
+        records=[(data.tables[t.id], [u for u in data.uses.get(t.id, ()) if isinstance(rs.get(u), A.Note)])
+                 for t in rs.of_type(A.Table) if record_table(rs, t, data.uses)],
         tests=list(rs.of_type(A.Test)), modifiers=list(rs.of_type(A.Modifier)),
         abilities=[a for a in rs.of_type(A.Ability) if a.hooks or a.effects or a.defence],
         games=list(rs.of_type(A.Game)), attacks=list(rs.of_type(A.Attack)),
@@ -277,13 +281,24 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
         from compiler.site.battles import GAMES, SEED, scenario_views
         r = data.tools(roles["battles"])
         pages.append(Page(roles["battles"], "Battles", "battles.md.j2", dict(
-            site=site, rs=rs, r=r, views=scenario_views(rs), games=GAMES, seed=SEED,
+            site=site, rs=rs, r=r, views=scenario_views(rs), games=GAMES, seed=SEED, left_out=left_out(rs),
+            words=WORDS,
         )))
     r = data.tools(roles["changes"])
     pages.append(Page(roles["changes"], "Changes", "changes.md.j2", dict(
         site=site, rs=rs, r=r, history=tuple(rs.header.history), releases=data.releases,
     )))
     return pages
+
+
+def record_table(rs: Ruleset, t: A.Table, used: Mapping[str, tuple[str, ...]]) -> bool:
+    """A table kept for the record, not for play: nothing of the rules reads it (no test, formula,
+    rule, stat…), only notes and properties that compare it with the one in play — such as a
+    chart as a source printed it, beside the corrected one.  The quick reference leaves it out of
+    its charts and says which one to use instead."""
+    users = [rs.get(u) for u in used.get(t.id, ())]
+    return bool(users) and all(isinstance(u, (A.Note, A.Property, A.Example)) for u in users) \
+        and any(isinstance(u, (A.Note, A.Property)) for u in users)
 
 
 def _notes(rs: Ruleset) -> list[tuple[str, list[A.Note]]]:

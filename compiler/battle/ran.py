@@ -1,0 +1,83 @@
+"""What a ruleset's battles execute: the declarations played while its scenarios run.
+
+``warscribe test --coverage`` counts a rule as running in battle only when something it declares
+or links was used by a battle, not merely linked.  This module plays a few games of each
+scenario with the default (greedy) players, keeping the events, and reads off what ran: the
+scenario and its game, each phase in which something happened, every action, order, attack,
+test, score, status, counter and reaction the events name, and — through
+:func:`compiler.trace.recording` around the games — every test, table, formula, modifier or
+attack the resolver worked out for them.
+
+Nothing here runs unless coverage asks for it: a simulation keeps no events and records nothing.
+
+>>> from pathlib import Path
+>>> import compiler
+>>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
+>>> ran = ran_in_battle(model, games=1)
+>>> "sample_battle" in ran
+True
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from compiler import ast as A
+from compiler.battle.engine import Battle
+from compiler.battle.policies import GreedyPolicy
+from compiler.battle.rules import Rules
+from compiler.battle.simulate import game_seed
+from compiler.model.ruleset import Ruleset
+from compiler.trace import recording
+
+#: The games played of each scenario: enough for each side to take the lead once.
+GAMES = 4
+#: The event fields that name a declaration (or a status or counter a declaration sets).
+NAMING = ("action", "order", "rule", "score", "status", "counter", "reaction", "reason")
+
+
+def ids_in(events: Iterable[dict[str, Any]]) -> set[str]:
+    """The ids an event log names: the phases something happened in, and the declarations used.
+
+    >>> sorted(ids_in([{"event": "action", "phase": "shooting", "action": "fire"}]))
+    ['fire', 'shooting']
+    """
+    out: set[str] = set()
+    for event in events:
+        if event.get("phase"):
+            out.add(str(event["phase"]))
+        for name in NAMING:
+            value = event.get(name)
+            if isinstance(value, str) and value:
+                out.add(value)
+    return out
+
+
+def ran_in_battle(model: Ruleset, games: int = GAMES, seed: int = 1) -> frozenset[str]:
+    """The ids of the declarations ``games`` battles of each scenario of ``model`` used (memoised)."""
+    key = ("_ran_in_battle", games, seed)
+    cached = model.__dict__.get(key[0])
+    if cached is not None and cached[0] == key:
+        return cached[1]  # type: ignore[no-any-return]
+    out: set[str] = set()
+    with recording() as used:
+        rules = Rules(model)  # a fresh one: its caches fill while the resolver is being recorded
+        for scenario in model.of_type(A.Scenario):
+            if not scenario.sides:
+                continue
+            game = model.get(scenario.game) if scenario.game else None
+            games_ = model.of_type(A.Game)
+            if game is None and games_:
+                game = games_[0]
+            if not isinstance(game, A.Game):
+                continue
+            for i in range(games):
+                try:
+                    battle = Battle(rules, scenario, [GreedyPolicy() for _ in scenario.sides],
+                                    game_seed(seed, i), record=True)
+                    battle.run()
+                except ValueError:
+                    break  # a scenario the engine cannot set up plays nothing
+                out |= ids_in(battle.events) | {scenario.id, game.id}
+    found = frozenset(out | used)
+    model.__dict__[key[0]] = (key, found)
+    return found

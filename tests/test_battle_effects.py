@@ -1,0 +1,116 @@
+"""Each action effect and status on a scripted battle: the state before and after, the next
+node, on the one-line battlefield (the game tree plays every answer given to it)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from compiler.battle import CHANCE, EFFECTS, Node, Rules
+from compiler.driver import compile_text
+
+RULES = '''
+ruleset effects "Effects":
+  version 1.0.0
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+stat I "Initiative" 1..10
+test nerve(Ld) = roll 2d6 <= Ld
+status locked "Locked": "In combat."
+status watching "Watching": "On overwatch."
+status charging "Charging": "It charged this turn."
+attack brawl(attacker, defender) "Brawl":
+  blows = attacker.models
+  hits = blows each nerve(attacker.Ld)
+  killed = hits removes defender
+unit trooper "Trooper":
+  Ld 7  W 1  I 3
+unit brute "Brute":
+  Ld 5  W 1  I 5
+game g "A game":
+  turns 2
+  activation whole_army
+  phase move "Movement":
+    action advance "Advance": move up to 4" toward the enemy unless locked
+  phase orders "Orders":
+    action watch "Watch": sets watching
+    action stop "Stop watching": clears watching
+    action charge "Charge": engage within 6" as locked, sets charging until end of turn unless locked
+  phase fight "Fight":
+    combat brawl in order of I
+  at end of game turn: each unit with models < started tests nerve(Ld), failing: destroyed
+  victory wipe "Annihilation" by annihilation
+scenario duel "A duel":
+  game g
+  distance 8"
+  first red
+  side red "Red":
+    2 trooper
+  side blue "Blue":
+    2 brute
+'''
+
+
+@pytest.fixture(scope="module")
+def root() -> Node:
+    result = compile_text(RULES, "effects.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    return Node.root(Rules(model, exact=True), model.get("duel"))
+
+
+def test_move_closes_in_by_the_inches_chosen(root: Node) -> None:
+    assert [o.label for o in root.choice().options] == ["Advance", "Nothing"]  # type: ignore[union-attr]
+    how_far = root.child(0)
+    assert [o.label for o in how_far.choice().options] == ['0"', '1"', '2"', '3"', '4"']  # type: ignore[union-attr]
+    for inches in range(5):
+        red, blue = how_far.child(inches).state().units
+        assert (red.position, blue.position) == (float(inches), 8.0)
+
+
+def test_sets_and_clears_a_status(root: Node) -> None:
+    orders = root.child(1)  # Red stays: its orders phase
+    assert [o.label for o in orders.choice().options] == ["Watch", "Stop watching", "Charge", "Nothing"]  # type: ignore[union-attr]
+    watching = orders.child(0)
+    assert watching.state().units[0].statuses == {"watching": ""}
+    assert orders.child(1).state().units[0].statuses == {}  # clearing what it does not hold: nothing changes
+
+
+def test_engage_locks_both_units_together_where_the_target_stands(root: Node) -> None:
+    closer = root.child(0).child(4)  # Red advances 4": 4" away, within 6"
+    charge = closer.child(2)
+    red, blue = charge.state().units
+    assert red.engaged == [blue.uid] and blue.engaged == [red.uid]
+    assert red.statuses == {"locked": "", "charging": "turn"} and blue.statuses == {"locked": ""}
+    assert red.position == blue.position == 8.0
+    # then the fight: the brutes (I 5) strike first, a chance node of their blows' exact law
+    fight = charge
+    assert fight.current_player() == CHANCE and fight.chance_kind() == "volley"
+    p = Fraction(10, 36)  # 2d6 <= 5
+    assert [q for _, q in fight.chance_outcomes()] == [(1 - p) ** 2, 2 * p * (1 - p), p ** 2]
+    far = root.child(1).child(2)  # Red stays 8" away and charges: nobody within 6", nothing happens
+    red, blue = far.state().units
+    assert (red.statuses, red.engaged, red.position) == ({}, [], 0.0)
+
+
+def test_a_failed_end_of_turn_test_destroys_the_unit(root: Node) -> None:
+    node = root.child(0).child(4).child(2)  # Red charges; the fight begins
+    node = node.child(1)  # the brutes kill one trooper
+    assert node.state().units[0].models == 1
+    node = node.child(0)  # the last trooper strikes back: no kill
+    # the rest of the turn is Blue's; find the end-of-turn test by answering "do nothing" / the first outcome
+    seen = []
+    while node.current_player() != CHANCE or node.chance_kind() != "test":
+        seen.append(node.current_player())
+        node = node.child(node.legal_actions()[-1] if node.current_player() != CHANCE else 0)
+    red = node.state().units[0]
+    assert red.models < red.started  # the wounded side tests
+    assert [q for _, q in node.chance_outcomes()] == [Fraction(21, 36), Fraction(15, 36)]  # 2d6 <= 7
+    failed = node.child(1)
+    assert failed.state().units[0].models == 0 and failed.is_terminal()
+    assert failed.outcome().winner == 1 and failed.outcome().reason == "wipe"
+
+
+def test_every_effect_the_language_builds_is_registered_with_its_docstring() -> None:
+    assert set(EFFECTS) == {"move", "attack", "engage", "sets", "destroyed", "tests", "clears", "lowers"}
+    assert all((fn.__doc__ or "").strip() for fn in EFFECTS.values())
