@@ -179,7 +179,7 @@ def _log_target(log: Path, path: str, force: bool) -> Path:
         raise usage_error(str(err))
 
 
-def _workers(jobs: int, games: int, force: bool) -> int:
+def workers(jobs: int, games: int, force: bool) -> int:
     """``--jobs`` held to the work (chunks of games) and, unless ``force``, to the machine's cores."""
     from compiler.battle.simulate import CHUNK
 
@@ -265,7 +265,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     With --exact: each side's chance of winning, the draw's, the models left and the game turns,
     exactly (fractions in --json), worked out over every position the battle can reach.
     """
-    jobs = _workers(jobs, games, jobs_force)
+    jobs = workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
     from compiler.resolve.core import ResolveError
     from compiler.battle.simulate import against as change
