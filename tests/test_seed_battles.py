@@ -76,3 +76,34 @@ def test_40k_s_victory_points_decide_a_battle_still_going_after_five_turns() -> 
         elif outcome.reason == "turn limit":
             assert vp["armoured"] == vp["line"]  # equal points after five turns: a draw
     assert decided >= 3
+
+
+def test_dark_millennia_overwatch_is_not_offered_after_a_move_and_a_failed_test_costs_nothing() -> None:
+    """Modified overwatch as the document has it: a unit that moved this turn may not try; one that
+    tries and fails its Leadership test still fires with the rest; one that passes holds its fire."""
+    from compiler.battle import RandomPolicy
+
+    model = next(rs for rs in compiler.compile_paths([ROOT / "rules" / "dark-millennia"]).rulesets
+                 if rs.id == "dark-millennia")
+    rules = Rules(model)
+    failed_then_fired = passed = 0
+    for seed in range(30):
+        battle = Battle(rules, model.get("firefight"), [RandomPolicy(seed), RandomPolicy(seed + 50)], seed=seed)
+        battle.run()
+        done: dict[tuple[int, str], list[dict]] = {}
+        for e in battle.events:
+            if e["event"] in ("action", "test"):
+                done.setdefault((e["turn"], e["unit"]), []).append(e)
+        for (turn, unit), events in done.items():
+            actions = [e["action"] for e in events if e["event"] == "action"]
+            if "hold_fire" not in actions:
+                continue
+            assert "advance" not in actions[:actions.index("hold_fire")], (turn, unit, actions)
+            test = next(e for e in events if e["event"] == "test")
+            later = actions[actions.index("hold_fire") + 1:]
+            if test["passed"]:
+                passed += 1
+                assert "shoot" not in later  # on overwatch: it holds its fire
+            elif "shoot" in later:
+                failed_then_fired += 1
+    assert failed_then_fired and passed

@@ -183,7 +183,7 @@ def _ends(game: A.Game | None, t: Tally) -> tuple[Rate, ...]:
     out = []
     for reason, k in t.ends:
         lo, hi = wilson(k, t.games)
-        label = titles.get(reason) or ("The last game turn was played" if reason == "turn limit" else reason)
+        label = titles.get(reason) or ("Undecided when the last game turn ended" if reason == "turn limit" else reason)
         out.append(Rate(label, k, t.games, k / t.games, lo, hi))
     return tuple(out)
 
