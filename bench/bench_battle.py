@@ -5,6 +5,7 @@ time of the whole command ``warscribe simulate rules/console-40k --games 10000 -
     .venv/bin/python bench/bench_battle.py                     # 10,000 games, one process
     .venv/bin/python bench/bench_battle.py --games 4000 --jobs 2
     .venv/bin/python bench/bench_battle.py --exact             # the exact law of a duel (simulate --exact)
+    .venv/bin/python bench/bench_battle.py --balance           # games per CPU second of a points sweep
 
 CPU time is ``time.process_time`` of this process plus the time each worker reports for its
 chunks, so a pool is charged for all its CPUs.  The first games of a process pay for working out
@@ -37,9 +38,13 @@ def main() -> None:
     parser.add_argument("--policy", default="greedy")
     parser.add_argument("--scenario", default="sample_battle")
     parser.add_argument("--exact", action="store_true", help="time the exact law of two-unit duels instead")
+    parser.add_argument("--balance", action="store_true", help="time a points sweep (balance) instead")
     args = parser.parse_args()
     if args.exact:
         exact()
+        return
+    if args.balance:
+        balance()
         return
 
     import compiler
@@ -86,6 +91,23 @@ def exact() -> None:
         print(f"{ruleset} {scenario}: exact law over {law.states} positions in {cpu:.2f} CPU s "
               f"(target {EXACT_TARGET}: {'met' if cpu <= EXACT_TARGET else 'not met'}); "
               f"sampling 20,000 games {sampled:.2f} CPU s; first side wins {float(law.win(0)):.4f}")
+
+
+def balance() -> None:
+    """Games per CPU second of ``warscribe balance rules/console-40k --vary space_marine.points=10..20
+    --games 2000 --seed 1`` (one process; the armies rebuilt at each value)."""
+    import compiler
+    from compiler.battle.balance import parse_vary, sweep
+
+    path = str(ROOT / "rules" / "console-40k")
+    model = compiler.compile_paths([path]).rulesets[0]
+    vary = parse_vary("space_marine.points=10..20", model)
+    began = time.process_time()
+    out = sweep(path, model, model.get("sample_battle"), vary, 2000, 1)  # type: ignore[arg-type]
+    cpu = time.process_time() - began
+    games = 2000 * len(vary.values)
+    print(f"balance sweep, {len(vary.values)} values x 2000 games: {cpu:.2f} CPU s, {games / cpu:,.0f} games per "
+          f"CPU second; fair value {out['fair']}")
 
 
 def command() -> None:

@@ -24,6 +24,7 @@ tests, or an equivalent mutant), or *timed out* (counted as killed in the score,
 the change made the code loop).  The unmutated run must pass first.  The report ends with the
 score, ``(killed + timed out) / mutants``, and each survivor as ``file:line: change``;
 ``--json PATH`` writes the same as JSON.  Exit status 0, or 2 when the unmutated run fails.
+Stopped (Ctrl-C or SIGTERM), it ends the test runs it started and removes its copies (130).
 
 Why not mutmut or cosmic-ray: mutmut 3 rewrites the whole package into a ``mutants/`` folder
 beside the sources and first runs the whole suite to map tests to functions; cosmic-ray mutates
@@ -240,6 +241,22 @@ def _copy_tree(root: Path, files: list[Path], into: Path) -> None:
         shutil.copy2(root / rel, target)
 
 
+_RUNNING: set[subprocess.Popen[bytes]] = set()  # the test runs under way, to end if we are stopped
+_RUNNING_LOCK = threading.Lock()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM as Ctrl-C: the test runs are ended and the copies removed
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # the group this script started, and only it
+    except ProcessLookupError:
+        pass
+    proc.communicate()
+
+
 @dataclass
 class _Run:
     outcome: str  # "passed", "killed", "timeout"
@@ -258,12 +275,19 @@ def _run_tests(copy_root: Path, pytest_args: list[str], timeout: float | None) -
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=copy_root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
+    with _RUNNING_LOCK:
+        _RUNNING.add(proc)
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the group this call started, and only it
-        proc.communicate()
+        _end(proc)
         return _Run("timeout", time.monotonic() - start, "")
+    except BaseException:
+        _end(proc)
+        raise
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc)
     tail = out.decode("utf-8", "replace").strip().splitlines()[-15:]
     # 0: every test passed; 5: no test collected is an error of the selection, not a kill
     if proc.returncode == 5:
@@ -299,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="print the mutants and stop")
     parser.add_argument("--json", type=Path, help="write the report as JSON to this file")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupt)
 
     module = args.module.resolve()
     if not module.is_file():
@@ -362,8 +387,22 @@ def main(argv: list[str] | None = None) -> int:
                 mark = {"killed": ".", "timeout": "T", "passed": "S"}[outcome]
                 print(mark, end="", flush=True)
 
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
+        pool = ThreadPoolExecutor(max_workers=jobs)
+        try:
             list(pool.map(run, chosen))
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)  # what has not started never will
+            with _RUNNING_LOCK:
+                running = list(_RUNNING)
+            for proc in running:  # their threads' own communicate() then returns
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            pool.shutdown(wait=True)
+            print("\nmutate: stopped; the copies are removed", file=sys.stderr)
+            return 130
+        pool.shutdown()
         print()
     results.sort(key=lambda r: (r[0].line, r[0].change))
     killed = sum(1 for _, o in results if o == "killed")

@@ -501,3 +501,23 @@ def test_the_new_forms_print_back_as_written() -> None:
     assert [effect_text(e) for e in stealth.defence] == ["-1 to hit"] and stealth.effects == ()
     texts = {m.id: [effect_text(e) for e in m.effects] for m in model.of_type(A.Modifier)}
     assert texts["cover"] == ["Sv of target better by 2"] and texts["shaken"] == ["BS worse by 1"]
+
+
+@pytest.mark.parametrize("effect, harder", [("+1 Sv of target", True), ("-1 Sv of target", False)])
+def test_w419_says_which_way_the_number_moves(effect: str, harder: bool) -> None:
+    (d,) = [d for d in compile_text(BASE + f'modifier m "M": {effect} when moved\n').diagnostics if d.code == "W419"]
+    assert ("makes 4+, a harder roll" if harder else "makes 2+, an easier roll") in d.message
+    assert d.hint is not None
+    assert d.hint.startswith(f"say which way you mean: Sv of target {'worse' if harder else 'better'} by 1")
+
+
+def test_w416_with_a_number_handed_to_the_attack() -> None:
+    text = LURKER + '''
+attack aimed(shooter, weapon, bonus, target) "Aimed":
+  attacks = shooter.models * weapon.A + bonus
+  hits    = attacks each hit(shooter.BS)
+example e "E":
+  expect mean(aimed(2 trooper, rifle, 1, 5 lurker).hits) > 0
+'''
+    (d,) = w416(text)
+    assert d.span.line == line_of(text, "aimed(2 trooper")

@@ -38,8 +38,58 @@ def test_each_side_plays_its_own_policy_and_a_tournament_seats_them_both_ways() 
 def test_bad_policies_are_refused_in_one_sentence() -> None:
     for args, says in ((["--policy", "greedy:mcst"], "unknown policy 'mcst'"),
                        (["--policy", "greedy:random:greedy"], "names 3 policies for 2 sides"),
-                       (["--policies", "greedy"], "add --tournament"),
+                       (["--policies", "greedy"], "add one of them"),
                        (["--tournament", "--policies", "greedy,nope"], "unknown policy 'nope'")):
         code, text = run("simulate", CONSOLE, "--games", "10", *args)
         assert code == 2 and says in text, (args, text)
         assert "Traceback" not in text
+
+
+def test_a_house_rule_judgement_names_its_policy_and_is_checked_under_others() -> None:
+    root = Path(CONSOLE).parent
+    code, text = run("simulate", str(root / "dark-millennia"), "--against", str(root / "classic-40k"),
+                     "--games", "300", "--seed", "2", "-q", "--policies", "greedy,random", "--json")
+    assert code == 0, text
+    judged = json.loads(text)["against"]
+    assert judged["policy"] == "greedy"
+    for c in judged["change"]:
+        lo, hi = c["ci95"]
+        assert lo <= c["change"] <= hi
+        assert c["verdict"] == ("more wins" if lo > 0 else "fewer wins" if hi < 0 else "no clear change")
+    under = {r["policy"]: r["change"] for r in judged["under"]}
+    assert set(under) == {"greedy", "random"} and under["greedy"] == judged["change"]
+    flipped = [c["id"] for k, c in enumerate(judged["change"])
+               if min(r[k]["change"] for r in under.values()) < 0 < max(r[k]["change"] for r in under.values())]
+    assert judged["flags"] == flipped
+    code, text = run("simulate", str(root / "dark-millennia"), "--against", str(root / "classic-40k"),
+                     "--games", "300", "--seed", "2", "-q", "--policies", "greedy,random")
+    assert code == 0 and "(policy greedy)" in text and "under each policy:" in text
+    assert ("warning: the change for" in text) == bool(flipped)
+
+
+def test_the_battles_page_names_its_policy_and_how_sure_each_change_is() -> None:
+    import compiler
+    from compiler.site import battles
+    from compiler.site.env import environment
+
+    root = Path(CONSOLE).parent
+    model = compiler.compile_paths([root / "dark-millennia"]).rulesets[0]
+    views = battles.scenario_views(model)
+    view = next(v for v in views if v.changes)
+    assert view.policy == battles.POLICY == "greedy"
+    for c in view.changes:
+        assert c.verdict == ("more wins" if c.low > 0 else "fewer wins" if c.high < 0 else "no clear change")
+    class Page:  # the ruleset's page helpers, reduced to what the page calls
+        def heading(self, level: int, d: object) -> str:
+            return "#" * level + " " + getattr(d, "title", "")
+
+        def prose(self, *args: object) -> str:
+            return ""
+
+        def link(self, *args: object) -> str:
+            return ""
+
+    text = environment().get_template("battles.md.j2").render(
+        site={}, rs=model, r=Page(), views=[view], games=battles.GAMES, seed=battles.SEED, left_out=[], words={})
+    assert "played by the greedy policy" in text and "| How sure |" in text
+    assert all(f"| {c.verdict} |" in text for c in view.changes)

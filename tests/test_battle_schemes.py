@@ -198,11 +198,12 @@ def test_orders_are_obeyed_and_the_sides_take_turns(fortyk) -> None:
         per_turn: dict[int, list[str]] = {}
         for e in activations(b):
             per_turn.setdefault(e["turn"], []).append(e["side"])
+        units = {side.id: len(side.units) for side in fortyk.get("rifle_line").sides}
         for turn, sides in per_turn.items():
-            # the armoured side's one unit and the line's first take turns, then the line's second
-            assert sides.count("armoured") <= 1 and sides.count("line") <= 2
-            if "armoured" in sides and len(sides) > 2:
-                assert sides[0] != sides[1], (turn, sides)
+            # each unit acts once a turn, and the sides take turns while both have units to activate
+            assert all(sides.count(side) <= n for side, n in units.items()), (turn, sides)
+            both = 2 * min(sides.count(side) for side in units)
+            assert all(sides[i] != sides[i + 1] for i in range(both - 1)), (turn, sides)
     assert seen == {"advance", "first_fire"}
     assert ("advance", "long") in bands and ("first_fire", "short") in bands
 
@@ -286,7 +287,7 @@ def test_the_reference_examples_of_the_schemes_check() -> None:
 def test_the_battles_page_reports_activations_and_orders(nuceria, fortyk, monkeypatch) -> None:
     monkeypatch.setattr(site_battles, "GAMES", 20)  # the outcome table is not what is tested here
     monkeypatch.setattr(site_battles, "_CACHE", {})  # nor kept for a site built later in this process
-    for model, said in ((nuceria, "activates"), (fortyk, "gets Advance orders")):
+    for model, said in ((nuceria, "activates"), (fortyk, "gets First fire orders")):
         views = site_battles.scenario_views(model)
         lines = [text for v in views for turn in v.report for text, _ in turn.lines]
         assert any(said in text for text in lines), lines[:5]

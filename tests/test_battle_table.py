@@ -226,6 +226,7 @@ def test_a_line_crosses_an_area_where_clipping_says() -> None:
     assert box.crossing((15, 0), (15, 30)) == (pytest.approx(1 / 3), pytest.approx(2 / 3))  # up through it
     assert box.crossing((0, 0), (30, 30)) == (pytest.approx(1 / 3), pytest.approx(2 / 3))   # corner to corner
     assert box.crossing((0, 5), (30, 5)) is None      # below it
+    assert box.crossing((0, 9.5), (30, 9.5)) is None and box.crossing((9.5, 0), (9.5, 30)) is None  # just outside
     assert box.crossing((0, 10), (30, 10)) is not None  # along its edge: the edge is in it
     assert box.crossing((0, 25), (30, 25)) is None    # above it
     assert box.crossing((25, 0), (25, 30)) is None    # beside it

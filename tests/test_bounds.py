@@ -59,14 +59,14 @@ def test_the_work_list_is_made_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_workers_never_exceed_the_work_or_the_cores() -> None:
-    from compiler.cli.battle import _workers
+    from compiler.cli.battle import workers
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    assert _workers(60, 300, force=False) == min(2, cores)  # 300 games: two chunks of work
-    assert _workers(60, 300, force=True) == 2
-    assert _workers(60, 10**6, force=False) == cores
-    assert _workers(60, 10**6, force=True) == 60
-    assert _workers(1, 10**6, force=False) == 1
+    assert workers(60, 300, force=False) == min(2, cores)  # 300 games: two chunks of work
+    assert workers(60, 300, force=True) == 2
+    assert workers(60, 10**6, force=False) == cores
+    assert workers(60, 10**6, force=True) == 60
+    assert workers(1, 10**6, force=False) == 1
 
 
 # -- replay logs -------------------------------------------------------------------------------

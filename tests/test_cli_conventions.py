@@ -225,10 +225,10 @@ def test_coverage_at_80_columns_is_stacked_and_loses_no_header() -> None:
 def test_against_speaks_in_points_and_titles() -> None:
     code, out, err = run("simulate", "rules/dark-millennia", "--against", "rules/classic-40k", "--games", "40")
     assert code == 0, err
-    assert "against Classic 40K: the cover-save game:" in out
+    assert "against Classic 40K: the cover-save game (policy greedy):" in out
     for side in ("Space Marines", "Ork Boyz"):
         assert re.search(rf"    {side}: wins \d+\.\d% → \d+\.\d%, [+-]\d+\.\d points "
-                         rf"\(95% CI [+-]\d+\.\d to [+-]\d+\.\d points\)", out), out
+                         rf"\(95% CI [+-]\d+\.\d to [+-]\d+\.\d points\): (more wins|fewer wins|no clear change)", out), out
 
 
 def test_tiny_chances_are_not_printed_as_zero_and_json_numbers_are_canonical() -> None:

@@ -678,3 +678,149 @@ def test_a_step_takes_64_tokens_of_one_attack_and_no_more() -> None:
         ev.evaluate(parse_expression("flurry(1 gunner, at65, 1 victim).last"))
     assert refused.value.span is not None
     assert text.splitlines()[refused.value.span.line - 1].strip().startswith("last")
+
+
+# -- a step remembered for the process is never one with other hooks ---------------------------
+
+TWINS = '''
+ability sustained "Sustained": "A natural 6 to hit scores one more hit."
+  on natural 6 to hit: 1 extra hits
+ability lethal "Lethal": "A natural 6 to hit wounds automatically."
+  on natural 6 to hit: wound automatically
+
+attack twice(shooter, weapon, target) "Twice":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  wounds  = hits each wound(weapon.S, target.T)
+  again   = wounds each wound(weapon.S, target.T)
+
+weapon plain "Plain":
+  A 1  S 4  AP 0  D 1
+weapon twin "Twin":
+  A 1  S 4  AP 0  D 1
+  abilities sustained
+weapon sure "Sure":
+  A 1  S 4  AP 0  D 1
+  abilities lethal
+'''
+
+
+def test_a_hooked_step_is_not_the_same_step_without_hooks() -> None:
+    """The same bags through a test that passes as often: without hooks a step is kept for the
+    process; the hooked one must not be taken for it."""
+    model = compiled(TWINS)
+    plain = enumerate_attacks(2, 1, lambda atts: sum(h >= 4 for (h,) in atts))
+    hooked = enumerate_attacks(2, 1, lambda atts: sum((h >= 4) + (h == 6) for (h,) in atts))
+    assert ask(model, "shoot(2 gunner, plain, 3 victim).hits") == plain
+    assert ask(model, "shoot(2 gunner, twin, 3 victim).hits") == hooked
+    assert ask(model, "shoot(2 gunner, plain, 3 victim).hits") == plain
+
+
+def test_wound_automatically_passes_one_wound_roll_not_every_one() -> None:
+    """Lethal passes the next wound roll of that attack; a second wound roll is rolled."""
+    model = compiled(TWINS)
+
+    def again(h: int, w1: int, w2: int) -> int:  # 4+ to hit, 4+ to wound (S 4 against T 4)
+        if h < 4:
+            return 0
+        first = h == 6 or w1 >= 4
+        return int(first and w2 >= 4)
+    assert ask(model, "twice(2 gunner, sure, 3 victim).again") == \
+        enumerate_attacks(2, 3, lambda atts: sum(again(*a) for a in atts))
+
+
+# -- abilities on two profiles, values in plain effects, and effects kept to their role -------
+
+STACKED = '''
+ability burst(N: 1..3) "Burst": "A natural 6 to hit scores N more hits."
+  on natural 6 to hit: N extra hits
+ability volley(N: 1..3) "Volley": "A natural 6 to hit scores N more hits, from every source."
+  stacking sum
+  on natural 6 to hit: N extra hits
+ability pierce(X: 1..3) "Pierce": "The target's save is X worse."
+  Sv of target worse by X
+ability shroud(X: 1..2) "Shroud": "Attacks against it are X harder to hit."
+  when attacked: -X to hit
+ability gouge(N: 1..3) "Gouge": "A natural 6 to wound does more damage."
+  on natural 6 to wound: +(max(N, 1)) D, +1 AP
+
+unit burst2 "Burst 2":
+  Q 4
+  abilities burst(2)
+unit volley2 "Volley 2":
+  Q 4
+  abilities volley(2)
+unit veiled "Veiled":
+  T 4  W 2  Sv 3+
+  abilities shroud(1)
+weapon burst1 "Burst 1":
+  A 1  S 4  AP 0  D 1
+  abilities burst(1)
+weapon burst3 "Burst 3":
+  A 1  S 4  AP 0  D 1
+  abilities burst(3)
+weapon volley1 "Volley 1":
+  A 1  S 4  AP 0  D 1
+  abilities volley(1)
+weapon piercer "Piercer":
+  A 1  S 4  AP 0  D 1
+  abilities pierce(2)
+weapon gouger "Gouger":
+  A 1  S 4  AP 0  D 1
+  abilities gouge(2)
+weapon pistol "Pistol":
+  A 1  S 4  AP 0  D 1
+'''
+
+
+def _hits_with_extra(extra: int) -> dict[int, Fraction]:
+    return enumerate_attacks(2, 1, lambda atts: sum((h >= 4) + extra * (h == 6) for (h,) in atts))
+
+
+@pytest.mark.parametrize("shooter, weapon, extra", [("burst2", "burst1", 2), ("burst2", "burst3", 3),
+                                                    ("volley2", "volley1", 3)])
+def test_one_ability_on_two_profiles_counts_once_highest_or_summed(shooter: str, weapon: str, extra: int) -> None:
+    model = compiled(STACKED)
+    assert ask(model, f"shoot(2 {shooter}, {weapon}, 3 victim).hits") == _hits_with_extra(extra)
+
+
+def test_an_abilitys_value_in_its_plain_and_when_attacked_effects() -> None:
+    model = compiled(STACKED)
+    # pierce(2): the victim's 3+ save is 5+ (save(Sv, AP) rolls d6 >= Sv + AP)
+    unsaved = enumerate_attacks(2, 3, lambda atts: sum(h >= 4 and w >= 4 and s < 5 for h, w, s in atts))
+    assert ask(model, "shoot(2 gunner, piercer, 3 victim).unsaved") == unsaved
+    # shroud(1) on the target: -1 to hit against it, so 5+
+    assert ask(model, "shoot(2 gunner, pistol, 3 veiled).hits") == enumerate_attacks(
+        2, 1, lambda atts: sum(h >= 5 for (h,) in atts))
+
+
+def test_a_hooks_value_inside_a_call_and_a_plain_number_beside_it() -> None:
+    model = compiled(STACKED)
+
+    def damage(h: int, w: int, s: int) -> int:  # gouge(2): a 6 to wound is +2 D and +1 AP
+        if h < 4 or w < 4:
+            return 0
+        crit = w == 6
+        return 0 if s >= 3 + crit else 1 + 2 * crit
+    assert ask(model, "shoot(2 gunner, gouger, 3 victim).damage") == enumerate_attacks(
+        2, 3, lambda atts: sum(damage(*a) for a in atts))
+
+
+def test_better_by_of_a_role_changes_only_that_roles_value() -> None:
+    model = compiled('''
+modifier braced "Braced": Sv of target better by 1
+
+attack brace(shooter, weapon, target) "Brace":
+  attacks = shooter.models * weapon.A
+  own     = attacks each save(shooter.Sv, weapon.AP)
+  theirs  = attacks each save(target.Sv, weapon.AP)
+
+unit guard "Guard":
+  Q 4  T 4  W 1  Sv 4+
+weapon pistol "Pistol":
+  A 1  S 4  AP 0  D 1
+''')
+    at = {"own": 4, "theirs": 2}  # the guard's 4+ stays; the victim's 3+ becomes 2+
+    for step, need in at.items():
+        assert ask(model, f"brace(2 guard, pistol, 3 victim).{step}") == enumerate_attacks(
+            2, 1, lambda atts, need=need: sum(s >= need for (s,) in atts)), step

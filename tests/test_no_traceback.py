@@ -6,6 +6,7 @@ lists are in test_bounds.py."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import re
 import shutil
@@ -118,7 +119,10 @@ def test_the_language_server_never_keeps_no_problems_after_a_failed_check(tmp_pa
         raise KeyError("ork_boyx")
     server.compile = broken  # type: ignore[method-assign]
     server.window_log_message = lambda params: None  # type: ignore[method-assign]
-    asyncio.run(server.recompile(folder, 0))
+    # in a thread of its own: a browser test file on this worker may leave Playwright's loop
+    # running in this one, where asyncio.run refuses to start
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, server.recompile(folder, 0)).result()
     (sent,) = published
     assert sent.version == 3 and len(sent.diagnostics) == 1
     assert "could not check this ruleset" in sent.diagnostics[0].message

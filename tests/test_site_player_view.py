@@ -458,7 +458,7 @@ def test_every_colour_of_highlighted_code_reads_at_4_5_to_1(browser: Any, site_u
       const seen = {};  // a translucent colour is measured as painted on its background
       for (const e of document.querySelectorAll('article pre code span[class]')) {
         let under = e.parentElement, bg = 'rgba(0, 0, 0, 0)';
-        while (under && /rgba\(.*, 0\)$|transparent/.test(bg = getComputedStyle(under).backgroundColor)) {
+        while (under && /rgba\\(.*, 0\\)$|transparent/.test(bg = getComputedStyle(under).backgroundColor)) {
           under = under.parentElement;
         }
         let fg = getComputedStyle(e).color;
@@ -574,3 +574,34 @@ def test_the_console_games_quick_reference_says_which_wound_chart_to_use(built_s
     records = page[page.index('class="ws-records"'):]
     assert "Which chart to use" in records and "Wound chart as printed with the shooting rules" in records
 
+
+
+# ---------------------------------------------------------------------------
+# 8. Unit cards
+# ---------------------------------------------------------------------------
+
+def test_a_card_shows_its_abilities_text_and_prints_whole(page: Page, site_url: str) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    page.goto(site_url + "nuceria-rts/datasheets/")
+    card = page.locator(".ws-card", has=page.locator("#bastion_guard"))
+    assert "Invulnerable Save: The unit may use its Inv value instead of its armour save." in card.inner_text()
+    page.emulate_media(media="print")
+    assert card.evaluate("c => getComputedStyle(c).breakInside") == "avoid"
+
+
+def test_keyword_filters_show_only_the_cards_that_carry_the_keywords(page: Page, site_url: str) -> None:
+    page.set_viewport_size(PHONE)
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    page.goto(site_url + "nuceria-rts/datasheets/")
+    read = """() => [...document.querySelectorAll('article .ws-card')].map(c => ({
+        shown: c.checkVisibility(),
+        keywords: [...c.querySelectorAll('.ws-keywords a')].map(a => a.textContent.trim())}))"""
+    before = page.evaluate(read)
+    assert len(before) >= 3 and all(c["shown"] for c in before)
+    page.locator(".ws-filter button", has_text="Monster").click()
+    after = page.evaluate(read)
+    assert [c["shown"] for c in after] == ["Monster" in c["keywords"] for c in after]
+    assert any(c["shown"] for c in after) and not all(c["shown"] for c in after)
+    page.locator(".ws-filter button", has_text="Monster").click()
+    assert all(c["shown"] for c in page.evaluate(read))

@@ -179,7 +179,7 @@ def _log_target(log: Path, path: str, force: bool) -> Path:
         raise usage_error(str(err))
 
 
-def _workers(jobs: int, games: int, force: bool) -> int:
+def workers(jobs: int, games: int, force: bool) -> int:
     """``--jobs`` held to the work (chunks of games) and, unless ``force``, to the machine's cores."""
     from compiler.battle.simulate import CHUNK
 
@@ -245,7 +245,9 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--tournament", is_flag=True,
               help="Play every pair of the --policies (default: all) in both seatings and print a table of "
                    "win rates with 95% intervals.")
-@click.option("--policies", metavar="A,B,…", help="With --tournament: the policies that play each other.")
+@click.option("--policies", metavar="A,B,…",
+              help="With --tournament: the policies that play each other; with --against: make the judgement "
+                   "under each, and flag a side whose change goes one way under one and the other way under another.")
 @click.option("--against", help="Also play under this base ruleset and report the change.")
 @click.option("--scheduler", help="A dask.distributed scheduler address.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: win and draw rates with 95% intervals.")
@@ -263,7 +265,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     With --exact: each side's chance of winning, the draw's, the models left and the game turns,
     exactly (fractions in --json), worked out over every position the battle can reach.
     """
-    jobs = _workers(jobs, games, jobs_force)
+    jobs = workers(jobs, games, jobs_force)
     from compiler.battle import POLICIES, run, summary
     from compiler.resolve.core import ResolveError
     from compiler.battle.simulate import against as change
@@ -280,8 +282,9 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
         per_side = side_policies(policy, len(sc.sides))
     except ValueError as e:
         raise usage_error(str(e))
-    if policies is not None and not tournament:
-        raise usage_error("--policies names the players of a --tournament; add --tournament, or use --policy A[:B]")
+    if policies is not None and not (tournament or against):
+        raise usage_error("--policies names the players of a --tournament or of an --against judgement; add one "
+                          "of them, or use --policy A[:B]")
     lists = []
     for given in armies:
         side, _, file = given.partition("=")
@@ -318,9 +321,16 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
             if against is not None and base_model is not None:
                 base = run(against, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
                            progress=lambda done: advance(games + done))
-                out["against"] = {"ruleset": base_model.id, "title": base_model.title,
+                from compiler.cli.judge import flags, judge, judged
+
+                out["against"] = {"ruleset": base_model.id, "title": base_model.title, "policy": policy,
                                   "base": summary(base_model, sc, base, seed, policy),
-                                  "change": change(sc, tally, base)}
+                                  "change": judged(change(sc, tally, base))}
+                if policies:
+                    names = list(dict.fromkeys(policies.split(",")))
+                    under = judge(path, against, sc, names, games, seed, jobs, scheduler, tuple(lists))
+                    out["against"]["under"] = under
+                    out["against"]["flags"] = flags([{"policy": policy, "change": out["against"]["change"]}] + under)
     except ResolveError as err:  # a volley too big to work out (thousands of attacks): located, one sentence
         report_resolve_error(err, dict(compiled.sources))
         raise Exit(1)
@@ -339,11 +349,15 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                f"{out['turns_mean']:.2f} game turns on average")
     if "against" in out:
         titles = {side.id: side.title for side in sc.sides}
-        say(f"  against {out['against']['title']}:")
+        say(f"  against {out['against']['title']} (policy {policy}):")
         for c in out["against"]["change"]:
             lo, hi = c["ci95"]
             say(f"    {titles.get(c['id'], c['id'])}: wins {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
-                       f"{_points(c['change'])} (95% CI {_points(lo, False)} to {_points(hi)})")
+                       f"{_points(c['change'])} (95% CI {_points(lo, False)} to {_points(hi)}): {c['verdict']}")
+        if "under" in out["against"]:
+            from compiler.cli.judge import print_judgements
+
+            print_judgements(out["against"]["under"], out["against"]["flags"], titles)
 
 
 def _points(change: float, unit: bool = True) -> str:

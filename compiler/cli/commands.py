@@ -33,6 +33,7 @@ MODULES = {
     "play": "compiler.cli.battle",
     "simulate": "compiler.cli.battle",
     "army": "compiler.cli.battle",
+    "balance": "compiler.cli.balance",
 }
 app.modules.update(MODULES)
 

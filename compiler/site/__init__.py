@@ -52,7 +52,7 @@ __all__ = ["THEME_ASSETS", "Matchup", "MatchupError", "RenderError", "RenderedPa
            "nav_html", "site", "write"]
 
 ASSETS = ("assets/warscribe.css", "assets/warscribe-site.css", "assets/ruleset-search.js", "assets/player-view.js",
-          "assets/lazy-search.js")
+          "assets/lazy-search.js", "assets/calculator.js")
 #: Assets the theme's templates load themselves (compiler/site/theme), not listed as extra scripts.
 THEME_ASSETS = frozenset({"assets/lazy-search.js"})
 
@@ -69,6 +69,8 @@ class SiteOptions:
     workers: int = 1  # render rulesets in this many processes (where forking is safe)
     keep: bool = False  # keep each ruleset's pages in the cache folder, for the next run to reuse
     tabs: tuple[tuple[str, str], ...] = ()  # (ruleset id, its name in the navigation's tabs), where chosen
+    #: (ruleset id, the largest model count its matchup calculator works out): the rulesets that have one
+    calculator_models: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,8 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
         cache["env"] = env_entry
     env = env_entry[1]
     sitemap = SiteMap(rulesets)
-    site_info = {"title": options.title, "rulesets": rulesets, "has_comparison": bool(options.matchups)}
+    site_info = {"title": options.title, "rulesets": rulesets, "has_comparison": bool(options.matchups),
+                 "calculator_models": dict(options.calculator_models)}
     shared = _shared_key(rulesets, options, templates_key)
     keys = {rs.id: _ruleset_key(rs, compilation.sources, shared) for rs in rulesets}
 
@@ -160,7 +163,8 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
     for rs in rulesets:
         rendered.extend(cache[("ruleset", rs.id)][1])
     stubs = stub_chapters(rulesets)
-    nav = navigation(rulesets, bool(options.matchups), dict(options.tabs), stubs)
+    nav = navigation(rulesets, bool(options.matchups), dict(options.tabs), stubs,
+                     frozenset(p.path.split("/")[0] for p in rendered if p.path.endswith("/calculator.md")))
     return RenderedSite(tuple(rendered), nav, _assets(rulesets, options.title),
                         tuple((rs.id, rs.title) for rs in rulesets), stubs, search_extras(rulesets))
 
@@ -180,8 +184,12 @@ _FORKED: _RenderState | None = None  # what forked workers render from (inherite
 def _render_ruleset(state: _RenderState, rs_id: str) -> tuple[str, tuple[RenderedPage, ...]]:
     """Work out one ruleset's tables and examples and render its pages."""
     data = ruleset_data(state.rulesets[rs_id], state.sitemap, state.sources)
-    return rs_id, tuple(RenderedPage(p.path, p.title, _render(state.env, p))
-                        for p in ruleset_pages_for(state.env, data, state.site_info))
+    pages = [RenderedPage(p.path, p.title, _render(state.env, p))
+             for p in ruleset_pages_for(state.env, data, state.site_info)]
+    from compiler.site.calculator import calculator_files
+    pages += [RenderedPage(path, title, text) for path, title, text
+              in calculator_files(state.rulesets[rs_id], state.sitemap, state.sources, state.site_info)]
+    return rs_id, tuple(pages)
 
 
 def _render_forked(rs_id: str) -> tuple[str, tuple[RenderedPage, ...]]:
@@ -243,7 +251,7 @@ def _shared_key(rulesets: tuple[Ruleset, ...], options: SiteOptions, templates_k
     """What every ruleset's pages depend on besides its own sources: the packaged templates, the
     overrides, the site's title, whether it has a comparison page and which rulesets it holds."""
     digest = hashlib.sha256(f"{options.title}\0{templates_key}\0{_packaged_templates()}\0"
-                            f"{bool(options.matchups)}\0".encode())
+                            f"{bool(options.matchups)}\0{options.calculator_models}\0".encode())
     for rs in rulesets:
         digest.update(f"{rs.id}\0{rs.title}\0".encode())
     return digest.hexdigest()

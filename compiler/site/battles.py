@@ -28,6 +28,9 @@ from compiler.model.ruleset import Ruleset
 
 #: Games simulated per scenario for the page, and the run's seed.
 GAMES = 400
+#: The policy both sides play on the page: the strongest the build affords (greedy beats random in
+#: both seatings on every bundled scenario: ``simulate --tournament``); the page names it.
+POLICY = "greedy"
 SEED = 1
 
 _CACHE: dict[tuple[str, str, str], Tally] = {}
@@ -56,6 +59,12 @@ class Change:
     low: float
     high: float
 
+    @property
+    def verdict(self) -> str:
+        """How sure the change is: "more wins" or "fewer wins" when its 95% interval leaves out 0,
+        else "no clear change"."""
+        return "more wins" if self.low > 0 else "fewer wins" if self.high < 0 else "no clear change"
+
 
 @dataclass(frozen=True)
 class ReportTurn:
@@ -79,6 +88,7 @@ class ScenarioView:
     changes: tuple[Change, ...]
     base_title: str | None
     ends: tuple[Rate, ...] = ()  # how the games ended: a victory condition met, or the last turn played
+    policy: str = POLICY
 
 
 #: Fields of a declaration written for readers (titles, definitions, prose, cross-references, the
@@ -135,7 +145,7 @@ def _tally(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> Tally:
     found = _CACHE.get((rs.id, key, sc.id))
     if found is None:
         stored = f"{rs.id}\0{sc.id}\0{key}\0{GAMES}\0{SEED}".encode()
-        found = remembered("battles", stored, partial(play_games, rules, sc, "greedy", SEED, 0, GAMES),
+        found = remembered("battles", stored, partial(play_games, rules, sc, POLICY, SEED, 0, GAMES),
                            lambda t: isinstance(t, Tally) and t.games == GAMES)
         _CACHE[(rs.id, key, sc.id)] = found
     return found
@@ -173,7 +183,7 @@ def _ends(game: A.Game | None, t: Tally) -> tuple[Rate, ...]:
     out = []
     for reason, k in t.ends:
         lo, hi = wilson(k, t.games)
-        label = titles.get(reason) or ("The last game turn was played" if reason == "turn limit" else reason)
+        label = titles.get(reason) or ("Undecided when the last game turn ended" if reason == "turn limit" else reason)
         out.append(Rate(label, k, t.games, k / t.games, lo, hi))
     return tuple(out)
 

@@ -98,6 +98,7 @@ class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' 
     templates_dir = c.Optional(c.Type(str))  # template overrides (default: the docs folder)
     nav = c.Type(bool, default=True)  # build the navigation when mkdocs.yml has none
     docs_section = c.Type(str, default="For authors")  # where the hand-written pages go in that navigation
+    calculator_models = c.Type(dict, default={})  # {ruleset id: the largest model count its calculator works out}
     tabs = c.Type(dict, default={})  # {ruleset id: its name in the navigation's tabs}, where its short title will not do
 
 
@@ -164,12 +165,17 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
         except (KeyError, TypeError, AttributeError) as err:
             raise PluginError(f"warscribe: a matchup in mkdocs.yml is not complete ({err}); "
                               "each needs an id and rulesets: {ruleset-id: expression}") from err
+        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 100
+                   for v in self.config.calculator_models.values()):
+            raise PluginError("warscribe: calculator_models in mkdocs.yml gives each ruleset a whole number "
+                              "of models from 0 to 100, e.g. {console-40k: 10}")
         overrides = self.config.templates_dir
         overrides_dir = str(self._root(config) / overrides) if overrides else config.docs_dir
         try:
             self.site = renderer.site(compilation, renderer.SiteOptions(
                 title=self.config.title or config.site_name, matchups=matchups, overrides=overrides_dir,
                 workers=1 if self.serving else (os.cpu_count() or 1), keep=True,
+                calculator_models=tuple(sorted((str(k), int(v)) for k, v in self.config.calculator_models.items())),
                 tabs=tuple(sorted((str(k), str(v)) for k, v in self.config.tabs.items()))),
                 cache=self._render_cache if self.serving else None)
         except MatchupError as err:

@@ -61,7 +61,7 @@ REFERENCE_PAGES: tuple[tuple[str, str, str], ...] = (
 
 
 def navigation(rulesets: tuple[Ruleset, ...], comparison: bool, names: Mapping[str, str] | None = None,
-               hidden: frozenset[str] = frozenset()) -> tuple[Any, ...]:
+               hidden: frozenset[str] = frozenset(), calculators: frozenset[str] = frozenset()) -> tuple[Any, ...]:
     """The site's navigation, MkDocs-style: Home, a tab per ruleset (by its short title, or the name
     ``names`` gives it), Comparison.  Chapters whose paths are in ``hidden`` (stubs that only point
     elsewhere) are left out; their pages are still built.
@@ -92,6 +92,8 @@ def navigation(rulesets: tuple[Ruleset, ...], comparison: bool, names: Mapping[s
             entry.append({"Rulebook": chapters})
         if rs.of_type(A.Scenario):
             entry.append({"Simulated battles" if "battles" in taken else "Battles": pages["battles"]})
+        if rs.id in calculators:
+            entry.append({"Matchup calculator": f"{rs.id}/calculator.md"})
         entry.append({"Reference": [{other if title.casefold() in taken else title: pages[role]}
                                     for role, title, other in REFERENCE_PAGES]})
         nav.append({names[rs.id]: entry})

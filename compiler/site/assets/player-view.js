@@ -4,6 +4,8 @@
 // shows it is set on <html> before the page is drawn (compiler/site/theme/main.html); this
 // script adds the switch to the header.
 //
+// On a datasheets page it adds keyword filters above the cards.
+//
 // It also lets a reader reach a table wider than its column with the keyboard: the box that
 // scrolls it becomes a named, focusable region (arrow keys scroll it), with a cue that more
 // columns are to the right.
@@ -61,8 +63,53 @@
     });
   }
 
+  // Keyword filters on a datasheets page: a button per keyword the cards carry; with some pressed,
+  // only the cards that carry all of them are shown.
+  function addFilters() {
+    var cards = Array.prototype.slice.call(document.querySelectorAll("article .ws-card"));
+    if (cards.length < 3 || document.querySelector(".ws-filter")) { return; }
+    var words = {};
+    cards.forEach(function (card) {
+      card.wsKeywords = Array.prototype.map.call(card.querySelectorAll(".ws-keywords a"), function (a) {
+        return a.textContent.trim();
+      });
+      card.wsKeywords.forEach(function (k) { words[k] = (words[k] || 0) + 1; });
+    });
+    var names = Object.keys(words).filter(function (k) { return words[k] < cards.length; }).sort();
+    if (!names.length) { return; }
+    var bar = document.createElement("div");
+    bar.className = "ws-filter";
+    bar.setAttribute("role", "group");
+    bar.setAttribute("aria-label", "Show only the datasheets with these keywords");
+    var label = document.createElement("span");
+    label.textContent = "Show only: ";
+    bar.appendChild(label);
+    var chosen = {};
+    function apply() {
+      var wanted = Object.keys(chosen).filter(function (k) { return chosen[k]; });
+      cards.forEach(function (card) {
+        card.hidden = !wanted.every(function (k) { return card.wsKeywords.indexOf(k) >= 0; });
+      });
+    }
+    names.forEach(function (name) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.textContent = name;
+      button.setAttribute("aria-pressed", "false");
+      button.addEventListener("click", function () {
+        chosen[name] = !chosen[name];
+        button.setAttribute("aria-pressed", chosen[name] ? "true" : "false");
+        apply();
+      });
+      bar.appendChild(button);
+    });
+    cards[0].parentNode.insertBefore(bar, cards[0].previousElementSibling && /^H[23]$/.test(cards[0].previousElementSibling.tagName)
+                                     ? cards[0].previousElementSibling : cards[0]);
+  }
+
   function start() {
     addSwitch();
+    addFilters();
     scrollable();
     window.addEventListener("resize", scrollable);
     document.addEventListener("scroll", function (e) {

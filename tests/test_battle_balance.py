@@ -1,0 +1,86 @@
+"""``warscribe balance``: points swept, armies rebuilt within the scenario's points, the fair value."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compiler.battle.balance import armies_at, crossing, parse_vary
+from compiler.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+CONSOLE = str(ROOT / "rules" / "console-40k")
+SWEEP = ["balance", CONSOLE, "--vary", "space_marine.points=12..18:3", "--games", "250", "--seed", "4", "-q",
+         "--json"]
+
+
+def run(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, list(args))
+    return res.exit_code, res.output
+
+
+@pytest.fixture(scope="module")
+def console():  # type: ignore[no-untyped-def]
+    import compiler
+    return compiler.compile_paths([CONSOLE]).rulesets[0]
+
+
+def test_the_armies_are_rebuilt_within_the_scenario_points(console) -> None:  # type: ignore[no-untyped-def]
+    sc = console.get("sample_battle")
+    vary = parse_vary("space_marine.points=10..20", console)
+    assert vary.values == tuple(range(10, 21))
+    # five marines at 14 points are 70 points: 7 models at 10 points, 4 at 15 (60), 3 at 20 (60)
+    for value, models in ((10, 7), (14, 5), (15, 4), (20, 3)):
+        lists = dict(armies_at(console, sc, vary, value))
+        assert [u.count for u in lists["space_marines"]] == [models]
+        assert [u.count for u in lists["orks"]] == [10]  # the other side is left as it is
+
+
+def test_the_fair_value_is_where_the_rate_crosses_half() -> None:
+    assert crossing([10, 12, 14], [0.9, 0.7, 0.3]) == 13.0
+    assert crossing([10, 12], [0.6, 0.55]) is None
+    assert crossing([10, 11, 12], [0.8, 0.5, 0.2]) == 11.0
+
+
+def test_a_sweep_gives_the_same_answer_for_any_number_of_workers() -> None:
+    code, text = run(*SWEEP)
+    assert code == 0, text
+    out = json.loads(text)
+    assert [p["value"] for p in out["points"]] == [12, 15, 18]
+    assert [p["models"] for p in out["points"]] == [5, 4, 3]
+    rates = [p["win_rate"] for p in out["points"]]
+    assert rates[0] > 0.5 > rates[2] and rates[0] > rates[1] > rates[2]  # fewer marines, fewer wins
+    i = 0 if rates[1] < 0.5 else 1  # the two values around the crossing
+    x0, r0, r1 = (12, 15)[i], rates[i], rates[i + 1]
+    fair = out["fair"]
+    assert fair["value"] == pytest.approx(x0 + (0.5 - r0) * 3 / (r1 - r0), abs=1e-3)
+    assert fair["ci95"][0] <= fair["value"] <= fair["ci95"][1]
+    code, again = run(*SWEEP, "--jobs", "2", "--jobs-force")
+    assert code == 0 and json.loads(again) == out
+    code, table = run(*SWEEP[:-1])
+    assert code == 0 and f"fair value: {fair['value']:g} points" in table
+
+
+def test_a_sweep_on_a_dask_cluster_gives_the_same_answer() -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    code, text = run(*SWEEP)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        code, on_cluster = run(*SWEEP, "--scheduler", cluster.scheduler_address)
+    assert code == 0, on_cluster
+    assert json.loads(on_cluster) == json.loads(text)
+
+
+def test_bad_sweeps_are_refused_in_one_sentence(tmp_path: Path) -> None:
+    (tmp_path / "pointless.rules").write_text((ROOT / "tests" / "test_battle_exact.py").read_text()
+                                              .split("DUEL = '''", 1)[1].split("'''", 1)[0])
+    cases = [([CONSOLE, "--vary", "space_marine.points=10..12", "--policy", "clever"], "unknown policy 'clever'"),
+             ([str(tmp_path), "--vary", "gunner.points=1..3"], "has no points to vary"),
+             ([CONSOLE, "--vary", "space_marine.points=20..10"], "holds no value"),
+             ([CONSOLE, "--vary", "space_marine.points=80..90"], "its army is empty"),
+             ([CONSOLE, "--vary", "boltgun.points=1..2"], "not a unit profile"),
+             ([CONSOLE, "--vary", "space_marine=1..2"], "write PROFILE.points=LO..HI")]
+    for args, says in cases:
+        code, text = run("balance", *args, "--games", "10")
+        assert code == 2 and says in text and "Traceback" not in text, (args, text)

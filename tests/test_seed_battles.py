@@ -1,0 +1,109 @@
+"""Battle-level worked examples of the bundled seed rulesets: their battles play as the
+documents say (scoring and victory, turn by turn)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import compiler
+from compiler.battle import Battle, GreedyPolicy, Rules
+from compiler.model.ruleset import Ruleset
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def nuceria() -> Ruleset:
+    return compiler.compile_paths([ROOT / "rules" / "nuceria-rts"]).rulesets[0]
+
+
+def test_a_nuceria_game_ends_on_the_turn_a_side_reaches_ten_points(nuceria: Ruleset) -> None:
+    """First to 10 wins at once: the battle stops at the scoring moment a side's total reaches 10,
+    that side wins, and until then nobody had 10 (no invented limit of activations decides it)."""
+    rules = Rules(nuceria)
+    reached = 0
+    for seed in range(12):
+        battle = Battle(rules, nuceria.get("line_skirmish"), [GreedyPolicy(), GreedyPolicy()], seed=seed)
+        outcome = battle.run()
+        scores = [e for e in battle.events if e["event"] == "score"]
+        totals: dict[str, float] = {}
+        over_at = None
+        for n, e in enumerate(scores):
+            totals[e["to"]] = e["total"]
+            if over_at is None and max(totals.values()) >= 10:
+                over_at = n
+        end = battle.events[-1]
+        assert end["event"] == "end"
+        if outcome.reason == "first_to_ten":
+            reached += 1
+            assert over_at is not None
+            last = scores[over_at]
+            # the battle ended in the very turn the 10th point came, and the side at 10 won
+            assert outcome.turns == last["turn"] and end["turn"] == last["turn"]
+            assert end["winner"] == max(totals, key=lambda s: totals[s]) and max(totals.values()) >= 10
+            assert all(e["turn"] <= last["turn"] for e in battle.events)
+        else:
+            assert outcome.reason == "wiped_out" and over_at is None
+            assert max(outcome.scores) < 10
+    assert reached >= 3  # the points, not the clock, decide many of them
+
+
+def test_40k_s_victory_points_decide_a_battle_still_going_after_five_turns() -> None:
+    """40K-S: the armies stand 24" apart, the initiative is rolled each turn, each unit wiped out
+    gives its enemy the victory points it is worth (five for a stand-in squad of five), and after
+    five turns the side with more victory points wins."""
+    model = compiler.compile_paths([ROOT / "rules" / "40k-s"]).rulesets[0]
+    rules = Rules(model)
+    scenario = model.get("rifle_line")
+    assert scenario.distance == 24
+    decided = 0
+    for seed in range(10):
+        battle = Battle(rules, scenario, [GreedyPolicy(), GreedyPolicy()], seed=seed)
+        outcome = battle.run()
+        turns_rolled = {e["turn"] for e in battle.events if e["event"] == "initiative"}
+        assert turns_rolled == set(range(1, outcome.turns + 1))
+        vp = {"armoured": 0.0, "line": 0.0}
+        for e in battle.events:
+            if e["event"] == "score":
+                assert e["score"] == "kill_points" and e["points"] == 5
+                vp[e["to"]] += e["points"]
+        assert list(outcome.scores) == [vp["armoured"], vp["line"]]
+        if outcome.reason == "after_five_turns":
+            decided += 1
+            assert outcome.turns == 5 and vp[battle.events[-1]["winner"]] == max(vp.values())
+            assert vp["armoured"] != vp["line"]
+        elif outcome.reason == "turn limit":
+            assert vp["armoured"] == vp["line"]  # equal points after five turns: a draw
+    assert decided >= 3
+
+
+def test_dark_millennia_overwatch_is_not_offered_after_a_move_and_a_failed_test_costs_nothing() -> None:
+    """Modified overwatch as the document has it: a unit that moved this turn may not try; one that
+    tries and fails its Leadership test still fires with the rest; one that passes holds its fire."""
+    from compiler.battle import RandomPolicy
+
+    model = next(rs for rs in compiler.compile_paths([ROOT / "rules" / "dark-millennia"]).rulesets
+                 if rs.id == "dark-millennia")
+    rules = Rules(model)
+    failed_then_fired = passed = 0
+    for seed in range(30):
+        battle = Battle(rules, model.get("firefight"), [RandomPolicy(seed), RandomPolicy(seed + 50)], seed=seed)
+        battle.run()
+        done: dict[tuple[int, str], list[dict]] = {}
+        for e in battle.events:
+            if e["event"] in ("action", "test"):
+                done.setdefault((e["turn"], e["unit"]), []).append(e)
+        for (turn, unit), events in done.items():
+            actions = [e["action"] for e in events if e["event"] == "action"]
+            if "hold_fire" not in actions:
+                continue
+            assert "advance" not in actions[:actions.index("hold_fire")], (turn, unit, actions)
+            test = next(e for e in events if e["event"] == "test")
+            later = actions[actions.index("hold_fire") + 1:]
+            if test["passed"]:
+                passed += 1
+                assert "shoot" not in later  # on overwatch: it holds its fire
+            elif "shoot" in later:
+                failed_then_fired += 1
+    assert failed_then_fired and passed
