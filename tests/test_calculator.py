@@ -11,7 +11,7 @@ import pytest
 
 import compiler
 from compiler.site.calculator import calculator_data, expression
-from tests.conftest import ROOT, warscribe
+from conftest import ROOT, warscribe
 
 
 def unpacked(packed: list[Any]) -> dict[int, Fraction]:

@@ -22,8 +22,8 @@ import compiler
 from compiler.resolve import Evaluator, ResolveError, parse_expression
 from compiler.resolve.report import distribution_rows
 from compiler.site.calculator import expression
-from tests.browser_site import browser_type_launch_args  # noqa: F401  (Debian's chromium)
-from tests.conftest import ROOT
+from browser_site import browser_type_launch_args  # noqa: F401  (Debian's chromium)
+from conftest import ROOT
 
 RULESET = "console-40k"
 
