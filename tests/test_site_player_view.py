@@ -390,62 +390,6 @@ def test_search_ranks_rules_above_the_lexicon_and_leaves_stubs_out(built_site: P
     assert rule > term > boost.get("nuceria-rts/notes/#notes-deep_strike_penalty", 1.0)
 
 
-def axe_script() -> str:
-    """axe-core's script, from the test extra's axe-playwright-python (no network at test time)."""
-    import axe_playwright_python
-
-    return (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
-
-
-def axe_sample(built_site: Path) -> list[str]:
-    """The site's own pages and a page of each ruleset, each of a kind in turn (a full crawl in both
-    schemes would be minutes of the suite: axe takes seconds on a page of thousands of elements)."""
-    kinds = ["quick-reference/", "rulebook/", "datasheets/", "examples/", "lexicon/", "battles/", "notes/", ""]
-    out = ["", "comparison/", "language/"]
-    turn = 0
-    for rs_id in ruleset_ids():
-        taken = 0
-        while taken < 1 and turn < 10 * len(kinds):
-            kind = kinds[turn % len(kinds)]
-            turn += 1
-            folder = built_site / rs_id / kind
-            if kind == "rulebook/" and folder.is_dir():
-                kind += sorted(p.name for p in folder.iterdir())[0] + "/"
-            if (built_site / rs_id / kind / "index.html").is_file():
-                out.append(f"{rs_id}/{kind}")
-                taken += 1
-    return out + [f"{rs_id}/house-rules/" for rs_id in ruleset_ids()
-                  if (built_site / rs_id / "house-rules" / "index.html").is_file()]
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_serious_or_critical_violation(browser: Any, site_url: str, built_site: Path, scheme: str) -> None:
-    script = axe_script()
-    context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
-    page = context.new_page()
-    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
-    found = {}
-    sample = axe_sample(built_site)
-    kinds = {p.split("/", 1)[1].split("/")[0] for p in sample if "/" in p[:-1]}
-    assert len(sample) == 10 and kinds >= {"quick-reference", "rulebook", "datasheets", "examples", "house-rules",
-                                            "lexicon", "battles"}
-    for path in sample:
-        page.goto(site_url + path)
-        page.add_script_tag(content=script)
-        # The heat cells (hundreds on a quick reference) and code blocks (a span per token) are left
-        # to the tests above and below, which check every one of their colours: through axe they
-        # would take minutes.
-        bad = page.evaluate("""async () => (await axe.run({exclude: [['.ws-heat'], ['pre']]},
-                                                         {resultTypes: ['violations']})).violations
-            .filter(v => v.impact === 'serious' || v.impact === 'critical')
-            .map(v => v.id + ' ×' + v.nodes.length + ': ' + v.nodes[0].target.join(' ')
-                      + ' — ' + (v.nodes[0].failureSummary || '').slice(0, 160))""")
-        if bad:
-            found[path] = bad
-    context.close()
-    assert not found, found
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_colour_of_highlighted_code_reads_at_4_5_to_1(browser: Any, site_url: str, scheme: str) -> None:
     context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)

@@ -158,10 +158,10 @@ _BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def _bad_url(url: str) -> bool:
-    """Would a browser read ``url`` as a script or data URL once a Markdown reader has undone
+    r"""Would a browser read ``url`` as a script or data URL once a Markdown reader has undone
     its backslash escapes and entities (invisible characters dropped)?
 
-    >>> _bad_url("javascript\\:alert(1)"), _bad_url("jav&#x61;script:x"), _bad_url("java\\tscript:x")
+    >>> _bad_url("javascript\\:alert(1)"), _bad_url("jav&#x61;script:x"), _bad_url("java\tscript:x")
     (True, True, True)
     >>> _bad_url("../lexicon/#bs")
     False
