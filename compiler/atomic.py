@@ -36,9 +36,7 @@ def write_atomic(path: Path | str, text: str | bytes, encoding: str = "utf-8") -
             f.flush()
             os.fsync(f.fileno())
         if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
+            mode = 0o666 & ~current_umask()
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
@@ -62,3 +60,10 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it and putting it back: there is no other way)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -98,7 +98,7 @@ def _load_base(given: str, out: Path) -> tuple[Base, set[str], set[str]]:
 
 def _write_folder(out: Path, files: dict[str, str]) -> None:
     """Write the files; a new folder appears whole (written aside, then renamed into place)."""
-    from compiler.atomic import write_atomic
+    from compiler.atomic import current_umask, write_atomic
 
     if out.is_dir():
         for name, text in files.items():
@@ -109,17 +109,11 @@ def _write_folder(out: Path, files: dict[str, str]) -> None:
     try:
         for name, text in files.items():
             write_atomic(tmp / name, text)
-        os.chmod(tmp, 0o777 & ~_umask())
+        os.chmod(tmp, 0o777 & ~current_umask())
         os.replace(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 @import_app.command("battlescribe")

@@ -32,6 +32,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from compiler.atomic import current_umask
 from compiler.gitrun import git
 
 try:  # the project's atomic write, where present
@@ -204,7 +205,7 @@ def staged(final: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    os.chmod(staging, 0o777 & ~_umask())  # mkdtemp makes it private; a site is for reading
+    os.chmod(staging, 0o777 & ~current_umask())  # mkdtemp makes it private; a site is for reading
     try:
         if not os.path.lexists(final):
             os.rename(staging, final)  # one step: nothing was there
@@ -225,12 +226,6 @@ def staged(final: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def source_date_epoch(rules_dir: Path | str) -> str:
