@@ -85,6 +85,7 @@ def _joins_uncached(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]
     for s in decl.steps:
         v = s.value
         if isinstance(v, A.Each) and v.becomes and isinstance(v.count, A.Name) and v.count.id == current:
+            out.append((s.name, flags))  # ``1 extra blasted`` joins it, once, after the copies are made
             current = s.name  # each becomes several like it: they go on attack by attack
             continue
         if not (isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id == current

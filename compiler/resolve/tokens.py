@@ -118,16 +118,20 @@ def bag_amount(ev: Evaluator, amount_of: Callable[[Evaluator], Any], span: Any, 
     return total
 
 
-def multiply(bags: Any, times: Any, span: Any) -> Any:
-    """The bags after ``each becomes``: each token (not one on its way to a later step) becomes
-    ``times`` tokens like it (a distribution over whole numbers, rolled for each token), each
-    keeping what it carries."""
+def multiply(bags: Any, times: Any, step: str, span: Any) -> Any:
+    """The bags after the step ``step = … each becomes …``: each token (not one on its way to a
+    later step) becomes ``times`` tokens like it (a distribution over whole numbers, rolled for
+    each token), each keeping what it carries; a token that joins ``step`` (``1 extra blasted``)
+    joins it as one token."""
     times = as_exact(times) if is_dist(times) else Dist.const(num_int(unwrap(times), span))
+    joining = ("joins", step)
 
     def one_bag(bag: Bag) -> Any:
         total: Any = Dist.const(())
         for state, count in bag:
             if pending(state):
+                if joining in state:
+                    state = state - {joining}
                 total = total.binary(merge, Dist.const(((state, count),)))
                 continue
             copies = times.map(lambda n: num_int(unwrap(n), span)).convolve_power(count)
@@ -264,9 +268,9 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
                     span = eff.span
                     amount = as_exact(amount) if is_dist(amount) else Dist.const(amount)
                     amount = amount.map(lambda a: num_int(unwrap(a), span))
-                    joined = later.get(eff.word or "", frozenset())
-                    if joined:  # counted from the step it joins on, not at the steps in between
-                        joined = joined | {("joins", eff.word)}
+                    joined: State = frozenset()  # ``1 extra hits`` on the hit roll: counted at once
+                    if eff.word in later:  # counted from the step it joins on, not at the steps in between
+                        joined = later[eff.word] | {("joins", eff.word)}
                     extra[joined] = amount if joined not in extra else extra[joined].binary("+", amount)
         if added:
             old = hook_mods(frozenset(rest))
