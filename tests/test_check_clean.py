@@ -142,6 +142,37 @@ def test_an_extra_wound_is_no_hit() -> None:
     assert ask(model, "shoot(1 gunner, skewer_gun, 3 victim).killed") == enumerate_attacks(1, 3, skewer)
 
 
+TWICE = '''
+ability deep "Deep": "A natural 6 to hit scores one more wound past both wound rolls."
+  on natural 6 to hit: 1 extra w2
+weapon deep_gun "Deep gun":
+  A 1  S 4  AP 0  D 1
+  abilities deep
+
+attack once(shooter, weapon, target) "One wound roll":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  w2      = hits each wound(weapon.S, target.T)
+attack twice(shooter, weapon, target) "Two wound rolls":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  w1      = hits each wound(weapon.S, target.T)
+  w2      = w1 each wound(weapon.S, target.T)
+'''
+
+
+def test_an_extra_token_skips_every_roll_before_the_step_it_joins() -> None:
+    model = strict_clean(BASE + TWICE)
+    # Q4, 4+ to wound.  ``once``: the extra token joins the only wound step; ``twice``: it skips
+    # the first wound roll (not counted there) and joins the second without rolling it either.
+    assert ask(model, "once(2 gunner, deep_gun, 3 victim).w2") == \
+        enumerate_attacks(2, 2, lambda atts: sum((h >= 4 and w >= 4) + (h == 6) for h, w in atts))
+    assert ask(model, "twice(2 gunner, deep_gun, 3 victim).w1") == \
+        enumerate_attacks(2, 2, lambda atts: sum(h >= 4 and w >= 4 for h, w in atts))
+    assert ask(model, "twice(1 gunner, deep_gun, 3 victim).w2") == \
+        enumerate_attacks(1, 3, lambda atts: sum((h >= 4 and w1 >= 4 and w2 >= 4) + (h == 6) for h, w1, w2 in atts))
+
+
 BLASTED = '''
 ability splash "Splash": "A natural 6 to hit adds one hit after the blast."
   on natural 6 to hit: 1 extra blasted

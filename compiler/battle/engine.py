@@ -195,21 +195,23 @@ class Battle:
                 self.act(left[0], phase)
                 left = []
             while left and not st.over:
+                left = [u for u in left if u.models > 0]  # one wiped out meanwhile (by a reaction) is not offered
+                if not left:
+                    break
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
-                if unit.models > 0:
-                    self.act(unit, phase)
+                self.act(unit, phase)
         elif phase.actions:
             pending = [st.side_units(s) for s in sides]
             while not st.over and any(pending):
                 for s, left in zip(sides, pending):
+                    left[:] = [u for u in left if u.models > 0]  # one wiped out since the phase began is not offered
                     if not left or st.over:
                         continue
                     st.active = s
                     unit = left[0] if len(left) == 1 else self.pick_unit(s, left, phase)
                     left.remove(unit)
-                    if unit.models > 0:
-                        self.act(unit, phase)
+                    self.act(unit, phase)
         for c in phase.combats:
             if not st.over:
                 self.combat(c)

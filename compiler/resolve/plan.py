@@ -48,7 +48,7 @@ PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]  # kind, step, p
 # A plan: its entries laid end to end, five items each.  The resolver's memo keeps a plan for every
 # profiles asked about: one tuple each, not one per step, for the garbage collector to follow.
 Plan: TypeAlias = tuple[Any, ...]
-StepShape: TypeAlias = "tuple[A.Step, TestCall | None, str | None, tuple[tuple[str, State], ...]]"
+StepShape: TypeAlias = "tuple[A.Step, TestCall | None, str | None, tuple[str, ...]]"
 # What a plain program reads for an amount: (role, stat, span), a stat of the profile bound to a
 # parameter, by its name (``weapon.D``).
 Read: TypeAlias = tuple[str, str, Any]
