@@ -11,9 +11,10 @@ situations, keywords, custom dice, tables (case lists and keyed rows), formulas,
 and low rolls, tables' targets, chained targets, ``never``/``always``, natural rules, caps,
 ``modifiers between``, re-rolls), modifiers (roll, stat, ``better by``/``worse by``, ``needs``,
 caps, re-rolls, ``ignore modifiers``, ``when``, groups), abilities (values, stacking, ``when``,
-plain effects, ``when attacked:`` effects, test hooks, damage hooks), attack sequences (``each``
-steps over tests and amounts, ``removes``, steps over totals) and model counts worked out from an
-earlier result.  Anything else raises :class:`Unsupported`, never a guess.
+plain effects, ``when attacked:`` effects, test hooks, damage hooks, ``role wounds``), attack
+sequences (``each`` steps over tests and amounts, ``each becomes`` with ``capped at``, a branch
+that names an earlier step, ``removes``, steps over totals) and model counts worked out from an
+earlier result.  ``tests/batch_interpreter.py`` repeats these steps over arrays of plays.  Anything else raises :class:`Unsupported`, never a guess.
 
 Where the reference reads two ways the choice made is written beside the code.
 """
@@ -67,6 +68,9 @@ class Token:
     auto_pass: set[str] = field(default_factory=set)
     auto_fail: set[str] = field(default_factory=set)
     effects: list[tuple[A.Effect, dict[str, Any]]] = field(default_factory=list)
+
+    def copy(self) -> Token:
+        return Token(self.mortal, self.spill, set(self.auto_pass), set(self.auto_fail), list(self.effects))
 
 
 FRESH = Token()
@@ -171,7 +175,9 @@ class PlainInterpreter:
             total = 0
             for _ in range(int(n)):
                 v = self.ev(e.item, env, ctx)
-                if isinstance(v, bool):
+                if e.becomes:
+                    total += self.becomes(e, v, env, ctx)
+                elif isinstance(v, bool):
                     total += int(v != e.negate)
                 else:
                     total += self.number(v, strict=True)
@@ -191,6 +197,15 @@ class PlainInterpreter:
                 inner.situation[s.name] = (not s.negated) if s.value is None else self.setting(s)
             return self.ev(e.expr, env, inner)
         raise Unsupported(type(e).__name__)
+
+    def becomes(self, e: A.Each, v: Any, env: dict[str, Any], ctx: Ctx) -> int:
+        """How many one becomes (``each becomes weapon.blast capped at target.models``): no more than the cap."""
+        n = int(self.number(v, strict=True))
+        if e.cap is not None:
+            n = min(n, int(self.number(self.ev(e.cap, env, ctx), strict=True)))
+        if n < 0:
+            raise Unsupported("becomes fewer than none")
+        return n
 
     def setting(self, s: A.Setting) -> Any:
         if isinstance(s.value, A.Name):
@@ -616,6 +631,19 @@ class PlainInterpreter:
                 continue
             value = step.value
             assert value is not None
+            kept = self.kept_form(value, totals, ctx, tokens)
+            if isinstance(kept, A.Name):  # a branch naming an earlier step: its attacks as they are
+                tokens[step.name], totals[step.name] = tokens[kept.id], totals[kept.id]
+                continue
+            if isinstance(kept, A.Each):  # each attack becomes several, each a copy keeping its state
+                assert isinstance(kept.count, A.Name)
+                copies: list[Token] = []
+                for token in tokens[kept.count.id]:
+                    tctx = Ctx(ctx.situation, roles, target_role, token, ctx.memo)
+                    times = self.becomes(kept, self.ev(kept.item, dict(totals), tctx), dict(totals), tctx)
+                    copies += [token.copy() for _ in range(times)]
+                tokens[step.name], totals[step.name] = copies, len(copies)
+                continue
             if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in tokens:
                 out: list[Token] = []
                 amount = 0
@@ -649,6 +677,17 @@ class PlainInterpreter:
                 totals[step.name] = len(tokens[step.name])
         return totals
 
+    def kept_form(self, value: A.Expr, totals: dict[str, Any], ctx: Ctx, tokens: dict[str, Any]) -> A.Expr | None:
+        """A step that keeps its attacks as they are: the branch of an ``if`` the profiles settle, an
+        earlier step by name, or ``hits each becomes …``; else None (a step over totals)."""
+        while isinstance(value, A.IfElse):
+            value = value.then if self.ev(value.cond, dict(totals), ctx) else value.otherwise
+        if isinstance(value, A.Name) and value.id in tokens:
+            return value
+        if isinstance(value, A.Each) and value.becomes and isinstance(value.count, A.Name) and value.count.id in tokens:
+            return value
+        return None
+
     def is_test(self, e: A.Expr) -> bool:
         return isinstance(e, A.Call) and isinstance(self.decls.get(e.func), A.Test)
 
@@ -669,14 +708,24 @@ class PlainInterpreter:
             kept += not ignored
         return kept
 
+    def wounds_per_model(self, target: Unit, ctx: Ctx) -> Any:
+        """The wounds of each of the target's models: the stat declared ``role wounds`` (with its
+        modifiers), or the value of the ability declared so (its default for a profile without it)."""
+        for d in self.decls.values():
+            if isinstance(d, A.Stat) and d.role == "wounds":
+                return self.read_stat(self.raw_stat(target, d.id), d.id, ctx.target_role, {}, ctx)
+            if isinstance(d, A.Ability) and d.role == "wounds":
+                value = self.ability_value(target, d.id)
+                if value is None and d.role_default is None:
+                    raise Unsupported("a model without the wounds ability and no default")
+                return d.role_default if value is None else value
+        raise Unsupported("no stat or ability with role wounds")
+
     def remove(self, tokens: list[Token], step: A.Step, ctx: Ctx) -> int:
         """Models taken off the target: each attack's damage to the current model, the excess lost;
         damage that spills over added up and dealt after the rest, from model to model."""
         target = ctx.roles[ctx.target_role or ""]
-        wounds_stat = [s for s in self.stats.values() if s.role == "wounds"]
-        if not wounds_stat:
-            raise Unsupported("no stat with role wounds")
-        per_model = self.read_stat(self.raw_stat(target, wounds_stat[0].id), wounds_stat[0].id, ctx.target_role, {}, ctx)
+        per_model = self.wounds_per_model(target, ctx)
         left, hurt, killed = target.models, 0, 0
         spill = 0
         for token in tokens:

@@ -1,9 +1,11 @@
 """Check-clean means right: generated rulesets answered exactly by the resolver and by sampling
 the plain interpreter (``tests/plain_interpreter.py``, the reference made executable) agree.
 
-The property runs over 200 generated programs (``tests/differential.py``: ``programs``), with few
-samples each so that it stays cheap; ``bench/differential.py`` runs thousands with 20,000
-samples.  The refusals are counted and bounded, so that it cannot pass by refusing.  Each
+The property runs over 200 generated programs (``tests/differential.py``: ``programs``), each
+against 5,000 plays drawn at once by the batch form of the plain interpreter
+(``tests/batch_interpreter.py``); ``bench/differential.py`` runs 10,000 with 20,000 plays each.
+The batch form is held to the one-at-a-time interpreter it repeats over arrays: the two agree
+in law on generated programs (a chi-square test of homogeneity).  The refusals are counted and bounded, so that it cannot pass by refusing.  Each
 disagreement either run found is pinned below as a named regression test whose expected law is
 worked out here by enumerating the dice.
 """
@@ -14,14 +16,16 @@ import random
 from collections import Counter
 from fractions import Fraction
 
-from differential import Program, chi_square_p, judge, programs, strict_clean
+import numpy as np
+from batch_interpreter import BatchInterpreter
+from differential import Program, chi_square_p, judge, plays, programs, strict_clean, two_sample_p
 from hypothesis import HealthCheck, given, settings
 from plain_interpreter import PlainInterpreter
 
 from compiler.resolve.evaluator import Evaluator, parse_expression
 
 PROGRAMS = 200
-SAMPLES = 200
+SAMPLES = 5000
 ALPHA = 0.001  # family-wise; each program is judged at ALPHA / PROGRAMS (Bonferroni)
 
 
@@ -51,6 +55,49 @@ def test_the_chi_square_test_rejects_a_wrong_law_and_keeps_a_right_one() -> None
     assert chi_square_p(law, fair) > 0.001
     loaded = {f: Fraction(1, 7) for f in range(1, 6)} | {6: Fraction(2, 7)}
     assert chi_square_p(loaded, fair) < 1e-9
+
+
+def test_the_batch_interpreter_agrees_in_law_with_the_one_at_a_time_interpreter() -> None:
+    """The batch form is the plain interpreter's steps over arrays: on generated programs its
+    plays and the one-at-a-time plays are samples of one law (homogeneity, Bonferroni)."""
+    count, judged = 30, Counter[str]()
+
+    @settings(max_examples=count, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(programs())
+    def compared(p: Program) -> None:
+        model, _ = strict_clean(p.text)
+        if model is None:
+            return
+        question = parse_expression(p.question)
+        one = plays(model.items, question, 300, seed=judged.total(), batch=False)
+        many = plays(model.items, question, 3000, seed=judged.total(), batch=True)
+        judged["compared"] += 1
+        assert two_sample_p(one, many) > ALPHA / count, (p.question, p.text, one, many)
+
+    compared()
+    assert judged["compared"] >= count * 9 // 10, judged
+
+
+def test_the_two_sample_test_tells_two_laws_apart_and_one_law_from_itself() -> None:
+    rng = random.Random(4)
+    fair = [Counter(rng.randint(1, 6) for _ in range(n)) for n in (600, 6000)]
+    loaded = Counter(rng.choice([1, 2, 3, 4, 5, 6, 6]) for _ in range(6000))
+    assert two_sample_p(fair[0], fair[1]) > 0.001
+    assert two_sample_p(fair[0], loaded) < 1e-6
+    assert two_sample_p(Counter({1: 5}), Counter({1: 50})) == 1.0  # one value: nothing to tell apart
+
+
+def test_the_batch_interpreter_plays_each_die_on_its_own() -> None:
+    """Two dice per play, added: the sum's law is the triangle of 2d6, not a doubled d6."""
+    text = BASE + 'formula pair() "Pair" = d6 + d6\n'
+    model, bad = strict_clean(text)
+    assert model is not None, bad
+    values = BatchInterpreter(model.items, np.random.default_rng(2)).sample_many(parse_expression("pair()"), 36_000)
+    law = {s: Fraction(6 - abs(s - 7), 36) for s in range(2, 13)}
+    observed = Counter(values.tolist())
+    assert chi_square_p(law, observed) > 1e-4
+    assert chi_square_p({2 * f: Fraction(1, 6) for f in range(1, 7)}, observed) < 1e-9
 
 
 def test_the_plain_interpreter_finds_a_wrong_law() -> None:

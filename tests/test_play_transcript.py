@@ -82,6 +82,75 @@ def test_a_transcript_reads_as_words(ruleset: str, scenario: str, sides: tuple[s
         assert line.strip().startswith(f"{s}: ") and "models)" in line
     # the replay prints the same battle, header included, finding the rules from the log
     assert play("--replay", str(log)) == text
+    # every kind of event the battle had is told to the reader
+    assert not unprinted(ruleset, sides, log), f"events never printed: {unprinted(ruleset, sides, log)}"
+
+
+def unprinted(ruleset: str, sides: tuple[str, ...], log: Path) -> set[str]:
+    """The kinds of event of a logged battle that the narrator never puts in words."""
+    import json
+
+    from compiler.cli.narrate import Narrator
+    from compiler.driver import compile_paths
+
+    model = compile_paths([str(ROOT / "rules" / ruleset)]).rulesets[0]
+    narrator = Narrator(model, sides)
+    rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()[1:-1]]
+    kinds = {row["event"] for row in rows}
+    return kinds - {row["event"] for row in rows if narrator.line(row) is not None}
+
+
+#: One event of each kind the engine emits, as it logs it.
+EVENTS: dict[str, dict[str, object]] = {
+    "start": {"first": "orks", "first_title": "Orks", "distance": 24},
+    "turn": {"title": "Orks"},
+    "move": {"unit": "Orks: Ork Boy", "inches": 6, "distance": 18.0},
+    "action": {"unit": "Orks: Ork Boy", "action": "advance", "title": "Advance"},
+    "volley": {"rule": "shooting", "unit": "Space Marines: Space Marine", "models": 5, "target": "Orks: Ork Boy",
+               "weapon": "boltgun", "removed": 1, "mean": 1.39, "left": 9},
+    "test": {"rule": "morale", "unit": "Orks: Ork Boy", "chance": 0.58, "passed": False},
+    "activation": {"rule": "activation", "unit": "Orks: Ork Boy", "dice": 3, "successes": 2, "bust": False,
+                   "chance": 0.5},
+    "engage": {"unit": "Orks: Ork Boy", "target": "Space Marines: Space Marine", "status": "locked"},
+    "out_of_reach": {"unit": "Orks: Ork Boy", "reach": 24.0},
+    "out_of_sight": {"unit": "Orks: Ork Boy"},
+    "status": {"unit": "Orks: Ork Boy", "status": "charging", "until": "turn"},
+    "destroyed": {"unit": "Orks: Ork Boy", "models": 0},
+    "activated": {"unit": "Orks: Ork Boy", "title": "Orks"},
+    "order": {"unit": "Orks: Ork Boy", "order": "first_fire", "title": "First fire"},
+    "reaction": {"unit": "Orks: Ork Boy", "reaction": "charged", "cause": "Space Marines: Space Marine"},
+    "spent": {"unit": "Orks: Ork Boy", "reaction": "charged"},
+    "initiative": {"first": "orks", "first_title": "Orks", "tie": True, "ties": "keep"},
+    "removed": {"unit": "Orks: Ork Boy", "removed": 2, "left": 8},
+    "counter": {"unit": "Orks: Ork Boy", "counter": "pins", "value": 2, "change": 1, "why": "shot"},
+    "control": {"holders": {"centre": "orks", "north": None}},
+    "score": {"score": "kills", "to": "orks", "points": 5.0, "why": "Space Marines: Space Marine", "total": 15.0},
+    "end": {"winner": "orks", "winner_title": "Orks", "reason": "annihilation", "survivors": [0, 9],
+            "scores": [0.0, 15.0]},
+}
+
+
+def test_every_kind_of_event_the_engine_emits_is_put_in_words() -> None:
+    from compiler.cli.narrate import Narrator
+    from compiler.driver import compile_paths
+
+    emitted = set()
+    for source in (ROOT / "compiler" / "battle").glob("*.py"):
+        emitted |= set(re.findall(r"""\bemit\(\s*["'](\w+)["']""", source.read_text(encoding="utf-8")))
+    assert emitted and emitted <= set(EVENTS), f"events without a sample here: {emitted - set(EVENTS)}"
+    model = compile_paths([str(ROOT / "rules" / "console-40k")]).rulesets[0]
+    narrator = Narrator(model, ["Space Marines", "Orks"], side_ids=["space_marines", "orks"])
+    said = {}
+    for kind, fields in EVENTS.items():
+        text = narrator.line({"event": kind, "turn": 1, "side": "orks", "phase": "", **fields})
+        assert text is not None, kind
+        said[kind] = re.sub(r"\[/?[a-z][^\]]*\]", "", text)
+    assert said["reaction"] == "Orks: Ork Boy reacts: charged by Space Marines: Space Marine."
+    assert said["control"] == "Objectives: centre held by Orks; north held by no one."
+    assert said["score"] == "Orks score 5 points for Space Marines: Space Marine (kills); 15 in all."
+    assert said["initiative"] == "Initiative: Orks go first (a tie: the order is kept)."
+    assert said["counter"] == "Orks: Ork Boy: pins rises by 1 to 2 (shot)."
+    assert narrator.line({"event": "control", "holders": {"centre": "orks", "north": None}}) is None  # no news
 
 
 def test_rules_link_to_the_built_site_with_site() -> None:

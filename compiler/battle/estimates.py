@@ -206,15 +206,15 @@ class Estimates:
 
 def signature(state: State, unit: Unit) -> Signature:
     """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
-    orders, and each enemy's profile, models, wounds, points and distance (on a table, where each
-    stands too: sight and cover depend on it)."""
+    orders, and each enemy's profile, models (and those marked to be removed when the phase ends),
+    wounds, points and distance (on a table, where each stands too: sight and cover depend on it)."""
     side, here = unit.side, unit.position
     if state.table is not None:
         return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
-                tuple([(f.profile, f.models, f.wounds, f.points, f.position, f.y)
+                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y)
                        for f in state.units if f.side != side and f.models > 0]))
     return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
-            tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
+            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
                    for f in state.units if f.side != side and f.models > 0]))

@@ -94,7 +94,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
         scenario = played.scenario
         seed = played.seed
     sc = pick_scenario(model, scenario)
-    narrator = Narrator(model, [s.title for s in sc.sides], site)
+    narrator = Narrator(model, [s.title for s in sc.sides], site, [s.id for s in sc.sides])
 
     def show(event: dict[str, Any]) -> None:
         if as_json:

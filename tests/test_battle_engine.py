@@ -1,0 +1,151 @@
+"""The turn engine on scripted battles of two units a side: who is asked what, in which order,
+the state after each answer, the events of a recorded battle, the end of the game — each a known
+next state, each chance node its exact law."""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from compiler.battle import CHANCE, TERMINAL, Battle, Node, Rules, ScriptedPolicy
+from compiler.battle.policies import Choice
+from compiler.driver import compile_text
+
+RULES = '''
+ruleset squads "Squads":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  W 1
+unit sniper "Sniper":
+  BS 1  W 1
+game g "A game":
+  turns {turns}
+  activation {activation}
+  control within 3" by models
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  score held "Held": 1 for each objective held at end of game
+  victory most "Most points" by highest_score
+  victory wipe "Annihilation" by annihilation
+scenario clash "A clash":
+  game g
+  distance 12"
+  first red
+  objective hill "The hill" at 0"
+  side red "Red":
+    2 trooper
+    1 sniper
+  side blue "Blue":
+    1 trooper
+    2 trooper
+'''
+
+
+def model_of(activation: str = "whole_army", turns: int = 1):  # type: ignore[no-untyped-def]
+    result = compile_text(RULES.format(activation=activation, turns=turns), "squads.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    return result.rulesets[0]
+
+
+@pytest.fixture(scope="module")
+def whole() -> Node:
+    model = model_of()
+    return Node.root(Rules(model, exact=True), model.get("clash"))
+
+
+@pytest.fixture(scope="module")
+def alternating() -> Node:
+    model = model_of("alternating_units")
+    return Node.root(Rules(model, exact=True), model.get("clash"))
+
+
+def labels(node: Node) -> tuple[str, str, list[str]]:
+    choice = node.choice()
+    assert choice is not None
+    return choice.kind, choice.unit, [o.label for o in choice.options]
+
+
+def test_the_active_player_picks_which_unit_acts_and_each_acts_once(whole: Node) -> None:
+    assert labels(whole) == ("unit", "Red", ["Trooper 1", "Sniper 2"])
+    sniper = whole.child(1)
+    assert labels(sniper) == ("action", "Sniper 2", ["Shoot", "Nothing"])
+    aim = sniper.child(0)
+    assert labels(aim)[0] == "target" and len(labels(aim)[2]) == 2
+    shot = aim.child(1)  # at Blue's second unit (two troopers): the sniper hits on a 1+
+    assert shot.current_player() == CHANCE and shot.chance_kind() == "volley"
+    assert [p for _, p in shot.chance_outcomes()] == [Fraction(1)]
+    after = shot.child(shot.legal_actions()[0])
+    assert [u.models for u in after.state().units] == [2, 1, 1, 1]
+    # the one Red unit left acts without being picked; then Blue's turn
+    assert labels(after) == ("action", "Trooper 1", ["Shoot", "Nothing"])
+    idle = after.child(1)
+    assert labels(idle) == ("unit", "Blue", ["Trooper 1", "Trooper 2"])
+    assert idle.state().active == 1
+
+
+def test_a_unit_wiped_out_before_its_turn_in_the_phase_is_not_offered(alternating: Node) -> None:
+    """Alternating units: Red's sniper kills Blue's lone trooper; Blue's turn goes to its other
+    unit (never to the dead one), then Red's last unit, then Blue has nothing left to move."""
+    assert labels(alternating) == ("unit", "Red", ["Trooper 1", "Sniper 2"])
+    aim = alternating.child(1).child(0)
+    assert labels(aim) == ("target", "Sniper 2", ['Trooper 1 (12")', 'Trooper 2 (12")'])
+    shot = aim.child(0)
+    killed = shot.child(shot.legal_actions()[0])
+    assert [u.models for u in killed.state().units] == [2, 1, 0, 2]
+    assert labels(killed) == ("action", "Trooper 2", ["Shoot", "Nothing"])  # Blue's only unit left acts
+    red = killed.child(1)
+    assert labels(red) == ("action", "Trooper 1", ["Shoot", "Nothing"]) and red.state().active == 0
+    end = red.child(1)  # Red's trooper does nothing: the phase and the only turn end
+    assert end.current_player() == TERMINAL
+
+
+def test_the_game_ends_with_its_scores_counted_at_the_end_of_the_game() -> None:
+    """Nobody shoots: at the end of the last turn Red's units on the hill (0") hold it and score 1;
+    the most points win."""
+    model = model_of()
+    battle = Battle(Rules(model), model.get("clash"), [ScriptedPolicy([1, 1, 1]), ScriptedPolicy([1, 1, 1])], 7)
+    out = battle.run()
+    assert (out.winner, out.reason, out.scores, out.turns, out.survivors) == (0, "most", (1.0, 0.0), 1, (3, 3))
+    kinds = [e["event"] for e in battle.events]
+    assert kinds[0] == "start" and kinds[-1] == "end" and "volley" not in kinds
+    assert battle.events[-1]["winner"] == "red"
+
+
+class Counting:
+    """A policy that does nothing, and counts the choices it is asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def choose(self, choice: Choice) -> int:
+        self.asked.append(choice.kind)
+        return len(choice.options) - 1
+
+
+def test_a_policy_that_is_not_the_greedy_one_is_asked_every_choice() -> None:
+    model = model_of(turns=2)
+    red, blue = Counting(), Counting()
+    battle = Battle(Rules(model), model.get("clash"), [red, blue], 3)
+    out = battle.run()
+    # each player's turn: which unit first (two units), then each unit's action
+    assert red.asked == ["unit", "action", "action"] * 2 and blue.asked == red.asked
+    assert out.survivors == (3, 3) and battle.choices == [1] * 12
+
+
+def test_the_seeded_dice_give_the_same_battle_and_another_seed_another(whole: Node) -> None:
+    model = model_of("alternating_units", turns=3)
+    rules = Rules(model)
+
+    def play(seed: int) -> tuple[Any, ...]:
+        from compiler.battle import GreedyPolicy
+        battle = Battle(rules, model.get("clash"), [GreedyPolicy(), GreedyPolicy()], seed)
+        return battle.run(), battle.events
+    assert play(5) == play(5)
+    assert len({str(play(s)[1]) for s in range(6)}) > 1
