@@ -261,3 +261,84 @@ def test_an_end_of_turn_test_that_cannot_be_passed_is_still_taken_and_failed() -
     assert node.chance_kind() == "test" and node.chance_outcomes() == [(1, Fraction(1))]  # a sure failure
     end = node.child(1)
     assert end.is_terminal() and end.state().units[2].models == 0 and end.outcome().survivors == (1, 1)
+
+
+DRILL = '''
+ruleset drill "Drill":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+situation suppression "Suppression" 0..2
+test hit(BS) = roll d6 >= BS
+test rally(Ld) = roll 2d6 <= Ld
+status pinned "Pinned": "Down."
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  Ld 7  W 1
+game g "A game":
+  turns 2
+  activation alternating_units
+  initiative each game turn: roll d6, ties swap the order
+  casualties removed at end of phase
+  counter suppression: rises by 1 when shot, falls by 1 at end of game turn
+  phase fire "Fire":
+    action shoot "Shoot": attack shooting
+    action duck "Go to ground": sets pinned until passed rally(Ld)
+    action steady "Steady": lowers suppression by 2
+  victory wipe "Annihilation" by annihilation
+scenario duel "A duel":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    3 trooper
+  side blue "Blue":
+    3 trooper
+'''
+
+
+class Dice:
+    """A nature that gives the outcomes in order, and notes what each roll was for."""
+
+    def __init__(self, outcomes: list[int]) -> None:
+        self.outcomes, self.asked = list(outcomes), []  # type: list[int], list[str]
+
+    def outcome(self, battle: Battle, law: Any, what: str) -> int:
+        self.asked.append(what)
+        return self.outcomes.pop(0)
+
+
+def test_the_turn_structures_events_in_a_scripted_battle() -> None:
+    """Turn 1: a tie for the initiative swaps the scenario's order (Blue first); Blue's volley
+    marks one Red trooper and suppresses the unit; Red, at full strength, goes to ground; the
+    phase ends (the mark removed), the game turn ends (the counter falls).  Turn 2: Red wins the
+    roll, passes its rally test before acting (the status ends) and steadies (nothing to lower);
+    Blue does nothing."""
+    result = compile_text(DRILL, "drill.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    dice = Dice([2, 1, 0, 0])
+    battle = Battle(Rules(model), model.get("duel"), [ScriptedPolicy([1, 2]), ScriptedPolicy([0, 3])], 0,
+                    nature=dice)
+    out = battle.run()
+    assert dice.asked == ["initiative", "volley", "initiative", "test"] and dice.outcomes == []
+    volleys = [e for e in battle.events if e["event"] == "volley"]
+    assert [(v["side"], v["removed"], v["models"], v["left"]) for v in volleys] == [("blue", 1, 3, 3)]
+    seen = [(e["event"], e["turn"], {k: v for k, v in e.items() if k not in ("event", "turn", "phase", "side")})
+            for e in battle.events if e["event"] in ("initiative", "counter", "removed", "test", "status")]
+    assert seen == [
+        ("initiative", 1, {"first": "blue", "first_title": "Blue", "tie": True, "ties": "swap"}),
+        ("counter", 1, {"unit": "Trooper", "counter": "suppression", "value": 1, "change": 1, "why": "shot"}),
+        ("status", 1, {"unit": "Trooper", "status": "pinned", "until": None}),
+        ("removed", 1, {"unit": "Trooper", "removed": 1, "left": 2}),
+        ("counter", 1, {"unit": "Trooper", "counter": "suppression", "value": 0, "change": -1,
+                        "why": "end of game turn"}),
+        ("initiative", 2, {"first": "red", "first_title": "Red", "tie": False, "ties": "swap"}),
+        ("test", 2, {"rule": "rally", "unit": "Trooper", "chance": round(21 / 36, 6), "passed": True, "ends": "pinned"}),
+        ("status", 2, {"unit": "Trooper", "status": "pinned", "until": "now"}),
+    ]
+    assert out.survivors == (2, 3) and out.reason == "turn limit"
+    assert [u.values for u in battle.state.units] == [{"suppression": 0}, {"suppression": 0}]
