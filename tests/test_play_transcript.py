@@ -172,6 +172,8 @@ def test_rules_link_to_the_built_site_with_site() -> None:
     text = play("rules/console-40k", "--auto", "--seed", "1", "--site", "https://rules.example.org/")
     assert "(Shooting, https://rules.example.org/console-40k/rulebook/" in text
     assert re.search(r"https://rules\.example\.org/console-40k/rulebook/[\w-]+/#shooting\)", text)
+    assert re.search(r"\n    hits: [\d ]+ → \d+ \(Roll to hit, https://rules\.example\.org/console-40k/rulebook/[\w-]+/#hit\)",
+                     text)  # the dice's rules too
 
 
 def test_side_labels_and_dice_steps_are_shown_when_an_event_carries_them() -> None:

@@ -30,7 +30,7 @@ damage counted by a step of its own), because then the counts alone would not fo
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from math import comb
 from typing import Any, Callable
@@ -78,6 +78,7 @@ class Chain:
     prior: dict[int, float]  # its law
     steps: tuple[StepDice, ...]
     removal: Callable[[int], dict[tuple[int, int], float]]  # (removed, damaged) given the last count
+    given: dict[tuple[int, int], tuple[float, list[list[float]]]] = field(default_factory=dict)  # outcome → its chance, betas
 
 
 class VolleyDice:
@@ -198,14 +199,16 @@ def draw_counts(chain: Chain, outcome: tuple[int, int], rng: random.Random,
     ``outcome``; None when the chain gives the outcome no chance (or, given ``expected``, a chance
     other than the volley's law gives it)."""
     top = max(chain.prior)
-    # beta[j][n]: the chance of the outcome given n dice counted at step j (0: the first dice)
-    last = [chain.removal(n).get(outcome, 0.0) for n in range(top + 1)]
-    betas = [last]
-    for step in reversed(chain.steps):
-        after = betas[0]
-        betas.insert(0, [sum(_binomial(n, x, step.p) * after[x] for x in range(n + 1)) for n in range(top + 1)])
+    known = chain.given.get(outcome)
+    if known is None:
+        # betas[j][n]: the chance of the outcome given n dice counted at step j (0: the first dice)
+        betas = [[chain.removal(n).get(outcome, 0.0) for n in range(top + 1)]]
+        for step in reversed(chain.steps):
+            after = betas[0]
+            betas.insert(0, [sum(_binomial(n, x, step.p) * after[x] for x in range(n + 1)) for n in range(top + 1)])
+        known = chain.given[outcome] = (sum(chain.prior.get(n, 0.0) * betas[0][n] for n in range(top + 1)), betas)
+    total, betas = known
     weights = [chain.prior.get(n, 0.0) * betas[0][n] for n in range(top + 1)]
-    total = sum(weights)
     if total <= 0 or (expected is not None and abs(total - expected) > TOLERANCE * max(1.0, expected) + 1e-12):
         return None
     counts = [rng.choices(range(top + 1), weights=weights)[0]]
