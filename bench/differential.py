@@ -60,6 +60,8 @@ def _worker(job: tuple[int, int, int, float, str, bool]) -> tuple[Counter[str], 
             notes.append(f"{outcome}: {path} {v.detail}")
         elif v.outcome == "refused":
             notes.append(f"refused: {v.detail[:200]}")
+        if tally["tried"] % 250 == 0:  # progress, so that a run cut short still says what it found
+            print(f"[{seed}] {dict(sorted(tally.items()))} CPU {time.process_time():.0f} s", file=sys.stderr, flush=True)
 
     run()
     return tally, notes

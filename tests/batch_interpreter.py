@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from plain_interpreter import Ctx, DiceValue, PlainInterpreter, Tgt, Unit, Unsupported
+from plain_interpreter import Ctx, DiceValue, PlainInterpreter, Tgt, Unit, Unsupported, names_in
 
 from compiler import ast as A
 
@@ -255,11 +255,6 @@ class BatchInterpreter(PlainInterpreter):
         static = [(e, env, None) for e, env in ctx.memo["effects"]]
         return static + (list(ctx.tokens.effects) if ctx.tokens is not None else [])
 
-    def active_effects(self, ctx: Any) -> list[tuple[A.Effect, dict[str, Any]]]:
-        if ctx.tokens is not None and ctx.tokens.effects:
-            raise Unsupported("an effect of a hook read where lanes are not considered")
-        return [(e, env) for e, env, _ in self.effects_now(ctx)]
-
     def abilities_of(self, unit: Unit, ctx: Any) -> list[tuple[A.Ability, dict[str, Any]]]:
         key = ("of", id(unit.profile))  # a profile's abilities: the same in every play
         if key not in ctx.memo:
@@ -463,6 +458,7 @@ class BatchInterpreter(PlainInterpreter):
         totals: dict[str, Any] = {}
         joining: dict[str, list[np.ndarray]] = {s.name: [] for s in decl.steps}
         later = {s.name for s in decl.steps}
+        dealt: set[str] = set()  # steps whose totals are points that met the damage hooks already
 
         def count(t: Tokens) -> np.ndarray:
             return np.bincount(t.owner, minlength=plays).astype(np.int64)
@@ -470,11 +466,13 @@ class BatchInterpreter(PlainInterpreter):
         for step in decl.steps:
             later.discard(step.name)
             if step.removes_from is not None:
-                totals[step.name] = self.remove(tokens[step.removes_from], step, ctx)
+                totals[step.name] = self.remove(tokens[step.removes_from], step, ctx, step.removes_from in dealt)
                 tokens[step.name] = Tokens.fresh(np.repeat(every, totals[step.name]))
                 continue
             value = step.value
             assert value is not None
+            if self.is_amount(value, tokens) or dealt & names_in(value):
+                dealt.add(step.name)  # an amount, or worked out from one: each point met each hook once
             kept = self.kept_form(value, totals, ctx, tokens)
             if isinstance(kept, A.Name):  # a branch naming an earlier step: its attacks as they are
                 tokens[step.name], totals[step.name] = tokens[kept.id], totals[kept.id]
@@ -485,21 +483,19 @@ class BatchInterpreter(PlainInterpreter):
                 tctx = self.relane(ctx, src.owner, src)
                 env = {k: self.lane(x, src.owner) for k, x in totals.items()}
                 times = self.becomes(kept, self.ev(kept.item, env, tctx), env, tctx)
-                tokens[step.name] = src.take(np.repeat(np.arange(len(src.owner)), times))
+                out = src.take(np.repeat(np.arange(len(src.owner)), times))
+                tokens[step.name] = self.join(out, joining[step.name])  # ``1 extra blasted``: after the copies
                 totals[step.name] = count(tokens[step.name])
                 continue
             if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in tokens:
                 src = tokens[value.count.id]
                 if self.is_test(value.item):
-                    out = self.test_step(src, value, ctx, later, joining)
-                    if joining[step.name]:  # fresh attacks that joined this step come last in each play
-                        out = Tokens.concat([out, Tokens.fresh(np.concatenate(joining[step.name]))])
-                        out = out.take(np.argsort(out.owner, kind="stable"))
+                    out = self.join(self.test_step(src, value, ctx, later, joining), joining[step.name])
                     tokens[step.name], totals[step.name] = out, count(out)
                 else:
                     tctx = self.relane(ctx, src.owner, src)
                     amount = broadcast(self.number(self.ev(value.item, {}, tctx), strict=True), tctx.n)
-                    kept_points = self.damage_n(amount, tctx)
+                    kept_points = amount if value.count.id in dealt else self.damage_n(amount, tctx)
                     totals[step.name] = np.bincount(src.owner, weights=kept_points, minlength=plays).astype(np.int64)
                     tokens[step.name] = Tokens.fresh(np.repeat(every, totals[step.name]))
                 continue
@@ -508,6 +504,14 @@ class BatchInterpreter(PlainInterpreter):
             tokens[step.name] = Tokens.fresh(np.sort(np.concatenate(owners), kind="stable"))
             totals[step.name] = count(tokens[step.name]) if joining[step.name] else total
         return totals
+
+    @staticmethod
+    def join(out: Tokens, joining: list[np.ndarray]) -> Tokens:
+        """Fresh attacks that joined this step: last in each play."""
+        if not joining:
+            return out
+        out = Tokens.concat([out, Tokens.fresh(np.concatenate(joining))])
+        return out.take(np.argsort(out.owner, kind="stable"))
 
     def kept_form(self, value: A.Expr, totals: dict[str, Any], ctx: BCtx, tokens: dict[str, Tokens]) -> A.Expr | None:
         """The branch of a settled ``if`` that names an earlier step or makes each attack several."""
@@ -559,15 +563,16 @@ class BatchInterpreter(PlainInterpreter):
             ignored |= self.passes_n(face, need, 0, [], [], hook.damage_die, len(sub))
         return np.bincount(sub, weights=~ignored, minlength=ctx.n).astype(np.int64)
 
-    def remove(self, tokens: Tokens, step: A.Step, ctx: Any) -> np.ndarray:
+    def remove(self, tokens: Tokens, step: A.Step, ctx: Any, dealt: bool = False) -> np.ndarray:
         """Models taken off the target in each play: each attack's damage to the current model, the
-        excess lost, attack by attack in the play's order; spilling damage added up and dealt last."""
+        excess lost, attack by attack in the play's order; spilling damage added up and dealt last
+        (points that met the damage hooks already, ``dealt``, as the hooks left them)."""
         plays = ctx.n
         target = ctx.roles[ctx.target_role or ""]
         per_model = broadcast(self.wounds_per_model(target, ctx), plays)
         tctx = self.relane(ctx, tokens.owner, tokens)
         d = broadcast(1 if step.damage is None else self.number(self.ev(step.damage, {}, tctx), strict=True), tctx.n)
-        d = self.damage_n(d, self.relane(ctx, tokens.owner, None))
+        d = d if dealt else self.damage_n(d, self.relane(ctx, tokens.owner, None))
         spills = tokens.mortal & tokens.spill
         spill = np.bincount(tokens.owner[spills], weights=d[spills], minlength=plays).astype(np.int64)
         owner, dealt = tokens.owner[~spills], d[~spills]

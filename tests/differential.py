@@ -88,7 +88,7 @@ ABILITIES = {
     "anti": 'ability anti(X: 2..6) "Anti": "a"\n  when target has infantry\n  on natural X+ to wound: succeeds\n',
     "precise": 'ability precise "Precise": "p"\n  on natural 5+ to hit: +1 to wound, reroll failures to wound\n',
     "sunder": 'ability sunder "Sunder": "s"\n  on natural 6 to hit: save never better than 5+, ignore modifiers to save\n',
-    "cleave": 'ability cleave "Cleave": "c"\n  on natural 6 to hit: 1 extra wounds\n',
+    "cleave": 'ability cleave "Cleave": "c"\n  on natural 6 to hit: 1 extra {joins}\n',
     "aim": 'ability aim "Aim": "a"\n  +1 to hit\n',
     "keen": 'ability keen "Keen": "k"\n  when cover\n  reroll 1s to wound\n',
 }
@@ -158,8 +158,17 @@ def programs(draw: st.DrawFn, known: bool = True) -> Program:
     if "cleave" in attacker:
         marks.add("case2")
     spill = draw(st.sampled_from(["", " spill over"]))
+    # each hit becoming several (Blast), capped at the target's models or not, maybe only for a weapon that has it
+    blast = draw(st.sampled_from(["", "", "if", "plain", "capped"]))
+    if blast == "if" and "cleave" in attacker:  # W411 cannot see extra attacks through the if (either word)
+        blast = "plain"
+    # ``1 extra wounds`` joins a later step; with Blast, ``1 extra blasted`` is one more there
+    # (not in the if form: where the weapon has no Blast, the step is hits itself, W411)
+    joins = "blasted" if blast in ("plain", "capped") and draw(st.booleans()) else "wounds"
     for a in attacker:
-        text += "\n" + ABILITIES[a].replace("{spill}", spill)
+        text += "\n" + ABILITIES[a].replace("{spill}", spill).replace("{joins}", joins)
+        if a in WITH_VALUE and draw(st.integers(0, 3)) == 0:  # carried twice, the values add up
+            text += "  stacking sum\n"
     for a in defence:
         text += "\n" + DEFENCES[a]
 
@@ -179,10 +188,6 @@ def programs(draw: st.DrawFn, known: bool = True) -> Program:
         text = text.replace('1..4 role wounds: "w"', '1..4: "w"')
         text += ('\nability hardy(X: 1..4) "Hardy": "h"\n  role wounds'
                  + (f", {hardy_default} without it" if hardy_default else "") + "\n")
-    # each hit becoming several (Blast), capped at the target's models or not, maybe only for a weapon that has it
-    blast = draw(st.sampled_from(["", "", "if", "plain", "capped"]))
-    if "cleave" in attacker:  # extra wounds join the step that follows hits attack by attack, not a later one (W411)
-        blast = ""
     if blast:
         text += '\nability blast(N: 1..3) "Blast": "b"\n'
 
@@ -191,7 +196,8 @@ def programs(draw: st.DrawFn, known: bool = True) -> Program:
         return [f"hardy({draw(st.integers(1, 3))})"] if hardy and (hardy_default is None or draw(st.booleans())) else []
 
     on_unit = [a for a in attacker if draw(st.booleans())]
-    on_weapon = [a for a in attacker if a not in on_unit]
+    # sometimes an ability with a value on both profiles: the higher counts, or the sum (stacking sum)
+    on_weapon = [a for a in attacker if a not in on_unit or (a in WITH_VALUE and draw(st.integers(0, 3)) == 0)]
     text += ('\nunit alpha "Alpha":\n'
              f'  Q {draw(st.integers(2, 5))}  T {draw(st.integers(2, 6))}  Def {draw(st.integers(2, 6))}+  HP 1\n')
     alpha_uses = [x for x in [uses(on_unit)] + hardy_use() if x]
@@ -230,9 +236,14 @@ def programs(draw: st.DrawFn, known: bool = True) -> Program:
         last_step = "capped"
     steps.append(f"wounds = {last_step} each wound(weapon.S, target.T)")
     steps.append("unsaved = wounds each not save(target.Def, weapon.AP)")
-    last = draw(st.sampled_from(["amount", "removes", "removes1", "both"]))
-    if last in ("amount", "both"):
+    # a cap over the points starts fresh attacks: no hooks may reach across it either (W411)
+    last = draw(st.sampled_from(["amount", "removes", "removes1", "both", "summed"] + ([] if attacker else ["points"])))
+    if last in ("amount", "both", "summed", "points"):
         steps.append("damage = unsaved each weapon.D")
+    if last == "summed":  # the points summed, then taken off one by one: each met the damage hooks once
+        steps.append("killed = damage removes target, damage 1")
+    if last == "points":
+        steps += ["most = min(damage, 4)", "points = most each 1"]
     if last in ("removes", "both"):
         steps.append("killed = unsaved removes target, damage weapon.D")
     if last == "removes1":

@@ -27,11 +27,22 @@ from typing import Any
 
 from compiler import ast as A
 
-__all__ = ["PlainInterpreter", "Unsupported"]
+__all__ = ["PlainInterpreter", "Unsupported", "names_in"]
 
 
 class Unsupported(Exception):
     """A form of the language this interpreter does not play out."""
+
+
+def names_in(e: Any) -> set[str]:
+    """Every name an expression reads."""
+    if isinstance(e, A.Name):
+        return {e.id}
+    if isinstance(e, (list, tuple)):
+        return set().union(*(names_in(x) for x in e))
+    if isinstance(e, A.Expr):
+        return set().union(*(names_in(getattr(e, f)) for f in e.__dataclass_fields__ if f != "span"))
+    return set()
 
 
 @dataclass(frozen=True)
@@ -623,14 +634,17 @@ class PlainInterpreter:
         totals: dict[str, Any] = {}
         joining: dict[str, list[Token]] = {s.name: [] for s in decl.steps}
         later = {s.name for s in decl.steps}
+        dealt: set[str] = set()  # steps whose totals are points that met the damage hooks already
         for step in decl.steps:
             later.discard(step.name)
             if step.removes_from is not None:
-                totals[step.name] = self.remove(tokens[step.removes_from], step, ctx)
+                totals[step.name] = self.remove(tokens[step.removes_from], step, ctx, step.removes_from in dealt)
                 tokens[step.name] = [Token() for _ in range(totals[step.name])]
                 continue
             value = step.value
             assert value is not None
+            if self.is_amount(value, tokens) or dealt & names_in(value):
+                dealt.add(step.name)  # an amount, or worked out from one: each point met each hook once
             kept = self.kept_form(value, totals, ctx, tokens)
             if isinstance(kept, A.Name):  # a branch naming an earlier step: its attacks as they are
                 tokens[step.name], totals[step.name] = tokens[kept.id], totals[kept.id]
@@ -642,6 +656,7 @@ class PlainInterpreter:
                     tctx = Ctx(ctx.situation, roles, target_role, token, ctx.memo)
                     times = self.becomes(kept, self.ev(kept.item, dict(totals), tctx), dict(totals), tctx)
                     copies += [token.copy() for _ in range(times)]
+                copies += joining[step.name]  # ``1 extra blasted``: one more there, after the copies
                 tokens[step.name], totals[step.name] = copies, len(copies)
                 continue
             if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in tokens:
@@ -661,7 +676,8 @@ class PlainInterpreter:
                             fresh = [Token() for _ in range(n)]
                             (joining[word] if word in later else out).extend(fresh)
                     else:
-                        amount += self.damage(self.number(self.ev(value.item, {}, tctx), strict=True), ctx)
+                        points = self.number(self.ev(value.item, {}, tctx), strict=True)
+                        amount += points if value.count.id in dealt else self.damage(points, ctx)
                 if self.is_test(value.item):
                     out.extend(joining[step.name])
                     tokens[step.name] = out
@@ -687,6 +703,11 @@ class PlainInterpreter:
         if isinstance(value, A.Each) and value.becomes and isinstance(value.count, A.Name) and value.count.id in tokens:
             return value
         return None
+
+    def is_amount(self, value: A.Expr, tokens: dict[str, Any]) -> bool:
+        """``damage = unsaved each weapon.D``: an amount per attack of an earlier step, added up."""
+        return (isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in tokens
+                and not value.negate and not value.becomes and not self.is_test(value.item))
 
     def is_test(self, e: A.Expr) -> bool:
         return isinstance(e, A.Call) and isinstance(self.decls.get(e.func), A.Test)
@@ -721,9 +742,10 @@ class PlainInterpreter:
                 return d.role_default if value is None else value
         raise Unsupported("no stat or ability with role wounds")
 
-    def remove(self, tokens: list[Token], step: A.Step, ctx: Ctx) -> int:
+    def remove(self, tokens: list[Token], step: A.Step, ctx: Ctx, dealt: bool = False) -> int:
         """Models taken off the target: each attack's damage to the current model, the excess lost;
-        damage that spills over added up and dealt after the rest, from model to model."""
+        damage that spills over added up and dealt after the rest, from model to model.  From points
+        that met the damage hooks already (``dealt``), the points are taken as the hooks left them."""
         target = ctx.roles[ctx.target_role or ""]
         per_model = self.wounds_per_model(target, ctx)
         left, hurt, killed = target.models, 0, 0
@@ -731,7 +753,7 @@ class PlainInterpreter:
         for token in tokens:
             tctx = Ctx(ctx.situation, ctx.roles, ctx.target_role, token, ctx.memo)
             d = 1 if step.damage is None else self.number(self.ev(step.damage, {}, tctx), strict=True)
-            d = self.damage(d, ctx)
+            d = d if dealt else self.damage(d, ctx)
             if token.mortal and token.spill:
                 spill += d
                 continue

@@ -15,6 +15,7 @@ import compiler
 from compiler import ast as A
 from compiler.battle import Battle, GreedyPolicy, RandomPolicy, Rules, game_seed
 from compiler.battle.simulate import play_games
+from compiler.battle.walk import Walk
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,6 +60,20 @@ def test_the_shortcuts_play_the_battles_the_policy_chooses(rulesets: dict[str, c
         assert short == play(plain, sc, PlainGreedy, i), f"game {i}"
         choices += len(short[1])  # type: ignore[arg-type]
     assert choices > 40  # the games had choices to make
+
+
+@pytest.mark.parametrize("ruleset,scenario", SCENARIOS)
+def test_a_walked_game_is_the_game_the_engine_plays(rulesets: dict[str, compiler.Ruleset], ruleset: str,
+                                                    scenario: str) -> None:
+    """Greedy games walked over kept transitions (compiler.battle.walk) against the engine, seed by seed."""
+    rs = rulesets[ruleset]
+    sc = rs.get(scenario)
+    assert isinstance(sc, A.Scenario)
+    walk, rules = Walk(Rules(rs), sc, ["greedy"] * len(sc.sides)), Rules(rs)
+    for i in range(16):
+        seed = game_seed(11, i)
+        assert walk.play(seed) == Battle(rules, sc, [GreedyPolicy() for _ in sc.sides], seed, record=False).run(), i
+    assert walk.positions
 
 
 @pytest.mark.parametrize("ruleset,scenario", [("gemini-arap", "patrol_clash"), ("console-40k", "full_armies")])

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
+from compiler.battle.dice import VolleyDice
 from compiler.battle.estimates import Estimates, signature
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
@@ -60,7 +61,8 @@ class Battle:
     """One battle: the state, the dice, the policies, and the events so far."""
 
     def __init__(self, rules: Rules, scenario: A.Scenario, policies: Sequence[Policy], seed: int,
-                 listener: Listener | None = None, record: bool = True, nature: Nature | None = None) -> None:
+                 listener: Listener | None = None, record: bool = True, nature: Nature | None = None,
+                 dice: bool = False) -> None:
         prep = prepared(rules, scenario)
         game = prep.game
         self.rules, self.scenario, self.game = rules, scenario, game
@@ -70,6 +72,8 @@ class Battle:
         self.estimates = Estimates(rules, game, self.state, prep.estimates)
         self.rng = random.Random(seed)
         self.nature = nature
+        #: with ``dice`` (a log for people): each volley's dice, drawn given its outcome from a stream of their own
+        self.dice = VolleyDice(rules, seed) if dice else None
         self.greedy_sides = [type(p) is GreedyPolicy and nature is None for p in self.policies]
         self.turns = scenario.turns or game.turns or 1
         self.events: list[dict[str, Any]] = []
@@ -195,21 +199,23 @@ class Battle:
                 self.act(left[0], phase)
                 left = []
             while left and not st.over:
+                left = [u for u in left if u.models > 0]  # one wiped out meanwhile (by a reaction) is not offered
+                if not left:
+                    break
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
-                if unit.models > 0:
-                    self.act(unit, phase)
+                self.act(unit, phase)
         elif phase.actions:
             pending = [st.side_units(s) for s in sides]
             while not st.over and any(pending):
                 for s, left in zip(sides, pending):
+                    left[:] = [u for u in left if u.models > 0]  # one wiped out since the phase began is not offered
                     if not left or st.over:
                         continue
                     st.active = s
                     unit = left[0] if len(left) == 1 else self.pick_unit(s, left, phase)
                     left.remove(unit)
-                    if unit.models > 0:
-                        self.act(unit, phase)
+                    self.act(unit, phase)
         for c in phase.combats:
             if not st.over:
                 self.combat(c)
@@ -302,6 +308,7 @@ class Battle:
                 return
             law = self.rules.volley(attack, unit, weapon, target, situation)
             i = self.chance(law, "volley")
+            shown = self.dice.volley(attack, unit, weapon, target, situation, law, i) if self.dice is not None else {}
             if self.game.casualties_at_end:  # marked now, removed when the phase ends
                 removed = min(law.values[i], target.models - target.doomed)
                 target.doomed += removed
@@ -314,7 +321,8 @@ class Battle:
                 self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
-                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation])
+                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
+                          **shown)
         if self.game.counters and target.models > target.doomed:
             counters_on(self, target, "shot")
         self.referee.settle()
