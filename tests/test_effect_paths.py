@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from compiler.driver import compile_text
-from compiler.resolve.evaluator import Evaluator, parse_expression
+from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
 from test_hook_effects import BASE, ask
 
 RULES = '''
@@ -114,3 +114,27 @@ weapon pistol "Pistol":
     # S4 against the guard's own T4 wounds on 4+; against the victim's T4 made T5, on 5+.
     assert ask(model, "trade(2 guard, pistol, 3 victim).own") == hits(2, 4)
     assert ask(model, "trade(2 guard, pistol, 3 victim).theirs") == hits(2, 5)
+
+
+CAPS = '''
+situation cover "In cover"
+situation ground "Ground" one of open, rough
+modifier m "M": save never better than VALUE
+'''
+
+
+@pytest.mark.parametrize("value", ["cover", "ground"])
+def test_a_cap_that_names_a_yes_no_or_choice_situation_is_refused_by_check(value: str) -> None:
+    text = BASE + CAPS.replace("VALUE", value)
+    errs = [d for d in compile_text(text).diagnostics if d.severity.name == "ERROR"]
+    assert [d.code for d in errs] == ["W201"] and f"situation '{value}'" in errs[0].message
+    last = text.splitlines()[-1]
+    assert (errs[0].span.line, errs[0].span.column) == (text.count("\n"), last.index(value) + 1)
+
+
+def test_a_cap_that_works_out_to_no_target_is_refused_where_it_is_written() -> None:
+    text = BASE + CAPS.replace("VALUE", "(if cover then 4+ else true)")
+    model = compile_text(text).rulesets[0]
+    with pytest.raises(ResolveError, match="a cap on a roll is a target") as refused:
+        Evaluator(model).evaluate(parse_expression("save(3+, 0) with cover = false"))
+    assert refused.value.span is not None and refused.value.span.line == text.count("\n")
