@@ -20,7 +20,7 @@ happening is an event (a plain dict) that logs, terminals and pages read.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
@@ -46,6 +46,8 @@ class Outcome:
     survivors: tuple[int, ...]  # models left, per side
     scores: tuple[float, ...]
     reason: str
+    #: the table at the end (every unit's models and the wounds on its damaged model)
+    final: State | None = field(default=None, compare=False, repr=False)
 
 
 class Nature(Protocol):
@@ -132,7 +134,7 @@ class Battle:
         if not st.over:
             self.period_ends("game")
         scores = self.referee.scores() if st.over else self.referee.finish()
-        out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason)
+        out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason, st)
         if self.record:
             self.emit("end", **outcome_fields(st, scores))
         return out
