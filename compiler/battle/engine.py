@@ -19,11 +19,11 @@ happening is an event (a plain dict) that logs, terminals and pages read.
 """
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
+from compiler.battle.dice import Draws, Stream
 from compiler.battle.estimates import Estimates, signature
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
@@ -62,7 +62,8 @@ class Battle:
     """One battle: the state, the dice, the policies, and the events so far."""
 
     def __init__(self, rules: Rules, scenario: A.Scenario, policies: Sequence[Policy], seed: int,
-                 listener: Listener | None = None, record: bool = True, nature: Nature | None = None) -> None:
+                 listener: Listener | None = None, record: bool = True, nature: Nature | None = None,
+                 draws: Draws | None = None) -> None:
         prep = prepared(rules, scenario)
         game = prep.game
         self.rules, self.scenario, self.game = rules, scenario, game
@@ -70,7 +71,8 @@ class Battle:
         self.policies = list(policies)
         self.state: State = prep.fresh_state()
         self.estimates = Estimates(rules, game, self.state, prep.estimates)
-        self.rng = random.Random(seed)
+        #: the dice: the seed's own stream (:mod:`compiler.battle.dice`), unless given
+        self.rng: Draws = Stream(seed) if draws is None else draws
         self.nature = nature
         self.greedy_sides = [type(p) is GreedyPolicy and nature is None for p in self.policies]
         self.turns = scenario.turns or game.turns or 1
