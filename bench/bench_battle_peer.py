@@ -17,9 +17,9 @@ The engine's volley laws are worked out once before the runs (as in any long run
 run plays games of a seed of its own (no game of one run is played again in another) and starts
 with nothing kept of earlier runs' walks (:mod:`compiler.battle.walk`): what the walk keeps,
 it keeps within the run, as a simulation does.  The line "seeding" is what the engine spends
-per game before its first roll: the game's seed (a hash of the run's seed and the game's index)
-and its own Mersenne Twister seeded with it, so that game ``i`` of a run is the same game
-whatever the schedule — the peer seeds one stream for all its games.
+per game before its first roll: the game's seed (from the run's seed and the game's index) and
+the first draws of its own stream, made 256 games at once, so that game ``i`` of a run is the
+same game whatever the schedule — the peer seeds one stream for all its games.
 """
 from __future__ import annotations
 
@@ -82,7 +82,8 @@ def main() -> None:
     args = parser.parse_args()
 
     import compiler
-    from compiler.battle import Rules, game_seed
+    from compiler.battle import Rules
+    from compiler.battle.dice import first_draws, game_seeds
     from compiler.battle.simulate import play_games
     from compiler.battle.walk import forget
 
@@ -98,7 +99,8 @@ def main() -> None:
 
     engine_s = best(lambda: fresh(duel, args.duels))
     peer_s = best(lambda: peer(args.duels, 1))
-    seeding_s = best(lambda: [random.Random(game_seed(1, i)) for i in range(args.duels)])
+    seeding_s = best(lambda: [first_draws(game_seeds(1, a, min(args.duels, a + 256)), 12)
+                              for a in range(0, args.duels, 256)])
     tally = play_games(rules, duel, "greedy", 1, 0, args.duels)
     print(f"small duel, {args.duels:,} games: engine {args.duels / engine_s:,.0f} games per CPU s, "
           f"peer {args.duels / peer_s:,.0f} ({engine_s / peer_s:.2f}x the peer's time; target <= 1: "
