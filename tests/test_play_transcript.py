@@ -97,6 +97,11 @@ def test_a_transcript_reads_as_words(ruleset: str, scenario: str, sides: tuple[s
         assert line.strip().startswith(f"{s}: ") and "models)" in line
     # the replay prints the same battle, header included, finding the rules from the log
     assert play("--replay", str(log)) == text
+    if (ruleset, scenario) == ("console-40k", "sample_battle"):  # the excerpts the docs show are this battle's
+        for doc in ("README.md", "site/language.md"):
+            blocks = re.findall(r"```text\n(.*?)```", (ROOT / doc).read_text(encoding="utf-8"), re.S)
+            excerpts = [b for b in blocks if "\n    hits: " in b]
+            assert excerpts and all(b in text + "\n" for b in excerpts), doc
     # every kind of event the battle had is told to the reader
     assert not unprinted(ruleset, sides, log), f"events never printed: {unprinted(ruleset, sides, log)}"
 
