@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
+from compiler.battle.dice import VolleyDice
 from compiler.battle.estimates import Estimates, signature
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
@@ -60,7 +61,8 @@ class Battle:
     """One battle: the state, the dice, the policies, and the events so far."""
 
     def __init__(self, rules: Rules, scenario: A.Scenario, policies: Sequence[Policy], seed: int,
-                 listener: Listener | None = None, record: bool = True, nature: Nature | None = None) -> None:
+                 listener: Listener | None = None, record: bool = True, nature: Nature | None = None,
+                 dice: bool = False) -> None:
         prep = prepared(rules, scenario)
         game = prep.game
         self.rules, self.scenario, self.game = rules, scenario, game
@@ -70,6 +72,8 @@ class Battle:
         self.estimates = Estimates(rules, game, self.state, prep.estimates)
         self.rng = random.Random(seed)
         self.nature = nature
+        #: with ``dice`` (a log for people): each volley's dice, drawn given its outcome from a stream of their own
+        self.dice = VolleyDice(rules, seed) if dice else None
         self.greedy_sides = [type(p) is GreedyPolicy and nature is None for p in self.policies]
         self.turns = scenario.turns or game.turns or 1
         self.events: list[dict[str, Any]] = []
@@ -304,6 +308,7 @@ class Battle:
                 return
             law = self.rules.volley(attack, unit, weapon, target, situation)
             i = self.chance(law, "volley")
+            shown = self.dice.volley(attack, unit, weapon, target, situation, law, i) if self.dice is not None else {}
             if self.game.casualties_at_end:  # marked now, removed when the phase ends
                 removed = min(law.values[i], target.models - target.doomed)
                 target.doomed += removed
@@ -316,7 +321,8 @@ class Battle:
                 self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
-                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation])
+                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
+                          **shown)
         if self.game.counters and target.models > target.doomed:
             counters_on(self, target, "shot")
         self.referee.settle()
