@@ -82,14 +82,16 @@ def main() -> None:
     args = parser.parse_args()
 
     import compiler
+    from compiler import ast as A
     from compiler.battle import Rules
-    from compiler.battle.dice import first_draws, game_seeds
+    from compiler.battle.streams import first_draws, game_seeds
     from compiler.battle.simulate import play_games
     from compiler.battle.walk import forget
 
     model = compiler.compile_paths([str(ROOT / "bench" / "battles")]).rulesets[0]
     rules = Rules(model)
     duel = model.get("small_duel")
+    assert isinstance(duel, A.Scenario)
     play_games(rules, duel, "greedy", 0, 0, 2000)  # the laws worked out once, as in any run
     seeds = iter(range(1, 100))
 
@@ -110,6 +112,7 @@ def main() -> None:
     print(f"  wins: engine {tally.wins} draws {tally.draws}; peer {peer(args.duels, 1)}")
 
     table = model.get("ten_a_side")
+    assert isinstance(table, A.Scenario)
     play_games(rules, table, "greedy", 0, 0, 50)
     table_s = best(lambda: fresh(table, args.tables), 2)
     rate = args.tables / table_s

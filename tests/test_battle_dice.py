@@ -1,108 +1,119 @@
-"""The dice of a battle (compiler.battle.dice): each game's SplitMix64 stream from its seed, the
-first draws of many games made at once bit for bit equal to it, and battle logs of version 1
-replayed on the Mersenne Twister they were played on."""
+"""The dice a volley shows (``play``): each step's count drawn given the volley's outcome, from
+the exact law of the steps, on a stream of its own.
+
+The joint law of (hits, unsaved, models removed, wounds left) of a small volley is written out
+here by enumeration (binomial steps, then each unsaved hit's damage die dealt to the models in
+turn: ``take`` of the wounds test); the outcome drawn from the engine's law and the counts drawn
+given it must follow that joint law (chi-square, p > 0.001), every face must agree with its count,
+and the game must be the same with or without the dice.
+"""
 from __future__ import annotations
 
-import io
-import json
 import random
-
-from compiler.battle import Battle, GreedyPolicy, Rules, read_log, replay, write_log
-from compiler.battle.dice import Stream, first_draws, game_seed, game_seeds, mix
-from compiler.battle.log import ReplayMismatch
-from compiler.driver import compile_text
+from fractions import Fraction
+from math import comb
 
 import pytest
 
-# the reference values of SplitMix64 (Vigna's splitmix64.c seeded with 1234567: its first outputs)
-SPLITMIX_1234567 = [6457827717110365317, 3203168211198807973, 9817491932198370423]
+from compiler.battle import Battle, GreedyPolicy, Rules, chi_square, chi_square_critical
+from compiler.battle.dice import VolleyDice
+from compiler.battle.state import Unit
+from compiler.driver import compile_text
+from test_battle_wounds import DUEL, take
+
+D3 = {1: Fraction(1, 3), 2: Fraction(1, 3), 3: Fraction(1, 3)}
 
 
-def test_the_stream_is_splitmix64() -> None:
-    state, out = 1234567, []
-    for _ in range(3):
-        state = (state + 0x9E3779B97F4A7C15) % 2 ** 64
-        out.append(mix(state))
-    assert out == SPLITMIX_1234567
-    s = Stream(1234567)
-    assert [s.random() for _ in range(3)] == [(z >> 11) / 2 ** 53 for z in SPLITMIX_1234567]
+@pytest.fixture(scope="module")
+def duel() -> Rules:
+    return Rules(compile_text(DUEL).rulesets[0])
 
 
-def test_draws_made_at_once_are_the_streams_own() -> None:
-    seeds = [0, 1, 2 ** 63, 2 ** 64 - 1] + game_seeds(3, 0, 60)
-    ahead = first_draws(seeds, 9)
-    for seed, row in zip(seeds, ahead):
-        s = Stream(seed)
-        assert row == [s.random() for _ in range(9)]
-        assert Stream(seed, 9).random() == s.random()  # a stream taken up after the draws made ahead
-    assert game_seeds(3, 10, 20) == [game_seed(3, i) for i in range(10, 20)]
-    assert len(set(game_seeds(3, 0, 1000))) == 1000
+def exact(shots: dict[int, Fraction], p_hit: Fraction, p_unsaved: Fraction, models: int, damaged: int,
+          wounds: int) -> dict[tuple[int, int, int, int, int], Fraction]:
+    """(shots, hits, unsaved, removed, wounds left) → chance, by enumeration."""
+    law: dict[tuple[int, int, int, int, int], Fraction] = {}
+    for n, pn in shots.items():
+        for h in range(n + 1):
+            ph = comb(n, h) * p_hit ** h * (1 - p_hit) ** (n - h)
+            for u in range(h + 1):
+                pu = comb(h, u) * p_unsaved ** u * (1 - p_unsaved) ** (h - u)
+                for (m, w), pk in take((models, damaged), u, D3, wounds, True).items():
+                    key = (n, h, u, models - m, w)
+                    law[key] = law.get(key, Fraction(0)) + pn * ph * pu * pk
+    return law
 
 
-def test_draws_are_uniform() -> None:
-    draws = [u for row in first_draws(game_seeds(1, 0, 4000), 10) for u in row]
-    assert all(0.0 <= u < 1.0 for u in draws)
-    counts = [0] * 20
-    for u in draws:
-        counts[int(u * 20)] += 1
-    expected = len(draws) / 20
-    stat = sum((c - expected) ** 2 / expected for c in counts)
-    assert stat < 43.8  # chi-square, 19 degrees of freedom, p = 0.001
+# a brute's maul: one attack, or D3 attacks (the number of shots then a roll of its own)
+MAULS = {"1": ('  A 1  D d3', {3: Fraction(1)}),
+         "d3": ('  A d3  D d3', {n: Fraction(c, 27) for n, c in {3: 1, 4: 3, 5: 6, 6: 7, 7: 6, 8: 3, 9: 1}.items()})}
 
 
-LINE = '''
-ruleset line "Line":
-  version 1.0.0
-stat BS "Ballistic Skill" 1..10
-stat A "Attacks" 1..10
-stat Sv "Save" target
-stat W "Wounds" 1..10 role wounds
-test hit(BS) = roll d6 >= BS
-test save(Sv) = roll d6 >= Sv
-attack shooting(shooter, weapon, target) "Shooting":
-  shots = shooter.models each weapon.A
-  hits = shots each hit(shooter.BS)
-  unsaved = hits each not save(target.Sv)
-  killed = unsaved removes target
-unit ogre "Ogre":
-  BS 4  W 3  Sv 5+
-  weapons cleaver
-unit gunner "Gunner":
-  BS 4  W 1  Sv 6+
-  weapons pistol
-weapon cleaver "Cleaver":
-  A 2
-weapon pistol "Pistol":
-  A 1
-game duel "A firefight":
-  turns 4
-  activation whole_army
-  phase fire "Fire":
-    action shoot "Shoot": attack shooting
-  victory wipe_out "Annihilation" by annihilation: "A side with no model left loses."
-scenario ogres "Two ogres against six gunners":
-  game duel
-  distance 12"
-  first random
-  side ogres "Ogres":
-    2 ogre
-  side gunners "Gunners":
-    6 gunner
-'''
+@pytest.mark.parametrize("damaged, attacks", [(0, "1"), (2, "1"), (1, "d3")])
+def test_the_counts_follow_the_exact_joint_law_given_the_outcome(damaged: int, attacks: str) -> None:
+    # three brutes (BS 3: hit on 3+, maul D3) at two ogres (W 3, Sv 5+: unsaved on 1 to 4)
+    text = DUEL.replace('stat A "Attacks" 1..10', 'stat A "Attacks" dice') \
+        .replace('weapon maul "Maul":\n  A 1  D d3', 'weapon maul "Maul":\n' + MAULS[attacks][0])
+    duel = Rules(compile_text(text).rulesets[0])
+    attack = duel.model.get("shooting")
+    brutes = Unit(0, 0, "Brutes", "brute", ("maul",), 3, 3, 0, 0.0)
+    ogres = Unit(1, 1, "Ogres", "ogre", ("cleaver",), 2, 2, 0, 12.0, wounds=damaged)
+    law = duel.volley(attack, brutes, "maul", ogres, ())
+    dice = VolleyDice(duel, 1)
+    draw = random.Random(2)
+    want = exact(MAULS[attacks][1], Fraction(4, 6), Fraction(4, 6), 2, damaged, 3)
+    cells = sorted(want)
+    seen = dict.fromkeys(cells, 0)
+    for _ in range(3000):
+        i = law.index(draw.random())
+        shown = dice.volley(attack, brutes, "maul", ogres, (), law, i)
+        steps = {d["step"]: d for d in shown["dice"]}
+        shots = steps["shots"]["passed"]
+        hits, unsaved = steps["hits"], steps["unsaved"]
+        assert (hits["rule"], hits["rolled"], unsaved["rule"], unsaved["rolled"]) == ("hit", shots, "save", hits["passed"])
+        # the faces agree with the counts: hits on 3+, saves failed on 1 to 4
+        assert len(hits["faces"]) == shots and sum(f >= 3 for f in hits["faces"]) == hits["passed"]
+        assert len(unsaved["faces"]) == unsaved["rolled"] and sum(f < 5 for f in unsaved["faces"]) == unsaved["passed"]
+        assert all(1 <= f <= 6 for f in hits["faces"] + unsaved["faces"])
+        seen[(shots, hits["passed"], unsaved["passed"], law.values[i], law.damaged[i])] += 1
+    stat, df = chi_square([seen[c] for c in cells], [float(want[c]) * 3000 for c in cells])
+    assert stat < chi_square_critical(df), (stat, df)
+    # the counts are not the unconditional ones: given no model removed and no wound added, no hit got through
+    nothing = law.values.index(0) if damaged == 0 else None
+    if nothing is not None and law.damaged[nothing] == 0:
+        shown = dice.volley(attack, brutes, "maul", ogres, (), law, nothing)
+        assert shown["dice"][2]["passed"] == 0
+    assert shots_seen(seen) == set(MAULS[attacks][1])  # every number of shots came up
 
 
-def test_a_log_of_version_1_replays_on_the_dice_it_was_played_on() -> None:
-    model = compile_text(LINE, "line.rules").rulesets[0]
-    rules, sc = Rules(model), model.get("ogres")
-    seed = game_seed(2, 0)
-    old = Battle(rules, sc, [GreedyPolicy(), GreedyPolicy()], seed, draws=random.Random(seed))
-    old.run()
-    assert old.events != Battle(rules, sc, [GreedyPolicy(), GreedyPolicy()], seed).run() and old.events
-    out = io.StringIO()
-    write_log(out, old, model.id, seed)
-    head, *rest = out.getvalue().splitlines()
-    as_v1 = "\n".join([json.dumps({**json.loads(head), "version": 1})] + rest)
-    played = replay(rules, read_log(io.StringIO(as_v1)))
-    assert played.events == old.events
-    with pytest.raises(ReplayMismatch):  # the same log read as version 2 is played on other dice
-        replay(rules, read_log(io.StringIO(out.getvalue())))
+def shots_seen(seen: dict[tuple[int, int, int, int, int], int]) -> set[int]:
+    return {cell[0] for cell, k in seen.items() if k}
+
+
+def test_the_game_is_the_same_with_or_without_the_dice(duel: Rules) -> None:
+    scenario = duel.model.get("brutes")
+
+    def played(dice: bool) -> list[dict[str, object]]:
+        battle = Battle(duel, scenario, [GreedyPolicy(), GreedyPolicy()], seed=5, dice=dice)
+        battle.run()
+        return battle.events
+
+    with_dice, again, without = played(True), played(True), played(False)
+    volleys = [e for e in with_dice if e["event"] == "volley"]
+    assert volleys and all(e["dice"] for e in volleys)
+    assert with_dice == again  # the dice come from the seed too
+    assert [{k: v for k, v in e.items() if k != "dice"} for e in with_dice] == without
+
+
+def test_an_attack_whose_steps_depend_on_each_other_shows_no_counts() -> None:
+    model = compile_text(DUEL.replace('weapon maul "Maul":\n  A 1  D d3',
+                                      'weapon maul "Maul":\n  A 1  D d3\n  abilities rending') +
+                         'ability rending "Rending": "A natural 6 to hit is not saved."\n'
+                         '  on natural 6 to hit: no save\n').rulesets[0]
+    rules = Rules(model)
+    attack = model.get("shooting")
+    brutes = Unit(0, 0, "Brutes", "brute", ("maul",), 3, 3, 0, 0.0)
+    ogres = Unit(1, 1, "Ogres", "ogre", ("cleaver",), 2, 2, 0, 12.0)
+    law = rules.volley(attack, brutes, "maul", ogres, ())
+    shown = VolleyDice(rules, 1).volley(attack, brutes, "maul", ogres, (), law, 0)
+    assert "dice" not in shown and "hit" in shown["dice_note"]

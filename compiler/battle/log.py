@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, TextIO
 
 from compiler import ast as A
-from compiler.battle.dice import stream
+from compiler.battle.streams import stream
 from compiler.battle.engine import Battle, Listener
 from compiler.battle.policies import ScriptedPolicy, ScriptError
 from compiler.battle.rules import Rules
@@ -23,7 +23,7 @@ from compiler.limits import MAX_LOG_BYTES, MAX_LOG_EVENTS, MAX_LOG_LINE
 
 FORMAT = "warscribe-battle-log"
 #: The version a log is written in: 2 since each battle's dice are its seed's SplitMix64 stream
-#: (:mod:`compiler.battle.dice`); a log of version 1 (dice from Python's Mersenne Twister) is
+#: (:mod:`compiler.battle.streams`); a log of version 1 (dice from Python's Mersenne Twister) is
 #: read and replayed on its own dice.
 VERSION = 2
 READS = (1, 2)
@@ -40,7 +40,7 @@ class Log:
     choices: tuple[int, ...]
     path: str | None = None  # the ruleset's folder as the battle was played from (logs since it was added)
     lines: tuple[int, ...] = ()  # the line of each event in the file
-    version: int = VERSION  # the version it was written in (its dice: :func:`compiler.battle.dice.stream`)
+    version: int = VERSION  # the version it was written in (its dice: :func:`compiler.battle.streams.stream`)
 
 
 def write_log(out: TextIO, battle: Battle, ruleset: str, seed: int, path: str | None = None) -> None:
@@ -240,7 +240,9 @@ def replay(rules: Rules, log: Log, listener: Listener | None = None,
         if listener is not None:
             listener(event)
 
-    battle = Battle(rules, scenario, [script] * len(scenario.sides), log.seed, listener=compare,
+    # a log written for people carries each volley's dice: drawn again, the same, from the seed
+    dice = any('"event": "volley"' in e and ('"dice": [' in e or '"dice_note": ' in e) for e in log.events)
+    battle = Battle(rules, scenario, [script] * len(scenario.sides), log.seed, listener=compare, dice=dice,
                     draws=stream(log.seed, log.version))
     if before is not None:
         before(battle)

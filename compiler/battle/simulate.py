@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from compiler import ast as A
-from compiler.battle.dice import first_draws, game_seeds
-from compiler.battle.dice import game_seed as game_seed  # a run's game seeds, as simulate has always offered them
+from compiler.battle.streams import first_draws, game_seeds
+from compiler.battle.streams import game_seed as game_seed  # a run's game seeds, as simulate has always offered them
 from compiler.battle.engine import Battle
 from compiler.battle.policies import POLICIES
 from compiler.battle.rules import Rules

@@ -33,7 +33,7 @@ from itertools import chain
 from typing import Any, Sequence, Union
 
 from compiler import ast as A
-from compiler.battle.dice import Stream
+from compiler.battle.streams import Stream
 from compiler.battle.engine import Battle, Outcome
 from compiler.battle.exact import state_key
 from compiler.battle.policies import GreedyPolicy
@@ -165,7 +165,7 @@ class Walk:
         self.root = Position(0, 0, None)
         self.games = self.played = 0  # games walked; those the engine had to play some of
         self.keeping = True
-        #: how many first draws of a game a caller may make ahead (:func:`~compiler.battle.dice.first_draws`)
+        #: how many first draws of a game a caller may make ahead (:func:`~compiler.battle.streams.first_draws`)
         self.first = FIRST
 
     def play(self, seed: int, first: list[float] | None = None) -> Outcome:
