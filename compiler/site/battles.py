@@ -206,7 +206,7 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
         verdict = "goes bust, and the turn passes" if event["bust"] else f"scores {event['successes']} action(s)"
         return (f"{event['unit']} rolls {event['dice']} activation dice and {verdict}.", event["rule"])
     if kind == "reaction":
-        return (f"{event['unit']} reacts to {event['cause']} ({event['on']}).", "")
+        return (f"{event['unit']} reacts to {event['cause']} ({event['reaction']}).", "")
     if kind == "destroyed":
         return (f"{event['unit']} is destroyed.", "")
     if kind == "status" and event.get("until") != "now":
