@@ -248,3 +248,16 @@ def test_articles(phrase: str, expected: str) -> None:
 ])
 def test_plurals(n: int, noun: str, many: str | None, expected: str) -> None:
     assert plural(n, noun, many) == expected
+
+
+def test_the_sites_battle_report_counts_in_words() -> None:
+    from compiler.site.battles import _line
+
+    said = _line({"event": "activation", "unit": "Red force: Trooper", "dice": 1, "successes": 1, "bust": False,
+                  "rule": "activation"}, {})
+    assert said is not None and said[0] == "Red force: Trooper rolls 1 activation die and scores 1 action."
+    said = _line({"event": "volley", "unit": "Orks: Ork Boyz", "models": 1, "target": "Space Marines: Scout",
+                  "weapon": None, "removed": 1, "mean": 0.5, "left": 4, "rule": "shooting"}, {})
+    assert said is not None and said[0] == "Orks: Ork Boyz (1 model) strike Space Marines: Scout: 1 removed (expected 0.50), 4 left."
+    said = _line({"event": "reaction", "unit": "Orks: Ork Boyz", "reaction": "charged", "cause": "Space Marines: Scout"}, {})
+    assert said is not None and said[0] == "Orks: Ork Boyz reacts to Space Marines: Scout (charged)."

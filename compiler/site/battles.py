@@ -25,6 +25,7 @@ from compiler.battle.stats import wilson
 from compiler.diagnostics import Span
 from compiler.model.armies import listed_units
 from compiler.model.ruleset import Ruleset
+from compiler.words import agree, plural
 
 #: Games simulated per scenario for the page, and the run's seed.
 GAMES = 400
@@ -194,17 +195,18 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
         return (f"{event['unit']} moves {event['inches']}\"; the enemy is {event['distance']:g}\" away.", "")
     if kind == "volley":
         weapon = f" with {titles.get(event['weapon'], event['weapon'])}" if event.get("weapon") else ""
-        n = event["models"]
-        return (f"{event['unit']} ({n} model{'s' if n != 1 else ''}) strike {event['target']}{weapon}: {event['removed']} "
-                f"removed (expected {event['mean']:.2f}), {event['left']} left.", event["rule"])
+        return (f"{event['unit']} ({plural(event['models'], 'model')}) {agree(event['unit'], 'strikes', 'strike')[len(event['unit']) + 1:]} "
+                f"{event['target']}{weapon}: {event['removed']} removed (expected {event['mean']:.2f}), {event['left']} left.",
+                event["rule"])
     if kind == "test":
         return (f"{event['unit']} {'passes' if event['passed'] else 'fails'} a test "
                 f"(chance {event['chance']:.1%}).", event["rule"])
     if kind == "engage":
         return (f"{event['unit']} engages {event['target']}.", "")
     if kind == "activation":
-        verdict = "goes bust, and the turn passes" if event["bust"] else f"scores {event['successes']} action(s)"
-        return (f"{event['unit']} rolls {event['dice']} activation dice and {verdict}.", event["rule"])
+        verdict = "goes bust, and the turn passes" if event["bust"] else f"scores {plural(event['successes'], 'action')}"
+        return (f"{event['unit']} rolls {plural(event['dice'], 'activation die', 'activation dice')} and {verdict}.",
+                event["rule"])
     if kind == "reaction":
         return (f"{event['unit']} reacts to {event['cause']} ({event['reaction']}).", "")
     if kind == "destroyed":

@@ -149,7 +149,7 @@
     return e;
   }
   function button(text, onClick, label) {
-    const b = el("button", text, "md-button ws-army-button");
+    const b = el("button", text, "ws-army-button");
     b.type = "button";
     if (label) b.setAttribute("aria-label", label);
     b.addEventListener("click", onClick);
