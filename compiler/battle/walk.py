@@ -30,7 +30,7 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_right
 from itertools import chain
-from typing import Any, Sequence, Union
+from typing import Any, Callable, Iterator, Sequence, Union
 
 from compiler import ast as A
 from compiler.battle.streams import Stream
@@ -64,15 +64,17 @@ class Position:
 
 
 class Step:
-    """A chance node: its law, and what followed each outcome (None: not met yet)."""
+    """A chance node: its law, what followed each outcome (None: not met yet), and where it was
+    met: the position it follows and the outcomes drawn from there to it."""
 
-    __slots__ = ("law", "cumulative", "last", "children")
+    __slots__ = ("law", "cumulative", "last", "children", "position", "path")
 
-    def __init__(self, law: Law) -> None:
+    def __init__(self, law: Law, position: Position, path: tuple[int, ...]) -> None:
         self.law = law
         self.cumulative = law.cumulative
         self.last = len(law.values) - 1
         self.children: list[Node] = [None] * len(law.values)
+        self.position, self.path = position, path
 
 
 Node = Union[Position, Step, Outcome, None]
@@ -94,12 +96,14 @@ class _Keeper:
     """The nature of a battle the engine plays for a walk: it replays the outcomes drawn since the
     last position, draws the later ones from the walk's stream, and keeps what the engine meets."""
 
-    __slots__ = ("walk", "parent", "index", "replay", "at", "draw", "resumed")
+    __slots__ = ("walk", "parent", "index", "replay", "at", "draw", "resumed", "position", "path")
 
     def __init__(self, walk: Walk, position: Position, replay: list[int], draw: Any, resumed: bool) -> None:
         self.walk, self.index = walk, -1  # -1: the position's own successor
         self.parent: Position | Step = position
         self.replay, self.at, self.draw, self.resumed = replay, 0, draw, resumed
+        self.position = position  # the last position, and the outcomes drawn since
+        self.path: tuple[int, ...] = ()
 
     def _slot(self) -> Node:
         parent = self.parent
@@ -120,7 +124,7 @@ class _Keeper:
         """A chance node (the :class:`~compiler.battle.engine.Nature` of the battle)."""
         node = self._slot()
         if node is None:
-            node = Step(law)
+            node = Step(law, self.position, self.path)
             self._attach(node)
         elif not isinstance(node, Step) or node.law != law:
             raise WalkError(f"a kept chance node rolls {getattr(node, 'law', node)!r}; the engine now rolls {law!r}")
@@ -130,6 +134,7 @@ class _Keeper:
         else:
             i = law.index(self.draw())
         self.parent, self.index = node, i
+        self.path += (i,)
         return i
 
     def turn(self, battle: Battle, turn: int, first: int) -> None:
@@ -148,6 +153,7 @@ class _Keeper:
         position = walk.positions[key] = Position(turn, first, battle.state.copy())
         self._attach(position)
         self.parent, self.index = position, -1
+        self.position, self.path = position, ()
 
     def end(self, outcome: Outcome) -> None:
         self._attach(outcome)
@@ -181,30 +187,37 @@ class Walk:
             self.keeping = False
             self.positions.clear()
             self.root = Position(0, 0, None)
-        draw = chain(first, Stream(seed, len(first))).__next__ if first else Stream(seed).random
-        position = self.root
-        node = position.next
-        drawn: list[int] = []
-        explored = False
+        ahead = iter(first or ())
+        draw = ahead.__next__  # the draws made ahead; past them, the seed's stream (see _tail)
+        node: Node = self.root
+        explored = tailed = False
         while True:
             kind = type(node)
             if kind is Step:
+                try:
+                    u = draw()
+                except StopIteration:
+                    draw, tailed = _tail(ahead, seed, len(first or ())), True
+                    u = draw()
                 cumulative = node.cumulative  # type: ignore[union-attr]
-                i = bisect_right(cumulative, draw() * cumulative[-1])  # as Law.index draws
+                i = bisect_right(cumulative, u * cumulative[-1])  # as Law.index draws
                 if i > node.last:  # type: ignore[union-attr]
                     i = node.last  # type: ignore[union-attr]
-                drawn.append(i)
-                node = node.children[i]  # type: ignore[union-attr]
-                if node is None:
-                    node, explored = self._explore(position, drawn, draw), True
+                following = node.children[i]  # type: ignore[union-attr]
+                if following is None:  # the engine plays on from the step's position
+                    if not tailed:  # the engine may draw past those made ahead
+                        draw, tailed = _tail(ahead, seed, len(first or ())), True
+                    following = self._explore(node.position, list(node.path) + [i], draw)  # type: ignore[union-attr]
+                    explored = True
+                node = following
             elif kind is Position:
-                position = node  # type: ignore[assignment]
-                node = position.next
-                drawn = []
-                if node is None:  # pragma: no cover - every kept position is played on at once
-                    node, explored = self._explore(position, drawn, draw), True
-            elif node is None:  # nothing kept yet: the first game
-                node, explored = self._explore(position, drawn, draw), True
+                following = node.next  # type: ignore[union-attr]
+                if following is None:  # nothing kept after it yet (the first game)
+                    if not tailed:
+                        draw, tailed = _tail(ahead, seed, len(first or ())), True
+                    following = self._explore(node, [], draw)  # type: ignore[arg-type]
+                    explored = True
+                node = following
             else:
                 if explored:
                     self.played += 1
@@ -232,6 +245,11 @@ class Walk:
             return reached.position
         keeper.end(out)
         return out
+
+
+def _tail(ahead: Iterator[float], seed: int, made: int) -> Callable[[], float]:
+    """The draws left of those made ahead (``made`` of them), then the seed's stream past them."""
+    return chain(ahead, Stream(seed, made)).__next__
 
 
 _WALKS: weakref.WeakKeyDictionary[Rules, dict[tuple[str, tuple[str, ...]], Walk]] = weakref.WeakKeyDictionary()
