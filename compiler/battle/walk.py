@@ -50,7 +50,9 @@ LIMIT = 50_000
 TRIAL = 200
 GIVE_UP = 1.0
 #: The draws of a game worth making ahead, many games at once (a small battle makes about so many).
-FIRST = 12
+FIRST = 10
+#: Games between two looks at the positions kept (their bound, and whether they recur).
+REVIEW = 50
 
 
 class Position:
@@ -171,6 +173,7 @@ class Walk:
         self.root = Position(0, 0, None)
         self.games = self.played = 0  # games walked; those the engine had to play some of
         self.keeping = True
+        self.review = REVIEW  # the game at which to look at the positions kept again
         #: how many first draws of a game a caller may make ahead (:func:`~compiler.battle.streams.first_draws`)
         self.first = FIRST
 
@@ -179,14 +182,9 @@ class Walk:
         ``first``: the first draws of the seed's stream, made ahead (the rest are drawn from it)."""
         if not self.keeping:
             return self._battle(seed).run()
-        if len(self.positions) >= LIMIT:
-            self.positions.clear()
-            self.root = Position(0, 0, None)
         self.games += 1
-        if self.games == TRIAL and len(self.positions) > GIVE_UP * TRIAL:
-            self.keeping = False
-            self.positions.clear()
-            self.root = Position(0, 0, None)
+        if self.games >= self.review:
+            self._review()
         ahead = iter(first or ())
         draw = ahead.__next__  # the draws made ahead; past them, the seed's stream (see _tail)
         node: Node = self.root
@@ -222,6 +220,18 @@ class Walk:
                 if explored:
                     self.played += 1
                 return node  # type: ignore[return-value]
+
+    def _review(self) -> None:
+        """Every so many games: start again past :data:`LIMIT` positions; give up keeping any
+        after :data:`TRIAL` games that made more than :data:`GIVE_UP` new positions a game."""
+        if len(self.positions) >= LIMIT:
+            self.positions.clear()
+            self.root = Position(0, 0, None)
+        if self.games >= TRIAL and len(self.positions) > GIVE_UP * self.games:
+            self.keeping = False
+            self.positions.clear()
+            self.root = Position(0, 0, None)
+        self.review = self.games + REVIEW if self.games < TRIAL else self.games + 64 * REVIEW
 
     def _battle(self, seed: int, nature: _Keeper | None = None) -> Battle:
         battle = Battle(self.rules, self.scenario, [GreedyPolicy() for _ in range(self.sides)], seed,
