@@ -342,3 +342,17 @@ def test_the_turn_structures_events_in_a_scripted_battle() -> None:
     ]
     assert out.survivors == (2, 3) and out.reason == "turn limit"
     assert [u.values for u in battle.state.units] == [{"suppression": 0}, {"suppression": 0}]
+
+
+def test_a_choice_of_one_option_is_not_put_to_the_policy() -> None:
+    """A `must` action alone in its phase: no unit is asked what it does (nor is the answer
+    recorded); only which unit acts first and what it shoots at are choices."""
+    result = compile_text(RULES.format(activation="whole_army", turns=1).replace(
+        'action shoot "Shoot"', 'must action shoot "Shoot"'), "squads.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    red, blue = Counting(), Counting()
+    battle = Battle(Rules(model), model.get("clash"), [red, blue], 3)
+    battle.run()
+    assert red.asked == ["unit", "target", "target"]  # the sniper's shot leaves both Blue units standing
+    assert "action" not in blue.asked and len(battle.choices) == len(red.asked) + len(blue.asked)
