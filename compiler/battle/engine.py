@@ -87,6 +87,10 @@ class Battle:
         if game.casualties_at_end:
             self.busy.add("phase")
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
+        for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
+            seat = getattr(p, "seat", None)
+            if seat is not None:
+                seat(self)
 
     # -- the run -------------------------------------------------------------------------
 
