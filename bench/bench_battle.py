@@ -1,4 +1,5 @@
-"""Games per CPU second of console-40k's sample battle, against the target of 2,000; and the CPU
+"""Games per CPU second of console-40k's sample battle with greedy players, against the target of
+10,000 (and the earlier one of 5,000); and the CPU
 time of the whole command ``warscribe simulate rules/console-40k --games 10000 --seed 7``
 (start-up and compiling included), against the target of 3.5 CPU s.
 
@@ -23,7 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-TARGET = 2000.0
+TARGET = 10_000.0
+#: The earlier target (battles on a real table), still printed.
+FLOOR = 5_000.0
 #: CPU seconds of ``simulate --exact`` on a two-unit, four-turn duel (classic-40k's firefight).
 EXACT_TARGET = 0.5
 #: CPU seconds of the whole ``warscribe simulate`` command (10,000 games, one process).
@@ -65,7 +68,8 @@ def main() -> None:
     cpu = own + tally.cpu if args.jobs > 1 else own
     rate = args.games / cpu
     print(f"{args.games} games of {args.scenario} ({args.policy}, {args.jobs} job(s)): {cpu:.2f} CPU s, "
-          f"{rate:,.0f} games per CPU second (target {TARGET:,.0f}: {'met' if rate >= TARGET else 'not met'})")
+          f"{rate:,.0f} games per CPU second (target {TARGET:,.0f}: {'met' if rate >= TARGET else 'not met'}; "
+          f"{FLOOR:,.0f}: {'met' if rate >= FLOOR else 'not met'})")
     print(f"wins {tally.wins}, draws {tally.draws}")
     if args.games == 10_000 and args.jobs == 1:
         command()

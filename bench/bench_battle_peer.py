@@ -12,6 +12,14 @@ save a ``random.random()`` — with the wounds on the front Ogre kept, as the ru
 nothing but this one duel.  Targets: the engine at least as fast as the peer on the duel (it
 samples each volley from its exact law instead of rolling each die, and keeps the laws), and
 500 table battles per CPU second.  Each figure is the best of three runs, in one process.
+
+The engine's volley laws are worked out once before the runs (as in any long run); each timed
+run plays games of a seed of its own (no game of one run is played again in another) and starts
+with nothing kept of earlier runs' walks (:mod:`compiler.battle.walk`): what the walk keeps,
+it keeps within the run, as a simulation does.  The line "seeding" is what the engine spends
+per game before its first roll: the game's seed (a hash of the run's seed and the game's index)
+and its own Mersenne Twister seeded with it, so that game ``i`` of a run is the same game
+whatever the schedule — the peer seeds one stream for all its games.
 """
 from __future__ import annotations
 
@@ -74,24 +82,34 @@ def main() -> None:
     args = parser.parse_args()
 
     import compiler
-    from compiler.battle import Rules
+    from compiler.battle import Rules, game_seed
     from compiler.battle.simulate import play_games
+    from compiler.battle.walk import forget
 
     model = compiler.compile_paths([str(ROOT / "bench" / "battles")]).rulesets[0]
     rules = Rules(model)
     duel = model.get("small_duel")
-    play_games(rules, duel, "greedy", 1, 0, 500)  # the laws worked out once, as in any run
-    engine_s = best(lambda: play_games(rules, duel, "greedy", 1, 0, args.duels))
+    play_games(rules, duel, "greedy", 0, 0, 2000)  # the laws worked out once, as in any run
+    seeds = iter(range(1, 100))
+
+    def fresh(scenario: object, games: int) -> None:
+        forget(rules)  # nothing kept of an earlier run's walk
+        play_games(rules, scenario, "greedy", next(seeds), 0, games)  # type: ignore[arg-type]
+
+    engine_s = best(lambda: fresh(duel, args.duels))
     peer_s = best(lambda: peer(args.duels, 1))
+    seeding_s = best(lambda: [random.Random(game_seed(1, i)) for i in range(args.duels)])
     tally = play_games(rules, duel, "greedy", 1, 0, args.duels)
     print(f"small duel, {args.duels:,} games: engine {args.duels / engine_s:,.0f} games per CPU s, "
           f"peer {args.duels / peer_s:,.0f} ({engine_s / peer_s:.2f}x the peer's time; target <= 1: "
           f"{'met' if engine_s <= peer_s else 'not met'})")
+    print(f"  seeding: {seeding_s / args.duels * 1e6:.2f} us a game of the engine's "
+          f"{engine_s / args.duels * 1e6:.2f} us ({seeding_s / peer_s:.2f}x the peer's whole time)")
     print(f"  wins: engine {tally.wins} draws {tally.draws}; peer {peer(args.duels, 1)}")
 
     table = model.get("ten_a_side")
-    play_games(rules, table, "greedy", 1, 0, 50)
-    table_s = best(lambda: play_games(rules, table, "greedy", 1, 0, args.tables), 2)
+    play_games(rules, table, "greedy", 0, 0, 50)
+    table_s = best(lambda: fresh(table, args.tables), 2)
     rate = args.tables / table_s
     print(f"ten units a side on a table, {args.tables} games: {rate:,.0f} games per CPU s "
           f"(target {TABLE_TARGET:,.0f}: {'met' if rate >= TABLE_TARGET else 'not met'})")

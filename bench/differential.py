@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -59,6 +60,8 @@ def _worker(job: tuple[int, int, int, float, str, bool]) -> tuple[Counter[str], 
             notes.append(f"{outcome}: {path} {v.detail}")
         elif v.outcome == "refused":
             notes.append(f"refused: {v.detail[:200]}")
+        if tally["tried"] % 250 == 0:  # progress, so that a run cut short still says what it found
+            print(f"[{seed}] {dict(sorted(tally.items()))} CPU {time.process_time():.0f} s", file=sys.stderr, flush=True)
 
     run()
     return tally, notes
@@ -80,7 +83,7 @@ def main() -> int:
     per = [args.programs // args.jobs + (1 if i < args.programs % args.jobs else 0) for i in range(args.jobs)]
     jobs = [(n, args.seed * 1000 + i, args.samples, args.alpha / args.programs, str(out), not args.without_known)
             for i, n in enumerate(per) if n]
-    start = time.process_time()
+    start, wall = time.process_time(), time.time()
     tally: Counter[str] = Counter()
     notes: list[str] = []
     with ProcessPoolExecutor(len(jobs)) as pool:
@@ -99,7 +102,9 @@ def main() -> int:
         print("refused by check --strict, most common first:")
         for reason, n in refused.most_common(8):
             print(f"  {n:>5}  {reason}")
-    print(f"files: {out}; CPU of this process {time.process_time() - start:.1f} s (workers not counted)")
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = time.process_time() - start + children.ru_utime + children.ru_stime
+    print(f"files: {out}; CPU {cpu:.1f} s (this process and its workers), {time.time() - wall:.0f} s of wall time")
     return 1 if any(k.startswith(("disagree", "unresolved")) for k in tally) else 0
 
 

@@ -42,7 +42,8 @@ import sys
 import tempfile
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor
+import multiprocessing
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,22 @@ def _hang(signum: int, frame: Any) -> None:
     raise Hang(f"still running after {HANG} s")
 
 
+#: Inputs done by all the workers so far (shared memory, set in each worker by ``_share``): what
+#: the progress bar shows.
+DONE: Any = None
+
+
+def _share(done: Any) -> None:
+    global DONE
+    DONE = done
+
+
+def _tick() -> None:
+    if DONE is not None:
+        with DONE.get_lock():
+            DONE.value += 1
+
+
 def worker(index: int, inputs: int, bases: int, seed: int, out: str, kinds: str = "rules") -> dict[str, Any]:
     from compiler.driver import compile_text
     from strategies import RandomPicker, exercise, mutate
@@ -118,6 +135,7 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str, kinds: str 
 
     def run(text: str, kind: str, must_be_clean: bool = False) -> None:
         stats["inputs"] += 1
+        _tick()
         stats[kind] += 1
         current.write_text(text, encoding="utf-8")  # left behind if the worker dies on it
         t0 = time.process_time()
@@ -149,6 +167,7 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str, kinds: str 
         from fuzz_io import exercise_io
 
         stats["inputs"] += 1
+        _tick()
         stats[kind] += 1
         saved = json.dumps(data) if isinstance(data, list) else data.decode("utf-8", "replace")
         current.write_text(saved, encoding="utf-8")
@@ -185,10 +204,6 @@ def worker(index: int, inputs: int, bases: int, seed: int, out: str, kinds: str 
         run(text, "valid", must_be_clean=True)
     picker = RandomPicker(rng)
     while stats["inputs"] < inputs:
-        if stats["inputs"] and stats["inputs"] % 2000 == 0:
-            rate = stats["inputs"] / (time.perf_counter() - start)
-            print(f"  worker {index}: {stats['inputs']:,} inputs, {len(stats['crashes'])} crashes, "
-                  f"{len(stats['slow'])} slow, {rate:.0f}/s", file=sys.stderr, flush=True)
         if rng.random() < io_share:
             which = rng.random()
             if which < 1 / 3:
@@ -231,10 +246,18 @@ def main() -> int:
     start = time.perf_counter()
     from concurrent.futures.process import BrokenProcessPool
 
+    from compiler.cli.progress import progress  # the CLI's: a bar on a terminal after 2 s, else one line
+
+    done = multiprocessing.Value("q", 0)
     try:
-        with ProcessPoolExecutor(jobs) as ex:
-            results = list(ex.map(worker, range(jobs), share, [bases] * jobs, [args.seed] * jobs, [out] * jobs,
-                                  [args.kinds] * jobs))
+        with ProcessPoolExecutor(jobs, initializer=_share, initargs=(done,)) as ex, \
+                progress("fuzz", args.inputs, "input") as advance:
+            futures = [ex.submit(worker, i, share[i], bases, args.seed, out, args.kinds) for i in range(jobs)]
+            pending = set(futures)
+            while pending:
+                _, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                advance(int(done.value))
+            results = [f.result() for f in futures]
     except BrokenProcessPool:
         died = sorted(Path(out).glob("current-*.rules"))
         print(f"a worker died (killed by the system?); the input it was on: {[str(p) for p in died]}")

@@ -91,6 +91,9 @@ MAX_TABLE_WORK = 2_000_000
 MAX_TABLE_INCHES = 1_000
 #: Units in one scenario, both sides together (W864).
 MAX_SCENARIO_UNITS = 200
+#: Terrain areas of one scenario's table (W864): each move round impassable ground searches
+#: their corners.
+MAX_TERRAIN_AREAS = 100
 # -- battles, logs and army lists -------------------------------------------------
 
 #: Battles one ``warscribe simulate`` plays (refused above it, before any game).
@@ -138,6 +141,7 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_TABLE_WORK", MAX_TABLE_WORK, "rows × values the table check works through"),
     ("MAX_TABLE_INCHES", MAX_TABLE_INCHES, "inches of a battlefield"),
     ("MAX_SCENARIO_UNITS", MAX_SCENARIO_UNITS, "units in one scenario"),
+    ("MAX_TERRAIN_AREAS", MAX_TERRAIN_AREAS, "terrain areas of one table"),
     ("MAX_GAMES", MAX_GAMES, "battles of one simulate run"),
     ("MAX_JOBS", MAX_JOBS, "worker processes of one run"),
     ("MAX_EXACT_STATES", MAX_EXACT_STATES, "positions of one exact battle"),

@@ -7,14 +7,18 @@ hit tests rolled high or low with natural rules, caps, ``modifiers between`` and
 modifiers (roll, stat, ``better by``, ``needs``, caps, re-rolls, ``ignore modifiers``, a group,
 ``when``); abilities with values and hooks (extra hits, automatic wounds, no save, ``+N D``,
 mortal wounds that spill over, ``succeeds`` on ``natural X+``), plain, ``when attacked:`` and
-damage-hook abilities of the target; an attack sequence with ``each`` steps, an amount, a cap
-over totals and ``removes`` — and one question about one step, with a situation, sometimes with a
-number of models worked out from an earlier result.
+damage-hook abilities of the target; a model's wounds as a stat or as an ability's value
+(``role wounds``, with or without a default); an attack sequence with ``each`` steps, each hit
+becoming several (``each becomes``, ``capped at`` or not, or only for a weapon that has the
+ability: an ``if`` whose other branch names the step before), an amount, a cap over totals and
+``removes`` — and one question about one step, with a situation, sometimes with a number of
+models worked out from an earlier result.
 
 :func:`judge` compiles it; a ruleset ``check --strict`` does not pass is *refused* (counted: the
 callers bound the share, so the property cannot pass by refusing everything).  Otherwise
 ``eval`` must resolve it, and the exact law must agree with ``samples`` plays of the plain
-interpreter: a sampled value the law gives no chance is a disagreement at once; else a
+interpreter (drawn all at once by ``tests/batch_interpreter.py``, or one at a time): a sampled
+value the law gives no chance is a disagreement at once; else a
 chi-square test over the values (those expected fewer than five times pooled) at the level
 ``alpha`` the caller has already divided by the number of programs (Bonferroni).
 
@@ -32,6 +36,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+from batch_interpreter import BatchInterpreter
 from hypothesis import strategies as st
 
 from compiler.diagnostics import Severity
@@ -39,7 +45,7 @@ from compiler.driver import compile_text
 from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
 from plain_interpreter import PlainInterpreter
 
-__all__ = ["Program", "Verdict", "judge", "programs", "chi_square_p"]
+__all__ = ["Program", "Verdict", "judge", "plays", "programs", "chi_square_p", "two_sample_p"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +88,7 @@ ABILITIES = {
     "anti": 'ability anti(X: 2..6) "Anti": "a"\n  when target has infantry\n  on natural X+ to wound: succeeds\n',
     "precise": 'ability precise "Precise": "p"\n  on natural 5+ to hit: +1 to wound, reroll failures to wound\n',
     "sunder": 'ability sunder "Sunder": "s"\n  on natural 6 to hit: save never better than 5+, ignore modifiers to save\n',
-    "cleave": 'ability cleave "Cleave": "c"\n  on natural 6 to hit: 1 extra wounds\n',
+    "cleave": 'ability cleave "Cleave": "c"\n  on natural 6 to hit: 1 extra {joins}\n',
     "aim": 'ability aim "Aim": "a"\n  +1 to hit\n',
     "keen": 'ability keen "Keen": "k"\n  when cover\n  reroll 1s to wound\n',
 }
@@ -152,8 +158,17 @@ def programs(draw: st.DrawFn, known: bool = True) -> Program:
     if "cleave" in attacker:
         marks.add("case2")
     spill = draw(st.sampled_from(["", " spill over"]))
+    # each hit becoming several (Blast), capped at the target's models or not, maybe only for a weapon that has it
+    blast = draw(st.sampled_from(["", "", "if", "plain", "capped"]))
+    if blast == "if" and "cleave" in attacker:  # W411 cannot see extra attacks through the if (either word)
+        blast = "plain"
+    # ``1 extra wounds`` joins a later step; with Blast, ``1 extra blasted`` is one more there
+    # (not in the if form: where the weapon has no Blast, the step is hits itself, W411)
+    joins = "blasted" if blast in ("plain", "capped") and draw(st.booleans()) else "wounds"
     for a in attacker:
-        text += "\n" + ABILITIES[a].replace("{spill}", spill)
+        text += "\n" + ABILITIES[a].replace("{spill}", spill).replace("{joins}", joins)
+        if a in WITH_VALUE and draw(st.integers(0, 3)) == 0:  # carried twice, the values add up
+            text += "  stacking sum\n"
     for a in defence:
         text += "\n" + DEFENCES[a]
 
@@ -166,35 +181,69 @@ def programs(draw: st.DrawFn, known: bool = True) -> Program:
                 out.append(n)
         return ", ".join(out)
 
+    # a model's wounds: the stat HP, or an ability's value (Tough(X)), with or without a default
+    hardy = draw(st.integers(0, 3)) == 0
+    hardy_default = draw(st.sampled_from([None, 1, 2])) if hardy else None
+    if hardy:
+        text = text.replace('1..4 role wounds: "w"', '1..4: "w"')
+        text += ('\nability hardy(X: 1..4) "Hardy": "h"\n  role wounds'
+                 + (f", {hardy_default} without it" if hardy_default else "") + "\n")
+    if blast:
+        text += '\nability blast(N: 1..3) "Blast": "b"\n'
+
+    def hardy_use() -> list[str]:
+        # without a default, every profile that can be attacked carries it (else eval refuses, as it says)
+        return [f"hardy({draw(st.integers(1, 3))})"] if hardy and (hardy_default is None or draw(st.booleans())) else []
+
     on_unit = [a for a in attacker if draw(st.booleans())]
-    on_weapon = [a for a in attacker if a not in on_unit]
+    # sometimes an ability with a value on both profiles: the higher counts, or the sum (stacking sum)
+    on_weapon = [a for a in attacker if a not in on_unit or (a in WITH_VALUE and draw(st.integers(0, 3)) == 0)]
     text += ('\nunit alpha "Alpha":\n'
              f'  Q {draw(st.integers(2, 5))}  T {draw(st.integers(2, 6))}  Def {draw(st.integers(2, 6))}+  HP 1\n')
-    if on_unit:
-        text += f"  abilities {uses(on_unit)}\n"
+    alpha_uses = [x for x in [uses(on_unit)] + hardy_use() if x]
+    if alpha_uses:
+        text += f"  abilities {', '.join(alpha_uses)}\n"
     text += ('\nunit beta "Beta":\n'
              f'  Q 4  T {draw(st.integers(1, 8))}  Def {draw(st.integers(2, 6))}+  HP {draw(st.integers(1, 3))}\n')
     if draw(st.booleans()):
         text += "  keywords infantry\n"
-    if defence:
-        text += f"  abilities {uses(defence)}\n"
+    beta_uses = [x for x in [uses(defence)] + hardy_use() if x]
+    if beta_uses:
+        text += f"  abilities {', '.join(beta_uses)}\n"
     weapon_a = draw(st.sampled_from(["1", "2", "D3"]))
     text += ('\nweapon gun "Gun":\n'
              f'  A {weapon_a}  S {draw(st.integers(1, 8))}  AP {draw(st.integers(0, 2))}  '
              f'D {draw(st.sampled_from(["1", "2", "D3"]))}\n')
-    if on_weapon:
-        text += f"  abilities {uses(on_weapon)}\n"
+    weapon_uses = [uses(on_weapon)] if on_weapon else []
+    if blast == "if" and draw(st.booleans()):
+        weapon_uses.append(f"blast({draw(st.integers(1, 3))})")
+    if weapon_uses:
+        text += f"  abilities {', '.join(weapon_uses)}\n"
     # the attack sequence
     steps = [draw(st.sampled_from(["attacks = shooter.models * weapon.A", "attacks = shooter.models each weapon.A"]))]
     steps.append("hits = attacks each hit(shooter.Q)")
+    last_step = "hits"
+    if blast == "if":  # a branch that names an earlier step passes its attacks on as they are
+        steps.append("blasted = if weapon has blast then hits each becomes weapon.blast capped at target.models"
+                     " else hits")
+    elif blast:
+        steps.append("blasted = hits each becomes 2" + (" capped at target.models" if blast == "capped" else ""))
+    if blast:
+        last_step = "blasted"
     capped = draw(st.integers(0, 5)) == 0 and not attacker
     if capped:  # a cap over totals starts fresh attacks: no hooks may reach across it (W411)
-        steps.append("capped = min(hits, target.models)")
-    steps.append(f"wounds = {'capped' if capped else 'hits'} each wound(weapon.S, target.T)")
+        steps.append(f"capped = min({last_step}, target.models)")
+        last_step = "capped"
+    steps.append(f"wounds = {last_step} each wound(weapon.S, target.T)")
     steps.append("unsaved = wounds each not save(target.Def, weapon.AP)")
-    last = draw(st.sampled_from(["amount", "removes", "removes1", "both"]))
-    if last in ("amount", "both"):
+    # a cap over the points starts fresh attacks: no hooks may reach across it either (W411)
+    last = draw(st.sampled_from(["amount", "removes", "removes1", "both", "summed"] + ([] if attacker else ["points"])))
+    if last in ("amount", "both", "summed", "points"):
         steps.append("damage = unsaved each weapon.D")
+    if last == "summed":  # the points summed, then taken off one by one: each met the damage hooks once
+        steps.append("killed = damage removes target, damage 1")
+    if last == "points":
+        steps += ["most = min(damage, 4)", "points = most each 1"]
     if last in ("removes", "both"):
         steps.append("killed = unsaved removes target, damage weapon.D")
     if last == "removes1":
@@ -279,6 +328,34 @@ def chi_square_p(law: dict[Any, Fraction], observed: Counter[Any]) -> float:
     return _gamma_q((len(bins) - 1) / 2, stat / 2)
 
 
+def two_sample_p(a: Counter[Any], b: Counter[Any]) -> float:
+    """The chance of a chi-square statistic at least this large if both samples come from one law
+    (a test of homogeneity): values seen fewer than ten times in all are pooled, rarest first."""
+    na, nb = sum(a.values()), sum(b.values())
+    n = na + nb
+    bins: list[tuple[int, int]] = []
+    acc_a = acc_b = 0
+    for value in sorted(set(a) | set(b), key=lambda v: a.get(v, 0) + b.get(v, 0)):
+        acc_a, acc_b = acc_a + a.get(value, 0), acc_b + b.get(value, 0)
+        if min(na, nb) * (acc_a + acc_b) / n >= 5:
+            bins.append((acc_a, acc_b))
+            acc_a = acc_b = 0
+    if acc_a or acc_b:
+        if bins:
+            ra, rb = bins.pop()
+            bins.append((ra + acc_a, rb + acc_b))
+        else:
+            bins.append((acc_a, acc_b))
+    if len(bins) < 2:
+        return 1.0
+    stat = 0.0
+    for oa, ob in bins:
+        total = oa + ob
+        ea, eb = na * total / n, nb * total / n
+        stat += (oa - ea) ** 2 / ea + (ob - eb) ** 2 / eb
+    return _gamma_q((len(bins) - 1) / 2, stat / 2)
+
+
 # ---------------------------------------------------------------------------
 # One program judged
 # ---------------------------------------------------------------------------
@@ -292,7 +369,18 @@ def strict_clean(text: str) -> tuple[Any, list[str]]:
     return (result.rulesets[0] if result.ok and not bad else None), bad
 
 
-def judge(program: Program, samples: int, alpha: float, seed: int = 0) -> Verdict:
+def plays(items: tuple[Any, ...], question: Any, samples: int, seed: int, batch: bool = True) -> Counter[Any]:
+    """The values of ``samples`` plays of the question by the plain interpreter (the syntax tree,
+    nothing else), all at once (``batch``) or one at a time."""
+    if batch:
+        values, counts = np.unique(BatchInterpreter(items, np.random.default_rng(seed)).sample_many(question, samples),
+                                   return_counts=True)
+        return Counter(dict(zip(values.tolist(), counts.tolist())))
+    plain = PlainInterpreter(items, random.Random(seed))
+    return Counter(plain.sample(question) for _ in range(samples))
+
+
+def judge(program: Program, samples: int, alpha: float, seed: int = 0, batch: bool = True) -> Verdict:
     model, bad = strict_clean(program.text)
     if model is None:
         return Verdict("refused", "; ".join(bad))
@@ -303,12 +391,9 @@ def judge(program: Program, samples: int, alpha: float, seed: int = 0) -> Verdic
             dist, "probabilities") else {dist: Fraction(1)}
     except ResolveError as err:
         return Verdict("unresolved", str(err))
-    plain = PlainInterpreter(model.items, random.Random(seed))  # the syntax tree, nothing else
     question = parse_expression(program.question)
-    observed: Counter[Any] = Counter()
-    for _ in range(samples):
-        v = plain.sample(question)
-        observed[v] += 1
+    observed = plays(model.items, question, samples, seed, batch)
+    for v in observed:
         if law.get(v, 0) == 0:
             return Verdict("disagree", f"the plain interpreter gave {v}, which the exact law gives no chance",
                            law, observed)

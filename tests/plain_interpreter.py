@@ -11,9 +11,10 @@ situations, keywords, custom dice, tables (case lists and keyed rows), formulas,
 and low rolls, tables' targets, chained targets, ``never``/``always``, natural rules, caps,
 ``modifiers between``, re-rolls), modifiers (roll, stat, ``better by``/``worse by``, ``needs``,
 caps, re-rolls, ``ignore modifiers``, ``when``, groups), abilities (values, stacking, ``when``,
-plain effects, ``when attacked:`` effects, test hooks, damage hooks), attack sequences (``each``
-steps over tests and amounts, ``removes``, steps over totals) and model counts worked out from an
-earlier result.  Anything else raises :class:`Unsupported`, never a guess.
+plain effects, ``when attacked:`` effects, test hooks, damage hooks, ``role wounds``), attack
+sequences (``each`` steps over tests and amounts, ``each becomes`` with ``capped at``, a branch
+that names an earlier step, ``removes``, steps over totals) and model counts worked out from an
+earlier result.  ``tests/batch_interpreter.py`` repeats these steps over arrays of plays.  Anything else raises :class:`Unsupported`, never a guess.
 
 Where the reference reads two ways the choice made is written beside the code.
 """
@@ -26,11 +27,22 @@ from typing import Any
 
 from compiler import ast as A
 
-__all__ = ["PlainInterpreter", "Unsupported"]
+__all__ = ["PlainInterpreter", "Unsupported", "names_in"]
 
 
 class Unsupported(Exception):
     """A form of the language this interpreter does not play out."""
+
+
+def names_in(e: Any) -> set[str]:
+    """Every name an expression reads."""
+    if isinstance(e, A.Name):
+        return {e.id}
+    if isinstance(e, (list, tuple)):
+        return set().union(*(names_in(x) for x in e))
+    if isinstance(e, A.Expr):
+        return set().union(*(names_in(getattr(e, f)) for f in e.__dataclass_fields__ if f != "span"))
+    return set()
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,9 @@ class Token:
     auto_pass: set[str] = field(default_factory=set)
     auto_fail: set[str] = field(default_factory=set)
     effects: list[tuple[A.Effect, dict[str, Any]]] = field(default_factory=list)
+
+    def copy(self) -> Token:
+        return Token(self.mortal, self.spill, set(self.auto_pass), set(self.auto_fail), list(self.effects))
 
 
 FRESH = Token()
@@ -171,7 +186,9 @@ class PlainInterpreter:
             total = 0
             for _ in range(int(n)):
                 v = self.ev(e.item, env, ctx)
-                if isinstance(v, bool):
+                if e.becomes:
+                    total += self.becomes(e, v, env, ctx)
+                elif isinstance(v, bool):
                     total += int(v != e.negate)
                 else:
                     total += self.number(v, strict=True)
@@ -191,6 +208,15 @@ class PlainInterpreter:
                 inner.situation[s.name] = (not s.negated) if s.value is None else self.setting(s)
             return self.ev(e.expr, env, inner)
         raise Unsupported(type(e).__name__)
+
+    def becomes(self, e: A.Each, v: Any, env: dict[str, Any], ctx: Ctx) -> int:
+        """How many one becomes (``each becomes weapon.blast capped at target.models``): no more than the cap."""
+        n = int(self.number(v, strict=True))
+        if e.cap is not None:
+            n = min(n, int(self.number(self.ev(e.cap, env, ctx), strict=True)))
+        if n < 0:
+            raise Unsupported("becomes fewer than none")
+        return n
 
     def setting(self, s: A.Setting) -> Any:
         if isinstance(s.value, A.Name):
@@ -608,14 +634,31 @@ class PlainInterpreter:
         totals: dict[str, Any] = {}
         joining: dict[str, list[Token]] = {s.name: [] for s in decl.steps}
         later = {s.name for s in decl.steps}
+        dealt: set[str] = set()  # steps whose totals are points that met the damage hooks already
         for step in decl.steps:
             later.discard(step.name)
             if step.removes_from is not None:
-                totals[step.name] = self.remove(tokens[step.removes_from], step, ctx)
+                totals[step.name] = self.remove(tokens[step.removes_from], step, ctx, step.removes_from in dealt)
                 tokens[step.name] = [Token() for _ in range(totals[step.name])]
                 continue
             value = step.value
             assert value is not None
+            if self.is_amount(value, tokens) or dealt & names_in(value):
+                dealt.add(step.name)  # an amount, or worked out from one: each point met each hook once
+            kept = self.kept_form(value, totals, ctx, tokens)
+            if isinstance(kept, A.Name):  # a branch naming an earlier step: its attacks as they are
+                tokens[step.name], totals[step.name] = tokens[kept.id], totals[kept.id]
+                continue
+            if isinstance(kept, A.Each):  # each attack becomes several, each a copy keeping its state
+                assert isinstance(kept.count, A.Name)
+                copies: list[Token] = []
+                for token in tokens[kept.count.id]:
+                    tctx = Ctx(ctx.situation, roles, target_role, token, ctx.memo)
+                    times = self.becomes(kept, self.ev(kept.item, dict(totals), tctx), dict(totals), tctx)
+                    copies += [token.copy() for _ in range(times)]
+                copies += joining[step.name]  # ``1 extra blasted``: one more there, after the copies
+                tokens[step.name], totals[step.name] = copies, len(copies)
+                continue
             if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in tokens:
                 out: list[Token] = []
                 amount = 0
@@ -633,7 +676,8 @@ class PlainInterpreter:
                             fresh = [Token() for _ in range(n)]
                             (joining[word] if word in later else out).extend(fresh)
                     else:
-                        amount += self.damage(self.number(self.ev(value.item, {}, tctx), strict=True), ctx)
+                        points = self.number(self.ev(value.item, {}, tctx), strict=True)
+                        amount += points if value.count.id in dealt else self.damage(points, ctx)
                 if self.is_test(value.item):
                     out.extend(joining[step.name])
                     tokens[step.name] = out
@@ -648,6 +692,22 @@ class PlainInterpreter:
             if joining[step.name]:
                 totals[step.name] = len(tokens[step.name])
         return totals
+
+    def kept_form(self, value: A.Expr, totals: dict[str, Any], ctx: Ctx, tokens: dict[str, Any]) -> A.Expr | None:
+        """A step that keeps its attacks as they are: the branch of an ``if`` the profiles settle, an
+        earlier step by name, or ``hits each becomes …``; else None (a step over totals)."""
+        while isinstance(value, A.IfElse):
+            value = value.then if self.ev(value.cond, dict(totals), ctx) else value.otherwise
+        if isinstance(value, A.Name) and value.id in tokens:
+            return value
+        if isinstance(value, A.Each) and value.becomes and isinstance(value.count, A.Name) and value.count.id in tokens:
+            return value
+        return None
+
+    def is_amount(self, value: A.Expr, tokens: dict[str, Any]) -> bool:
+        """``damage = unsaved each weapon.D``: an amount per attack of an earlier step, added up."""
+        return (isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in tokens
+                and not value.negate and not value.becomes and not self.is_test(value.item))
 
     def is_test(self, e: A.Expr) -> bool:
         return isinstance(e, A.Call) and isinstance(self.decls.get(e.func), A.Test)
@@ -669,20 +729,31 @@ class PlainInterpreter:
             kept += not ignored
         return kept
 
-    def remove(self, tokens: list[Token], step: A.Step, ctx: Ctx) -> int:
+    def wounds_per_model(self, target: Unit, ctx: Ctx) -> Any:
+        """The wounds of each of the target's models: the stat declared ``role wounds`` (with its
+        modifiers), or the value of the ability declared so (its default for a profile without it)."""
+        for d in self.decls.values():
+            if isinstance(d, A.Stat) and d.role == "wounds":
+                return self.read_stat(self.raw_stat(target, d.id), d.id, ctx.target_role, {}, ctx)
+            if isinstance(d, A.Ability) and d.role == "wounds":
+                value = self.ability_value(target, d.id)
+                if value is None and d.role_default is None:
+                    raise Unsupported("a model without the wounds ability and no default")
+                return d.role_default if value is None else value
+        raise Unsupported("no stat or ability with role wounds")
+
+    def remove(self, tokens: list[Token], step: A.Step, ctx: Ctx, dealt: bool = False) -> int:
         """Models taken off the target: each attack's damage to the current model, the excess lost;
-        damage that spills over added up and dealt after the rest, from model to model."""
+        damage that spills over added up and dealt after the rest, from model to model.  From points
+        that met the damage hooks already (``dealt``), the points are taken as the hooks left them."""
         target = ctx.roles[ctx.target_role or ""]
-        wounds_stat = [s for s in self.stats.values() if s.role == "wounds"]
-        if not wounds_stat:
-            raise Unsupported("no stat with role wounds")
-        per_model = self.read_stat(self.raw_stat(target, wounds_stat[0].id), wounds_stat[0].id, ctx.target_role, {}, ctx)
+        per_model = self.wounds_per_model(target, ctx)
         left, hurt, killed = target.models, 0, 0
         spill = 0
         for token in tokens:
             tctx = Ctx(ctx.situation, ctx.roles, ctx.target_role, token, ctx.memo)
             d = 1 if step.damage is None else self.number(self.ev(step.damage, {}, tctx), strict=True)
-            d = self.damage(d, ctx)
+            d = d if dealt else self.damage(d, ctx)
             if token.mortal and token.spill:
                 spill += d
                 continue

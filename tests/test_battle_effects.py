@@ -114,3 +114,27 @@ def test_a_failed_end_of_turn_test_destroys_the_unit(root: Node) -> None:
 def test_every_effect_the_language_builds_is_registered_with_its_docstring() -> None:
     assert set(EFFECTS) == {"move", "attack", "engage", "sets", "destroyed", "tests", "clears", "lowers"}
     assert all((fn.__doc__ or "").strip() for fn in EFFECTS.values())
+
+
+def test_a_status_until_the_end_of_the_turn_lapses_then_and_an_engagement_lasts(root: Node) -> None:
+    fight = root.child(0).child(4).child(2)  # Red advances 4" and charges: the brutes strike first
+    calm = fight.child(0).child(0)  # nobody falls on either side; Red's turn ends
+    assert calm.current_player() == 1 and calm.choice().kind == "action"  # type: ignore[union-attr]
+    state = calm.state()
+    assert state.snapshot() == {"turn": 1, "active": "blue", "units": [
+        {"unit": "Trooper", "models": 2, "wounds": 0, "position": 8.0, "y": 0.0, "statuses": ["locked"], "engaged": [1]},
+        {"unit": "Brute", "models": 2, "wounds": 0, "position": 8.0, "y": 0.0, "statuses": ["locked"], "engaged": [0]}]}
+    copy = state.copy()
+    copy.units[0].statuses.clear()
+    copy.units[1].engaged.clear()
+    assert copy.snapshot() != state.snapshot() and state.units[0].statuses == {"locked": ""}
+
+
+def test_a_unit_wiped_out_leaves_its_engagement_and_its_foe_is_free(root: Node) -> None:
+    fight = root.child(0).child(4).child(2)
+    assert [p for _, p in fight.chance_outcomes()] == [Fraction(169, 324), Fraction(65, 162), Fraction(25, 324)]
+    wiped = fight.child(2)  # both troopers fall to the brutes' blows
+    red, blue = wiped.state().units
+    assert (red.models, red.wounds, red.statuses, red.engaged) == (0, 0, {}, [])
+    assert (blue.models, blue.statuses, blue.engaged) == (2, {}, [])  # no longer locked with anyone
+    assert wiped.is_terminal() and wiped.outcome().winner == 1

@@ -15,6 +15,7 @@ import compiler
 from compiler import ast as A
 from compiler.battle import Battle, GreedyPolicy, RandomPolicy, Rules, game_seed
 from compiler.battle.simulate import play_games
+from compiler.battle.walk import Walk
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,8 +31,9 @@ def rulesets() -> dict[str, compiler.Ruleset]:
     return {rs.id: rs for rs in result.rulesets}
 
 
-SCENARIOS = [("40k-s", "rifle_line"), ("classic-40k", "firefight"), ("console-40k", "full_armies"),
-             ("console-40k", "sample_battle"), ("dark-millennia", "firefight"), ("gemini-arap", "firefight"),
+SCENARIOS = [("40k-s", "rifle_line"), ("classic-40k", "firefight"), ("classic-40k", "prepared_position"),
+             ("console-40k", "full_armies"), ("console-40k", "sample_battle"), ("dark-millennia", "firefight"),
+             ("dark-millennia", "prepared_position"), ("gemini-arap", "firefight"),
              ("gemini-arap", "patrol_clash"), ("nuceria-rts", "line_skirmish")]
 
 
@@ -59,6 +61,20 @@ def test_the_shortcuts_play_the_battles_the_policy_chooses(rulesets: dict[str, c
         assert short == play(plain, sc, PlainGreedy, i), f"game {i}"
         choices += len(short[1])  # type: ignore[arg-type]
     assert choices > 40  # the games had choices to make
+
+
+@pytest.mark.parametrize("ruleset,scenario", SCENARIOS)
+def test_a_walked_game_is_the_game_the_engine_plays(rulesets: dict[str, compiler.Ruleset], ruleset: str,
+                                                    scenario: str) -> None:
+    """Greedy games walked over kept transitions (compiler.battle.walk) against the engine, seed by seed."""
+    rs = rulesets[ruleset]
+    sc = rs.get(scenario)
+    assert isinstance(sc, A.Scenario)
+    walk, rules = Walk(Rules(rs), sc, ["greedy"] * len(sc.sides)), Rules(rs)
+    for i in range(16):
+        seed = game_seed(11, i)
+        assert walk.play(seed) == Battle(rules, sc, [GreedyPolicy() for _ in sc.sides], seed, record=False).run(), i
+    assert walk.positions
 
 
 @pytest.mark.parametrize("ruleset,scenario", [("gemini-arap", "patrol_clash"), ("console-40k", "full_armies")])
@@ -160,9 +176,68 @@ def test_the_games_an_overlay_compares_with_its_base_are_played_once(monkeypatch
     battles.play_shared({"dark-millennia": models["dark-millennia"]})  # without its base: nothing shared
     assert played == []
     battles.play_shared(models)
-    assert played == ["classic-40k/firefight"]
+    shared = ["classic-40k/prepared_position", "classic-40k/firefight"]
+    assert played == shared
     base_view = battles.scenario_views(models["classic-40k"])
     overlay_view = battles.scenario_views(models["dark-millennia"])
-    assert played == ["classic-40k/firefight", "dark-millennia/firefight"]  # the overlay's own run only
+    assert played == shared + ["dark-millennia/prepared_position", "dark-millennia/firefight"]  # the overlay's own runs only
     assert overlay_view[0].changes and [c.base for c in overlay_view[0].changes] == \
         [r.rate for r in base_view[0].rates[:2]]
+
+
+MARKED = '''
+ruleset marked "Marked":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit gunner "Gunner":
+  BS 1  W 1
+unit runner "Runner":
+  BS 6  W 1
+game volleys "Volleys":
+  turns 1
+  activation whole_army
+{extra}
+  phase fire "Fire":
+    action shoot "Shoot": attack shooting
+  victory wipe "Annihilation" by annihilation
+scenario clash "Clash":
+  game volleys
+  distance 20"
+  first guns
+  side guns "Guns":
+    3 gunner
+    3 gunner
+  side runners "Runners":
+    2 runner
+    2 runner
+'''
+
+
+@pytest.mark.parametrize("extra", ["", "  casualties removed at end of phase"])
+def test_a_greedy_side_never_shoots_at_a_unit_whose_models_are_all_marked(extra: str) -> None:
+    """Casualties removed at the end of the phase: a unit whose every model is marked still stands,
+    but no volley can take more from it.  The second gunner unit (the same profile, models and
+    distances as the first: only the marks differ) must shoot the other runners, as plain greedy
+    does; keeping the first unit's pick for it wasted its volley and let one runner unit live."""
+    from compiler.driver import compile_text
+
+    result = compile_text(MARKED.format(extra=extra), "marked.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    sc = model.get("clash")
+    assert isinstance(sc, A.Scenario)
+    fast, plain = Rules(model), Rules(model)
+    for i in range(3):
+        short = play(fast, sc, GreedyPolicy, i)
+        assert short == play(plain, sc, PlainGreedy, i), f"game {i}"
+        out, _, events = short
+        volleys = [e for e in events if e["event"] == "volley"]  # type: ignore[index]
+        # every hit kills (BS 1: a 1+ to hit): each gunner unit wipes out the runners it shoots
+        assert [(v["unit"], v["removed"]) for v in volleys] == [("Gunner 1", 2), ("Gunner 2", 2)]
+        assert volleys[0]["target"] != volleys[1]["target"]
+        assert out.winner == 0 and out.reason  # type: ignore[attr-defined]

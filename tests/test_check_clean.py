@@ -51,6 +51,9 @@ attack split(shooter, weapon, target) "Damage summed, then taken off":
   capped  = min(damage, 4)
   lost2   = capped removes target, damage 1
   direct  = hits removes target, damage weapon.D
+  again   = capped each 1
+  fresh   = min(hits, 1)
+  pts     = fresh each weapon.D
 '''
 
 
@@ -81,6 +84,25 @@ def test_a_damage_hook_meets_each_point_once_however_the_steps_split_the_work() 
             k = allocate([d for d, _ in kept], 3, 5)
             direct[k] = direct.get(k, Fraction(0)) + p
     assert ask(model, "split(2 gunner, sure, 5 brute).direct") == {k: v for k, v in direct.items() if v}
+
+
+def test_an_amount_step_over_points_already_dealt_does_not_meet_the_hooks_again() -> None:
+    model = compiled(FNP)
+    hits = binomial(2, Fraction(1, 2))
+    points: dict[int, Fraction] = {}
+    for h, ph in hits.items():
+        for k, pk in binomial(3 * h, Fraction(2, 3)).items():
+            points[k] = points.get(k, Fraction(0)) + ph * pk
+    # ``capped`` is worked out from the points the hooks left: counting it one by one keeps them.
+    again: dict[int, Fraction] = {}
+    for k, p in points.items():
+        again[min(k, 4)] = again.get(min(k, 4), Fraction(0)) + p
+    assert ask(model, "split(2 gunner, sure, 5 brute).again") == again
+    # A count of hits (not damage) capped at one: its 3 points meet the hook, once.
+    one_hit = 1 - hits[0]
+    pts = {k: one_hit * q for k, q in binomial(3, Fraction(2, 3)).items()}
+    pts[0] += hits[0]
+    assert ask(model, "split(2 gunner, sure, 5 brute).pts") == pts
 
 
 # -- 2. a token that joins a later step is not counted before it ------------------------------
@@ -118,6 +140,79 @@ def test_an_extra_wound_is_no_hit() -> None:
     assert ask(model, "shoot(1 gunner, skewer_gun, 3 victim).damage") == \
         {2 * k: p for k, p in enumerate_attacks(1, 3, skewer).items()}
     assert ask(model, "shoot(1 gunner, skewer_gun, 3 victim).killed") == enumerate_attacks(1, 3, skewer)
+
+
+TWICE = '''
+ability deep "Deep": "A natural 6 to hit scores one more wound past both wound rolls."
+  on natural 6 to hit: 1 extra w2
+weapon deep_gun "Deep gun":
+  A 1  S 4  AP 0  D 1
+  abilities deep
+
+attack once(shooter, weapon, target) "One wound roll":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  w2      = hits each wound(weapon.S, target.T)
+attack twice(shooter, weapon, target) "Two wound rolls":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  w1      = hits each wound(weapon.S, target.T)
+  w2      = w1 each wound(weapon.S, target.T)
+'''
+
+
+def test_an_extra_token_skips_every_roll_before_the_step_it_joins() -> None:
+    model = strict_clean(BASE + TWICE)
+    # Q4, 4+ to wound.  ``once``: the extra token joins the only wound step; ``twice``: it skips
+    # the first wound roll (not counted there) and joins the second without rolling it either.
+    assert ask(model, "once(2 gunner, deep_gun, 3 victim).w2") == \
+        enumerate_attacks(2, 2, lambda atts: sum((h >= 4 and w >= 4) + (h == 6) for h, w in atts))
+    assert ask(model, "twice(2 gunner, deep_gun, 3 victim).w1") == \
+        enumerate_attacks(2, 2, lambda atts: sum(h >= 4 and w >= 4 for h, w in atts))
+    assert ask(model, "twice(1 gunner, deep_gun, 3 victim).w2") == \
+        enumerate_attacks(1, 3, lambda atts: sum((h >= 4 and w1 >= 4 and w2 >= 4) + (h == 6) for h, w1, w2 in atts))
+
+
+BLASTED = '''
+ability splash "Splash": "A natural 6 to hit adds one hit after the blast."
+  on natural 6 to hit: 1 extra blasted
+ability scatter "Scatter": "A natural 6 to hit adds one wound after the blast."
+  on natural 6 to hit: 1 extra wounds
+
+weapon splasher "Splasher":
+  A 1  S 4  AP 0  D 1
+  abilities splash
+weapon scatterer "Scatterer":
+  A 1  S 4  AP 0  D 1
+  abilities scatter
+
+attack burst(shooter, weapon, target) "Each hit counts twice":
+  attacks = shooter.models * weapon.A
+  hits    = attacks each hit(shooter.Q)
+  blasted = hits each becomes 2
+  wounds  = blasted each wound(weapon.S, target.T)
+'''
+
+
+def test_an_extra_token_joins_an_each_becomes_step_once() -> None:
+    model = strict_clean(BASE + BLASTED)
+    # Q4; each hit becomes two; the extra of a natural 6 joins ``blasted`` as one, not as a hit
+    # (not counted at ``hits``, not doubled); an extra wound skips both and the wound roll.
+    assert ask(model, "burst(2 gunner, splasher, 3 victim).hits") == binomial(2, Fraction(1, 2))
+    assert ask(model, "burst(2 gunner, splasher, 3 victim).blasted") == \
+        enumerate_attacks(2, 1, lambda atts: sum(2 * (h >= 4) + (h == 6) for (h,) in atts))
+
+    def splash(atts: tuple[tuple[int, ...], ...]) -> int:
+        (h, w1, w2, w3), = atts
+        return (h >= 4) * ((w1 >= 4) + (w2 >= 4)) + (h == 6) * (w3 >= 4)
+
+    def scatter(atts: tuple[tuple[int, ...], ...]) -> int:
+        (h, w1, w2), = atts
+        return (h >= 4) * ((w1 >= 4) + (w2 >= 4)) + (h == 6)
+    assert ask(model, "burst(1 gunner, splasher, 3 victim).wounds") == enumerate_attacks(1, 4, splash)
+    assert ask(model, "burst(1 gunner, scatterer, 3 victim).blasted") == \
+        enumerate_attacks(1, 1, lambda atts: 2 * (atts[0][0] >= 4))
+    assert ask(model, "burst(1 gunner, scatterer, 3 victim).wounds") == enumerate_attacks(1, 3, scatter)
 
 
 # -- 4. a roll modifier counts on a chained target (for its second die) ----------------------
@@ -460,3 +555,16 @@ def test_following_a_none_through_many_calls_is_no_hang() -> None:
     text = "\n".join(lines) + "\n"
     assert errors(text.replace("WEAPON", "gun")) == []
     assert [d.code for d in errors(text.replace("WEAPON", "nogun"))] == ["W414"]
+
+
+def test_an_ability_with_two_parameters_is_refused_at_the_second() -> None:
+    # A profile gives an ability one value (``two(2)``): a second parameter would stay unbound.
+    text = BASE + '''
+ability two(N: 1..3, M: 1..3) "Two": "x"
+  +M to hit
+'''
+    errs = errors(text)
+    assert [d.code for d in errs] == ["W203"] and "takes one value" in errs[0].message
+    line = text.count("\n") - 1
+    assert (errs[0].span.line, errs[0].span.column) == (line, text.splitlines()[line - 1].index("M: 1..3") + 1)
+    assert errors(text.replace("N: 1..3, M: 1..3", "M: 1..3")) == []

@@ -1,27 +1,32 @@
 """Check-clean means right: generated rulesets answered exactly by the resolver and by sampling
 the plain interpreter (``tests/plain_interpreter.py``, the reference made executable) agree.
 
-The property runs over 200 generated programs (``tests/differential.py``: ``programs``), with few
-samples each so that it stays cheap; ``bench/differential.py`` runs thousands with 20,000
-samples.  The refusals are counted and bounded, so that it cannot pass by refusing.  Each
+The property runs over 200 generated programs (``tests/differential.py``: ``programs``), each
+against 5,000 plays drawn at once by the batch form of the plain interpreter
+(``tests/batch_interpreter.py``); ``bench/differential.py`` runs 10,000 with 20,000 plays each.
+The batch form is held to the one-at-a-time interpreter it repeats over arrays: the two agree
+in law on generated programs (a chi-square test of homogeneity).  The refusals are counted and bounded, so that it cannot pass by refusing.  Each
 disagreement either run found is pinned below as a named regression test whose expected law is
 worked out here by enumerating the dice.
 """
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections import Counter
 from fractions import Fraction
 
-from differential import Program, chi_square_p, judge, programs, strict_clean
+import numpy as np
+from batch_interpreter import BatchInterpreter
+from differential import Program, chi_square_p, judge, plays, programs, strict_clean, two_sample_p
 from hypothesis import HealthCheck, given, settings
 from plain_interpreter import PlainInterpreter
 
 from compiler.resolve.evaluator import Evaluator, parse_expression
 
 PROGRAMS = 200
-SAMPLES = 200
+SAMPLES = 5000
 ALPHA = 0.001  # family-wise; each program is judged at ALPHA / PROGRAMS (Bonferroni)
 
 
@@ -51,6 +56,49 @@ def test_the_chi_square_test_rejects_a_wrong_law_and_keeps_a_right_one() -> None
     assert chi_square_p(law, fair) > 0.001
     loaded = {f: Fraction(1, 7) for f in range(1, 6)} | {6: Fraction(2, 7)}
     assert chi_square_p(loaded, fair) < 1e-9
+
+
+def test_the_batch_interpreter_agrees_in_law_with_the_one_at_a_time_interpreter() -> None:
+    """The batch form is the plain interpreter's steps over arrays: on generated programs its
+    plays and the one-at-a-time plays are samples of one law (homogeneity, Bonferroni)."""
+    count, judged = 30, Counter[str]()
+
+    @settings(max_examples=count, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(programs())
+    def compared(p: Program) -> None:
+        model, _ = strict_clean(p.text)
+        if model is None:
+            return
+        question = parse_expression(p.question)
+        one = plays(model.items, question, 300, seed=judged.total(), batch=False)
+        many = plays(model.items, question, 3000, seed=judged.total(), batch=True)
+        judged["compared"] += 1
+        assert two_sample_p(one, many) > ALPHA / count, (p.question, p.text, one, many)
+
+    compared()
+    assert judged["compared"] >= count * 9 // 10, judged
+
+
+def test_the_two_sample_test_tells_two_laws_apart_and_one_law_from_itself() -> None:
+    rng = random.Random(4)
+    fair = [Counter(rng.randint(1, 6) for _ in range(n)) for n in (600, 6000)]
+    loaded = Counter(rng.choice([1, 2, 3, 4, 5, 6, 6]) for _ in range(6000))
+    assert two_sample_p(fair[0], fair[1]) > 0.001
+    assert two_sample_p(fair[0], loaded) < 1e-6
+    assert two_sample_p(Counter({1: 5}), Counter({1: 50})) == 1.0  # one value: nothing to tell apart
+
+
+def test_the_batch_interpreter_plays_each_die_on_its_own() -> None:
+    """Two dice per play, added: the sum's law is the triangle of 2d6, not a doubled d6."""
+    text = BASE + 'formula pair() "Pair" = d6 + d6\n'
+    model, bad = strict_clean(text)
+    assert model is not None, bad
+    values = BatchInterpreter(model.items, np.random.default_rng(2)).sample_many(parse_expression("pair()"), 36_000)
+    law = {s: Fraction(6 - abs(s - 7), 36) for s in range(2, 13)}
+    observed = Counter(values.tolist())
+    assert chi_square_p(law, observed) > 1e-4
+    assert chi_square_p({2 * f: Fraction(1, 6) for f in range(1, 7)}, observed) < 1e-9
 
 
 def test_the_plain_interpreter_finds_a_wrong_law() -> None:
@@ -105,3 +153,89 @@ modifier far "Far": hit needs 5+ when cover
     # a plain number still takes the test's direction: 4 or less
     low = text.replace("hit needs 5+", "hit needs 4")
     assert _p(low, "hit(3) with cover") == Fraction(sum(f <= 4 for f in range(2, 6)) * 6 + 4, 36)
+
+
+KEPT = BASE + '''stat HP "Hit points" 1..4 role wounds: "w"
+ability lethal "Lethal": "l"
+  on natural 6 to hit: wound automatically
+ability ward "Ward": "w"
+  on each damage: roll d6, ignored on 5+
+
+test hit(Q) "Hit" = roll d6 >= Q
+test wound(Q) "Wound" = roll d6 >= Q
+
+unit gunner "Gunner":
+  Q 4  HP 1
+  abilities lethal
+
+unit crowd "Crowd":
+  Q 5  HP 1
+  abilities ward
+
+attack volley(shooter, weapon, target) "Volley":
+  attacks = shooter.models * 2
+  hits    = attacks each hit(shooter.Q)
+  blasted = hits each becomes 2 capped at target.models
+  wounds  = blasted each wound(target.Q)
+  damage  = wounds each 2
+  lost    = damage removes target, damage 1
+'''
+
+
+def _law_of_sum(parts: list[dict[int, Fraction]]) -> dict[int, Fraction]:
+    total = {0: Fraction(1)}
+    for part in parts:
+        out: dict[int, Fraction] = {}
+        for a, pa in total.items():
+            for b, pb in part.items():
+                out[a + b] = out.get(a + b, Fraction(0)) + pa * pb
+        total = out
+    return total
+
+
+def _binomial(n: int, p: Fraction) -> dict[int, Fraction]:
+    return {k: math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)}
+
+
+def _agree(question: str, law: dict[int, Fraction]) -> None:
+    """The resolver's exact law is ``law``, and both forms of the plain interpreter sample it."""
+    model, bad = strict_clean(KEPT)
+    assert model is not None, bad
+    ev = Evaluator(model, True)
+    dist = ev.evaluate(parse_expression(question))
+    assert {k: Fraction(v) for k, v in ev.to_backend(dist).probabilities().items() if v} == \
+        {k: v for k, v in law.items() if v}
+    for batch, samples in ((True, 20_000), (False, 2_000)):
+        observed = plays(model.items, parse_expression(question), samples, seed=5, batch=batch)
+        assert set(observed) <= {k for k, v in law.items() if v}, observed
+        assert chi_square_p(law, observed) > 1e-4, (batch, observed)
+
+
+def _wounds_of_one_attack(copies: int) -> dict[int, Fraction]:
+    """One attack: a miss (1-3), a natural 6 (each copy wounds automatically), or a 4-5 (each
+    copy rolls to wound, on a 5+)."""
+    one = {0: Fraction(1, 2)}
+    one[copies] = one.get(copies, Fraction(0)) + Fraction(1, 6)
+    for k, p in _binomial(copies, Fraction(1, 3)).items():
+        one[k] = one.get(k, Fraction(0)) + Fraction(1, 3) * p
+    return one
+
+
+def test_each_copy_of_a_blasted_hit_keeps_its_automatic_wound() -> None:
+    """``each becomes 2 capped at target.models``: a natural 6 to hit wounds automatically, and so
+    does each of its copies (one copy against a single model)."""
+    for models in (1, 3):
+        one = _wounds_of_one_attack(min(2, models))
+        _agree(f"volley(1 gunner, gunner, {models} crowd).wounds", _law_of_sum([one, one]))
+
+
+def test_points_summed_then_taken_off_meet_the_damage_hook_once() -> None:
+    """``damage = wounds each 2`` meets the Ward (ignored on 5+) point by point; ``lost = damage
+    removes target, damage 1`` takes those points as they are, not thinned a second time."""
+    one = _wounds_of_one_attack(2)
+    law: dict[int, Fraction] = {}
+    for wounds, pw in _law_of_sum([one, one]).items():
+        for kept, pk in _binomial(2 * wounds, Fraction(2, 3)).items():
+            law[kept] = law.get(kept, Fraction(0)) + pw * pk
+    _agree("volley(1 gunner, gunner, 10 crowd).damage", law)
+    _agree("volley(1 gunner, gunner, 10 crowd).lost", law)  # ten models of one wound: none left over

@@ -26,7 +26,12 @@
   depth) and ``mcts`` (UCT with greedy rollouts);
 * :mod:`~compiler.battle.tree` — the battle as a game tree (OpenSpiel's shape): :class:`Node`,
   the side to act, legal actions, chance nodes with their exact laws, the transition;
-* :mod:`~compiler.battle.log`, :mod:`~compiler.battle.simulate`, :mod:`~compiler.battle.stats`.
+* :mod:`~compiler.battle.dice` — for a log read by people (``play``): each volley's dice, step by
+  step, drawn given its outcome from the exact laws of the steps, on a stream of their own;
+* :mod:`~compiler.battle.log`, :mod:`~compiler.battle.simulate`, :mod:`~compiler.battle.stats`;
+  :mod:`~compiler.battle.walk` — greedy games walked over the engine's kept transitions (per
+  position at the start of a game turn: the chance nodes met and what follows each outcome), the
+  same games roll for roll, the engine playing on only where nothing is kept yet.
 
 The engine holds no rule of any game: what a phase offers, what an action does, who strikes
 first and what ends the battle come from the ruleset's ``game`` and ``scenario`` declarations.

@@ -224,7 +224,7 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
                                                    if isinstance(a, A.Attack)), 0.0]))
     if i != 0:
         return
-    battle.emit("reaction", unit=unit.label, event=event, cause=cause.label)
+    battle.emit("reaction", unit=unit.label, reaction=event, cause=cause.label)
     failed = False
     for e in reaction.effects:
         done = attack_target(battle, unit, e, cause) if e.kind == "attack" else EFFECTS[e.kind](battle, unit, e, None)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
+from compiler.battle.dice import VolleyDice
 from compiler.battle.estimates import Estimates, signature
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
@@ -60,7 +61,8 @@ class Battle:
     """One battle: the state, the dice, the policies, and the events so far."""
 
     def __init__(self, rules: Rules, scenario: A.Scenario, policies: Sequence[Policy], seed: int,
-                 listener: Listener | None = None, record: bool = True, nature: Nature | None = None) -> None:
+                 listener: Listener | None = None, record: bool = True, nature: Nature | None = None,
+                 dice: bool = False) -> None:
         prep = prepared(rules, scenario)
         game = prep.game
         self.rules, self.scenario, self.game = rules, scenario, game
@@ -70,6 +72,8 @@ class Battle:
         self.estimates = Estimates(rules, game, self.state, prep.estimates)
         self.rng = random.Random(seed)
         self.nature = nature
+        #: with ``dice`` (a log for people): each volley's dice, drawn given its outcome from a stream of their own
+        self.dice = VolleyDice(rules, seed) if dice else None
         self.greedy_sides = [type(p) is GreedyPolicy and nature is None for p in self.policies]
         self.turns = scenario.turns or game.turns or 1
         self.events: list[dict[str, Any]] = []
@@ -87,6 +91,8 @@ class Battle:
         if game.casualties_at_end:
             self.busy.add("phase")
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
+        #: told (game turn, the side that went first the turn before) as each game turn begins
+        self.at_turn: Callable[[int, int], None] | None = None
         for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
             seat = getattr(p, "seat", None)
             if seat is not None:
@@ -99,7 +105,6 @@ class Battle:
         n = len(st.sides)
         first = (self.chance(uniform(n), "first") if self.scenario.first in (None, "random")
                  else st.sides.index(self.scenario.first))
-        order = [(first + i) % n for i in range(n)]
         if self.record:
             gap: float | None = self.scenario.distance
             if st.table is not None:  # on a table: how far apart the nearest enemies stand
@@ -107,8 +112,19 @@ class Battle:
             self.emit("start", first=st.sides[first], first_title=st.side_titles[first], distance=gap,
                       table=None if st.table is None else [st.table.width, st.table.depth])
         st.first = first
+        return self.play_from(1, first)
+
+    def play_from(self, start: int, first: int) -> Outcome:
+        """The game turns from ``start`` on, then the end (``first``: the side that went first the
+        turn before).  :meth:`run` calls it after the roll for the first turn; a walk over kept
+        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state."""
+        st = self.state
+        n = len(st.sides)
+        order = [(first + i) % n for i in range(n)]
         initiative = self.game.initiative is not None and n == 2
-        for turn in range(1, self.turns + 1):
+        for turn in range(start, self.turns + 1):
+            if self.at_turn is not None:
+                self.at_turn(turn, first)
             st.turn = turn
             for u in st.units:
                 u.spent = False
@@ -128,6 +144,12 @@ class Battle:
         if self.record:
             self.emit("end", **outcome_fields(st, scores))
         return out
+
+    def resume(self, state: State) -> None:
+        """Take up a kept state (a copy of it) as this battle's, at the start of a game turn
+        (:meth:`play_from` then plays on from it)."""
+        self.state.load(state)
+        self.estimates.sig = None
 
     def emit(self, kind: str, **data: Any) -> None:
         if not self.record:
@@ -181,21 +203,23 @@ class Battle:
                 self.act(left[0], phase)
                 left = []
             while left and not st.over:
+                left = [u for u in left if u.models > 0]  # one wiped out meanwhile (by a reaction) is not offered
+                if not left:
+                    break
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
-                if unit.models > 0:
-                    self.act(unit, phase)
+                self.act(unit, phase)
         elif phase.actions:
             pending = [st.side_units(s) for s in sides]
             while not st.over and any(pending):
                 for s, left in zip(sides, pending):
+                    left[:] = [u for u in left if u.models > 0]  # one wiped out since the phase began is not offered
                     if not left or st.over:
                         continue
                     st.active = s
                     unit = left[0] if len(left) == 1 else self.pick_unit(s, left, phase)
                     left.remove(unit)
-                    if unit.models > 0:
-                        self.act(unit, phase)
+                    self.act(unit, phase)
         for c in phase.combats:
             if not st.over:
                 self.combat(c)
@@ -225,7 +249,7 @@ class Battle:
         if self.state.table is None:
             sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
                    tuple(unit.values.items()) if unit.values else (),
-                   tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
+                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
                           for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
         else:
             sig = signature(self.state, unit)
@@ -288,6 +312,7 @@ class Battle:
                 return
             law = self.rules.volley(attack, unit, weapon, target, situation)
             i = self.chance(law, "volley")
+            shown = self.dice.volley(attack, unit, weapon, target, situation, law, i) if self.dice is not None else {}
             if self.game.casualties_at_end:  # marked now, removed when the phase ends
                 removed = min(law.values[i], target.models - target.doomed)
                 target.doomed += removed
@@ -300,7 +325,8 @@ class Battle:
                 self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
-                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation])
+                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
+                          **shown)
         if self.game.counters and target.models > target.doomed:
             counters_on(self, target, "shot")
         self.referee.settle()

@@ -35,13 +35,15 @@ class EstimateMemos:
 class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
-    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "sig")
+    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "sig", "_view")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
         self.rules, self.game, self.state, self.memos = rules, game, state, memos
         self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
         #: the acting unit's signature while it holds (the engine clears it when the state changes)
         self.sig: tuple[Unit, Signature] | None = None
+        #: the enemies in sight of the unit of a signature (see :meth:`in_sight`), kept while it holds
+        self._view: tuple[Unit, Signature, tuple[Any, ...], tuple[Any, ...]] | None = None
 
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
@@ -71,11 +73,14 @@ class Estimates:
         return found
 
     def expected(self, attack: A.Attack, unit: Unit, target: Unit, distance: float | None = None,
-                 extra: tuple[str, ...] = (), reach: str | None = None) -> float:
+                 extra: tuple[str, ...] = (), reach: str | None = None,
+                 cover: tuple[str, ...] | None = None) -> float:
         """The points of ``target``'s models that ``unit`` is expected to remove with ``attack``
-        (a model without points counts one)."""
+        (a model without points counts one); ``cover``: what the table sets for the volley, when
+        already known."""
         dist = self.state.distance(unit, target) if distance is None else distance
-        cover = self.state.cover(unit, target)
+        if cover is None:
+            cover = self.state.cover(unit, target)
         key = (attack.id, reach, unit.profile, unit.models, unit.weapons, tuple(unit.statuses),
                tuple(unit.values.items()) if unit.values else (), target.profile, target.models, target.doomed,
                target.wounds, target.points, dist, extra, cover)
@@ -90,9 +95,9 @@ class Estimates:
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
+        distance = self.state.distance
         key = (action.id, unit.profile, unit.weapons,
-               tuple((f.profile, self.state.distance(unit, f), self.state.in_sight(unit, f))
-                     for f in self.state.enemies(unit)))
+               tuple([(f.profile, distance(unit, f)) for f, _ in self.in_sight(unit)[0]]))
         found = self.memos.can.get(key)
         if found is None:
             found = self.memos.can.keep(key, self._can_attack(unit, action))
@@ -102,8 +107,7 @@ class Estimates:
         for e in action.effects:
             attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
             if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, e.stat)
-                                                        for f in self.state.enemies(unit)
-                                                        if self.state.in_sight(unit, f)):
+                                                        for f, _ in self.in_sight(unit)[0]):
                 return False
         return True
 
@@ -130,18 +134,24 @@ class Estimates:
         # an action that only sets statuses gains nothing the resolver can weigh: on a tie, do nothing
         best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
         chance = 1.0
+        stays = False  # a move whose best step is 0": the unit would not move at all
         for e in action.effects:
             if e.kind == "tests" and e.value is not None:
                 chance *= self.rules.chance(e.value, unit, None)
             elif e.kind == "sets" and e.name is not None and any(r.requires == e.name for r in self.game.reactions):
-                best = max(best, chance * self.reaction_value(unit, e.name))
+                stays = True  # holding a status for a reaction pays only when the reaction beats what it bars
+                best = max(best, chance * (self.reaction_value(unit, e.name) - self.forgone(unit, action, e.name)))
             elif e.kind == "move":
-                best = max(best, 1e-3)
+                if distance is None and e.value is not None and self.stays_put(unit, e.value):
+                    stays = True
+                else:
+                    best = max(best, 1e-3)
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
-                if isinstance(attack, A.Attack):
-                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat)
-                                         for f in st.enemies(unit) if st.in_sight(unit, f)])
+                if isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
+                    foes = self.in_sight(unit)[1 if distance is not None else 0]
+                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat, cover=cover)
+                                         for f, cover in foes])
             elif e.kind == "engage" and e.value is not None:
                 reach = self.rules.number(e.value, unit, None)
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
@@ -149,7 +159,33 @@ class Estimates:
                 if not reachable:
                     return -1e-3  # nobody to engage: declaring it would do nothing
                 best = max([best] + [self.charge(unit, f, extra) for f in reachable])
+        return -1e-3 if stays and best <= 0 else best  # on a tie, hold still and keep the unit free
+
+    def forgone(self, unit: Unit, action: A.Action, status: str) -> float:
+        """What holding ``status`` costs ``unit`` this turn: the best action of a later phase that the
+        status bars (``unless STATUS``) and nothing else does."""
+        later = False
+        best = 0.0
+        for p in self.game.phases:
+            if later:
+                for a in p.actions:
+                    if status in a.unless and not any(unit.has(s) for s in a.unless):
+                        best = max(best, self.action(unit, a))
+            later = later or any(a is action for a in p.actions)
         return best
+
+    def stays_put(self, unit: Unit, value: A.Expr) -> bool:
+        """Whether the greedy move of ``value`` inches toward the nearest enemy is 0": nothing it
+        could do from nearer is worth more than what it can do from where it stands."""
+        foe = self.state.nearest_enemy(unit)
+        if foe is None:
+            return True
+        gap = self.state.distance(unit, foe)
+        steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
+        if len(steps) == 1:
+            return True
+        values = self.moves(unit, gap, steps)
+        return values.index(max(values)) == 0
 
     def actions(self, key: tuple[Any, ...], unit: Unit, actions: list[A.Action]) -> list[float]:
         """Each of a phase's actions' estimates (and doing nothing's, last), kept under ``key``."""
@@ -157,6 +193,24 @@ class Estimates:
         if found is None:
             found = self.memos.offers.keep(key, [self.action(unit, a) for a in actions] + [0.0])
         return list(found)
+
+    def in_sight(self, unit: Unit) -> tuple[tuple[tuple[Unit, tuple[str, ...]], ...], tuple[tuple[Unit, tuple[str, ...]], ...]]:
+        """The enemies ``unit`` can see, each with the situations the table sets for a volley at
+        it; then the same with one enemy of each kind (profile, models, marks, wounds, points and
+        those situations), whose volleys at a given distance are worth the same.  Kept while the
+        unit's signature holds (the same signature object: the state has not changed)."""
+        sig = self.signature(unit)
+        view = self._view
+        if view is not None and view[0] is unit and view[1] is sig:
+            return view[2], view[3]
+        st = self.state
+        seen = tuple((f, st.cover(unit, f)) for f in st.enemies(unit) if st.in_sight(unit, f))
+        kinds: dict[tuple[Any, ...], tuple[Unit, tuple[str, ...]]] = {}
+        for f, cover in seen:
+            kinds.setdefault((f.profile, f.models, f.doomed, f.wounds, f.points, cover), (f, cover))
+        distinct = tuple(kinds.values())
+        self._view = (unit, sig, seen, distinct)
+        return seen, distinct
 
     def signature(self, unit: Unit) -> Signature:
         """What an estimate for ``unit`` depends on: it, its wounds and statuses, and the enemies
@@ -171,21 +225,26 @@ class Estimates:
         foe = self.state.nearest_enemy(unit)
         if foe is None:
             return 0.0
-        reach = 0.0
+        reach = charge = 0.0
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
                     if e.kind in ("move", "engage") and e.value is not None:
-                        reach += max(0.0, self.rules.number(e.value, foe, None))
-        if self.state.distance(unit, foe) > reach:
+                        inches = max(0.0, self.rules.number(e.value, foe, None))
+                        reach += inches
+                        if e.kind == "engage":
+                            charge = max(charge, inches)
+        gap = self.state.distance(unit, foe)
+        if gap > reach:
             return 0.0
+        gap = min(gap, charge)  # the reaction fires at a charger, which stands within its charge reach
         value = 0.0
         for r in self.game.reactions:
             if r.requires == status:
                 for e in r.effects:
                     attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
                     if isinstance(attack, A.Attack):
-                        value += self.expected(attack, unit, foe, reach=e.stat)
+                        value += self.expected(attack, unit, foe, gap, reach=e.stat)
         return value
 
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
@@ -199,22 +258,23 @@ class Estimates:
     def _moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         later = [a for p in self.game.phases for a in p.actions
                  if not any(e.kind == "move" for e in a.effects) and not any(unit.has(s) for s in a.unless)]
-        values = [max([0.0] + [self.action(unit, a, max(0.0, gap - d)) for a in later]) for d in steps]
+        # each worked out afresh (not kept per distance: a move's values are kept whole, by moves())
+        values = [max([0.0] + [self._action(unit, a, max(0.0, gap - d)) for a in later]) for d in steps]
         lean = 1e-6 if max(values) <= 0 else -1e-6
         return [v + lean * d for v, d in zip(values, steps)]
 
 
 def signature(state: State, unit: Unit) -> Signature:
     """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
-    orders, and each enemy's profile, models, wounds, points and distance (on a table, where each
-    stands too: sight and cover depend on it)."""
+    orders, and each enemy's profile, models (and those marked to be removed when the phase ends),
+    wounds, points and distance (on a table, where each stands too: sight and cover depend on it)."""
     side, here = unit.side, unit.position
     if state.table is not None:
         return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
-                tuple([(f.profile, f.models, f.wounds, f.points, f.position, f.y)
+                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y)
                        for f in state.units if f.side != side and f.models > 0]))
     return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
-            tuple([(f.profile, f.models, f.wounds, f.points, abs(here - f.position))
+            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
                    for f in state.units if f.side != side and f.models > 0]))

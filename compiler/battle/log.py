@@ -234,7 +234,9 @@ def replay(rules: Rules, log: Log, listener: Listener | None = None,
         if listener is not None:
             listener(event)
 
-    battle = Battle(rules, scenario, [script] * len(scenario.sides), log.seed, listener=compare)
+    # a log written for people carries each volley's dice: drawn again, the same, from the seed
+    dice = any('"event": "volley"' in e and ('"dice": [' in e or '"dice_note": ' in e) for e in log.events)
+    battle = Battle(rules, scenario, [script] * len(scenario.sides), log.seed, listener=compare, dice=dice)
     if before is not None:
         before(battle)
     try:

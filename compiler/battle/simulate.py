@@ -22,6 +22,7 @@ from compiler.battle.engine import Battle
 from compiler.battle.policies import POLICIES
 from compiler.battle.rules import Rules
 from compiler.battle.stats import diff_interval, wilson
+from compiler.battle.walk import WALKABLE, walk_for
 from compiler.limits import MAX_GAMES
 from compiler.model.ruleset import Ruleset
 
@@ -88,11 +89,15 @@ def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start
     survivors = [0] * n
     draws = turns = 0
     ends: dict[str, int] = {}
-    makers = [POLICIES[name] for name in side_policies(policy, n)]
+    names = side_policies(policy, n)
+    makers = [POLICIES[name] for name in names]
+    walk = walk_for(rules, scenario, names) if WALKABLE.issuperset(names) else None
     for i in range(start, stop):
         s = game_seed(seed, i)
-        battle = Battle(rules, scenario, [makers[k](s + k + 1) for k in range(n)], s, record=False)
-        out = battle.run()
+        if walk is not None:  # the same game, walked over the engine's kept transitions
+            out = walk.play(s)
+        else:
+            out = Battle(rules, scenario, [makers[k](s + k + 1) for k in range(n)], s, record=False).run()
         if out.winner is None:
             draws += 1
         else:

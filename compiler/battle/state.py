@@ -52,6 +52,12 @@ class Unit:
     def has(self, status: str) -> bool:
         return status in self.statuses
 
+    def copy(self) -> Unit:
+        """A copy that shares nothing that changes (its statuses, engagements, values)."""
+        return Unit(self.uid, self.side, self.label, self.profile, self.weapons, self.models, self.started,
+                    self.points, self.position, dict(self.statuses), list(self.engaged), self.engaged_as,
+                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent)
+
     def snapshot(self) -> dict[str, Any]:
         return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position, "y": self.y,
                 "statuses": sorted(self.statuses), "engaged": sorted(self.engaged)}
@@ -90,6 +96,21 @@ class State:
     fallen: list[int] = field(default_factory=list)  # units destroyed and not yet scored
     first: int = 0  # the side that took the first turn
     table: Table | None = None  # the table in two dimensions (None: the one-line battlefield)
+
+    def copy(self) -> State:
+        """A copy that shares nothing that changes (the table is never changed, so it is shared)."""
+        out = State(self.units, self.sides, self.side_titles, table=self.table)
+        out.load(self)
+        return out
+
+    def load(self, other: State) -> None:
+        """Take every value of ``other`` that can change during a battle (copies, in place: the
+        battle's collaborators keep this object)."""
+        self.units = [u.copy() for u in other.units]
+        self.turn, self.active, self.phase = other.turn, other.active, other.phase
+        self.over, self.winner, self.reason, self.timed = other.over, other.winner, other.reason, other.timed
+        self.objectives = [Marker(o.oid, o.title, o.position, o.holder, o.y) for o in other.objectives]
+        self.scores, self.fallen, self.first = list(other.scores), list(other.fallen), other.first
 
     def side_units(self, side: int) -> list[Unit]:
         return [u for u in self.units if u.side == side and u.models > 0]

@@ -12,8 +12,9 @@ from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context, Scope
 from compiler.check.expressions import check_expr
+from compiler.check.ground import Ground
 from compiler.diagnostics import Span, did_you_mean
-from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES
+from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX_TERRAIN_AREAS
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
@@ -327,6 +328,11 @@ def _table(ctx: Context, sc: A.Scenario, game: A.Game | None, size: tuple[int, i
         ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f'a table of {width:,}" by {depth:,}" is larger than warscribe '
                        f"plays ({MAX_TABLE_INCHES:,} inches a side)", sc.span, "play on a smaller table")
         return
+    if len(sc.terrain) > MAX_TERRAIN_AREAS:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"{len(sc.terrain):,} terrain areas is more than warscribe plays on "
+                       f"one table ({MAX_TERRAIN_AREAS:,})", sc.terrain[MAX_TERRAIN_AREAS].span,
+                       "merge small pieces of terrain into larger areas")
+        return
     if sc.distance is not None:
         ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"scenario '{sc.id}' has a table and a distance", sc.span,
                        "on a table distances are measured between the units: drop the distance, place the units")
@@ -364,6 +370,7 @@ def _table(ctx: Context, sc: A.Scenario, game: A.Game | None, size: tuple[int, i
                     min(a.zone[3], b.zone[3]) > max(a.zone[1], b.zone[1]):
                 ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"the deployment zones of sides '{a.id}' and '{b.id}' "
                                "overlap", b.span, "give each side its own part of the table")
+    starts: list[tuple[float, float]] = []
     for s, side in enumerate(sc.sides):
         for u in side.units:
             if u.at is not None and u.at_y is None:
@@ -373,6 +380,7 @@ def _table(ctx: Context, sc: A.Scenario, game: A.Game | None, size: tuple[int, i
             x = u.at if u.at is not None else ((zone[0] + zone[2]) // 2 if zone else width // 2)
             y = u.at_y if u.at_y is not None else ((zone[1] + zone[3]) // 2 if zone else (depth if s else 0))
             place("a unit placed", x, y, u.span)
+            starts.append((x, y))
             if zone is not None and u.at is not None and u.at_y is not None and \
                     not (zone[0] <= x <= zone[2] and zone[1] <= y <= zone[3]):
                 ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"a unit placed at {x}\", {y}\" is outside the deployment "
@@ -383,6 +391,23 @@ def _table(ctx: Context, sc: A.Scenario, game: A.Game | None, size: tuple[int, i
                            o.span, 'say across and up: at 24", 24"')
         else:
             place(f"objective '{o.id}'", o.at[0], o.at[1], o.span)
+    _reachable(ctx, sc, game, size, impassable, starts)
+
+
+def _reachable(ctx: Context, sc: A.Scenario, game: A.Game | None, size: tuple[int, int],
+               impassable: list[A.TerrainArea], starts: list[tuple[float, float]]) -> None:
+    """Each objective within the control reach of ground some unit can walk to (W864): one walled
+    in by impassable terrain could never be held."""
+    control = game.control if game is not None else None
+    if not impassable or control is None or not starts:
+        return
+    ground = Ground(size[0], size[1], [tuple(map(float, t.corners)) for t in impassable])  # type: ignore[misc]
+    for o in sc.objectives:
+        if len(o.at) == 2 and not any(t.corners[0] <= o.at[0] <= t.corners[2] and t.corners[1] <= o.at[1] <= t.corners[3]
+                                      for t in impassable) and not ground.near(starts, o.at[0], o.at[1], control.reach):
+            ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"objective '{o.id}' cannot be held: impassable terrain keeps every "
+                           f"unit more than {control.reach}\" from it", o.span,
+                           "open a way through the impassable ground, or move the objective")
 
 
 def cite(ctx: Context, v: Violation) -> str:

@@ -94,7 +94,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
         scenario = played.scenario
         seed = played.seed
     sc = pick_scenario(model, scenario)
-    narrator = Narrator(model, [s.title for s in sc.sides], site)
+    narrator = Narrator(model, [s.title for s in sc.sides], site, [s.id for s in sc.sides])
 
     def show(event: dict[str, Any]) -> None:
         if as_json:
@@ -142,7 +142,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
             raise unknown_name(f"scenario '{sc.id}' has no side '{side}'", side or "", ids, "sides")
         policies[human] = HumanPolicy(lambda prompt: _read(console, prompt),
                                       lambda text: console.print(rich_text(text)))  # author text, never markup
-    battle = Battle(rules, sc, policies, battle_seed, listener=show)
+    battle = Battle(rules, sc, policies, battle_seed, listener=show, dice=True)  # a battle for people: its dice shown
     begin(battle)
     try:
         battle.run()

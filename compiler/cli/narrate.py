@@ -6,8 +6,11 @@ is, else its file and line. Counts, articles and verbs come from :mod:`compiler.
 text (titles) is escaped for Rich, so that a title is printed as written, never read as markup,
 and its control characters are shown escaped, never obeyed (:func:`compiler.terminal.rich_text`).
 
-A volley that carries its dice (``"dice": [{"step": "hits", "faces": [6, 5, 3], "passed": 2}]``)
-shows them one step a line: ``hits: 6 5 3 → 2``.
+A volley that carries its dice (:mod:`compiler.battle.dice`: ``"dice": [{"step": "shots", "passed":
+3}, {"step": "hits", "rule": "hit", "rolled": 3, "faces": [6, 5, 3], "passed": 2}]``) shows them
+one step a line, each test's rule cited: ``shots: 3``, ``hits: 6 5 3 → 2 (To hit, …)``; a step
+whose faces are not shown, its counts and why (``hits: 2 of 3 (faces not shown: the test
+re-rolls)``); a volley with a ``dice_note``, why it shows no dice.
 """
 from __future__ import annotations
 
@@ -39,11 +42,15 @@ def label_units_by_side(units: Sequence[Any], side_titles: Sequence[str]) -> Non
 class Narrator:
     """The words of one battle of ``model``."""
 
-    def __init__(self, model: Ruleset, side_titles: Sequence[str], site: str | None = None) -> None:
+    def __init__(self, model: Ruleset, side_titles: Sequence[str], site: str | None = None,
+                 side_ids: Sequence[str] = ()) -> None:
         from compiler.site.sitemap import SiteMap
 
         self.model = model
         self.sides = tuple(side_titles)
+        self.side_title = dict(zip(side_ids, side_titles))  # an event names a side by its id
+        self.objectives: dict[str, str] = {}  # an objective's id → its title (the scenario's)
+        self.held: dict[str, Any] | None = None  # who held each objective when last told
         self.site = (site.rstrip("/") + "/") if site else None
         self.places = SiteMap((model,))
 
@@ -95,6 +102,8 @@ class Narrator:
     # -- the battle -------------------------------------------------------------------------
     def header(self, scenario: A.Scenario, seed: int, units: Sequence[Any]) -> list[str]:
         """What is played: the scenario, the ruleset, the seed, each side's units with their models."""
+        self.objectives = {o.id: o.title or o.id for o in scenario.objectives}
+        self.held = None
         lines = [f"[bold]{escape(scenario.title or scenario.id)}[/bold] — {escape(self.model.title)} (seed {seed})"]
         for s, side in enumerate(self.sides):
             listed = [f"{escape(u.label.split(': ', 1)[-1])} ({plural(u.models, 'model')})" for u in units if u.side == s]
@@ -107,7 +116,9 @@ class Narrator:
         unit = self.unit(event["unit"]) if "unit" in event else ""
         if kind == "start":
             first = event.get("first_title") or event["first"]
-            return f"{_agree(first, 'goes', 'go')} first; the forces stand {event['distance']}\" apart."
+            gap = event["distance"]
+            apart = f"{gap:g}" if isinstance(gap, (int, float)) else str(gap)
+            return f"{_agree(first, 'goes', 'go')} first; the forces stand {apart}\" apart."
         if kind == "turn":
             return f"\n[bold cyan]— Game turn {event['turn']}: {escape(str(event.get('title', event['side'])))} —[/bold cyan]"
         if kind == "move":
@@ -145,6 +156,55 @@ class Narrator:
             return f"{unit} is given the order [bold]{escape(event['title'])}[/bold]."
         if kind == "end":
             return self.end(event)
+        return self.other(kind, event, unit)
+
+    def side(self, side_id: str | None) -> str:
+        """A side named by its id, in words: its title."""
+        return escape(self.side_title.get(side_id or "", side_id or "no one"))
+
+    def other(self, kind: str, event: dict[str, Any], unit: str) -> str | None:
+        """The events of actions, reactions, counters, objectives and scores."""
+        if kind == "action":
+            cite = f" {self.cite(event['action'])}" if self.where(event["action"]) else ""
+            return f"{unit} takes the action [bold]{escape(event.get('title') or event['action'])}[/bold]{cite}."
+        if kind == "reaction":
+            return f"{unit} reacts: {self.state(event['reaction'])} by {self.unit(event['cause'])}."
+        if kind == "spent":
+            return f"{unit} has spent its action on the reaction: it does not act again this game turn."
+        if kind == "out_of_sight":
+            return f"{unit}: no enemy in sight."
+        if kind == "initiative":
+            first = event.get("first_title") or self.side(event["first"])
+            tie = ""
+            if event.get("tie"):
+                tie = " (a tie: the order is kept)" if event.get("ties") == "keep" else " (a tie: the order swaps)"
+            return f"Initiative: {_agree(first, 'goes', 'go')} first{tie}."
+        if kind == "removed":
+            return (f"{unit}: {plural(event['removed'], 'model')} removed as the phase ends; "
+                    f"{plural(event['left'], 'model')} left.")
+        if kind == "counter":
+            change = event["change"]
+            why = event.get("why") or ""
+            because = (f" {self.cite(why)}" if self.model.get(why) is not None
+                       else f" ({escape(why.replace('_', ' '))})" if why else "")
+            return (f"{unit}: {self.state(event['counter'])} {'rises' if change > 0 else 'falls'} by {abs(change)} "
+                    f"to {event['value']}{because}.")
+        if kind == "control":
+            holders = event.get("holders") or {}
+            if holders == self.held:
+                return None  # told already: nothing changed hands
+            self.held = dict(holders)
+            said = [f"{escape(self.objectives.get(o, o))} "
+                    + (f"held by {self.side(h)}" if h is not None else "held by no one")
+                    for o, h in sorted(holders.items())]
+            return "Objectives: " + "; ".join(said) + "." if said else None
+        if kind == "score":
+            points = float(event["points"])
+            amount = plural(int(points), "point") if points.is_integer() else f"{points:g} points"
+            side = self.side_title.get(event["to"], event["to"])
+            why = f" for {escape(str(event['why']))}" if event.get("why") else ""
+            return (f"{_agree(side, 'scores', 'score')} {amount}{why} {self.cite(event['score'])}".rstrip()
+                    + f"; {float(event['total']):g} in all.")
         return None
 
     def volley(self, event: dict[str, Any]) -> str:
@@ -152,10 +212,25 @@ class Narrator:
         removed = event["removed"]
         head = (f"{self.unit(event['unit'])} ({plural(event['models'], 'model')}) → {self.unit(event['target'])}"
                 f"{weapon} {self.cite(event['rule'])}")
-        dice = "".join(f"\n    {escape(str(d['step']))}: {' '.join(str(f) for f in d['faces'])} → {d['passed']}"
-                       for d in event.get("dice") or ())
+        dice = "".join(f"\n    {self.step_dice(d)}" for d in event.get("dice") or ())
+        if event.get("dice_note"):
+            dice += f"\n    [dim](dice not shown: {escape(str(event['dice_note']))})[/dim]"
         return (f"{head}:{dice}{' ' if not dice else chr(10) + '    '}[bold]{plural(removed, 'model')} removed[/bold] "
                 f"(on average {event['mean']:.2f}); {plural(event['left'], 'model')} left.")
+
+    def step_dice(self, d: dict[str, Any]) -> str:
+        """One step of a volley's dice: ``hits: 6 5 3 3 1 → 2 (To hit, file:line)``; the number of
+        dice alone for the step that counts them; the counts alone, with why, when the faces are not
+        shown."""
+        step = escape(str(d["step"]))
+        cite = f" {self.cite(d['rule'])}" if d.get("rule") else ""
+        if "faces" in d:
+            faces = " ".join(str(f) for f in d["faces"]) or "no dice"
+            return f"{step}: {faces} → {d['passed']}{cite}"
+        if "rolled" in d:
+            note = f" [dim](faces not shown: {escape(str(d['note']))})[/dim]" if d.get("note") else ""
+            return f"{step}: {d['passed']} of {d['rolled']}{note}{cite}"
+        return f"{step}: {d['passed']}"
 
     def end(self, event: dict[str, Any]) -> str:
         reason = event.get("reason") or ""

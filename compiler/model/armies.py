@@ -18,6 +18,12 @@ from compiler.model.static import NotStatic, StaticError, evaluate
 from compiler.syntax.unparse import expr_text
 
 
+#: The words of a squad out of its size range, and of a unit's name in a list of more than one:
+#: :func:`check_army` fills them in, and so does the army builder's page (compiler.model.army_data).
+SIZE_MESSAGE = "{label} has {models} models; a {squad} has {low} to {high}"
+LABEL_MANY = "{title} {number}"
+
+
 @dataclass(frozen=True, slots=True)
 class ListedUnit:
     """A unit of an army list, with what it costs."""
@@ -63,7 +69,7 @@ def listed_units(model: Ruleset, side: A.Side) -> list[ListedUnit]:
             points = per_model * entry.count
             weapons = entry.weapons or tuple(w for w, _ in profile.weapons)
             title = profile.title
-        label = f"{title} {i}" if len(side.units) > 1 else title
+        label = LABEL_MANY.format(title=title, number=i) if len(side.units) > 1 else title
         out.append(ListedUnit(label, profile.id, squad.id if squad else None, entry.count, weapons, points,
                               per_model, entry.span))
     return out
@@ -106,9 +112,8 @@ def check_army(model: Ruleset, army: A.Army, units: list[ListedUnit], limit: int
         except (NotStatic, StaticError):
             continue  # a requirement on quantities lists do not carry yet (reserves, warlords…)
         if ok is False:
-            text = _requirement_text(req)
-            shown = {k: env[k] for k in sorted(env) if k in text}
-            detail = ", ".join(f"{k} = {v}" for k, v in shown.items())
+            text = requirement_text(req)
+            detail = ", ".join(f"{k} = {env[k]}" for k in shown_quantities(text, env))
             out.append(Violation(army.id, army.title, text, (req.message or text) + (f" ({detail})" if detail else ""),
                                  req.span))
     squads = {q.id: q for q in model.of_type(A.Squad)}
@@ -119,9 +124,16 @@ def check_army(model: Ruleset, army: A.Army, units: list[ListedUnit], limit: int
         lo, hi = squad.min_models, squad.max_models
         if not lo <= u.models <= hi:
             out.append(Violation(squad.id, squad.title, f"models {lo}..{hi}",
-                                 f"{u.label} has {u.models} models; a {squad.title} has {lo} to {hi}", squad.span))
+                                 SIZE_MESSAGE.format(label=u.label, models=u.models, squad=squad.title, low=lo, high=hi),
+                                 squad.span))
     return out
 
 
-def _requirement_text(req: A.Requirement) -> str:
+def requirement_text(req: A.Requirement) -> str:
+    """A requirement as written (``points <= limit``): the message of one that has none."""
     return str(expr_text(req.expr))
+
+
+def shown_quantities(text: str, quantities: Any) -> list[str]:
+    """The quantities a violation of the requirement ``text`` shows with their values: those named in it."""
+    return [k for k in sorted(quantities) if k in text]

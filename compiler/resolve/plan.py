@@ -37,7 +37,7 @@ from compiler.resolve.effects import profiles_with_abilities
 from compiler.resolve.evaluator import Evaluator
 from compiler.resolve.expressions import stat_of
 from compiler.resolve.plain import plain_count, read_stat, stat_reads
-from compiler.resolve.shape import State, joins, names_in
+from compiler.resolve.shape import State, damage_dealt, joins, names_in
 from compiler.resolve.steps import LazySteps
 from compiler.resolve.expressions import becomes_amount
 from compiler.resolve.tokens import (ONE_TOKEN, TestCall, advance, as_exact, bag_amount, hooked_tests, multiply,
@@ -48,7 +48,7 @@ PlanEntry: TypeAlias = tuple[str, A.Step, Any, str | None, Any]  # kind, step, p
 # A plan: its entries laid end to end, five items each.  The resolver's memo keeps a plan for every
 # profiles asked about: one tuple each, not one per step, for the garbage collector to follow.
 Plan: TypeAlias = tuple[Any, ...]
-StepShape: TypeAlias = "tuple[A.Step, TestCall | None, str | None, tuple[tuple[str, State], ...]]"
+StepShape: TypeAlias = "tuple[A.Step, TestCall | None, str | None, tuple[str, ...]]"
 # What a plain program reads for an amount: (role, stat, span), a stat of the profile bound to a
 # parameter, by its name (``weapon.D``).
 Read: TypeAlias = tuple[str, str, Any]
@@ -224,10 +224,13 @@ def plan_attack(sub: Evaluator, exact_sub: Evaluator, decl: A.Attack, env: dict[
             assert isinstance(kept, A.Each) and isinstance(kept.count, A.Name)
             item_env = totals.env(env, kept, sub)
             times = becomes_amount(exact_sub, kept, exact_sub.eval(kept.item, item_env), item_env)
-            planning.pipe(step, kept.count.id, multiply(bags[kept.count.id], times, kept.span))
+            planning.pipe(step, kept.count.id, multiply(bags[kept.count.id], times, step.name, kept.span))
             continue
         if isinstance(step.value, A.Each) and prev in bags and not step.value.negate:
-            defender_ref = sub.roles.get(decl.defender() or "")
+            # Points of damage the target's damage hooks met already (an amount step, or a step
+            # worked out from one) do not meet them again: each point meets each hook once.
+            dealt = prev in damage_dealt(decl, sub.model.callables)
+            defender_ref = None if dealt else sub.roles.get(decl.defender() or "")
             item_env = totals.env(env, step.value.item, sub)
 
             def amount_of(ev_: Evaluator, item_expr: A.Expr = step.value.item, span: Any = step.span) -> Any:

@@ -2,8 +2,8 @@
 
 * :func:`reads_models` — whether a step after the first reads ``.models`` (a plan made for 10
   models then is not one for 200);
-* :func:`joins` — the steps that follow a step attack by attack, with the flags that take a new
-  token (an extra hit) past the tests in between;
+* :func:`joins` — the steps that follow a step attack by attack: those an extra token (``1
+  extra wounds``) may join, skipping the steps in between;
 * :func:`names_in` — every name a step's expression reads (to find the steps it combines);
 * :func:`flag_kinds` — the kinds of flag the tokens of a distribution over bags carry.
 
@@ -22,8 +22,8 @@ Both are read at every cold question; declarations are immutable, so each answer
 ...   wounds = hits each wound(shooter.Q)
 ... ''').rulesets[0]
 >>> decl = model.callables["volley"]
->>> reads_models(decl), [name for name, _ in joins(decl, "attacks")]
-(False, ['hits', 'wounds'])
+>>> reads_models(decl), joins(decl, "attacks")
+(False, ('hits', 'wounds'))
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from compiler import ast as A
 # A token's flags: ("pass", "wound") or ("fail", "save") from `wound automatically` and `no save`;
 # ("mods", effects) from `+1 D`, `-1 AP`… (the modifiers hooks put on this one attack);
 # ("mortal", "spill"|"keep") from `mortal wounds`; ("joins", step) on a token of `1 extra wounds`
-# until it joins the step it names (it is not counted at the steps in between).
+# until it joins the step it names (it skips the steps in between, and is not counted there).
 State: TypeAlias = frozenset[tuple[Any, ...]]
 
 
@@ -62,13 +62,14 @@ def _reads_models_uncached(decl: A.Attack) -> bool:
     return False
 
 
-_JOINS: dict[tuple[int, str], tuple[A.Attack, tuple[tuple[str, State], ...]]] = {}
+_JOINS: dict[tuple[int, str], tuple[A.Attack, tuple[str, ...]]] = {}
 
 
-def joins(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]:
+def joins(decl: A.Attack, start: str) -> tuple[str, ...]:
     """The steps that follow ``start`` attack by attack (``wounds = hits each wound(…)`` after
-    ``hits``), each with the flags that take a new token past the tests in between: where the
-    extra tokens of ``1 extra wounds`` on a natural 6 to hit join."""
+    ``hits``, ``blasted = hits each becomes 2``): those the extra tokens of a hook on the test
+    of ``start`` may join (``1 extra wounds`` on a natural 6 to hit), skipping the steps in
+    between."""
     hit = _JOINS.get((id(decl), start))
     if hit is not None and hit[0] is decl:
         return hit[1]
@@ -79,20 +80,15 @@ def joins(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]:
     return answer
 
 
-def _joins_uncached(decl: A.Attack, start: str) -> tuple[tuple[str, State], ...]:
-    out: list[tuple[str, State]] = []
-    current, flags = start, frozenset[tuple[Any, ...]]()
+def _joins_uncached(decl: A.Attack, start: str) -> tuple[str, ...]:
+    out: list[str] = []
+    current = start
     for s in decl.steps:
         v = s.value
-        if isinstance(v, A.Each) and v.becomes and isinstance(v.count, A.Name) and v.count.id == current:
-            current = s.name  # each becomes several like it: they go on attack by attack
-            continue
-        if not (isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id == current
-                and isinstance(v.item, A.Call)):
-            continue
-        flags = flags | {("fail" if v.negate else "pass", v.item.func)}
-        out.append((s.name, flags))
-        current = s.name
+        if isinstance(v, A.Each) and isinstance(v.count, A.Name) and v.count.id == current \
+                and (v.becomes or isinstance(v.item, A.Call)):
+            out.append(s.name)
+            current = s.name
     return tuple(out)
 
 

@@ -118,16 +118,20 @@ def bag_amount(ev: Evaluator, amount_of: Callable[[Evaluator], Any], span: Any, 
     return total
 
 
-def multiply(bags: Any, times: Any, span: Any) -> Any:
-    """The bags after ``each becomes``: each token (not one on its way to a later step) becomes
-    ``times`` tokens like it (a distribution over whole numbers, rolled for each token), each
-    keeping what it carries."""
+def multiply(bags: Any, times: Any, step: str, span: Any) -> Any:
+    """The bags after the step ``step = … each becomes …``: each token (not one on its way to a
+    later step) becomes ``times`` tokens like it (a distribution over whole numbers, rolled for
+    each token), each keeping what it carries; a token that joins ``step`` (``1 extra blasted``)
+    joins it as one token."""
     times = as_exact(times) if is_dist(times) else Dist.const(num_int(unwrap(times), span))
+    joining = ("joins", step)
 
     def one_bag(bag: Bag) -> Any:
         total: Any = Dist.const(())
         for state, count in bag:
             if pending(state):
+                if joining in state:
+                    state = state - {joining}
                 total = total.binary(merge, Dist.const(((state, count),)))
                 continue
             copies = times.map(lambda n: num_int(unwrap(n), span)).convolve_power(count)
@@ -139,8 +143,9 @@ def multiply(bags: Any, times: Any, span: Any) -> Any:
 
 
 def bag_size_all(bags: Any) -> int:
-    """The most tokens any bag of ``bags`` holds."""
-    return max((sum(c for _, c in bag) for bag in bags.outcomes()), default=0)
+    """The most tokens any bag of ``bags`` (a distribution: never without outcomes) holds."""
+    most: int = max(sum(c for _, c in bag) for bag in bags.outcomes())
+    return most
 
 
 def hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
@@ -160,14 +165,12 @@ def hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
 def hooked_tests(ev: Evaluator) -> frozenset[str]:
     """The tests some hook of the attacking profiles' abilities (that hold now) is on."""
     abilities = ev.effects.attacker_abilities()
-    if not abilities:
-        return frozenset()
     return frozenset(hook.test for ability, arg in abilities if ev.effects.ability_holds(ability, arg)
                      for hook in ability.hooks if hook.test is not None)
 
 
 def advance(ev: Evaluator, bags: Any, test_call: TestCall, env: dict[str, Any], step: A.Step,
-            later: tuple[tuple[str, State], ...], hooked_tests: frozenset[str] | None,
+            later: tuple[str, ...], hooked_tests: frozenset[str] | None,
             args: list[Any] | None = None) -> Any:
     """Pass every token of every bag through one test step (memoised per model: the same
     question asked for 10 or 200 attacks shares this work).  ``hooked_tests`` is None while what
@@ -199,7 +202,7 @@ def advance(ev: Evaluator, bags: Any, test_call: TestCall, env: dict[str, Any], 
 
 
 def _through(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], call: A.Call, negate: bool,
-             env: dict[str, Any], step: A.Step, later: tuple[tuple[str, State], ...], hooked: bool) -> Any:
+             env: dict[str, Any], step: A.Step, later: tuple[str, ...], hooked: bool) -> Any:
     """The bags after the step.  Without hooks, and with no token carrying modifiers of its
     own, that is a function of the bags, the test's chance to pass and ``negate`` alone: kept
     for the process (compiler.resolve.pure), so a new matchup whose test passes as often as
@@ -209,12 +212,12 @@ def _through(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], call: A.Ca
         if chance is not None:
             # The chance as its numerator and denominator: a fraction hashes ten times slower.
             return pure.kept(("step", bags, (chance.numerator, chance.denominator), negate, test.id),
-                             partial(_advance_uncached, ev, bags, test, args, call, negate, env, step, dict(later)))
-    return _advance_uncached(ev, bags, test, args, call, negate, env, step, dict(later))
+                             partial(_advance_uncached, ev, bags, test, args, call, negate, env, step, later))
+    return _advance_uncached(ev, bags, test, args, call, negate, env, step, later)
 
 
 def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], call: A.Call, negate: bool,
-                      env: dict[str, Any], step: A.Step, later: dict[str, State]) -> Any:
+                      env: dict[str, Any], step: A.Step, later: tuple[str, ...]) -> Any:
     hooks = hooks_for(ev, test.id)
     succeed = tuple(A.Effect(h.span, "natural_succeeds", A.Int(h.span, face), test.id, role="from" if h.natural_from else None)
                     for h, arg, _ in hooks if (face := h.face(arg)) is not None
@@ -264,9 +267,9 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
                     span = eff.span
                     amount = as_exact(amount) if is_dist(amount) else Dist.const(amount)
                     amount = amount.map(lambda a: num_int(unwrap(a), span))
-                    joined = later.get(eff.word or "", frozenset())
-                    if joined:  # counted from the step it joins on, not at the steps in between
-                        joined = joined | {("joins", eff.word)}
+                    # ``1 extra wounds`` joins the later step ``wounds``: it skips the steps in
+                    # between and is counted from that step on; ``1 extra hits``: from this one.
+                    joined: State = frozenset({("joins", eff.word)}) if eff.word in later else frozenset()
                     extra[joined] = amount if joined not in extra else extra[joined].binary("+", amount)
         if added:
             old = hook_mods(frozenset(rest))
@@ -278,11 +281,15 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
         """Dist over bags produced by one token in ``state``."""
         if state in cache:
             return cache[state]
-        rest = frozenset(f for f in state if not (f[0] in ("pass", "fail") and f[1] == test.id)
-                         and f != ("joins", step.name))
-        if mortal_of(state) is not None:
+        rest = frozenset(f for f in state if not (f[0] in ("pass", "fail") and f[1] == test.id))
+        if pending(state):
+            # A token of ``1 extra wounds`` skips the steps before ``wounds``, and joins that
+            # one without its roll, whether the step counts passes or failures.
+            joins = ("joins", step.name)
+            result: Any = Dist.const(((state - {joins} if joins in state else state, 1),))
+        elif mortal_of(state) is not None:
             # Mortal wounds skip every later test: counted whether the step counts passes or failures.
-            result: Any = Dist.const(((state, 1),))
+            result = Dist.const(((state, 1),))
         elif ("pass", test.id) in state or ("fail", test.id) in state:
             success = ("pass", test.id) in state
             result = Dist.const(((rest, 1),) if success != negate else ())
@@ -309,8 +316,10 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
     def advance_bag(bag: Bag) -> Any:
         if sum(count for _, count in bag) > MAX_TOKENS_PER_ATTACK:  # before the work, not after it
             raise ResolveError(f"one attack makes more than {MAX_TOKENS_PER_ATTACK} tokens here", step.span)
-        if len(bag) == 1 and bag[0][1] == 1:  # one token: its bags are the attack's
-            return token(bag[0][0])
+        if len(bag) == 1:  # one kind of token
+            (state, count), = bag
+            if count == 1:  # one token: its bags are the attack's
+                return token(state)
         total: Any = Dist.const(())
         for state, count in bag:
             one = token(state)

@@ -52,7 +52,8 @@ __all__ = ["THEME_ASSETS", "Matchup", "MatchupError", "RenderError", "RenderedPa
            "nav_html", "site", "write"]
 
 ASSETS = ("assets/warscribe.css", "assets/warscribe-site.css", "assets/ruleset-search.js", "assets/player-view.js",
-          "assets/lazy-search.js", "assets/calculator.js")
+          "assets/lazy-search.js", "assets/calculator.js", "assets/army.js",
+          "assets/army.css")
 #: Assets the theme's templates load themselves (compiler/site/theme), not listed as extra scripts.
 THEME_ASSETS = frozenset({"assets/lazy-search.js"})
 
@@ -138,7 +139,7 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
         site=site_info, r=PageTools("index.md", None, sitemap, compilation.sources),
         summaries=[{"rs": rs, "counts": counts(rs), "path": ruleset_pages(rs.id)["overview"],
                     "pages": ruleset_pages(rs.id), "battles": bool(rs.of_type(A.Scenario)),
-                    "datasheets": bool(rs.of_type(A.Profile) or rs.of_type(A.Squad))}
+                    "datasheets": bool(rs.of_type(A.Profile) or rs.of_type(A.Squad)), "army": bool(rs.of_type(A.Army))}
                    for rs in rulesets]))]
     if options.matchups:
         by_id = {rs.id: rs for rs in rulesets}
@@ -164,7 +165,8 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
         rendered.extend(cache[("ruleset", rs.id)][1])
     stubs = stub_chapters(rulesets)
     nav = navigation(rulesets, bool(options.matchups), dict(options.tabs), stubs,
-                     frozenset(p.path.split("/")[0] for p in rendered if p.path.endswith("/calculator.md")))
+                     frozenset(p.path.split("/")[0] for p in rendered if p.path.endswith("/calculator.md")),
+                     frozenset(p.path.split("/")[0] for p in rendered if p.path.endswith("/army.md")))
     return RenderedSite(tuple(rendered), nav, _assets(rulesets, options.title),
                         tuple((rs.id, rs.title) for rs in rulesets), stubs, search_extras(rulesets))
 
@@ -189,6 +191,8 @@ def _render_ruleset(state: _RenderState, rs_id: str) -> tuple[str, tuple[Rendere
     from compiler.site.calculator import calculator_files
     pages += [RenderedPage(path, title, text) for path, title, text
               in calculator_files(state.rulesets[rs_id], state.sitemap, state.sources, state.site_info)]
+    from compiler.site.army import army_files
+    pages += [RenderedPage(path, title, text) for path, title, text in army_files(state.rulesets[rs_id], state.sitemap)]
     return rs_id, tuple(pages)
 
 

@@ -44,6 +44,7 @@ def ruleset_pages(rs_id: str) -> dict[str, str]:
         "changes": f"{rs_id}/changes.md",
         "house_rules": f"{rs_id}/house-rules.md",  # only an overlay (a ruleset that extends another) has it
         "battles": f"{rs_id}/battles.md",  # only a ruleset with scenarios has it
+        "army": f"{rs_id}/army.md",  # only a ruleset with army rules has it (compiler.site.army)
     }
 
 
@@ -61,7 +62,8 @@ REFERENCE_PAGES: tuple[tuple[str, str, str], ...] = (
 
 
 def navigation(rulesets: tuple[Ruleset, ...], comparison: bool, names: Mapping[str, str] | None = None,
-               hidden: frozenset[str] = frozenset(), calculators: frozenset[str] = frozenset()) -> tuple[Any, ...]:
+               hidden: frozenset[str] = frozenset(), calculators: frozenset[str] = frozenset(),
+               builders: frozenset[str] = frozenset()) -> tuple[Any, ...]:
     """The site's navigation, MkDocs-style: Home, a tab per ruleset (by its short title, or the name
     ``names`` gives it), Comparison.  Chapters whose paths are in ``hidden`` (stubs that only point
     elsewhere) are left out; their pages are still built.
@@ -94,6 +96,8 @@ def navigation(rulesets: tuple[Ruleset, ...], comparison: bool, names: Mapping[s
             entry.append({"Simulated battles" if "battles" in taken else "Battles": pages["battles"]})
         if rs.id in calculators:
             entry.append({"Matchup calculator": f"{rs.id}/calculator.md"})
+        if rs.id in builders:
+            entry.append({"Army builder": pages["army"]})
         entry.append({"Reference": [{other if title.casefold() in taken else title: pages[role]}
                                     for role, title, other in REFERENCE_PAGES]})
         nav.append({names[rs.id]: entry})

@@ -107,6 +107,14 @@ class PageTools:
         rid = rs_id or (self.rs.id if self.rs else "")
         return relative(self.page, ruleset_pages(rid)[role]) or "#"
 
+    def has_page(self, role: str) -> bool:
+        """Does this ruleset have the page of ``role`` that only some have (``army``, ``battles``, ``house_rules``)?"""
+        rs = self.rs
+        if rs is None:
+            return False
+        return {"army": bool(rs.of_type(A.Army)), "battles": bool(rs.of_type(A.Scenario)),
+                "house_rules": rs.base is not None}.get(role, role in ruleset_pages(rs.id))
+
     def to(self, path: str) -> str:
         """A relative link to any page of the tree, given by its path."""
         return relative(self.page, path) or "#"

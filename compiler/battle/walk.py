@@ -1,0 +1,249 @@
+"""Many battles of deterministic players as a walk over the engine's kept transitions.
+
+With players whose every answer depends only on the position (greedy: :data:`WALKABLE`), a
+battle is a function of its dice.  A :class:`Walk` keeps, for each *position* — the battle at the
+start of a game turn: the whole :class:`~compiler.battle.state.State` by value
+(:func:`~compiler.battle.exact.state_key`, as the exact solver merges positions) and the side
+that went first the turn before — the chance nodes the engine met from there, each with its
+exact :class:`~compiler.battle.rules.Law` and, per outcome, what followed it: the next chance
+node, the next position, or the end of the battle.
+
+A game is then a walk: at each chance node one draw from the battle's own seeded stream, the
+outcome's index found in the law's cumulative chances exactly as
+:meth:`~compiler.battle.engine.Battle.chance` finds it, and the kept successor followed.  Where
+nothing is kept yet (an outcome never drawn there before), the engine itself plays on: from the
+kept state of the last position (:meth:`~compiler.battle.engine.Battle.resume`), the outcomes
+already drawn since it replayed, later rolls drawn from the same stream, until it reaches a
+position already kept (the walk goes on from there) or the end; what it meets is kept.  So the
+game walked with a seed is the game the engine plays with that seed — the same rolls, the same
+answers, the same outcome — and a transition is kept only under the position it left.
+
+Kept transitions are checked as they are met again: a chance node whose law is not the one the
+engine now rolls, or a successor other than the one it now reaches, is an error, never a silent
+answer.  A walk keeps at most :data:`LIMIT` positions (then starts again); in a battle whose
+positions hardly ever recur (many units on a table) it stops keeping any after
+:data:`TRIAL` games and lets the engine play each game as it would alone.  ``games`` and
+``played`` count the games walked and those the engine had to play some of.
+"""
+from __future__ import annotations
+
+import random
+import weakref
+from bisect import bisect_right
+from typing import Any, Sequence, Union
+
+from compiler import ast as A
+from compiler.battle.engine import Battle, Outcome
+from compiler.battle.exact import state_key
+from compiler.battle.policies import GreedyPolicy
+from compiler.battle.rules import Law, Rules
+from compiler.battle.state import State
+
+#: The policies whose answers depend only on the position: their battles can be walked.
+WALKABLE = frozenset({"greedy"})
+#: Positions a walk keeps before it starts again (a bound on memory).
+LIMIT = 50_000
+#: Games after which a walk that kept more than :data:`GIVE_UP` new positions a game stops keeping
+#: any: its battle's positions do not recur (a few hundred positions in all is what a small
+#: battle has; many units on a table make new ones every game turn).
+TRIAL = 200
+GIVE_UP = 1.0
+
+
+class Position:
+    """The battle at the start of a game turn (or, with no state, before its first roll)."""
+
+    __slots__ = ("turn", "first", "state", "next")
+
+    def __init__(self, turn: int, first: int, state: State | None) -> None:
+        self.turn, self.first, self.state = turn, first, state
+        self.next: Node = None  # the first chance node met from here (or the next position, or the end)
+
+
+class Step:
+    """A chance node: its law, and what followed each outcome (None: not met yet)."""
+
+    __slots__ = ("law", "cumulative", "last", "children")
+
+    def __init__(self, law: Law) -> None:
+        self.law = law
+        self.cumulative = law.cumulative
+        self.last = len(law.values) - 1
+        self.children: list[Node] = [None] * len(law.values)
+
+
+Node = Union[Position, Step, Outcome, None]
+
+
+class WalkError(RuntimeError):
+    """A kept transition disagrees with what the engine does: a bug, never to be answered past."""
+
+
+class _Reached(Exception):
+    """The engine reached a position that is kept: the walk goes on from it."""
+
+    def __init__(self, position: Position) -> None:
+        super().__init__("kept position")
+        self.position = position
+
+
+class _Keeper:
+    """The nature of a battle the engine plays for a walk: it replays the outcomes drawn since the
+    last position, draws the later ones from the walk's stream, and keeps what the engine meets."""
+
+    __slots__ = ("walk", "parent", "index", "replay", "at", "draw", "resumed")
+
+    def __init__(self, walk: Walk, position: Position, replay: list[int], draw: Any, resumed: bool) -> None:
+        self.walk, self.index = walk, -1  # -1: the position's own successor
+        self.parent: Position | Step = position
+        self.replay, self.at, self.draw, self.resumed = replay, 0, draw, resumed
+
+    def _slot(self) -> Node:
+        parent = self.parent
+        return parent.next if isinstance(parent, Position) else parent.children[self.index]
+
+    def _attach(self, node: Node) -> None:
+        found = self._slot()
+        if found is None:
+            parent = self.parent
+            if isinstance(parent, Position):
+                parent.next = node
+            else:
+                parent.children[self.index] = node
+        elif found is not node:
+            raise WalkError(f"a kept transition leads to {found!r}; the engine now reaches {node!r}")
+
+    def outcome(self, battle: Battle, law: Law, what: str) -> int:
+        """A chance node (the :class:`~compiler.battle.engine.Nature` of the battle)."""
+        node = self._slot()
+        if node is None:
+            node = Step(law)
+            self._attach(node)
+        elif not isinstance(node, Step) or node.law != law:
+            raise WalkError(f"a kept chance node rolls {getattr(node, 'law', node)!r}; the engine now rolls {law!r}")
+        if self.at < len(self.replay):
+            i = self.replay[self.at]
+            self.at += 1
+        else:
+            i = law.index(self.draw())
+        self.parent, self.index = node, i
+        return i
+
+    def turn(self, battle: Battle, turn: int, first: int) -> None:
+        """A game turn begins: a position (kept, or the walk goes on from the kept one)."""
+        if self.resumed:  # the position the battle was resumed at
+            self.resumed = False
+            return
+        if self.at < len(self.replay):
+            raise WalkError("the engine reached a new game turn before the kept rolls of the last one")
+        key = (state_key(battle.state), turn, first)
+        walk = self.walk
+        position = walk.positions.get(key)
+        if position is not None:
+            self._attach(position)
+            raise _Reached(position)
+        position = walk.positions[key] = Position(turn, first, battle.state.copy())
+        self._attach(position)
+        self.parent, self.index = position, -1
+
+    def end(self, outcome: Outcome) -> None:
+        self._attach(outcome)
+
+
+class Walk:
+    """The kept transitions of one scenario's battles between deterministic players."""
+
+    def __init__(self, rules: Rules, scenario: A.Scenario, policies: Sequence[str]) -> None:
+        for name in policies:
+            if name not in WALKABLE:
+                raise ValueError(f"a walk needs players that always answer alike; '{name}' does not")
+        self.rules, self.scenario, self.sides = rules, scenario, len(policies)
+        self.positions: dict[tuple[Any, ...], Position] = {}
+        self.root = Position(0, 0, None)
+        self.games = self.played = 0  # games walked; those the engine had to play some of
+        self.keeping = True
+
+    def play(self, seed: int) -> Outcome:
+        """The outcome of the game the engine plays with ``seed`` (see the module's docstring)."""
+        if not self.keeping:
+            return self._battle(seed).run()
+        if len(self.positions) >= LIMIT:
+            self.positions.clear()
+            self.root = Position(0, 0, None)
+        self.games += 1
+        if self.games == TRIAL and len(self.positions) > GIVE_UP * TRIAL:
+            self.keeping = False
+            self.positions.clear()
+            self.root = Position(0, 0, None)
+        draw = random.Random(seed).random
+        position = self.root
+        node = position.next
+        drawn: list[int] = []
+        explored = False
+        while True:
+            kind = type(node)
+            if kind is Step:
+                cumulative = node.cumulative  # type: ignore[union-attr]
+                i = bisect_right(cumulative, draw() * cumulative[-1])  # as Law.index draws
+                if i > node.last:  # type: ignore[union-attr]
+                    i = node.last  # type: ignore[union-attr]
+                drawn.append(i)
+                node = node.children[i]  # type: ignore[union-attr]
+                if node is None:
+                    node, explored = self._explore(position, drawn, draw), True
+            elif kind is Position:
+                position = node  # type: ignore[assignment]
+                node = position.next
+                drawn = []
+                if node is None:  # pragma: no cover - every kept position is played on at once
+                    node, explored = self._explore(position, drawn, draw), True
+            elif node is None:  # nothing kept yet: the first game
+                node, explored = self._explore(position, drawn, draw), True
+            else:
+                if explored:
+                    self.played += 1
+                return node  # type: ignore[return-value]
+
+    def _battle(self, seed: int, nature: _Keeper | None = None) -> Battle:
+        battle = Battle(self.rules, self.scenario, [GreedyPolicy() for _ in range(self.sides)], seed,
+                        record=False, nature=nature)
+        battle.greedy_sides = [True] * self.sides  # the greedy picks kept per state, as without a nature
+        return battle
+
+    def _explore(self, position: Position, drawn: list[int], draw: Any) -> Position | Outcome:
+        """The engine plays on from ``position`` (the outcomes ``drawn`` since it replayed); what it
+        meets is kept.  The end of the battle, or the kept position it reached."""
+        keeper = _Keeper(self, position, drawn, draw, position.state is not None)
+        battle = self._battle(0, keeper)
+        battle.at_turn = lambda turn, first: keeper.turn(battle, turn, first)
+        try:
+            if position.state is None:
+                out = battle.run()
+            else:
+                battle.resume(position.state)
+                out = battle.play_from(position.turn, position.first)
+        except _Reached as reached:
+            return reached.position
+        keeper.end(out)
+        return out
+
+
+_WALKS: weakref.WeakKeyDictionary[Rules, dict[tuple[str, tuple[str, ...]], Walk]] = weakref.WeakKeyDictionary()
+
+
+def walk_for(rules: Rules, scenario: A.Scenario, policies: Sequence[str]) -> Walk:
+    """The walk of ``scenario``'s battles between ``policies`` (made on first use; kept while
+    ``rules`` lives, so that a simulation's chunks share it)."""
+    kept = _WALKS.get(rules)
+    if kept is None:
+        kept = _WALKS[rules] = {}
+    key = (scenario.id, tuple(policies))
+    found = kept.get(key)
+    if found is None or found.scenario is not scenario:
+        found = kept[key] = Walk(rules, scenario, policies)
+    return found
+
+
+def forget(rules: Rules) -> None:
+    """Drop the walks kept for ``rules`` (the next games start from nothing kept; the laws stay)."""
+    _WALKS.pop(rules, None)

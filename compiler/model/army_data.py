@@ -1,0 +1,198 @@
+"""A ruleset's army rules as data, for a page to check army lists with exactly as ``warscribe army check`` does.
+
+:func:`army_rules_data` exports, from the model and from :mod:`compiler.model.armies` itself:
+
+* each unit and squad a list may name: its title, its size range, its points law (``cost``:
+  ``[base, per extra model, smallest size]``, ``points = base + extra * max(0, models - smallest)``,
+  the smallest size ``None`` when a squad has none: then ``points = base``) and what one unit of it
+  adds to the quantities a requirement reads (``adds``: the squads, units and keyword counts, worked
+  out by :func:`~compiler.model.armies.army_quantities` on a list of that one unit);
+* each army: its game size (the limit ``army check`` uses for a list file: the first of its
+  ``points``, else 0), the quantities of an empty list (``base``), and each ``require`` line as an
+  expression tree with its message, the quantities its message shows (``shown``) and the rule it
+  cites;  a quantity no unit changes (``limit``, ``warlords``…) keeps its value in every list, so
+  the parts of a requirement that read only such quantities are worked out here;
+* the message templates of :func:`~compiler.model.armies.check_army` (a squad out of its size range).
+
+An expression tree is a small JSON array: ``["n", numerator, denominator]`` (a number, exact),
+``["b", true]``, ``["q", "points"]`` (a quantity of the list), ``["not", t]``, ``["neg", t]``,
+``[op, a, b]`` for ``+ - * / min max == != < <= > >= and or``, ``["in", t, low, high]`` and
+``["if", condition, then, otherwise]``.  Parts that name no quantity are worked out here by the
+model's own evaluator (a table or formula call becomes its number).  A requirement the trees cannot
+mirror exactly (a quantity inside a call, a yes/no used as a number, decimals…) is exported with
+``tree: None`` and the reason: a page must say that it checks it only on the command line, never
+pass it silently.
+
+>>> from compiler.driver import compile_text
+>>> rs = compile_text('ruleset demo "Demo":\\n  version 1.0.0\\narmy std "Choosing":\\n  points 100\\n'
+...                   '  require points <= limit: "Too dear."\\n').rulesets[0]
+>>> data = army_rules_data(rs)
+>>> data["armies"][0]["requires"][0]["tree"], data["armies"][0]["requires"][0]["shown"]
+(['<=', ['q', 'points'], ['n', 100, 1]], ['limit', 'points'])
+"""
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass
+from fractions import Fraction
+from typing import Any, Iterator
+
+from compiler import ast as A
+from compiler.diagnostics import Span
+from compiler.limits import MAX_COUNT
+from compiler.model.armies import (LABEL_MANY, SIZE_MESSAGE, army_quantities, listed_units, requirement_text,
+                                   shown_quantities, squad_points)
+from compiler.model.ruleset import Ruleset
+from compiler.model.static import NotStatic, StaticError, evaluate
+
+#: Numbers a page computes with exactly (JavaScript's safe integers; the page uses BigInt past them).
+_SAFE = 2 ** 53 - 1
+#: Nesting past which the model's evaluator gives up (``static.MAX_DEPTH`` is 64), kept clear of.
+_DEPTH = 60
+_ARITH = frozenset({"+", "-", "*", "/", "min", "max"})
+_ORDER = frozenset({"<", "<=", ">", ">="})
+_SAME = frozenset({"==", "=", "!="})
+_LOGIC = frozenset({"and", "or"})
+
+
+class Unsupported(Exception):
+    """A requirement the page's trees cannot mirror exactly (the reason, in words)."""
+
+
+def army_rules_data(model: Ruleset) -> dict[str, Any]:
+    """The army rules of ``model`` as JSON-ready data (see the module's text); ``armies`` is empty without any."""
+    squads = [q for q in model.of_type(A.Squad) if q.unit is not None and q.unit in model.profiles]
+    units = [p for p in model.profiles.values() if p.kind == "unit"]
+    empty = army_quantities(model, [], 0)
+    entries: list[dict[str, Any]] = []
+    for q in squads:
+        base, extra = squad_points(q)
+        entries.append({"id": q.id, "title": q.title, "kind": "squad", "unit": q.unit, "min": q.min_models,
+                        "max": q.max_models, "cost": [base, extra, q.min_models], "adds": _adds(model, q.id, empty),
+                        "rule": _cited(model, q.id)})
+    for p in units:
+        entries.append({"id": p.id, "title": p.title, "kind": "unit", "unit": p.id, "min": None, "max": None,
+                        "cost": [0, p.points or 0, 0], "adds": _adds(model, p.id, empty), "rule": None})
+    return {
+        "ruleset": model.id,
+        "title": model.title,
+        "entries": entries,
+        "weapons": sorted(p.id for p in model.profiles.values() if p.kind == "weapon"),
+        "max_count": MAX_COUNT,
+        "size_message": SIZE_MESSAGE,
+        "label_many": LABEL_MANY,
+        "armies": [_army(model, a, entries) for a in model.of_type(A.Army)],
+    }
+
+
+def _one(model: Ruleset, name: str) -> list[Any]:
+    span = Span("<builder>", 1, 1, 1, 1)
+    return listed_units(model, A.Side(span, "list", "List", (A.SideUnit(span, 1, name),)))
+
+
+def _adds(model: Ruleset, name: str, empty: dict[str, Any]) -> dict[str, int]:
+    """What one unit of ``name`` adds to the quantities, besides its points and models."""
+    one = army_quantities(model, _one(model, name), 0)
+    return {k: int(one[k] - empty[k]) for k in sorted(one) if k not in ("points", "models") and one[k] != empty[k]}
+
+
+def _cited(model: Ruleset, decl_id: str) -> dict[str, str] | None:
+    """The rule a violation cites (the innermost section or rule holding ``decl_id``), as ``army check`` names it."""
+    trail = model.section_path(decl_id)
+    return {"id": trail[-1].id, "title": trail[-1].title} if trail else None
+
+
+def _army(model: Ruleset, army: A.Army, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    limit = army.points[0] if army.points else 0
+    env = army_quantities(model, [], limit)
+    varying = {"points", "models"} | {k for e in entries for k in e["adds"]}
+    requires = []
+    for req in army.requires:
+        text = requirement_text(req)
+        try:
+            tree, why = requirement_tree(req.expr, env, varying, model), None
+        except Unsupported as e:
+            tree, why = None, str(e)
+        requires.append({"text": text, "message": req.message or text, "shown": shown_quantities(text, env),
+                         "tree": tree, "unsupported": why, "line": req.span.line})
+    return {"id": army.id, "title": army.title, "limit": limit, "sizes": list(army.points),
+            "base": {k: int(v) for k, v in sorted(env.items())}, "requires": requires, "rule": _cited(model, army.id)}
+
+
+def requirement_tree(expr: A.Expr, env: dict[str, Any], varying: set[str], model: Ruleset) -> list[Any]:
+    """A requirement as a tree over the quantities of ``env`` that a list can change (``varying``; the
+    others, such as ``limit``, keep their value in ``env``): :class:`Unsupported` when it cannot be one."""
+    tree, _ = _tree(expr, env, varying, model, 0)
+    return tree
+
+
+def _names(expr: Any) -> Iterator[str]:
+    """Every name an expression reads, through all its parts."""
+    if isinstance(expr, A.Name):
+        yield expr.id
+    if is_dataclass(expr):
+        for f in fields(expr):
+            yield from _names(getattr(expr, f.name))
+    elif isinstance(expr, tuple):
+        for x in expr:
+            yield from _names(x)
+
+
+def _tree(expr: A.Expr, env: dict[str, Any], varying: set[str], model: Ruleset,
+          depth: int) -> tuple[list[Any], str]:
+    """(tree, "num" or "bool") of one expression."""
+    if depth > _DEPTH:
+        raise Unsupported("it is nested too deeply")
+    if not any(n in varying for n in _names(expr)):
+        return _constant(expr, env, model)
+    down = depth + 1
+    if isinstance(expr, A.Name):
+        return ["q", expr.id], "num"
+    if isinstance(expr, A.Unary):
+        inner, kind = _tree(expr.operand, env, varying, model, down)
+        want = "bool" if expr.op == "not" else "num"
+        if kind != want:
+            raise Unsupported(f"'{expr.op}' is applied to a {_word(kind)}")
+        return ["not" if expr.op == "not" else "neg", inner], want
+    if isinstance(expr, A.Binary):
+        left, lk = _tree(expr.left, env, varying, model, down)
+        right, rk = _tree(expr.right, env, varying, model, down)
+        op = "==" if expr.op == "=" else expr.op
+        if op in _LOGIC and lk == rk == "bool":
+            return [op, left, right], "bool"
+        if op in _SAME and lk == rk:
+            return [op, left, right], "bool"
+        if (op in _ARITH or op in _ORDER) and lk == rk == "num":
+            return [op, left, right], "num" if op in _ARITH else "bool"
+        raise Unsupported(f"'{expr.op}' joins a {_word(lk)} and a {_word(rk)}")
+    if isinstance(expr, A.InRange):
+        parts = [_tree(e, env, varying, model, down) for e in (expr.operand, expr.range.low, expr.range.high)]
+        if any(k != "num" for _, k in parts):
+            raise Unsupported("'in' needs numbers")
+        return ["in", *(t for t, _ in parts)], "bool"
+    if isinstance(expr, A.IfElse):
+        (cond, ck), (then, tk), (other, ok) = (_tree(e, env, varying, model, down)
+                                               for e in (expr.cond, expr.then, expr.otherwise))
+        if ck != "bool" or tk != ok:
+            raise Unsupported("its 'if … then … else' mixes numbers and yes/no values")
+        return ["if", cond, then, other], tk
+    raise Unsupported(f"a quantity of the list is read inside {type(expr).__name__.lower()}")
+
+
+def _constant(expr: A.Expr, env: dict[str, Any], model: Ruleset) -> tuple[list[Any], str]:
+    """A part that names no quantity: worked out now, by the model's evaluator."""
+    try:
+        value = evaluate(expr, env, model)
+    except (NotStatic, StaticError) as e:
+        raise Unsupported(f"a part of it cannot be worked out ({e})") from None
+    if isinstance(value, bool):
+        return ["b", value], "bool"
+    if isinstance(value, (int, Fraction)):
+        f = Fraction(value)
+        if abs(f.numerator) > _SAFE or f.denominator > _SAFE:
+            raise Unsupported("a number in it is too large")
+        return ["n", f.numerator, f.denominator], "num"
+    raise Unsupported(f"a part of it is not a number or a yes/no value ({value!r})")
+
+
+def _word(kind: str) -> str:
+    return "number" if kind == "num" else "yes/no value"

@@ -1,0 +1,383 @@
+/* The army builder: a list checked against the ruleset's army rules in the page, with no server.
+   The rules come from <ruleset>/army.json, made from the rules model when the site was built
+   (compiler/model/army_data.py): each requirement as an expression tree with the message
+   `warscribe army check` prints. The checker below (window.wsArmy) works on those trees with exact
+   fractions, as the command does. Everything from the rules is written with textContent, never as HTML. */
+(function () {
+  "use strict";
+
+  // --- Exact numbers: [numerator, denominator] as BigInt, the denominator positive -------------
+  function gcd(a, b) { a = a < 0n ? -a : a; b = b < 0n ? -b : b; while (b) { const t = a % b; a = b; b = t; } return a; }
+  function num(n, d) {
+    if (d === 0n) throw new Error("division by zero");
+    if (d < 0n) { n = -n; d = -d; }
+    const g = gcd(n, d) || 1n;
+    return { n: n / g, d: d / g };
+  }
+  function cmp(a, b) { const l = a.n * b.d, r = b.n * a.d; return l < r ? -1 : l > r ? 1 : 0; }
+  const ARITH = {
+    "+": function (a, b) { return num(a.n * b.d + b.n * a.d, a.d * b.d); },
+    "-": function (a, b) { return num(a.n * b.d - b.n * a.d, a.d * b.d); },
+    "*": function (a, b) { return num(a.n * b.n, a.d * b.d); },
+    "/": function (a, b) { return num(a.n * b.d, a.d * b.n); },
+    "min": function (a, b) { return cmp(a, b) <= 0 ? a : b; },
+    "max": function (a, b) { return cmp(a, b) >= 0 ? a : b; },
+  };
+  const ORDER = {
+    "<": function (c) { return c < 0; }, "<=": function (c) { return c <= 0; },
+    ">": function (c) { return c > 0; }, ">=": function (c) { return c >= 0; },
+  };
+
+  /* A requirement's tree on the list's quantities (a Map of BigInt): true, false or a number.
+     Throws where `army check` would give up on the requirement (a division by zero). */
+  function evaluate(t, env) {
+    const k = t[0];
+    if (k === "n") return num(BigInt(t[1]), BigInt(t[2]));
+    if (k === "b") return t[1];
+    if (k === "q") return num(env.get(t[1]), 1n);
+    if (k === "not") return !evaluate(t[1], env);
+    if (k === "neg") { const v = evaluate(t[1], env); return num(-v.n, v.d); }
+    if (k === "and") return evaluate(t[1], env) && evaluate(t[2], env);
+    if (k === "or") return evaluate(t[1], env) || evaluate(t[2], env);
+    if (k === "if") return evaluate(t[1], env) ? evaluate(t[2], env) : evaluate(t[3], env);
+    if (k === "in") {
+      const v = evaluate(t[1], env), lo = evaluate(t[2], env), hi = evaluate(t[3], env);
+      return cmp(lo, v) <= 0 && cmp(v, hi) <= 0;
+    }
+    const a = evaluate(t[1], env), b = evaluate(t[2], env);
+    if (k === "==" || k === "!=") {
+      const same = typeof a === "boolean" ? a === b : cmp(a, b) === 0;
+      return k === "==" ? same : !same;
+    }
+    if (ARITH[k]) return ARITH[k](a, b);
+    if (ORDER[k]) return ORDER[k](cmp(a, b));
+    throw new Error("unknown operator " + k);
+  }
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (all, name) { return name in values ? String(values[name]) : all; });
+  }
+  function entryOf(data, id) { return data.entries.find(function (e) { return e.id === id; }); }
+
+  /* A unit's points at `models` models: its cost law [base, per extra model, smallest size]. */
+  function points(entry, models) {
+    const base = BigInt(entry.cost[0]), extra = BigInt(entry.cost[1]);
+    if (entry.cost[2] === null) return base;
+    const over = BigInt(models) - BigInt(entry.cost[2]);
+    return base + extra * (over > 0n ? over : 0n);
+  }
+
+  /* Check a list ([{id, models, weapons}]) against army `armyId`: its points, each violation (the
+     message `army check` prints and what it cites), and the requirements only the command checks. */
+  function check(data, armyId, units) {
+    const army = data.armies.find(function (a) { return a.id === armyId; }) || data.armies[0];
+    const env = new Map();
+    Object.keys(army.base).forEach(function (k) { env.set(k, BigInt(army.base[k])); });
+    units.forEach(function (u) {
+      const e = entryOf(data, u.id);
+      env.set("points", env.get("points") + points(e, u.models));
+      env.set("models", env.get("models") + BigInt(u.models));
+      Object.keys(e.adds).forEach(function (k) { env.set(k, (env.get(k) || 0n) + BigInt(e.adds[k])); });
+    });
+    const violations = [], unchecked = [];
+    army.requires.forEach(function (r) {
+      if (!r.tree) { unchecked.push({ message: r.message, why: r.unsupported }); return; }
+      let ok;
+      try { ok = evaluate(r.tree, env); } catch (err) { return; }  // as the command: a requirement it cannot work out
+      if (ok !== false) return;
+      const detail = r.shown.map(function (k) { return k + " = " + env.get(k); }).join(", ");
+      violations.push({ message: r.message + (detail ? " (" + detail + ")" : ""), cites: army.id,
+                        title: army.title, rule: army.rule });
+    });
+    units.forEach(function (u, i) {
+      const e = entryOf(data, u.id);
+      if (e.kind !== "squad" || e.min === null || e.max === null) return;
+      if (u.models >= e.min && u.models <= e.max) return;
+      const label = units.length > 1 ? fill(data.label_many, { title: e.title, number: i + 1 }) : e.title;
+      violations.push({ message: fill(data.size_message, { label: label, models: u.models, squad: e.title,
+                                                         low: e.min, high: e.max }),
+                        cites: e.id, title: e.title, rule: e.rule });
+    });
+    return { army: army.id, points: String(env.get("points")), limit: String(env.get("limit")),
+             ok: violations.length ? false : unchecked.length ? null : true, violations: violations,
+             unchecked: unchecked };
+  }
+
+  /* The list file `army check` reads: a comment, then one unit a line ("10 space_marine_squad"). */
+  function listText(data, armyId, units) {
+    const army = data.armies.find(function (a) { return a.id === armyId; }) || data.armies[0];
+    const one = function (s) { return String(s).replace(/[\r\n\u2028\u2029\x0b\x0c\x1c-\x1e\x85]+/g, " "); };
+    const lines = ["# " + one(data.title) + ": " + one(army.title) + " (" + army.id + ")"];
+    units.forEach(function (u) {
+      lines.push(u.models + " " + u.id + (u.weapons && u.weapons.length ? " with " + u.weapons.join(", ") : ""));
+    });
+    return lines.join("\n") + "\n";
+  }
+
+  /* A list file read back: its units, or the lines it cannot take (as `army check` says them). */
+  const LINE = /^\s*([0-9]+)\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s+with\s+([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*))?\s*$/;
+  function parseList(data, text) {
+    const units = [], errors = [];
+    const known = new Set(data.entries.map(function (e) { return e.id; }));
+    const weapons = new Set(data.weapons);
+    text.split(/\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]/).forEach(function (line, i) {
+      const n = i + 1, body = line.split("#")[0];
+      if (!body.trim()) return;
+      const m = LINE.exec(body);
+      if (!m) { errors.push("line " + n + ": cannot read this line; write e.g. `10 " + data.entries[0].id + "`"); return; }
+      const count = Number(m[1]);
+      if (m[1].length > 6 || count < 1 || count > data.max_count) {
+        errors.push("line " + n + ": a unit of " + m[1].slice(0, 12) + " models; write from 1 to " + data.max_count.toLocaleString("en"));
+        return;
+      }
+      const extra = m[3] ? m[3].split(",").map(function (w) { return w.trim(); }) : [];
+      const unknown = [m[2]].filter(function (x) { return !known.has(x); })
+        .concat(extra.filter(function (w) { return !weapons.has(w); }));
+      if (unknown.length) { errors.push("line " + n + ": '" + unknown[0] + "' is not a unit, squad or weapon of " + data.ruleset); return; }
+      units.push({ id: m[2], models: count, weapons: extra });
+    });
+    return { units: units, errors: errors };
+  }
+
+  window.wsArmy = { check: check, listText: listText, parseList: parseList, points: points, evaluate: evaluate };
+
+  // --- The page ---------------------------------------------------------------------------------
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    if (text !== undefined && text !== null) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+  function button(text, onClick, label) {
+    const b = el("button", text, "ws-army-button");
+    b.type = "button";
+    if (label) b.setAttribute("aria-label", label);
+    b.addEventListener("click", onClick);
+    return b;
+  }
+  function citeLink(id) {
+    const a = document.getElementById("ws-army-cite-" + id);
+    return a && a.getAttribute("href");
+  }
+
+  function start(root, data) {
+    const state = { army: data.armies[0].id, units: [] };
+    let sheets = null;  // the datasheets page, parsed, once a card is wanted
+    const entries = data.entries.filter(function (e) { return !e.sample; });
+    const offered = entries.length ? entries : data.entries;
+    document.documentElement.classList.add("ws-army-page");
+    if (!offered.length) {
+      root.appendChild(el("p", "This ruleset has army rules but no units or squads to put in a list."));
+      root.dataset.ready = "yes";
+      return;
+    }
+
+    const controls = el("div", null, "ws-army-controls ws-army-noprint");
+    let armySelect = null;
+    if (data.armies.length > 1) {
+      const wrap = el("label", "Army rules ", "ws-army-field");
+      armySelect = document.createElement("select");
+      data.armies.forEach(function (a) { const o = el("option", a.title); o.value = a.id; armySelect.appendChild(o); });
+      armySelect.addEventListener("change", function () { state.army = armySelect.value; render(); });
+      wrap.appendChild(armySelect);
+      controls.appendChild(wrap);
+    }
+    const pickWrap = el("label", "Unit ", "ws-army-field");
+    const pick = document.createElement("select");
+    pick.id = "ws-army-pick";
+    const groups = [["squad", "Squads"], ["unit", "Units"]];
+    groups.forEach(function (g) {
+      const these = offered.filter(function (e) { return e.kind === g[0]; });
+      if (!these.length) return;
+      const og = document.createElement("optgroup");
+      og.label = g[1];
+      these.forEach(function (e) {
+        const size = e.min !== null && e.max !== null ? ", " + e.min + " to " + e.max + " models" : "";
+        const o = el("option", e.title + size); o.value = e.id; og.appendChild(o);
+      });
+      pick.appendChild(og);
+    });
+    pickWrap.appendChild(pick);
+    controls.appendChild(pickWrap);
+    controls.appendChild(button("Add to the list", function () {
+      const e = entryOf(data, pick.value);
+      state.units.push({ id: e.id, models: e.min !== null ? e.min : 1, weapons: [] });
+      render();
+      const inputs = root.querySelectorAll(".ws-army-models");
+      if (inputs.length) inputs[inputs.length - 1].focus();
+    }));
+    root.appendChild(controls);
+
+    const table = el("table", null, "ws-army-list");
+    const caption = el("caption", "Your list");
+    table.appendChild(caption);
+    const head = el("tr");
+    ["Unit", "Models", "Points", ""].forEach(function (h, i) {
+      const th = el("th", h); th.scope = "col"; if (i === 3) th.className = "ws-army-noprint"; head.appendChild(th);
+    });
+    const thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
+    const body = el("tbody"); table.appendChild(body);
+    root.appendChild(table);
+
+    const total = el("p", null, "ws-army-total");
+    total.setAttribute("aria-live", "polite");
+    root.appendChild(total);
+    const verdict = el("div", null, "ws-army-verdict");
+    verdict.setAttribute("role", "status");
+    root.appendChild(verdict);
+
+    const file = el("div", null, "ws-army-file ws-army-noprint");
+    const status = el("p", null, "ws-army-status");
+    status.setAttribute("aria-live", "polite");
+    const actions = el("div", null, "ws-army-actions");
+    const textLabel = el("label", "The list file (one unit a line; edit it or paste one, then read it)", "ws-army-field");
+    const text = document.createElement("textarea");
+    text.id = "ws-army-text"; text.rows = 6; text.spellcheck = false;
+    textLabel.appendChild(text);
+    actions.appendChild(button("Copy the list", function () {
+      const done = function () { status.textContent = "The list file is copied."; };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(text.value).then(done, function () { text.select(); document.execCommand("copy"); done(); });
+      } else { text.select(); document.execCommand("copy"); done(); }
+    }));
+    actions.appendChild(button("Download the list", function () {
+      const url = URL.createObjectURL(new Blob([text.value], { type: "text/plain" }));
+      const a = el("a"); a.href = url; a.download = data.ruleset + "-army.txt";
+      document.body.appendChild(a); a.click(); a.remove();
+      setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+      status.textContent = "The list file is downloaded as " + a.download + ".";
+    }));
+    actions.appendChild(button("Print the list", function () { cards().then(function () { window.print(); }); }));
+    actions.appendChild(button("Read the list file", function () {
+      const got = parseList(data, text.value);
+      if (got.errors.length) { status.textContent = "The list was not read: " + got.errors.join("; "); return; }
+      state.units = got.units; status.textContent = "The list file is read."; render();
+    }));
+    file.appendChild(actions);
+    file.appendChild(textLabel);
+    file.appendChild(status);
+    root.appendChild(file);
+
+    const cardBox = el("section", null, "ws-army-cards");
+    cardBox.setAttribute("aria-label", "Datasheets of the list's units");
+    root.appendChild(cardBox);
+
+    function unitRow(u, i) {
+      const e = entryOf(data, u.id);
+      const label = state.units.length > 1 ? fill(data.label_many, { title: e.title, number: i + 1 }) : e.title;
+      const tr = el("tr");
+      const th = el("th", label); th.scope = "row"; tr.appendChild(th);
+      const td = el("td");
+      const input = document.createElement("input");
+      input.type = "number"; input.className = "ws-army-models"; input.value = String(u.models);
+      input.min = String(e.min !== null ? e.min : 1); input.step = "1";
+      input.max = String(e.max !== null ? e.max : data.max_count);
+      input.setAttribute("aria-label", "Models in " + label);
+      input.addEventListener("change", function () {
+        const n = Math.round(Number(input.value));
+        if (!(n >= 1 && n <= data.max_count)) { input.value = String(u.models); return; }
+        u.models = n; render(input);
+      });
+      td.appendChild(input);
+      tr.appendChild(td);
+      tr.appendChild(el("td", String(points(e, u.models))));
+      const rm = el("td", null, "ws-army-noprint");
+      rm.appendChild(button("Remove", function () { state.units.splice(i, 1); render(); pick.focus(); }, "Remove " + label));
+      tr.appendChild(rm);
+      return tr;
+    }
+
+    function render(keep) {
+      const focused = keep ? Array.prototype.indexOf.call(root.querySelectorAll(".ws-army-models"), keep) : -1;
+      body.textContent = "";
+      state.units.forEach(function (u, i) { body.appendChild(unitRow(u, i)); });
+      if (!state.units.length) {
+        const tr = el("tr"); const td = el("td", "No units yet: pick one above and add it."); td.colSpan = 4;
+        tr.appendChild(td); body.appendChild(tr);
+      }
+      if (focused >= 0) root.querySelectorAll(".ws-army-models")[focused].focus();
+      const got = check(data, state.army, state.units);
+      const army = data.armies.find(function (a) { return a.id === got.army; });
+      total.textContent = "Total: " + got.points + " points" + (army.sizes.length ? " of " + got.limit : "") + ".";
+      verdict.textContent = "";
+      verdict.dataset.ok = got.ok === true ? "yes" : got.ok === false ? "no" : "unknown";
+      verdict.dataset.points = got.points;
+      const named = "\u201c" + army.title + "\u201d";
+      verdict.appendChild(el("p", got.ok === true ? "The list meets the rules of " + named + "."
+        : got.ok === false ? "The list breaks the rules of " + named + ": " + got.violations.length + " problem"
+          + (got.violations.length === 1 ? "." : "s.")
+        : "The list meets the rules of " + named + " that this page checks; the rest are below.", "ws-army-summary"));
+      if (got.violations.length) {
+        const ul = el("ul", null, "ws-army-violations");
+        got.violations.forEach(function (v) {
+          const li = el("li");
+          li.appendChild(el("span", v.message, "ws-army-message"));
+          li.appendChild(document.createTextNode(" See "));
+          const href = citeLink(v.cites);
+          const cite = href ? el("a", v.title) : el("span", v.title);
+          if (href) cite.href = href;
+          if (v.rule) li.appendChild(document.createTextNode(v.rule.title + ", "));
+          li.appendChild(cite);
+          li.appendChild(document.createTextNode("."));
+          ul.appendChild(li);
+        });
+        verdict.appendChild(ul);
+      }
+      got.unchecked.forEach(function (r) {
+        verdict.appendChild(el("p", "Not checked here (" + r.why + "): " + r.message + " Check the list file with warscribe army check.", "ws-army-unchecked"));
+      });
+      text.value = listText(data, got.army, state.units);
+      if (cardBox.childNodes.length || state.units.length) cards();
+    }
+
+    /* The units' datasheet cards, from the datasheets page (the site's own, cleaned HTML). */
+    function cards() {
+      const link = document.getElementById("ws-army-sheets");
+      if (!link) return Promise.resolve();
+      const got = sheets || fetch(link.href).then(function (r) { return r.text(); })
+        .then(function (html) { return new DOMParser().parseFromString(html, "text/html"); });
+      sheets = got;
+      return got.then(function (doc) {
+        cardBox.textContent = "";
+        const seen = new Set();
+        const ids = [];
+        state.units.forEach(function (u) {
+          const e = entryOf(data, u.id);
+          [e.id, e.unit].forEach(function (id) { if (id && !seen.has(id)) { seen.add(id); ids.push(id); } });
+        });
+        if (ids.length) cardBox.appendChild(el("h2", "Datasheets of the list"));
+        ids.forEach(function (id) {
+          const found = doc.getElementById(id);
+          if (!found) return;
+          let card = found.closest(".ws-card");
+          if (!card) {  // a unit with only a stat line: its row of the table it shares
+            const t = found.closest("table");
+            if (!t) return;
+            card = t.cloneNode(true);
+            card.querySelectorAll("tbody tr").forEach(function (tr) { if (!tr.querySelector("[id='" + id + "']")) tr.remove(); });
+          } else {
+            card = card.cloneNode(true);
+          }
+          card.querySelectorAll("[id]").forEach(function (x) { x.removeAttribute("id"); });
+          card.querySelectorAll(".headerlink").forEach(function (x) { x.remove(); });
+          card.querySelectorAll("a[href]").forEach(function (a) { a.href = new URL(a.getAttribute("href"), link.href).href; });
+          card.classList.add("ws-army-card");
+          cardBox.appendChild(document.importNode(card, true));
+        });
+      }).catch(function () { cardBox.textContent = "The datasheets could not be loaded."; });
+    }
+
+    render();
+    root.dataset.ready = "yes";
+  }
+
+  function boot() {
+    const root = document.getElementById("ws-army"), link = document.getElementById("ws-army-data");
+    if (!root || !link || root.dataset.ready) return;
+    link.parentNode.hidden = true;
+    fetch(link.href).then(function (r) { return r.json(); }).then(function (d) { start(root, d); })
+      .catch(function () { root.textContent = "The army builder's data could not be loaded."; });
+  }
+  if (window.document$ && window.document$.subscribe) window.document$.subscribe(boot);
+  else document.addEventListener("DOMContentLoaded", boot);
+})();

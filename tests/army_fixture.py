@@ -1,0 +1,85 @@
+"""A ruleset whose army rules use every kind of requirement the army builder mirrors, and lists for it.
+
+Shared by tests/test_army_data.py (the data, in Python) and tests/test_army_builder_browser.py (the
+page's checker in Chromium against ``warscribe army check``).
+"""
+from __future__ import annotations
+
+import random
+
+# Keyword counts, arithmetic with exact fractions, comparisons, and/or/not, ranges, if-else,
+# a table call worked out at build time, a division by a quantity that can be zero (the command
+# then leaves the requirement out), a squad with no points per extra model.
+RULES = '''ruleset armytest "Army test":
+  version 1.0.0
+
+stat W "Wounds" 1..10 role wounds
+keyword infantry "Infantry": "On foot."
+keyword heavy "Heavy": "Big guns."
+keyword elite "Elite": "The best."
+
+formula cap_for(size: 1..5000) "The cap" = size / 2
+
+section forces "Forces":
+  unit trooper "Trooper":
+    W 1
+    keywords infantry
+    points 10
+  unit tank "Tank":
+    W 10
+    keywords heavy
+    points 120
+  unit hero "Hero":
+    W 3
+    keywords infantry, elite
+    points 55
+  unit scout "Scout":
+    W 1
+  squad troop_squad "Troop squad":
+    models trooper 5..10
+    points 50 + 10 per extra model
+    keywords infantry
+  squad veteran_squad "Veteran squad":
+    models hero 3..5
+    points 150 + 45 per extra model
+    keywords elite
+  squad loose_band "Loose band":
+    models scout 1..3
+    points 30
+
+section building "Building an army":
+  army main "The main army":
+    points 500 or 1000
+    require points <= limit: "Too many points."
+    require infantry >= 1 and not (heavy > 2): "Infantry needed, and at most two heavy units."
+    require elite * 3 <= units or points < 200: "At most a third of the units elite, unless the army is small."
+    require models in 5..60: "Between 5 and 60 models."
+    require (if heavy > 0 then infantry >= heavy else true): "Each heavy unit needs an infantry unit."
+    require points - heavy * 120 >= cap_for(limit) / 4: "A quarter of the half-game in other units."
+    require points / units >= 20: "Units average at least 20 points."
+    require -squads > -7: "At most six units."
+    require detachments >= 1 and warlords == 0: "Quantities a list file does not carry keep their value."
+  army skirmish "A skirmish":
+    require points <= 300: "A skirmish is small."
+    require max(points, 100) == points or squads == 0: "A list that is not empty costs at least 100."
+    require units != 3: "Never three units."
+'''
+
+ENTRIES = ("trooper", "tank", "hero", "scout", "troop_squad", "veteran_squad", "loose_band")
+SIZES = {"troop_squad": (5, 10), "veteran_squad": (3, 5), "loose_band": (1, 3)}
+
+
+def random_lists(seed: int, ids: list[str], sizes: dict[str, tuple[int, int]], count: int,
+                 most_units: int = 6) -> list[list[tuple[int, str]]]:
+    """``count`` lists of (models, id): mostly within each squad's size range, sometimes out of it."""
+    rng = random.Random(seed)
+    out: list[list[tuple[int, str]]] = [[]]
+    while len(out) < count:
+        units = []
+        for _ in range(rng.randint(1, most_units)):
+            name = rng.choice(ids)
+            low, high = sizes.get(name, (1, 12))
+            n = rng.randint(low, high) if rng.random() < 0.8 else rng.choice([max(1, low - 1), high + 1])
+            units.append((n, name))
+        out.append(units)
+    return out

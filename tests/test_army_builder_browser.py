@@ -1,0 +1,232 @@
+"""The army builder in Chromium: its verdict, points and messages are ``warscribe army check``'s.
+
+For each bundled ruleset with army rules, one load of its builder page (the session's one site
+build, ``site_url``): a list built with the keyboard, a list downloaded, then twenty lists (seeded,
+valid and invalid: over the points, too few squads, squads under and over their size) read through
+the page's list box; the file the page then holds is checked by ``warscribe army check --json`` and
+the page must say the same: the verdict, the points, every message in order, each citing its rule.
+
+console-40k's list is also copied, printed (print emulation: the list and its cards, no controls),
+played by ``simulate --army``, run through axe-core in both schemes and laid out at 390 px.
+
+The fixture ruleset of tests/army_fixture.py, whose requirements use every kind of expression the
+page mirrors, is checked the same way by the page's checker (``window.wsArmy``) in one blank page.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from army_fixture import ENTRIES, RULES, SIZES, random_lists
+from browser_site import HAVE_CHROMIUM, ROOT
+from conftest import warscribe
+
+if not HAVE_CHROMIUM and not os.environ.get("CI"):
+    pytest.skip("chromium is not installed (apt-get install chromium); CI=true makes this a failure",
+                allow_module_level=True)
+
+if os.environ.get("CI"):  # under CI a missing Playwright is a failure, not a skip
+    from playwright.sync_api import Page
+else:
+    Page = pytest.importorskip("playwright.sync_api").Page
+
+ARMY_JS = ROOT / "compiler" / "site" / "assets" / "army.js"
+
+READ = """() => {
+  const v = document.querySelector('.ws-army-verdict');
+  return {ok: v.dataset.ok, points: v.dataset.points, text: document.getElementById('ws-army-text').value,
+          messages: [...v.querySelectorAll('.ws-army-violations li')].map(li => [
+            li.querySelector('.ws-army-message').textContent, (li.querySelector('a') || {}).href || null])};
+}"""
+#: The list ``text`` put in the page's list box and read with its button (as a click does); then READ.
+READ_LIST = """text => {
+  document.getElementById('ws-army-text').value = text;
+  [...document.querySelectorAll('#ws-army button')].find(b => b.textContent === 'Read the list file').click();
+  return (%s)();
+}""" % READ
+
+
+def army_check(rules: Path, text: str, folder: Path, army: str | None = None) -> dict[str, Any]:
+    """``warscribe army check --json`` of a list file holding ``text``."""
+    path = folder / "list.txt"
+    path.write_text(text, encoding="utf-8")
+    ran = warscribe("army", "check", str(rules), str(path), "--json", *(["--army", army] if army else []))
+    assert ran.returncode in (0, 1), ran
+    out: dict[str, Any] = json.loads(ran.stdout)
+    assert out["ok"] == (ran.returncode == 0)
+    return out
+
+
+def same_verdict(shown: dict[str, Any], want: dict[str, Any], lists: str) -> None:
+    assert shown["ok"] == ("yes" if want["ok"] else "no"), (lists, shown, want)
+    assert shown["points"] == str(want["points"]), (lists, shown, want)
+    assert [m for m, _ in shown["messages"]] == [v["message"] for v in want["violations"]], (lists, shown, want)
+    for (_, href), v in zip(shown["messages"], want["violations"]):
+        assert href is not None and href.endswith("#" + v["army"]), (href, v)  # the army or squad it breaks
+
+
+def body(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
+
+
+@pytest.mark.parametrize("ruleset", ["console-40k", "40k-s", "nuceria-rts"])
+def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, tmp_path: Path) -> None:
+    from compiler.driver import compile_paths
+    from compiler.model.army_data import army_rules_data
+
+    rules = ROOT / "rules" / ruleset
+    data = army_rules_data(compile_paths([rules]).rulesets[0])
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{site_url}{ruleset}/")  # the overview links to it
+    assert page.locator("article a[href$='army/']").count() >= 1
+    page.goto(f"{site_url}{ruleset}/army/")
+    page.wait_for_selector("#ws-army[data-ready]")
+
+    # With the keyboard only: pick the second unit offered, add it, type its models, leave the field.
+    page.focus("#ws-army-pick")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    models = page.locator(".ws-army-models")
+    assert models.count() == 1
+    page.wait_for_function("document.activeElement.classList.contains('ws-army-models')")
+    page.keyboard.press("Control+a")
+    page.keyboard.type("4")
+    page.keyboard.press("Tab")
+    shown = page.evaluate(READ)
+    assert body(shown["text"])[0].startswith("4 ")
+    same_verdict(shown, army_check(rules, shown["text"], tmp_path), shown["text"])
+
+    # Downloaded: the file itself, read by the command.
+    with page.expect_download() as got:
+        page.get_by_role("button", name="Download the list").click()
+    downloaded = Path(got.value.path()).read_text(encoding="utf-8")
+    assert downloaded == shown["text"]
+
+    ids = [e["id"] for e in data["entries"]]
+    sizes = {e["id"]: (e["min"], e["max"]) for e in data["entries"] if e["min"] is not None}
+    lists = random_lists(30, ids, sizes, 18)
+    if sizes:  # the bounds themselves: a squad at its largest, one past it
+        big = max(sizes, key=lambda k: sizes[k][1])
+        lists += [[(sizes[big][1], big)] * 3, [(sizes[big][1] + 1, big), (sizes[big][0] - 1, big)]]
+    else:
+        lists += [[(1, ids[0])] * 7, [(10_000, ids[-1])]]
+    verdicts = set()
+    for i, units in enumerate(lists):
+        text = "".join(f"{n} {name}\n" for n, name in units)
+        if i < 2:  # typed and clicked as a player does; the rest in one call each
+            page.fill("#ws-army-text", text)
+            page.get_by_role("button", name="Read the list file").click()
+            shown = page.evaluate(READ)
+        else:
+            shown = page.evaluate(READ_LIST, text)
+        assert body(shown["text"]) == body(text)  # the file the page writes is the list it read
+        want = army_check(rules, shown["text"], tmp_path)
+        same_verdict(shown, want, text)
+        verdicts.add(want["ok"])
+    assert errors == []
+    # console-40k has lists of both kinds; 40k-s's units carry no points and its limit is 0, so every
+    # list meets its rules; nuceria-rts requires one warlord, which a list file cannot name.
+    assert verdicts == {"console-40k": {True, False}, "40k-s": {True}, "nuceria-rts": {False}}[ruleset]
+
+
+@pytest.fixture(scope="module")
+def fixture_rules(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("army") / "armytest"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(RULES, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("army", ["main", "skirmish"])
+def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: Path, page: Page,
+                                                    tmp_path: Path) -> None:
+    from compiler.driver import compile_paths
+    from compiler.model.army_data import army_rules_data
+
+    data = army_rules_data(compile_paths([fixture_rules]).rulesets[0])
+    requires = next(a for a in data["armies"] if a["id"] == army)["requires"]
+    unchecked = {r["message"] for r in requires if r["tree"] is None}
+    assert len(unchecked) == (army == "skirmish")  # max(points, …) reads a quantity inside a call
+    page.set_content("<!doctype html><title>Army</title><p>The checker alone.</p>")
+    page.add_script_tag(content=ARMY_JS.read_text(encoding="utf-8"))
+    seen_ok, seen_broken = 0, set()
+    for units in random_lists(31 if army == "main" else 32, list(ENTRIES), SIZES, 20, most_units=5):
+        listed = [{"id": name, "models": n, "weapons": []} for n, name in units]
+        got = page.evaluate("([d, a, u]) => ({r: wsArmy.check(d, a, u), t: wsArmy.listText(d, a, u)})",
+                            [data, army, listed])
+        want = army_check(fixture_rules, got["t"], tmp_path, army)
+        kept = [v["message"] for v in want["violations"] if not any(v["message"].startswith(m) for m in unchecked)]
+        assert [v["message"] for v in got["r"]["violations"]] == kept, units
+        assert [v["cites"] for v in got["r"]["violations"]] == \
+            [v["army"] for v in want["violations"] if not any(v["message"].startswith(m) for m in unchecked)]
+        assert got["r"]["points"] == str(want["points"])
+        assert [u["message"] for u in got["r"]["unchecked"]] == sorted(unchecked)
+        if not unchecked:
+            assert got["r"]["ok"] == want["ok"]
+        seen_ok += want["ok"]
+        seen_broken |= {v["message"].split(" (")[0] for v in want["violations"]}
+    assert seen_ok >= 2  # valid lists among the twenty, and most rules broken by one of them
+    assert len(seen_broken) >= {"main": 6, "skirmish": 3}[army], seen_broken
+
+
+def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any, site_url: str,
+                                                                   tmp_path: Path) -> None:
+    """console-40k's builder: the copied list is the file; printed, the list and its units' cards
+    without the controls; ``simulate --army`` plays the file; axe finds no serious fault in either
+    scheme; at 390 px nothing is wider than the screen."""
+    from test_site_axe import axe_script
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(f"{site_url}console-40k/army/")
+    page.wait_for_selector("#ws-army[data-ready]")
+    page.select_option("#ws-army-pick", "space_marine_squad")
+    page.get_by_role("button", name="Add to the list").click()
+    page.select_option("#ws-army-pick", "ork_boyz_squad")
+    page.get_by_role("button", name="Add to the list").click()
+    page.locator(".ws-army-models").nth(1).fill("21")
+    page.locator(".ws-army-models").nth(1).press("Tab")
+    page.get_by_role("button", name="Copy the list").click()
+    page.wait_for_selector(".ws-army-status:has-text('copied')")
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert copied == page.input_value("#ws-army-text") and body(copied) == ["5 space_marine_squad", "21 ork_boyz_squad"]
+    want = army_check(ROOT / "rules" / "console-40k", copied, tmp_path)
+    assert [v["message"] for v in want["violations"]] == page.locator(".ws-army-message").all_text_contents() \
+        == ["Ork Boyz squad 2 has 21 models; a Ork Boyz squad has 10 to 20"]
+    played = warscribe("simulate", str(ROOT / "rules" / "console-40k"), "--army",
+                       f"space_marines={tmp_path / 'list.txt'}", "--games", "2", "--json")
+    assert played.returncode == 0 and json.loads(played.stdout)["games"] == 2, played
+
+    page.wait_for_selector(".ws-army-card >> nth=1")  # the squad's card and its models'
+    page.emulate_media(media="print")
+    assert page.locator(".ws-army-list").is_visible() and page.locator(".ws-army-verdict").is_visible()
+    assert page.locator(".ws-army-card").count() == 4 and page.locator(".ws-army-card").nth(3).is_visible()
+    for hidden in ("#ws-army-rules", ".ws-army-controls", "#ws-army-text", ".ws-army-list button"):
+        assert not page.locator(hidden).first.is_visible(), hidden
+    page.emulate_media(media="screen")
+
+    script = axe_script()
+    for scheme in ("light", "dark"):
+        if scheme == "dark":
+            page.emulate_media(color_scheme="dark")
+            page.reload()
+            page.wait_for_selector("#ws-army[data-ready]")
+            page.get_by_role("button", name="Add to the list").click()
+        page.add_script_tag(content=script)
+        bad = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+            .filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id + ': ' + v.nodes[0].html)""")
+        assert bad == [], (scheme, bad)
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    wide = page.evaluate("""() => [...document.querySelectorAll('#ws-army *')]
+        .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map(e => e.tagName)""")
+    assert wide == []
+    context.close()

@@ -1,0 +1,62 @@
+"""The army rules as the army builder's page loads them (compiler.model.army_data, compiler.site.army).
+
+What the page computes is held to ``warscribe army check`` in tests/test_army_builder_browser.py;
+here, what the data says without a browser: every bundled requirement is one the page checks, a
+requirement it cannot mirror is marked so (never passed silently), and the page cites each rule.
+"""
+from __future__ import annotations
+
+import pytest
+
+from army_fixture import RULES
+from conftest import ROOT
+from compiler.driver import compile_paths, compile_text
+from compiler.model.army_data import army_rules_data
+
+BUNDLED = sorted(p.parent.name for p in (ROOT / "rules").glob("*/ruleset.rules"))
+
+
+@pytest.mark.parametrize("ruleset", BUNDLED)
+def test_every_bundled_requirement_is_checked_in_the_page(ruleset: str) -> None:
+    rs = compile_paths([ROOT / "rules" / ruleset]).rulesets[0]
+    data = army_rules_data(rs)
+    assert [r["text"] for a in data["armies"] for r in a["requires"] if r["tree"] is None] == []
+    assert bool(data["armies"]) == (ruleset in ("console-40k", "40k-s", "nuceria-rts"))
+
+
+def test_what_the_page_cannot_mirror_is_marked_with_its_reason() -> None:
+    rs = compile_text(RULES).rulesets[0]
+    requires = {r["text"]: r for a in army_rules_data(rs)["armies"] for r in a["requires"]}
+    call = requires["max(points, 100) == points or squads == 0"]
+    assert call["tree"] is None and "inside call" in call["unsupported"]
+    # A quantity no unit changes keeps its value in every list: worked out at build time, with a
+    # formula on the game's size (500 / 2 / 4 = 125/2, exact).
+    assert requires["points - heavy * 120 >= cap_for(limit) / 4"]["tree"] == \
+        [">=", ["-", ["q", "points"], ["*", ["q", "heavy"], ["n", 120, 1]]], ["n", 125, 2]]
+    assert requires["detachments >= 1 and warlords == 0"]["tree"] == ["b", True]
+    assert requires["points / units >= 20"]["shown"] == ["points", "units"]
+
+
+def test_yes_no_values_used_as_numbers_are_refused() -> None:
+    rs = compile_text('ruleset demo "Demo":\n  version 1.0.0\narmy a "A":\n'
+                      '  require (points > 1) + 1 > 0: "Mixed."\n  require squads == (models > 2): "Mixed too."\n'
+                      ).rulesets[0]
+    requires = army_rules_data(rs)["armies"][0]["requires"]
+    assert [r["tree"] for r in requires] == [None, None]
+    assert all("yes/no value" in r["unsupported"] for r in requires)
+
+
+def test_the_page_lists_the_rules_it_cites() -> None:
+    from compiler.site.army import army_files
+    from compiler.site.sitemap import SiteMap, navigation
+
+    rs = compile_paths([ROOT / "rules" / "console-40k"]).rulesets[0]
+    files = {path: text for path, _, text in army_files(rs, SiteMap((rs,)))}
+    text = files["console-40k/army.md"]
+    assert "[Choosing an army](rulebook/setup.md#standard){ #ws-army-cite-standard }" in text
+    assert "(datasheets.md#ork_boyz_squad){ #ws-army-cite-ork_boyz_squad }: 10 to 20 models" in text
+    assert '"size_message":"{label} has {models} models; a {squad} has {low} to {high}"' in files["console-40k/army.json"]
+    nav = navigation((rs,), False, builders=frozenset({rs.id}))
+    assert {"Army builder": "console-40k/army.md"} in nav[1][next(iter(nav[1]))]
+    demo = compile_text('ruleset demo "Demo":\n  version 1.0.0\nterm t "T": "A term."\n').rulesets[0]
+    assert army_files(demo, SiteMap((demo,))) == []

@@ -1,0 +1,344 @@
+"""The turn engine on scripted battles of two units a side: who is asked what, in which order,
+the state after each answer, the events of a recorded battle, the end of the game — each a known
+next state, each chance node its exact law."""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from compiler.battle import CHANCE, TERMINAL, Battle, Node, Rules, ScriptedPolicy
+from compiler.battle.policies import Choice
+from compiler.driver import compile_text
+
+RULES = '''
+ruleset squads "Squads":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  W 1
+unit sniper "Sniper":
+  BS 1  W 1
+game g "A game":
+  turns {turns}
+  activation {activation}
+  control within 3" by models
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  score held "Held": 1 for each objective held at end of game
+  victory most "Most points" by highest_score
+  victory wipe "Annihilation" by annihilation
+scenario clash "A clash":
+  game g
+  distance 12"
+  first red
+  objective hill "The hill" at 0"
+  side red "Red":
+    2 trooper
+    1 sniper
+  side blue "Blue":
+    1 trooper
+    2 trooper
+'''
+
+
+def model_of(activation: str = "whole_army", turns: int = 1):  # type: ignore[no-untyped-def]
+    result = compile_text(RULES.format(activation=activation, turns=turns), "squads.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    return result.rulesets[0]
+
+
+@pytest.fixture(scope="module")
+def whole() -> Node:
+    model = model_of()
+    return Node.root(Rules(model, exact=True), model.get("clash"))
+
+
+@pytest.fixture(scope="module")
+def alternating() -> Node:
+    model = model_of("alternating_units")
+    return Node.root(Rules(model, exact=True), model.get("clash"))
+
+
+def labels(node: Node) -> tuple[str, str, list[str]]:
+    choice = node.choice()
+    assert choice is not None
+    return choice.kind, choice.unit, [o.label for o in choice.options]
+
+
+def test_the_active_player_picks_which_unit_acts_and_each_acts_once(whole: Node) -> None:
+    assert labels(whole) == ("unit", "Red", ["Trooper 1", "Sniper 2"])
+    sniper = whole.child(1)
+    assert labels(sniper) == ("action", "Sniper 2", ["Shoot", "Nothing"])
+    aim = sniper.child(0)
+    assert labels(aim)[0] == "target" and len(labels(aim)[2]) == 2
+    shot = aim.child(1)  # at Blue's second unit (two troopers): the sniper hits on a 1+
+    assert shot.current_player() == CHANCE and shot.chance_kind() == "volley"
+    assert [p for _, p in shot.chance_outcomes()] == [Fraction(1)]
+    after = shot.child(shot.legal_actions()[0])
+    assert [u.models for u in after.state().units] == [2, 1, 1, 1]
+    # the one Red unit left acts without being picked; then Blue's turn
+    assert labels(after) == ("action", "Trooper 1", ["Shoot", "Nothing"])
+    idle = after.child(1)
+    assert labels(idle) == ("unit", "Blue", ["Trooper 1", "Trooper 2"])
+    assert idle.state().active == 1
+
+
+def test_a_unit_wiped_out_before_its_turn_in_the_phase_is_not_offered(alternating: Node) -> None:
+    """Alternating units: Red's sniper kills Blue's lone trooper; Blue's turn goes to its other
+    unit (never to the dead one), then Red's last unit, then Blue has nothing left to move."""
+    assert labels(alternating) == ("unit", "Red", ["Trooper 1", "Sniper 2"])
+    aim = alternating.child(1).child(0)
+    assert labels(aim) == ("target", "Sniper 2", ['Trooper 1 (12")', 'Trooper 2 (12")'])
+    shot = aim.child(0)
+    killed = shot.child(shot.legal_actions()[0])
+    assert [u.models for u in killed.state().units] == [2, 1, 0, 2]
+    assert labels(killed) == ("action", "Trooper 2", ["Shoot", "Nothing"])  # Blue's only unit left acts
+    red = killed.child(1)
+    assert labels(red) == ("action", "Trooper 1", ["Shoot", "Nothing"]) and red.state().active == 0
+    end = red.child(1)  # Red's trooper does nothing: the phase and the only turn end
+    assert end.current_player() == TERMINAL
+
+
+def test_the_game_ends_with_its_scores_counted_at_the_end_of_the_game() -> None:
+    """Nobody shoots: at the end of the last turn Red's units on the hill (0") hold it and score 1;
+    the most points win."""
+    model = model_of()
+    battle = Battle(Rules(model), model.get("clash"), [ScriptedPolicy([1, 1, 1]), ScriptedPolicy([1, 1, 1])], 7)
+    out = battle.run()
+    assert (out.winner, out.reason, out.scores, out.turns, out.survivors) == (0, "most", (1.0, 0.0), 1, (3, 3))
+    kinds = [e["event"] for e in battle.events]
+    assert kinds[0] == "start" and kinds[-1] == "end" and "volley" not in kinds
+    assert battle.events[-1]["winner"] == "red"
+
+
+class Counting:
+    """A policy that does nothing, and counts the choices it is asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def choose(self, choice: Choice) -> int:
+        self.asked.append(choice.kind)
+        return len(choice.options) - 1
+
+
+def test_a_policy_that_is_not_the_greedy_one_is_asked_every_choice() -> None:
+    model = model_of(turns=2)
+    red, blue = Counting(), Counting()
+    battle = Battle(Rules(model), model.get("clash"), [red, blue], 3)
+    out = battle.run()
+    # each player's turn: which unit first (two units), then each unit's action
+    assert red.asked == ["unit", "action", "action"] * 2 and blue.asked == red.asked
+    assert out.survivors == (3, 3) and battle.choices == [1] * 12
+
+
+def test_the_seeded_dice_give_the_same_battle_and_another_seed_another(whole: Node) -> None:
+    model = model_of("alternating_units", turns=3)
+    rules = Rules(model)
+
+    def play(seed: int) -> tuple[Any, ...]:
+        from compiler.battle import GreedyPolicy
+        battle = Battle(rules, model.get("clash"), [GreedyPolicy(), GreedyPolicy()], seed)
+        return battle.run(), battle.events
+    assert play(5) == play(5)
+    assert len({str(play(s)[1]) for s in range(6)}) > 1
+
+
+ARMS = '''
+ruleset arms "Arms":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat A "Attacks" 1..10
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+situation suppression "Suppression" 0..6
+test hit(BS) = roll d6 >= BS
+test nerve(Ld) = roll 2d6 <= Ld
+status steady "Steady": "Rallied."
+attack shooting(shooter, weapon, target) "Shooting":
+  attacks = shooter.models * weapon.A
+  hits = attacks each hit(shooter.BS)
+  killed = hits removes target
+weapon rifle "Rifle":
+  A 1
+weapon grenade "Grenade":
+  A 1
+unit gunner "Gunner":
+  BS 1  Ld 7  W 1
+  weapons rifle, grenade
+unit target "Target":
+  BS 6  Ld 7  W 1
+  weapons rifle
+game g "A game":
+  turns 1
+  activation whole_army
+  casualties removed at end of phase
+  counter suppression: rises by 1 when shot, falls by 1 at end of game turn
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+    action rally "Rally": tests nerve(Ld), sets steady
+  at end of game turn: each unit with models < started tests nerve(Ld), failing: destroyed
+  victory wipe "Annihilation" by annihilation
+scenario range "A range":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    1 gunner
+  side blue "Blue":
+    1 target
+    3 target
+'''
+
+
+@pytest.fixture(scope="module")
+def arms() -> Node:
+    result = compile_text(ARMS, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    return Node.root(Rules(model, exact=True), model.get("range"))
+
+
+def test_a_target_whose_models_are_all_marked_takes_no_more_volleys_and_no_counter(arms: Node) -> None:
+    """The gunner's rifle marks the lone target (a hit on a 1+ kills): its grenade is not thrown
+    at it, and a unit with nothing left standing is not suppressed; the phase ends, the mark is
+    removed, and Blue's other unit acts."""
+    aim = arms.child(0)
+    assert labels(aim) == ("target", "Gunner", ['Target 1 (12")', 'Target 2 (12")'])
+    rifle = aim.child(0)
+    assert rifle.chance_kind() == "volley" and [p for _, p in rifle.chance_outcomes()] == [Fraction(1)]
+    after = rifle.child(rifle.legal_actions()[0])
+    lone = after.state().units[1]
+    assert (lone.models, lone.doomed, lone.values) == (0, 0, {"suppression": 0})
+    assert labels(after) == ("action", "Target 2", ["Shoot", "Rally", "Nothing"])
+
+
+def test_each_weapon_fires_the_counter_rises_once_and_the_end_of_turn_test_waits_for_its_turn(arms: Node) -> None:
+    rifle = arms.child(0).child(1)  # at the three targets
+    grenade = rifle.child(rifle.legal_actions()[0])
+    assert grenade.chance_kind() == "volley"  # one model marked: the grenade still has a target
+    squad = grenade.state().units[2]
+    assert (squad.models, squad.doomed) == (3, 1)
+    after = grenade.child(grenade.legal_actions()[0])
+    squad = after.state().units[2]
+    assert (squad.models, squad.doomed, squad.values) == (1, 0, {"suppression": 1})  # one strike: one rise
+    # the end of the phase is not the end of the game turn: no test yet; Blue acts
+    assert labels(after) == ("unit", "Blue", ["Target 1", "Target 2"])
+    assert labels(after.child(0)) == ("action", "Target 1", ["Shoot", "Rally", "Nothing"])
+    rally = after.child(1).child(1)  # the squad first: it rallies
+    assert rally.chance_kind() == "test" and [p for _, p in rally.chance_outcomes()] == [Fraction(7, 12), Fraction(5, 12)]
+    assert rally.child(0).state().units[2].statuses == {"steady": ""}
+    failed = rally.child(1)
+    assert failed.state().units[2].statuses == {}  # a failed test ends the action: nothing set
+    assert labels(failed) == ("action", "Target 1", ["Shoot", "Rally", "Nothing"])
+    failed = failed.child(2)  # the lone target does nothing
+    # the game turn ends: the counter falls, and the damaged squad (not the others) tests its nerve
+    assert failed.chance_kind() == "test" and [p for _, p in failed.chance_outcomes()] == [Fraction(7, 12), Fraction(5, 12)]
+    broken, held = failed.child(1), failed.child(0)
+    assert broken.is_terminal() and broken.outcome().survivors == (1, 1)  # the squad is destroyed
+    assert held.is_terminal() and held.outcome().survivors == (1, 2)
+    assert held.outcome().winner is None and held.state().units[2].values == {"suppression": 0}
+
+
+def test_an_end_of_turn_test_that_cannot_be_passed_is_still_taken_and_failed() -> None:
+    text = ARMS.replace("test nerve(Ld) = roll 2d6 <= Ld\n", "test nerve(Ld) = roll 2d6 <= Ld\n"
+                        "test hopeless(Ld) = roll d6 >= Ld + 6\n").replace(
+        "each unit with models < started tests nerve(Ld)", "each unit with models < started tests hopeless(Ld)")
+    result = compile_text(text, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("range")).child(0).child(1)  # at the squad of three
+    for _ in range(2):  # the rifle, the grenade: one model each
+        node = node.child(node.legal_actions()[0])
+    node = node.child(1).child(2).child(2)  # Blue: the squad, then the lone target, do nothing
+    assert node.chance_kind() == "test" and node.chance_outcomes() == [(1, Fraction(1))]  # a sure failure
+    end = node.child(1)
+    assert end.is_terminal() and end.state().units[2].models == 0 and end.outcome().survivors == (1, 1)
+
+
+DRILL = '''
+ruleset drill "Drill":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+situation suppression "Suppression" 0..2
+test hit(BS) = roll d6 >= BS
+test rally(Ld) = roll 2d6 <= Ld
+status pinned "Pinned": "Down."
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  Ld 7  W 1
+game g "A game":
+  turns 2
+  activation alternating_units
+  initiative each game turn: roll d6, ties swap the order
+  casualties removed at end of phase
+  counter suppression: rises by 1 when shot, falls by 1 at end of game turn
+  phase fire "Fire":
+    action shoot "Shoot": attack shooting
+    action duck "Go to ground": sets pinned until passed rally(Ld)
+    action steady "Steady": lowers suppression by 2
+  victory wipe "Annihilation" by annihilation
+scenario duel "A duel":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    3 trooper
+  side blue "Blue":
+    3 trooper
+'''
+
+
+class Dice:
+    """A nature that gives the outcomes in order, and notes what each roll was for."""
+
+    def __init__(self, outcomes: list[int]) -> None:
+        self.outcomes, self.asked = list(outcomes), []  # type: list[int], list[str]
+
+    def outcome(self, battle: Battle, law: Any, what: str) -> int:
+        self.asked.append(what)
+        return self.outcomes.pop(0)
+
+
+def test_the_turn_structures_events_in_a_scripted_battle() -> None:
+    """Turn 1: a tie for the initiative swaps the scenario's order (Blue first); Blue's volley
+    marks one Red trooper and suppresses the unit; Red, at full strength, goes to ground; the
+    phase ends (the mark removed), the game turn ends (the counter falls).  Turn 2: Red wins the
+    roll, passes its rally test before acting (the status ends) and steadies (nothing to lower);
+    Blue does nothing."""
+    result = compile_text(DRILL, "drill.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    dice = Dice([2, 1, 0, 0])
+    battle = Battle(Rules(model), model.get("duel"), [ScriptedPolicy([1, 2]), ScriptedPolicy([0, 3])], 0,
+                    nature=dice)
+    out = battle.run()
+    assert dice.asked == ["initiative", "volley", "initiative", "test"] and dice.outcomes == []
+    volleys = [e for e in battle.events if e["event"] == "volley"]
+    assert [(v["side"], v["removed"], v["models"], v["left"]) for v in volleys] == [("blue", 1, 3, 3)]
+    seen = [(e["event"], e["turn"], {k: v for k, v in e.items() if k not in ("event", "turn", "phase", "side")})
+            for e in battle.events if e["event"] in ("initiative", "counter", "removed", "test", "status")]
+    assert seen == [
+        ("initiative", 1, {"first": "blue", "first_title": "Blue", "tie": True, "ties": "swap"}),
+        ("counter", 1, {"unit": "Trooper", "counter": "suppression", "value": 1, "change": 1, "why": "shot"}),
+        ("status", 1, {"unit": "Trooper", "status": "pinned", "until": None}),
+        ("removed", 1, {"unit": "Trooper", "removed": 1, "left": 2}),
+        ("counter", 1, {"unit": "Trooper", "counter": "suppression", "value": 0, "change": -1,
+                        "why": "end of game turn"}),
+        ("initiative", 2, {"first": "red", "first_title": "Red", "tie": False, "ties": "swap"}),
+        ("test", 2, {"rule": "rally", "unit": "Trooper", "chance": round(21 / 36, 6), "passed": True, "ends": "pinned"}),
+        ("status", 2, {"unit": "Trooper", "status": "pinned", "until": "now"}),
+    ]
+    assert out.survivors == (2, 3) and out.reason == "turn limit"
+    assert [u.values for u in battle.state.units] == [{"suppression": 0}, {"suppression": 0}]

@@ -1,0 +1,131 @@
+"""The walk over kept transitions (compiler.battle.walk): a game walked with a seed must be the
+game the engine plays with that seed, on a duel whose positions differ only by the wounds on a
+model (and on every bundled scenario: tests/test_battle_shortcuts.py); a kept transition that
+disagrees with the engine is an error, never an answer."""
+from __future__ import annotations
+
+import pytest
+
+import compiler
+from compiler import ast as A
+from compiler.battle import Battle, GreedyPolicy, RandomPolicy, Rules, game_seed
+from compiler.battle.exact import state_key
+from compiler.battle.rules import bernoulli
+from compiler.battle.simulate import play_games
+from compiler.battle.walk import Position, Step, Walk, WalkError, walk_for
+from compiler.driver import compile_text
+
+# Three-wound ogres against one-wound gunners, a random side first: the same turn, models and
+# positions are met with one or two wounds on the front ogre, and they play out differently.
+WOUNDS = '''
+ruleset walked "Walked":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat A "Attacks" 1..10
+stat Sv "Save" target
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+test save(Sv) = roll d6 >= Sv
+attack shooting(shooter, weapon, target) "Shooting":
+  shots = shooter.models each weapon.A
+  hits = shots each hit(shooter.BS)
+  unsaved = hits each not save(target.Sv)
+  killed = unsaved removes target
+unit ogre "Ogre":
+  BS 4  W 3  Sv 5+
+  weapons cleaver
+unit gunner "Gunner":
+  BS 4  W 1  Sv 6+
+  weapons pistol
+weapon cleaver "Cleaver":
+  A 2
+weapon pistol "Pistol":
+  A 1
+game duel "A firefight":
+  turns 4
+  activation whole_army
+  phase fire "Fire":
+    action shoot "Shoot": attack shooting
+  victory wipe_out "Annihilation" by annihilation: "A side with no model left loses."
+scenario ogres "Two ogres against six gunners":
+  game duel
+  distance 12"
+  first random
+  side ogres "Ogres":
+    2 ogre
+  side gunners "Gunners":
+    6 gunner
+'''
+
+
+@pytest.fixture(scope="module")
+def wounds() -> compiler.Ruleset:
+    result = compile_text(WOUNDS, "walked.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    return result.rulesets[0]
+
+
+def engine(rules: Rules, sc: A.Scenario, seed: int) -> object:
+    return Battle(rules, sc, [GreedyPolicy() for _ in sc.sides], seed, record=False).run()
+
+
+def test_positions_that_differ_only_by_wounds_are_kept_apart(wounds: compiler.Ruleset) -> None:
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    walk, rules = Walk(Rules(wounds), sc, ["greedy", "greedy"]), Rules(wounds)
+    for i in range(250):
+        seed = game_seed(5, i)
+        assert walk.play(seed) == engine(rules, sc, seed), f"game {i}"
+    assert walk.played < 0.9 * walk.games  # games walked without the engine playing any of it
+    # the walk met positions equal in all but the wounds on the front ogre, and kept them apart
+    apart = {}
+    for position in walk.positions.values():
+        assert position.state is not None
+        ogres = position.state.units[0]
+        key = (position.turn, position.first, tuple((u.models, u.position) for u in position.state.units))
+        apart.setdefault(key, set()).add(ogres.wounds)
+    assert any(len(w) > 1 for w in apart.values())
+    assert len({state_key(p.state) + (p.turn, p.first) for p in walk.positions.values()  # type: ignore[arg-type]
+                }) == len(walk.positions)
+
+
+def test_a_simulation_walks_its_greedy_games(wounds: compiler.Ruleset) -> None:
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    rules = Rules(wounds)
+    tally = play_games(rules, sc, "greedy", 3, 0, 100)
+    outcomes = [engine(Rules(wounds), sc, game_seed(3, i)) for i in range(100)]
+    assert tally.wins == tuple(sum(1 for o in outcomes if o.winner == k) for k in (0, 1))  # type: ignore[attr-defined]
+    assert tally.turns == sum(o.turns for o in outcomes)  # type: ignore[attr-defined]
+    assert walk_for(rules, sc, ["greedy", "greedy"]).games == 100
+    # a random side is never walked: its answers come from its own stream, game by game
+    mixed = play_games(rules, sc, "random:greedy", 3, 0, 20)
+    plain = []
+    for i in range(20):
+        s = game_seed(3, i)
+        plain.append(Battle(rules, sc, [RandomPolicy(s + 1), GreedyPolicy()], s, record=False).run())
+    assert mixed.wins == tuple(sum(1 for o in plain if o.winner == k) for k in (0, 1))
+    assert mixed.turns == sum(o.turns for o in plain)
+
+
+def test_a_kept_transition_that_disagrees_with_the_engine_is_an_error(wounds: compiler.Ruleset) -> None:
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    walk = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    walk.play(game_seed(1, 0))
+    first = walk.root.next
+    assert isinstance(first, Step)  # who goes first
+    # the first turn's first volley replaced by a roll the engine does not make there
+    position = first.children[0] or first.children[1]
+    assert isinstance(position, Position)
+    position.next = Step(bernoulli(0.5))
+    first.children[:] = [position, position]  # whoever goes first, the walk reaches the wrong roll
+    with pytest.raises(WalkError):
+        walk.play(game_seed(1, 1))
+
+
+def test_a_walk_refuses_players_that_do_not_always_answer_alike(wounds: compiler.Ruleset) -> None:
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    with pytest.raises(ValueError, match="random"):
+        Walk(Rules(wounds), sc, ["random", "greedy"])
