@@ -96,6 +96,10 @@ class Battle:
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
         #: told (game turn, the side that went first the turn before) as each game turn begins
         self.at_turn: Callable[[int, int], None] | None = None
+        for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
+            seat = getattr(p, "seat", None)
+            if seat is not None:
+                seat(self)
 
     # -- the run -------------------------------------------------------------------------
 
