@@ -255,11 +255,6 @@ class BatchInterpreter(PlainInterpreter):
         static = [(e, env, None) for e, env in ctx.memo["effects"]]
         return static + (list(ctx.tokens.effects) if ctx.tokens is not None else [])
 
-    def active_effects(self, ctx: Any) -> list[tuple[A.Effect, dict[str, Any]]]:
-        if ctx.tokens is not None and ctx.tokens.effects:
-            raise Unsupported("an effect of a hook read where lanes are not considered")
-        return [(e, env) for e, env, _ in self.effects_now(ctx)]
-
     def abilities_of(self, unit: Unit, ctx: Any) -> list[tuple[A.Ability, dict[str, Any]]]:
         key = ("of", id(unit.profile))  # a profile's abilities: the same in every play
         if key not in ctx.memo:

@@ -160,11 +160,15 @@ def programs(draw: st.DrawFn, known: bool = True) -> Program:
     spill = draw(st.sampled_from(["", " spill over"]))
     # each hit becoming several (Blast), capped at the target's models or not, maybe only for a weapon that has it
     blast = draw(st.sampled_from(["", "", "if", "plain", "capped"]))
+    if blast == "if" and "cleave" in attacker:  # W411 cannot see extra attacks through the if (either word)
+        blast = "plain"
     # ``1 extra wounds`` joins a later step; with Blast, ``1 extra blasted`` is one more there
     # (not in the if form: where the weapon has no Blast, the step is hits itself, W411)
     joins = "blasted" if blast in ("plain", "capped") and draw(st.booleans()) else "wounds"
     for a in attacker:
         text += "\n" + ABILITIES[a].replace("{spill}", spill).replace("{joins}", joins)
+        if a in WITH_VALUE and draw(st.integers(0, 3)) == 0:  # carried twice, the values add up
+            text += "  stacking sum\n"
     for a in defence:
         text += "\n" + DEFENCES[a]
 
@@ -192,7 +196,8 @@ def programs(draw: st.DrawFn, known: bool = True) -> Program:
         return [f"hardy({draw(st.integers(1, 3))})"] if hardy and (hardy_default is None or draw(st.booleans())) else []
 
     on_unit = [a for a in attacker if draw(st.booleans())]
-    on_weapon = [a for a in attacker if a not in on_unit]
+    # sometimes an ability with a value on both profiles: the higher counts, or the sum (stacking sum)
+    on_weapon = [a for a in attacker if a not in on_unit or (a in WITH_VALUE and draw(st.integers(0, 3)) == 0)]
     text += ('\nunit alpha "Alpha":\n'
              f'  Q {draw(st.integers(2, 5))}  T {draw(st.integers(2, 6))}  Def {draw(st.integers(2, 6))}+  HP 1\n')
     alpha_uses = [x for x in [uses(on_unit)] + hardy_use() if x]

@@ -6,6 +6,9 @@ valid and invalid: over the points, too few squads, squads under and over their 
 the page's list box; the file the page then holds is checked by ``warscribe army check --json`` and
 the page must say the same: the verdict, the points, every message in order, each citing its rule.
 
+console-40k's list is also copied, printed (print emulation: the list and its cards, no controls),
+played by ``simulate --army``, run through axe-core in both schemes and laid out at 390 px.
+
 The fixture ruleset of tests/army_fixture.py, whose requirements use every kind of expression the
 page mirrors, is checked the same way by the page's checker (``window.wsArmy``) in one blank page.
 """
@@ -127,6 +130,10 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
         want = army_check(rules, shown["text"], tmp_path)
         same_verdict(shown, want, text)
         verdicts.add(want["ok"])
+    never = page.locator(".ws-army-never").all_text_contents()
+    assert never == ([] if ruleset != "nuceria-rts" else
+                     [" No list can meet this rule: a list file does not say how many warlords it has, and warscribe "
+                      "army check counts warlords as 0."])
     assert errors == []
     # console-40k has lists of both kinds; 40k-s's units carry no points and its limit is 0, so every
     # list meets its rules; nuceria-rts requires one warlord, which a list file cannot name.
@@ -171,3 +178,63 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
         seen_broken |= {v["message"].split(" (")[0] for v in want["violations"]}
     assert seen_ok >= 2  # valid lists among the twenty, and most rules broken by one of them
     assert len(seen_broken) >= {"main": 6, "skirmish": 3}[army], seen_broken
+
+
+def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any, site_url: str,
+                                                                   tmp_path: Path) -> None:
+    """console-40k's builder: the copied list is the file; it is still there after a reload; printed,
+    the list and its units' cards without the controls; ``simulate --army`` plays the file; axe finds
+    no serious fault in either scheme; at 390 px nothing is wider than the screen.  (One page session
+    for all of them: about 7 s, most of it axe-core and the two-game simulation.)"""
+    from test_site_axe import axe_script
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(f"{site_url}console-40k/army/")
+    page.wait_for_selector("#ws-army[data-ready]")
+    page.select_option("#ws-army-pick", "space_marine_squad")
+    page.get_by_role("button", name="Add to the list").click()
+    page.select_option("#ws-army-pick", "ork_boyz_squad")
+    page.get_by_role("button", name="Add to the list").click()
+    page.locator(".ws-army-models").nth(1).fill("21")
+    page.locator(".ws-army-models").nth(1).press("Tab")
+    page.get_by_role("button", name="Copy the list").click()
+    page.wait_for_selector(".ws-army-status:has-text('copied')")
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert copied == page.input_value("#ws-army-text") and body(copied) == ["5 space_marine_squad", "21 ork_boyz_squad"]
+    want = army_check(ROOT / "rules" / "console-40k", copied, tmp_path)
+    assert [v["message"] for v in want["violations"]] == page.locator(".ws-army-message").all_text_contents() \
+        == ["Ork Boyz squad 2 has 21 models; a Ork Boyz squad has 10 to 20"]
+    played = warscribe("simulate", str(ROOT / "rules" / "console-40k"), "--army",
+                       f"space_marines={tmp_path / 'list.txt'}", "--games", "2", "--json")
+    assert played.returncode == 0 and json.loads(played.stdout)["games"] == 2, played
+
+    page.reload()  # the list is kept in the browser
+    page.wait_for_selector("#ws-army[data-ready]")
+    assert body(page.input_value("#ws-army-text")) == body(copied)
+    page.wait_for_selector(".ws-army-card >> nth=1")  # the squad's card and its models'
+    page.emulate_media(media="print")
+    assert page.locator(".ws-army-list").is_visible() and page.locator(".ws-army-verdict").is_visible()
+    assert page.locator(".ws-army-card").count() == 4 and page.locator(".ws-army-card").nth(3).is_visible()
+    for hidden in ("#ws-army-rules", ".ws-army-controls", "#ws-army-text", ".ws-army-list button"):
+        assert not page.locator(hidden).first.is_visible(), hidden
+    page.emulate_media(media="screen")
+
+    script = axe_script()
+    for scheme in ("light", "dark"):
+        if scheme == "dark":
+            page.emulate_media(color_scheme="dark")
+            page.reload()
+            page.wait_for_selector("#ws-army[data-ready]")
+            page.get_by_role("button", name="Add to the list").click()
+        page.add_script_tag(content=script)
+        bad = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+            .filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id + ': ' + v.nodes[0].html)""")
+        assert bad == [], (scheme, bad)
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    wide = page.evaluate("""() => [...document.querySelectorAll('#ws-army *')]
+        .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map(e => e.tagName)""")
+    assert wide == []
+    context.close()

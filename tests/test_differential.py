@@ -12,6 +12,7 @@ worked out here by enumerating the dice.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections import Counter
 from fractions import Fraction
@@ -152,3 +153,89 @@ modifier far "Far": hit needs 5+ when cover
     # a plain number still takes the test's direction: 4 or less
     low = text.replace("hit needs 5+", "hit needs 4")
     assert _p(low, "hit(3) with cover") == Fraction(sum(f <= 4 for f in range(2, 6)) * 6 + 4, 36)
+
+
+KEPT = BASE + '''stat HP "Hit points" 1..4 role wounds: "w"
+ability lethal "Lethal": "l"
+  on natural 6 to hit: wound automatically
+ability ward "Ward": "w"
+  on each damage: roll d6, ignored on 5+
+
+test hit(Q) "Hit" = roll d6 >= Q
+test wound(Q) "Wound" = roll d6 >= Q
+
+unit gunner "Gunner":
+  Q 4  HP 1
+  abilities lethal
+
+unit crowd "Crowd":
+  Q 5  HP 1
+  abilities ward
+
+attack volley(shooter, weapon, target) "Volley":
+  attacks = shooter.models * 2
+  hits    = attacks each hit(shooter.Q)
+  blasted = hits each becomes 2 capped at target.models
+  wounds  = blasted each wound(target.Q)
+  damage  = wounds each 2
+  lost    = damage removes target, damage 1
+'''
+
+
+def _law_of_sum(parts: list[dict[int, Fraction]]) -> dict[int, Fraction]:
+    total = {0: Fraction(1)}
+    for part in parts:
+        out: dict[int, Fraction] = {}
+        for a, pa in total.items():
+            for b, pb in part.items():
+                out[a + b] = out.get(a + b, Fraction(0)) + pa * pb
+        total = out
+    return total
+
+
+def _binomial(n: int, p: Fraction) -> dict[int, Fraction]:
+    return {k: math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)}
+
+
+def _agree(question: str, law: dict[int, Fraction]) -> None:
+    """The resolver's exact law is ``law``, and both forms of the plain interpreter sample it."""
+    model, bad = strict_clean(KEPT)
+    assert model is not None, bad
+    ev = Evaluator(model, True)
+    dist = ev.evaluate(parse_expression(question))
+    assert {k: Fraction(v) for k, v in ev.to_backend(dist).probabilities().items() if v} == \
+        {k: v for k, v in law.items() if v}
+    for batch, samples in ((True, 20_000), (False, 2_000)):
+        observed = plays(model.items, parse_expression(question), samples, seed=5, batch=batch)
+        assert set(observed) <= {k for k, v in law.items() if v}, observed
+        assert chi_square_p(law, observed) > 1e-4, (batch, observed)
+
+
+def _wounds_of_one_attack(copies: int) -> dict[int, Fraction]:
+    """One attack: a miss (1-3), a natural 6 (each copy wounds automatically), or a 4-5 (each
+    copy rolls to wound, on a 5+)."""
+    one = {0: Fraction(1, 2)}
+    one[copies] = one.get(copies, Fraction(0)) + Fraction(1, 6)
+    for k, p in _binomial(copies, Fraction(1, 3)).items():
+        one[k] = one.get(k, Fraction(0)) + Fraction(1, 3) * p
+    return one
+
+
+def test_each_copy_of_a_blasted_hit_keeps_its_automatic_wound() -> None:
+    """``each becomes 2 capped at target.models``: a natural 6 to hit wounds automatically, and so
+    does each of its copies (one copy against a single model)."""
+    for models in (1, 3):
+        one = _wounds_of_one_attack(min(2, models))
+        _agree(f"volley(1 gunner, gunner, {models} crowd).wounds", _law_of_sum([one, one]))
+
+
+def test_points_summed_then_taken_off_meet_the_damage_hook_once() -> None:
+    """``damage = wounds each 2`` meets the Ward (ignored on 5+) point by point; ``lost = damage
+    removes target, damage 1`` takes those points as they are, not thinned a second time."""
+    one = _wounds_of_one_attack(2)
+    law: dict[int, Fraction] = {}
+    for wounds, pw in _law_of_sum([one, one]).items():
+        for kept, pk in _binomial(2 * wounds, Fraction(2, 3)).items():
+            law[kept] = law.get(kept, Fraction(0)) + pw * pk
+    _agree("volley(1 gunner, gunner, 10 crowd).damage", law)
+    _agree("volley(1 gunner, gunner, 10 crowd).lost", law)  # ten models of one wound: none left over

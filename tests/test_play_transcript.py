@@ -2,6 +2,7 @@
 and the grammar that writes it, table-tested."""
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -63,14 +64,28 @@ def test_a_transcript_reads_as_words(ruleset: str, scenario: str, sides: tuple[s
     assert first.startswith(agree(next(s for s in sides if first.startswith(s)), "goes", "go") + " first")
     # each side's units told apart: every volley names its shooter and its target with their sides
     titles = tuple(f"{s}: " for s in sides)
-    volleys = [line for line in lines if " → " in line]
+    volleys = [n for n, line in enumerate(lines) if " → " in line and not line.startswith("    ")]
     assert volleys, text
-    for line in volleys:
+    for n in volleys:
+        line = lines[n]
         shooter, target = line.split(" → ", 1)
         assert shooter.startswith(titles) and target.startswith(titles), line
         assert re.search(r"\(\d+ models?\)", shooter), line  # how many models fire: labelled
-        assert re.search(r"\d+ models? removed \(on average \d+\.\d\d\); \d+ models? left\.", line), line
         assert re.search(r"\([^()]+, rules/[\w/.-]+\.rules:\d+\)", line), line  # the rule, with its file and line
+        # its dice, a step a line: the number of dice, then each test's faces (or its counts, and
+        # why the faces are not shown) with the rule, then the models removed
+        block = list(itertools.takewhile(lambda x: x.startswith("    "), lines[n + 1:]))
+        assert re.fullmatch(r"    \w+: \d+", block[0]), block
+        steps = block[1:-1]
+        assert steps, block
+        for step in steps:
+            assert re.fullmatch(r"    \w+: ((\d( \d)*|no dice) → \d+|\d+ of \d+ \(faces not shown: [^()]+\))"
+                                r" \(.+, rules/[\w/.-]+\.rules:\d+\)", step), step
+            faces = re.match(r"    \w+: (\d( \d)*) → (\d+)", step)
+            if faces:
+                assert int(faces.group(3)) <= len(faces.group(1).split()), step
+        assert re.fullmatch(r"    \d+ models? removed \(on average \d+\.\d\d\); \d+ models? left\.", block[-1]), block
+    assert re.search(r"^    \w+: \d( \d)* → \d+ ", text, re.M), text  # faces shown somewhere in every battle
     # the end in words: who won and why, then each side's models by name
     last = lines[-1]
     counts = ", ".join(rf"{re.escape(s)} \d+" for s in sides)
@@ -82,6 +97,11 @@ def test_a_transcript_reads_as_words(ruleset: str, scenario: str, sides: tuple[s
         assert line.strip().startswith(f"{s}: ") and "models)" in line
     # the replay prints the same battle, header included, finding the rules from the log
     assert play("--replay", str(log)) == text
+    if (ruleset, scenario) == ("console-40k", "sample_battle"):  # the excerpts the docs show are this battle's
+        for doc in ("README.md", "site/language.md"):
+            blocks = re.findall(r"```text\n(.*?)```", (ROOT / doc).read_text(encoding="utf-8"), re.S)
+            excerpts = [b for b in blocks if "\n    hits: " in b]
+            assert excerpts and all(b in text + "\n" for b in excerpts), doc
     # every kind of event the battle had is told to the reader
     assert not unprinted(ruleset, sides, log), f"events never printed: {unprinted(ruleset, sides, log)}"
 
@@ -157,6 +177,8 @@ def test_rules_link_to_the_built_site_with_site() -> None:
     text = play("rules/console-40k", "--auto", "--seed", "1", "--site", "https://rules.example.org/")
     assert "(Shooting, https://rules.example.org/console-40k/rulebook/" in text
     assert re.search(r"https://rules\.example\.org/console-40k/rulebook/[\w-]+/#shooting\)", text)
+    assert re.search(r"\n    hits: [\d ]+ → \d+ \(Roll to hit, https://rules\.example\.org/console-40k/rulebook/[\w-]+/#hit\)",
+                     text)  # the dice's rules too
 
 
 def test_side_labels_and_dice_steps_are_shown_when_an_event_carries_them() -> None:
@@ -172,6 +194,14 @@ def test_side_labels_and_dice_steps_are_shown_when_an_event_carries_them() -> No
     assert line is not None
     plain = re.sub(r"\[/?[a-z][^\]]*\]", "", line)
     assert "hits: 6 5 3 3 1 → 2" in plain and "wounds: 4 2 → 1" in plain
+    counts = narrator.line({**EVENTS["volley"], "event": "volley",
+                            "dice": [{"step": "shots", "passed": 5},
+                                     {"step": "hits", "rule": "hit", "rolled": 5, "passed": 3, "note": "the test re-rolls"}]})
+    assert counts is not None
+    assert re.search(r"\n    shots: 5\n    hits: 3 of 5 \(faces not shown: the test re-rolls\) \(Roll to hit, rules/console-40k/"
+                     r"[\w.]+:\d+\)\n", re.sub(r"\[/?[a-z][^\]]*\]", "", counts))
+    unshown = narrator.line({**EVENTS["volley"], "event": "volley", "dice_note": "an ability acts on its test 'hit'"})
+    assert unshown is not None and "(dice not shown: an ability acts on its test 'hit')" in unshown
     assert "1 model removed (on average 1.39); 9 models left." in plain
     end = narrator.line({"event": "end", "winner": "space_marines", "winner_title": "Space Marines",
                          "reason": "on_points", "survivors": [5, 9], "scores": [70.0, 63.0]})
@@ -218,3 +248,16 @@ def test_articles(phrase: str, expected: str) -> None:
 ])
 def test_plurals(n: int, noun: str, many: str | None, expected: str) -> None:
     assert plural(n, noun, many) == expected
+
+
+def test_the_sites_battle_report_counts_in_words() -> None:
+    from compiler.site.battles import _line
+
+    said = _line({"event": "activation", "unit": "Red force: Trooper", "dice": 1, "successes": 1, "bust": False,
+                  "rule": "activation"}, {})
+    assert said is not None and said[0] == "Red force: Trooper rolls 1 activation die and scores 1 action."
+    said = _line({"event": "volley", "unit": "Orks: Ork Boyz", "models": 1, "target": "Space Marines: Scout",
+                  "weapon": None, "removed": 1, "mean": 0.5, "left": 4, "rule": "shooting"}, {})
+    assert said is not None and said[0] == "Orks: Ork Boyz (1 model) strike Space Marines: Scout: 1 removed (expected 0.50), 4 left."
+    said = _line({"event": "reaction", "unit": "Orks: Ork Boyz", "reaction": "charged", "cause": "Space Marines: Scout"}, {})
+    assert said is not None and said[0] == "Orks: Ork Boyz reacts to Space Marines: Scout (charged)."

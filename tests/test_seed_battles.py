@@ -2,6 +2,8 @@
 documents say (scoring and victory, turn by turn)."""
 from __future__ import annotations
 
+from fractions import Fraction
+from math import comb
 from pathlib import Path
 
 import pytest
@@ -107,3 +109,34 @@ def test_dark_millennia_overwatch_is_not_offered_after_a_move_and_a_failed_test_
             elif "shoot" in later:
                 failed_then_fired += 1
     assert failed_then_fired and passed
+
+
+def _models(name: str) -> Ruleset:
+    return next(rs for rs in compiler.compile_paths([ROOT / "rules" / name]).rulesets if rs.id == name)
+
+
+def _binomial_capped(n: int, p: Fraction, cap: int) -> list[Fraction]:
+    """The chance of each number of models lost, 0..cap, when n shots each kill with chance p."""
+    law = [Fraction(comb(n, k)) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)]
+    return law[:cap] + [sum(law[cap:], Fraction(0))]
+
+
+@pytest.mark.parametrize("name, per_shot", [
+    # base: hit 5+ (BS 2), wound 4+ (S4 v T4), 3+ armour; the trench's 4+ cover save is no better
+    ("classic-40k", Fraction(1, 3) * Fraction(1, 2) * Fraction(1, 3)),
+    # house rules: hard cover takes BS 2 to 0, held at 1 (hit on 6s), T 4 to 5 (wound on 5+), armour kept
+    ("dark-millennia", Fraction(1, 6) * Fraction(1, 3) * Fraction(1, 3)),
+])
+def test_an_ork_volley_at_marines_in_the_trench_line_has_the_law_of_hard_cover(name: str, per_shot: Fraction) -> None:
+    """The prepared position: the Marines stand in the trench line, so the table puts them in hard
+    cover; ten Orks' twenty shoota shots kill each Marine-wound with the chance the cover rules give."""
+    model = _models(name)
+    rules = Rules(model, exact=True)
+    battle = Battle(rules, model.get("prepared_position"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    marines, orks = battle.state.units
+    assert battle.state.cover(orks, marines) == ("dug_in",) and battle.state.cover(marines, orks) == ()
+    attack = model.get("shooting")
+    situation = rules.situation(orks, 18.0, battle.state.cover(orks, marines))
+    assert ("target_cover", "hard") in situation
+    law = rules.volley(attack, orks, "shoota", marines, situation)
+    assert [p for (_, _), p in law.outcomes()] == _binomial_capped(20, per_shot, 5)

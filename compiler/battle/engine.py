@@ -19,16 +19,17 @@ happening is an event (a plain dict) that logs, terminals and pages read.
 """
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
+from compiler.battle.dice import VolleyDice
 from compiler.battle.estimates import Estimates, signature
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
+from compiler.battle.streams import Draws, Stream
 from compiler.battle.turns import counter_range, counters_fall, counters_on, rally, remove_marked, roll_initiative
 from compiler.battle.victory import Referee, outcome_fields
 
@@ -46,6 +47,8 @@ class Outcome:
     survivors: tuple[int, ...]  # models left, per side
     scores: tuple[float, ...]
     reason: str
+    #: the table at the end (every unit's models and the wounds on its damaged model)
+    final: State | None = field(default=None, compare=False, repr=False)
 
 
 class Nature(Protocol):
@@ -60,7 +63,8 @@ class Battle:
     """One battle: the state, the dice, the policies, and the events so far."""
 
     def __init__(self, rules: Rules, scenario: A.Scenario, policies: Sequence[Policy], seed: int,
-                 listener: Listener | None = None, record: bool = True, nature: Nature | None = None) -> None:
+                 listener: Listener | None = None, record: bool = True, nature: Nature | None = None,
+                 dice: bool = False, draws: Draws | None = None) -> None:
         prep = prepared(rules, scenario)
         game = prep.game
         self.rules, self.scenario, self.game = rules, scenario, game
@@ -68,8 +72,11 @@ class Battle:
         self.policies = list(policies)
         self.state: State = prep.fresh_state()
         self.estimates = Estimates(rules, game, self.state, prep.estimates)
-        self.rng = random.Random(seed)
+        #: the dice: the seed's own stream (:mod:`compiler.battle.streams`), unless given
+        self.rng: Draws = Stream(seed) if draws is None else draws
         self.nature = nature
+        #: with ``dice`` (a log for people): each volley's dice, drawn given its outcome from a stream of their own
+        self.dice = VolleyDice(rules, seed) if dice else None
         self.greedy_sides = [type(p) is GreedyPolicy and nature is None for p in self.policies]
         self.turns = scenario.turns or game.turns or 1
         self.events: list[dict[str, Any]] = []
@@ -89,6 +96,10 @@ class Battle:
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
         #: told (game turn, the side that went first the turn before) as each game turn begins
         self.at_turn: Callable[[int, int], None] | None = None
+        for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
+            seat = getattr(p, "seat", None)
+            if seat is not None:
+                seat(self)
 
     # -- the run -------------------------------------------------------------------------
 
@@ -132,7 +143,7 @@ class Battle:
         if not st.over:
             self.period_ends("game")
         scores = self.referee.scores() if st.over else self.referee.finish()
-        out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason)
+        out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason, st)
         if self.record:
             self.emit("end", **outcome_fields(st, scores))
         return out
@@ -302,6 +313,7 @@ class Battle:
                 return
             law = self.rules.volley(attack, unit, weapon, target, situation)
             i = self.chance(law, "volley")
+            shown = self.dice.volley(attack, unit, weapon, target, situation, law, i) if self.dice is not None else {}
             if self.game.casualties_at_end:  # marked now, removed when the phase ends
                 removed = min(law.values[i], target.models - target.doomed)
                 target.doomed += removed
@@ -314,7 +326,8 @@ class Battle:
                 self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
-                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation])
+                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
+                          **shown)
         if self.game.counters and target.models > target.doomed:
             counters_on(self, target, "shot")
         self.referee.settle()

@@ -6,8 +6,11 @@ is, else its file and line. Counts, articles and verbs come from :mod:`compiler.
 text (titles) is escaped for Rich, so that a title is printed as written, never read as markup,
 and its control characters are shown escaped, never obeyed (:func:`compiler.terminal.rich_text`).
 
-A volley that carries its dice (``"dice": [{"step": "hits", "faces": [6, 5, 3], "passed": 2}]``)
-shows them one step a line: ``hits: 6 5 3 → 2``.
+A volley that carries its dice (:mod:`compiler.battle.dice`: ``"dice": [{"step": "shots", "passed":
+3}, {"step": "hits", "rule": "hit", "rolled": 3, "faces": [6, 5, 3], "passed": 2}]``) shows them
+one step a line, each test's rule cited: ``shots: 3``, ``hits: 6 5 3 → 2 (To hit, …)``; a step
+whose faces are not shown, its counts and why (``hits: 2 of 3 (faces not shown: the test
+re-rolls)``); a volley with a ``dice_note``, why it shows no dice.
 """
 from __future__ import annotations
 
@@ -113,7 +116,9 @@ class Narrator:
         unit = self.unit(event["unit"]) if "unit" in event else ""
         if kind == "start":
             first = event.get("first_title") or event["first"]
-            return f"{_agree(first, 'goes', 'go')} first; the forces stand {event['distance']}\" apart."
+            gap = event["distance"]
+            apart = f"{gap:g}" if isinstance(gap, (int, float)) else str(gap)
+            return f"{_agree(first, 'goes', 'go')} first; the forces stand {apart}\" apart."
         if kind == "turn":
             return f"\n[bold cyan]— Game turn {event['turn']}: {escape(str(event.get('title', event['side'])))} —[/bold cyan]"
         if kind == "move":
@@ -207,10 +212,25 @@ class Narrator:
         removed = event["removed"]
         head = (f"{self.unit(event['unit'])} ({plural(event['models'], 'model')}) → {self.unit(event['target'])}"
                 f"{weapon} {self.cite(event['rule'])}")
-        dice = "".join(f"\n    {escape(str(d['step']))}: {' '.join(str(f) for f in d['faces'])} → {d['passed']}"
-                       for d in event.get("dice") or ())
+        dice = "".join(f"\n    {self.step_dice(d)}" for d in event.get("dice") or ())
+        if event.get("dice_note"):
+            dice += f"\n    [dim](dice not shown: {escape(str(event['dice_note']))})[/dim]"
         return (f"{head}:{dice}{' ' if not dice else chr(10) + '    '}[bold]{plural(removed, 'model')} removed[/bold] "
                 f"(on average {event['mean']:.2f}); {plural(event['left'], 'model')} left.")
+
+    def step_dice(self, d: dict[str, Any]) -> str:
+        """One step of a volley's dice: ``hits: 6 5 3 3 1 → 2 (To hit, file:line)``; the number of
+        dice alone for the step that counts them; the counts alone, with why, when the faces are not
+        shown."""
+        step = escape(str(d["step"]))
+        cite = f" {self.cite(d['rule'])}" if d.get("rule") else ""
+        if "faces" in d:
+            faces = " ".join(str(f) for f in d["faces"]) or "no dice"
+            return f"{step}: {faces} → {d['passed']}{cite}"
+        if "rolled" in d:
+            note = f" [dim](faces not shown: {escape(str(d['note']))})[/dim]" if d.get("note") else ""
+            return f"{step}: {d['passed']} of {d['rolled']}{note}{cite}"
+        return f"{step}: {d['passed']}"
 
     def end(self, event: dict[str, Any]) -> str:
         reason = event.get("reason") or ""

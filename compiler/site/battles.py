@@ -25,6 +25,7 @@ from compiler.battle.stats import wilson
 from compiler.diagnostics import Span
 from compiler.model.armies import listed_units
 from compiler.model.ruleset import Ruleset
+from compiler.words import agree, plural
 
 #: Games simulated per scenario for the page, and the run's seed.
 GAMES = 400
@@ -194,17 +195,18 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
         return (f"{event['unit']} moves {event['inches']}\"; the enemy is {event['distance']:g}\" away.", "")
     if kind == "volley":
         weapon = f" with {titles.get(event['weapon'], event['weapon'])}" if event.get("weapon") else ""
-        n = event["models"]
-        return (f"{event['unit']} ({n} model{'s' if n != 1 else ''}) strike {event['target']}{weapon}: {event['removed']} "
-                f"removed (expected {event['mean']:.2f}), {event['left']} left.", event["rule"])
+        return (f"{event['unit']} ({plural(event['models'], 'model')}) {agree(event['unit'], 'strikes', 'strike')[len(event['unit']) + 1:]} "
+                f"{event['target']}{weapon}: {event['removed']} removed (expected {event['mean']:.2f}), {event['left']} left.",
+                event["rule"])
     if kind == "test":
         return (f"{event['unit']} {'passes' if event['passed'] else 'fails'} a test "
                 f"(chance {event['chance']:.1%}).", event["rule"])
     if kind == "engage":
         return (f"{event['unit']} engages {event['target']}.", "")
     if kind == "activation":
-        verdict = "goes bust, and the turn passes" if event["bust"] else f"scores {event['successes']} action(s)"
-        return (f"{event['unit']} rolls {event['dice']} activation dice and {verdict}.", event["rule"])
+        verdict = "goes bust, and the turn passes" if event["bust"] else f"scores {plural(event['successes'], 'action')}"
+        return (f"{event['unit']} rolls {plural(event['dice'], 'activation die', 'activation dice')} and {verdict}.",
+                event["rule"])
     if kind == "reaction":
         return (f"{event['unit']} reacts to {event['cause']} ({event['reaction']}).", "")
     if kind == "destroyed":
@@ -266,7 +268,7 @@ def scenario_views(rs: Ruleset) -> list[ScenarioView]:
                             for side, c in zip(sc.sides, against(sc, t, bt)))
         first = "chosen at random" if sc.first in (None, "random") else next(
             s.title for s in sc.sides if s.id == sc.first)
-        views.append(ScenarioView(sc, sides, f'{sc.distance or 0}" apart', first, turns, _rates(sc, t),
+        views.append(ScenarioView(sc, sides, _deployment(rules, sc, game), first, turns, _rates(sc, t),
                                   t.turns / t.games, report, result, changes,
                                   base.title if changes and base is not None else None,
                                   _ends(game if isinstance(game, A.Game) else None, t)))
@@ -280,3 +282,24 @@ def _unit_words(rs: Ruleset, side: A.Side) -> list[str]:
         title = getattr(rs.get(u.squad or u.profile), "title", u.profile)
         out.append(f"{u.models} × {title}" + (f" ({weapons})" if weapons else "") + (f", {u.points} points" if u.points else ""))
     return out
+
+
+def _deployment(rules: Rules, sc: A.Scenario, game: object) -> str:
+    """Where the sides stand, in words: so many inches apart on one line; on a table, its size, how
+    far apart the nearest enemies start and each terrain area with its kind.
+
+    >>> from pathlib import Path
+    >>> import compiler
+    >>> rs = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "classic-40k"]).rulesets[0]
+    >>> print(_deployment(Rules(rs), rs.get("prepared_position"), rs.get("battle")))
+    on a table 24" by 36", the nearest enemies 29" apart; terrain: The trench line (Fortification), 0" to 24" across and 2" to 6" up
+    """
+    if sc.table is None:
+        return f'the sides stand {sc.distance or 0:g}" apart'
+    st = Battle(rules, sc, [POLICIES[POLICY](0) for _ in sc.sides], SEED, record=False).state
+    gap = min((st.distance(a, b) for a in st.units for b in st.units if a.side < b.side), default=0.0)
+    kinds = {k.id: k.title for k in game.terrain} if isinstance(game, A.Game) else {}
+    areas = [f'{t.title} ({kinds.get(t.kind, t.kind)}), {t.corners[0]}" to {t.corners[2]}" across and '
+             f'{t.corners[1]}" to {t.corners[3]}" up' for t in sc.terrain]
+    return (f'on a table {sc.table[0]}" by {sc.table[1]}", the nearest enemies {gap:g}" apart'
+            + ("; terrain: " + "; ".join(areas) if areas else ""))
