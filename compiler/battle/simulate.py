@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import hashlib
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -18,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from compiler import ast as A
+from compiler.battle.streams import first_draws, game_seeds
+from compiler.battle.streams import game_seed as game_seed  # a run's game seeds, as simulate has always offered them
 from compiler.battle.engine import Battle
 from compiler.battle.policies import POLICIES
 from compiler.battle.rules import Rules
@@ -28,16 +29,8 @@ from compiler.model.ruleset import Ruleset
 
 #: Games per chunk handed to a worker.
 CHUNK = 250
-
-
-def game_seed(seed: int, index: int) -> int:
-    """The seed of game ``index`` of a run seeded ``seed`` (a hash: independent of the schedule).
-
-    >>> game_seed(7, 0) == game_seed(7, 0), game_seed(7, 0) == game_seed(7, 1)
-    (True, False)
-    """
-    digest = hashlib.blake2b(f"warscribe-battle/{seed}/{index}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
+#: Games whose seeds (and first draws) are made at once.
+BLOCK = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,10 +85,15 @@ def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start
     names = side_policies(policy, n)
     makers = [POLICIES[name] for name in names]
     walk = walk_for(rules, scenario, names) if WALKABLE.issuperset(names) else None
+    seeds: list[int] = []
+    ahead: list[list[float]] = []
     for i in range(start, stop):
-        s = game_seed(seed, i)
+        if (i - start) % BLOCK == 0:  # the seeds (and a walk's first draws) of the next games, at once
+            seeds = game_seeds(seed, i, min(stop, i + BLOCK))
+            ahead = first_draws(seeds, walk.first) if walk is not None else []
+        s = seeds[(i - start) % BLOCK]
         if walk is not None:  # the same game, walked over the engine's kept transitions
-            out = walk.play(s)
+            out = walk.play(s, ahead[(i - start) % BLOCK])
         else:
             out = Battle(rules, scenario, [makers[k](s + k + 1) for k in range(n)], s, record=False).run()
         if out.winner is None:

@@ -27,12 +27,13 @@ positions hardly ever recur (many units on a table) it stops keeping any after
 """
 from __future__ import annotations
 
-import random
 import weakref
 from bisect import bisect_right
+from itertools import chain
 from typing import Any, Sequence, Union
 
 from compiler import ast as A
+from compiler.battle.streams import Stream
 from compiler.battle.engine import Battle, Outcome
 from compiler.battle.exact import state_key
 from compiler.battle.policies import GreedyPolicy
@@ -48,6 +49,8 @@ LIMIT = 50_000
 #: battle has; many units on a table make new ones every game turn).
 TRIAL = 200
 GIVE_UP = 1.0
+#: The draws of a game worth making ahead, many games at once (a small battle makes about so many).
+FIRST = 12
 
 
 class Position:
@@ -162,9 +165,12 @@ class Walk:
         self.root = Position(0, 0, None)
         self.games = self.played = 0  # games walked; those the engine had to play some of
         self.keeping = True
+        #: how many first draws of a game a caller may make ahead (:func:`~compiler.battle.streams.first_draws`)
+        self.first = FIRST
 
-    def play(self, seed: int) -> Outcome:
-        """The outcome of the game the engine plays with ``seed`` (see the module's docstring)."""
+    def play(self, seed: int, first: list[float] | None = None) -> Outcome:
+        """The outcome of the game the engine plays with ``seed`` (see the module's docstring);
+        ``first``: the first draws of the seed's stream, made ahead (the rest are drawn from it)."""
         if not self.keeping:
             return self._battle(seed).run()
         if len(self.positions) >= LIMIT:
@@ -175,7 +181,7 @@ class Walk:
             self.keeping = False
             self.positions.clear()
             self.root = Position(0, 0, None)
-        draw = random.Random(seed).random
+        draw = chain(first, Stream(seed, len(first))).__next__ if first else Stream(seed).random
         position = self.root
         node = position.next
         drawn: list[int] = []
