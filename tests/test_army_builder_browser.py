@@ -130,6 +130,10 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
         want = army_check(rules, shown["text"], tmp_path)
         same_verdict(shown, want, text)
         verdicts.add(want["ok"])
+    never = page.locator(".ws-army-never").all_text_contents()
+    assert never == ([] if ruleset != "nuceria-rts" else
+                     [" No list can meet this rule: a list file does not say how many warlords it has, and warscribe "
+                      "army check counts warlords as 0."])
     assert errors == []
     # console-40k has lists of both kinds; 40k-s's units carry no points and its limit is 0, so every
     # list meets its rules; nuceria-rts requires one warlord, which a list file cannot name.
@@ -178,9 +182,10 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
 
 def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any, site_url: str,
                                                                    tmp_path: Path) -> None:
-    """console-40k's builder: the copied list is the file; printed, the list and its units' cards
-    without the controls; ``simulate --army`` plays the file; axe finds no serious fault in either
-    scheme; at 390 px nothing is wider than the screen."""
+    """console-40k's builder: the copied list is the file; it is still there after a reload; printed,
+    the list and its units' cards without the controls; ``simulate --army`` plays the file; axe finds
+    no serious fault in either scheme; at 390 px nothing is wider than the screen.  (One page session
+    for all of them: about 7 s, most of it axe-core and the two-game simulation.)"""
     from test_site_axe import axe_script
 
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
@@ -205,6 +210,9 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
                        f"space_marines={tmp_path / 'list.txt'}", "--games", "2", "--json")
     assert played.returncode == 0 and json.loads(played.stdout)["games"] == 2, played
 
+    page.reload()  # the list is kept in the browser
+    page.wait_for_selector("#ws-army[data-ready]")
+    assert body(page.input_value("#ws-army-text")) == body(copied)
     page.wait_for_selector(".ws-army-card >> nth=1")  # the squad's card and its models'
     page.emulate_media(media="print")
     assert page.locator(".ws-army-list").is_visible() and page.locator(".ws-army-verdict").is_visible()

@@ -60,3 +60,11 @@ def test_the_page_lists_the_rules_it_cites() -> None:
     assert {"Army builder": "console-40k/army.md"} in nav[1][next(iter(nav[1]))]
     demo = compile_text('ruleset demo "Demo":\n  version 1.0.0\nterm t "T": "A term."\n').rulesets[0]
     assert army_files(demo, SiteMap((demo,))) == []
+
+
+def test_a_rule_no_list_file_can_meet_is_marked_with_what_it_reads() -> None:
+    """nuceria-rts requires one warlord; a list file names none, and army check counts 0."""
+    rs = compile_paths([ROOT / "rules" / "nuceria-rts"]).rulesets[0]
+    requires = {r["text"]: r for r in army_rules_data(rs)["armies"][0]["requires"]}
+    assert requires["warlords == 1"]["tree"] == ["b", False] and requires["warlords == 1"]["never"] == {"warlords": 0}
+    assert requires["reserve_points <= points / 2"]["never"] is None  # met by every list, not broken

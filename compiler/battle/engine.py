@@ -96,6 +96,10 @@ class Battle:
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
         #: told (game turn, the side that went first the turn before) as each game turn begins
         self.at_turn: Callable[[int, int], None] | None = None
+        for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
+            seat = getattr(p, "seat", None)
+            if seat is not None:
+                seat(self)
 
     # -- the run -------------------------------------------------------------------------
 
@@ -202,12 +206,10 @@ class Battle:
                 self.act(left[0], phase)
                 left = []
             while left and not st.over:
-                left = [u for u in left if u.models > 0]  # one wiped out meanwhile (by a reaction) is not offered
-                if not left:
-                    break
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
-                self.act(unit, phase)
+                if unit.models > 0:
+                    self.act(unit, phase)
         elif phase.actions:
             pending = [st.side_units(s) for s in sides]
             while not st.over and any(pending):

@@ -43,7 +43,7 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
 @click.option("--seed", type=int, help="Seed of the dice (default: a new one, printed).")
 @click.option("--auto", is_flag=True, help="Let the policies play both sides.")
 @click.option("--side", help="The side you command (default: asked).")
-@click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy or random.")
+@click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy, random, lookahead or mcts.")
 @click.option("--site", metavar="URL",
               help="The built site's address: each rule is linked to its page there (default: its file and line).")
 @click.option("--log", type=click.Path(path_type=Path),
@@ -240,7 +240,7 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
                    f"the chunks of 250 games or, without --jobs-force, the machine's cores.")
 @click.option("--jobs-force", is_flag=True, help="Start more workers than the machine has cores.")
 @click.option("--policy", default="greedy", metavar="A[:B]",
-              help="How the sides decide (greedy or random): one policy for both, or one per side in the "
+              help="How the sides decide (greedy, random, lookahead or mcts): one policy for both, or one per side in the "
                    "scenario's order (greedy:random).")
 @click.option("--tournament", is_flag=True,
               help="Play every pair of the --policies (default: all) in both seatings and print a table of "

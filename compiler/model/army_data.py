@@ -11,7 +11,9 @@
   ``points``, else 0), the quantities of an empty list (``base``), and each ``require`` line as an
   expression tree with its message, the quantities its message shows (``shown``) and the rule it
   cites;  a quantity no unit changes (``limit``, ``warlords``…) keeps its value in every list, so
-  the parts of a requirement that read only such quantities are worked out here;
+  the parts of a requirement that read only such quantities are worked out here (a requirement
+  that every list breaks that way has ``never``: those quantities, with the values ``army check``
+  gives them, for a page to explain);
 * the message templates of :func:`~compiler.model.armies.check_army` (a squad out of its size range).
 
 An expression tree is a small JSON array: ``["n", numerator, denominator]`` (a number, exact),
@@ -112,8 +114,11 @@ def _army(model: Ruleset, army: A.Army, entries: list[dict[str, Any]]) -> dict[s
             tree, why = requirement_tree(req.expr, env, varying, model), None
         except Unsupported as e:
             tree, why = None, str(e)
+        fixed = [k for k in shown_quantities(text, env) if k not in varying and k != "limit"]
         requires.append({"text": text, "message": req.message or text, "shown": shown_quantities(text, env),
-                         "tree": tree, "unsupported": why, "line": req.span.line})
+                         "tree": tree, "unsupported": why, "line": req.span.line,
+                         # broken by every list: it reads quantities a list file does not carry
+                         "never": {k: int(env[k]) for k in fixed} if tree == ["b", False] else None})
     return {"id": army.id, "title": army.title, "limit": limit, "sizes": list(army.points),
             "base": {k: int(v) for k, v in sorted(env.items())}, "requires": requires, "rule": _cited(model, army.id)}
 

@@ -87,7 +87,7 @@
       if (ok !== false) return;
       const detail = r.shown.map(function (k) { return k + " = " + env.get(k); }).join(", ");
       violations.push({ message: r.message + (detail ? " (" + detail + ")" : ""), cites: army.id,
-                        title: army.title, rule: army.rule });
+                        title: army.title, rule: army.rule, never: r.never });
     });
     units.forEach(function (u, i) {
       const e = entryOf(data, u.id);
@@ -162,6 +162,14 @@
 
   function start(root, data) {
     const state = { army: data.armies[0].id, units: [] };
+    const KEY = "warscribe.army." + data.ruleset;  // the list is kept in this browser between visits
+    try {
+      const kept = JSON.parse(localStorage.getItem(KEY) || "null");
+      if (kept && data.armies.some(function (a) { return a.id === kept.army; })) {
+        const got = parseList(data, String(kept.text));
+        if (!got.errors.length) { state.army = kept.army; state.units = got.units; }
+      }
+    } catch (err) { /* storage may be off, or hold something else */ }
     let sheets = null;  // the datasheets page, parsed, once a card is wanted
     const entries = data.entries.filter(function (e) { return !e.sample; });
     const offered = entries.length ? entries : data.entries;
@@ -178,6 +186,7 @@
       const wrap = el("label", "Army rules ", "ws-army-field");
       armySelect = document.createElement("select");
       data.armies.forEach(function (a) { const o = el("option", a.title); o.value = a.id; armySelect.appendChild(o); });
+      armySelect.value = state.army;
       armySelect.addEventListener("change", function () { state.army = armySelect.value; render(); });
       wrap.appendChild(armySelect);
       controls.appendChild(wrap);
@@ -193,7 +202,10 @@
       og.label = g[1];
       these.forEach(function (e) {
         const size = e.min !== null && e.max !== null ? ", " + e.min + " to " + e.max + " models" : "";
-        const o = el("option", e.title + size); o.value = e.id; og.appendChild(o);
+        const cost = e.kind === "squad" ? (e.cost[0] ? ", " + e.cost[0] + " points" : "")
+          + (e.cost[1] ? " + " + e.cost[1] + " per extra model" : "")
+          : e.cost[1] ? ", " + e.cost[1] + " points a model" : "";
+        const o = el("option", e.title + size + cost); o.value = e.id; og.appendChild(o);
       });
       pick.appendChild(og);
     });
@@ -319,6 +331,13 @@
           if (v.rule) li.appendChild(document.createTextNode(v.rule.title + ", "));
           li.appendChild(cite);
           li.appendChild(document.createTextNode("."));
+          if (v.never) {
+            const names = Object.keys(v.never);
+            li.appendChild(el("span", " No list can meet this rule: a list file does not say how many "
+              + names.join(" or ").replace(/_/g, " ") + " it has, and warscribe army check counts "
+              + names.map(function (k) { return k.replace(/_/g, " ") + " as " + v.never[k]; }).join(" and ") + ".",
+              "ws-army-never"));
+          }
           ul.appendChild(li);
         });
         verdict.appendChild(ul);
@@ -327,6 +346,7 @@
         verdict.appendChild(el("p", "Not checked here (" + r.why + "): " + r.message + " Check the list file with warscribe army check.", "ws-army-unchecked"));
       });
       text.value = listText(data, got.army, state.units);
+      try { localStorage.setItem(KEY, JSON.stringify({ army: got.army, text: text.value })); } catch (err) { /* off */ }
       if (cardBox.childNodes.length || state.units.length) cards();
     }
 
