@@ -50,11 +50,12 @@ READ_LIST = """text => {
 }""" % READ
 
 
-def army_check(rules: Path, text: str, folder: Path, army: str | None = None) -> dict[str, Any]:
+def army_check(rules: Path, text: str, folder: Path, army: str | None = None, points: int | None = None) -> dict[str, Any]:
     """``warscribe army check --json`` of a list file holding ``text``."""
     path = folder / "list.txt"
     path.write_text(text, encoding="utf-8")
-    ran = warscribe("army", "check", str(rules), str(path), "--json", *(["--army", army] if army else []))
+    ran = warscribe("army", "check", str(rules), str(path), "--json", *(["--army", army] if army else []),
+                    *(["--points", str(points)] if points is not None else []))
     assert ran.returncode in (0, 1), ran
     out: dict[str, Any] = json.loads(ran.stdout)
     assert out["ok"] == (ran.returncode == 0)
@@ -130,6 +131,17 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
         want = army_check(rules, shown["text"], tmp_path)
         same_verdict(shown, want, text)
         verdicts.add(want["ok"])
+    if ruleset == "40k-s":  # no sizes declared: the game's size is any number the players agree
+        page.fill("#ws-army-size", "1500")
+        page.press("#ws-army-size", "Tab")
+        shown = page.evaluate(READ)
+        assert shown["text"].splitlines()[0].endswith(", a game of 1500 points")
+        assert page.locator(".ws-army-total").text_content() == "Total: 0 points of 1500."
+        same_verdict(shown, army_check(rules, shown["text"], tmp_path, points=1500), shown["text"])
+    never = page.locator(".ws-army-never").all_text_contents()
+    assert never == ([] if ruleset != "nuceria-rts" else
+                     [" No list can meet this rule: a list file does not say how many warlords it has, and warscribe "
+                      "army check counts warlords as 0."])
     assert errors == []
     # console-40k has lists of both kinds; 40k-s's units carry no points and its limit is 0, so every
     # list meets its rules; nuceria-rts requires one warlord, which a list file cannot name.
@@ -157,11 +169,17 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
     page.set_content("<!doctype html><title>Army</title><p>The checker alone.</p>")
     page.add_script_tag(content=ARMY_JS.read_text(encoding="utf-8"))
     seen_ok, seen_broken = 0, set()
-    for units in random_lists(31 if army == "main" else 32, list(ENTRIES), SIZES, 20, most_units=5):
+    sizes = [500, 1000] if army == "main" else [0, 300, 450]  # its sizes; any number for the skirmish
+    for i, units in enumerate(random_lists(31 if army == "main" else 32, list(ENTRIES), SIZES, 20, most_units=5)):
         listed = [{"id": name, "models": n, "weapons": []} for n, name in units]
-        got = page.evaluate("([d, a, u]) => ({r: wsArmy.check(d, a, u), t: wsArmy.listText(d, a, u)})",
-                            [data, army, listed])
-        want = army_check(fixture_rules, got["t"], tmp_path, army)
+        size = sizes[i % len(sizes)]
+        got = page.evaluate("""([d, a, u, n]) => ({r: wsArmy.check(d, a, u, n), t: wsArmy.listText(d, a, u, n),
+                                                   c: wsArmy.command(d, a, n, 'list.txt')})""",
+                            [data, army, listed, size])
+        default = size == sizes[0]
+        assert got["c"] == "warscribe army check rules/armytest list.txt" + ("" if army == "main" else " --army skirmish") \
+            + ("" if default else f" --points {size}") and got["r"]["limit"] == size
+        want = army_check(fixture_rules, got["t"], tmp_path, army, None if default else size)
         kept = [v["message"] for v in want["violations"] if not any(v["message"].startswith(m) for m in unchecked)]
         assert [v["message"] for v in got["r"]["violations"]] == kept, units
         assert [v["cites"] for v in got["r"]["violations"]] == \
@@ -178,9 +196,10 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
 
 def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any, site_url: str,
                                                                    tmp_path: Path) -> None:
-    """console-40k's builder: the copied list is the file; printed, the list and its units' cards
-    without the controls; ``simulate --army`` plays the file; axe finds no serious fault in either
-    scheme; at 390 px nothing is wider than the screen."""
+    """console-40k's builder: the copied list is the file; it is still there after a reload; printed,
+    the list and its units' cards without the controls; ``simulate --army`` plays the file; axe finds
+    no serious fault in either scheme; at 390 px nothing is wider than the screen.  (One page session
+    for all of them: about 7 s, most of it axe-core and the two-game simulation.)"""
     from test_site_axe import axe_script
 
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
@@ -205,6 +224,9 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
                        f"space_marines={tmp_path / 'list.txt'}", "--games", "2", "--json")
     assert played.returncode == 0 and json.loads(played.stdout)["games"] == 2, played
 
+    page.reload()  # the list is kept in the browser
+    page.wait_for_selector("#ws-army[data-ready]")
+    assert body(page.input_value("#ws-army-text")) == body(copied)
     page.wait_for_selector(".ws-army-card >> nth=1")  # the squad's card and its models'
     page.emulate_media(media="print")
     assert page.locator(".ws-army-list").is_visible() and page.locator(".ws-army-verdict").is_visible()

@@ -34,7 +34,8 @@ def rulesets() -> dict[str, compiler.Ruleset]:
 SCENARIOS = [("40k-s", "rifle_line"), ("classic-40k", "firefight"), ("classic-40k", "prepared_position"),
              ("console-40k", "full_armies"), ("console-40k", "sample_battle"), ("dark-millennia", "firefight"),
              ("dark-millennia", "prepared_position"), ("gemini-arap", "firefight"),
-             ("gemini-arap", "patrol_clash"), ("nuceria-rts", "line_skirmish")]
+             ("gemini-arap", "patrol_clash"), ("gemini-arap", "stealer_rush"),
+             ("nuceria-rts", "line_skirmish")]
 
 
 def test_every_bundled_scenario_is_played_here(rulesets: dict[str, compiler.Ruleset]) -> None:

@@ -140,3 +140,40 @@ def test_an_ork_volley_at_marines_in_the_trench_line_has_the_law_of_hard_cover(n
     assert ("target_cover", "hard") in situation
     law = rules.volley(attack, orks, "shoota", marines, situation)
     assert [p for (_, _), p in law.outcomes()] == _binomial_capped(20, per_shot, 5)
+
+
+def test_gemini_arap_melee_rounds_follow_the_charge_and_replace_activation() -> None:
+    """Gemini-ARAP: a charge locks both units in melee; from then on neither rolls activation dice,
+    moves or shoots, and each player's activation phase ends with a melee round of every unit in
+    melee, each fighter's blows worked out with the law of the WS comparison, the wound roll and
+    the save (10 Genestealers, A 2, against 10 troopers: 20 blows, each killing with chance
+    4/6 x 4/6 x 4/6; the troopers' 10 blows back each with 2/6 x 2/6 x 4/6)."""
+    model = _models("gemini-arap")
+    rules = Rules(model, exact=True)
+    scenario = model.get("stealer_rush")
+    probe = Battle(rules, scenario, [GreedyPolicy(), GreedyPolicy()], seed=1)
+    troopers, stealers = probe.state.units[0], probe.state.units[2]
+    melee = model.get("melee_round")
+    for fighter, foe, blows, p in ((stealers, troopers, 20, Fraction(8, 27)), (troopers, stealers, 10, Fraction(2, 27))):
+        fighter.statuses["close_quarters"] = ""
+        law = rules.volley(melee, fighter, None, foe, rules.situation(fighter, 0.0))
+        assert [q for (_, _), q in law.outcomes()] == _binomial_capped(blows, p, 10)
+    charges = rounds = 0
+    for seed in range(6):
+        battle = Battle(rules, scenario, [GreedyPolicy(), GreedyPolicy()], seed=seed)
+        battle.run()
+        pairs: set[frozenset[str]] = set()  # the units locked together, until one of them is wiped out
+        for e in battle.events:
+            locked = {u for pair in pairs for u in pair}
+            if e["event"] == "engage":
+                charges += 1
+                assert e["unit"] not in locked
+                pairs.add(frozenset((e["unit"], e["target"])))
+            elif e["event"] in ("activation", "move", "action"):
+                assert e["unit"] not in locked, e  # no dice, no move, no shot while in melee
+            elif e["event"] == "volley" and e["rule"] == "melee_round":
+                assert frozenset((e["unit"], e["target"])) in pairs
+                rounds += 1
+            if e["event"] == "volley" and e["left"] == 0:
+                pairs = {pair for pair in pairs if e["target"] not in pair}
+    assert charges and rounds
