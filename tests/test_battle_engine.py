@@ -456,3 +456,15 @@ def test_a_unit_that_does_nothing_with_its_activation_dice_is_not_asked_again() 
     assert labels(two) == ("action", "Trooper 1", ["Charge", "Strike", "Nothing"])
     idle = two.child(2)  # it does nothing: its activation is over
     assert labels(idle)[0] == "unit" and labels(idle)[2] == ["Trooper 2", "Stop"]
+
+
+def test_a_counter_stays_within_its_situations_range_and_a_lone_model_is_counted() -> None:
+    text = DRILL.replace("rises by 1 when shot", "rises by 3 when shot").replace(
+        '  side blue "Blue":\n    3 trooper', '  side blue "Blue":\n    1 trooper')
+    result = compile_text(text, "drill.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red wins the roll
+    shot = node.child(0)  # Red's three troopers shoot at the lone Blue trooper
+    missed = shot.child(0)
+    assert [u.values for u in missed.state().units] == [{"suppression": 0}, {"suppression": 2}]  # 0..2: not 3
