@@ -468,3 +468,14 @@ def test_a_counter_stays_within_its_situations_range_and_a_lone_model_is_counted
     shot = node.child(0)  # Red's three troopers shoot at the lone Blue trooper
     missed = shot.child(0)
     assert [u.values for u in missed.state().units] == [{"suppression": 0}, {"suppression": 2}]  # 0..2: not 3
+
+
+def test_an_initiative_roll_that_always_ties_keeps_the_order_even_with_rerolls() -> None:
+    text = DRILL.replace("initiative each game turn: roll d6, ties swap the order",
+                         "initiative each game turn: roll d1, ties reroll")
+    result = compile_text(text, "drill.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel"))
+    assert node.chance_kind() == "initiative" and node.chance_outcomes() == [(2, 1)]  # a tie, surely
+    assert node.child(2).current_player() == 0  # nobody can win it: the scenario's first player keeps the lead
