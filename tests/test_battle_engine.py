@@ -116,6 +116,10 @@ def test_the_game_ends_with_its_scores_counted_at_the_end_of_the_game() -> None:
     kinds = [e["event"] for e in battle.events]
     assert kinds[0] == "start" and kinds[-1] == "end" and "volley" not in kinds
     assert battle.events[-1]["winner"] == "red"
+    assert battle.events[0]["turn"] == 0  # the start, before the first turn
+    snap = battle.state.snapshot()
+    assert (snap["turn"], snap["objectives"], snap["scores"]) == \
+        (1, [{"objective": "hill", "position": 0.0, "holder": 0}], [1.0, 0.0])
 
 
 class Counting:
