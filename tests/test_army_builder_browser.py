@@ -50,11 +50,12 @@ READ_LIST = """text => {
 }""" % READ
 
 
-def army_check(rules: Path, text: str, folder: Path, army: str | None = None) -> dict[str, Any]:
+def army_check(rules: Path, text: str, folder: Path, army: str | None = None, points: int | None = None) -> dict[str, Any]:
     """``warscribe army check --json`` of a list file holding ``text``."""
     path = folder / "list.txt"
     path.write_text(text, encoding="utf-8")
-    ran = warscribe("army", "check", str(rules), str(path), "--json", *(["--army", army] if army else []))
+    ran = warscribe("army", "check", str(rules), str(path), "--json", *(["--army", army] if army else []),
+                    *(["--points", str(points)] if points is not None else []))
     assert ran.returncode in (0, 1), ran
     out: dict[str, Any] = json.loads(ran.stdout)
     assert out["ok"] == (ran.returncode == 0)
@@ -130,6 +131,13 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
         want = army_check(rules, shown["text"], tmp_path)
         same_verdict(shown, want, text)
         verdicts.add(want["ok"])
+    if ruleset == "40k-s":  # no sizes declared: the game's size is any number the players agree
+        page.fill("#ws-army-size", "1500")
+        page.press("#ws-army-size", "Tab")
+        shown = page.evaluate(READ)
+        assert shown["text"].splitlines()[0].endswith(", a game of 1500 points")
+        assert page.locator(".ws-army-total").text_content() == "Total: 0 points of 1500."
+        same_verdict(shown, army_check(rules, shown["text"], tmp_path, points=1500), shown["text"])
     never = page.locator(".ws-army-never").all_text_contents()
     assert never == ([] if ruleset != "nuceria-rts" else
                      [" No list can meet this rule: a list file does not say how many warlords it has, and warscribe "
@@ -161,11 +169,17 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
     page.set_content("<!doctype html><title>Army</title><p>The checker alone.</p>")
     page.add_script_tag(content=ARMY_JS.read_text(encoding="utf-8"))
     seen_ok, seen_broken = 0, set()
-    for units in random_lists(31 if army == "main" else 32, list(ENTRIES), SIZES, 20, most_units=5):
+    sizes = [500, 1000] if army == "main" else [0, 300, 450]  # its sizes; any number for the skirmish
+    for i, units in enumerate(random_lists(31 if army == "main" else 32, list(ENTRIES), SIZES, 20, most_units=5)):
         listed = [{"id": name, "models": n, "weapons": []} for n, name in units]
-        got = page.evaluate("([d, a, u]) => ({r: wsArmy.check(d, a, u), t: wsArmy.listText(d, a, u)})",
-                            [data, army, listed])
-        want = army_check(fixture_rules, got["t"], tmp_path, army)
+        size = sizes[i % len(sizes)]
+        got = page.evaluate("""([d, a, u, n]) => ({r: wsArmy.check(d, a, u, n), t: wsArmy.listText(d, a, u, n),
+                                                   c: wsArmy.command(d, a, n, 'list.txt')})""",
+                            [data, army, listed, size])
+        default = size == sizes[0]
+        assert got["c"] == "warscribe army check rules/armytest list.txt" + ("" if army == "main" else " --army skirmish") \
+            + ("" if default else f" --points {size}") and got["r"]["limit"] == size
+        want = army_check(fixture_rules, got["t"], tmp_path, army, None if default else size)
         kept = [v["message"] for v in want["violations"] if not any(v["message"].startswith(m) for m in unchecked)]
         assert [v["message"] for v in got["r"]["violations"]] == kept, units
         assert [v["cites"] for v in got["r"]["violations"]] == \

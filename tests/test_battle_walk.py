@@ -123,7 +123,7 @@ def test_a_kept_transition_that_disagrees_with_the_engine_is_an_error(wounds: co
     # the first turn's first volley replaced by a roll the engine does not make there
     position = first.children[0] or first.children[1]
     assert isinstance(position, Position)
-    position.next = Step(bernoulli(0.5))
+    position.next = Step(bernoulli(0.5), position, ())
     first.children[:] = [position, position]  # whoever goes first, the walk reaches the wrong roll
     with pytest.raises(WalkError):
         walk.play(game_seed(1, 1))

@@ -206,12 +206,10 @@ class Battle:
                 self.act(left[0], phase)
                 left = []
             while left and not st.over:
-                left = [u for u in left if u.models > 0]  # one wiped out meanwhile (by a reaction) is not offered
-                if not left:
-                    break
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
-                self.act(unit, phase)
+                if unit.models > 0:
+                    self.act(unit, phase)
         elif phase.actions:
             pending = [st.side_units(s) for s in sides]
             while not st.over and any(pending):

@@ -380,8 +380,11 @@ _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*
                      "(.ros, .rosz).")
 @click.option("--army", help="The army rules to check against (default: those a roster's force is named after, "
                             "else the first).")
+@click.option("--points", "game_points", type=click.IntRange(0, 1_000_000_000), metavar="N",
+              help="The game's size in points, the army rules' `limit`: one of the sizes they allow (default: a "
+                   "roster's own limit, else their first size, else 0).")
 @json_option("Print JSON: the units, the points, each violation with the rule it breaks.")
-def army_check(path: str, roster: Path, army: str | None, as_json: bool) -> None:
+def army_check(path: str, roster: Path, army: str | None, game_points: int | None, as_json: bool) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
     from compiler import ast as A
     from compiler.diagnostics import Span
@@ -404,6 +407,11 @@ def army_check(path: str, roster: Path, army: str | None, as_json: bool) -> None
             click.echo(f"{roster}: the roster's limit of {limit} points is not one of {chosen.title}'s "
                        f"({', '.join(map(str, chosen.points))}); checked at {chosen.points[0]}", err=True)
         limit = None
+    if game_points is not None:
+        if chosen.points and game_points not in chosen.points:
+            raise usage_error(f"--points {game_points}: '{chosen.title}' ({chosen.id}) is played at "
+                              f"{' or '.join(map(str, chosen.points))} points")
+        limit = game_points
     units = list_units(roster, model)
     listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
     _report_army(model, chosen, roster, listed, check_army(model, chosen, listed, limit), as_json)

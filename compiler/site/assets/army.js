@@ -67,12 +67,23 @@
     return base + extra * (over > 0n ? over : 0n);
   }
 
-  /* Check a list ([{id, models, weapons}]) against army `armyId`: its points, each violation (the
-     message `army check` prints and what it cites), and the requirements only the command checks. */
-  function check(data, armyId, units) {
-    const army = data.armies.find(function (a) { return a.id === armyId; }) || data.armies[0];
+  function armyOf(data, armyId) { return data.armies.find(function (a) { return a.id === armyId; }) || data.armies[0]; }
+  /* The game's size: one of the army's sizes (the first by default), or any whole number when it has none. */
+  function sizeOf(army, limit) {
+    const n = limit === undefined || limit === null || limit === "" ? army.limit : Number(limit);
+    if (army.sizes.length) return army.sizes.indexOf(n) >= 0 ? n : army.limit;
+    return Number.isSafeInteger(n) && n >= 0 ? n : army.limit;
+  }
+
+  /* Check a list ([{id, models, weapons}]) against army `armyId` in a game of `limit` points: its
+     points, each violation (the message `army check` prints and what it cites), and the requirements
+     only the command checks. */
+  function check(data, armyId, units, limit) {
+    const army = armyOf(data, armyId), size = sizeOf(army, limit);
+    const requires = army.sized[String(size)] || army.requires;
     const env = new Map();
     Object.keys(army.base).forEach(function (k) { env.set(k, BigInt(army.base[k])); });
+    env.set("limit", BigInt(size));
     units.forEach(function (u) {
       const e = entryOf(data, u.id);
       env.set("points", env.get("points") + points(e, u.models));
@@ -80,7 +91,7 @@
       Object.keys(e.adds).forEach(function (k) { env.set(k, (env.get(k) || 0n) + BigInt(e.adds[k])); });
     });
     const violations = [], unchecked = [];
-    army.requires.forEach(function (r) {
+    requires.forEach(function (r) {
       if (!r.tree) { unchecked.push({ message: r.message, why: r.unsupported }); return; }
       let ok;
       try { ok = evaluate(r.tree, env); } catch (err) { return; }  // as the command: a requirement it cannot work out
@@ -98,16 +109,17 @@
                                                          low: e.min, high: e.max }),
                         cites: e.id, title: e.title, rule: e.rule });
     });
-    return { army: army.id, points: String(env.get("points")), limit: String(env.get("limit")),
+    return { army: army.id, points: String(env.get("points")), limit: size,
              ok: violations.length ? false : unchecked.length ? null : true, violations: violations,
              unchecked: unchecked };
   }
 
   /* The list file `army check` reads: a comment, then one unit a line ("10 space_marine_squad"). */
-  function listText(data, armyId, units) {
-    const army = data.armies.find(function (a) { return a.id === armyId; }) || data.armies[0];
+  function listText(data, armyId, units, limit) {
+    const army = armyOf(data, armyId), size = sizeOf(army, limit);
     const one = function (s) { return String(s).replace(/[\r\n\u2028\u2029\x0b\x0c\x1c-\x1e\x85]+/g, " "); };
-    const lines = ["# " + one(data.title) + ": " + one(army.title) + " (" + army.id + ")"];
+    const lines = ["# " + one(data.title) + ": " + one(army.title) + " (" + army.id + ")"
+      + (army.sizes.length || size ? ", a game of " + size + " points" : "")];
     units.forEach(function (u) {
       lines.push(u.models + " " + u.id + (u.weapons && u.weapons.length ? " with " + u.weapons.join(", ") : ""));
     });
@@ -139,7 +151,15 @@
     return { units: units, errors: errors };
   }
 
-  window.wsArmy = { check: check, listText: listText, parseList: parseList, points: points, evaluate: evaluate };
+  /* The command that checks the list file as the page does. */
+  function command(data, armyId, limit, file) {
+    const army = armyOf(data, armyId), size = sizeOf(army, limit);
+    return "warscribe army check rules/" + data.ruleset + " " + file
+      + (army.id !== data.armies[0].id ? " --army " + army.id : "") + (size !== army.limit ? " --points " + size : "");
+  }
+
+  window.wsArmy = { check: check, listText: listText, parseList: parseList, points: points, evaluate: evaluate,
+                    command: command };
 
   // --- The page ---------------------------------------------------------------------------------
   function el(tag, text, cls) {
@@ -161,13 +181,13 @@
   }
 
   function start(root, data) {
-    const state = { army: data.armies[0].id, units: [] };
+    const state = { army: data.armies[0].id, units: [], limit: null };
     const KEY = "warscribe.army." + data.ruleset;  // the list is kept in this browser between visits
     try {
       const kept = JSON.parse(localStorage.getItem(KEY) || "null");
       if (kept && data.armies.some(function (a) { return a.id === kept.army; })) {
         const got = parseList(data, String(kept.text));
-        if (!got.errors.length) { state.army = kept.army; state.units = got.units; }
+        if (!got.errors.length) { state.army = kept.army; state.units = got.units; state.limit = kept.limit; }
       }
     } catch (err) { /* storage may be off, or hold something else */ }
     let sheets = null;  // the datasheets page, parsed, once a card is wanted
@@ -187,10 +207,38 @@
       armySelect = document.createElement("select");
       data.armies.forEach(function (a) { const o = el("option", a.title); o.value = a.id; armySelect.appendChild(o); });
       armySelect.value = state.army;
-      armySelect.addEventListener("change", function () { state.army = armySelect.value; render(); });
+      armySelect.addEventListener("change", function () {
+        state.army = armySelect.value; state.limit = null; sizeControl(); render();
+      });
       wrap.appendChild(armySelect);
       controls.appendChild(wrap);
     }
+    const sizeWrap = el("span", null, "ws-army-size");
+    controls.appendChild(sizeWrap);
+    function sizeControl() {  // the game's size: a choice of the army's sizes, or any number without them
+      sizeWrap.textContent = "";
+      const army = armyOf(data, state.army);
+      if (army.sizes.length === 1) return;
+      const wrap = el("label", "Game size (points) ", "ws-army-field");
+      let field;
+      if (army.sizes.length) {
+        field = document.createElement("select");
+        army.sizes.forEach(function (n) { const o = el("option", String(n)); o.value = String(n); field.appendChild(o); });
+      } else {
+        field = document.createElement("input");
+        field.type = "number"; field.min = "0"; field.step = "1";
+      }
+      field.id = "ws-army-size";
+      field.value = String(sizeOf(army, state.limit));
+      field.addEventListener("change", function () {
+        const n = Number(field.value);
+        if (!(Number.isSafeInteger(n) && n >= 0)) { field.value = String(sizeOf(army, state.limit)); return; }
+        state.limit = n; render();
+      });
+      wrap.appendChild(field);
+      sizeWrap.appendChild(wrap);
+    }
+    sizeControl();
     const pickWrap = el("label", "Unit ", "ws-army-field");
     const pick = document.createElement("select");
     pick.id = "ws-army-pick";
@@ -267,6 +315,8 @@
     }));
     file.appendChild(actions);
     file.appendChild(textLabel);
+    const cli = el("p", null, "ws-army-cli ws-author");  // an author's aid: shown with the author notes
+    file.appendChild(cli);
     file.appendChild(status);
     root.appendChild(file);
 
@@ -308,9 +358,9 @@
         tr.appendChild(td); body.appendChild(tr);
       }
       if (focused >= 0) root.querySelectorAll(".ws-army-models")[focused].focus();
-      const got = check(data, state.army, state.units);
-      const army = data.armies.find(function (a) { return a.id === got.army; });
-      total.textContent = "Total: " + got.points + " points" + (army.sizes.length ? " of " + got.limit : "") + ".";
+      const got = check(data, state.army, state.units, state.limit);
+      const army = armyOf(data, got.army);
+      total.textContent = "Total: " + got.points + " points" + (army.sizes.length || got.limit ? " of " + got.limit : "") + ".";
       verdict.textContent = "";
       verdict.dataset.ok = got.ok === true ? "yes" : got.ok === false ? "no" : "unknown";
       verdict.dataset.points = got.points;
@@ -345,8 +395,10 @@
       got.unchecked.forEach(function (r) {
         verdict.appendChild(el("p", "Not checked here (" + r.why + "): " + r.message + " Check the list file with warscribe army check.", "ws-army-unchecked"));
       });
-      text.value = listText(data, got.army, state.units);
-      try { localStorage.setItem(KEY, JSON.stringify({ army: got.army, text: text.value })); } catch (err) { /* off */ }
+      text.value = listText(data, got.army, state.units, got.limit);
+      cli.textContent = "On the command line: " + command(data, got.army, got.limit, data.ruleset + "-army.txt");
+      try { localStorage.setItem(KEY, JSON.stringify({ army: got.army, text: text.value, limit: got.limit })); }
+      catch (err) { /* storage may be off */ }
       if (cardBox.childNodes.length || state.units.length) cards();
     }
 
