@@ -10,7 +10,9 @@ console-40k's list is also copied, printed (print emulation: the list and its ca
 played by ``simulate --army``, run through axe-core in both schemes and laid out at 390 px.
 
 The fixture ruleset of tests/army_fixture.py, whose requirements use every kind of expression the
-page mirrors, is checked the same way by the page's checker (``window.wsArmy``) in one blank page.
+page mirrors, is checked the same way by the page's checker (``window.wsArmy``) in a page of its own
+(the builder mounted on its data, no site build), at each game size; then through the page's
+controls (the army rules, the game's size) with the command line the page shows.
 """
 from __future__ import annotations
 
@@ -166,8 +168,7 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
     requires = next(a for a in data["armies"] if a["id"] == army)["requires"]
     unchecked = {r["message"] for r in requires if r["tree"] is None}
     assert len(unchecked) == (army == "skirmish")  # max(points, …) reads a quantity inside a call
-    page.set_content("<!doctype html><title>Army</title><p>The checker alone.</p>")
-    page.add_script_tag(content=ARMY_JS.read_text(encoding="utf-8"))
+    mount(page, data)
     seen_ok, seen_broken = 0, set()
     sizes = [500, 1000] if army == "main" else [0, 300, 450]  # its sizes; any number for the skirmish
     for i, units in enumerate(random_lists(31 if army == "main" else 32, list(ENTRIES), SIZES, 20, most_units=5)):
@@ -192,6 +193,36 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
         seen_broken |= {v["message"].split(" (")[0] for v in want["violations"]}
     assert seen_ok >= 2  # valid lists among the twenty, and most rules broken by one of them
     assert len(seen_broken) >= {"main": 6, "skirmish": 3}[army], seen_broken
+
+    # The page's own controls: this army, a game size other than the default, a list read in; the
+    # command line the page shows (with the author's notes) checks its file as the page did.
+    page.locator(".ws-army-controls select").first.select_option(army)
+    size = "1000" if army == "main" else "450"
+    page.locator("#ws-army-size").select_option(size) if army == "main" else page.fill("#ws-army-size", size)
+    page.press("#ws-army-size", "Tab")
+    shown = page.evaluate(READ_LIST, "6 troop_squad\n1 tank\n4 veteran_squad\n")
+    line = page.locator(".ws-army-cli").text_content() or ""
+    assert line.endswith("armytest-army.txt" + ("" if army == "main" else " --army skirmish") + f" --points {size}")
+    want = army_check(fixture_rules, shown["text"], tmp_path, army, int(size))
+    assert shown["text"].splitlines()[0].endswith(f"({army}), a game of {size} points")
+    kept = [v["message"] for v in want["violations"] if not any(v["message"].startswith(m) for m in unchecked)]
+    assert [m for m, _ in shown["messages"]] == kept and shown["points"] == str(want["points"]) == "375"
+    assert shown["ok"] == ("no" if kept else "unknown" if unchecked else "yes")
+
+
+def mount(page: Page, data: dict[str, Any]) -> None:
+    """The builder's script on a page of its own, with ``data`` as its army.json (no site build)."""
+    html = ('<!doctype html><html lang="en"><title>Army</title><main><p><a id="ws-army-data" href="army.json">data</a>'
+            '</p><div id="ws-army"></div><p>' + "".join(f'<a id="ws-army-cite-{a["id"]}" href="#{a["id"]}">{a["id"]}</a> '
+                                                       for a in data["armies"]) +
+            '</p></main><script src="army.js"></script></html>')
+    bodies = {"army/": (html, "text/html"), "army/army.json": (json.dumps(data), "application/json"),
+              "army/army.js": (ARMY_JS.read_text(encoding="utf-8"), "text/javascript")}
+    page.route("http://127.0.0.1:9/**", lambda route: route.fulfill(
+        body=bodies[route.request.url.split(":9/", 1)[1]][0],
+        content_type=bodies[route.request.url.split(":9/", 1)[1]][1]))
+    page.goto("http://127.0.0.1:9/army/")
+    page.wait_for_selector("#ws-army[data-ready]")
 
 
 def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any, site_url: str,

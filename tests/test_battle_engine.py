@@ -116,6 +116,10 @@ def test_the_game_ends_with_its_scores_counted_at_the_end_of_the_game() -> None:
     kinds = [e["event"] for e in battle.events]
     assert kinds[0] == "start" and kinds[-1] == "end" and "volley" not in kinds
     assert battle.events[-1]["winner"] == "red"
+    assert battle.events[0]["turn"] == 0  # the start, before the first turn
+    snap = battle.state.snapshot()
+    assert (snap["turn"], snap["objectives"], snap["scores"]) == \
+        (1, [{"objective": "hill", "position": 0.0, "holder": 0}], [1.0, 0.0])
 
 
 class Counting:
@@ -456,3 +460,26 @@ def test_a_unit_that_does_nothing_with_its_activation_dice_is_not_asked_again() 
     assert labels(two) == ("action", "Trooper 1", ["Charge", "Strike", "Nothing"])
     idle = two.child(2)  # it does nothing: its activation is over
     assert labels(idle)[0] == "unit" and labels(idle)[2] == ["Trooper 2", "Stop"]
+
+
+def test_a_counter_stays_within_its_situations_range_and_a_lone_model_is_counted() -> None:
+    text = DRILL.replace("rises by 1 when shot", "rises by 3 when shot").replace(
+        '  side blue "Blue":\n    3 trooper', '  side blue "Blue":\n    1 trooper')
+    result = compile_text(text, "drill.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red wins the roll
+    shot = node.child(0)  # Red's three troopers shoot at the lone Blue trooper
+    missed = shot.child(0)
+    assert [u.values for u in missed.state().units] == [{"suppression": 0}, {"suppression": 2}]  # 0..2: not 3
+
+
+def test_an_initiative_roll_that_always_ties_keeps_the_order_even_with_rerolls() -> None:
+    text = DRILL.replace("initiative each game turn: roll d6, ties swap the order",
+                         "initiative each game turn: roll d1, ties reroll")
+    result = compile_text(text, "drill.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel"))
+    assert node.chance_kind() == "initiative" and node.chance_outcomes() == [(2, 1)]  # a tie, surely
+    assert node.child(2).current_player() == 0  # nobody can win it: the scenario's first player keeps the lead
