@@ -555,3 +555,16 @@ def test_following_a_none_through_many_calls_is_no_hang() -> None:
     text = "\n".join(lines) + "\n"
     assert errors(text.replace("WEAPON", "gun")) == []
     assert [d.code for d in errors(text.replace("WEAPON", "nogun"))] == ["W414"]
+
+
+def test_an_ability_with_two_parameters_is_refused_at_the_second() -> None:
+    # A profile gives an ability one value (``two(2)``): a second parameter would stay unbound.
+    text = BASE + '''
+ability two(N: 1..3, M: 1..3) "Two": "x"
+  +M to hit
+'''
+    errs = errors(text)
+    assert [d.code for d in errs] == ["W203"] and "takes one value" in errs[0].message
+    line = text.count("\n") - 1
+    assert (errs[0].span.line, errs[0].span.column) == (line, text.splitlines()[line - 1].index("M: 1..3") + 1)
+    assert errors(text.replace("N: 1..3, M: 1..3", "M: 1..3")) == []

@@ -106,7 +106,10 @@ class VolleyDice:
         if isinstance(chain, str):
             return {"dice_note": chain}
         outcome = (law.values[i], law.damaged[i] if law.damaged else 0)
-        counts = draw_counts(chain, outcome, self.rng, float(law.probabilities[i]))
+        try:
+            counts = draw_counts(chain, outcome, self.rng, float(law.probabilities[i]))
+        except (ResolveError, ValueError, ArithmeticError, KeyError, TypeError) as err:
+            return {"dice_note": f"its removal could not be worked out for each count ({err})"}
         if counts is None:
             return {"dice_note": "its steps do not account for this outcome"}
         dice: list[dict[str, Any]] = [{"step": chain.count, "passed": counts[0]}]

@@ -368,6 +368,10 @@ def check_semantics(ctx: CheckContext) -> None:
                                'ability\'s value: role wounds, 1 without it)', fixes=wounds_fix)
     _check_none_arithmetic(ctx)
     for ab in rs.of_type(A.Ability):
+        if len(ab.params) > 1:  # a profile gives an ability one value: blast(2)
+            ctx.sink.error(codes.WRONG_ARITY, f"ability '{ab.id}' takes one value, not {len(ab.params)}",
+                           ab.params[1].span, f"keep one: ability {ab.id}({ab.params[0].name}: …); "
+                           "a second number is a second ability")
         for hook in ab.hooks:
             if hook.ignore_damage_on is not None and hook.damage_die is None:
                 # The die 0.1.0 rolled: a d6.

@@ -6,8 +6,11 @@ is, else its file and line. Counts, articles and verbs come from :mod:`compiler.
 text (titles) is escaped for Rich, so that a title is printed as written, never read as markup,
 and its control characters are shown escaped, never obeyed (:func:`compiler.terminal.rich_text`).
 
-A volley that carries its dice (``"dice": [{"step": "hits", "faces": [6, 5, 3], "passed": 2}]``)
-shows them one step a line: ``hits: 6 5 3 → 2``.
+A volley that carries its dice (:mod:`compiler.battle.dice`: ``"dice": [{"step": "shots", "passed":
+3}, {"step": "hits", "rule": "hit", "rolled": 3, "faces": [6, 5, 3], "passed": 2}]``) shows them
+one step a line, each test's rule cited: ``shots: 3``, ``hits: 6 5 3 → 2 (To hit, …)``; a step
+whose faces are not shown, its counts and why (``hits: 2 of 3 (faces not shown: the test
+re-rolls)``); a volley with a ``dice_note``, why it shows no dice.
 """
 from __future__ import annotations
 
@@ -113,7 +116,9 @@ class Narrator:
         unit = self.unit(event["unit"]) if "unit" in event else ""
         if kind == "start":
             first = event.get("first_title") or event["first"]
-            return f"{_agree(first, 'goes', 'go')} first; the forces stand {event['distance']}\" apart."
+            gap = event["distance"]
+            apart = f"{gap:g}" if isinstance(gap, (int, float)) else str(gap)
+            return f"{_agree(first, 'goes', 'go')} first; the forces stand {apart}\" apart."
         if kind == "turn":
             return f"\n[bold cyan]— Game turn {event['turn']}: {escape(str(event.get('title', event['side'])))} —[/bold cyan]"
         if kind == "move":

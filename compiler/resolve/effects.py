@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from compiler import ast as A
 from compiler.trace import note
@@ -82,12 +82,11 @@ class Effects:
             raise ResolveError(f"cannot tell whether this holds: {err}", cond.span) from None
 
     def _effect_value(self, e: A.Effect) -> Any:
-        if e.value is None:
-            return 0
+        value = cast(A.Expr, e.value)  # the effects added up (stat, roll, better, worse) always have one
         try:
-            return as_number(static_evaluate(e.value, dict(self.situation), self.model))
+            return as_number(static_evaluate(value, dict(self.situation), self.model))
         except (NotStatic, StaticError) as err:
-            raise ResolveError(f"a modifier's value must be a number: {err}", e.value.span) from None
+            raise ResolveError(f"a modifier's value must be a number: {err}", value.span) from None
 
     @staticmethod
     def _combine(items: list[tuple[Any, str | None]]) -> Any:

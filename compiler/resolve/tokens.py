@@ -143,8 +143,9 @@ def multiply(bags: Any, times: Any, step: str, span: Any) -> Any:
 
 
 def bag_size_all(bags: Any) -> int:
-    """The most tokens any bag of ``bags`` holds."""
-    return max((sum(c for _, c in bag) for bag in bags.outcomes()), default=0)
+    """The most tokens any bag of ``bags`` (a distribution: never without outcomes) holds."""
+    most: int = max(sum(c for _, c in bag) for bag in bags.outcomes())
+    return most
 
 
 def hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
@@ -164,8 +165,6 @@ def hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
 def hooked_tests(ev: Evaluator) -> frozenset[str]:
     """The tests some hook of the attacking profiles' abilities (that hold now) is on."""
     abilities = ev.effects.attacker_abilities()
-    if not abilities:
-        return frozenset()
     return frozenset(hook.test for ability, arg in abilities if ev.effects.ability_holds(ability, arg)
                      for hook in ability.hooks if hook.test is not None)
 
@@ -317,8 +316,10 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
     def advance_bag(bag: Bag) -> Any:
         if sum(count for _, count in bag) > MAX_TOKENS_PER_ATTACK:  # before the work, not after it
             raise ResolveError(f"one attack makes more than {MAX_TOKENS_PER_ATTACK} tokens here", step.span)
-        if len(bag) == 1 and bag[0][1] == 1:  # one token: its bags are the attack's
-            return token(bag[0][0])
+        if len(bag) == 1:  # one kind of token
+            (state, count), = bag
+            if count == 1:  # one token: its bags are the attack's
+                return token(state)
         total: Any = Dist.const(())
         for state, count in bag:
             one = token(state)

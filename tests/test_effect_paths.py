@@ -1,0 +1,87 @@
+"""Which effects apply (:mod:`compiler.resolve.effects`): the cases mutation testing found
+untested, each against the law of the dice written here.
+
+An ability's plain effect under a ``when`` that does not hold, an ability's ``when`` that reads
+its own value, a condition about a role asked outside an attack, the ``when attacked:`` effect
+of the one role of an attack that has no attacker.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+import pytest
+
+from compiler.driver import compile_text
+from compiler.resolve.evaluator import Evaluator, parse_expression
+from test_hook_effects import BASE, ask
+
+RULES = '''
+keyword vehicle "Vehicle": "A machine."
+situation cover "In cover"
+situation range "Range" 0..24
+
+modifier big_target "Big target": +1 to hit when target has vehicle
+
+ability steady "Steady": "Aims better from cover."
+  +1 to hit
+  when cover
+ability close(N: 6..24) "Close": "Aims better within N."
+  +1 to hit
+  when range <= N
+ability thick_skin "Thick skin": "Saves more easily."
+  when attacked: +1 to save
+
+weapon pistol "Pistol":
+  A 1  S 4  AP 0  D 1
+
+unit steady_one "Steady one":
+  Q 4
+  abilities steady
+unit close8 "Close 8":
+  Q 4
+  abilities close(8)
+unit skin "Skin":
+  T 4  W 1  Sv 4+
+  abilities thick_skin
+
+attack fall(target) "Everyone saves":
+  rolls = target.models each save(target.Sv, 0)
+'''
+
+
+@pytest.fixture(scope="module")
+def model() -> Any:
+    result = compile_text(BASE + RULES)
+    assert not result.diagnostics, [f"{d.code} {d.message}" for d in result.diagnostics]
+    return result.rulesets[0]
+
+
+def hits(n: int, need: int) -> dict[int, Fraction]:
+    """Hits of ``n`` attacks on a d6 needing ``need`` or more."""
+    p = Fraction(7 - need, 6)
+    return {k: comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)}
+
+
+@pytest.mark.parametrize("situation, need", [("", 4), (" with cover", 3)])
+def test_an_abilitys_plain_effect_counts_only_when_its_condition_holds(model: Any, situation: str, need: int) -> None:
+    assert ask(model, f"shoot(2 steady_one, pistol, 3 victim).hits{situation}") == hits(2, need)
+
+
+@pytest.mark.parametrize("at, need", [(6, 3), (8, 3), (9, 4), (12, 4)])
+def test_an_abilitys_condition_reads_its_own_value(model: Any, at: int, need: int) -> None:
+    assert ask(model, f"shoot(2 close8, pistol, 3 victim).hits with range = {at}") == hits(2, need)
+
+
+def test_a_condition_about_a_role_does_not_hold_outside_an_attack(model: Any) -> None:
+    # ``hit(4)`` asked on its own has no target: the big-target modifier does not apply.
+    rolls = Evaluator(model).evaluate(parse_expression("hit(4)")).probabilities()
+    assert {r.natural for r, _ in rolls.items() if r.success} == {4, 5, 6}
+    assert sum(p for r, p in rolls.items() if r.success) == Fraction(1, 2)
+
+
+def test_the_when_attacked_effect_of_an_attacks_only_role(model: Any) -> None:
+    # ``fall`` has no attacker: its one role is the target, whose thick skin makes 4+ a 3+.
+    assert ask(model, "fall(3 skin).rolls") == hits(3, 3)
+    assert ask(model, "fall(3 victim).rolls") == hits(3, 3)  # the victim's own 3+, no ability
