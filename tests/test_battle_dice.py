@@ -29,44 +29,53 @@ def duel() -> Rules:
     return Rules(compile_text(DUEL).rulesets[0])
 
 
-def exact(shots: int, p_hit: Fraction, p_unsaved: Fraction, models: int, damaged: int,
-          wounds: int) -> dict[tuple[int, int, int, int], Fraction]:
-    """(hits, unsaved, removed, wounds left) → chance, by enumeration."""
-    law: dict[tuple[int, int, int, int], Fraction] = {}
-    for h in range(shots + 1):
-        ph = comb(shots, h) * p_hit ** h * (1 - p_hit) ** (shots - h)
-        for u in range(h + 1):
-            pu = comb(h, u) * p_unsaved ** u * (1 - p_unsaved) ** (h - u)
-            for (m, w), pk in take((models, damaged), u, D3, wounds, True).items():
-                key = (h, u, models - m, w)
-                law[key] = law.get(key, Fraction(0)) + ph * pu * pk
+def exact(shots: dict[int, Fraction], p_hit: Fraction, p_unsaved: Fraction, models: int, damaged: int,
+          wounds: int) -> dict[tuple[int, int, int, int, int], Fraction]:
+    """(shots, hits, unsaved, removed, wounds left) → chance, by enumeration."""
+    law: dict[tuple[int, int, int, int, int], Fraction] = {}
+    for n, pn in shots.items():
+        for h in range(n + 1):
+            ph = comb(n, h) * p_hit ** h * (1 - p_hit) ** (n - h)
+            for u in range(h + 1):
+                pu = comb(h, u) * p_unsaved ** u * (1 - p_unsaved) ** (h - u)
+                for (m, w), pk in take((models, damaged), u, D3, wounds, True).items():
+                    key = (n, h, u, models - m, w)
+                    law[key] = law.get(key, Fraction(0)) + pn * ph * pu * pk
     return law
 
 
-@pytest.mark.parametrize("damaged", [0, 2])
-def test_the_counts_follow_the_exact_joint_law_given_the_outcome(duel: Rules, damaged: int) -> None:
+# a brute's maul: one attack, or D3 attacks (the number of shots then a roll of its own)
+MAULS = {"1": ('  A 1  D d3', {3: Fraction(1)}),
+         "d3": ('  A d3  D d3', {n: Fraction(c, 27) for n, c in {3: 1, 4: 3, 5: 6, 6: 7, 7: 6, 8: 3, 9: 1}.items()})}
+
+
+@pytest.mark.parametrize("damaged, attacks", [(0, "1"), (2, "1"), (1, "d3")])
+def test_the_counts_follow_the_exact_joint_law_given_the_outcome(damaged: int, attacks: str) -> None:
     # three brutes (BS 3: hit on 3+, maul D3) at two ogres (W 3, Sv 5+: unsaved on 1 to 4)
+    text = DUEL.replace('stat A "Attacks" 1..10', 'stat A "Attacks" dice') \
+        .replace('weapon maul "Maul":\n  A 1  D d3', 'weapon maul "Maul":\n' + MAULS[attacks][0])
+    duel = Rules(compile_text(text).rulesets[0])
     attack = duel.model.get("shooting")
     brutes = Unit(0, 0, "Brutes", "brute", ("maul",), 3, 3, 0, 0.0)
     ogres = Unit(1, 1, "Ogres", "ogre", ("cleaver",), 2, 2, 0, 12.0, wounds=damaged)
     law = duel.volley(attack, brutes, "maul", ogres, ())
     dice = VolleyDice(duel, 1)
     draw = random.Random(2)
-    want = exact(3, Fraction(4, 6), Fraction(4, 6), 2, damaged, 3)
+    want = exact(MAULS[attacks][1], Fraction(4, 6), Fraction(4, 6), 2, damaged, 3)
     cells = sorted(want)
     seen = dict.fromkeys(cells, 0)
     for _ in range(3000):
         i = law.index(draw.random())
         shown = dice.volley(attack, brutes, "maul", ogres, (), law, i)
         steps = {d["step"]: d for d in shown["dice"]}
-        assert steps["shots"] == {"step": "shots", "passed": 3}
+        shots = steps["shots"]["passed"]
         hits, unsaved = steps["hits"], steps["unsaved"]
-        assert (hits["rule"], hits["rolled"], unsaved["rule"], unsaved["rolled"]) == ("hit", 3, "save", hits["passed"])
+        assert (hits["rule"], hits["rolled"], unsaved["rule"], unsaved["rolled"]) == ("hit", shots, "save", hits["passed"])
         # the faces agree with the counts: hits on 3+, saves failed on 1 to 4
-        assert len(hits["faces"]) == 3 and sum(f >= 3 for f in hits["faces"]) == hits["passed"]
+        assert len(hits["faces"]) == shots and sum(f >= 3 for f in hits["faces"]) == hits["passed"]
         assert len(unsaved["faces"]) == unsaved["rolled"] and sum(f < 5 for f in unsaved["faces"]) == unsaved["passed"]
         assert all(1 <= f <= 6 for f in hits["faces"] + unsaved["faces"])
-        seen[(hits["passed"], unsaved["passed"], law.values[i], law.damaged[i])] += 1
+        seen[(shots, hits["passed"], unsaved["passed"], law.values[i], law.damaged[i])] += 1
     stat, df = chi_square([seen[c] for c in cells], [float(want[c]) * 3000 for c in cells])
     assert stat < chi_square_critical(df), (stat, df)
     # the counts are not the unconditional ones: given no model removed and no wound added, no hit got through
@@ -74,6 +83,11 @@ def test_the_counts_follow_the_exact_joint_law_given_the_outcome(duel: Rules, da
     if nothing is not None and law.damaged[nothing] == 0:
         shown = dice.volley(attack, brutes, "maul", ogres, (), law, nothing)
         assert shown["dice"][2]["passed"] == 0
+    assert shots_seen(seen) == set(MAULS[attacks][1])  # every number of shots came up
+
+
+def shots_seen(seen: dict[tuple[int, int, int, int, int], int]) -> set[int]:
+    return {cell[0] for cell, k in seen.items() if k}
 
 
 def test_the_game_is_the_same_with_or_without_the_dice(duel: Rules) -> None:

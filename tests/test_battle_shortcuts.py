@@ -31,9 +31,11 @@ def rulesets() -> dict[str, compiler.Ruleset]:
     return {rs.id: rs for rs in result.rulesets}
 
 
-SCENARIOS = [("40k-s", "rifle_line"), ("classic-40k", "firefight"), ("console-40k", "full_armies"),
-             ("console-40k", "sample_battle"), ("dark-millennia", "firefight"), ("gemini-arap", "firefight"),
-             ("gemini-arap", "patrol_clash"), ("nuceria-rts", "line_skirmish")]
+SCENARIOS = [("40k-s", "rifle_line"), ("classic-40k", "firefight"), ("classic-40k", "prepared_position"),
+             ("console-40k", "full_armies"), ("console-40k", "sample_battle"), ("dark-millennia", "firefight"),
+             ("dark-millennia", "prepared_position"), ("gemini-arap", "firefight"),
+             ("gemini-arap", "patrol_clash"), ("gemini-arap", "stealer_rush"),
+             ("nuceria-rts", "line_skirmish")]
 
 
 def test_every_bundled_scenario_is_played_here(rulesets: dict[str, compiler.Ruleset]) -> None:
@@ -175,10 +177,11 @@ def test_the_games_an_overlay_compares_with_its_base_are_played_once(monkeypatch
     battles.play_shared({"dark-millennia": models["dark-millennia"]})  # without its base: nothing shared
     assert played == []
     battles.play_shared(models)
-    assert played == ["classic-40k/firefight"]
+    shared = ["classic-40k/prepared_position", "classic-40k/firefight"]
+    assert played == shared
     base_view = battles.scenario_views(models["classic-40k"])
     overlay_view = battles.scenario_views(models["dark-millennia"])
-    assert played == ["classic-40k/firefight", "dark-millennia/firefight"]  # the overlay's own run only
+    assert played == shared + ["dark-millennia/prepared_position", "dark-millennia/firefight"]  # the overlay's own runs only
     assert overlay_view[0].changes and [c.base for c in overlay_view[0].changes] == \
         [r.rate for r in base_view[0].rates[:2]]
 

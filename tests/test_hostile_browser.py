@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 
 from compiler.site import sanitise
 from compiler.site.markup import WORD_JOINER, plain, prose
-from browser_site import ROOT, Audit, hover_site
+from browser_site import ROOT, WATCH_HANDLERS, Audit, hover_site
 from test_hostile_site import CORPUS, Elements
 from test_mkdocs_plugin import ENV, mkdocs, project
 from test_site_browser import CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, Page
@@ -153,6 +153,14 @@ scenario clash "Clash <img src=x onerror=alert(85)> [c](javascript:alert(86))":
     5 marine
   side orks "Orks [o](javascript\:alert(89)) <img src=x onerror=alert(90)>":
     10 ork
+
+squad band "Band <img src=x onerror=alert(93)> {{ onclick=alert(94) }}":
+  models marine 2..4
+  points 20 + 5 per extra model
+
+army muster "Muster <img src=x onerror=alert(95)>":
+  points 100
+  require squads >= 1: "Bring <img src=x onerror=alert(96)> [x](javascript:alert(97))"
 
 example e2 "Chart <img src=x onerror=alert(91)> [l](javascript:alert(92))":
   let o = outcome(d2)
@@ -294,6 +302,33 @@ def test_hovering_every_link_and_entry_of_the_site_runs_nothing(page: Page, site
     audit = hover_site(page, site_url, [p.relative_to(public).as_posix() for p in pages], searches=("onerror",))
     assert_nothing_ran(audit, len(pages))
     assert audit.searched >= 5  # the search results, built from the hostile pages' text, were shown
+
+
+@pytest.mark.skipif(not HAVE_CHROMIUM, reason="chromium is not installed")
+def test_the_army_builder_shows_author_names_and_messages_as_text(page: Page, site_url: str) -> None:
+    """The builder writes titles and messages from the rules into the page as it runs: as text."""
+    dialogs: list[str] = []
+    page.add_init_script(WATCH_HANDLERS)
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(site_url + "hbattle/army/")
+    page.wait_for_selector("#ws-army[data-ready]")
+    assert page.locator(".ws-army-message").all_text_contents() == [
+        "Bring <img src=x onerror=alert(96)> [x](javascript:alert(97)) (squads = 0)"]
+    options = page.locator("#ws-army-pick option").all_text_contents()
+    assert "Band <img src=x onerror=alert(93)> { onclick=alert(94) }, 2 to 4 models, 20 points + 5 per extra model" \
+        in options
+    page.select_option("#ws-army-pick", "band")
+    page.get_by_role("button", name="Add to the list").click()
+    page.locator(".ws-army-models").fill("5")
+    page.locator(".ws-army-models").press("Tab")
+    page.get_by_role("button", name="Add to the list").click()
+    assert "Band <img src=x onerror=alert(93)> { onclick=alert(94) } 1 has 5 models; a Band <img src=x " \
+        "onerror=alert(93)> { onclick=alert(94) } has 2 to 4" in page.locator(".ws-army-message").all_text_contents()
+    page.wait_for_selector(".ws-army-card")  # the band's card and its marine's, from the datasheets
+    assert page.locator("#ws-army img, #ws-army [onclick], #ws-army [onerror]").count() == 0
+    assert page.locator("#ws-army a[href^='javascript']").count() == 0
+    page.wait_for_timeout(50)
+    assert page.evaluate("() => window.__wsHandlers") == [] and dialogs == []
 
 
 @pytest.fixture(scope="module")

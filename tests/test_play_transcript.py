@@ -97,6 +97,11 @@ def test_a_transcript_reads_as_words(ruleset: str, scenario: str, sides: tuple[s
         assert line.strip().startswith(f"{s}: ") and "models)" in line
     # the replay prints the same battle, header included, finding the rules from the log
     assert play("--replay", str(log)) == text
+    if (ruleset, scenario) == ("console-40k", "sample_battle"):  # the excerpts the docs show are this battle's
+        for doc in ("README.md", "site/language.md"):
+            blocks = re.findall(r"```text\n(.*?)```", (ROOT / doc).read_text(encoding="utf-8"), re.S)
+            excerpts = [b for b in blocks if "\n    hits: " in b]
+            assert excerpts and all(b in text + "\n" for b in excerpts), doc
     # every kind of event the battle had is told to the reader
     assert not unprinted(ruleset, sides, log), f"events never printed: {unprinted(ruleset, sides, log)}"
 
@@ -243,3 +248,16 @@ def test_articles(phrase: str, expected: str) -> None:
 ])
 def test_plurals(n: int, noun: str, many: str | None, expected: str) -> None:
     assert plural(n, noun, many) == expected
+
+
+def test_the_sites_battle_report_counts_in_words() -> None:
+    from compiler.site.battles import _line
+
+    said = _line({"event": "activation", "unit": "Red force: Trooper", "dice": 1, "successes": 1, "bust": False,
+                  "rule": "activation"}, {})
+    assert said is not None and said[0] == "Red force: Trooper rolls 1 activation die and scores 1 action."
+    said = _line({"event": "volley", "unit": "Orks: Ork Boyz", "models": 1, "target": "Space Marines: Scout",
+                  "weapon": None, "removed": 1, "mean": 0.5, "left": 4, "rule": "shooting"}, {})
+    assert said is not None and said[0] == "Orks: Ork Boyz (1 model) strike Space Marines: Scout: 1 removed (expected 0.50), 4 left."
+    said = _line({"event": "reaction", "unit": "Orks: Ork Boyz", "reaction": "charged", "cause": "Space Marines: Scout"}, {})
+    assert said is not None and said[0] == "Orks: Ork Boyz reacts to Space Marines: Scout (charged)."

@@ -111,7 +111,7 @@ def mean(law: dict[int, Fraction]) -> Fraction:
     return sum((k * p for k, p in law.items()), Fraction(0))
 
 
-class _Keys:
+class Keys:
     """Keys of positions: the state by value, the engine's frames by line and locals."""
 
     def __init__(self) -> None:
@@ -194,7 +194,7 @@ def solve(rules: Rules, scenario: A.Scenario, policies: Sequence[str] | str = "g
         if name not in DETERMINISTIC:
             raise ValueError(f"--exact needs players that always answer alike; '{name}' does not "
                              f"(use {', '.join(DETERMINISTIC)})")
-    keys = _Keys()
+    keys = Keys()
     memo: dict[tuple[Any, ...], dict[Ending, Fraction]] = {}
 
     def play(history: tuple[int, ...]) -> tuple[Battle, Outcome | None, _Roll | None]:
