@@ -244,6 +244,8 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
     page.get_by_role("button", name="Add to the list").click()
     page.locator(".ws-army-models").nth(1).fill("21")
     page.locator(".ws-army-models").nth(1).press("Tab")
+    page.fill("#ws-army-name", "Gate <b>watch</b>")  # the player's own words, shown as text
+    page.press("#ws-army-name", "Tab")
     page.get_by_role("button", name="Copy the list").click()
     page.wait_for_selector(".ws-army-status:has-text('copied')")
     copied = page.evaluate("() => navigator.clipboard.readText()")
@@ -257,7 +259,9 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
 
     page.reload()  # the list is kept in the browser
     page.wait_for_selector("#ws-army[data-ready]")
-    assert body(page.input_value("#ws-army-text")) == body(copied)
+    assert page.input_value("#ws-army-text") == copied and copied.splitlines()[1] == "# List: Gate <b>watch</b>"
+    assert page.locator(".ws-army-list caption").text_content() == "Gate <b>watch</b>"
+    assert page.locator(".ws-army-list b").count() == 0
     page.wait_for_selector(".ws-army-card >> nth=1")  # the squad's card and its models'
     page.emulate_media(media="print")
     assert page.locator(".ws-army-list").is_visible() and page.locator(".ws-army-verdict").is_visible()

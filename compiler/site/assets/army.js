@@ -115,25 +115,29 @@
   }
 
   /* The list file `army check` reads: a comment, then one unit a line ("10 space_marine_squad"). */
-  function listText(data, armyId, units, limit) {
+  function listText(data, armyId, units, limit, name) {
     const army = armyOf(data, armyId), size = sizeOf(army, limit);
-    const one = function (s) { return String(s).replace(/[\r\n\u2028\u2029\x0b\x0c\x1c-\x1e\x85]+/g, " "); };
+    const one = function (s) { return String(s).replace(/[\r\n\u2028\u2029\x0b\x0c\x1c-\x1e\x85]+/g, " ").trim(); };
     const lines = ["# " + one(data.title) + ": " + one(army.title) + " (" + army.id + ")"
       + (army.sizes.length || size ? ", a game of " + size + " points" : "")];
+    if (name && one(name)) lines.push(NAMED + one(name));
     units.forEach(function (u) {
       lines.push(u.models + " " + u.id + (u.weapons && u.weapons.length ? " with " + u.weapons.join(", ") : ""));
     });
     return lines.join("\n") + "\n";
   }
 
-  /* A list file read back: its units, or the lines it cannot take (as `army check` says them). */
+  const NAMED = "# List: ";  // the list's name, a comment line of its file
+  /* A list file read back: its units and name, or the lines it cannot take (as `army check` says them). */
   const LINE = /^\s*([0-9]+)\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s+with\s+([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*))?\s*$/;
   function parseList(data, text) {
     const units = [], errors = [];
+    let name = "";
     const known = new Set(data.entries.map(function (e) { return e.id; }));
     const weapons = new Set(data.weapons);
     text.split(/\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]/).forEach(function (line, i) {
       const n = i + 1, body = line.split("#")[0];
+      if (!name && line.indexOf(NAMED) === 0) name = line.slice(NAMED.length).trim();
       if (!body.trim()) return;
       const m = LINE.exec(body);
       if (!m) { errors.push("line " + n + ": cannot read this line; write e.g. `10 " + data.entries[0].id + "`"); return; }
@@ -148,7 +152,7 @@
       if (unknown.length) { errors.push("line " + n + ": '" + unknown[0] + "' is not a unit, squad or weapon of " + data.ruleset); return; }
       units.push({ id: m[2], models: count, weapons: extra });
     });
-    return { units: units, errors: errors };
+    return { units: units, errors: errors, name: name };
   }
 
   /* The command that checks the list file as the page does. */
@@ -181,13 +185,15 @@
   }
 
   function start(root, data) {
-    const state = { army: data.armies[0].id, units: [], limit: null };
+    const state = { army: data.armies[0].id, units: [], limit: null, name: "" };
     const KEY = "warscribe.army." + data.ruleset;  // the list is kept in this browser between visits
     try {
       const kept = JSON.parse(localStorage.getItem(KEY) || "null");
       if (kept && data.armies.some(function (a) { return a.id === kept.army; })) {
         const got = parseList(data, String(kept.text));
-        if (!got.errors.length) { state.army = kept.army; state.units = got.units; state.limit = kept.limit; }
+        if (!got.errors.length) {
+          state.army = kept.army; state.units = got.units; state.limit = kept.limit; state.name = got.name;
+        }
       }
     } catch (err) { /* storage may be off, or hold something else */ }
     let sheets = null;  // the datasheets page, parsed, once a card is wanted
@@ -201,6 +207,12 @@
     }
 
     const controls = el("div", null, "ws-army-controls ws-army-noprint");
+    const nameWrap = el("label", "List name ", "ws-army-field");
+    const nameField = document.createElement("input");
+    nameField.type = "text"; nameField.id = "ws-army-name"; nameField.maxLength = 80; nameField.value = state.name;
+    nameField.addEventListener("change", function () { state.name = nameField.value; render(); });
+    nameWrap.appendChild(nameField);
+    controls.appendChild(nameWrap);
     let armySelect = null;
     if (data.armies.length > 1) {
       const wrap = el("label", "Army rules ", "ws-army-field");
@@ -311,7 +323,8 @@
     actions.appendChild(button("Read the list file", function () {
       const got = parseList(data, text.value);
       if (got.errors.length) { status.textContent = "The list was not read: " + got.errors.join("; "); return; }
-      state.units = got.units; status.textContent = "The list file is read."; render();
+      state.units = got.units; state.name = got.name; nameField.value = got.name;
+      status.textContent = "The list file is read."; render();
     }));
     file.appendChild(actions);
     file.appendChild(textLabel);
@@ -395,7 +408,8 @@
       got.unchecked.forEach(function (r) {
         verdict.appendChild(el("p", "Not checked here (" + r.why + "): " + r.message + " Check the list file with warscribe army check.", "ws-army-unchecked"));
       });
-      text.value = listText(data, got.army, state.units, got.limit);
+      text.value = listText(data, got.army, state.units, got.limit, state.name);
+      caption.textContent = state.name.trim() || "Your list";
       cli.textContent = "On the command line: " + command(data, got.army, got.limit, data.ruleset + "-army.txt");
       try { localStorage.setItem(KEY, JSON.stringify({ army: got.army, text: text.value, limit: got.limit })); }
       catch (err) { /* storage may be off */ }
