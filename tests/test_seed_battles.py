@@ -177,3 +177,34 @@ def test_gemini_arap_melee_rounds_follow_the_charge_and_replace_activation() -> 
             if e["event"] == "volley" and e["left"] == 0:
                 pairs = {pair for pair in pairs if e["target"] not in pair}
     assert charges and rounds
+
+
+def test_dark_millennia_consolidation_is_a_short_move_for_units_that_held_still() -> None:
+    """Universal unit consolidation: after the assault phase a unit that did not move may close up
+    to 3" on the nearest enemy, never to within 1" of it; a unit that moved this turn is not offered it."""
+    from compiler.battle import Choice
+
+    class Asked:
+        """Takes the first action offered and the longest move; remembers the moves it was offered."""
+
+        def __init__(self) -> None:
+            self.moves: list[int] = []
+
+        def choose(self, choice: Choice) -> int:
+            if choice.kind == "move":
+                self.moves.append(len(choice.options) - 1)
+                return len(choice.options) - 1
+            return 0
+
+    model = _models("dark-millennia")
+    phase = next(p for p in model.get("battle").phases if p.id == "phase_consolidate")
+    for gap, most in ((30, 3), (4, 3), (3, 2), (2, 1), (1, 0)):
+        asked = Asked()
+        battle = Battle(Rules(model), model.get("firefight"), [asked, asked], seed=1)
+        marines, orks = battle.state.units
+        orks.position = marines.position + gap
+        assert battle.act(marines, phase) and asked.moves == ([most] if most else [])
+        assert battle.state.distance(marines, orks) == gap - most and (gap == 1 or gap - most >= 1)
+        moved = Battle(Rules(model), model.get("firefight"), [asked, asked], seed=1)
+        moved.state.units[0].statuses["moved"] = "turn"
+        assert not moved.act(moved.state.units[0], phase)  # it moved this turn: nothing is offered

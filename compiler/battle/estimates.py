@@ -153,7 +153,9 @@ class Estimates:
                     best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat, cover=cover)
                                          for f, cover in foes])
             elif e.kind == "engage" and e.value is not None:
-                reach = self.rules.number(e.value, unit, None)
+                near = st.nearest_enemy(unit)
+                reach = self.rules.number(e.value, unit, distance if distance is not None or near is None
+                                          else st.distance(unit, near))
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
                 reachable = [f for f in st.enemies(unit) if (st.distance(unit, f) if distance is None else distance) <= reach]
                 if not reachable:
@@ -226,15 +228,15 @@ class Estimates:
         if foe is None:
             return 0.0
         reach = charge = 0.0
+        gap = self.state.distance(unit, foe)
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
                     if e.kind in ("move", "engage") and e.value is not None:
-                        inches = max(0.0, self.rules.number(e.value, foe, None))
+                        inches = max(0.0, self.rules.number(e.value, foe, gap))
                         reach += inches
                         if e.kind == "engage":
                             charge = max(charge, inches)
-        gap = self.state.distance(unit, foe)
         if gap > reach:
             return 0.0
         gap = min(gap, charge)  # the reaction fires at a charger, which stands within its charge reach

@@ -59,7 +59,7 @@ from compiler.battle.tree import Node
 #: The lookahead policy's default depth: the side's next choice and what its dice bring.
 LOOKAHEAD_DEPTH = 1
 #: The mcts policy's default iterations per decision (see bench/README.md for the cost).
-MCTS_ITERATIONS = 64
+MCTS_ITERATIONS = 32
 #: UCB1's exploration constant (rewards lie in [0, 1]).
 EXPLORATION = 0.5
 #: Answers kept per process before the store is emptied (a bound on memory).

@@ -29,12 +29,14 @@ from compiler.words import agree, plural
 
 #: Games simulated per scenario for the page, and the run's seed.
 GAMES = 400
-#: The policy both sides play on the page: the strongest the build affords (greedy beats random in
-#: both seatings on every bundled scenario: ``simulate --tournament``); the page names it.
+#: The policy both sides play when the build affords no stronger one (and for the table's setting).
 POLICY = "greedy"
+#: CPU seconds a scenario's run may take on the page: each scenario is played by the strongest
+#: player whose estimated work fits (:func:`compiler.battle.budget.strongest`), and the page names it.
+SITE_BUDGET = 2.0
 SEED = 1
 
-_CACHE: dict[tuple[str, str, str], Tally] = {}
+_CACHE: dict[tuple[str, str, str, str], Tally] = {}
 
 
 @dataclass(frozen=True)
@@ -139,17 +141,30 @@ def _feed(digest: Any, value: object) -> None:
         digest.update(repr(value).encode("utf-8", "surrogateescape") + b";")
 
 
-def _tally(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> Tally:
-    """The run of :data:`GAMES` games, kept per process and in the cache folder between builds
-    (keyed by the sources, the scenario, the games and the seed; warscribe's own fingerprint is
-    added by :func:`~compiler.ast.cached.remembered`)."""
-    found = _CACHE.get((rs.id, key, sc.id))
+def _tally(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str, policy: str) -> Tally:
+    """The run of :data:`GAMES` games under ``policy``, kept per process and in the cache folder
+    between builds (keyed by the sources, the scenario, the policy, the games and the seed;
+    warscribe's own fingerprint is added by :func:`~compiler.ast.cached.remembered`)."""
+    found = _CACHE.get((rs.id, key, sc.id, policy))
     if found is None:
-        stored = f"{rs.id}\0{sc.id}\0{key}\0{GAMES}\0{SEED}".encode()
-        found = remembered("battles", stored, partial(play_games, rules, sc, POLICY, SEED, 0, GAMES),
+        stored = f"{rs.id}\0{sc.id}\0{key}\0{GAMES}\0{SEED}\0{policy}".encode()
+        found = remembered("battles", stored, partial(play_games, rules, sc, policy, SEED, 0, GAMES),
                            lambda t: isinstance(t, Tally) and t.games == GAMES)
-        _CACHE[(rs.id, key, sc.id)] = found
+        _CACHE[(rs.id, key, sc.id, policy)] = found
     return found
+
+
+def page_policy(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> str:
+    """The player of ``sc``'s games on the page: the strongest whose estimated work for
+    :data:`GAMES` games (twice for an overlay's scenario its base shares) fits :data:`SITE_BUDGET`
+    (kept in the cache folder like the games)."""
+    from compiler.battle.budget import STRONGEST_FIRST, strongest
+
+    twice = rs.base is not None and isinstance(rs.base.get(sc.id), A.Scenario)
+    stored = f"{rs.id}\0{sc.id}\0{key}\0{GAMES}\0{SITE_BUDGET}\0{twice}".encode()
+    return remembered("battles-policy", stored,
+                      lambda: strongest(rules, sc, GAMES, SITE_BUDGET, sides=2 if twice else 1).policy,
+                      lambda p: p in STRONGEST_FIRST)
 
 
 def play_shared(rulesets: Mapping[str, Ruleset]) -> None:
@@ -164,8 +179,11 @@ def play_shared(rulesets: Mapping[str, Ruleset]) -> None:
         shared = [s for s in (base.get(sc.id) for sc in rs.of_type(A.Scenario)) if isinstance(s, A.Scenario)]
         if shared:
             rules, key = Rules(base), _key(base)
+            own_rules, own_key = Rules(rs), _key(rs)
             for sc in shared:
-                _tally(base, rules, sc, key)
+                own = rs.get(sc.id)
+                if isinstance(own, A.Scenario):
+                    _tally(base, rules, sc, key, page_policy(rs, own_rules, own, own_key))
 
 
 def _rates(sc: A.Scenario, t: Tally) -> tuple[Rate, ...]:
@@ -220,9 +238,9 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
     return None
 
 
-def _report(rs: Ruleset, rules: Rules, sc: A.Scenario) -> tuple[tuple[ReportTurn, ...], str]:
+def _report(rs: Ruleset, rules: Rules, sc: A.Scenario, policy: str) -> tuple[tuple[ReportTurn, ...], str]:
     seed = game_seed(SEED, 0)
-    battle = Battle(rules, sc, [POLICIES["greedy"](seed + k + 1) for k in range(len(sc.sides))], seed)
+    battle = Battle(rules, sc, [POLICIES[policy](seed + k + 1) for k in range(len(sc.sides))], seed)
     out = battle.run()
     titles = {d.id: getattr(d, "title", d.id) for d in rs.walk() if d.id}
     turns: list[ReportTurn] = []
@@ -258,11 +276,12 @@ def scenario_views(rs: Ruleset) -> list[ScenarioView]:
         game = rs.get(sc.game) if sc.game else next(iter(rs.of_type(A.Game)), None)
         turns = sc.turns or (game.turns if isinstance(game, A.Game) and game.turns else 1)
         sides = tuple((side.title, tuple(_unit_words(rs, side))) for side in sc.sides)
-        t = _tally(rs, rules, sc, key)
-        report, result = _report(rs, rules, sc)
+        policy = page_policy(rs, rules, sc, key)
+        t = _tally(rs, rules, sc, key, policy)
+        report, result = _report(rs, rules, sc, policy)
         changes: tuple[Change, ...] = ()
         if base is not None and base_rules is not None and isinstance(base.get(sc.id), A.Scenario):
-            bt = _tally(base, base_rules, sc, _key(base))
+            bt = _tally(base, base_rules, sc, _key(base), policy)
             changes = tuple(Change(side.title, c["base_win_rate"], c["overlay_win_rate"], c["change"],
                                    c["ci95"][0], c["ci95"][1])
                             for side, c in zip(sc.sides, against(sc, t, bt)))
@@ -271,7 +290,7 @@ def scenario_views(rs: Ruleset) -> list[ScenarioView]:
         views.append(ScenarioView(sc, sides, _deployment(rules, sc, game), first, turns, _rates(sc, t),
                                   t.turns / t.games, report, result, changes,
                                   base.title if changes and base is not None else None,
-                                  _ends(game if isinstance(game, A.Game) else None, t)))
+                                  _ends(game if isinstance(game, A.Game) else None, t), policy))
     return views
 
 
