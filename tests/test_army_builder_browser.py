@@ -249,6 +249,7 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
     page.get_by_role("button", name="Copy the list").click()
     page.wait_for_selector(".ws-army-status:has-text('copied')")
     copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert not page.locator(".ws-army-printonly").is_visible()  # on paper only
     assert copied == page.input_value("#ws-army-text") and body(copied) == ["5 space_marine_squad", "21 ork_boyz_squad"]
     want = army_check(ROOT / "rules" / "console-40k", copied, tmp_path)
     assert [v["message"] for v in want["violations"]] == page.locator(".ws-army-message").all_text_contents() \
@@ -265,6 +266,8 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
     page.wait_for_selector(".ws-army-card >> nth=1")  # the squad's card and its models'
     page.emulate_media(media="print")
     assert page.locator(".ws-army-list").is_visible() and page.locator(".ws-army-verdict").is_visible()
+    assert page.locator(".ws-army-printonly").text_content() == \
+        "Warhammer 40,000: the console game: Choosing an army, a game of 400 points."
     assert page.locator(".ws-army-card").count() == 4 and page.locator(".ws-army-card").nth(3).is_visible()
     for hidden in ("#ws-army-rules", ".ws-army-controls", "#ws-army-text", ".ws-army-list button"):
         assert not page.locator(hidden).first.is_visible(), hidden

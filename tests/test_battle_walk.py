@@ -12,6 +12,7 @@ from compiler.battle import Battle, GreedyPolicy, Outcome, RandomPolicy, Rules, 
 from compiler.battle.exact import state_key
 from compiler.battle.rules import bernoulli
 from compiler.battle.simulate import play_games
+from compiler.battle import walk as walk_module
 from compiler.battle.walk import Position, Step, Walk, WalkError, walk_for
 from compiler.driver import compile_text
 
@@ -134,3 +135,28 @@ def test_a_walk_refuses_players_that_do_not_always_answer_alike(wounds: compiler
     assert isinstance(sc, A.Scenario)
     with pytest.raises(ValueError, match="random"):
         Walk(Rules(wounds), sc, ["random", "greedy"])
+
+
+def test_a_walk_past_its_bounds_starts_again_or_gives_up_and_plays_the_same_games(
+        wounds: compiler.Ruleset, monkeypatch: pytest.MonkeyPatch) -> None:
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    rules = Rules(wounds)
+    monkeypatch.setattr(walk_module, "STEPS", 20)  # a handful of chance nodes, then start again
+    monkeypatch.setattr(walk_module, "REVIEW", 5)
+    small = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    restarted = False
+    for i in range(60):
+        seed = game_seed(8, i)
+        root = small.root
+        assert small.play(seed) == engine(rules, sc, seed), f"game {i}"
+        restarted |= small.root is not root
+    assert restarted and small.steps < 20 + 40  # started again, and kept few
+    monkeypatch.setattr(walk_module, "STEPS", 200_000)
+    monkeypatch.setattr(walk_module, "TRIAL", 10)
+    monkeypatch.setattr(walk_module, "GIVE_UP", 0.0)  # any new position is too many: give up
+    given_up = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    for i in range(30):
+        seed = game_seed(9, i)
+        assert given_up.play(seed) == engine(rules, sc, seed), f"game {i}"
+    assert not given_up.keeping and not given_up.positions

@@ -20,10 +20,10 @@ answers, the same outcome — and a transition is kept only under the position i
 
 Kept transitions are checked as they are met again: a chance node whose law is not the one the
 engine now rolls, or a successor other than the one it now reaches, is an error, never a silent
-answer.  A walk keeps at most :data:`LIMIT` positions (then starts again); in a battle whose
-positions hardly ever recur (many units on a table) it stops keeping any after
-:data:`TRIAL` games and lets the engine play each game as it would alone.  ``games`` and
-``played`` count the games walked and those the engine had to play some of.
+answer.  A walk keeps at most :data:`LIMIT` positions and :data:`STEPS` chance nodes (then
+starts again); in a battle whose positions hardly ever recur (many units on a table) it stops
+keeping any after :data:`TRIAL` games and lets the engine play each game as it would alone.
+``games`` and ``played`` count the games walked and those the engine had to play some of.
 """
 from __future__ import annotations
 
@@ -42,8 +42,9 @@ from compiler.battle.state import State
 
 #: The policies whose answers depend only on the position: their battles can be walked.
 WALKABLE = frozenset({"greedy"})
-#: Positions a walk keeps before it starts again (a bound on memory).
+#: Positions, and chance nodes, a walk keeps before it starts again (a bound on memory).
 LIMIT = 50_000
+STEPS = 200_000
 #: Games after which a walk that kept more than :data:`GIVE_UP` new positions a game stops keeping
 #: any: its battle's positions do not recur (a few hundred positions in all is what a small
 #: battle has; many units on a table make new ones every game turn).
@@ -128,6 +129,7 @@ class _Keeper:
         if node is None:
             node = Step(law, self.position, self.path)
             self._attach(node)
+            self.walk.steps += 1
         elif not isinstance(node, Step) or node.law != law:
             raise WalkError(f"a kept chance node rolls {getattr(node, 'law', node)!r}; the engine now rolls {law!r}")
         if self.at < len(self.replay):
@@ -171,7 +173,7 @@ class Walk:
         self.rules, self.scenario, self.sides = rules, scenario, len(policies)
         self.positions: dict[tuple[Any, ...], Position] = {}
         self.root = Position(0, 0, None)
-        self.games = self.played = 0  # games walked; those the engine had to play some of
+        self.games = self.played = self.steps = 0  # games walked; those the engine had to play some of; chance nodes kept
         self.keeping = True
         self.review = REVIEW  # the game at which to look at the positions kept again
         #: how many first draws of a game a caller may make ahead (:func:`~compiler.battle.streams.first_draws`)
@@ -185,6 +187,8 @@ class Walk:
         self.games += 1
         if self.games >= self.review:
             self._review()
+            if not self.keeping:
+                return self._battle(seed).run()
         ahead = iter(first or ())
         draw = ahead.__next__  # the draws made ahead; past them, the seed's stream (see _tail)
         node: Node = self.root
@@ -222,11 +226,13 @@ class Walk:
                 return node  # type: ignore[return-value]
 
     def _review(self) -> None:
-        """Every so many games: start again past :data:`LIMIT` positions; give up keeping any
-        after :data:`TRIAL` games that made more than :data:`GIVE_UP` new positions a game."""
-        if len(self.positions) >= LIMIT:
+        """Every so many games: start again past :data:`LIMIT` positions or :data:`STEPS` chance
+        nodes; give up keeping any after :data:`TRIAL` games that made more than :data:`GIVE_UP`
+        new positions a game."""
+        if len(self.positions) >= LIMIT or self.steps >= STEPS:
             self.positions.clear()
             self.root = Position(0, 0, None)
+            self.steps = 0
         if self.games >= TRIAL and len(self.positions) > GIVE_UP * self.games:
             self.keeping = False
             self.positions.clear()
