@@ -510,3 +510,23 @@ def test_a_detachment_wiped_out_before_its_activation_is_not_offered() -> None:
     choice = killed.choice()
     assert choice is not None and choice.side == 1
     assert (choice.kind, choice.unit) == ("order", "Trooper 2")  # its only squad left: activated, no pick
+
+
+def test_a_counter_of_a_unit_wiped_out_does_not_fall_with_the_living() -> None:
+    text = DRILL.replace('  side red "Red":\n    3 trooper', '  side red "Red":\n    3 trooper\n    3 trooper').replace(
+        '  side blue "Blue":\n    3 trooper', '  side blue "Blue":\n    1 trooper\n    3 trooper')
+    result = compile_text(text, "drill.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red wins the roll
+    node = node.child(0).child(0).child(0)  # Red's first squad shoots at the lone Blue trooper
+    node = node.child(0)  # and misses: the trooper is suppressed
+    assert node.state().units[2].values == {"suppression": 1}
+    node = node.child(1).child(3)  # Blue's squad does nothing
+    node = node.child(0).child(0)  # Red's second squad shoots at the lone trooper
+    node = node.child(1)  # and kills it (marked: it still acts, at full strength)
+    node = node.child(3)  # it does nothing; the phase ends (it is removed), then the game turn
+    assert node.chance_kind() == "initiative" and node.state().turn == 2  # the roll for the second turn
+    lone, squad = node.state().units[2:]
+    assert (lone.models, lone.values) == (0, {"suppression": 1})  # gone: nothing falls for it
+    assert squad.values == {"suppression": 0}
