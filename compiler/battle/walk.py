@@ -72,11 +72,11 @@ class Step:
     """A chance node: its law, what followed each outcome (None: not met yet), and where it was
     met: the position it follows and the outcomes drawn from there to it."""
 
-    __slots__ = ("law", "cumulative", "last", "children", "position", "path")
+    __slots__ = ("law", "cumulative", "total", "last", "children", "position", "path")
 
     def __init__(self, law: Law, position: Position, path: tuple[int, ...]) -> None:
         self.law = law
-        self.cumulative = law.cumulative
+        self.cumulative, self.total = law.cumulative, law.cumulative[-1]
         self.last = len(law.values) - 1
         self.children: list[Node] = [None] * len(law.values)
         self.position, self.path = position, path
@@ -204,10 +204,8 @@ class Walk:
                 except StopIteration:
                     draw, tailed = _tail(ahead, seed, len(first or ())), True
                     u = draw()
-                cumulative = node.cumulative  # type: ignore[union-attr]
-                i = bisect_right(cumulative, u * cumulative[-1])  # as Law.index draws
-                if i > node.last:  # type: ignore[union-attr]
-                    i = node.last  # type: ignore[union-attr]
+                # as Law.index draws: the insertion point, at most the last outcome's index
+                i = bisect_right(node.cumulative, u * node.total, 0, node.last)  # type: ignore[union-attr]
                 following = node.children[i]  # type: ignore[union-attr]
                 if following is None:  # the engine plays on from the step's position
                     if not tailed:  # the engine may draw past those made ahead
