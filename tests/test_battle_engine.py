@@ -546,3 +546,15 @@ def test_a_charger_with_two_enemy_units_in_reach_chooses_which_to_engage() -> No
     engaged = node.child(1)
     red, _, lone, pair = engaged.state().units
     assert red.engaged == [pair.uid] and pair.engaged == [red.uid] and lone.engaged == []
+
+
+def test_a_recorded_test_in_an_action_reports_its_rule_chance_and_result() -> None:
+    result = compile_text(ARMS, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    dice = Dice([1])
+    battle = Battle(Rules(model), model.get("range"), [ScriptedPolicy([1]), ScriptedPolicy([0, 2, 2])], 0, nature=dice)
+    battle.run()
+    tests = [{k: e[k] for k in ("rule", "unit", "chance", "passed")} for e in battle.events if e["event"] == "test"]
+    assert tests == [{"rule": "nerve", "unit": "Gunner", "chance": round(21 / 36, 6), "passed": False}]
+    assert not [e for e in battle.events if e["event"] == "status"]  # the failure ended the action
