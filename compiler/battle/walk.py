@@ -28,6 +28,8 @@ keeping any after :data:`TRIAL` games and lets the engine play each game as it w
 from __future__ import annotations
 
 import weakref
+from dataclasses import replace
+from functools import partial
 from bisect import bisect_right
 from itertools import chain
 from typing import Any, Callable, Iterator, Sequence, Union
@@ -176,6 +178,7 @@ class Walk:
         self.games = self.played = self.steps = 0  # games walked; those the engine had to play some of; chance nodes kept
         self.keeping = True
         self.review = REVIEW  # the game at which to look at the positions kept again
+        self._explorer: tuple[Battle, _Forward, State] | None = None  # the exploring battle, its nature, its start
         #: how many first draws of a game a caller may make ahead (:func:`~compiler.battle.streams.first_draws`)
         self.first = FIRST
 
@@ -249,18 +252,43 @@ class Walk:
         """The engine plays on from ``position`` (the outcomes ``drawn`` since it replayed); what it
         meets is kept.  The end of the battle, or the kept position it reached."""
         keeper = _Keeper(self, position, drawn, draw, position.state is not None)
-        battle = self._battle(0, keeper)
-        battle.at_turn = lambda turn, first: keeper.turn(battle, turn, first)
+        if self._explorer is None:  # one battle set up for every exploration: its state taken up each time
+            forward = _Forward()
+            battle = self._battle(0, forward)  # type: ignore[arg-type]
+            battle.at_turn = partial(forward.turn, battle)
+            self._explorer = (battle, forward, battle.state.copy())
+        battle, forward, start = self._explorer
+        forward.keeper = keeper
+        battle.choices.clear()
         try:
             if position.state is None:
+                battle.resume(start)
                 out = battle.run()
             else:
                 battle.resume(position.state)
                 out = battle.play_from(position.turn, position.first)
         except _Reached as reached:
             return reached.position
+        out = replace(out, final=battle.state.copy())  # the battle's own state is taken up again
         keeper.end(out)
         return out
+
+
+class _Forward:
+    """The nature of the walk's one exploring battle: the keeper of the exploration at hand."""
+
+    __slots__ = ("keeper",)
+
+    def __init__(self) -> None:
+        self.keeper: _Keeper | None = None
+
+    def outcome(self, battle: Battle, law: Law, what: str) -> int:
+        assert self.keeper is not None
+        return self.keeper.outcome(battle, law, what)
+
+    def turn(self, battle: Battle, turn: int, first: int) -> None:
+        assert self.keeper is not None
+        self.keeper.turn(battle, turn, first)
 
 
 def _tail(ahead: Iterator[float], seed: int, made: int) -> Callable[[], float]:
