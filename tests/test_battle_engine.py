@@ -530,3 +530,31 @@ def test_a_counter_of_a_unit_wiped_out_does_not_fall_with_the_living() -> None:
     lone, squad = node.state().units[2:]
     assert (lone.models, lone.values) == (0, {"suppression": 1})  # gone: nothing falls for it
     assert squad.values == {"suppression": 0}
+
+
+def test_a_charger_with_two_enemy_units_in_reach_chooses_which_to_engage() -> None:
+    text = FIGHT.format(activation="alternating_units", brutes=1, dice="").replace(
+        '  side blue "Blue":\n    1 brute', '  side blue "Blue":\n    1 brute\n    2 brute')
+    result = compile_text(text, "fight.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("clash")).child(0).child(0)  # Red's first unit charges
+    assert labels(node) == ("target", "Trooper 1", ["Brute 1", "Brute 2"])
+    # what each is worth: 2 blows on 4+ (at most one kill against the lone brute: 3/4) less the
+    # blows back (1, then 2, on 3+), a model each
+    assert node.choice().estimates() == pytest.approx([3 / 4 - 2 / 3, 1 - 4 / 3], rel=1e-12)  # type: ignore[union-attr]
+    engaged = node.child(1)
+    red, _, lone, pair = engaged.state().units
+    assert red.engaged == [pair.uid] and pair.engaged == [red.uid] and lone.engaged == []
+
+
+def test_a_recorded_test_in_an_action_reports_its_rule_chance_and_result() -> None:
+    result = compile_text(ARMS, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    dice = Dice([1])
+    battle = Battle(Rules(model), model.get("range"), [ScriptedPolicy([1]), ScriptedPolicy([0, 2, 2])], 0, nature=dice)
+    battle.run()
+    tests = [{k: e[k] for k in ("rule", "unit", "chance", "passed")} for e in battle.events if e["event"] == "test"]
+    assert tests == [{"rule": "nerve", "unit": "Gunner", "chance": round(21 / 36, 6), "passed": False}]
+    assert not [e for e in battle.events if e["event"] == "status"]  # the failure ended the action
