@@ -1,7 +1,9 @@
 """Many battles of deterministic players as a walk over the engine's kept transitions.
 
 With players whose every answer depends only on the position (greedy: :data:`WALKABLE`), a
-battle is a function of its dice.  A :class:`Walk` keeps, for each *position* — the battle at the
+battle is a function of its dice.  (``lookahead`` and ``mcts`` answer per position too, but they
+search by playing the battle again from its first state with its answers so far, which a battle
+taken up from a kept state does not have: their games are played by the engine alone.)  A :class:`Walk` keeps, for each *position* — the battle at the
 start of a game turn: the whole :class:`~compiler.battle.state.State` by value
 (:func:`~compiler.battle.exact.state_key`, as the exact solver merges positions) and the side
 that went first the turn before — the chance nodes the engine met from there, each with its
@@ -28,19 +30,19 @@ keeping any after :data:`TRIAL` games and lets the engine play each game as it w
 from __future__ import annotations
 
 import weakref
+from bisect import bisect_right
 from dataclasses import replace
 from functools import partial
-from bisect import bisect_right
 from itertools import chain
 from typing import Any, Callable, Iterator, Sequence, Union
 
 from compiler import ast as A
-from compiler.battle.streams import Stream
 from compiler.battle.engine import Battle, Outcome
 from compiler.battle.exact import state_key
 from compiler.battle.policies import GreedyPolicy
 from compiler.battle.rules import Law, Rules
 from compiler.battle.state import State
+from compiler.battle.streams import Stream
 
 #: The policies whose answers depend only on the position: their battles can be walked.
 WALKABLE = frozenset({"greedy"})
