@@ -209,6 +209,22 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
     assert [m for m, _ in shown["messages"]] == kept and shown["points"] == str(want["points"]) == "375"
     assert shown["ok"] == ("no" if kept else "unknown" if unchecked else "yes")
 
+    # A file the command refuses is refused whole, each bad line said (with an example from the ruleset),
+    # the list left as it was.
+    bad = page.evaluate(READ_LIST, "x trooper\n1234567 tank\n2 nothing\n1 tank with laser\n3 scout\n")
+    assert {k: bad[k] for k in ("ok", "points", "messages")} == {k: shown[k] for k in ("ok", "points", "messages")}
+    assert page.locator(".ws-army-status").text_content() == (
+        "The list was not read: line 1: cannot read this line; write e.g. `10 troop_squad`; line 2: a unit of "
+        "1234567 models; write from 1 to 10,000; line 3: 'nothing' is not a unit, squad or weapon of armytest; "
+        "line 4: 'laser' is not a unit, squad or weapon of armytest")
+    path = tmp_path / "bad.txt"
+    path.write_text("x trooper\n1234567 tank\n2 nothing\n1 tank with laser\n3 scout\n", encoding="utf-8")
+    refused = warscribe("army", "check", str(fixture_rules), str(path))
+    assert refused.returncode == 1 and [line.split(": error: ")[1] for line in refused.stdout.splitlines()
+                                        if ": error: " in line] == [
+        "cannot read this line; write e.g. `10 space_marine_squad`", "a unit of 1234567 models; write from 1 to 10,000",
+        "'nothing' is not a unit, squad or weapon of armytest", "'laser' is not a unit, squad or weapon of armytest"]
+
 
 def mount(page: Page, data: dict[str, Any]) -> None:
     """The builder's script on a page of its own, with ``data`` as its army.json (no site build)."""

@@ -510,3 +510,51 @@ def test_a_detachment_wiped_out_before_its_activation_is_not_offered() -> None:
     choice = killed.choice()
     assert choice is not None and choice.side == 1
     assert (choice.kind, choice.unit) == ("order", "Trooper 2")  # its only squad left: activated, no pick
+
+
+def test_a_counter_of_a_unit_wiped_out_does_not_fall_with_the_living() -> None:
+    text = DRILL.replace('  side red "Red":\n    3 trooper', '  side red "Red":\n    3 trooper\n    3 trooper').replace(
+        '  side blue "Blue":\n    3 trooper', '  side blue "Blue":\n    1 trooper\n    3 trooper')
+    result = compile_text(text, "drill.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red wins the roll
+    node = node.child(0).child(0).child(0)  # Red's first squad shoots at the lone Blue trooper
+    node = node.child(0)  # and misses: the trooper is suppressed
+    assert node.state().units[2].values == {"suppression": 1}
+    node = node.child(1).child(3)  # Blue's squad does nothing
+    node = node.child(0).child(0)  # Red's second squad shoots at the lone trooper
+    node = node.child(1)  # and kills it (marked: it still acts, at full strength)
+    node = node.child(3)  # it does nothing; the phase ends (it is removed), then the game turn
+    assert node.chance_kind() == "initiative" and node.state().turn == 2  # the roll for the second turn
+    lone, squad = node.state().units[2:]
+    assert (lone.models, lone.values) == (0, {"suppression": 1})  # gone: nothing falls for it
+    assert squad.values == {"suppression": 0}
+
+
+def test_a_charger_with_two_enemy_units_in_reach_chooses_which_to_engage() -> None:
+    text = FIGHT.format(activation="alternating_units", brutes=1, dice="").replace(
+        '  side blue "Blue":\n    1 brute', '  side blue "Blue":\n    1 brute\n    2 brute')
+    result = compile_text(text, "fight.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("clash")).child(0).child(0)  # Red's first unit charges
+    assert labels(node) == ("target", "Trooper 1", ["Brute 1", "Brute 2"])
+    # what each is worth: 2 blows on 4+ (at most one kill against the lone brute: 3/4) less the
+    # blows back (1, then 2, on 3+), a model each
+    assert node.choice().estimates() == pytest.approx([3 / 4 - 2 / 3, 1 - 4 / 3], rel=1e-12)  # type: ignore[union-attr]
+    engaged = node.child(1)
+    red, _, lone, pair = engaged.state().units
+    assert red.engaged == [pair.uid] and pair.engaged == [red.uid] and lone.engaged == []
+
+
+def test_a_recorded_test_in_an_action_reports_its_rule_chance_and_result() -> None:
+    result = compile_text(ARMS, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    dice = Dice([1])
+    battle = Battle(Rules(model), model.get("range"), [ScriptedPolicy([1]), ScriptedPolicy([0, 2, 2])], 0, nature=dice)
+    battle.run()
+    tests = [{k: e[k] for k in ("rule", "unit", "chance", "passed")} for e in battle.events if e["event"] == "test"]
+    assert tests == [{"rule": "nerve", "unit": "Gunner", "chance": round(21 / 36, 6), "passed": False}]
+    assert not [e for e in battle.events if e["event"] == "status"]  # the failure ended the action
