@@ -558,3 +558,17 @@ def test_a_recorded_test_in_an_action_reports_its_rule_chance_and_result() -> No
     tests = [{k: e[k] for k in ("rule", "unit", "chance", "passed")} for e in battle.events if e["event"] == "test"]
     assert tests == [{"rule": "nerve", "unit": "Gunner", "chance": round(21 / 36, 6), "passed": False}]
     assert not [e for e in battle.events if e["event"] == "status"]  # the failure ended the action
+
+
+def test_an_action_goes_on_after_lowering_a_counter() -> None:
+    text = ARMS.replace('    action rally "Rally": tests nerve(Ld), sets steady\n',
+                        '    action rally "Rally": tests nerve(Ld), sets steady\n'
+                        '    action regroup "Regroup": lowers suppression by 1, sets steady\n')
+    result = compile_text(text, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    root = Node.root(Rules(model, exact=True), model.get("range"))
+    assert labels(root) == ("action", "Gunner", ["Shoot", "Rally", "Regroup", "Nothing"])
+    regrouped = root.child(2)  # nothing to lower (the counter is at its lowest): the status is still set
+    assert regrouped.state().units[0].values == {"suppression": 0}
+    assert regrouped.state().units[0].statuses == {"steady": ""}
