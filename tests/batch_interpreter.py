@@ -246,10 +246,19 @@ class BatchInterpreter(PlainInterpreter):
         raise Unsupported(f"built-in {e.func}")
 
     def table(self, decl: A.Table, bound: dict[str, Any], ctx: Any) -> Any:
+        """A table looked up as one play would, once for each set of values the plays hold."""
         bound = {k: uniform(v) for k, v in bound.items()}
-        if any(isinstance(v, np.ndarray) for v in bound.values()):
-            raise Unsupported("a table looked up with a value that differs between plays")
-        return uniform(super().table(decl, bound, ctx))
+        varying = [k for k, v in bound.items() if isinstance(v, np.ndarray)]
+        if not varying:
+            return uniform(super().table(decl, bound, ctx))
+        keys, where = np.unique(np.stack([bound[k] for k in varying], axis=1), axis=0, return_inverse=True)
+        look = super().table
+        rows = [uniform(look(decl, bound | {k: int(x) for k, x in zip(varying, key)}, ctx)) for key in keys]
+        if all(isinstance(r, (int, np.integer)) and not isinstance(r, bool) for r in rows):
+            return np.asarray(rows, dtype=np.int64)[where.reshape(-1)]
+        if all(isinstance(r, Tgt) and r.kind == rows[0].kind in ("high", "low") and isinstance(r.n, int) for r in rows):
+            return Tgt(rows[0].kind, np.asarray([r.n for r in rows], dtype=np.int64)[where.reshape(-1)])
+        raise Unsupported("a table whose answers over the plays are not numbers of one kind")
 
     # -- stats and what applies -----------------------------------------------------------------
 
