@@ -16,10 +16,11 @@ samples each volley from its exact law instead of rolling each die, and keeps th
 The engine's volley laws are worked out once before the runs (as in any long run); each timed
 run plays games of a seed of its own (no game of one run is played again in another) and starts
 with nothing kept of earlier runs' walks (:mod:`compiler.battle.walk`): what the walk keeps,
-it keeps within the run, as a simulation does.  The line "seeding" is what the engine spends
-per game before its first roll: the game's seed (a hash of the run's seed and the game's index)
-and its own Mersenne Twister seeded with it, so that game ``i`` of a run is the same game
-whatever the schedule — the peer seeds one stream for all its games.
+it keeps within the run, as a simulation does.  The duel is also timed with the walk of the
+earlier runs kept (new games still), as a process that simulates again keeps it.  The line "seeding" is what the engine spends
+per game before its first roll: the game's seed (from the run's seed and the game's index) and
+the first draws of its own stream, made 256 games at once, so that game ``i`` of a run is the
+same game whatever the schedule — the peer seeds one stream for all its games.
 """
 from __future__ import annotations
 
@@ -82,13 +83,16 @@ def main() -> None:
     args = parser.parse_args()
 
     import compiler
-    from compiler.battle import Rules, game_seed
+    from compiler import ast as A
+    from compiler.battle import Rules
+    from compiler.battle.streams import first_draws, game_seeds
     from compiler.battle.simulate import play_games
     from compiler.battle.walk import forget
 
     model = compiler.compile_paths([str(ROOT / "bench" / "battles")]).rulesets[0]
     rules = Rules(model)
     duel = model.get("small_duel")
+    assert isinstance(duel, A.Scenario)
     play_games(rules, duel, "greedy", 0, 0, 2000)  # the laws worked out once, as in any run
     seeds = iter(range(1, 100))
 
@@ -97,17 +101,23 @@ def main() -> None:
         play_games(rules, scenario, "greedy", next(seeds), 0, games)  # type: ignore[arg-type]
 
     engine_s = best(lambda: fresh(duel, args.duels))
+    # a walk that kept the transitions of an earlier run (a process that simulates again), new games
+    warm_s = best(lambda: play_games(rules, duel, "greedy", next(seeds), 0, args.duels))
     peer_s = best(lambda: peer(args.duels, 1))
-    seeding_s = best(lambda: [random.Random(game_seed(1, i)) for i in range(args.duels)])
+    seeding_s = best(lambda: [first_draws(game_seeds(1, a, min(args.duels, a + 256)), 12)
+                              for a in range(0, args.duels, 256)])
     tally = play_games(rules, duel, "greedy", 1, 0, args.duels)
     print(f"small duel, {args.duels:,} games: engine {args.duels / engine_s:,.0f} games per CPU s, "
           f"peer {args.duels / peer_s:,.0f} ({engine_s / peer_s:.2f}x the peer's time; target <= 1: "
           f"{'met' if engine_s <= peer_s else 'not met'})")
+    print(f"  with the transitions of an earlier run kept: {args.duels / warm_s:,.0f} games per CPU s "
+          f"({warm_s / peer_s:.2f}x the peer's time)")
     print(f"  seeding: {seeding_s / args.duels * 1e6:.2f} us a game of the engine's "
           f"{engine_s / args.duels * 1e6:.2f} us ({seeding_s / peer_s:.2f}x the peer's whole time)")
     print(f"  wins: engine {tally.wins} draws {tally.draws}; peer {peer(args.duels, 1)}")
 
     table = model.get("ten_a_side")
+    assert isinstance(table, A.Scenario)
     play_games(rules, table, "greedy", 0, 0, 50)
     table_s = best(lambda: fresh(table, args.tables), 2)
     rate = args.tables / table_s

@@ -2,7 +2,8 @@
 plain interpreter (``tests/plain_interpreter.py``); the two laws must agree.
 
 :func:`programs` draws a well-typed ruleset across the language — stats with ranges, targets,
-dice and a role; a custom die; a wound table (case list, sometimes a chained ``6 then 4+`` row);
+dice and a role; a custom die; a wound table (case list, sometimes a chained ``6 then 4+`` row)
+and a keyed table of the save's AP;
 hit tests rolled high or low with natural rules, caps, ``modifiers between`` and re-rolls;
 modifiers (roll, stat, ``better by``, ``needs``, caps, re-rolls, ``ignore modifiers``, a group,
 ``when``); abilities with values and hooks (extra hits, automatic wounds, no save, ``+N D``,
@@ -140,7 +141,12 @@ def programs(draw: st.DrawFn, known: bool = True) -> Program:
     text += '\ntest hit(Q) "Hit":\n' + "".join(f"  {c}\n" for c in hit)
     text += '\ntest wound(S, T) "Wound":\n  roll d6 against to_wound(S, T)\n'
     text += draw(st.sampled_from(["", "  natural 1 fails\n"]))
-    text += '\ntest save(Def, AP) "Save":\n  roll d6 >= Def + AP\n'
+    # the save: AP added, or looked up in a keyed table (a hook's +1 AP makes it differ attack by attack)
+    if draw(st.booleans()):
+        text += '\ntable ap_bonus(AP) "AP bonus":\n  0 -> 0\n  1..2 -> 1\n  3 -> 2\n'
+        text += '\ntest save(Def, AP) "Save":\n  roll d6 >= Def + ap_bonus(AP)\n'
+    else:
+        text += '\ntest save(Def, AP) "Save":\n  roll d6 >= Def + AP\n'
     text += draw(st.sampled_from(["", "  natural 1 fails\n", "  natural 1 fails\n  never better than 3+\n"]))
     mods = draw(st.lists(st.sampled_from(MODIFIERS), max_size=3, unique=True))
     for i, m in enumerate(mods):

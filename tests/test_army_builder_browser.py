@@ -10,7 +10,9 @@ console-40k's list is also copied, printed (print emulation: the list and its ca
 played by ``simulate --army``, run through axe-core in both schemes and laid out at 390 px.
 
 The fixture ruleset of tests/army_fixture.py, whose requirements use every kind of expression the
-page mirrors, is checked the same way by the page's checker (``window.wsArmy``) in one blank page.
+page mirrors, is checked the same way by the page's checker (``window.wsArmy``) in a page of its own
+(the builder mounted on its data, no site build), at each game size; then through the page's
+controls (the army rules, the game's size) with the command line the page shows.
 """
 from __future__ import annotations
 
@@ -50,11 +52,12 @@ READ_LIST = """text => {
 }""" % READ
 
 
-def army_check(rules: Path, text: str, folder: Path, army: str | None = None) -> dict[str, Any]:
+def army_check(rules: Path, text: str, folder: Path, army: str | None = None, points: int | None = None) -> dict[str, Any]:
     """``warscribe army check --json`` of a list file holding ``text``."""
     path = folder / "list.txt"
     path.write_text(text, encoding="utf-8")
-    ran = warscribe("army", "check", str(rules), str(path), "--json", *(["--army", army] if army else []))
+    ran = warscribe("army", "check", str(rules), str(path), "--json", *(["--army", army] if army else []),
+                    *(["--points", str(points)] if points is not None else []))
     assert ran.returncode in (0, 1), ran
     out: dict[str, Any] = json.loads(ran.stdout)
     assert out["ok"] == (ran.returncode == 0)
@@ -130,6 +133,17 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
         want = army_check(rules, shown["text"], tmp_path)
         same_verdict(shown, want, text)
         verdicts.add(want["ok"])
+    if ruleset == "40k-s":  # no sizes declared: the game's size is any number the players agree
+        page.fill("#ws-army-size", "1500")
+        page.press("#ws-army-size", "Tab")
+        shown = page.evaluate(READ)
+        assert shown["text"].splitlines()[0].endswith(", a game of 1500 points")
+        assert page.locator(".ws-army-total").text_content() == "Total: 0 points of 1500."
+        same_verdict(shown, army_check(rules, shown["text"], tmp_path, points=1500), shown["text"])
+    never = page.locator(".ws-army-never").all_text_contents()
+    assert never == ([] if ruleset != "nuceria-rts" else
+                     [" No list can meet this rule: a list file does not say how many warlords it has, and warscribe "
+                      "army check counts warlords as 0."])
     assert errors == []
     # console-40k has lists of both kinds; 40k-s's units carry no points and its limit is 0, so every
     # list meets its rules; nuceria-rts requires one warlord, which a list file cannot name.
@@ -154,14 +168,19 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
     requires = next(a for a in data["armies"] if a["id"] == army)["requires"]
     unchecked = {r["message"] for r in requires if r["tree"] is None}
     assert len(unchecked) == (army == "skirmish")  # max(points, …) reads a quantity inside a call
-    page.set_content("<!doctype html><title>Army</title><p>The checker alone.</p>")
-    page.add_script_tag(content=ARMY_JS.read_text(encoding="utf-8"))
+    mount(page, data)
     seen_ok, seen_broken = 0, set()
-    for units in random_lists(31 if army == "main" else 32, list(ENTRIES), SIZES, 20, most_units=5):
+    sizes = [500, 1000] if army == "main" else [0, 300, 450]  # its sizes; any number for the skirmish
+    for i, units in enumerate(random_lists(31 if army == "main" else 32, list(ENTRIES), SIZES, 20, most_units=5)):
         listed = [{"id": name, "models": n, "weapons": []} for n, name in units]
-        got = page.evaluate("([d, a, u]) => ({r: wsArmy.check(d, a, u), t: wsArmy.listText(d, a, u)})",
-                            [data, army, listed])
-        want = army_check(fixture_rules, got["t"], tmp_path, army)
+        size = sizes[i % len(sizes)]
+        got = page.evaluate("""([d, a, u, n]) => ({r: wsArmy.check(d, a, u, n), t: wsArmy.listText(d, a, u, n),
+                                                   c: wsArmy.command(d, a, n, 'list.txt')})""",
+                            [data, army, listed, size])
+        default = size == sizes[0]
+        assert got["c"] == "warscribe army check rules/armytest list.txt" + ("" if army == "main" else " --army skirmish") \
+            + ("" if default else f" --points {size}") and got["r"]["limit"] == size
+        want = army_check(fixture_rules, got["t"], tmp_path, army, None if default else size)
         kept = [v["message"] for v in want["violations"] if not any(v["message"].startswith(m) for m in unchecked)]
         assert [v["message"] for v in got["r"]["violations"]] == kept, units
         assert [v["cites"] for v in got["r"]["violations"]] == \
@@ -175,12 +194,59 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
     assert seen_ok >= 2  # valid lists among the twenty, and most rules broken by one of them
     assert len(seen_broken) >= {"main": 6, "skirmish": 3}[army], seen_broken
 
+    # The page's own controls: this army, a game size other than the default, a list read in; the
+    # command line the page shows (with the author's notes) checks its file as the page did.
+    page.locator(".ws-army-controls select").first.select_option(army)
+    size = "1000" if army == "main" else "450"
+    page.locator("#ws-army-size").select_option(size) if army == "main" else page.fill("#ws-army-size", size)
+    page.press("#ws-army-size", "Tab")
+    shown = page.evaluate(READ_LIST, "6 troop_squad\n1 tank\n4 veteran_squad\n")
+    line = page.locator(".ws-army-cli").text_content() or ""
+    assert line.endswith("armytest-army.txt" + ("" if army == "main" else " --army skirmish") + f" --points {size}")
+    want = army_check(fixture_rules, shown["text"], tmp_path, army, int(size))
+    assert shown["text"].splitlines()[0].endswith(f"({army}), a game of {size} points")
+    kept = [v["message"] for v in want["violations"] if not any(v["message"].startswith(m) for m in unchecked)]
+    assert [m for m, _ in shown["messages"]] == kept and shown["points"] == str(want["points"]) == "375"
+    assert shown["ok"] == ("no" if kept else "unknown" if unchecked else "yes")
+
+    # A file the command refuses is refused whole, each bad line said (with an example from the ruleset),
+    # the list left as it was.
+    bad = page.evaluate(READ_LIST, "x trooper\n1234567 tank\n2 nothing\n1 tank with laser\n3 scout\n")
+    assert {k: bad[k] for k in ("ok", "points", "messages")} == {k: shown[k] for k in ("ok", "points", "messages")}
+    assert page.locator(".ws-army-status").text_content() == (
+        "The list was not read: line 1: cannot read this line; write e.g. `10 troop_squad`; line 2: a unit of "
+        "1234567 models; write from 1 to 10,000; line 3: 'nothing' is not a unit, squad or weapon of armytest; "
+        "line 4: 'laser' is not a unit, squad or weapon of armytest")
+    path = tmp_path / "bad.txt"
+    path.write_text("x trooper\n1234567 tank\n2 nothing\n1 tank with laser\n3 scout\n", encoding="utf-8")
+    refused = warscribe("army", "check", str(fixture_rules), str(path))
+    assert refused.returncode == 1 and [line.split(": error: ")[1] for line in refused.stdout.splitlines()
+                                        if ": error: " in line] == [
+        "cannot read this line; write e.g. `10 space_marine_squad`", "a unit of 1234567 models; write from 1 to 10,000",
+        "'nothing' is not a unit, squad or weapon of armytest", "'laser' is not a unit, squad or weapon of armytest"]
+
+
+def mount(page: Page, data: dict[str, Any]) -> None:
+    """The builder's script on a page of its own, with ``data`` as its army.json (no site build)."""
+    html = ('<!doctype html><html lang="en"><title>Army</title><main><p><a id="ws-army-data" href="army.json">data</a>'
+            '</p><div id="ws-army"></div><p>' + "".join(f'<a id="ws-army-cite-{a["id"]}" href="#{a["id"]}">{a["id"]}</a> '
+                                                       for a in data["armies"]) +
+            '</p></main><script src="army.js"></script></html>')
+    bodies = {"army/": (html, "text/html"), "army/army.json": (json.dumps(data), "application/json"),
+              "army/army.js": (ARMY_JS.read_text(encoding="utf-8"), "text/javascript")}
+    page.route("http://127.0.0.1:9/**", lambda route: route.fulfill(
+        body=bodies[route.request.url.split(":9/", 1)[1]][0],
+        content_type=bodies[route.request.url.split(":9/", 1)[1]][1]))
+    page.goto("http://127.0.0.1:9/army/")
+    page.wait_for_selector("#ws-army[data-ready]")
+
 
 def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any, site_url: str,
                                                                    tmp_path: Path) -> None:
-    """console-40k's builder: the copied list is the file; printed, the list and its units' cards
-    without the controls; ``simulate --army`` plays the file; axe finds no serious fault in either
-    scheme; at 390 px nothing is wider than the screen."""
+    """console-40k's builder: the copied list is the file; it is still there after a reload; printed,
+    the list and its units' cards without the controls; ``simulate --army`` plays the file; axe finds
+    no serious fault in either scheme; at 390 px nothing is wider than the screen.  (One page session
+    for all of them: about 7 s, most of it axe-core and the two-game simulation.)"""
     from test_site_axe import axe_script
 
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
@@ -194,9 +260,12 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
     page.get_by_role("button", name="Add to the list").click()
     page.locator(".ws-army-models").nth(1).fill("21")
     page.locator(".ws-army-models").nth(1).press("Tab")
+    page.fill("#ws-army-name", "Gate <b>watch</b>")  # the player's own words, shown as text
+    page.press("#ws-army-name", "Tab")
     page.get_by_role("button", name="Copy the list").click()
     page.wait_for_selector(".ws-army-status:has-text('copied')")
     copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert not page.locator(".ws-army-printonly").is_visible()  # on paper only
     assert copied == page.input_value("#ws-army-text") and body(copied) == ["5 space_marine_squad", "21 ork_boyz_squad"]
     want = army_check(ROOT / "rules" / "console-40k", copied, tmp_path)
     assert [v["message"] for v in want["violations"]] == page.locator(".ws-army-message").all_text_contents() \
@@ -205,9 +274,16 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
                        f"space_marines={tmp_path / 'list.txt'}", "--games", "2", "--json")
     assert played.returncode == 0 and json.loads(played.stdout)["games"] == 2, played
 
+    page.reload()  # the list is kept in the browser
+    page.wait_for_selector("#ws-army[data-ready]")
+    assert page.input_value("#ws-army-text") == copied and copied.splitlines()[1] == "# List: Gate <b>watch</b>"
+    assert page.locator(".ws-army-list caption").text_content() == "Gate <b>watch</b>"
+    assert page.locator(".ws-army-list b").count() == 0
     page.wait_for_selector(".ws-army-card >> nth=1")  # the squad's card and its models'
     page.emulate_media(media="print")
     assert page.locator(".ws-army-list").is_visible() and page.locator(".ws-army-verdict").is_visible()
+    assert page.locator(".ws-army-printonly").text_content() == \
+        "Warhammer 40,000: the console game: Choosing an army, a game of 400 points."
     assert page.locator(".ws-army-card").count() == 4 and page.locator(".ws-army-card").nth(3).is_visible()
     for hidden in ("#ws-army-rules", ".ws-army-controls", "#ws-army-text", ".ws-army-list button"):
         assert not page.locator(hidden).first.is_visible(), hidden

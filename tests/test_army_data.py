@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from pathlib import Path
+
 from army_fixture import RULES
 from conftest import ROOT
 from compiler.driver import compile_paths, compile_text
@@ -60,3 +62,30 @@ def test_the_page_lists_the_rules_it_cites() -> None:
     assert {"Army builder": "console-40k/army.md"} in nav[1][next(iter(nav[1]))]
     demo = compile_text('ruleset demo "Demo":\n  version 1.0.0\nterm t "T": "A term."\n').rulesets[0]
     assert army_files(demo, SiteMap((demo,))) == []
+
+
+def test_a_rule_no_list_file_can_meet_is_marked_with_what_it_reads() -> None:
+    """nuceria-rts requires one warlord; a list file names none, and army check counts 0."""
+    rs = compile_paths([ROOT / "rules" / "nuceria-rts"]).rulesets[0]
+    requires = {r["text"]: r for r in army_rules_data(rs)["armies"][0]["requires"]}
+    assert requires["warlords == 1"]["tree"] == ["b", False] and requires["warlords == 1"]["never"] == {"warlords": 0}
+    assert requires["reserve_points <= points / 2"]["never"] is None  # met by every list, not broken
+
+
+def test_army_check_takes_the_game_size_the_rules_allow(tmp_path: Path) -> None:
+    from conftest import warscribe
+
+    (tmp_path / "armytest").mkdir()
+    (tmp_path / "armytest" / "ruleset.rules").write_text(RULES, encoding="utf-8")
+    (tmp_path / "list.txt").write_text("4 tank\n8 troop_squad\n", encoding="utf-8")  # 4 x 120 + 80 = 560 points
+    rules, listed = str(tmp_path / "armytest"), str(tmp_path / "list.txt")
+    sized = {n: warscribe("army", "check", rules, listed, "--points", str(n)) for n in (500, 1000)}
+    assert "Too many points. (limit = 500, points = 560)" in sized[500].stdout
+    assert sized[500].returncode == 1 and sized[1000].returncode == 0, sized
+    refused = warscribe("army", "check", rules, listed, "--points", "700")
+    assert refused.returncode == 2 and "'The main army' (main) is played at 500 or 1000 points" in refused.stderr
+    data = army_rules_data(compile_text(RULES).rulesets[0])
+    main = data["armies"][0]
+    assert main["sizes"] == [500, 1000] and set(main["sized"]) == {"1000"}
+    # the formula on the game's size is worked out at each size: 1000 / 2 / 4 = 125
+    assert main["sized"]["1000"][5]["tree"][2] == ["n", 125, 1] and main["requires"][5]["tree"][2] == ["n", 125, 2]

@@ -138,3 +138,106 @@ def test_a_unit_wiped_out_leaves_its_engagement_and_its_foe_is_free(root: Node) 
     assert (red.models, red.wounds, red.statuses, red.engaged) == (0, 0, {}, [])
     assert (blue.models, blue.statuses, blue.engaged) == (2, {}, [])  # no longer locked with anyone
     assert wiped.is_terminal() and wiped.outcome().winner == 1
+
+
+LAST = '''
+ruleset last "Last stand":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit sniper "Sniper":
+  BS 1  W 1
+game g "A game":
+  turns 1
+  activation whole_army
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  phase move "Movement":
+    action advance "Advance": move up to 4" toward the enemy
+  score kills "Kills": 1 for each enemy unit destroyed
+  victory most "Most points" by highest_score
+scenario duel "A duel":
+  game g
+  distance 8"
+  first red
+  side red "Red":
+    2 sniper
+  side blue "Blue":
+    1 sniper
+'''
+
+
+def test_with_no_enemy_left_a_move_does_nothing() -> None:
+    """A game that is not won by annihilation plays on after one side is wiped out: a move
+    toward the enemy finds none, and stays where it is."""
+    result = compile_text(LAST, "last.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red shoots: the lone sniper falls
+    node = node.child(node.legal_actions()[0])
+    assert [u.models for u in node.state().units] == [2, 0] and not node.is_terminal()
+    assert [o.label for o in node.choice().options] == ["Advance", "Nothing"]  # type: ignore[union-attr]
+    end = node.child(0)  # no enemy to move toward (an action that also attacked would not be offered)
+    assert end.is_terminal() and end.state().units[0].position == 0.0
+    assert (end.outcome().winner, end.outcome().reason, end.outcome().scores) == (0, "most", (1.0, 0.0))
+
+
+OVERWATCH = '''
+ruleset overwatch "Overwatch":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat M "Move" 0..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+status on_overwatch "On overwatch": "Watching."
+status locked "Locked": "In combat."
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  M 0  W 1
+game g "A game":
+  turns 1
+  activation alternating_units
+  phase move "Movement":
+    action advance "Advance": move up to M toward the enemy
+  phase orders "Orders":
+    action watch "Overwatch": sets on_overwatch
+  phase assault "Assault":
+    action charge "Charge": engage within 12" as locked
+  when charged if on_overwatch: attack shooting
+scenario clash "A clash":
+  game g
+  distance 6"
+  first red
+  side red "Red":
+    1 trooper
+    1 trooper
+  side blue "Blue":
+    3 trooper
+'''
+
+
+def test_a_charger_shot_down_by_overwatch_engages_nobody() -> None:
+    result = compile_text(OVERWATCH, "overwatch.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("clash"))
+    # the movement phase: a move of up to 0" is no choice at all; each unit is only asked whether to advance
+    node = node.child(0).child(0)  # Red's first trooper advances (0")
+    assert node.choice().kind == "action" and node.state().units[0].position == 0.0  # type: ignore[union-attr]
+    node = node.child(1).child(1)  # Blue, then Red's second trooper, stay
+    node = node.child(0).child(1).child(0).child(1)  # orders: Red's first waits, Blue watches, Red's second waits
+    assert node.state().units[2].statuses == {"on_overwatch": ""}
+    charge = node.child(0).child(0)  # Red's first trooper charges the watching squad
+    assert charge.choice().kind == "react"  # type: ignore[union-attr]
+    volley = charge.child(0)  # it reacts: three shots at the lone charger
+    assert [p for _, p in volley.chance_outcomes()] == [Fraction(1, 8), Fraction(7, 8)]
+    shot = volley.child(1)
+    red, _, blue = shot.state().units
+    assert red.models == 0 and (blue.statuses, blue.engaged) == ({"on_overwatch": ""}, [])
+    assert shot.choice().kind == "action" and shot.current_player() == 1  # type: ignore[union-attr]

@@ -12,7 +12,7 @@ CONSOLE = str(Path(__file__).resolve().parent.parent / "rules" / "console-40k")
 
 
 def run(*args: str) -> tuple[int, str]:
-    res = CliRunner().invoke(app, list(args))
+    res = CliRunner().invoke(app, list(args) + ["-q"])  # no progress line on a busy machine
     return res.exit_code, res.output
 
 
@@ -21,7 +21,8 @@ def test_each_side_plays_its_own_policy_and_a_tournament_seats_them_both_ways() 
     assert code == 0, text
     mixed = json.loads(text)
     assert mixed["policy"] == {"space_marines": "random", "orks": "greedy"}
-    code, text = run("simulate", CONSOLE, "--games", "250", "--seed", "3", "--tournament", "--json")
+    code, text = run("simulate", CONSOLE, "--games", "250", "--seed", "3", "--tournament", "--policies", "greedy,random",
+                     "--json")
     assert code == 0, text
     rows = {tuple(r["policies"]): r for r in json.loads(text)["tournament"]}
     assert set(rows) == {("greedy", "greedy"), ("greedy", "random"), ("random", "greedy"), ("random", "random")}
@@ -47,8 +48,8 @@ def test_bad_policies_are_refused_in_one_sentence() -> None:
 
 def test_a_house_rule_judgement_names_its_policy_and_is_checked_under_others() -> None:
     root = Path(CONSOLE).parent
-    code, text = run("simulate", str(root / "dark-millennia"), "--against", str(root / "classic-40k"),
-                     "--games", "300", "--seed", "2", "-q", "--policies", "greedy,random", "--json")
+    code, text = run("simulate", str(root / "dark-millennia"), "--against", str(root / "classic-40k"), "--policy",
+                     "greedy", "--games", "300", "--seed", "2", "-q", "--policies", "greedy,random", "--json")
     assert code == 0, text
     judged = json.loads(text)["against"]
     assert judged["policy"] == "greedy"
@@ -61,14 +62,15 @@ def test_a_house_rule_judgement_names_its_policy_and_is_checked_under_others() -
     flipped = [c["id"] for k, c in enumerate(judged["change"])
                if min(r[k]["change"] for r in under.values()) < 0 < max(r[k]["change"] for r in under.values())]
     assert judged["flags"] == flipped
-    code, text = run("simulate", str(root / "dark-millennia"), "--against", str(root / "classic-40k"),
-                     "--games", "300", "--seed", "2", "-q", "--policies", "greedy,random")
+    code, text = run("simulate", str(root / "dark-millennia"), "--against", str(root / "classic-40k"), "--policy",
+                     "greedy", "--games", "300", "--seed", "2", "-q", "--policies", "greedy,random")
     assert code == 0 and "(policy greedy)" in text and "under each policy:" in text
     assert ("warning: the change for" in text) == bool(flipped)
 
 
 def test_the_battles_page_names_its_policy_and_how_sure_each_change_is() -> None:
     import compiler
+    from compiler.battle import Rules
     from compiler.site import battles
     from compiler.site.env import environment
 
@@ -76,7 +78,7 @@ def test_the_battles_page_names_its_policy_and_how_sure_each_change_is() -> None
     model = compiler.compile_paths([root / "dark-millennia"]).rulesets[0]
     views = battles.scenario_views(model)
     view = next(v for v in views if v.changes)
-    assert view.policy == battles.POLICY == "greedy"
+    assert view.policy == battles.page_policy(model, Rules(model), view.scenario, battles._key(model))
     for c in view.changes:
         assert c.verdict == ("more wins" if c.low > 0 else "fewer wins" if c.high < 0 else "no clear change")
     class Page:  # the ruleset's page helpers, reduced to what the page calls
@@ -91,5 +93,30 @@ def test_the_battles_page_names_its_policy_and_how_sure_each_change_is() -> None
 
     text = environment().get_template("battles.md.j2").render(
         site={}, rs=model, r=Page(), views=[view], games=battles.GAMES, seed=battles.SEED, left_out=[], words={})
-    assert "played by the greedy policy" in text and "| How sure |" in text
+    assert f"played by the {view.policy} policy" in text and "| How sure |" in text
     assert all(f"| {c.verdict} |" in text for c in view.changes)
+
+
+def test_without_a_policy_a_judgement_takes_the_strongest_player_the_budget_affords() -> None:
+    import compiler
+    from compiler.battle import Rules
+    from compiler.battle.budget import STRONGEST_FIRST, strongest
+
+    root = Path(CONSOLE).parent
+    model = compiler.compile_paths([root / "dark-millennia"]).rulesets[0]
+    rules, sc = Rules(model), model.get("firefight")
+    pick = strongest(rules, sc, 2000, 1e9)
+    assert pick == strongest(rules, sc, 2000, 1e9)  # the same estimate on every run
+    cost = [pick.estimates[k] for k in STRONGEST_FIRST]
+    assert cost == sorted(cost, reverse=True) and pick.policy == "mcts"  # the strongest player costs most
+    between = (pick.estimates["mcts"] + pick.estimates["lookahead"]) / 2
+    assert strongest(rules, sc, 2000, between).policy == "lookahead"
+    assert strongest(rules, sc, 2000, pick.estimates["greedy"] / 2).policy == "greedy"  # greedy always fits
+    assert strongest(rules, sc, 20, between).policy == "mcts"  # fewer games: the strongest fits
+    code, text = run("simulate", str(root / "dark-millennia"), "--against", str(root / "classic-40k"),
+                     "--games", "2", "--seed", "2", "--json")
+    assert code == 0, text
+    judged = json.loads(text)["against"]
+    chosen = strongest(rules, sc, 2, judged["chosen"]["budget_cpu_s"], sides=2)
+    assert judged["policy"] == judged["chosen"]["policy"] == chosen.policy
+    assert judged["chosen"]["estimated_cpu_s"][chosen.policy] <= judged["chosen"]["budget_cpu_s"]

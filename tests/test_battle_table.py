@@ -205,7 +205,7 @@ def test_play_draws_the_table_with_its_terrain_objectives_and_units() -> None:
     grid = [r[1:-1] for r in rows[1:25]]
     assert grid[-1][:4] == "~~~~" and grid[0][-4:] == "####"  # the pond at the first side's corner, the wall far
     assert grid[24 - 1 - 12][10] == "A" and grid[24 - 1 - 12][40] == "a"  # Red at 10", 24"; Blue at 40", 24"
-    assert rows[26:] == ["  A Trooper (4)", "  a Trooper (3)"]
+    assert rows[26:] == ["  A = Trooper (4)", "  a = Trooper (3)"]
     line = compile_text(RULES.replace('  table 48" by 48"\n', '  distance 24"\n').replace(' at {red}', '').replace(
         ' at {blue}', '').format(terrain=""), "s.rules").rulesets[0]
     assert battle_map(Node.root(Rules(line), line.get("field")).state()) is None  # no map of a line

@@ -8,10 +8,11 @@ import pytest
 
 import compiler
 from compiler import ast as A
-from compiler.battle import Battle, GreedyPolicy, RandomPolicy, Rules, game_seed
+from compiler.battle import Battle, GreedyPolicy, Outcome, RandomPolicy, Rules, game_seed
 from compiler.battle.exact import state_key
 from compiler.battle.rules import bernoulli
 from compiler.battle.simulate import play_games
+from compiler.battle import walk as walk_module
 from compiler.battle.walk import Position, Step, Walk, WalkError, walk_for
 from compiler.driver import compile_text
 
@@ -65,7 +66,7 @@ def wounds() -> compiler.Ruleset:
     return result.rulesets[0]
 
 
-def engine(rules: Rules, sc: A.Scenario, seed: int) -> object:
+def engine(rules: Rules, sc: A.Scenario, seed: int) -> Outcome:
     return Battle(rules, sc, [GreedyPolicy() for _ in sc.sides], seed, record=False).run()
 
 
@@ -75,18 +76,23 @@ def test_positions_that_differ_only_by_wounds_are_kept_apart(wounds: compiler.Ru
     walk, rules = Walk(Rules(wounds), sc, ["greedy", "greedy"]), Rules(wounds)
     for i in range(250):
         seed = game_seed(5, i)
-        assert walk.play(seed) == engine(rules, sc, seed), f"game {i}"
+        walked, played = walk.play(seed), engine(rules, sc, seed)
+        assert walked == played, f"game {i}"
+        assert walked.final is not None and played.final is not None
+        assert walked.final.snapshot() == played.final.snapshot(), f"game {i}"
     assert walk.played < 0.9 * walk.games  # games walked without the engine playing any of it
     # the walk met positions equal in all but the wounds on the front ogre, and kept them apart
-    apart = {}
+    apart: dict[tuple[object, ...], set[int]] = {}
     for position in walk.positions.values():
         assert position.state is not None
         ogres = position.state.units[0]
         key = (position.turn, position.first, tuple((u.models, u.position) for u in position.state.units))
         apart.setdefault(key, set()).add(ogres.wounds)
     assert any(len(w) > 1 for w in apart.values())
-    assert len({state_key(p.state) + (p.turn, p.first) for p in walk.positions.values()  # type: ignore[arg-type]
-                }) == len(walk.positions)
+    # each kept state is still the one it was kept under: the copy shares nothing the battles went on changing
+    for kept, position in walk.positions.items():
+        assert position.state is not None
+        assert (state_key(position.state), position.turn, position.first) == kept
 
 
 def test_a_simulation_walks_its_greedy_games(wounds: compiler.Ruleset) -> None:
@@ -95,8 +101,8 @@ def test_a_simulation_walks_its_greedy_games(wounds: compiler.Ruleset) -> None:
     rules = Rules(wounds)
     tally = play_games(rules, sc, "greedy", 3, 0, 100)
     outcomes = [engine(Rules(wounds), sc, game_seed(3, i)) for i in range(100)]
-    assert tally.wins == tuple(sum(1 for o in outcomes if o.winner == k) for k in (0, 1))  # type: ignore[attr-defined]
-    assert tally.turns == sum(o.turns for o in outcomes)  # type: ignore[attr-defined]
+    assert tally.wins == tuple(sum(1 for o in outcomes if o.winner == k) for k in (0, 1))
+    assert tally.turns == sum(o.turns for o in outcomes)
     assert walk_for(rules, sc, ["greedy", "greedy"]).games == 100
     # a random side is never walked: its answers come from its own stream, game by game
     mixed = play_games(rules, sc, "random:greedy", 3, 0, 20)
@@ -118,7 +124,7 @@ def test_a_kept_transition_that_disagrees_with_the_engine_is_an_error(wounds: co
     # the first turn's first volley replaced by a roll the engine does not make there
     position = first.children[0] or first.children[1]
     assert isinstance(position, Position)
-    position.next = Step(bernoulli(0.5))
+    position.next = Step(bernoulli(0.5), position, ())
     first.children[:] = [position, position]  # whoever goes first, the walk reaches the wrong roll
     with pytest.raises(WalkError):
         walk.play(game_seed(1, 1))
@@ -129,3 +135,57 @@ def test_a_walk_refuses_players_that_do_not_always_answer_alike(wounds: compiler
     assert isinstance(sc, A.Scenario)
     with pytest.raises(ValueError, match="random"):
         Walk(Rules(wounds), sc, ["random", "greedy"])
+
+
+def test_a_walk_past_its_bounds_starts_again_or_gives_up_and_plays_the_same_games(
+        wounds: compiler.Ruleset, monkeypatch: pytest.MonkeyPatch) -> None:
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    rules = Rules(wounds)
+    monkeypatch.setattr(walk_module, "STEPS", 20)  # a handful of chance nodes, then start again
+    monkeypatch.setattr(walk_module, "REVIEW", 5)
+    small = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    restarted = False
+    for i in range(60):
+        seed = game_seed(8, i)
+        root = small.root
+        assert small.play(seed) == engine(rules, sc, seed), f"game {i}"
+        restarted |= small.root is not root
+    assert restarted and small.steps < 20 + 40  # started again, and kept few
+    monkeypatch.setattr(walk_module, "STEPS", 200_000)
+    monkeypatch.setattr(walk_module, "TRIAL", 10)
+    monkeypatch.setattr(walk_module, "GIVE_UP", 0.0)  # any new position is too many: give up
+    given_up = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    for i in range(30):
+        seed = game_seed(9, i)
+        assert given_up.play(seed) == engine(rules, sc, seed), f"game {i}"
+    assert not given_up.keeping and not given_up.positions
+
+
+def test_each_thread_walks_on_its_own(wounds: compiler.Ruleset) -> None:
+    """Games played at once on several threads (a dask worker's) never share a walk: one thread's
+    exploration would take up the state of another's."""
+    import threading
+
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    rules = Rules(wounds)
+    here = walk_for(rules, sc, ["greedy", "greedy"])
+    assert walk_for(rules, sc, ["greedy", "greedy"]) is here
+    there: list[Walk] = []
+    tallies = []
+    both = threading.Barrier(2)  # both threads alive at once (a thread's id may be reused once it ends)
+
+    def chunk() -> None:
+        both.wait()
+        there.append(walk_for(rules, sc, ["greedy", "greedy"]))
+        tallies.append(play_games(rules, sc, "greedy", 4, 0, 150))
+
+    threads = [threading.Thread(target=chunk) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(there) == 2 and here not in there and there[0] is not there[1]
+    alone = play_games(rules, sc, "greedy", 4, 0, 150)
+    assert all(t.wins == alone.wins and t.turns == alone.turns for t in tallies)

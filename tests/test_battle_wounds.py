@@ -14,7 +14,8 @@ from math import comb
 
 import pytest
 
-from compiler.battle import CHANCE, TERMINAL, Battle, GreedyPolicy, Node, Rules, chi_square, chi_square_critical
+from compiler.battle import CHANCE, TERMINAL, Node, Rules, chi_square, chi_square_critical
+from compiler.battle.walk import Walk
 from compiler.driver import compile_text
 from compiler.model.values import ProfileRef
 from compiler.resolve import Evaluator, ResolveError, parse_expression
@@ -154,13 +155,15 @@ def duel():  # type: ignore[no-untyped-def]
 
 
 def final_states(model, scenario: str, games: int, seed: int) -> dict[tuple[Side, Side], int]:  # type: ignore[no-untyped-def]
-    rules = Rules(model)
+    """The final states of ``games`` greedy battles, walked over the engine's kept transitions
+    (each the game the engine plays with its seed: tests/test_battle_walk.py)."""
     sc = model.get(scenario)
+    walk = Walk(Rules(model), sc, ["greedy", "greedy"])
     counts: dict[tuple[Side, Side], int] = {}
     for g in range(games):
-        battle = Battle(rules, sc, [GreedyPolicy(), GreedyPolicy()], seed=seed * 1_000_003 + g, record=False)
-        battle.run()
-        a, b = (u for u in battle.state.units)
+        final = walk.play(seed * 1_000_003 + g).final
+        assert final is not None
+        a, b = final.units
         key = ((a.models, a.wounds), (b.models, b.wounds))
         counts[key] = counts.get(key, 0) + 1
     return counts

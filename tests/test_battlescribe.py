@@ -142,6 +142,14 @@ def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path
     assert warscribe("army", "check", str(allowing), str(FIX / "patrol.ros")).returncode == 0  # 164 >= 500 / 4
     r = warscribe("army", "check", str(allowing), str(bigger))  # the player's 1000: 164 < 1000 / 4
     assert r.returncode == 1 and "A quarter of the game at least. (limit = 1000, points = 164)" in r.stdout
+    # army rules that name no game size: the roster's own limit is the game's
+    unsized = tmp_path / "unsized"
+    shutil.copytree(allowing, unsized)
+    (unsized / "army.rules").write_text((allowing / "army.rules").read_text("utf-8").replace("    points 500 or 1000\n", ""),
+                                        "utf-8")
+    r = warscribe("army", "check", str(unsized), str(bigger))
+    assert r.returncode == 1 and "A quarter of the game at least. (limit = 1000, points = 164)" in r.stdout, r.stdout
+    assert "not one of" not in r.stderr
     # a squad bought too big breaks its composition
     big = tmp_path / "big.ros"
     big.write_text(text.replace('number="4" type="model"', 'number="12" type="model"'), "utf-8")
@@ -335,7 +343,7 @@ def test_an_overlay_on_classic_40k_resolves_imported_units_as_hand_typed_ones(tm
     lexicon = (out / "lexicon.rules").read_text("utf-8")
     assert "stat M " in lexicon and "stat Sv" not in lexicon and "stat Save" not in lexicon
     assert "keyword infantry" not in lexicon  # the base's keyword, used as it is
-    assert "extends classic-40k ^1.1.0" in (out / "ruleset.rules").read_text("utf-8")
+    assert "extends classic-40k ^1.2.0" in (out / "ruleset.rules").read_text("utf-8")
     imported = warscribe("eval", str(out), "shooting(5 battle_brother, bolter, 10 greenskin).killed", "--json")
     by_hand = warscribe("eval", str(ROOT / "rules" / "classic-40k"),
                         "shooting(5 space_marine, boltgun, 10 ork_boy).killed", "--json")
@@ -353,7 +361,7 @@ def test_an_overlay_on_classic_40k_resolves_imported_units_as_hand_typed_ones(tm
     assert 0 <= sides["marines"]["survivors_mean"] <= 6 and 0 <= sides["orks"]["survivors_mean"] <= 20
     assert sides["orks"]["survivors_mean"] > 10  # twice the scenario's own ten orks: more than ten live on
     bad = warscribe("simulate", str(out), "--army", f"elves={FIX / 'patrol.ros'}", "--games", "2")
-    assert bad.returncode != 0 and "a side of scenario 'firefight' (marines, orks)" in bad.stderr
+    assert bad.returncode != 0 and "a side of scenario 'prepared_position' (marines, orks)" in bad.stderr
 
 
 def test_a_characteristic_that_does_not_fit_the_base_stat_of_its_name_is_kept_apart(tmp_path: Path) -> None:

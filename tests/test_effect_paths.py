@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from compiler.driver import compile_text
-from compiler.resolve.evaluator import Evaluator, parse_expression
+from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
 from test_hook_effects import BASE, ask
 
 RULES = '''
@@ -30,8 +30,6 @@ ability steady "Steady": "Aims better from cover."
 ability close(N: 6..24) "Close": "Aims better within N."
   +1 to hit
   when range <= N
-ability thick_skin "Thick skin": "Saves more easily."
-  when attacked: +1 to save
 
 weapon pistol "Pistol":
   A 1  S 4  AP 0  D 1
@@ -42,6 +40,12 @@ unit steady_one "Steady one":
 unit close8 "Close 8":
   Q 4
   abilities close(8)
+'''
+
+LONE = '''
+ability thick_skin "Thick skin": "Saves more easily."
+  when attacked: +1 to save
+
 unit skin "Skin":
   T 4  W 1  Sv 4+
   abilities thick_skin
@@ -81,7 +85,56 @@ def test_a_condition_about_a_role_does_not_hold_outside_an_attack(model: Any) ->
     assert sum(p for r, p in rolls.items() if r.success) == Fraction(1, 2)
 
 
-def test_the_when_attacked_effect_of_an_attacks_only_role(model: Any) -> None:
-    # ``fall`` has no attacker: its one role is the target, whose thick skin makes 4+ a 3+.
+def test_the_when_attacked_effect_of_an_attacks_only_role() -> None:
+    # ``fall`` has no attacker: its one role is the target, whose thick skin makes 4+ a 3+
+    # (in a ruleset with no modifier: only the ability can change the roll).
+    result = compile_text(BASE + LONE)
+    assert not result.diagnostics, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
     assert ask(model, "fall(3 skin).rolls") == hits(3, 3)
     assert ask(model, "fall(3 victim).rolls") == hits(3, 3)  # the victim's own 3+, no ability
+
+
+def test_a_stat_modifier_of_a_role_changes_only_that_roles_stat() -> None:
+    result = compile_text(BASE + '''
+modifier hardened "Hardened": +1 T of target
+
+attack trade(shooter, weapon, target) "Each side's toughness":
+  attacks = shooter.models * weapon.A
+  own     = attacks each wound(weapon.S, shooter.T)
+  theirs  = attacks each wound(weapon.S, target.T)
+
+unit guard "Guard":
+  Q 4  T 4  W 1  Sv 4+
+weapon pistol "Pistol":
+  A 1  S 4  AP 0  D 1
+''')
+    assert not result.diagnostics, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    # S4 against the guard's own T4 wounds on 4+; against the victim's T4 made T5, on 5+.
+    assert ask(model, "trade(2 guard, pistol, 3 victim).own") == hits(2, 4)
+    assert ask(model, "trade(2 guard, pistol, 3 victim).theirs") == hits(2, 5)
+
+
+CAPS = '''
+situation cover "In cover"
+situation ground "Ground" one of open, rough
+modifier m "M": save never better than VALUE
+'''
+
+
+@pytest.mark.parametrize("value", ["cover", "ground"])
+def test_a_cap_that_names_a_yes_no_or_choice_situation_is_refused_by_check(value: str) -> None:
+    text = BASE + CAPS.replace("VALUE", value)
+    errs = [d for d in compile_text(text).diagnostics if d.severity.name == "ERROR"]
+    assert [d.code for d in errs] == ["W201"] and f"situation '{value}'" in errs[0].message
+    last = text.splitlines()[-1]
+    assert (errs[0].span.line, errs[0].span.column) == (text.count("\n"), last.index(value) + 1)
+
+
+def test_a_cap_that_works_out_to_no_target_is_refused_where_it_is_written() -> None:
+    text = BASE + CAPS.replace("VALUE", "(if cover then 4+ else true)")
+    model = compile_text(text).rulesets[0]
+    with pytest.raises(ResolveError, match="a cap on a roll is a target") as refused:
+        Evaluator(model).evaluate(parse_expression("save(3+, 0) with cover = false"))
+    assert refused.value.span is not None and refused.value.span.line == text.count("\n")

@@ -315,7 +315,8 @@ def test_the_army_builder_shows_author_names_and_messages_as_text(page: Page, si
     assert page.locator(".ws-army-message").all_text_contents() == [
         "Bring <img src=x onerror=alert(96)> [x](javascript:alert(97)) (squads = 0)"]
     options = page.locator("#ws-army-pick option").all_text_contents()
-    assert "Band <img src=x onerror=alert(93)> { onclick=alert(94) }, 2 to 4 models" in options
+    assert "Band <img src=x onerror=alert(93)> { onclick=alert(94) }, 2 to 4 models, 20 points + 5 per extra model" \
+        in options
     page.select_option("#ws-army-pick", "band")
     page.get_by_role("button", name="Add to the list").click()
     page.locator(".ws-army-models").fill("5")

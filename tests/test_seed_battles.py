@@ -2,6 +2,8 @@
 documents say (scoring and victory, turn by turn)."""
 from __future__ import annotations
 
+from fractions import Fraction
+from math import comb
 from pathlib import Path
 
 import pytest
@@ -107,3 +109,102 @@ def test_dark_millennia_overwatch_is_not_offered_after_a_move_and_a_failed_test_
             elif "shoot" in later:
                 failed_then_fired += 1
     assert failed_then_fired and passed
+
+
+def _models(name: str) -> Ruleset:
+    return next(rs for rs in compiler.compile_paths([ROOT / "rules" / name]).rulesets if rs.id == name)
+
+
+def _binomial_capped(n: int, p: Fraction, cap: int) -> list[Fraction]:
+    """The chance of each number of models lost, 0..cap, when n shots each kill with chance p."""
+    law = [Fraction(comb(n, k)) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)]
+    return law[:cap] + [sum(law[cap:], Fraction(0))]
+
+
+@pytest.mark.parametrize("name, per_shot", [
+    # base: hit 5+ (BS 2), wound 4+ (S4 v T4), 3+ armour; the trench's 4+ cover save is no better
+    ("classic-40k", Fraction(1, 3) * Fraction(1, 2) * Fraction(1, 3)),
+    # house rules: hard cover takes BS 2 to 0, held at 1 (hit on 6s), T 4 to 5 (wound on 5+), armour kept
+    ("dark-millennia", Fraction(1, 6) * Fraction(1, 3) * Fraction(1, 3)),
+])
+def test_an_ork_volley_at_marines_in_the_trench_line_has_the_law_of_hard_cover(name: str, per_shot: Fraction) -> None:
+    """The prepared position: the Marines stand in the trench line, so the table puts them in hard
+    cover; ten Orks' twenty shoota shots kill each Marine-wound with the chance the cover rules give."""
+    model = _models(name)
+    rules = Rules(model, exact=True)
+    battle = Battle(rules, model.get("prepared_position"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    marines, orks = battle.state.units
+    assert battle.state.cover(orks, marines) == ("dug_in",) and battle.state.cover(marines, orks) == ()
+    attack = model.get("shooting")
+    situation = rules.situation(orks, 18.0, battle.state.cover(orks, marines))
+    assert ("target_cover", "hard") in situation
+    law = rules.volley(attack, orks, "shoota", marines, situation)
+    assert [p for (_, _), p in law.outcomes()] == _binomial_capped(20, per_shot, 5)
+
+
+def test_gemini_arap_melee_rounds_follow_the_charge_and_replace_activation() -> None:
+    """Gemini-ARAP: a charge locks both units in melee; from then on neither rolls activation dice,
+    moves or shoots, and each player's activation phase ends with a melee round of every unit in
+    melee, each fighter's blows worked out with the law of the WS comparison, the wound roll and
+    the save (10 Genestealers, A 2, against 10 troopers: 20 blows, each killing with chance
+    4/6 x 4/6 x 4/6; the troopers' 10 blows back each with 2/6 x 2/6 x 4/6)."""
+    model = _models("gemini-arap")
+    rules = Rules(model, exact=True)
+    scenario = model.get("stealer_rush")
+    probe = Battle(rules, scenario, [GreedyPolicy(), GreedyPolicy()], seed=1)
+    troopers, stealers = probe.state.units[0], probe.state.units[2]
+    melee = model.get("melee_round")
+    for fighter, foe, blows, p in ((stealers, troopers, 20, Fraction(8, 27)), (troopers, stealers, 10, Fraction(2, 27))):
+        fighter.statuses["close_quarters"] = ""
+        law = rules.volley(melee, fighter, None, foe, rules.situation(fighter, 0.0))
+        assert [q for (_, _), q in law.outcomes()] == _binomial_capped(blows, p, 10)
+    charges = rounds = 0
+    for seed in range(6):
+        battle = Battle(rules, scenario, [GreedyPolicy(), GreedyPolicy()], seed=seed)
+        battle.run()
+        pairs: set[frozenset[str]] = set()  # the units locked together, until one of them is wiped out
+        for e in battle.events:
+            locked = {u for pair in pairs for u in pair}
+            if e["event"] == "engage":
+                charges += 1
+                assert e["unit"] not in locked
+                pairs.add(frozenset((e["unit"], e["target"])))
+            elif e["event"] in ("activation", "move", "action"):
+                assert e["unit"] not in locked, e  # no dice, no move, no shot while in melee
+            elif e["event"] == "volley" and e["rule"] == "melee_round":
+                assert frozenset((e["unit"], e["target"])) in pairs
+                rounds += 1
+            if e["event"] == "volley" and e["left"] == 0:
+                pairs = {pair for pair in pairs if e["target"] not in pair}
+    assert charges and rounds
+
+
+def test_dark_millennia_consolidation_is_a_short_move_for_units_that_held_still() -> None:
+    """Universal unit consolidation: after the assault phase a unit that did not move may close up
+    to 3" on the nearest enemy, never to within 1" of it; a unit that moved this turn is not offered it."""
+    from compiler.battle import Choice
+
+    class Asked:
+        """Takes the first action offered and the longest move; remembers the moves it was offered."""
+
+        def __init__(self) -> None:
+            self.moves: list[int] = []
+
+        def choose(self, choice: Choice) -> int:
+            if choice.kind == "move":
+                self.moves.append(len(choice.options) - 1)
+                return len(choice.options) - 1
+            return 0
+
+    model = _models("dark-millennia")
+    phase = next(p for p in model.get("battle").phases if p.id == "phase_consolidate")
+    for gap, most in ((30, 3), (4, 3), (3, 2), (2, 1), (1, 0)):
+        asked = Asked()
+        battle = Battle(Rules(model), model.get("firefight"), [asked, asked], seed=1)
+        marines, orks = battle.state.units
+        orks.position = marines.position + gap
+        assert battle.act(marines, phase) and asked.moves == ([most] if most else [])
+        assert battle.state.distance(marines, orks) == gap - most and (gap == 1 or gap - most >= 1)
+        moved = Battle(Rules(model), model.get("firefight"), [asked, asked], seed=1)
+        moved.state.units[0].statuses["moved"] = "turn"
+        assert not moved.act(moved.state.units[0], phase)  # it moved this turn: nothing is offered

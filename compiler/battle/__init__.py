@@ -22,6 +22,8 @@
   activation dice with a bust); :mod:`~compiler.battle.schemes` — alternating activations of any
   unit, and alternating detachments with orders;
 * :mod:`~compiler.battle.policies` — choice points; greedy, random, scripted and human policies;
+* :mod:`~compiler.battle.search` — players that search the tree: ``lookahead`` (expectimax to a
+  depth) and ``mcts`` (UCT with greedy rollouts);
 * :mod:`~compiler.battle.tree` — the battle as a game tree (OpenSpiel's shape): :class:`Node`,
   the side to act, legal actions, chance nodes with their exact laws, the transition;
 * :mod:`~compiler.battle.dice` — for a log read by people (``play``): each volley's dice, step by
@@ -69,12 +71,13 @@ from compiler.battle.policies import (POLICIES, Choice, GreedyPolicy, HumanPolic
                                       ScriptedPolicy, ScriptError)
 from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle import schemes as schemes  # noqa: F401  (registers more activation schemes)
+from compiler.battle.search import LookaheadPolicy, MctsPolicy  # (registers the searching players)
 from compiler.battle.simulate import Tally, game_seed, run, summary
 from compiler.battle.state import State, Unit
 from compiler.battle.tree import CHANCE, TERMINAL, Node
 from compiler.battle.stats import chi_square, chi_square_critical, diff_interval, wilson
 
-__all__ = ["ACTIVATIONS", "CHANCE", "EFFECTS", "POLICIES", "TERMINAL", "Battle", "Nature", "Node", "effect", "Choice", "GreedyPolicy", "HumanPolicy", "Law", "Log",
+__all__ = ["ACTIVATIONS", "CHANCE", "EFFECTS", "POLICIES", "TERMINAL", "Battle", "Nature", "Node", "effect", "Choice", "GreedyPolicy", "HumanPolicy", "Law", "Log", "LookaheadPolicy", "MctsPolicy",
            "LogError", "Option", "Outcome", "Policy", "RandomPolicy", "ReplayMismatch", "Rules", "ScriptError", "ScriptedPolicy",
            "State", "Tally", "Unit", "chi_square", "chi_square_critical", "diff_interval", "game_seed", "law_of",
            "open_log", "read_log", "replay", "run", "summary", "wilson", "write_log"]

@@ -60,7 +60,9 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
     dice = battle.game.activation_dice
     assert dice is not None
     st = battle.state
-    left = st.side_units(side)
+    # a unit every action of the phase is barred to (one in melee, which fights its round) rolls no dice
+    left = [u for u in st.side_units(side)
+            if not (u.statuses and all(a.unless and any(x in u.statuses for x in a.unless) for a in phase.actions))]
     greedy = battle.greedy(side)  # the same answers, without building the choices
     counts = list(range(dice.low, dice.high + 1))
     while left and not st.over:

@@ -19,8 +19,7 @@ happening is an event (a plain dict) that logs, terminals and pages read.
 """
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
@@ -30,6 +29,7 @@ from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
+from compiler.battle.streams import Draws, Stream
 from compiler.battle.turns import counter_range, counters_fall, counters_on, rally, remove_marked, roll_initiative
 from compiler.battle.victory import Referee, outcome_fields
 
@@ -47,6 +47,8 @@ class Outcome:
     survivors: tuple[int, ...]  # models left, per side
     scores: tuple[float, ...]
     reason: str
+    #: the table at the end (every unit's models and the wounds on its damaged model)
+    final: State | None = field(default=None, compare=False, repr=False)
 
 
 class Nature(Protocol):
@@ -62,7 +64,7 @@ class Battle:
 
     def __init__(self, rules: Rules, scenario: A.Scenario, policies: Sequence[Policy], seed: int,
                  listener: Listener | None = None, record: bool = True, nature: Nature | None = None,
-                 dice: bool = False) -> None:
+                 dice: bool = False, draws: Draws | None = None) -> None:
         prep = prepared(rules, scenario)
         game = prep.game
         self.rules, self.scenario, self.game = rules, scenario, game
@@ -70,7 +72,8 @@ class Battle:
         self.policies = list(policies)
         self.state: State = prep.fresh_state()
         self.estimates = Estimates(rules, game, self.state, prep.estimates)
-        self.rng = random.Random(seed)
+        #: the dice: the seed's own stream (:mod:`compiler.battle.streams`), unless given
+        self.rng: Draws = Stream(seed) if draws is None else draws
         self.nature = nature
         #: with ``dice`` (a log for people): each volley's dice, drawn given its outcome from a stream of their own
         self.dice = VolleyDice(rules, seed) if dice else None
@@ -93,6 +96,10 @@ class Battle:
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
         #: told (game turn, the side that went first the turn before) as each game turn begins
         self.at_turn: Callable[[int, int], None] | None = None
+        for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
+            seat = getattr(p, "seat", None)
+            if seat is not None:
+                seat(self)
 
     # -- the run -------------------------------------------------------------------------
 
@@ -136,7 +143,7 @@ class Battle:
         if not st.over:
             self.period_ends("game")
         scores = self.referee.scores() if st.over else self.referee.finish()
-        out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason)
+        out = Outcome(st.winner, st.turn, tuple(st.models_left(s) for s in range(n)), scores, st.reason, st)
         if self.record:
             self.emit("end", **outcome_fields(st, scores))
         return out
@@ -199,12 +206,10 @@ class Battle:
                 self.act(left[0], phase)
                 left = []
             while left and not st.over:
-                left = [u for u in left if u.models > 0]  # one wiped out meanwhile (by a reaction) is not offered
-                if not left:
-                    break
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
-                self.act(unit, phase)
+                if unit.models > 0:
+                    self.act(unit, phase)
         elif phase.actions:
             pending = [st.side_units(s) for s in sides]
             while not st.over and any(pending):
@@ -246,7 +251,8 @@ class Battle:
             sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
                    tuple(unit.values.items()) if unit.values else (),
                    tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
-                          for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
+                          for f in self.state.units if f.side != side and f.models > 0]),
+                   here if self.state.objectives else None)  # as signature() makes it
         else:
             sig = signature(self.state, unit)
         est = self.estimates

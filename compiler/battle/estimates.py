@@ -8,6 +8,7 @@ states again and again).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,13 +135,23 @@ class Estimates:
         # an action that only sets statuses gains nothing the resolver can weigh: on a tie, do nothing
         best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
         chance = 1.0
+        stays = False  # a move whose best step is 0": the unit would not move at all
         for e in action.effects:
             if e.kind == "tests" and e.value is not None:
                 chance *= self.rules.chance(e.value, unit, None)
             elif e.kind == "sets" and e.name is not None and any(r.requires == e.name for r in self.game.reactions):
-                best = max(best, chance * self.reaction_value(unit, e.name))
+                stays = True  # holding a status for a reaction pays only when the reaction beats what it bars
+                best = max(best, chance * (self.reaction_value(unit, e.name) - self.forgone(unit, action, e.name)))
+            elif e.kind == "move" and e.goal != "enemy":
+                worth = self.seize(unit, e) if e.goal != "away" else 0.0
+                if worth <= 0:
+                    stays = True  # away from the enemy, or nowhere: worth nothing the greedy player can weigh
+                best = max(best, worth)
             elif e.kind == "move":
-                best = max(best, 1e-3)
+                if distance is None and e.value is not None and self.stays_put(unit, e.value):
+                    stays = True
+                else:
+                    best = max(best, 1e-3)
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
                 if isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
@@ -148,13 +159,74 @@ class Estimates:
                     best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat, cover=cover)
                                          for f, cover in foes])
             elif e.kind == "engage" and e.value is not None:
-                reach = self.rules.number(e.value, unit, None)
+                near = st.nearest_enemy(unit)
+                reach = self.rules.number(e.value, unit, distance if distance is not None or near is None
+                                          else st.distance(unit, near))
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
                 reachable = [f for f in st.enemies(unit) if (st.distance(unit, f) if distance is None else distance) <= reach]
                 if not reachable:
                     return -1e-3  # nobody to engage: declaring it would do nothing
                 best = max([best] + [self.charge(unit, f, extra) for f in reachable])
+        return -1e-3 if stays and best <= 0 else best  # on a tie, hold still and keep the unit free
+
+    def forgone(self, unit: Unit, action: A.Action, status: str) -> float:
+        """What holding ``status`` costs ``unit`` this turn: the best action of a later phase that the
+        status bars (``unless STATUS``) and nothing else does."""
+        later = False
+        best = 0.0
+        for p in self.game.phases:
+            if later:
+                for a in p.actions:
+                    if status in a.unless and not any(unit.has(s) for s in a.unless):
+                        best = max(best, self.action(unit, a))
+            later = later or any(a is action for a in p.actions)
         return best
+
+    def stays_put(self, unit: Unit, value: A.Expr) -> bool:
+        """Whether the greedy move of ``value`` inches toward the nearest enemy is 0": nothing it
+        could do from nearer is worth more than what it can do from where it stands."""
+        foe = self.state.nearest_enemy(unit)
+        if foe is None:
+            return True
+        gap = self.state.distance(unit, foe)
+        steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
+        if len(steps) == 1:
+            return True
+        values = self.moves(unit, gap, steps)
+        return values.index(max(values)) == 0
+
+    def seize(self, unit: Unit, effect: A.ActionEffect) -> float:
+        """What a move toward an objective is worth to ``unit``: the points its side scores for the
+        objective at a scoring (every ``score … for each objective held``) when the whole move takes
+        the unit within the game's control reach of it and the unit alone there outweighs the
+        enemies where they stand, and it did not from where it was; else a little for drawing
+        nearer (0 when it cannot move at all)."""
+        st, control = self.state, self.game.control
+        marker = st.objective(unit, effect.name if effect.goal == "objective" else None)
+        if marker is None or effect.value is None:
+            return 0.0
+        near = st.nearest_enemy(unit)
+        most = max(0, int(self.rules.number(effect.value, unit, None if near is None else st.distance(unit, near))))
+        here = (unit.position, unit.y)
+        goal = (marker.position, marker.y)
+        if st.table is not None:
+            there = st.table.move(here, goal, float(most))
+        else:
+            d = min(float(most), abs(goal[0] - here[0]))
+            there = (here[0] + (d if goal[0] > here[0] else -d), 0.0)
+        if math.dist(here, there) < 1e-9:
+            return 0.0
+        if control is None:
+            return 1e-3
+        per = 1.0 if control.by == "models" else self.stat(unit, control.by)
+        theirs = sum((1.0 if control.by == "models" else self.stat(f, control.by)) * f.models
+                     for f in st.enemies(unit) if st.distance_to(f, *goal) <= control.reach)
+
+        def holds(p: tuple[float, float]) -> bool:
+            return math.dist(p, goal) <= control.reach and per * unit.models > theirs
+        if holds(there) and not holds(here):
+            return sum(self.rules.constant(sc.value) for sc in self.game.scores if sc.held_at is not None) + 1e-3
+        return 1e-3
 
     def actions(self, key: tuple[Any, ...], unit: Unit, actions: list[A.Action]) -> list[float]:
         """Each of a phase's actions' estimates (and doing nothing's, last), kept under ``key``."""
@@ -194,21 +266,26 @@ class Estimates:
         foe = self.state.nearest_enemy(unit)
         if foe is None:
             return 0.0
-        reach = 0.0
+        reach = charge = 0.0
+        gap = self.state.distance(unit, foe)
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
                     if e.kind in ("move", "engage") and e.value is not None:
-                        reach += max(0.0, self.rules.number(e.value, foe, None))
-        if self.state.distance(unit, foe) > reach:
+                        inches = max(0.0, self.rules.number(e.value, foe, gap))
+                        reach += inches
+                        if e.kind == "engage":
+                            charge = max(charge, inches)
+        if gap > reach:
             return 0.0
+        gap = min(gap, charge)  # the reaction fires at a charger, which stands within its charge reach
         value = 0.0
         for r in self.game.reactions:
             if r.requires == status:
                 for e in r.effects:
                     attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
                     if isinstance(attack, A.Attack):
-                        value += self.expected(attack, unit, foe, reach=e.stat)
+                        value += self.expected(attack, unit, foe, gap, reach=e.stat)
         return value
 
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
@@ -231,7 +308,8 @@ class Estimates:
 def signature(state: State, unit: Unit) -> Signature:
     """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
     orders, and each enemy's profile, models (and those marked to be removed when the phase ends),
-    wounds, points and distance (on a table, where each stands too: sight and cover depend on it)."""
+    wounds, points and distance (on a table, where each stands too: sight and cover depend on it;
+    with objectives, where the unit stands: what a move toward one is worth depends on it)."""
     side, here = unit.side, unit.position
     if state.table is not None:
         return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
@@ -241,4 +319,5 @@ def signature(state: State, unit: Unit) -> Signature:
     return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
             tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
-                   for f in state.units if f.side != side and f.models > 0]))
+                   for f in state.units if f.side != side and f.models > 0]),
+            here if state.objectives else None)  # where it stands, when objectives make that matter

@@ -34,7 +34,7 @@ from typing import Any, Callable, Sequence
 
 from compiler import ast as A
 from compiler.battle.engine import Battle, Outcome
-from compiler.battle.policies import GreedyPolicy, Policy
+from compiler.battle.policies import GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules
 from compiler.battle.state import State, Unit
 from compiler.limits import MAX_EXACT_STATES
@@ -111,7 +111,7 @@ def mean(law: dict[int, Fraction]) -> Fraction:
     return sum((k * p for k, p in law.items()), Fraction(0))
 
 
-class _Keys:
+class Keys:
     """Keys of positions: the state by value, the engine's frames by line and locals."""
 
     def __init__(self) -> None:
@@ -158,6 +158,8 @@ class _Keys:
                 return ("set", frozenset([self.freeze(x, names, depth + 1) for x in v]))
             if kind is Law:
                 return law_key(v)
+            if kind is Option:  # a choice's option, made afresh each time it is offered
+                return ("option", v.label, self.freeze(v.value, names, depth + 1))
             if kind is types.FunctionType:
                 cells = tuple([self.freeze(c.cell_contents, names, depth + 1) for c in v.__closure__ or ()])
                 return ("fn", v.__code__.co_filename, v.__code__.co_firstlineno, cells)
@@ -194,7 +196,7 @@ def solve(rules: Rules, scenario: A.Scenario, policies: Sequence[str] | str = "g
         if name not in DETERMINISTIC:
             raise ValueError(f"--exact needs players that always answer alike; '{name}' does not "
                              f"(use {', '.join(DETERMINISTIC)})")
-    keys = _Keys()
+    keys = Keys()
     memo: dict[tuple[Any, ...], dict[Ending, Fraction]] = {}
 
     def play(history: tuple[int, ...]) -> tuple[Battle, Outcome | None, _Roll | None]:

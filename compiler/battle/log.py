@@ -15,13 +15,18 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, TextIO
 
 from compiler import ast as A
+from compiler.battle.streams import stream
 from compiler.battle.engine import Battle, Listener
 from compiler.battle.policies import ScriptedPolicy, ScriptError
 from compiler.battle.rules import Rules
 from compiler.limits import MAX_LOG_BYTES, MAX_LOG_EVENTS, MAX_LOG_LINE
 
 FORMAT = "warscribe-battle-log"
-VERSION = 1
+#: The version a log is written in: 2 since each battle's dice are its seed's SplitMix64 stream
+#: (:mod:`compiler.battle.streams`); a log of version 1 (dice from Python's Mersenne Twister) is
+#: read and replayed on its own dice.
+VERSION = 2
+READS = (1, 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,7 @@ class Log:
     choices: tuple[int, ...]
     path: str | None = None  # the ruleset's folder as the battle was played from (logs since it was added)
     lines: tuple[int, ...] = ()  # the line of each event in the file
+    version: int = VERSION  # the version it was written in (its dice: :func:`compiler.battle.streams.stream`)
 
 
 def write_log(out: TextIO, battle: Battle, ruleset: str, seed: int, path: str | None = None) -> None:
@@ -136,9 +142,9 @@ def read_log(lines: Iterable[str]) -> Log:
         if head is None:
             if row.get("format") != FORMAT:
                 raise LogError("not a warscribe battle log (its first line should name the format)")
-            if row.get("version") != VERSION:
+            if row.get("version") not in READS or isinstance(row.get("version"), bool):
                 raise LogError(f"line {n}: a battle log of version {json.dumps(row.get('version'))[:20]}; "
-                               f"this warscribe reads version {VERSION}")
+                               f"this warscribe reads versions {' and '.join(map(str, READS))}")
             head = row
             head["_line"] = n
             continue
@@ -163,7 +169,7 @@ def read_log(lines: Iterable[str]) -> Log:
         raise LogError(f"line {tail[0]}: 'choices' should be a list of answers (whole numbers from 0)")
     path = head.get("path")
     return Log(_text(head, "ruleset", n0), _text(head, "scenario", n0), seed, tuple(events), tuple(choices),
-               path if isinstance(path, str) else None, tuple(numbers))
+               path if isinstance(path, str) else None, tuple(numbers), int(head["version"]))
 
 
 def open_log(path: Path) -> Log:
@@ -236,7 +242,8 @@ def replay(rules: Rules, log: Log, listener: Listener | None = None,
 
     # a log written for people carries each volley's dice: drawn again, the same, from the seed
     dice = any('"event": "volley"' in e and ('"dice": [' in e or '"dice_note": ' in e) for e in log.events)
-    battle = Battle(rules, scenario, [script] * len(scenario.sides), log.seed, listener=compare, dice=dice)
+    battle = Battle(rules, scenario, [script] * len(scenario.sides), log.seed, listener=compare, dice=dice,
+                    draws=stream(log.seed, log.version))
     if before is not None:
         before(battle)
     try:

@@ -6,7 +6,9 @@ to the side's :class:`Policy`, which returns the index of one option.
 
 * :class:`RandomPolicy` — uniformly at random, from its own seeded stream (never the dice's);
 * :class:`GreedyPolicy` — the option with the highest expected value, from the exact laws the
-  resolver computes (the engine supplies the estimates; ties go to the first option);
+  resolver computes (the engine supplies the estimates; ties go to the first option): a move of
+  0" is worth less than holding still, and holding a status for a reaction is worth the reaction's
+  fire less the fire the status bars (:mod:`compiler.battle.estimates`);
 * :class:`ScriptedPolicy` — answers given in advance (a scenario's script, a battle log being
   replayed, a test), then another policy when they run out;
 * :class:`HumanPolicy` — a person at the terminal.

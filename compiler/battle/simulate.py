@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import hashlib
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -18,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from compiler import ast as A
-from compiler.battle.engine import Battle
+from compiler.battle.streams import first_draws, game_seeds
+from compiler.battle.streams import game_seed as game_seed  # a run's game seeds, as simulate has always offered them
+from compiler.battle.engine import Battle, Outcome
 from compiler.battle.policies import POLICIES
 from compiler.battle.rules import Rules
 from compiler.battle.stats import diff_interval, wilson
@@ -28,16 +29,8 @@ from compiler.model.ruleset import Ruleset
 
 #: Games per chunk handed to a worker.
 CHUNK = 250
-
-
-def game_seed(seed: int, index: int) -> int:
-    """The seed of game ``index`` of a run seeded ``seed`` (a hash: independent of the schedule).
-
-    >>> game_seed(7, 0) == game_seed(7, 0), game_seed(7, 0) == game_seed(7, 1)
-    (True, False)
-    """
-    digest = hashlib.blake2b(f"warscribe-battle/{seed}/{index}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
+#: Games whose seeds (and first draws) are made at once.
+BLOCK = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,29 +78,50 @@ def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start
     """Games ``start`` to ``stop - 1`` of a run, tallied (``policy``: ``A`` or ``A:B``, one per side)."""
     began = time.process_time()
     n = len(scenario.sides)
-    wins = [0] * n
-    survivors = [0] * n
-    draws = turns = 0
-    ends: dict[str, int] = {}
     names = side_policies(policy, n)
     makers = [POLICIES[name] for name in names]
     walk = walk_for(rules, scenario, names) if WALKABLE.issuperset(names) else None
-    for i in range(start, stop):
-        s = game_seed(seed, i)
-        if walk is not None:  # the same game, walked over the engine's kept transitions
-            out = walk.play(s)
-        else:
-            out = Battle(rules, scenario, [makers[k](s + k + 1) for k in range(n)], s, record=False).run()
+    count = _Count(n)
+    kept: dict[int, list[Any]] = {}  # a walk's distinct outcomes (it returns the kept ones) → [outcome, games]
+    for block in range(start, stop, BLOCK):  # the seeds (and a walk's first draws) of many games at once
+        seeds = game_seeds(seed, block, min(stop, block + BLOCK))
+        if walk is None:
+            for s in seeds:
+                count.add(Battle(rules, scenario, [makers[k](s + k + 1) for k in range(n)], s, record=False).run(), 1)
+            continue
+        play = walk.play  # the same games, walked over the engine's kept transitions
+        for s, first in zip(seeds, first_draws(seeds, walk.first)):
+            out = play(s, first)
+            seen = kept.get(id(out))
+            if seen is None:
+                kept[id(out)] = [out, 1]
+            else:
+                seen[1] += 1
+    for out, games in kept.values():
+        count.add(out, games)
+    return Tally(tuple(count.wins), count.draws, stop - start, count.turns, tuple(count.survivors),
+                 time.process_time() - began, tuple(sorted(count.ends.items())))
+
+
+class _Count:
+    """Wins, draws, turns, ends and survivors added up, game by game (or many equal games at once)."""
+
+    __slots__ = ("wins", "draws", "turns", "ends", "survivors")
+
+    def __init__(self, sides: int) -> None:
+        self.wins, self.survivors = [0] * sides, [0] * sides
+        self.draws = self.turns = 0
+        self.ends: dict[str, int] = {}
+
+    def add(self, out: Outcome, games: int) -> None:
         if out.winner is None:
-            draws += 1
+            self.draws += games
         else:
-            wins[out.winner] += 1
-        turns += out.turns
-        ends[out.reason] = ends.get(out.reason, 0) + 1
-        for k in range(n):
-            survivors[k] += out.survivors[k]
-    return Tally(tuple(wins), draws, stop - start, turns, tuple(survivors), time.process_time() - began,
-                 tuple(sorted(ends.items())))
+            self.wins[out.winner] += games
+        self.turns += out.turns * games
+        self.ends[out.reason] = self.ends.get(out.reason, 0) + games
+        for k, left in enumerate(out.survivors):
+            self.survivors[k] += left * games
 
 
 _WORKER_RULES: dict[tuple[str, bool], tuple[Ruleset, Rules]] = {}

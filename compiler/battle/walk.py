@@ -1,7 +1,9 @@
 """Many battles of deterministic players as a walk over the engine's kept transitions.
 
 With players whose every answer depends only on the position (greedy: :data:`WALKABLE`), a
-battle is a function of its dice.  A :class:`Walk` keeps, for each *position* — the battle at the
+battle is a function of its dice.  (``lookahead`` and ``mcts`` answer per position too, but they
+search by playing the battle again from its first state with its answers so far, which a battle
+taken up from a kept state does not have: their games are played by the engine alone.)  A :class:`Walk` keeps, for each *position* — the battle at the
 start of a game turn: the whole :class:`~compiler.battle.state.State` by value
 (:func:`~compiler.battle.exact.state_key`, as the exact solver merges positions) and the side
 that went first the turn before — the chance nodes the engine met from there, each with its
@@ -20,17 +22,20 @@ answers, the same outcome — and a transition is kept only under the position i
 
 Kept transitions are checked as they are met again: a chance node whose law is not the one the
 engine now rolls, or a successor other than the one it now reaches, is an error, never a silent
-answer.  A walk keeps at most :data:`LIMIT` positions (then starts again); in a battle whose
-positions hardly ever recur (many units on a table) it stops keeping any after
-:data:`TRIAL` games and lets the engine play each game as it would alone.  ``games`` and
-``played`` count the games walked and those the engine had to play some of.
+answer.  A walk keeps at most :data:`LIMIT` positions and :data:`STEPS` chance nodes (then
+starts again); in a battle whose positions hardly ever recur (many units on a table) it stops
+keeping any after :data:`TRIAL` games and lets the engine play each game as it would alone.
+``games`` and ``played`` count the games walked and those the engine had to play some of.
 """
 from __future__ import annotations
 
-import random
+import threading
 import weakref
 from bisect import bisect_right
-from typing import Any, Sequence, Union
+from dataclasses import replace
+from functools import partial
+from itertools import chain
+from typing import Any, Callable, Iterator, Sequence, Union
 
 from compiler import ast as A
 from compiler.battle.engine import Battle, Outcome
@@ -38,16 +43,22 @@ from compiler.battle.exact import state_key
 from compiler.battle.policies import GreedyPolicy
 from compiler.battle.rules import Law, Rules
 from compiler.battle.state import State
+from compiler.battle.streams import Stream
 
 #: The policies whose answers depend only on the position: their battles can be walked.
 WALKABLE = frozenset({"greedy"})
-#: Positions a walk keeps before it starts again (a bound on memory).
+#: Positions, and chance nodes, a walk keeps before it starts again (a bound on memory).
 LIMIT = 50_000
+STEPS = 200_000
 #: Games after which a walk that kept more than :data:`GIVE_UP` new positions a game stops keeping
 #: any: its battle's positions do not recur (a few hundred positions in all is what a small
 #: battle has; many units on a table make new ones every game turn).
 TRIAL = 200
 GIVE_UP = 1.0
+#: The draws of a game worth making ahead, many games at once (a small battle makes about so many).
+FIRST = 10
+#: Games between two looks at the positions kept (their bound, and whether they recur).
+REVIEW = 50
 
 
 class Position:
@@ -61,15 +72,17 @@ class Position:
 
 
 class Step:
-    """A chance node: its law, and what followed each outcome (None: not met yet)."""
+    """A chance node: its law, what followed each outcome (None: not met yet), and where it was
+    met: the position it follows and the outcomes drawn from there to it."""
 
-    __slots__ = ("law", "cumulative", "last", "children")
+    __slots__ = ("law", "cumulative", "total", "last", "children", "position", "path")
 
-    def __init__(self, law: Law) -> None:
+    def __init__(self, law: Law, position: Position, path: tuple[int, ...]) -> None:
         self.law = law
-        self.cumulative = law.cumulative
+        self.cumulative, self.total = law.cumulative, law.cumulative[-1]
         self.last = len(law.values) - 1
         self.children: list[Node] = [None] * len(law.values)
+        self.position, self.path = position, path
 
 
 Node = Union[Position, Step, Outcome, None]
@@ -91,12 +104,14 @@ class _Keeper:
     """The nature of a battle the engine plays for a walk: it replays the outcomes drawn since the
     last position, draws the later ones from the walk's stream, and keeps what the engine meets."""
 
-    __slots__ = ("walk", "parent", "index", "replay", "at", "draw", "resumed")
+    __slots__ = ("walk", "parent", "index", "replay", "at", "draw", "resumed", "position", "path")
 
     def __init__(self, walk: Walk, position: Position, replay: list[int], draw: Any, resumed: bool) -> None:
         self.walk, self.index = walk, -1  # -1: the position's own successor
         self.parent: Position | Step = position
         self.replay, self.at, self.draw, self.resumed = replay, 0, draw, resumed
+        self.position = position  # the last position, and the outcomes drawn since
+        self.path: tuple[int, ...] = ()
 
     def _slot(self) -> Node:
         parent = self.parent
@@ -117,8 +132,9 @@ class _Keeper:
         """A chance node (the :class:`~compiler.battle.engine.Nature` of the battle)."""
         node = self._slot()
         if node is None:
-            node = Step(law)
+            node = Step(law, self.position, self.path)
             self._attach(node)
+            self.walk.steps += 1
         elif not isinstance(node, Step) or node.law != law:
             raise WalkError(f"a kept chance node rolls {getattr(node, 'law', node)!r}; the engine now rolls {law!r}")
         if self.at < len(self.replay):
@@ -127,6 +143,7 @@ class _Keeper:
         else:
             i = law.index(self.draw())
         self.parent, self.index = node, i
+        self.path += (i,)
         return i
 
     def turn(self, battle: Battle, turn: int, first: int) -> None:
@@ -145,6 +162,7 @@ class _Keeper:
         position = walk.positions[key] = Position(turn, first, battle.state.copy())
         self._attach(position)
         self.parent, self.index = position, -1
+        self.position, self.path = position, ()
 
     def end(self, outcome: Outcome) -> None:
         self._attach(outcome)
@@ -160,49 +178,70 @@ class Walk:
         self.rules, self.scenario, self.sides = rules, scenario, len(policies)
         self.positions: dict[tuple[Any, ...], Position] = {}
         self.root = Position(0, 0, None)
-        self.games = self.played = 0  # games walked; those the engine had to play some of
+        self.games = self.played = self.steps = 0  # games walked; those the engine had to play some of; chance nodes kept
         self.keeping = True
+        self.review = REVIEW  # the game at which to look at the positions kept again
+        self._explorer: tuple[Battle, _Forward, State] | None = None  # the exploring battle, its nature, its start
+        #: how many first draws of a game a caller may make ahead (:func:`~compiler.battle.streams.first_draws`)
+        self.first = FIRST
 
-    def play(self, seed: int) -> Outcome:
-        """The outcome of the game the engine plays with ``seed`` (see the module's docstring)."""
+    def play(self, seed: int, first: list[float] | None = None) -> Outcome:
+        """The outcome of the game the engine plays with ``seed`` (see the module's docstring);
+        ``first``: the first draws of the seed's stream, made ahead (the rest are drawn from it)."""
         if not self.keeping:
             return self._battle(seed).run()
-        if len(self.positions) >= LIMIT:
-            self.positions.clear()
-            self.root = Position(0, 0, None)
         self.games += 1
-        if self.games == TRIAL and len(self.positions) > GIVE_UP * TRIAL:
-            self.keeping = False
-            self.positions.clear()
-            self.root = Position(0, 0, None)
-        draw = random.Random(seed).random
-        position = self.root
-        node = position.next
-        drawn: list[int] = []
-        explored = False
+        if self.games >= self.review:
+            self._review()
+            if not self.keeping:
+                return self._battle(seed).run()
+        ahead = iter(first or ())
+        draw = ahead.__next__  # the draws made ahead; past them, the seed's stream (see _tail)
+        node: Node = self.root
+        explored = tailed = False
         while True:
             kind = type(node)
             if kind is Step:
-                cumulative = node.cumulative  # type: ignore[union-attr]
-                i = bisect_right(cumulative, draw() * cumulative[-1])  # as Law.index draws
-                if i > node.last:  # type: ignore[union-attr]
-                    i = node.last  # type: ignore[union-attr]
-                drawn.append(i)
-                node = node.children[i]  # type: ignore[union-attr]
-                if node is None:
-                    node, explored = self._explore(position, drawn, draw), True
+                try:
+                    u = draw()
+                except StopIteration:
+                    draw, tailed = _tail(ahead, seed, len(first or ())), True
+                    u = draw()
+                # as Law.index draws: the insertion point, at most the last outcome's index
+                i = bisect_right(node.cumulative, u * node.total, 0, node.last)  # type: ignore[union-attr]
+                following = node.children[i]  # type: ignore[union-attr]
+                if following is None:  # the engine plays on from the step's position
+                    if not tailed:  # the engine may draw past those made ahead
+                        draw, tailed = _tail(ahead, seed, len(first or ())), True
+                    following = self._explore(node.position, list(node.path) + [i], draw)  # type: ignore[union-attr]
+                    explored = True
+                node = following
             elif kind is Position:
-                position = node  # type: ignore[assignment]
-                node = position.next
-                drawn = []
-                if node is None:  # pragma: no cover - every kept position is played on at once
-                    node, explored = self._explore(position, drawn, draw), True
-            elif node is None:  # nothing kept yet: the first game
-                node, explored = self._explore(position, drawn, draw), True
+                following = node.next  # type: ignore[union-attr]
+                if following is None:  # nothing kept after it yet (the first game)
+                    if not tailed:
+                        draw, tailed = _tail(ahead, seed, len(first or ())), True
+                    following = self._explore(node, [], draw)  # type: ignore[arg-type]
+                    explored = True
+                node = following
             else:
                 if explored:
                     self.played += 1
                 return node  # type: ignore[return-value]
+
+    def _review(self) -> None:
+        """Every so many games: start again past :data:`LIMIT` positions or :data:`STEPS` chance
+        nodes; give up keeping any after :data:`TRIAL` games that made more than :data:`GIVE_UP`
+        new positions a game."""
+        if len(self.positions) >= LIMIT or self.steps >= STEPS:
+            self.positions.clear()
+            self.root = Position(0, 0, None)
+            self.steps = 0
+        if self.games >= TRIAL and len(self.positions) > GIVE_UP * self.games:
+            self.keeping = False
+            self.positions.clear()
+            self.root = Position(0, 0, None)
+        self.review = self.games + REVIEW if self.games < TRIAL else self.games + 64 * REVIEW
 
     def _battle(self, seed: int, nature: _Keeper | None = None) -> Battle:
         battle = Battle(self.rules, self.scenario, [GreedyPolicy() for _ in range(self.sides)], seed,
@@ -214,30 +253,61 @@ class Walk:
         """The engine plays on from ``position`` (the outcomes ``drawn`` since it replayed); what it
         meets is kept.  The end of the battle, or the kept position it reached."""
         keeper = _Keeper(self, position, drawn, draw, position.state is not None)
-        battle = self._battle(0, keeper)
-        battle.at_turn = lambda turn, first: keeper.turn(battle, turn, first)
+        if self._explorer is None:  # one battle set up for every exploration: its state taken up each time
+            forward = _Forward()
+            battle = self._battle(0, forward)  # type: ignore[arg-type]
+            battle.at_turn = partial(forward.turn, battle)
+            self._explorer = (battle, forward, battle.state.copy())
+        battle, forward, start = self._explorer
+        forward.keeper = keeper
+        battle.choices.clear()
         try:
             if position.state is None:
+                battle.resume(start)
                 out = battle.run()
             else:
                 battle.resume(position.state)
                 out = battle.play_from(position.turn, position.first)
         except _Reached as reached:
             return reached.position
+        out = replace(out, final=battle.state.copy())  # the battle's own state is taken up again
         keeper.end(out)
         return out
 
 
-_WALKS: weakref.WeakKeyDictionary[Rules, dict[tuple[str, tuple[str, ...]], Walk]] = weakref.WeakKeyDictionary()
+class _Forward:
+    """The nature of the walk's one exploring battle: the keeper of the exploration at hand."""
+
+    __slots__ = ("keeper",)
+
+    def __init__(self) -> None:
+        self.keeper: _Keeper | None = None
+
+    def outcome(self, battle: Battle, law: Law, what: str) -> int:
+        assert self.keeper is not None
+        return self.keeper.outcome(battle, law, what)
+
+    def turn(self, battle: Battle, turn: int, first: int) -> None:
+        assert self.keeper is not None
+        self.keeper.turn(battle, turn, first)
+
+
+def _tail(ahead: Iterator[float], seed: int, made: int) -> Callable[[], float]:
+    """The draws left of those made ahead (``made`` of them), then the seed's stream past them."""
+    return chain(ahead, Stream(seed, made)).__next__
+
+
+_WALKS: weakref.WeakKeyDictionary[Rules, dict[tuple[str, tuple[str, ...], int], Walk]] = weakref.WeakKeyDictionary()
 
 
 def walk_for(rules: Rules, scenario: A.Scenario, policies: Sequence[str]) -> Walk:
     """The walk of ``scenario``'s battles between ``policies`` (made on first use; kept while
-    ``rules`` lives, so that a simulation's chunks share it)."""
+    ``rules`` lives, so that a simulation's chunks share it).  Each thread has its own: a walk
+    is not to be shared by games played at once (a dask worker runs chunks on several threads)."""
     kept = _WALKS.get(rules)
     if kept is None:
-        kept = _WALKS[rules] = {}
-    key = (scenario.id, tuple(policies))
+        kept = _WALKS.setdefault(rules, {})
+    key = (scenario.id, tuple(policies), threading.get_ident())
     found = kept.get(key)
     if found is None or found.scenario is not scenario:
         found = kept[key] = Walk(rules, scenario, policies)

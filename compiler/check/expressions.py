@@ -350,6 +350,12 @@ def check_effect(ctx: Context, e: A.Effect, scope: Scope) -> None:
         if e.kind in ("never_better", "never_worse", "needs") and isinstance(e.value, (A.Label, A.Const)) \
                 and not (e.kind == "needs" and isinstance(e.value, A.Const) and e.value.value in ("never", "always")):
             ctx.sink.error(codes.WRONG_KIND, "this needs a target such as 4+ or a number", e.value.span)
+        elif e.kind in ("never_better", "never_worse", "needs") and isinstance(e.value, A.Name) \
+                and e.value.id in rs.situations and rs.situations[e.value.id].kind != "number":
+            sit = rs.situations[e.value.id]
+            ctx.sink.error(codes.WRONG_KIND, f"this needs a target such as 4+ or a number; situation '{sit.id}' is "
+                           f"{'yes or no' if sit.kind == 'flag' else 'one of ' + ', '.join(sit.choices)}",
+                           e.value.span, f"say the target, and when: … never better than 4+ when {sit.id}")
         rolled = next((x for x in A.sub_expressions(e.value) if isinstance(x, A.Dice)), None)
         if rolled is not None:
             ctx.sink.error(codes.WRONG_KIND, "a modifier's value is a fixed number, not a roll", rolled.span,

@@ -43,7 +43,7 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
 @click.option("--seed", type=int, help="Seed of the dice (default: a new one, printed).")
 @click.option("--auto", is_flag=True, help="Let the policies play both sides.")
 @click.option("--side", help="The side you command (default: asked).")
-@click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy or random.")
+@click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy, random, lookahead or mcts.")
 @click.option("--site", metavar="URL",
               help="The built site's address: each rule is linked to its page there (default: its file and line).")
 @click.option("--log", type=click.Path(path_type=Path),
@@ -239,9 +239,10 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
               help=f"Worker processes (the answer does not depend on it): at most {MAX_JOBS}, and never more than "
                    f"the chunks of 250 games or, without --jobs-force, the machine's cores.")
 @click.option("--jobs-force", is_flag=True, help="Start more workers than the machine has cores.")
-@click.option("--policy", default="greedy", metavar="A[:B]",
-              help="How the sides decide (greedy or random): one policy for both, or one per side in the "
-                   "scenario's order (greedy:random).")
+@click.option("--policy", metavar="A[:B]",
+              help="How the sides decide (greedy, random, lookahead or mcts): one policy for both, or one per side in the "
+                   "scenario's order (greedy:random). Default: greedy; with --against, the strongest player whose "
+                   "estimated work fits a minute on two cores (mcts, else lookahead, else greedy).")
 @click.option("--tournament", is_flag=True,
               help="Play every pair of the --policies (default: all) in both seatings and print a table of "
                    "win rates with 95% intervals.")
@@ -257,7 +258,7 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--exact", is_flag=True,
               help="Work out the exact law of the outcome instead of sampling (deterministic policies; refused, "
                    "with the count, past the limit of positions).")
-def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, jobs_force: bool, policy: str,
+def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, jobs_force: bool, policy: str | None,
              against: str | None, scheduler: str | None, as_json: bool, armies: tuple[str, ...],
              exact: bool, tournament: bool, policies: str | None) -> None:
     """Win and draw rates of many battles, with 95% intervals; the same seed gives the same answer.
@@ -275,11 +276,11 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     sc = pick_scenario(model, scenario)
     from compiler.battle.simulate import side_policies
 
-    for name in policy.split(":") + (policies.split(",") if policies else []):
+    for name in (policy.split(":") if policy else []) + (policies.split(",") if policies else []):
         if name not in POLICIES:
             raise unknown_name(f"unknown policy '{name}'", name, list(POLICIES), "policies")
     try:
-        per_side = side_policies(policy, len(sc.sides))
+        side_policies(policy or "greedy", len(sc.sides))
     except ValueError as e:
         raise usage_error(str(e))
     if policies is not None and not (tournament or against):
@@ -293,6 +294,19 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                               f"({', '.join(s.id for s in sc.sides)})")
         lists.append((side, tuple(list_units(Path(file), model, quiet=True))))
     sc = with_armies(sc, tuple(lists))
+    chosen = None
+    if policy is None and against is not None and not (exact or tournament):
+        from compiler.battle import Rules
+        from compiler.battle.budget import AGAINST_BUDGET, strongest
+
+        try:  # the strongest player whose estimated work fits the budget
+            chosen = strongest(Rules(model), sc, games, AGAINST_BUDGET, sides=2)
+        except ResolveError as err:
+            report_resolve_error(err, dict(compiled.sources))
+            raise Exit(1)
+        policy = chosen.policy
+    policy = policy or "greedy"
+    per_side = side_policies(policy, len(sc.sides))
     if exact:
         from compiler.cli.exact import exact_answer
 
@@ -324,6 +338,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                 from compiler.cli.judge import flags, judge, judged
 
                 out["against"] = {"ruleset": base_model.id, "title": base_model.title, "policy": policy,
+                                  "chosen": None if chosen is None else chosen.to_json(),
                                   "base": summary(base_model, sc, base, seed, policy),
                                   "change": judged(change(sc, tally, base))}
                 if policies:
@@ -349,7 +364,8 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                f"{out['turns_mean']:.2f} game turns on average")
     if "against" in out:
         titles = {side.id: side.title for side in sc.sides}
-        say(f"  against {out['against']['title']} (policy {policy}):")
+        why = "" if chosen is None else ": the strongest player whose estimated work fits a minute on two cores"
+        say(f"  against {out['against']['title']} (policy {policy}{why}):")
         for c in out["against"]["change"]:
             lo, hi = c["ci95"]
             say(f"    {titles.get(c['id'], c['id'])}: wins {c['base_win_rate']:.1%} → {c['overlay_win_rate']:.1%}, "
@@ -380,8 +396,11 @@ _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*
                      "(.ros, .rosz).")
 @click.option("--army", help="The army rules to check against (default: those a roster's force is named after, "
                             "else the first).")
+@click.option("--points", "game_points", type=click.IntRange(0, 1_000_000_000), metavar="N",
+              help="The game's size in points, the army rules' `limit`: one of the sizes they allow (default: a "
+                   "roster's own limit, else their first size, else 0).")
 @json_option("Print JSON: the units, the points, each violation with the rule it breaks.")
-def army_check(path: str, roster: Path, army: str | None, as_json: bool) -> None:
+def army_check(path: str, roster: Path, army: str | None, game_points: int | None, as_json: bool) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
     from compiler import ast as A
     from compiler.diagnostics import Span
@@ -399,11 +418,16 @@ def army_check(path: str, roster: Path, army: str | None, as_json: bool) -> None
             chosen = named or chosen  # the army rules its force was built with
     if not isinstance(chosen, A.Army):
         raise usage_error(f"ruleset '{model.id}' has no army rules" + (f" called '{army}'" if army else ""))
-    if limit is not None and limit not in chosen.points:  # the game size the player set, if the rules allow it
-        if chosen.points:
-            click.echo(f"{roster}: the roster's limit of {limit} points is not one of {chosen.title}'s "
-                       f"({', '.join(map(str, chosen.points))}); checked at {chosen.points[0]}", err=True)
+    # the game size the player set: any when the rules name none, else one of theirs
+    if limit is not None and chosen.points and limit not in chosen.points:
+        click.echo(f"{roster}: the roster's limit of {limit} points is not one of {chosen.title}'s "
+                   f"({', '.join(map(str, chosen.points))}); checked at {chosen.points[0]}", err=True)
         limit = None
+    if game_points is not None:
+        if chosen.points and game_points not in chosen.points:
+            raise usage_error(f"--points {game_points}: '{chosen.title}' ({chosen.id}) is played at "
+                              f"{' or '.join(map(str, chosen.points))} points")
+        limit = game_points
     units = list_units(roster, model)
     listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
     _report_army(model, chosen, roster, listed, check_army(model, chosen, listed, limit), as_json)

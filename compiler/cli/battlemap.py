@@ -67,5 +67,5 @@ def battle_map(state: State, columns: int = COLUMNS) -> Text | None:
     for mark, style, text in legend:
         out.append("\n  ")
         out.append(mark, style=style)
-        out.append(f" {shown(text)}")  # a unit's name: author text, shown, never obeyed
+        out.append(f" = {shown(text)}")  # a unit's name: author text, shown, never obeyed
     return out

@@ -11,7 +11,7 @@ file, the root is the nearest folder holding a ``rules/`` folder or an ``mkdocs.
     [tool.warscribe]
     rules = "rules"        # the rules folder: what check, test and render read by default
     out = "public"         # where build and render write the site
-    policy = "greedy"      # how play and simulate decide: greedy or random
+    policy = "greedy"      # how play and simulate decide: greedy, random, lookahead or mcts
     games = 4000           # simulate --games
     seed = 7               # simulate --seed
     strict = true          # check --strict: warnings fail the check
@@ -36,7 +36,7 @@ __all__ = ["KEYS", "Settings", "default_rules", "find_settings", "load_settings"
 KEYS: dict[str, tuple[type, Any, str, tuple[tuple[str, str], ...]]] = {
     "rules": (str, "rules", "the rules folder (check, test, render, build)", ()),
     "out": (str, None, "where build and render write the site", (("build", "out"), ("render", "out"))),
-    "policy": (str, "greedy", "how play and simulate decide: greedy or random",
+    "policy": (str, "greedy", "how play and simulate decide: greedy, random, lookahead or mcts",
                (("play", "policy"), ("simulate", "policy"))),
     "games": (int, 1000, "how many battles simulate plays", (("simulate", "games"),)),
     "seed": (int, 1, "the seed of simulate", (("simulate", "seed"),)),

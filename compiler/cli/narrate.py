@@ -116,10 +116,15 @@ class Narrator:
         unit = self.unit(event["unit"]) if "unit" in event else ""
         if kind == "start":
             first = event.get("first_title") or event["first"]
-            return f"{_agree(first, 'goes', 'go')} first; the forces stand {event['distance']}\" apart."
+            gap = event["distance"]
+            apart = f"{gap:g}" if isinstance(gap, (int, float)) else str(gap)
+            return f"{_agree(first, 'goes', 'go')} first; the forces stand {apart}\" apart."
         if kind == "turn":
             return f"\n[bold cyan]— Game turn {event['turn']}: {escape(str(event.get('title', event['side'])))} —[/bold cyan]"
         if kind == "move":
+            if "objective" in event:
+                return (f"{unit} moves {event['inches']}\": {event['distance']:g}\" from "
+                        f"{escape(str(event['objective']))}.")
             return f"{unit} moves {event['inches']}\": {event['distance']:g}\" from the nearest enemy."
         if kind == "volley":
             return self.volley(event)

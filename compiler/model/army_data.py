@@ -7,11 +7,13 @@
   the smallest size ``None`` when a squad has none: then ``points = base``) and what one unit of it
   adds to the quantities a requirement reads (``adds``: the squads, units and keyword counts, worked
   out by :func:`~compiler.model.armies.army_quantities` on a list of that one unit);
-* each army: its game size (the limit ``army check`` uses for a list file: the first of its
-  ``points``, else 0), the quantities of an empty list (``base``), and each ``require`` line as an
-  expression tree with its message, the quantities its message shows (``shown``) and the rule it
-  cites;  a quantity no unit changes (``limit``, ``warlords``…) keeps its value in every list, so
-  the parts of a requirement that read only such quantities are worked out here;
+* each army: its game sizes (``sizes``, its ``points``; ``army check --points N`` picks one, by
+  default the first, else 0), the quantities of an empty list (``base``), and each ``require``
+  line as an expression tree with its message, the quantities its message shows (``shown``) and
+  the rule it cites, at the first size (``requires``) and at each other one (``sized``);  a quantity no unit changes (``limit``, ``warlords``…) keeps its value in every list, so
+  the parts of a requirement that read only such quantities are worked out here (a requirement
+  that every list breaks that way has ``never``: those quantities, with the values ``army check``
+  gives them, for a page to explain);
 * the message templates of :func:`~compiler.model.armies.check_army` (a squad out of its size range).
 
 An expression tree is a small JSON array: ``["n", numerator, denominator]`` (a number, exact),
@@ -102,20 +104,34 @@ def _cited(model: Ruleset, decl_id: str) -> dict[str, str] | None:
 
 
 def _army(model: Ruleset, army: A.Army, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    limit = army.points[0] if army.points else 0
-    env = army_quantities(model, [], limit)
+    """One army's data: its requirements at its first game size (``requires``) and at each other one
+    (``sized``); without sizes the game's size is any number, and ``limit`` a quantity like ``points``."""
     varying = {"points", "models"} | {k for e in entries for k in e["adds"]}
-    requires = []
+    if not army.points:
+        varying.add("limit")
+    sizes = list(army.points) or [0]
+    env = army_quantities(model, [], sizes[0])
+    return {"id": army.id, "title": army.title, "limit": sizes[0], "sizes": list(army.points),
+            "base": {k: int(v) for k, v in sorted(env.items())},
+            "requires": _requires(model, army, army_quantities(model, [], sizes[0]), varying),
+            "sized": {str(n): _requires(model, army, army_quantities(model, [], n), varying) for n in sizes[1:]},
+            "rule": _cited(model, army.id)}
+
+
+def _requires(model: Ruleset, army: A.Army, env: dict[str, Any], varying: set[str]) -> list[dict[str, Any]]:
+    out = []
     for req in army.requires:
         text = requirement_text(req)
         try:
             tree, why = requirement_tree(req.expr, env, varying, model), None
         except Unsupported as e:
             tree, why = None, str(e)
-        requires.append({"text": text, "message": req.message or text, "shown": shown_quantities(text, env),
-                         "tree": tree, "unsupported": why, "line": req.span.line})
-    return {"id": army.id, "title": army.title, "limit": limit, "sizes": list(army.points),
-            "base": {k: int(v) for k, v in sorted(env.items())}, "requires": requires, "rule": _cited(model, army.id)}
+        fixed = [k for k in shown_quantities(text, env) if k not in varying and k != "limit"]
+        out.append({"text": text, "message": req.message or text, "shown": shown_quantities(text, env),
+                    "tree": tree, "unsupported": why, "line": req.span.line,
+                    # broken by every list: it reads quantities a list file does not carry
+                    "never": {k: int(env[k]) for k in fixed} if tree == ["b", False] else None})
+    return out
 
 
 def requirement_tree(expr: A.Expr, env: dict[str, Any], varying: set[str], model: Ruleset) -> list[Any]:

@@ -54,8 +54,9 @@ __all__ = ["THEME_ASSETS", "Matchup", "MatchupError", "RenderError", "RenderedPa
 ASSETS = ("assets/warscribe.css", "assets/warscribe-site.css", "assets/ruleset-search.js", "assets/player-view.js",
           "assets/lazy-search.js", "assets/calculator.js", "assets/army.js",
           "assets/army.css")
-#: Assets the theme's templates load themselves (compiler/site/theme), not listed as extra scripts.
-THEME_ASSETS = frozenset({"assets/lazy-search.js"})
+#: Assets the theme's templates load themselves (compiler/site/theme), not listed as extra scripts:
+#: the army builder's only on its own pages.
+THEME_ASSETS = frozenset({"assets/lazy-search.js", "assets/army.js", "assets/army.css"})
 
 
 class RenderError(Exception):

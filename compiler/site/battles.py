@@ -29,12 +29,16 @@ from compiler.words import agree, plural
 
 #: Games simulated per scenario for the page, and the run's seed.
 GAMES = 400
-#: The policy both sides play on the page: the strongest the build affords (greedy beats random in
-#: both seatings on every bundled scenario: ``simulate --tournament``); the page names it.
+#: The policy both sides play when the build affords no stronger one (and for the table's setting).
 POLICY = "greedy"
+#: CPU seconds a scenario's run may take on the page: each scenario is played by the strongest
+#: player whose estimated work fits (:func:`compiler.battle.budget.strongest`), and the page names it.
+#: Half a second keeps a first build of the bundled site within its budget (bench/README.md): the
+#: bundled scenarios' searching players are estimated at 0.85 CPU s and more, so greedy plays them.
+SITE_BUDGET = 0.5
 SEED = 1
 
-_CACHE: dict[tuple[str, str, str], Tally] = {}
+_CACHE: dict[tuple[str, str, str, str], Tally] = {}
 
 
 @dataclass(frozen=True)
@@ -139,17 +143,33 @@ def _feed(digest: Any, value: object) -> None:
         digest.update(repr(value).encode("utf-8", "surrogateescape") + b";")
 
 
-def _tally(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> Tally:
-    """The run of :data:`GAMES` games, kept per process and in the cache folder between builds
-    (keyed by the sources, the scenario, the games and the seed; warscribe's own fingerprint is
-    added by :func:`~compiler.ast.cached.remembered`)."""
-    found = _CACHE.get((rs.id, key, sc.id))
+def _tally(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str, policy: str) -> Tally:
+    """The run of :data:`GAMES` games under ``policy``, kept per process and in the cache folder
+    between builds (keyed by the sources, the scenario, the policy, the games and the seed;
+    warscribe's own fingerprint is added by :func:`~compiler.ast.cached.remembered`)."""
+    found = _CACHE.get((rs.id, key, sc.id, policy))
     if found is None:
-        stored = f"{rs.id}\0{sc.id}\0{key}\0{GAMES}\0{SEED}".encode()
-        found = remembered("battles", stored, partial(play_games, rules, sc, POLICY, SEED, 0, GAMES),
+        stored = f"{rs.id}\0{sc.id}\0{key}\0{GAMES}\0{SEED}\0{policy}".encode()
+        found = remembered("battles", stored, partial(play_games, rules, sc, policy, SEED, 0, GAMES),
                            lambda t: isinstance(t, Tally) and t.games == GAMES)
-        _CACHE[(rs.id, key, sc.id)] = found
+        _CACHE[(rs.id, key, sc.id, policy)] = found
     return found
+
+
+def page_policy(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> str:
+    """The player of ``sc``'s games on the page: the strongest whose estimated work for
+    :data:`GAMES` games fits :data:`SITE_BUDGET` (kept in the cache folder like the games).  An
+    overlay's scenario that its base shares is played by the base page's player, so that the
+    change between them is made under one player (and the base's run is played once)."""
+    from compiler.battle.budget import STRONGEST_FIRST, strongest
+
+    base = rs.base
+    shared = base.get(sc.id) if base is not None else None
+    if base is not None and isinstance(shared, A.Scenario):
+        return page_policy(base, Rules(base), shared, _key(base))
+    stored = f"{rs.id}\0{sc.id}\0{key}\0{GAMES}\0{SITE_BUDGET}".encode()
+    return remembered("battles-policy", stored, lambda: strongest(rules, sc, GAMES, SITE_BUDGET, sides=1).policy,
+                      lambda p: p in STRONGEST_FIRST)
 
 
 def play_shared(rulesets: Mapping[str, Ruleset]) -> None:
@@ -165,7 +185,7 @@ def play_shared(rulesets: Mapping[str, Ruleset]) -> None:
         if shared:
             rules, key = Rules(base), _key(base)
             for sc in shared:
-                _tally(base, rules, sc, key)
+                _tally(base, rules, sc, key, page_policy(base, rules, sc, key))
 
 
 def _rates(sc: A.Scenario, t: Tally) -> tuple[Rate, ...]:
@@ -191,6 +211,8 @@ def _ends(game: A.Game | None, t: Tally) -> tuple[Rate, ...]:
 
 def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] | None:
     kind = event["event"]
+    if kind == "move" and "objective" in event:
+        return (f"{event['unit']} moves {event['inches']}\"; {event['objective']} is {event['distance']:g}\" away.", "")
     if kind == "move":
         return (f"{event['unit']} moves {event['inches']}\"; the enemy is {event['distance']:g}\" away.", "")
     if kind == "volley":
@@ -220,9 +242,9 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
     return None
 
 
-def _report(rs: Ruleset, rules: Rules, sc: A.Scenario) -> tuple[tuple[ReportTurn, ...], str]:
+def _report(rs: Ruleset, rules: Rules, sc: A.Scenario, policy: str) -> tuple[tuple[ReportTurn, ...], str]:
     seed = game_seed(SEED, 0)
-    battle = Battle(rules, sc, [POLICIES["greedy"](seed + k + 1) for k in range(len(sc.sides))], seed)
+    battle = Battle(rules, sc, [POLICIES[policy](seed + k + 1) for k in range(len(sc.sides))], seed)
     out = battle.run()
     titles = {d.id: getattr(d, "title", d.id) for d in rs.walk() if d.id}
     turns: list[ReportTurn] = []
@@ -258,20 +280,21 @@ def scenario_views(rs: Ruleset) -> list[ScenarioView]:
         game = rs.get(sc.game) if sc.game else next(iter(rs.of_type(A.Game)), None)
         turns = sc.turns or (game.turns if isinstance(game, A.Game) and game.turns else 1)
         sides = tuple((side.title, tuple(_unit_words(rs, side))) for side in sc.sides)
-        t = _tally(rs, rules, sc, key)
-        report, result = _report(rs, rules, sc)
+        policy = page_policy(rs, rules, sc, key)
+        t = _tally(rs, rules, sc, key, policy)
+        report, result = _report(rs, rules, sc, policy)
         changes: tuple[Change, ...] = ()
         if base is not None and base_rules is not None and isinstance(base.get(sc.id), A.Scenario):
-            bt = _tally(base, base_rules, sc, _key(base))
+            bt = _tally(base, base_rules, sc, _key(base), policy)
             changes = tuple(Change(side.title, c["base_win_rate"], c["overlay_win_rate"], c["change"],
                                    c["ci95"][0], c["ci95"][1])
                             for side, c in zip(sc.sides, against(sc, t, bt)))
         first = "chosen at random" if sc.first in (None, "random") else next(
             s.title for s in sc.sides if s.id == sc.first)
-        views.append(ScenarioView(sc, sides, f'{sc.distance or 0}" apart', first, turns, _rates(sc, t),
+        views.append(ScenarioView(sc, sides, _deployment(rules, sc, game), first, turns, _rates(sc, t),
                                   t.turns / t.games, report, result, changes,
                                   base.title if changes and base is not None else None,
-                                  _ends(game if isinstance(game, A.Game) else None, t)))
+                                  _ends(game if isinstance(game, A.Game) else None, t), policy))
     return views
 
 
@@ -282,3 +305,24 @@ def _unit_words(rs: Ruleset, side: A.Side) -> list[str]:
         title = getattr(rs.get(u.squad or u.profile), "title", u.profile)
         out.append(f"{u.models} × {title}" + (f" ({weapons})" if weapons else "") + (f", {u.points} points" if u.points else ""))
     return out
+
+
+def _deployment(rules: Rules, sc: A.Scenario, game: object) -> str:
+    """Where the sides stand, in words: so many inches apart on one line; on a table, its size, how
+    far apart the nearest enemies start and each terrain area with its kind.
+
+    >>> from pathlib import Path
+    >>> import compiler
+    >>> rs = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "classic-40k"]).rulesets[0]
+    >>> print(_deployment(Rules(rs), rs.get("prepared_position"), rs.get("battle")))
+    on a table 24" by 36", the nearest enemies 29" apart; terrain: The trench line (Fortification), 0" to 24" across and 2" to 6" up
+    """
+    if sc.table is None:
+        return f'the sides stand {sc.distance or 0:g}" apart'
+    st = Battle(rules, sc, [POLICIES[POLICY](0) for _ in sc.sides], SEED, record=False).state
+    gap = min((st.distance(a, b) for a in st.units for b in st.units if a.side < b.side), default=0.0)
+    kinds = {k.id: k.title for k in game.terrain} if isinstance(game, A.Game) else {}
+    areas = [f'{t.title} ({kinds.get(t.kind, t.kind)}), {t.corners[0]}" to {t.corners[2]}" across and '
+             f'{t.corners[1]}" to {t.corners[3]}" up' for t in sc.terrain]
+    return (f'on a table {sc.table[0]}" by {sc.table[1]}", the nearest enemies {gap:g}" apart'
+            + ("; terrain: " + "; ".join(areas) if areas else ""))

@@ -67,12 +67,23 @@
     return base + extra * (over > 0n ? over : 0n);
   }
 
-  /* Check a list ([{id, models, weapons}]) against army `armyId`: its points, each violation (the
-     message `army check` prints and what it cites), and the requirements only the command checks. */
-  function check(data, armyId, units) {
-    const army = data.armies.find(function (a) { return a.id === armyId; }) || data.armies[0];
+  function armyOf(data, armyId) { return data.armies.find(function (a) { return a.id === armyId; }) || data.armies[0]; }
+  /* The game's size: one of the army's sizes (the first by default), or any whole number when it has none. */
+  function sizeOf(army, limit) {
+    const n = limit === undefined || limit === null || limit === "" ? army.limit : Number(limit);
+    if (army.sizes.length) return army.sizes.indexOf(n) >= 0 ? n : army.limit;
+    return Number.isSafeInteger(n) && n >= 0 ? n : army.limit;
+  }
+
+  /* Check a list ([{id, models, weapons}]) against army `armyId` in a game of `limit` points: its
+     points, each violation (the message `army check` prints and what it cites), and the requirements
+     only the command checks. */
+  function check(data, armyId, units, limit) {
+    const army = armyOf(data, armyId), size = sizeOf(army, limit);
+    const requires = army.sized[String(size)] || army.requires;
     const env = new Map();
     Object.keys(army.base).forEach(function (k) { env.set(k, BigInt(army.base[k])); });
+    env.set("limit", BigInt(size));
     units.forEach(function (u) {
       const e = entryOf(data, u.id);
       env.set("points", env.get("points") + points(e, u.models));
@@ -80,14 +91,14 @@
       Object.keys(e.adds).forEach(function (k) { env.set(k, (env.get(k) || 0n) + BigInt(e.adds[k])); });
     });
     const violations = [], unchecked = [];
-    army.requires.forEach(function (r) {
+    requires.forEach(function (r) {
       if (!r.tree) { unchecked.push({ message: r.message, why: r.unsupported }); return; }
       let ok;
       try { ok = evaluate(r.tree, env); } catch (err) { return; }  // as the command: a requirement it cannot work out
       if (ok !== false) return;
       const detail = r.shown.map(function (k) { return k + " = " + env.get(k); }).join(", ");
       violations.push({ message: r.message + (detail ? " (" + detail + ")" : ""), cites: army.id,
-                        title: army.title, rule: army.rule });
+                        title: army.title, rule: army.rule, never: r.never });
     });
     units.forEach(function (u, i) {
       const e = entryOf(data, u.id);
@@ -98,30 +109,35 @@
                                                          low: e.min, high: e.max }),
                         cites: e.id, title: e.title, rule: e.rule });
     });
-    return { army: army.id, points: String(env.get("points")), limit: String(env.get("limit")),
+    return { army: army.id, points: String(env.get("points")), limit: size,
              ok: violations.length ? false : unchecked.length ? null : true, violations: violations,
              unchecked: unchecked };
   }
 
   /* The list file `army check` reads: a comment, then one unit a line ("10 space_marine_squad"). */
-  function listText(data, armyId, units) {
-    const army = data.armies.find(function (a) { return a.id === armyId; }) || data.armies[0];
-    const one = function (s) { return String(s).replace(/[\r\n\u2028\u2029\x0b\x0c\x1c-\x1e\x85]+/g, " "); };
-    const lines = ["# " + one(data.title) + ": " + one(army.title) + " (" + army.id + ")"];
+  function listText(data, armyId, units, limit, name) {
+    const army = armyOf(data, armyId), size = sizeOf(army, limit);
+    const one = function (s) { return String(s).replace(/[\r\n\u2028\u2029\x0b\x0c\x1c-\x1e\x85]+/g, " ").trim(); };
+    const lines = ["# " + one(data.title) + ": " + one(army.title) + " (" + army.id + ")"
+      + (army.sizes.length || size ? ", a game of " + size + " points" : "")];
+    if (name && one(name)) lines.push(NAMED + one(name));
     units.forEach(function (u) {
       lines.push(u.models + " " + u.id + (u.weapons && u.weapons.length ? " with " + u.weapons.join(", ") : ""));
     });
     return lines.join("\n") + "\n";
   }
 
-  /* A list file read back: its units, or the lines it cannot take (as `army check` says them). */
+  const NAMED = "# List: ";  // the list's name, a comment line of its file
+  /* A list file read back: its units and name, or the lines it cannot take (as `army check` says them). */
   const LINE = /^\s*([0-9]+)\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s+with\s+([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*))?\s*$/;
   function parseList(data, text) {
     const units = [], errors = [];
+    let name = "";
     const known = new Set(data.entries.map(function (e) { return e.id; }));
     const weapons = new Set(data.weapons);
     text.split(/\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]/).forEach(function (line, i) {
       const n = i + 1, body = line.split("#")[0];
+      if (!name && line.indexOf(NAMED) === 0) name = line.slice(NAMED.length).trim();
       if (!body.trim()) return;
       const m = LINE.exec(body);
       if (!m) { errors.push("line " + n + ": cannot read this line; write e.g. `10 " + data.entries[0].id + "`"); return; }
@@ -136,10 +152,18 @@
       if (unknown.length) { errors.push("line " + n + ": '" + unknown[0] + "' is not a unit, squad or weapon of " + data.ruleset); return; }
       units.push({ id: m[2], models: count, weapons: extra });
     });
-    return { units: units, errors: errors };
+    return { units: units, errors: errors, name: name };
   }
 
-  window.wsArmy = { check: check, listText: listText, parseList: parseList, points: points, evaluate: evaluate };
+  /* The command that checks the list file as the page does. */
+  function command(data, armyId, limit, file) {
+    const army = armyOf(data, armyId), size = sizeOf(army, limit);
+    return "warscribe army check rules/" + data.ruleset + " " + file
+      + (army.id !== data.armies[0].id ? " --army " + army.id : "") + (size !== army.limit ? " --points " + size : "");
+  }
+
+  window.wsArmy = { check: check, listText: listText, parseList: parseList, points: points, evaluate: evaluate,
+                    command: command };
 
   // --- The page ---------------------------------------------------------------------------------
   function el(tag, text, cls) {
@@ -161,7 +185,17 @@
   }
 
   function start(root, data) {
-    const state = { army: data.armies[0].id, units: [] };
+    const state = { army: data.armies[0].id, units: [], limit: null, name: "" };
+    const KEY = "warscribe.army." + data.ruleset;  // the list is kept in this browser between visits
+    try {
+      const kept = JSON.parse(localStorage.getItem(KEY) || "null");
+      if (kept && data.armies.some(function (a) { return a.id === kept.army; })) {
+        const got = parseList(data, String(kept.text));
+        if (!got.errors.length) {
+          state.army = kept.army; state.units = got.units; state.limit = kept.limit; state.name = got.name;
+        }
+      }
+    } catch (err) { /* storage may be off, or hold something else */ }
     let sheets = null;  // the datasheets page, parsed, once a card is wanted
     const entries = data.entries.filter(function (e) { return !e.sample; });
     const offered = entries.length ? entries : data.entries;
@@ -173,15 +207,50 @@
     }
 
     const controls = el("div", null, "ws-army-controls ws-army-noprint");
+    const nameWrap = el("label", "List name ", "ws-army-field");
+    const nameField = document.createElement("input");
+    nameField.type = "text"; nameField.id = "ws-army-name"; nameField.maxLength = 80; nameField.value = state.name;
+    nameField.addEventListener("change", function () { state.name = nameField.value; render(); });
+    nameWrap.appendChild(nameField);
+    controls.appendChild(nameWrap);
     let armySelect = null;
     if (data.armies.length > 1) {
       const wrap = el("label", "Army rules ", "ws-army-field");
       armySelect = document.createElement("select");
       data.armies.forEach(function (a) { const o = el("option", a.title); o.value = a.id; armySelect.appendChild(o); });
-      armySelect.addEventListener("change", function () { state.army = armySelect.value; render(); });
+      armySelect.value = state.army;
+      armySelect.addEventListener("change", function () {
+        state.army = armySelect.value; state.limit = null; sizeControl(); render();
+      });
       wrap.appendChild(armySelect);
       controls.appendChild(wrap);
     }
+    const sizeWrap = el("span", null, "ws-army-size");
+    controls.appendChild(sizeWrap);
+    function sizeControl() {  // the game's size: a choice of the army's sizes, or any number without them
+      sizeWrap.textContent = "";
+      const army = armyOf(data, state.army);
+      if (army.sizes.length === 1) return;
+      const wrap = el("label", "Game size (points) ", "ws-army-field");
+      let field;
+      if (army.sizes.length) {
+        field = document.createElement("select");
+        army.sizes.forEach(function (n) { const o = el("option", String(n)); o.value = String(n); field.appendChild(o); });
+      } else {
+        field = document.createElement("input");
+        field.type = "number"; field.min = "0"; field.step = "1";
+      }
+      field.id = "ws-army-size";
+      field.value = String(sizeOf(army, state.limit));
+      field.addEventListener("change", function () {
+        const n = Number(field.value);
+        if (!(Number.isSafeInteger(n) && n >= 0)) { field.value = String(sizeOf(army, state.limit)); return; }
+        state.limit = n; render();
+      });
+      wrap.appendChild(field);
+      sizeWrap.appendChild(wrap);
+    }
+    sizeControl();
     const pickWrap = el("label", "Unit ", "ws-army-field");
     const pick = document.createElement("select");
     pick.id = "ws-army-pick";
@@ -193,7 +262,10 @@
       og.label = g[1];
       these.forEach(function (e) {
         const size = e.min !== null && e.max !== null ? ", " + e.min + " to " + e.max + " models" : "";
-        const o = el("option", e.title + size); o.value = e.id; og.appendChild(o);
+        const cost = e.kind === "squad" ? (e.cost[0] ? ", " + e.cost[0] + " points" : "")
+          + (e.cost[1] ? " + " + e.cost[1] + " per extra model" : "")
+          : e.cost[1] ? ", " + e.cost[1] + " points a model" : "";
+        const o = el("option", e.title + size + cost); o.value = e.id; og.appendChild(o);
       });
       pick.appendChild(og);
     });
@@ -208,6 +280,8 @@
     }));
     root.appendChild(controls);
 
+    const printHead = el("p", null, "ws-army-printonly");  // on paper, what the list is for
+    root.appendChild(printHead);
     const table = el("table", null, "ws-army-list");
     const caption = el("caption", "Your list");
     table.appendChild(caption);
@@ -251,10 +325,13 @@
     actions.appendChild(button("Read the list file", function () {
       const got = parseList(data, text.value);
       if (got.errors.length) { status.textContent = "The list was not read: " + got.errors.join("; "); return; }
-      state.units = got.units; status.textContent = "The list file is read."; render();
+      state.units = got.units; state.name = got.name; nameField.value = got.name;
+      status.textContent = "The list file is read."; render();
     }));
     file.appendChild(actions);
     file.appendChild(textLabel);
+    const cli = el("p", null, "ws-army-cli ws-author");  // an author's aid: shown with the author notes
+    file.appendChild(cli);
     file.appendChild(status);
     root.appendChild(file);
 
@@ -296,9 +373,9 @@
         tr.appendChild(td); body.appendChild(tr);
       }
       if (focused >= 0) root.querySelectorAll(".ws-army-models")[focused].focus();
-      const got = check(data, state.army, state.units);
-      const army = data.armies.find(function (a) { return a.id === got.army; });
-      total.textContent = "Total: " + got.points + " points" + (army.sizes.length ? " of " + got.limit : "") + ".";
+      const got = check(data, state.army, state.units, state.limit);
+      const army = armyOf(data, got.army);
+      total.textContent = "Total: " + got.points + " points" + (army.sizes.length || got.limit ? " of " + got.limit : "") + ".";
       verdict.textContent = "";
       verdict.dataset.ok = got.ok === true ? "yes" : got.ok === false ? "no" : "unknown";
       verdict.dataset.points = got.points;
@@ -319,6 +396,13 @@
           if (v.rule) li.appendChild(document.createTextNode(v.rule.title + ", "));
           li.appendChild(cite);
           li.appendChild(document.createTextNode("."));
+          if (v.never) {
+            const names = Object.keys(v.never);
+            li.appendChild(el("span", " No list can meet this rule: a list file does not say how many "
+              + names.join(" or ").replace(/_/g, " ") + " it has, and warscribe army check counts "
+              + names.map(function (k) { return k.replace(/_/g, " ") + " as " + v.never[k]; }).join(" and ") + ".",
+              "ws-army-never"));
+          }
           ul.appendChild(li);
         });
         verdict.appendChild(ul);
@@ -326,7 +410,13 @@
       got.unchecked.forEach(function (r) {
         verdict.appendChild(el("p", "Not checked here (" + r.why + "): " + r.message + " Check the list file with warscribe army check.", "ws-army-unchecked"));
       });
-      text.value = listText(data, got.army, state.units);
+      text.value = listText(data, got.army, state.units, got.limit, state.name);
+      caption.textContent = state.name.trim() || "Your list";
+      printHead.textContent = data.title + ": " + army.title
+        + (army.sizes.length || got.limit ? ", a game of " + got.limit + " points" : "") + ".";
+      cli.textContent = "On the command line: " + command(data, got.army, got.limit, data.ruleset + "-army.txt");
+      try { localStorage.setItem(KEY, JSON.stringify({ army: got.army, text: text.value, limit: got.limit })); }
+      catch (err) { /* storage may be off */ }
       if (cardBox.childNodes.length || state.units.length) cards();
     }
 
