@@ -30,7 +30,8 @@ What is worked out (the *budget*, per ruleset):
   give the ``warscribe eval`` line, :func:`expression` and :func:`with_text`, that answers it).  Situations that are numbers (a distance, a count) stay at their low end.
 
 A matchup the resolver refuses (a weapon the target's rules cannot take) is left out (a page must
-say so); a weapon with no answer against any target is not offered.  Each distribution is stored as its lowest value, a common denominator and one numerator
+say so); a weapon with no answer against any target is not offered, nor a target no attack can be
+resolved against.  Each distribution is stored as its lowest value, a common denominator and one numerator
 per value, as decimal strings when they pass JavaScript's exact integers (for a page to read as
 BigInt), so the fractions a page shows can be exactly the resolver's.
 """
@@ -215,11 +216,13 @@ def calculator_data(rs: Ruleset, max_models: int = MAX_MODELS) -> dict[str, Any]
         return None
     # A weapon is offered when some matchup of it has an answer (one the rules refuse against every
     # target, such as a close-combat weapon in a shooting attack, is not).
+    # the same for a target: a unit no attack can be resolved against (no save written…) is not offered.
     answered = {tuple(key.split("|")[1:3]) for key in tables}
+    targets = {key.split("|")[3] for key in tables}
     return {
         "ruleset": rs.id,
         "attacks": offered,
-        "units": [{"id": u.id, "title": u.title, "max": size[u.id],
+        "units": [{"id": u.id, "title": u.title, "max": size[u.id], "target": u.id in targets,
                    "weapons": [[w, weapons[w].title] for w, _ in u.weapons if w in weapons and (u.id, w) in answered]}
                   for u in units],
         "tables": tables,

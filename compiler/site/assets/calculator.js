@@ -55,12 +55,13 @@
     function rebuild() {
       fields.textContent = "";
       const attack = data.attacks.find(function (a) { return a.id === atk[1].value; });
-      const armed = data.units.filter(function (u) { return u.weapons.length; });
+      const armed = data.units.filter(function (u) { return u.weapons.length; });  // with a weapon that has answers
       s = { attack: attack };
       s.unit = select("Attacker", armed.map(function (u) { return [u.id, u.title]; }), function () { unitChanged(); show(); });
       s.n = select("Models", [], show);
       s.weapon = select("Weapon", [], show);
-      s.target = select("Target", data.units.map(function (u) { return [u.id, u.title]; }), function () { targetChanged(); show(); });
+      const targets = data.units.filter(function (u) { return u.target; });
+      s.target = select("Target", targets.map(function (u) { return [u.id, u.title]; }), function () { targetChanged(); show(); });
       s.m = select("Models", [], show);
       [s.unit, s.n, s.weapon, s.target, s.m].forEach(function (x) { fields.appendChild(x[0]); });
       s.sits = attack.situations.map(function (sit) {
