@@ -271,7 +271,7 @@ class Estimates:
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
-                    if e.kind in ("move", "engage") and e.value is not None:
+                    if e.kind in ("move", "engage") and e.value is not None and e.goal != "away":
                         inches = max(0.0, self.rules.number(e.value, foe, gap))
                         reach += inches
                         if e.kind == "engage":
