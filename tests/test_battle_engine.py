@@ -558,3 +558,37 @@ def test_a_recorded_test_in_an_action_reports_its_rule_chance_and_result() -> No
     tests = [{k: e[k] for k in ("rule", "unit", "chance", "passed")} for e in battle.events if e["event"] == "test"]
     assert tests == [{"rule": "nerve", "unit": "Gunner", "chance": round(21 / 36, 6), "passed": False}]
     assert not [e for e in battle.events if e["event"] == "status"]  # the failure ended the action
+
+
+def test_an_action_goes_on_after_lowering_a_counter() -> None:
+    text = ARMS.replace('    action rally "Rally": tests nerve(Ld), sets steady\n',
+                        '    action rally "Rally": tests nerve(Ld), sets steady\n'
+                        '    action regroup "Regroup": lowers suppression by 1, sets steady\n')
+    result = compile_text(text, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    root = Node.root(Rules(model, exact=True), model.get("range"))
+    assert labels(root) == ("action", "Gunner", ["Shoot", "Rally", "Regroup", "Nothing"])
+    regrouped = root.child(2)  # nothing to lower (the counter is at its lowest): the status is still set
+    assert regrouped.state().units[0].values == {"suppression": 0}
+    assert regrouped.state().units[0].statuses == {"steady": ""}
+
+
+def test_an_attack_that_takes_no_weapon_is_made_once_by_a_unit_with_two() -> None:
+    text = ARMS.replace('attack shooting(shooter, weapon, target) "Shooting":',
+                        'attack brawl(attacker, defender) "Brawl":\n'
+                        '  hits = attacker.models each hit(attacker.BS)\n'
+                        '  killed = hits removes defender\n'
+                        'attack shooting(shooter, weapon, target) "Shooting":').replace(
+        '    action shoot "Shoot": attack shooting\n', '    action shoot "Shoot": attack shooting\n'
+                                                    '    action punch "Punch": attack brawl\n')
+    result = compile_text(text, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    root = Node.root(Rules(model, exact=True), model.get("range"))
+    assert labels(root) == ("action", "Gunner", ["Shoot", "Punch", "Rally", "Nothing"])
+    assert root.choice().estimates()[:2] == [2.0, 1.0]  # type: ignore[union-attr]  # two weapons' shots; one blow
+    blow = root.child(1).child(1)  # the gunner punches the squad of three: one blow, a sure hit
+    assert blow.chance_kind() == "volley" and blow.chance_outcomes() == [(0, Fraction(1))]
+    after = blow.child(0)
+    assert after.current_player() == 1 and [u.models for u in after.state().units] == [1, 1, 2]

@@ -139,3 +139,23 @@ def test_the_greedy_side_moves_the_inch_that_brings_its_charge_in_reach() -> Non
         moves = [(e["side"], e["inches"]) for e in battle.events if e["event"] == "move"]
         assert moves[0] == ("red", 1)
         assert [e["side"] for e in battle.events if e["event"] == "engage"][:1] == ["red"]
+
+
+def test_an_attack_is_weighed_at_the_range_it_is_made_from() -> None:
+    """Long range (over 6") needs a 6 to hit: the shot is worth a sixth of a hit a trooper from 8"
+    away, half a hit from 5"."""
+    text = RULES.replace('status on_overwatch', 'situation range_band "Range band" one of short, long\n'
+                         'status on_overwatch').replace(
+        'test hit(BS) = roll d6 >= BS', 'test hit(BS) = roll d6 >= BS\n'
+        'modifier long_range "Long range": hit needs 6+ when range_band is long').replace(
+        '  activation alternating_units\n', '  activation alternating_units\n'
+        '  situation range_band is long when distance_to_enemy > 6, otherwise short\n')
+    result = compile_text(text, "watch.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    root = Node.root(Rules(model, exact=True), model.get("clash"))
+    far = root.child(1).child(1)  # nobody moves: 8" apart
+    near = root.child(0).child(3).child(1)  # Red moves 3": 5" apart
+    assert [o.label for o in far.choice().options][2] == "Shoot"  # type: ignore[union-attr]
+    assert estimates(far)[2] == pytest.approx(float(2 * Fraction(1, 6) * 20), rel=1e-12)
+    assert estimates(near)[2] == pytest.approx(float(2 * HALF * 20), rel=1e-12)

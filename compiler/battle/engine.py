@@ -251,7 +251,8 @@ class Battle:
             sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
                    tuple(unit.values.items()) if unit.values else (),
                    tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
-                          for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
+                          for f in self.state.units if f.side != side and f.models > 0]),
+                   here if self.state.objectives else None)  # as signature() makes it
         else:
             sig = signature(self.state, unit)
         est = self.estimates

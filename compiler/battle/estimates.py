@@ -8,6 +8,7 @@ states again and again).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,6 +142,11 @@ class Estimates:
             elif e.kind == "sets" and e.name is not None and any(r.requires == e.name for r in self.game.reactions):
                 stays = True  # holding a status for a reaction pays only when the reaction beats what it bars
                 best = max(best, chance * (self.reaction_value(unit, e.name) - self.forgone(unit, action, e.name)))
+            elif e.kind == "move" and e.goal != "enemy":
+                worth = self.seize(unit, e) if e.goal != "away" else 0.0
+                if worth <= 0:
+                    stays = True  # away from the enemy, or nowhere: worth nothing the greedy player can weigh
+                best = max(best, worth)
             elif e.kind == "move":
                 if distance is None and e.value is not None and self.stays_put(unit, e.value):
                     stays = True
@@ -189,6 +195,39 @@ class Estimates:
         values = self.moves(unit, gap, steps)
         return values.index(max(values)) == 0
 
+    def seize(self, unit: Unit, effect: A.ActionEffect) -> float:
+        """What a move toward an objective is worth to ``unit``: the points its side scores for the
+        objective at a scoring (every ``score … for each objective held``) when the whole move takes
+        the unit within the game's control reach of it and the unit alone there outweighs the
+        enemies where they stand, and it did not from where it was; else a little for drawing
+        nearer (0 when it cannot move at all)."""
+        st, control = self.state, self.game.control
+        marker = st.objective(unit, effect.name if effect.goal == "objective" else None)
+        if marker is None or effect.value is None:
+            return 0.0
+        near = st.nearest_enemy(unit)
+        most = max(0, int(self.rules.number(effect.value, unit, None if near is None else st.distance(unit, near))))
+        here = (unit.position, unit.y)
+        goal = (marker.position, marker.y)
+        if st.table is not None:
+            there = st.table.move(here, goal, float(most))
+        else:
+            d = min(float(most), abs(goal[0] - here[0]))
+            there = (here[0] + (d if goal[0] > here[0] else -d), 0.0)
+        if math.dist(here, there) < 1e-9:
+            return 0.0
+        if control is None:
+            return 1e-3
+        per = 1.0 if control.by == "models" else self.stat(unit, control.by)
+        theirs = sum((1.0 if control.by == "models" else self.stat(f, control.by)) * f.models
+                     for f in st.enemies(unit) if st.distance_to(f, *goal) <= control.reach)
+
+        def holds(p: tuple[float, float]) -> bool:
+            return math.dist(p, goal) <= control.reach and per * unit.models > theirs
+        if holds(there) and not holds(here):
+            return sum(self.rules.constant(sc.value) for sc in self.game.scores if sc.held_at is not None) + 1e-3
+        return 1e-3
+
     def actions(self, key: tuple[Any, ...], unit: Unit, actions: list[A.Action]) -> list[float]:
         """Each of a phase's actions' estimates (and doing nothing's, last), kept under ``key``."""
         found = self.memos.offers.get(key)
@@ -232,7 +271,7 @@ class Estimates:
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
-                    if e.kind in ("move", "engage") and e.value is not None:
+                    if e.kind in ("move", "engage") and e.value is not None and e.goal != "away":
                         inches = max(0.0, self.rules.number(e.value, foe, gap))
                         reach += inches
                         if e.kind == "engage":
@@ -269,7 +308,8 @@ class Estimates:
 def signature(state: State, unit: Unit) -> Signature:
     """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
     orders, and each enemy's profile, models (and those marked to be removed when the phase ends),
-    wounds, points and distance (on a table, where each stands too: sight and cover depend on it)."""
+    wounds, points and distance (on a table, where each stands too: sight and cover depend on it;
+    with objectives, where the unit stands: what a move toward one is worth depends on it)."""
     side, here = unit.side, unit.position
     if state.table is not None:
         return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
@@ -279,4 +319,5 @@ def signature(state: State, unit: Unit) -> Signature:
     return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
             tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
-                   for f in state.units if f.side != side and f.models > 0]))
+                   for f in state.units if f.side != side and f.models > 0]),
+            here if state.objectives else None)  # where it stands, when objectives make that matter
