@@ -186,3 +186,20 @@ def test_the_exact_law_of_a_battle_won_by_taking_the_objective() -> None:
     law = solve(Rules(model, exact=True), model.get("field"))
     expected = {(0, 1, (5, 5 - k)): Fraction(math.comb(5, k), 32) for k in range(6)}
     assert law.endings == expected
+
+
+def test_a_greedy_advance_stops_on_the_objective_rather_than_give_it_up() -> None:
+    """Red holds the relic 2" ahead (control within 3"); a whole 6" advance toward the enemy would
+    take it 4" past: the greedy player advances 5" and keeps it, scoring the 2 that win."""
+    model = model_of('    action advance "Advance": move up to 6" toward the enemy',
+                     objectives='  objective relic "The relic" at 12"', red='10"')
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    out = battle.run()
+    assert [e["inches"] for e in battle.events if e["event"] == "move"] == [5]
+    assert (out.winner, out.reason) == (0, "first_to_two")
+    # a relic on the way, out of reach from where Red stands: the whole advance takes it
+    ahead = model_of('    action advance "Advance": move up to 6" toward the enemy',
+                     objectives='  objective relic "The relic" at 19"', red='10"')
+    battle = Battle(Rules(ahead), ahead.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    assert battle.run().reason == "first_to_two"
+    assert [e["inches"] for e in battle.events if e["event"] == "move"] == [6]
