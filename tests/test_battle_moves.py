@@ -4,12 +4,15 @@ going for an objective when holding it wins the game."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import pytest
 
 from compiler import ast as A
 from compiler.battle import Battle, GreedyPolicy, Node, Rules
+from compiler.battle.exact import solve
+from compiler.cli.narrate import Narrator
 from compiler.driver import compile_text
 
 RULES = '''
@@ -31,8 +34,10 @@ game holdfast "Hold fast":
   terrain lake "Lake": impassable
   phase move "Movement":
 {actions}
+{fire}
   score held "Objective held": 2 for each objective held at end of turn
   victory first_to_two "First to two" by reaching 2
+  victory wipe "Annihilation" by annihilation
 scenario field "A field":
   game holdfast
 {board}
@@ -49,9 +54,9 @@ LINE = '  distance 24"'
 
 
 def compiled(actions: str, board: str = LINE, objectives: str = "", red: str = '0"', blue: str = '24"',
-             turns: int = 1) -> Any:
+             turns: int = 1, fire: str = "") -> Any:
     return compile_text(RULES.format(actions=actions, board=board, objectives=objectives, red=red, blue=blue,
-                                     turns=turns), "holdfast.rules")
+                                     turns=turns, fire=fire), "holdfast.rules")
 
 
 def model_of(actions: str, **kw: Any) -> Any:
@@ -159,8 +164,42 @@ def test_the_greedy_player_takes_the_objective_that_wins_the_game() -> None:
     assert (out.winner, out.reason, out.scores) == (0, "first_to_two", (2.0, 0.0))
     acts = [e["action"] for e in battle.events if e["event"] == "action"]
     assert acts == ["take"]
+    move = next(e for e in battle.events if e["event"] == "move")
+    assert (move["inches"], move["objective"], move["distance"]) == (6, "The relic", 0.0)
+    said = Narrator(model, ("Red", "Blue")).line(move)
+    assert said is not None and said.endswith('moves 6": 0" from The relic.')
     # the objective out of reach this turn (14" away, 6" of move): it only draws nearer, so the
     # first action listed (Advance, worth as much) is taken, and nobody scores in one turn
     far = model_of(actions, objectives='  objective relic "The relic" at 14"', red='0"')
     out = Battle(Rules(far), far.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1).run()
     assert out.scores == (0.0, 0.0)
+
+
+def test_the_exact_law_of_a_battle_won_by_taking_the_objective() -> None:
+    """Red takes the relic behind it (the greedy pick), fires its five shots (each kills on a 4+),
+    and scores 2 at the end of its turn: it wins in turn 1 whatever the dice, Blue losing a
+    binomial number of its five models (all five: by annihilation, before the score)."""
+    actions = ('    action advance "Advance": move up to 6" toward the enemy\n'
+               '    action take "Take": move up to 6" toward the nearest objective')
+    fire = '  phase fire "Shooting":\n    action shoot "Shoot": attack shooting'
+    model = model_of(actions, objectives='  objective relic "The relic" at 4"', red='10"', turns=2, fire=fire)
+    law = solve(Rules(model, exact=True), model.get("field"))
+    expected = {(0, 1, (5, 5 - k)): Fraction(math.comb(5, k), 32) for k in range(6)}
+    assert law.endings == expected
+
+
+def test_a_greedy_advance_stops_on_the_objective_rather_than_give_it_up() -> None:
+    """Red holds the relic 2" ahead (control within 3"); a whole 6" advance toward the enemy would
+    take it 4" past: the greedy player advances 5" and keeps it, scoring the 2 that win."""
+    model = model_of('    action advance "Advance": move up to 6" toward the enemy',
+                     objectives='  objective relic "The relic" at 12"', red='10"')
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    out = battle.run()
+    assert [e["inches"] for e in battle.events if e["event"] == "move"] == [5]
+    assert (out.winner, out.reason) == (0, "first_to_two")
+    # a relic on the way, out of reach from where Red stands: the whole advance takes it
+    ahead = model_of('    action advance "Advance": move up to 6" toward the enemy',
+                     objectives='  objective relic "The relic" at 19"', red='10"')
+    battle = Battle(Rules(ahead), ahead.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    assert battle.run().reason == "first_to_two"
+    assert [e["inches"] for e in battle.events if e["event"] == "move"] == [6]

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from compiler import ast as A
 from compiler.battle.memo import Memo
 from compiler.battle.rules import Rules
-from compiler.battle.state import State, Unit
+from compiler.battle.state import Marker, State, Unit
 
 Signature = tuple[Any, ...]
 
@@ -151,7 +151,8 @@ class Estimates:
                 if distance is None and e.value is not None and self.stays_put(unit, e.value):
                     stays = True
                 else:
-                    best = max(best, 1e-3)
+                    taken = self.taken(unit, e.value) if distance is None and e.value is not None else 0.0
+                    best = max(best, 1e-3 + taken)
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
                 if isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
@@ -195,6 +196,17 @@ class Estimates:
         values = self.moves(unit, gap, steps)
         return values.index(max(values)) == 0
 
+    def taken(self, unit: Unit, value: A.Expr) -> float:
+        """What the greedy move of ``value`` inches toward the nearest enemy gains in objectives."""
+        foe = self.state.nearest_enemy(unit)
+        if foe is None or not self.state.objectives:
+            return 0.0
+        gap = self.state.distance(unit, foe)
+        steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
+        values = self.moves(unit, gap, steps)
+        best = steps[values.index(max(values))]
+        return max(0.0, self.step_gains(unit, gap, [best])[0])
+
     def seize(self, unit: Unit, effect: A.ActionEffect) -> float:
         """What a move toward an objective is worth to ``unit``: the points its side scores for the
         objective at a scoring (every ``score … for each objective held``) when the whole move takes
@@ -218,15 +230,45 @@ class Estimates:
             return 0.0
         if control is None:
             return 1e-3
-        per = 1.0 if control.by == "models" else self.stat(unit, control.by)
-        theirs = sum((1.0 if control.by == "models" else self.stat(f, control.by)) * f.models
-                     for f in st.enemies(unit) if st.distance_to(f, *goal) <= control.reach)
+        return max(0.0, self.held_gain(unit, here, there, (marker,))) + 1e-3
 
-        def holds(p: tuple[float, float]) -> bool:
-            return math.dist(p, goal) <= control.reach and per * unit.models > theirs
-        if holds(there) and not holds(here):
-            return sum(self.rules.constant(sc.value) for sc in self.game.scores if sc.held_at is not None) + 1e-3
-        return 1e-3
+    def held_gain(self, unit: Unit, here: tuple[float, float], there: tuple[float, float],
+                  markers: Sequence[Marker]) -> float:
+        """The points ``unit``'s side gains at a scoring (every ``score … for each objective held``)
+        by moving from ``here`` to ``there``: for each of ``markers`` it would then hold and did not,
+        their value; for each it held and would not, less their value.  It holds one when within the
+        game's control reach of it, the unit alone outweighing the enemies near it where they stand."""
+        st, control = self.state, self.game.control
+        if control is None or not markers:
+            return 0.0
+        points = sum(self.rules.constant(sc.value) for sc in self.game.scores if sc.held_at is not None)
+        if not points:
+            return 0.0
+        mine = (1.0 if control.by == "models" else self.stat(unit, control.by)) * unit.models
+        gain = 0.0
+        for m in markers:
+            goal = (m.position, m.y)
+            theirs = sum((1.0 if control.by == "models" else self.stat(f, control.by)) * f.models
+                         for f in st.enemies(unit) if st.distance_to(f, *goal) <= control.reach)
+            if mine > theirs:
+                gain += points * ((math.dist(there, goal) <= control.reach) - (math.dist(here, goal) <= control.reach))
+        return gain
+
+    def step_gains(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
+        """What each step of a move toward the nearest enemy gains in objectives (:meth:`held_gain`)."""
+        st = self.state
+        foe = st.nearest_enemy(unit)
+        if foe is None or not st.objectives or self.game.control is None:
+            return [0.0] * len(steps)
+        here = (unit.position, unit.y)
+        out = []
+        for d in steps:
+            if st.table is not None:
+                there = st.table.move(here, (foe.position, foe.y), float(d))
+            else:
+                there = (here[0] + (min(d, gap) if foe.position > here[0] else -min(d, gap)), 0.0)
+            out.append(self.held_gain(unit, here, there, st.objectives))
+        return out
 
     def actions(self, key: tuple[Any, ...], unit: Unit, actions: list[A.Action]) -> list[float]:
         """Each of a phase's actions' estimates (and doing nothing's, last), kept under ``key``."""
@@ -271,7 +313,7 @@ class Estimates:
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
-                    if e.kind in ("move", "engage") and e.value is not None:
+                    if e.kind in ("move", "engage") and e.value is not None and e.goal != "away":
                         inches = max(0.0, self.rules.number(e.value, foe, gap))
                         reach += inches
                         if e.kind == "engage":
@@ -301,6 +343,8 @@ class Estimates:
                  if not any(e.kind == "move" for e in a.effects) and not any(unit.has(s) for s in a.unless)]
         # each worked out afresh (not kept per distance: a move's values are kept whole, by moves())
         values = [max([0.0] + [self._action(unit, a, max(0.0, gap - d)) for a in later]) for d in steps]
+        if self.state.objectives:  # where the move stops may take (or give up) an objective
+            values = [v + g for v, g in zip(values, self.step_gains(unit, gap, steps))]
         lean = 1e-6 if max(values) <= 0 else -1e-6
         return [v + lean * d for v, d in zip(values, steps)]
 
