@@ -103,6 +103,9 @@ def test_a_charge_is_worth_its_blows_less_those_struck_back_and_a_move_each_inch
     assert estimates(move) == pytest.approx([best - 1e-6 * d for d in range(4)], rel=1e-12, abs=1e-12)
     orders = move.child(3).child(1)  # 5" away (Blue stays): the charge reaches
     assert estimates(orders)[3] == pytest.approx(float(charge), rel=1e-12)
+    edge = move.child(2).child(1)  # 6" away: just in reach
+    assert estimates(edge)[3] == pytest.approx(float(charge), rel=1e-12)
+    assert estimates(move.child(1).child(1))[3] == -1e-3  # 7" away: out of reach, worth less than nothing
 
 
 def test_a_unit_charged_while_on_overwatch_weighs_its_volley_against_the_charger(root: Node) -> None:
