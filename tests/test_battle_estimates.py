@@ -101,6 +101,9 @@ def test_a_charge_is_worth_its_blows_less_those_struck_back_and_a_move_each_inch
     # the shot is worth 20 from anywhere; the greedy leans to the shorter move among equals
     best = max(float(charge), 20.0)
     assert estimates(move) == pytest.approx([best - 1e-6 * d for d in range(4)], rel=1e-12, abs=1e-12)
+    # no inch gains anything (the shot is worth as much from here): advancing is worth less than
+    # holding still
+    assert estimates(root) == [-1e-3, 0.0]
     orders = move.child(3).child(1)  # 5" away (Blue stays): the charge reaches
     assert estimates(orders)[3] == pytest.approx(float(charge), rel=1e-12)
     edge = move.child(2).child(1)  # 6" away: just in reach
