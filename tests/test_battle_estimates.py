@@ -165,3 +165,47 @@ def test_an_attack_is_weighed_at_the_range_it_is_made_from() -> None:
     assert [o.label for o in far.choice().options][2] == "Shoot"  # type: ignore[union-attr]
     assert estimates(far)[2] == pytest.approx(float(2 * Fraction(1, 6) * 20), rel=1e-12)
     assert estimates(near)[2] == pytest.approx(float(2 * HALF * 20), rel=1e-12)
+
+
+def test_with_no_enemy_left_holding_a_status_for_a_reaction_is_worth_nothing() -> None:
+    """A game not won by annihilation plays on after Blue is wiped out: going on overwatch (and
+    advancing) against nobody is worth less than holding still."""
+    text = '''
+ruleset last "Last stand":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+status on_overwatch "On overwatch": "Watching."
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit sniper "Sniper":
+  BS 1  W 1
+game g "A game":
+  turns 1
+  activation whole_army
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  phase move "Movement":
+    action advance "Advance": move up to 4" toward the enemy
+    action watch "Overwatch": sets on_overwatch
+  when charged if on_overwatch: attack shooting
+  score kills "Kills": 1 for each enemy unit destroyed
+  victory most "Most points" by highest_score
+scenario duel "A duel":
+  game g
+  distance 8"
+  first red
+  side red "Red":
+    2 sniper
+  side blue "Blue":
+    1 sniper
+'''
+    result = compile_text(text, "last.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red shoots: the lone sniper falls
+    node = node.child(node.legal_actions()[0])
+    assert [u.models for u in node.state().units] == [2, 0]
+    assert estimates(node) == [-1e-3, -1e-3, 0.0]
