@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from compiler import ast as A
-from compiler.battle import Battle, GreedyPolicy, Node, Rules
+from compiler.battle import Battle, GreedyPolicy, Node, Rules, chi_square, chi_square_critical, game_seed
 from compiler.battle.exact import solve
 from compiler.cli.narrate import Narrator
 from compiler.driver import compile_text
@@ -186,6 +186,17 @@ def test_the_exact_law_of_a_battle_won_by_taking_the_objective() -> None:
     law = solve(Rules(model, exact=True), model.get("field"))
     expected = {(0, 1, (5, 5 - k)): Fraction(math.comb(5, k), 32) for k in range(6)}
     assert law.endings == expected
+    # sampled battles follow it (and reject a law a little off: a hit on a 3+)
+    rules, games = Rules(model), 400
+    left = [0] * 6
+    for i in range(games):
+        out = Battle(rules, model.get("field"), [GreedyPolicy(), GreedyPolicy()], game_seed(3, i), record=False).run()
+        assert (out.winner, out.turns) == (0, 1)
+        left[out.survivors[1]] += 1
+    stat, df = chi_square(left, [float(expected[(0, 1, (5, n))]) * games for n in range(6)])
+    assert stat < chi_square_critical(df, 0.001)
+    off = [math.comb(5, 5 - n) * (2 / 3) ** (5 - n) * (1 / 3) ** n * games for n in range(6)]
+    assert chi_square(left, off)[0] > chi_square_critical(df, 0.001)
 
 
 def test_a_greedy_advance_stops_on_the_objective_rather_than_give_it_up() -> None:
