@@ -214,3 +214,33 @@ def test_a_greedy_advance_stops_on_the_objective_rather_than_give_it_up() -> Non
     battle = Battle(Rules(ahead), ahead.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
     assert battle.run().reason == "first_to_two"
     assert [e["inches"] for e in battle.events if e["event"] == "move"] == [6]
+
+
+def test_a_greedy_unit_leaves_an_objective_its_side_holds_to_the_friend_on_it() -> None:
+    """Red's first squad stands on the relic; the second, 6" off, is offered Advance (listed first)
+    and Take: its side already holds the relic (the first squad, 3" on, keeps it), so taking it
+    scores nothing more and it advances.
+    With Blue's six models on the relic, the first squad's five do not hold it; the second's five
+    more would: it takes the relic."""
+    actions = ('    action advance "Advance": move up to 6" toward the enemy\n'
+               '    action take "Take": move up to 6" toward objective relic')
+    two = '4"\n    5 trooper at 10"'
+    model = model_of(actions, objectives='  objective relic "The relic" at 4"', red=two)
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    battle.run()
+    red = [e for e in battle.events if e["side"] == "red" and e["event"] in ("action", "move")]
+    # the first squad advances no further than keeps it within 3" of the relic; the second advances
+    assert [e.get("action", e.get("inches")) for e in red] == ["advance", 3, "advance", 6]
+
+
+@pytest.mark.parametrize("friend,worth", [("", 1e-3), ('\n    1 trooper at 6"', 2 + 1e-3)])
+def test_taking_a_contested_objective_is_worth_its_points_only_where_the_side_would_outweigh(
+        friend: str, worth: float) -> None:
+    """Blue's five models stand 1" from the relic; Red's five, 6" off, would only tie there (nobody
+    holds it): taking it is worth drawing nearer.  A friend of one model 2" from it tips the balance:
+    the move is worth the 2 points it then scores."""
+    model = model_of('    action take "Take": move up to 6" toward objective relic',
+                     objectives='  objective relic "The relic" at 4"', red='10"' + friend, blue='5"')
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    take = model.get("holdfast").phases[0].actions[0].effects[0]
+    assert battle.estimates.seize(battle.state.units[0], take) == pytest.approx(worth, abs=1e-12)
