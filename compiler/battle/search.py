@@ -114,6 +114,7 @@ def _seat(battle: Battle) -> list[int]:
 
 _FOLDER = os.path.dirname(__file__)
 _HERE = __file__
+_RUN = Battle.run.__code__
 
 
 class _Store:
@@ -133,11 +134,13 @@ class _Store:
             names.setdefault(id(p), f"policy{k}")
         frames = []
         frame: FrameType | None = sys._getframe(1)
-        while frame is not None:
+        while frame is not None:  # up to the battle's run (not the caller's frames: a game's seed)
             code = frame.f_code
             if code.co_filename.startswith(_FOLDER) and code.co_filename != _HERE:
                 frames.append((code.co_filename, code.co_name, frame.f_lineno,
                                tuple((k, self.keys.freeze(v, names, 0)) for k, v in frame.f_locals.items())))
+            if code is _RUN and frame.f_locals.get("self") is battle:
+                break
             frame = frame.f_back
         sig = battle.estimates.sig
         return (state_key(battle.state), tuple(frames), choice.kind, choice.side, choice.prompt,
@@ -156,6 +159,11 @@ def _store(kind: tuple[Any, ...], rules: Rules, scenario: A.Scenario) -> _Store:
     if len(found[1].answers) > KEPT:
         found[1].answers.clear()
     return found[1]
+
+
+def answers_kept() -> int:
+    """How many answers the searching players keep in this process (one per position decided)."""
+    return sum(len(store.answers) for _, store in _STORES.values())
 
 
 def digest(state: State, choice: Choice, seed: int) -> int:

@@ -29,6 +29,7 @@ keeping any after :data:`TRIAL` games and lets the engine play each game as it w
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from bisect import bisect_right
 from dataclasses import replace
@@ -296,16 +297,17 @@ def _tail(ahead: Iterator[float], seed: int, made: int) -> Callable[[], float]:
     return chain(ahead, Stream(seed, made)).__next__
 
 
-_WALKS: weakref.WeakKeyDictionary[Rules, dict[tuple[str, tuple[str, ...]], Walk]] = weakref.WeakKeyDictionary()
+_WALKS: weakref.WeakKeyDictionary[Rules, dict[tuple[str, tuple[str, ...], int], Walk]] = weakref.WeakKeyDictionary()
 
 
 def walk_for(rules: Rules, scenario: A.Scenario, policies: Sequence[str]) -> Walk:
     """The walk of ``scenario``'s battles between ``policies`` (made on first use; kept while
-    ``rules`` lives, so that a simulation's chunks share it)."""
+    ``rules`` lives, so that a simulation's chunks share it).  Each thread has its own: a walk
+    is not to be shared by games played at once (a dask worker runs chunks on several threads)."""
     kept = _WALKS.get(rules)
     if kept is None:
-        kept = _WALKS[rules] = {}
-    key = (scenario.id, tuple(policies))
+        kept = _WALKS.setdefault(rules, {})
+    key = (scenario.id, tuple(policies), threading.get_ident())
     found = kept.get(key)
     if found is None or found.scenario is not scenario:
         found = kept[key] = Walk(rules, scenario, policies)
