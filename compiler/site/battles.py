@@ -211,6 +211,8 @@ def _ends(game: A.Game | None, t: Tally) -> tuple[Rate, ...]:
 
 def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] | None:
     kind = event["event"]
+    if kind == "move" and "objective" in event:
+        return (f"{event['unit']} moves {event['inches']}\"; {event['objective']} is {event['distance']:g}\" away.", "")
     if kind == "move":
         return (f"{event['unit']} moves {event['inches']}\"; the enemy is {event['distance']:g}\" away.", "")
     if kind == "volley":
