@@ -614,3 +614,13 @@ def test_how_many_activation_dice_to_roll_is_weighed_by_the_actions_less_a_bust(
     battle = Battle(Rules(model), model.get("clash"), [GreedyPolicy(), GreedyPolicy()], 4)
     battle.run()
     assert next(e["dice"] for e in battle.events if e["event"] == "activation") == 2  # the best worth
+
+
+def test_a_battle_won_in_the_first_players_turn_gives_the_second_no_turn() -> None:
+    model = fight(activation="whole_army", brutes=1)
+    battle = Battle(Rules(model), model.get("clash"), [ScriptedPolicy([0, 1]), ScriptedPolicy([])], 0,
+                    nature=Dice([1]))
+    out = battle.run()
+    assert (out.winner, out.reason, out.turns) == (0, "wipe", 1)
+    kinds = [(e["event"], e["side"]) for e in battle.events if e["event"] in ("turn", "volley", "end")]
+    assert kinds == [("turn", "red"), ("volley", "red"), ("end", "red")]
