@@ -325,6 +325,8 @@ def test_the_turn_structures_events_in_a_scripted_battle() -> None:
     result = compile_text(DRILL, "drill.rules")
     assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
     model = result.rulesets[0]
+    first = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red wins the roll: what is each action worth?
+    assert first.choice().estimates() == [1.5, -1e-3, 0.0, 0.0]  # type: ignore[union-attr]  # 3 shots on 4+; a status; a counter at 0
     dice = Dice([2, 1, 0, 0, 0, 0])
     battle = Battle(Rules(model), model.get("duel"), [ScriptedPolicy([1, 2]), ScriptedPolicy([0, 3])], 0,
                     nature=dice)
