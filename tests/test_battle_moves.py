@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from compiler import ast as A
-from compiler.battle import Battle, GreedyPolicy, Node, Rules
+from compiler.battle import Battle, GreedyPolicy, Node, Rules, chi_square, chi_square_critical, game_seed
 from compiler.battle.exact import solve
 from compiler.cli.narrate import Narrator
 from compiler.driver import compile_text
@@ -186,6 +186,17 @@ def test_the_exact_law_of_a_battle_won_by_taking_the_objective() -> None:
     law = solve(Rules(model, exact=True), model.get("field"))
     expected = {(0, 1, (5, 5 - k)): Fraction(math.comb(5, k), 32) for k in range(6)}
     assert law.endings == expected
+    # sampled battles follow it (and reject a law a little off: a hit on a 3+)
+    rules, games = Rules(model), 400
+    left = [0] * 6
+    for i in range(games):
+        out = Battle(rules, model.get("field"), [GreedyPolicy(), GreedyPolicy()], game_seed(3, i), record=False).run()
+        assert (out.winner, out.turns) == (0, 1)
+        left[out.survivors[1]] += 1
+    stat, df = chi_square(left, [float(expected[(0, 1, (5, n))]) * games for n in range(6)])
+    assert stat < chi_square_critical(df, 0.001)
+    off = [math.comb(5, 5 - n) * (2 / 3) ** (5 - n) * (1 / 3) ** n * games for n in range(6)]
+    assert chi_square(left, off)[0] > chi_square_critical(df, 0.001)
 
 
 def test_a_greedy_advance_stops_on_the_objective_rather_than_give_it_up() -> None:
@@ -203,3 +214,50 @@ def test_a_greedy_advance_stops_on_the_objective_rather_than_give_it_up() -> Non
     battle = Battle(Rules(ahead), ahead.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
     assert battle.run().reason == "first_to_two"
     assert [e["inches"] for e in battle.events if e["event"] == "move"] == [6]
+
+
+def test_a_greedy_unit_leaves_an_objective_its_side_holds_to_the_friend_on_it() -> None:
+    """Red's first squad stands on the relic; the second, 6" off, is offered Advance (listed first)
+    and Take: its side already holds the relic (the first squad, 3" on, keeps it), so taking it
+    scores nothing more and it advances.
+    With Blue's six models on the relic, the first squad's five do not hold it; the second's five
+    more would: it takes the relic."""
+    actions = ('    action advance "Advance": move up to 6" toward the enemy\n'
+               '    action take "Take": move up to 6" toward objective relic')
+    two = '4"\n    5 trooper at 10"'
+    model = model_of(actions, objectives='  objective relic "The relic" at 4"', red=two)
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    battle.run()
+    red = [e for e in battle.events if e["side"] == "red" and e["event"] in ("action", "move")]
+    # the first squad advances no further than keeps it within 3" of the relic; the second advances
+    assert [e.get("action", e.get("inches")) for e in red] == ["advance", 3, "advance", 6]
+
+
+@pytest.mark.parametrize("friend,worth", [("", 1e-3), ('\n    1 trooper at 6"', 2 + 1e-3)])
+def test_taking_a_contested_objective_is_worth_its_points_only_where_the_side_would_outweigh(
+        friend: str, worth: float) -> None:
+    """Blue's five models stand 1" from the relic; Red's five, 6" off, would only tie there (nobody
+    holds it): taking it is worth drawing nearer.  A friend of one model 2" from it tips the balance:
+    the move is worth the 2 points it then scores."""
+    model = model_of('    action take "Take": move up to 6" toward objective relic',
+                     objectives='  objective relic "The relic" at 4"', red='10"' + friend, blue='5"')
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    take = model.get("holdfast").phases[0].actions[0].effects[0]
+    assert battle.estimates.seize(battle.state.units[0], take) == pytest.approx(worth, abs=1e-12)
+
+
+def test_a_greedy_move_toward_one_objective_keeps_the_one_it_holds() -> None:
+    """Red holds the outpost where it stands (control within 3"); the relic is 10" on, out of its
+    6" reach.  Moving more than 3" gives the outpost up for nothing: the greedy player moves 3",
+    and the choice's estimates (what a searching player reads) say the same."""
+    model = model_of('    action take "Take": move up to 6" toward objective relic',
+                     objectives='  objective outpost "The outpost" at 10"\n  objective relic "The relic" at 20"',
+                     red='10"')
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    out = battle.run()
+    assert [e["inches"] for e in battle.events if e["event"] == "move" and e["side"] == "red"] == [3]
+    assert out.winner == 0 and out.reason == "first_to_two"
+    choice = root(model).child(0).choice()
+    assert choice is not None and choice.kind == "move" and choice.estimates is not None
+    values = choice.estimates()
+    assert values.index(max(values)) == 3 and [round(v) for v in values] == [0, 0, 0, 0, -2, -2, -2]

@@ -192,7 +192,7 @@ def test_mcts_goes_on_overwatch_when_it_pays_where_greedy_does_not(watching: Rul
     # the greedy policy's estimates weigh both statuses alike, and it takes the first: Dash
     assert [choice.options[i].label for i in greedy_order(choice)][0] == "Dash"
     labels = [o.label for o in choice.options]
-    mcts = MctsPolicy(iterations=60, seed=5)
+    mcts = MctsPolicy(iterations=200, seed=5)
     battle = Battle(Rules(watching), watching.get("duel"), [mcts, GreedyPolicy()], seed=1)
     battle.run()
     assert labels[battle.choices[0]] == best

@@ -91,9 +91,11 @@ class _Counting(GreedyPolicy):
         return law.index(battle.rng.random())
 
 
-def strongest(rules: Rules, scenario: A.Scenario, games: int, budget: float, sides: int = 2) -> Pick:
+def strongest(rules: Rules, scenario: A.Scenario, games: int, budget: float, sides: int = 2,
+              workers: int = 1) -> Pick:
     """The strongest player whose estimated work for ``games`` games of ``scenario`` (under each of
-    ``sides`` rulesets, e.g. 2 for an overlay and its base) fits ``budget`` CPU seconds."""
+    ``sides`` rulesets, e.g. 2 for an overlay and its base) fits ``budget`` CPU seconds, the games
+    spread over ``workers`` processes (each searches the positions it meets itself)."""
     seen: Counter[tuple[Any, ...]] = Counter()
     marks = [0]  # distinct positions after each probe
     questions = 0
@@ -104,7 +106,8 @@ def strongest(rules: Rules, scenario: A.Scenario, games: int, budget: float, sid
         battle.run()
         questions += counter.questions
         marks.append(len(seen))
-        if i + 1 == PROBES // 4 and _cost(sides, games, questions / (i + 1), len(seen), LOOKAHEAD_NODES) > budget:
+        if i + 1 == PROBES // 4 and _cost(sides, games, questions / (i + 1), workers * len(seen),
+                                          LOOKAHEAD_NODES) > budget:
             break  # even the positions met so far put the cheapest search past the budget
     played = len(marks) - 1
     q = questions / played
@@ -112,7 +115,7 @@ def strongest(rules: Rules, scenario: A.Scenario, games: int, budget: float, sid
     once = sum(1 for k in seen.values() if k == 1)
     twice = sum(1 for k in seen.values() if k == 2)
     unseen = once * (once - 1) / (2 * (twice + 1))
-    positions = len(seen) + min(unseen, max(0, games - played) * rate)
+    positions = workers * (len(seen) + min(unseen, max(0, games - played) * rate))
     estimates = {"mcts": _cost(sides, games, q, positions, MCTS_ITERATIONS),
                  "lookahead": _cost(sides, games, q, positions, LOOKAHEAD_NODES), "greedy": _cost(sides, games, q, 0, 0)}
     chosen = next((k for k in STRONGEST_FIRST if estimates[k] <= budget), "greedy")

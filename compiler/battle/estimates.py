@@ -208,50 +208,67 @@ class Estimates:
         return max(0.0, self.step_gains(unit, gap, [best])[0])
 
     def seize(self, unit: Unit, effect: A.ActionEffect) -> float:
-        """What a move toward an objective is worth to ``unit``: the points its side scores for the
-        objective at a scoring (every ``score … for each objective held``) when the whole move takes
-        the unit within the game's control reach of it and the unit alone there outweighs the
-        enemies where they stand, and it did not from where it was; else a little for drawing
-        nearer (0 when it cannot move at all)."""
-        st, control = self.state, self.game.control
-        marker = st.objective(unit, effect.name if effect.goal == "objective" else None)
-        if marker is None or effect.value is None:
+        """What a move toward an objective is worth to ``unit``: what its best step gains in
+        objectives (:meth:`goal_steps`), and a little for drawing nearer; 0 when its best step is to
+        stay where it is."""
+        st = self.state
+        if effect.value is None:
             return 0.0
         near = st.nearest_enemy(unit)
         most = max(0, int(self.rules.number(effect.value, unit, None if near is None else st.distance(unit, near))))
+        values = self.goal_steps(unit, effect, most)
+        best = max(values)
+        if values.index(best) == 0:
+            return 0.0
+        return max(0.0, round(best, 4)) + 1e-3
+
+    def goal_steps(self, unit: Unit, effect: A.ActionEffect, most: int) -> list[float]:
+        """Each step, 0 to ``most`` inches, of a move toward an objective: what it gains in
+        objectives where it ends (:meth:`held_gain`, over every objective: one it would leave counts
+        too), and a millionth per inch it draws nearer."""
+        st = self.state
+        marker = st.objective(unit, effect.name if effect.goal == "objective" else None)
+        if marker is None:
+            return [0.0] * (most + 1)
         here = (unit.position, unit.y)
         goal = (marker.position, marker.y)
-        if st.table is not None:
-            there = st.table.move(here, goal, float(most))
-        else:
-            d = min(float(most), abs(goal[0] - here[0]))
-            there = (here[0] + (d if goal[0] > here[0] else -d), 0.0)
-        if math.dist(here, there) < 1e-9:
-            return 0.0
-        if control is None:
-            return 1e-3
-        return max(0.0, self.held_gain(unit, here, there, (marker,))) + 1e-3
+        out = []
+        for d in range(most + 1):
+            if st.table is not None:
+                there = st.table.move(here, goal, float(d))
+            else:
+                step = min(float(d), abs(goal[0] - here[0]))
+                there = (here[0] + (step if goal[0] > here[0] else -step), 0.0)
+            out.append(self.held_gain(unit, here, there, st.objectives) + 1e-6 * math.dist(here, there))
+        return out
 
     def held_gain(self, unit: Unit, here: tuple[float, float], there: tuple[float, float],
                   markers: Sequence[Marker]) -> float:
         """The points ``unit``'s side gains at a scoring (every ``score … for each objective held``)
         by moving from ``here`` to ``there``: for each of ``markers`` it would then hold and did not,
-        their value; for each it held and would not, less their value.  It holds one when within the
-        game's control reach of it, the unit alone outweighing the enemies near it where they stand."""
+        their value; for each it held and would not, less their value.  The side holds one when its
+        units within the game's control reach of it (the unit where it would be, its friends where they
+        stand) outweigh the enemies there (where they stand)."""
         st, control = self.state, self.game.control
         if control is None or not markers:
             return 0.0
         points = sum(self.rules.constant(sc.value) for sc in self.game.scores if sc.held_at is not None)
         if not points:
             return 0.0
-        mine = (1.0 if control.by == "models" else self.stat(unit, control.by)) * unit.models
+        def strength(u: Unit) -> float:
+            return (1.0 if control.by == "models" else self.stat(u, control.by)) * u.models
+        mine = strength(unit)
         gain = 0.0
         for m in markers:
             goal = (m.position, m.y)
-            theirs = sum((1.0 if control.by == "models" else self.stat(f, control.by)) * f.models
-                         for f in st.enemies(unit) if st.distance_to(f, *goal) <= control.reach)
-            if mine > theirs:
-                gain += points * ((math.dist(there, goal) <= control.reach) - (math.dist(here, goal) <= control.reach))
+            near = [u for u in st.units if u.models > 0 and u is not unit
+                    and st.distance_to(u, *goal) <= control.reach]
+            theirs = sum(strength(u) for u in near if u.side != unit.side)
+            friends = sum(strength(u) for u in near if u.side == unit.side)
+
+            def held(p: tuple[float, float]) -> bool:
+                return friends + (mine if math.dist(p, goal) <= control.reach else 0.0) > theirs
+            gain += points * (held(there) - held(here))
         return gain
 
     def step_gains(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
@@ -353,15 +370,26 @@ def signature(state: State, unit: Unit) -> Signature:
     """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
     orders, and each enemy's profile, models (and those marked to be removed when the phase ends),
     wounds, points and distance (on a table, where each stands too: sight and cover depend on it;
-    with objectives, where the unit stands: what a move toward one is worth depends on it)."""
+    with objectives, :func:`holding`)."""
     side, here = unit.side, unit.position
     if state.table is not None:
         return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
                 tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y)
-                       for f in state.units if f.side != side and f.models > 0]))
+                       for f in state.units if f.side != side and f.models > 0]),
+                holding(state, unit))
     return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
             tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
                    for f in state.units if f.side != side and f.models > 0]),
-            here if state.objectives else None)  # where it stands, when objectives make that matter
+            holding(state, unit))
+
+
+def holding(state: State, unit: Unit) -> tuple[Any, ...] | None:
+    """With objectives on the battlefield, what a move's worth in objectives depends on besides the
+    enemies: where ``unit`` stands, and where its friends stand with how many models (None without)."""
+    if not state.objectives:
+        return None
+    return ((unit.position, unit.y),
+            tuple([(f.profile, f.models, f.position, f.y) for f in state.units
+                   if f.side == unit.side and f.models > 0 and f is not unit]))

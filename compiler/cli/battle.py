@@ -300,7 +300,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
         from compiler.battle.budget import AGAINST_BUDGET, strongest
 
         try:  # the strongest player whose estimated work fits the budget
-            chosen = strongest(Rules(model), sc, games, AGAINST_BUDGET, sides=2)
+            chosen = strongest(Rules(model), sc, games, AGAINST_BUDGET, sides=2, workers=jobs)
         except ResolveError as err:
             report_resolve_error(err, dict(compiled.sources))
             raise Exit(1)
