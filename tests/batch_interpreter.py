@@ -178,10 +178,10 @@ class BatchInterpreter(PlainInterpreter):
             raise Unsupported("an each inside the item of a step")
         n = self.number(self.ev(e.count, env, ctx), strict=True)
         sub = np.repeat(np.arange(ctx.n), broadcast(n, ctx.n))
-        inner = self.relane(ctx, sub, None)
-        v = self.ev(e.item, {k: self.lane(x, sub) for k, x in env.items()}, inner)
+        inner, inner_env = self.relane(ctx, sub, None), {k: self.lane(x, sub) for k, x in env.items()}
+        v = self.ev(e.item, inner_env, inner)
         if e.becomes:
-            v = self.becomes(e, v, env, inner)
+            v = self.becomes(e, v, inner_env, inner)
         elif isinstance(v, (bool, np.bool_)) or (isinstance(v, np.ndarray) and v.dtype == bool):
             v = np.not_equal(v, e.negate)
         v = broadcast(self.number(v, strict=True), len(sub))
@@ -217,19 +217,24 @@ class BatchInterpreter(PlainInterpreter):
         a, b = self.number(self.ev(e.left, env, ctx)), self.number(self.ev(e.right, env, ctx))
         if (a is None or b is None) and e.op in ("==", "!=", ">=", "<=", ">", "<"):
             return False  # comparing none is false
-        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-            if e.op in ("==", "!=", ">=", "<=", ">", "<"):
-                return {"==": np.equal, "!=": np.not_equal, ">=": np.greater_equal, "<=": np.less_equal,
-                        ">": np.greater, "<": np.less}[e.op](a, b)
-            if e.op == "/":
-                raise Unsupported("a division over plays")
-        if e.op in ("==", "!=", ">=", "<=", ">", "<"):
-            return {"==": a == b, "!=": a != b, ">=": a >= b, "<=": a <= b, ">": a > b, "<": a < b}[e.op]
+        compare = {"==": np.equal, "!=": np.not_equal, ">=": np.greater_equal, "<=": np.less_equal,
+                   ">": np.greater, "<": np.less}.get(e.op)
+        if compare is not None:  # over plays, an array of yes and no; else a plain yes or no
+            r = compare(a, b)
+            return r if isinstance(r, np.ndarray) else bool(r)
         if a is None or b is None:
             raise Unsupported("arithmetic on none")
         if e.op == "/":
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+                raise Unsupported("a division over plays")
             return Fraction(a, b)
-        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b}[e.op]()
+        if e.op == "+":
+            return a + b
+        if e.op == "-":
+            return a - b
+        if e.op == "*":
+            return a * b
+        raise Unsupported(f"operator {e.op}")
 
     def builtin(self, e: A.Call, env: dict[str, Any], ctx: Any) -> Any:
         args = [self.ev(a, env, ctx) for a in e.args]
@@ -241,10 +246,19 @@ class BatchInterpreter(PlainInterpreter):
         raise Unsupported(f"built-in {e.func}")
 
     def table(self, decl: A.Table, bound: dict[str, Any], ctx: Any) -> Any:
+        """A table looked up as one play would, once for each set of values the plays hold."""
         bound = {k: uniform(v) for k, v in bound.items()}
-        if any(isinstance(v, np.ndarray) for v in bound.values()):
-            raise Unsupported("a table looked up with a value that differs between plays")
-        return uniform(super().table(decl, bound, ctx))
+        varying = [k for k, v in bound.items() if isinstance(v, np.ndarray)]
+        if not varying:
+            return uniform(super().table(decl, bound, ctx))
+        keys, where = np.unique(np.stack([bound[k] for k in varying], axis=1), axis=0, return_inverse=True)
+        look = super().table
+        rows = [uniform(look(decl, bound | {k: int(x) for k, x in zip(varying, key)}, ctx)) for key in keys]
+        if all(isinstance(r, (int, np.integer)) and not isinstance(r, bool) for r in rows):
+            return np.asarray(rows, dtype=np.int64)[where.reshape(-1)]
+        if all(isinstance(r, Tgt) and r.kind == rows[0].kind in ("high", "low") and isinstance(r.n, int) for r in rows):
+            return Tgt(rows[0].kind, np.asarray([r.n for r in rows], dtype=np.int64)[where.reshape(-1)])
+        raise Unsupported("a table whose answers over the plays are not numbers of one kind")
 
     # -- stats and what applies -----------------------------------------------------------------
 

@@ -2,17 +2,20 @@
 plain interpreter (``tests/plain_interpreter.py``); the two laws must agree.
 
 :func:`programs` draws a well-typed ruleset across the language — stats with ranges, targets,
-dice and a role; a custom die; a wound table (case list, sometimes a chained ``6 then 4+`` row);
-hit tests rolled high or low with natural rules, caps, ``modifiers between`` and re-rolls;
-modifiers (roll, stat, ``better by``, ``needs``, caps, re-rolls, ``ignore modifiers``, a group,
-``when``); abilities with values and hooks (extra hits, automatic wounds, no save, ``+N D``,
-mortal wounds that spill over, ``succeeds`` on ``natural X+``), plain, ``when attacked:`` and
+dice and a role; a custom die; a wound table (case list, sometimes a chained ``6 then 4+`` row)
+and a keyed table of the save's AP; hit tests rolled high or low with natural rules, caps,
+``modifiers between`` and re-rolls; modifiers (roll, stat, ``better by``, ``needs``, caps,
+re-rolls, ``ignore modifiers``, a group, ``when``); abilities with values and hooks (extra
+hits, ``1 extra wounds`` or ``1 extra blasted`` joining a later step, automatic wounds, no save,
+``+N D``, mortal wounds that spill over, ``succeeds`` on ``natural X+``), sometimes carried by
+both attacking profiles (the higher value, or ``stacking sum``); plain, ``when attacked:`` and
 damage-hook abilities of the target; a model's wounds as a stat or as an ability's value
 (``role wounds``, with or without a default); an attack sequence with ``each`` steps, each hit
 becoming several (``each becomes``, ``capped at`` or not, or only for a weapon that has the
-ability: an ``if`` whose other branch names the step before), an amount, a cap over totals and
-``removes`` — and one question about one step, with a situation, sometimes with a number of
-models worked out from an earlier result.
+ability: an ``if`` whose other branch names the step before), an amount, a cap over totals,
+``removes`` (from the attacks, or from the points summed), a cap over the points counted one by
+one — and one question about one step, with a situation, sometimes with a number of models
+worked out from an earlier result.
 
 :func:`judge` compiles it; a ruleset ``check --strict`` does not pass is *refused* (counted: the
 callers bound the share, so the property cannot pass by refusing everything).  Otherwise
@@ -140,7 +143,12 @@ def programs(draw: st.DrawFn, known: bool = True) -> Program:
     text += '\ntest hit(Q) "Hit":\n' + "".join(f"  {c}\n" for c in hit)
     text += '\ntest wound(S, T) "Wound":\n  roll d6 against to_wound(S, T)\n'
     text += draw(st.sampled_from(["", "  natural 1 fails\n"]))
-    text += '\ntest save(Def, AP) "Save":\n  roll d6 >= Def + AP\n'
+    # the save: AP added, or looked up in a keyed table (a hook's +1 AP makes it differ attack by attack)
+    if draw(st.booleans()):
+        text += '\ntable ap_bonus(AP) "AP bonus":\n  0 -> 0\n  1..2 -> 1\n  3 -> 2\n'
+        text += '\ntest save(Def, AP) "Save":\n  roll d6 >= Def + ap_bonus(AP)\n'
+    else:
+        text += '\ntest save(Def, AP) "Save":\n  roll d6 >= Def + AP\n'
     text += draw(st.sampled_from(["", "  natural 1 fails\n", "  natural 1 fails\n  never better than 3+\n"]))
     mods = draw(st.lists(st.sampled_from(MODIFIERS), max_size=3, unique=True))
     for i, m in enumerate(mods):

@@ -209,6 +209,22 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
     assert [m for m, _ in shown["messages"]] == kept and shown["points"] == str(want["points"]) == "375"
     assert shown["ok"] == ("no" if kept else "unknown" if unchecked else "yes")
 
+    # A file the command refuses is refused whole, each bad line said (with an example from the ruleset),
+    # the list left as it was.
+    bad = page.evaluate(READ_LIST, "x trooper\n1234567 tank\n2 nothing\n1 tank with laser\n3 scout\n")
+    assert {k: bad[k] for k in ("ok", "points", "messages")} == {k: shown[k] for k in ("ok", "points", "messages")}
+    assert page.locator(".ws-army-status").text_content() == (
+        "The list was not read: line 1: cannot read this line; write e.g. `10 troop_squad`; line 2: a unit of "
+        "1234567 models; write from 1 to 10,000; line 3: 'nothing' is not a unit, squad or weapon of armytest; "
+        "line 4: 'laser' is not a unit, squad or weapon of armytest")
+    path = tmp_path / "bad.txt"
+    path.write_text("x trooper\n1234567 tank\n2 nothing\n1 tank with laser\n3 scout\n", encoding="utf-8")
+    refused = warscribe("army", "check", str(fixture_rules), str(path))
+    assert refused.returncode == 1 and [line.split(": error: ")[1] for line in refused.stdout.splitlines()
+                                        if ": error: " in line] == [
+        "cannot read this line; write e.g. `10 space_marine_squad`", "a unit of 1234567 models; write from 1 to 10,000",
+        "'nothing' is not a unit, squad or weapon of armytest", "'laser' is not a unit, squad or weapon of armytest"]
+
 
 def mount(page: Page, data: dict[str, Any]) -> None:
     """The builder's script on a page of its own, with ``data`` as its army.json (no site build)."""
@@ -249,6 +265,7 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
     page.get_by_role("button", name="Copy the list").click()
     page.wait_for_selector(".ws-army-status:has-text('copied')")
     copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert not page.locator(".ws-army-printonly").is_visible()  # on paper only
     assert copied == page.input_value("#ws-army-text") and body(copied) == ["5 space_marine_squad", "21 ork_boyz_squad"]
     want = army_check(ROOT / "rules" / "console-40k", copied, tmp_path)
     assert [v["message"] for v in want["violations"]] == page.locator(".ws-army-message").all_text_contents() \
@@ -265,6 +282,8 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
     page.wait_for_selector(".ws-army-card >> nth=1")  # the squad's card and its models'
     page.emulate_media(media="print")
     assert page.locator(".ws-army-list").is_visible() and page.locator(".ws-army-verdict").is_visible()
+    assert page.locator(".ws-army-printonly").text_content() == \
+        "Warhammer 40,000: the console game: Choosing an army, a game of 400 points."
     assert page.locator(".ws-army-card").count() == 4 and page.locator(".ws-army-card").nth(3).is_visible()
     for hidden in ("#ws-army-rules", ".ws-army-controls", "#ws-army-text", ".ws-army-list button"):
         assert not page.locator(hidden).first.is_visible(), hidden

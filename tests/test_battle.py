@@ -161,7 +161,7 @@ def test_one_volley_agrees_with_the_exact_distribution() -> None:
     # an independent check of the law: P(a shot kills) = 1/2 (hit on 3+... BS 4 -> 3+) * 1/2 * 5/6
     assert law[0] == (1 - Fraction(2, 3) * Fraction(1, 2) * Fraction(5, 6)) ** 5
     rules, sc = Rules(model), model.get("one_volley")
-    n = 100_000
+    n = 20_000
     counts = dict.fromkeys(law, 0)
     for i in range(n):
         battle = Battle(rules, sc, [GreedyPolicy(), GreedyPolicy()], seed=i, record=False)

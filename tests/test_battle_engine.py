@@ -4,6 +4,7 @@ next state, each chance node its exact law."""
 from __future__ import annotations
 
 from fractions import Fraction
+from math import comb
 from typing import Any
 
 import pytest
@@ -11,6 +12,8 @@ import pytest
 from compiler.battle import CHANCE, TERMINAL, Battle, Node, Rules, ScriptedPolicy
 from compiler.battle.policies import Choice
 from compiler.driver import compile_text
+
+HALF = Fraction(1, 2)
 
 RULES = '''
 ruleset squads "Squads":
@@ -325,6 +328,8 @@ def test_the_turn_structures_events_in_a_scripted_battle() -> None:
     result = compile_text(DRILL, "drill.rules")
     assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
     model = result.rulesets[0]
+    first = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red wins the roll: what is each action worth?
+    assert first.choice().estimates() == [1.5, -1e-3, 0.0, 0.0]  # type: ignore[union-attr]  # 3 shots on 4+; a status; a counter at 0
     dice = Dice([2, 1, 0, 0, 0, 0])
     battle = Battle(Rules(model), model.get("duel"), [ScriptedPolicy([1, 2]), ScriptedPolicy([0, 3])], 0,
                     nature=dice)
@@ -483,3 +488,139 @@ def test_an_initiative_roll_that_always_ties_keeps_the_order_even_with_rerolls()
     node = Node.root(Rules(model, exact=True), model.get("duel"))
     assert node.chance_kind() == "initiative" and node.chance_outcomes() == [(2, 1)]  # a tie, surely
     assert node.child(2).current_player() == 0  # nobody can win it: the scenario's first player keeps the lead
+
+
+def test_a_detachment_wiped_out_before_its_activation_is_not_offered() -> None:
+    """Alternating detachments with orders: the sniper's first-fire volley wipes out Blue's lone
+    trooper; Blue's activation goes to its other squad, never to the dead one."""
+    text = RULES.format(activation="alternating_detachments", turns=1).replace(
+        'stat W "Wounds" 1..10 role wounds\n',
+        'stat W "Wounds" 1..10 role wounds\nsituation order "Order" one of fire, hold\n').replace(
+        '  phase fire "Shooting":\n    action shoot "Shoot": attack shooting\n',
+        '  orders set order\n  phase fire "Shooting":\n    action shoot "Shoot": attack shooting\n'
+        '    on fire "Fire orders": shoot\n')
+    result = compile_text(text, "squads.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("clash"))
+    assert labels(node)[0] == "unit" and labels(node)[2] == ["Trooper 1", "Sniper 2"]
+    node = node.child(1)  # the sniper is activated
+    while node.current_player() != CHANCE:  # its order (fire), then its target: the lone trooper
+        choice = node.choice()
+        assert choice is not None
+        names = [o.label for o in choice.options]
+        node = node.child(names.index("Fire orders") if "Fire orders" in names else 0)
+    killed = node.child(node.legal_actions()[0])
+    assert [u.models for u in killed.state().units] == [2, 1, 0, 2]
+    choice = killed.choice()
+    assert choice is not None and choice.side == 1
+    assert (choice.kind, choice.unit) == ("order", "Trooper 2")  # its only squad left: activated, no pick
+
+
+def test_a_counter_of_a_unit_wiped_out_does_not_fall_with_the_living() -> None:
+    text = DRILL.replace('  side red "Red":\n    3 trooper', '  side red "Red":\n    3 trooper\n    3 trooper').replace(
+        '  side blue "Blue":\n    3 trooper', '  side blue "Blue":\n    1 trooper\n    3 trooper')
+    result = compile_text(text, "drill.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red wins the roll
+    node = node.child(0).child(0).child(0)  # Red's first squad shoots at the lone Blue trooper
+    node = node.child(0)  # and misses: the trooper is suppressed
+    assert node.state().units[2].values == {"suppression": 1}
+    node = node.child(1).child(3)  # Blue's squad does nothing
+    node = node.child(0).child(0)  # Red's second squad shoots at the lone trooper
+    node = node.child(1)  # and kills it (marked: it still acts, at full strength)
+    node = node.child(3)  # it does nothing; the phase ends (it is removed), then the game turn
+    assert node.chance_kind() == "initiative" and node.state().turn == 2  # the roll for the second turn
+    lone, squad = node.state().units[2:]
+    assert (lone.models, lone.values) == (0, {"suppression": 1})  # gone: nothing falls for it
+    assert squad.values == {"suppression": 0}
+
+
+def test_a_charger_with_two_enemy_units_in_reach_chooses_which_to_engage() -> None:
+    text = FIGHT.format(activation="alternating_units", brutes=1, dice="").replace(
+        '  side blue "Blue":\n    1 brute', '  side blue "Blue":\n    1 brute\n    2 brute')
+    result = compile_text(text, "fight.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("clash")).child(0).child(0)  # Red's first unit charges
+    assert labels(node) == ("target", "Trooper 1", ["Brute 1", "Brute 2"])
+    # what each is worth: 2 blows on 4+ (at most one kill against the lone brute: 3/4) less the
+    # blows back (1, then 2, on 3+), a model each
+    assert node.choice().estimates() == pytest.approx([3 / 4 - 2 / 3, 1 - 4 / 3], rel=1e-12)  # type: ignore[union-attr]
+    engaged = node.child(1)
+    red, _, lone, pair = engaged.state().units
+    assert red.engaged == [pair.uid] and pair.engaged == [red.uid] and lone.engaged == []
+
+
+def test_a_recorded_test_in_an_action_reports_its_rule_chance_and_result() -> None:
+    result = compile_text(ARMS, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    dice = Dice([1])
+    battle = Battle(Rules(model), model.get("range"), [ScriptedPolicy([1]), ScriptedPolicy([0, 2, 2])], 0, nature=dice)
+    battle.run()
+    tests = [{k: e[k] for k in ("rule", "unit", "chance", "passed")} for e in battle.events if e["event"] == "test"]
+    assert tests == [{"rule": "nerve", "unit": "Gunner", "chance": round(21 / 36, 6), "passed": False}]
+    assert not [e for e in battle.events if e["event"] == "status"]  # the failure ended the action
+
+
+def test_an_action_goes_on_after_lowering_a_counter() -> None:
+    text = ARMS.replace('    action rally "Rally": tests nerve(Ld), sets steady\n',
+                        '    action rally "Rally": tests nerve(Ld), sets steady\n'
+                        '    action regroup "Regroup": lowers suppression by 1, sets steady\n')
+    result = compile_text(text, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    root = Node.root(Rules(model, exact=True), model.get("range"))
+    assert labels(root) == ("action", "Gunner", ["Shoot", "Rally", "Regroup", "Nothing"])
+    regrouped = root.child(2)  # nothing to lower (the counter is at its lowest): the status is still set
+    assert regrouped.state().units[0].values == {"suppression": 0}
+    assert regrouped.state().units[0].statuses == {"steady": ""}
+
+
+def test_an_attack_that_takes_no_weapon_is_made_once_by_a_unit_with_two() -> None:
+    text = ARMS.replace('attack shooting(shooter, weapon, target) "Shooting":',
+                        'attack brawl(attacker, defender) "Brawl":\n'
+                        '  hits = attacker.models each hit(attacker.BS)\n'
+                        '  killed = hits removes defender\n'
+                        'attack shooting(shooter, weapon, target) "Shooting":').replace(
+        '    action shoot "Shoot": attack shooting\n', '    action shoot "Shoot": attack shooting\n'
+                                                    '    action punch "Punch": attack brawl\n')
+    result = compile_text(text, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    root = Node.root(Rules(model, exact=True), model.get("range"))
+    assert labels(root) == ("action", "Gunner", ["Shoot", "Punch", "Rally", "Nothing"])
+    assert root.choice().estimates()[:2] == [2.0, 1.0]  # type: ignore[union-attr]  # two weapons' shots; one blow
+    blow = root.child(1).child(1)  # the gunner punches the squad of three: one blow, a sure hit
+    assert blow.chance_kind() == "volley" and blow.chance_outcomes() == [(0, Fraction(1))]
+    after = blow.child(0)
+    assert after.current_player() == 1 and [u.models for u in after.state().units] == [1, 1, 2]
+
+
+def test_how_many_activation_dice_to_roll_is_weighed_by_the_actions_less_a_bust() -> None:
+    """Each die succeeds on 4+; two failures are a bust, which costs the unit still waiting its
+    turn: the worth of n dice is the successes expected, less one for that unit on a bust."""
+    model = fight(activation="activation_rolls", dice="  activation dice 1..3 of blow(Ld), bust on 2 failures")
+    node = Node.root(Rules(model, exact=True), model.get("clash")).child(0)  # Red tries its first unit
+    assert labels(node) == ("dice", "Trooper 1", ["1", "2", "3"])
+
+    def worth(n: int, waiting: int = 1) -> Fraction:
+        return sum((comb(n, s) * HALF ** n * (-waiting if n - s >= 2 else s) for s in range(n + 1)), Fraction(0))
+    assert [worth(n) for n in (1, 2, 3)] == [Fraction(1, 2), Fraction(3, 4), Fraction(5, 8)]
+    assert node.choice().estimates() == pytest.approx([float(worth(n)) for n in (1, 2, 3)], rel=1e-12)  # type: ignore[union-attr]
+    from compiler.battle import GreedyPolicy
+    battle = Battle(Rules(model), model.get("clash"), [GreedyPolicy(), GreedyPolicy()], 4)
+    battle.run()
+    assert next(e["dice"] for e in battle.events if e["event"] == "activation") == 2  # the best worth
+
+
+def test_a_battle_won_in_the_first_players_turn_gives_the_second_no_turn() -> None:
+    model = fight(activation="whole_army", brutes=1)
+    battle = Battle(Rules(model), model.get("clash"), [ScriptedPolicy([0, 1]), ScriptedPolicy([])], 0,
+                    nature=Dice([1]))
+    out = battle.run()
+    assert (out.winner, out.reason, out.turns) == (0, "wipe", 1)
+    kinds = [(e["event"], e["side"]) for e in battle.events if e["event"] in ("turn", "volley", "end")]
+    assert kinds == [("turn", "red"), ("volley", "red"), ("end", "red")]

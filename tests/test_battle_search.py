@@ -15,7 +15,8 @@ import pytest
 
 from compiler.battle import Battle, GreedyPolicy, LookaheadPolicy, MctsPolicy, Rules, ScriptedPolicy, game_seed
 from compiler.battle.exact import solve
-from compiler.battle.search import greedy_order
+from compiler.battle.search import answers_kept, greedy_order
+from compiler.battle.simulate import play_games
 from compiler.battle.tree import Node
 from compiler.driver import compile_text
 from compiler.model.ruleset import Ruleset
@@ -191,7 +192,7 @@ def test_mcts_goes_on_overwatch_when_it_pays_where_greedy_does_not(watching: Rul
     # the greedy policy's estimates weigh both statuses alike, and it takes the first: Dash
     assert [choice.options[i].label for i in greedy_order(choice)][0] == "Dash"
     labels = [o.label for o in choice.options]
-    mcts = MctsPolicy(iterations=60, seed=5)
+    mcts = MctsPolicy(iterations=200, seed=5)
     battle = Battle(Rules(watching), watching.get("duel"), [mcts, GreedyPolicy()], seed=1)
     battle.run()
     assert labels[battle.choices[0]] == best
@@ -225,3 +226,15 @@ def test_the_same_seed_gives_the_same_games_and_the_players_never_touch_the_dice
         scripted.run()
         volleys = [e for e in first.events if e["event"] == "volley"]
         assert volleys == [e for e in scripted.events if e["event"] == "volley"]
+
+
+def test_a_position_is_searched_once_whatever_the_game_that_reaches_it(watching: Ruleset) -> None:
+    """Games differ by their seeds, not by their positions: in the overwatch duel a few positions
+    recur in every game, and simulating more games searches no new one."""
+    rules, sc = Rules(watching), watching.get("duel")
+    before = answers_kept()
+    first = play_games(rules, sc, "mcts:greedy", 4, 0, 8)
+    searched = answers_kept() - before
+    more = play_games(rules, sc, "mcts:greedy", 4, 8, 40)
+    assert 0 < searched <= 3 and answers_kept() - before == searched
+    assert first.wins[1] == more.wins[1] == 0  # and on overwatch, Red never loses

@@ -165,23 +165,28 @@ def test_the_games_an_overlay_compares_with_its_base_are_played_once(monkeypatch
     monkeypatch.setenv("WARSCRIBE_CACHE", "0")  # nothing from an earlier run's cache folder
     monkeypatch.setattr(cached, "_state", {})  # (which the process looks for once)
     monkeypatch.setattr(battles, "_CACHE", {})
+    monkeypatch.setattr(battles, "SITE_BUDGET", 0.0)  # every page's player is the greedy one: the runs are shared
     result = compiler.compile_paths([str(ROOT / "rules" / "classic-40k"), str(ROOT / "rules" / "dark-millennia")])
     models = {rs.id: rs for rs in result.rulesets}
     played: list[str] = []
     real = battles.play_games
 
-    def counting(rules: Rules, sc: A.Scenario, *args: object) -> object:
-        played.append(f"{rules.model.id}/{sc.id}")
-        return real(rules, sc, *args)  # type: ignore[arg-type]
+    def counting(rules: Rules, sc: A.Scenario, policy: str, *args: object) -> object:
+        played.append(f"{rules.model.id}/{sc.id}/{policy}")
+        return real(rules, sc, policy, *args)  # type: ignore[arg-type]
     monkeypatch.setattr(battles, "play_games", counting)
     battles.play_shared({"dark-millennia": models["dark-millennia"]})  # without its base: nothing shared
     assert played == []
     battles.play_shared(models)
-    shared = ["classic-40k/prepared_position", "classic-40k/firefight"]
-    assert played == shared
+    shared = list(played)
+    assert [p.rsplit("/", 1)[0] for p in shared] == ["classic-40k/prepared_position", "classic-40k/firefight"]
     base_view = battles.scenario_views(models["classic-40k"])
+    own = played[len(shared):]  # the base's page plays only runs under a player of its own choosing
+    assert not own
     overlay_view = battles.scenario_views(models["dark-millennia"])
-    assert played == shared + ["dark-millennia/prepared_position", "dark-millennia/firefight"]  # the overlay's own runs only
+    assert [p.rsplit("/", 1)[0] for p in played[len(shared) + len(own):]] == \
+        ["dark-millennia/prepared_position", "dark-millennia/firefight"]  # the overlay's own runs only
+    assert len(played) == len(set(played))  # no run played twice
     assert overlay_view[0].changes and [c.base for c in overlay_view[0].changes] == \
         [r.rate for r in base_view[0].rates[:2]]
 

@@ -160,3 +160,32 @@ def test_a_walk_past_its_bounds_starts_again_or_gives_up_and_plays_the_same_game
         seed = game_seed(9, i)
         assert given_up.play(seed) == engine(rules, sc, seed), f"game {i}"
     assert not given_up.keeping and not given_up.positions
+
+
+def test_each_thread_walks_on_its_own(wounds: compiler.Ruleset) -> None:
+    """Games played at once on several threads (a dask worker's) never share a walk: one thread's
+    exploration would take up the state of another's."""
+    import threading
+
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    rules = Rules(wounds)
+    here = walk_for(rules, sc, ["greedy", "greedy"])
+    assert walk_for(rules, sc, ["greedy", "greedy"]) is here
+    there: list[Walk] = []
+    tallies = []
+    both = threading.Barrier(2)  # both threads alive at once (a thread's id may be reused once it ends)
+
+    def chunk() -> None:
+        both.wait()
+        there.append(walk_for(rules, sc, ["greedy", "greedy"]))
+        tallies.append(play_games(rules, sc, "greedy", 4, 0, 150))
+
+    threads = [threading.Thread(target=chunk) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(there) == 2 and here not in there and there[0] is not there[1]
+    alone = play_games(rules, sc, "greedy", 4, 0, 150)
+    assert all(t.wins == alone.wins and t.turns == alone.turns for t in tallies)

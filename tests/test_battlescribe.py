@@ -142,6 +142,14 @@ def test_a_roster_checks_against_the_force_organisation(imported: Path, tmp_path
     assert warscribe("army", "check", str(allowing), str(FIX / "patrol.ros")).returncode == 0  # 164 >= 500 / 4
     r = warscribe("army", "check", str(allowing), str(bigger))  # the player's 1000: 164 < 1000 / 4
     assert r.returncode == 1 and "A quarter of the game at least. (limit = 1000, points = 164)" in r.stdout
+    # army rules that name no game size: the roster's own limit is the game's
+    unsized = tmp_path / "unsized"
+    shutil.copytree(allowing, unsized)
+    (unsized / "army.rules").write_text((allowing / "army.rules").read_text("utf-8").replace("    points 500 or 1000\n", ""),
+                                        "utf-8")
+    r = warscribe("army", "check", str(unsized), str(bigger))
+    assert r.returncode == 1 and "A quarter of the game at least. (limit = 1000, points = 164)" in r.stdout, r.stdout
+    assert "not one of" not in r.stderr
     # a squad bought too big breaks its composition
     big = tmp_path / "big.ros"
     big.write_text(text.replace('number="4" type="model"', 'number="12" type="model"'), "utf-8")

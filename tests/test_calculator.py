@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 import compiler
-from compiler.site.calculator import calculator_data, expression
+from compiler.driver import compile_text
+from compiler.resolve import Evaluator, parse_expression
+from compiler.site.calculator import calculator_data, expression, semantic_key
 from conftest import ROOT, warscribe
 
 
@@ -60,3 +62,45 @@ def test_expression_is_the_eval_line() -> None:
     shooting = next(a for a in rs.of_type(compiler.ast.Attack) if a.id == "shooting")
     assert expression(shooting, 5, "space_marine", "boltgun", 10, "ork_boy") == \
         "shooting(5 space_marine, boltgun, 10 ork_boy).killed"
+
+
+# -- what the calculator relies on: plans shared across counts, data kept under the rules' meaning --
+
+COUNTED = '''ruleset d "D":
+  version 1.0.0
+stat Q "Quality" 1..6: "q"
+stat W "Wounds" 1..6 role wounds: "w"
+test hit(target) = roll d6 >= (if target.models >= 5 then 3 else 5)
+unit gunner "Gunner":
+  Q 3
+  W 1
+attack volley(shooter, target) "Volley":
+  """A volley: every model shoots once."""
+  attacks = shooter.models
+  hits = attacks each hit(target)
+  killed = hits removes target
+'''
+
+
+def volley(model: Any, n: int, m: int) -> dict[int, Fraction]:
+    value = Evaluator(model).evaluate(parse_expression(f"volley({n} gunner, {m} gunner).killed", "<test>"))
+    return {k: Fraction(v) for k, v in value.probabilities().items()}
+
+
+def test_a_plan_is_not_shared_across_counts_when_a_test_reads_the_count() -> None:
+    """Many counts of one matchup share the per-attack plan, unless something the plan evaluates
+    reads ``.models`` (here the hit test: 3+ against five models or more, else 5+)."""
+    model = compile_text(COUNTED).rulesets[0]
+    assert volley(model, 2, 2) == {0: Fraction(4, 9), 1: Fraction(4, 9), 2: Fraction(1, 9)}  # 5+: 1/3 a shot
+    p = Fraction(2, 3)  # 3+ against six
+    assert volley(model, 2, 6) == {0: (1 - p) ** 2, 1: 2 * p * (1 - p), 2: p * p}
+
+
+def test_the_data_is_kept_under_the_rules_meaning() -> None:
+    base = compile_text(COUNTED).rulesets[0]
+    prose = compile_text(COUNTED.replace("every model shoots once", "all fire")).rulesets[0]
+    moved = compile_text(COUNTED.replace("version 1.0.0\n", "version 1.0.0\n\n\n")).rulesets[0]
+    stat = compile_text(COUNTED.replace("Q 3", "Q 4")).rulesets[0]
+    rule = compile_text(COUNTED.replace("then 3 else 5", "then 3 else 4")).rulesets[0]
+    assert semantic_key(base) == semantic_key(prose) == semantic_key(moved)
+    assert len({semantic_key(base), semantic_key(stat), semantic_key(rule)}) == 3

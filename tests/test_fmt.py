@@ -192,7 +192,7 @@ def test_golden_inputs_format_or_report_their_syntax_error(path: Path) -> None:
         assert fmt(once) == once
 
 
-@settings(max_examples=int(os.environ.get("WARSCRIBE_FUZZ_EXAMPLES", "50")),
+@settings(max_examples=int(os.environ.get("WARSCRIBE_FUZZ_EXAMPLES", "30")),
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(rulesets(), st.data())
 def test_formatting_generated_and_reindented_rulesets(text: str, data: st.DataObject) -> None:

@@ -18,7 +18,7 @@ from compiler.syntax.fmt import format_text
 from compiler.resolve.runner import run_ruleset
 from strategies import DiceTotal, brute_force_at_least, exercise, mutated, rulesets
 
-FUZZ = settings(max_examples=int(os.environ.get("WARSCRIBE_FUZZ_EXAMPLES", "50")),
+FUZZ = settings(max_examples=int(os.environ.get("WARSCRIBE_FUZZ_EXAMPLES", "30")),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # Warnings a generated ruleset may have: its random table rows can overlap or leave gaps.

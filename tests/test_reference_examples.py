@@ -81,6 +81,9 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     battle = Battle(Rules(model), model.get("relic"), [GreedyPolicy(), GreedyPolicy()], seed=2)
     out = battle.run()
     assert out.reason in ("wipe_out", "first_to_ten", "most_points", "turn limit")
+    crossing = Battle(Rules(model), model.get("crossing"), [GreedyPolicy(), GreedyPolicy()], seed=2)
+    assert crossing.run().reason in ("crossing_won", "turn limit")
+    assert any(e["event"] == "move" and "objective" in e for e in crossing.events)  # the greedy goes for them
     table = Battle(Rules(model), model.get("table_fight"), [GreedyPolicy(), GreedyPolicy()], seed=3)
     assert table.state.table is not None and [a.aid for a in table.state.table.areas] == ["copse", "east_wall"]
     assert table.run().reason in ("table_wipe", "turn limit")

@@ -208,6 +208,18 @@ class GameBuilder(BuilderBase):
         return A.ActionEffect(self.span(meta), "move", None, c[0])
 
     @with_meta
+    def eff_move_away(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "move", None, c[0], goal="away")
+
+    @with_meta
+    def eff_move_nearest(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "move", None, c[0], goal="nearest objective")
+
+    @with_meta
+    def eff_move_objective(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "move", str(c[1]), c[0], goal="objective")
+
+    @with_meta
     def eff_attack(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]) if len(c) > 1 else None)
 

@@ -58,7 +58,8 @@ class Phase:
 class ActionEffect:
     """One thing an action or a reaction does.
 
-    ``kind`` is ``move`` (up to ``value`` toward the nearest enemy), ``attack`` (the attack
+    ``kind`` is ``move`` (up to ``value`` toward its ``goal``: ``enemy``, the nearest enemy;
+    ``away``, away from it; ``nearest objective``; ``objective``, the one ``name``), ``attack`` (the attack
     sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given),
     ``engage`` (an enemy within ``value``; both get the status ``name``), ``lowers`` (the counter
     ``name`` by the whole number ``value``), ``sets`` (the status
@@ -74,6 +75,7 @@ class ActionEffect:
     period: str | None = None
     stat: str | None = None
     until: Expr | None = None  # ``sets pinned until passed rally(Ld)``: the test that ends the status
+    goal: str = "enemy"  # a move's goal (see above)
 
 
 @dataclass(frozen=True, slots=True)

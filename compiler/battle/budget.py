@@ -20,7 +20,8 @@ Then, in questions: greedy ``games × q``; lookahead ``games × q + positions ×
 (a search costs about as much as that many plays of the battle); mcts ``games × q + positions ×
 MCTS_ITERATIONS × q`` (each iteration plays it once).  Questions become CPU seconds at
 :data:`QUESTIONS_PER_CPU_SECOND` (measured: bench/README.md).  The first player whose estimate
-fits the budget is chosen; greedy always fits.
+fits the budget is chosen; greedy always fits.  When after a quarter of the probes the
+positions already met put even lookahead past the budget, the probes stop there (greedy).
 
 >>> from pathlib import Path
 >>> import compiler
@@ -90,28 +91,38 @@ class _Counting(GreedyPolicy):
         return law.index(battle.rng.random())
 
 
-def strongest(rules: Rules, scenario: A.Scenario, games: int, budget: float, sides: int = 2) -> Pick:
+def strongest(rules: Rules, scenario: A.Scenario, games: int, budget: float, sides: int = 2,
+              workers: int = 1) -> Pick:
     """The strongest player whose estimated work for ``games`` games of ``scenario`` (under each of
-    ``sides`` rulesets, e.g. 2 for an overlay and its base) fits ``budget`` CPU seconds."""
+    ``sides`` rulesets, e.g. 2 for an overlay and its base) fits ``budget`` CPU seconds, the games
+    spread over ``workers`` processes (each searches the positions it meets itself)."""
     seen: Counter[tuple[Any, ...]] = Counter()
-    halfway = 0
+    marks = [0]  # distinct positions after each probe
     questions = 0
     for i in range(PROBES):
-        if i == PROBES // 2:
-            halfway = len(seen)
         counter = _Counting(seen)
         battle = counter.battle = Battle(rules, scenario, [counter] * len(scenario.sides), game_seed(0, i),
                                          record=False, nature=counter)
         battle.run()
         questions += counter.questions
-    q = questions / PROBES
-    rate = (len(seen) - halfway) / (PROBES - PROBES // 2)
+        marks.append(len(seen))
+        if i + 1 == PROBES // 4 and _cost(sides, games, questions / (i + 1), workers * len(seen),
+                                          LOOKAHEAD_NODES) > budget:
+            break  # even the positions met so far put the cheapest search past the budget
+    played = len(marks) - 1
+    q = questions / played
+    rate = (marks[-1] - marks[played // 2]) / (played - played // 2)
     once = sum(1 for k in seen.values() if k == 1)
     twice = sum(1 for k in seen.values() if k == 2)
     unseen = once * (once - 1) / (2 * (twice + 1))
-    positions = len(seen) + min(unseen, max(0, games - PROBES) * rate)
-    per = {"greedy": games * q, "lookahead": games * q + positions * LOOKAHEAD_NODES * q,
-           "mcts": games * q + positions * MCTS_ITERATIONS * q}
-    estimates = {k: sides * per[k] / QUESTIONS_PER_CPU_SECOND for k in STRONGEST_FIRST}
+    positions = workers * (len(seen) + min(unseen, max(0, games - played) * rate))
+    estimates = {"mcts": _cost(sides, games, q, positions, MCTS_ITERATIONS),
+                 "lookahead": _cost(sides, games, q, positions, LOOKAHEAD_NODES), "greedy": _cost(sides, games, q, 0, 0)}
     chosen = next((k for k in STRONGEST_FIRST if estimates[k] <= budget), "greedy")
     return Pick(chosen, budget, estimates)
+
+
+def _cost(sides: int, games: int, q: float, positions: float, plays: int) -> float:
+    """CPU seconds of ``games`` games asking ``q`` questions each, and ``positions`` searches of
+    ``plays`` plays of the battle each, under each of ``sides`` rulesets."""
+    return sides * (games * q + positions * plays * q) / QUESTIONS_PER_CPU_SECOND

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from compiler import ast as A
 from compiler.battle.engine import EFFECTS, Battle, effect
+from compiler.battle.moves import move_elsewhere
 from compiler.battle.policies import Choice, Option
 from compiler.battle.rules import bernoulli
 from compiler.battle.state import Unit
@@ -19,7 +20,10 @@ from compiler.battle.turns import change_counter, counters_on
 @effect("move")
 def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
     """``move up to X toward the enemy``: the unit closes in on the nearest enemy by as many whole
-    inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left."""
+    inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left.
+    Toward an objective, or away from the enemy: :func:`~compiler.battle.moves.move_elsewhere`."""
+    if effect.goal != "enemy":
+        return move_elsewhere(battle, unit, effect)
     st = battle.state
     foe = st.nearest_enemy(unit)
     if foe is None or effect.value is None:

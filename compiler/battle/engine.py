@@ -24,7 +24,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from compiler import ast as A
 from compiler.battle.dice import VolleyDice
-from compiler.battle.estimates import Estimates, signature
+from compiler.battle.estimates import Estimates, holding, signature
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
@@ -251,7 +251,8 @@ class Battle:
             sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
                    tuple(unit.values.items()) if unit.values else (),
                    tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
-                          for f in self.state.units if f.side != side and f.models > 0]))  # as signature() makes it
+                          for f in self.state.units if f.side != side and f.models > 0]),
+                   holding(self.state, unit))  # as signature() makes it
         else:
             sig = signature(self.state, unit)
         est = self.estimates

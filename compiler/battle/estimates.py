@@ -8,13 +8,14 @@ states again and again).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from compiler import ast as A
 from compiler.battle.memo import Memo
 from compiler.battle.rules import Rules
-from compiler.battle.state import State, Unit
+from compiler.battle.state import Marker, State, Unit
 
 Signature = tuple[Any, ...]
 
@@ -141,11 +142,17 @@ class Estimates:
             elif e.kind == "sets" and e.name is not None and any(r.requires == e.name for r in self.game.reactions):
                 stays = True  # holding a status for a reaction pays only when the reaction beats what it bars
                 best = max(best, chance * (self.reaction_value(unit, e.name) - self.forgone(unit, action, e.name)))
+            elif e.kind == "move" and e.goal != "enemy":
+                worth = self.seize(unit, e) if e.goal != "away" else 0.0
+                if worth <= 0:
+                    stays = True  # away from the enemy, or nowhere: worth nothing the greedy player can weigh
+                best = max(best, worth)
             elif e.kind == "move":
                 if distance is None and e.value is not None and self.stays_put(unit, e.value):
                     stays = True
                 else:
-                    best = max(best, 1e-3)
+                    taken = self.taken(unit, e.value) if distance is None and e.value is not None else 0.0
+                    best = max(best, 1e-3 + taken)
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
                 if isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
@@ -188,6 +195,97 @@ class Estimates:
             return True
         values = self.moves(unit, gap, steps)
         return values.index(max(values)) == 0
+
+    def taken(self, unit: Unit, value: A.Expr) -> float:
+        """What the greedy move of ``value`` inches toward the nearest enemy gains in objectives."""
+        foe = self.state.nearest_enemy(unit)
+        if foe is None or not self.state.objectives:
+            return 0.0
+        gap = self.state.distance(unit, foe)
+        steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
+        values = self.moves(unit, gap, steps)
+        best = steps[values.index(max(values))]
+        return max(0.0, self.step_gains(unit, gap, [best])[0])
+
+    def seize(self, unit: Unit, effect: A.ActionEffect) -> float:
+        """What a move toward an objective is worth to ``unit``: what its best step gains in
+        objectives (:meth:`goal_steps`), and a little for drawing nearer; 0 when its best step is to
+        stay where it is."""
+        st = self.state
+        if effect.value is None:
+            return 0.0
+        near = st.nearest_enemy(unit)
+        most = max(0, int(self.rules.number(effect.value, unit, None if near is None else st.distance(unit, near))))
+        values = self.goal_steps(unit, effect, most)
+        best = max(values)
+        if values.index(best) == 0:
+            return 0.0
+        return max(0.0, round(best, 4)) + 1e-3
+
+    def goal_steps(self, unit: Unit, effect: A.ActionEffect, most: int) -> list[float]:
+        """Each step, 0 to ``most`` inches, of a move toward an objective: what it gains in
+        objectives where it ends (:meth:`held_gain`, over every objective: one it would leave counts
+        too), and a millionth per inch it draws nearer."""
+        st = self.state
+        marker = st.objective(unit, effect.name if effect.goal == "objective" else None)
+        if marker is None:
+            return [0.0] * (most + 1)
+        here = (unit.position, unit.y)
+        goal = (marker.position, marker.y)
+        out = []
+        for d in range(most + 1):
+            if st.table is not None:
+                there = st.table.move(here, goal, float(d))
+            else:
+                step = min(float(d), abs(goal[0] - here[0]))
+                there = (here[0] + (step if goal[0] > here[0] else -step), 0.0)
+            out.append(self.held_gain(unit, here, there, st.objectives) + 1e-6 * math.dist(here, there))
+        return out
+
+    def held_gain(self, unit: Unit, here: tuple[float, float], there: tuple[float, float],
+                  markers: Sequence[Marker]) -> float:
+        """The points ``unit``'s side gains at a scoring (every ``score … for each objective held``)
+        by moving from ``here`` to ``there``: for each of ``markers`` it would then hold and did not,
+        their value; for each it held and would not, less their value.  The side holds one when its
+        units within the game's control reach of it (the unit where it would be, its friends where they
+        stand) outweigh the enemies there (where they stand)."""
+        st, control = self.state, self.game.control
+        if control is None or not markers:
+            return 0.0
+        points = sum(self.rules.constant(sc.value) for sc in self.game.scores if sc.held_at is not None)
+        if not points:
+            return 0.0
+        def strength(u: Unit) -> float:
+            return (1.0 if control.by == "models" else self.stat(u, control.by)) * u.models
+        mine = strength(unit)
+        gain = 0.0
+        for m in markers:
+            goal = (m.position, m.y)
+            near = [u for u in st.units if u.models > 0 and u is not unit
+                    and st.distance_to(u, *goal) <= control.reach]
+            theirs = sum(strength(u) for u in near if u.side != unit.side)
+            friends = sum(strength(u) for u in near if u.side == unit.side)
+
+            def held(p: tuple[float, float]) -> bool:
+                return friends + (mine if math.dist(p, goal) <= control.reach else 0.0) > theirs
+            gain += points * (held(there) - held(here))
+        return gain
+
+    def step_gains(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
+        """What each step of a move toward the nearest enemy gains in objectives (:meth:`held_gain`)."""
+        st = self.state
+        foe = st.nearest_enemy(unit)
+        if foe is None or not st.objectives or self.game.control is None:
+            return [0.0] * len(steps)
+        here = (unit.position, unit.y)
+        out = []
+        for d in steps:
+            if st.table is not None:
+                there = st.table.move(here, (foe.position, foe.y), float(d))
+            else:
+                there = (here[0] + (min(d, gap) if foe.position > here[0] else -min(d, gap)), 0.0)
+            out.append(self.held_gain(unit, here, there, st.objectives))
+        return out
 
     def actions(self, key: tuple[Any, ...], unit: Unit, actions: list[A.Action]) -> list[float]:
         """Each of a phase's actions' estimates (and doing nothing's, last), kept under ``key``."""
@@ -232,7 +330,7 @@ class Estimates:
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
-                    if e.kind in ("move", "engage") and e.value is not None:
+                    if e.kind in ("move", "engage") and e.value is not None and e.goal != "away":
                         inches = max(0.0, self.rules.number(e.value, foe, gap))
                         reach += inches
                         if e.kind == "engage":
@@ -262,6 +360,8 @@ class Estimates:
                  if not any(e.kind == "move" for e in a.effects) and not any(unit.has(s) for s in a.unless)]
         # each worked out afresh (not kept per distance: a move's values are kept whole, by moves())
         values = [max([0.0] + [self._action(unit, a, max(0.0, gap - d)) for a in later]) for d in steps]
+        if self.state.objectives:  # where the move stops may take (or give up) an objective
+            values = [v + g for v, g in zip(values, self.step_gains(unit, gap, steps))]
         lean = 1e-6 if max(values) <= 0 else -1e-6
         return [v + lean * d for v, d in zip(values, steps)]
 
@@ -269,14 +369,27 @@ class Estimates:
 def signature(state: State, unit: Unit) -> Signature:
     """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
     orders, and each enemy's profile, models (and those marked to be removed when the phase ends),
-    wounds, points and distance (on a table, where each stands too: sight and cover depend on it)."""
+    wounds, points and distance (on a table, where each stands too: sight and cover depend on it;
+    with objectives, :func:`holding`)."""
     side, here = unit.side, unit.position
     if state.table is not None:
         return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
                 tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y)
-                       for f in state.units if f.side != side and f.models > 0]))
+                       for f in state.units if f.side != side and f.models > 0]),
+                holding(state, unit))
     return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
             tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
-                   for f in state.units if f.side != side and f.models > 0]))
+                   for f in state.units if f.side != side and f.models > 0]),
+            holding(state, unit))
+
+
+def holding(state: State, unit: Unit) -> tuple[Any, ...] | None:
+    """With objectives on the battlefield, what a move's worth in objectives depends on besides the
+    enemies: where ``unit`` stands, and where its friends stand with how many models (None without)."""
+    if not state.objectives:
+        return None
+    return ((unit.position, unit.y),
+            tuple([(f.profile, f.models, f.position, f.y) for f in state.units
+                   if f.side == unit.side and f.models > 0 and f is not unit]))

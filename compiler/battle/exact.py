@@ -34,7 +34,7 @@ from typing import Any, Callable, Sequence
 
 from compiler import ast as A
 from compiler.battle.engine import Battle, Outcome
-from compiler.battle.policies import GreedyPolicy, Policy
+from compiler.battle.policies import GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules
 from compiler.battle.state import State, Unit
 from compiler.limits import MAX_EXACT_STATES
@@ -158,6 +158,8 @@ class Keys:
                 return ("set", frozenset([self.freeze(x, names, depth + 1) for x in v]))
             if kind is Law:
                 return law_key(v)
+            if kind is Option:  # a choice's option, made afresh each time it is offered
+                return ("option", v.label, self.freeze(v.value, names, depth + 1))
             if kind is types.FunctionType:
                 cells = tuple([self.freeze(c.cell_contents, names, depth + 1) for c in v.__closure__ or ()])
                 return ("fn", v.__code__.co_filename, v.__code__.co_firstlineno, cells)

@@ -86,14 +86,14 @@ def alternating_detachments(battle: Battle, order: Sequence[int]) -> None:
             pending = [st.side_units(s) for s in order]
             while not st.over and any(pending):
                 for s, left in zip(order, pending):
+                    left[:] = [u for u in left if u.alive]  # one wiped out since the phase began is not offered
                     if not left or st.over:
                         continue
                     st.active = s
                     unit = pick(battle, s, left, f"{phase.title}: which detachment do you activate?", (phase,))
                     left.remove(unit)
-                    if unit.alive:
-                        battle.emit("activated", unit=unit.label, title=st.side_titles[s])
-                        give_order(battle, unit, phase)
+                    battle.emit("activated", unit=unit.label, title=st.side_titles[s])
+                    give_order(battle, unit, phase)
             for c in phase.combats:
                 if not st.over:
                     battle.combat(c)

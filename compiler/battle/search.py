@@ -19,8 +19,10 @@ whatever the players think.
   iterations per decision by default; each plays the battle from the decision to its end — the
   side's choices in the tree by UCB1 (untried options first, in the greedy policy's order),
   everything else (the opponent throughout, and the side past the tree) by the greedy policy,
-  the dice from the policy's own stream — and scores the end by :func:`reward`.  The option
-  played most often is chosen.  A reaction (overwatch fire) and a status that allows one are
+  the dice from the policy's own stream (an option's k-th playout rolls the k-th stream, so
+  options are compared on the same dice) — and scores the end by :func:`reward`.  The greedy
+  pick stands unless another option did better on the same dice by more than twice the standard error
+  of the difference (:func:`surely_better`).  A reaction (overwatch fire) and a status that allows one are
   weighed by what they lead to, not by a rule of thumb.
 
 **A function of the position.**  Each decision's search is seeded by the policy's seed and a
@@ -59,7 +61,10 @@ from compiler.battle.tree import Node
 #: The lookahead policy's default depth: the side's next choice and what its dice bring.
 LOOKAHEAD_DEPTH = 1
 #: The mcts policy's default iterations per decision (see bench/README.md for the cost).
-MCTS_ITERATIONS = 32
+MCTS_ITERATIONS = 64
+#: The side's choices in the mcts's tree (past them, greedy rollouts): with a few dozen playouts a
+#: decision, a deeper tree spends them on poor later moves and misjudges the first.
+MCTS_DEPTH = 1
 #: UCB1's exploration constant (rewards lie in [0, 1]).
 EXPLORATION = 0.5
 #: Answers kept per process before the store is emptied (a bound on memory).
@@ -114,6 +119,7 @@ def _seat(battle: Battle) -> list[int]:
 
 _FOLDER = os.path.dirname(__file__)
 _HERE = __file__
+_RUN = Battle.run.__code__
 
 
 class _Store:
@@ -133,11 +139,13 @@ class _Store:
             names.setdefault(id(p), f"policy{k}")
         frames = []
         frame: FrameType | None = sys._getframe(1)
-        while frame is not None:
+        while frame is not None:  # up to the battle's run (not the caller's frames: a game's seed)
             code = frame.f_code
             if code.co_filename.startswith(_FOLDER) and code.co_filename != _HERE:
                 frames.append((code.co_filename, code.co_name, frame.f_lineno,
                                tuple((k, self.keys.freeze(v, names, 0)) for k, v in frame.f_locals.items())))
+            if code is _RUN and frame.f_locals.get("self") is battle:
+                break
             frame = frame.f_back
         sig = battle.estimates.sig
         return (state_key(battle.state), tuple(frames), choice.kind, choice.side, choice.prompt,
@@ -156,6 +164,11 @@ def _store(kind: tuple[Any, ...], rules: Rules, scenario: A.Scenario) -> _Store:
     if len(found[1].answers) > KEPT:
         found[1].answers.clear()
     return found[1]
+
+
+def answers_kept() -> int:
+    """How many answers the searching players keep in this process (one per position decided)."""
+    return sum(len(store.answers) for _, store in _STORES.values())
 
 
 def digest(state: State, choice: Choice, seed: int) -> int:
@@ -279,20 +292,23 @@ class LookaheadPolicy(_Searcher):
 class _Arm:
     """One node of the mcts's tree: per option, the times played and the rewards summed."""
 
-    __slots__ = ("order", "visits", "total")
+    __slots__ = ("order", "visits", "total", "rewards")
 
     def __init__(self, order: list[int]) -> None:
         self.order = order
         self.visits = [0] * len(order)
         self.total = [0.0] * len(order)
+        self.rewards: list[list[float]] = [[] for _ in order]  # each playout's, in the order of its stream
 
 
 class _Playout:
     """Both sides' policy and the nature of one mcts iteration: the trail, then the tree for the
     searching side, the greedy policy for everything else, the dice from the search's stream."""
 
-    def __init__(self, trail: tuple[int, ...], side: int, tree: dict[tuple[Any, ...], _Arm], rng: random.Random) -> None:
-        self.trail, self.side, self.tree, self.rng = trail, side, tree, rng
+    def __init__(self, trail: tuple[int, ...], side: int, tree: dict[tuple[Any, ...], _Arm], seed: int,
+                 depth: int) -> None:
+        self.trail, self.side, self.tree, self.seed, self.depth = trail, side, tree, seed, depth
+        self.rng = random.Random(seed)
         self.at = 0
         self.node: tuple[Any, ...] = ()
         self.in_tree = True
@@ -317,13 +333,18 @@ class _Playout:
         if untried:
             pick = untried[0]
             self.in_tree = False  # expanded: the rest is a greedy rollout
-            battle.greedy_sides = [True] * len(battle.greedy_sides)
         else:
             n = sum(arm.visits)
             pick = max(arm.order, key=lambda a: arm.total[a] / arm.visits[a]
                        + EXPLORATION * math.sqrt(math.log(n) / arm.visits[a]))
             self.node = key + (pick,)
+        if not self.path:  # the option's k-th playout rolls the k-th stream: options compared on the same dice
+            self.rng = random.Random(self.seed + arm.visits[pick])
         self.path.append((arm, pick))
+        if len(self.path) >= self.depth:
+            self.in_tree = False
+        if not self.in_tree:
+            battle.greedy_sides = [True] * len(battle.greedy_sides)
         return pick
 
     def outcome(self, battle: Battle, law: Law, what: str) -> int:
@@ -337,20 +358,20 @@ class MctsPolicy(_Searcher):
     """UCT with greedy rollouts, ``iterations`` per decision, its own stream seeded by ``seed`` and
     the position."""
 
-    def __init__(self, iterations: int = MCTS_ITERATIONS, seed: int = 0) -> None:
+    def __init__(self, iterations: int = MCTS_ITERATIONS, seed: int = 0, depth: int = MCTS_DEPTH) -> None:
         super().__init__()
-        if iterations < 1:
-            raise ValueError("mcts needs at least one iteration per decision")
-        self.iterations, self.seed = iterations, seed
-        self.kind = ("mcts", iterations, seed)
+        if iterations < 1 or depth < 1:
+            raise ValueError("mcts needs at least one iteration per decision and a tree one choice deep")
+        self.iterations, self.seed, self.depth = iterations, seed, depth
+        self.kind = ("mcts", iterations, seed, depth)
 
     def search(self, battle: Battle, trail: tuple[int, ...], choice: Choice) -> int:
-        rng = random.Random(digest(battle.state, choice, self.seed))
+        seed = digest(battle.state, choice, self.seed)
         tree: dict[tuple[Any, ...], _Arm] = {}
         n = len(battle.scenario.sides)
         side = choice.side
         for _ in range(self.iterations):
-            play = _Playout(trail, side, tree, rng)
+            play = _Playout(trail, side, tree, seed, self.depth)
             probe = Battle(battle.rules, battle.scenario, [play] * n, seed=0, record=False, nature=play)
             play.battle = probe
             out = probe.run()
@@ -358,9 +379,26 @@ class MctsPolicy(_Searcher):
             for arm, a in play.path:
                 arm.visits[a] += 1
                 arm.total[a] += r
-        root = next(iter(tree.values()))
-        return max(root.order, key=lambda a: (root.visits[a], root.total[a] / max(root.visits[a], 1),
-                                              -root.order.index(a)))
+                arm.rewards[a].append(r)
+        return surely_better(next(iter(tree.values())))
+
+
+def surely_better(root: _Arm) -> int:
+    """The greedy pick (the root's first option), unless another option did better on the same
+    dice by more than twice the standard error of the paired differences (so that a few dozen
+    playouts' noise does not replace a good pick with a worse one)."""
+    greedy = root.order[0]
+    best, margin = greedy, 0.0
+    for a in root.order[1:]:
+        pairs = list(zip(root.rewards[a], root.rewards[greedy]))
+        if len(pairs) < 2:
+            continue
+        diffs = [x - y for x, y in pairs]
+        mean = sum(diffs) / len(diffs)
+        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs))
+        if mean > max(margin, 2 * spread):
+            best, margin = a, mean
+    return best
 
 
 def _register() -> None:

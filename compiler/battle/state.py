@@ -147,6 +147,14 @@ class State:
             return foes[0] if foes else None
         return min(foes, key=lambda f: (self.distance(unit, f), f.uid))
 
+    def objective(self, unit: Unit, oid: str | None) -> Marker | None:
+        """The objective ``oid``, or (None) the nearest to ``unit`` (the first placed on a tie)."""
+        if oid is not None:
+            return next((o for o in self.objectives if o.oid == oid), None)
+        if not self.objectives:
+            return None
+        return min(self.objectives, key=lambda o: self.distance_to(unit, o.position, o.y))
+
     def models_left(self, side: int) -> int:
         return sum(u.models for u in self.units if u.side == side)
 

@@ -1,7 +1,9 @@
 """Many battles of deterministic players as a walk over the engine's kept transitions.
 
 With players whose every answer depends only on the position (greedy: :data:`WALKABLE`), a
-battle is a function of its dice.  A :class:`Walk` keeps, for each *position* — the battle at the
+battle is a function of its dice.  (``lookahead`` and ``mcts`` answer per position too, but they
+search by playing the battle again from its first state with its answers so far, which a battle
+taken up from a kept state does not have: their games are played by the engine alone.)  A :class:`Walk` keeps, for each *position* — the battle at the
 start of a game turn: the whole :class:`~compiler.battle.state.State` by value
 (:func:`~compiler.battle.exact.state_key`, as the exact solver merges positions) and the side
 that went first the turn before — the chance nodes the engine met from there, each with its
@@ -27,18 +29,21 @@ keeping any after :data:`TRIAL` games and lets the engine play each game as it w
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from bisect import bisect_right
+from dataclasses import replace
+from functools import partial
 from itertools import chain
 from typing import Any, Callable, Iterator, Sequence, Union
 
 from compiler import ast as A
-from compiler.battle.streams import Stream
 from compiler.battle.engine import Battle, Outcome
 from compiler.battle.exact import state_key
 from compiler.battle.policies import GreedyPolicy
 from compiler.battle.rules import Law, Rules
 from compiler.battle.state import State
+from compiler.battle.streams import Stream
 
 #: The policies whose answers depend only on the position: their battles can be walked.
 WALKABLE = frozenset({"greedy"})
@@ -70,11 +75,11 @@ class Step:
     """A chance node: its law, what followed each outcome (None: not met yet), and where it was
     met: the position it follows and the outcomes drawn from there to it."""
 
-    __slots__ = ("law", "cumulative", "last", "children", "position", "path")
+    __slots__ = ("law", "cumulative", "total", "last", "children", "position", "path")
 
     def __init__(self, law: Law, position: Position, path: tuple[int, ...]) -> None:
         self.law = law
-        self.cumulative = law.cumulative
+        self.cumulative, self.total = law.cumulative, law.cumulative[-1]
         self.last = len(law.values) - 1
         self.children: list[Node] = [None] * len(law.values)
         self.position, self.path = position, path
@@ -176,6 +181,7 @@ class Walk:
         self.games = self.played = self.steps = 0  # games walked; those the engine had to play some of; chance nodes kept
         self.keeping = True
         self.review = REVIEW  # the game at which to look at the positions kept again
+        self._explorer: tuple[Battle, _Forward, State] | None = None  # the exploring battle, its nature, its start
         #: how many first draws of a game a caller may make ahead (:func:`~compiler.battle.streams.first_draws`)
         self.first = FIRST
 
@@ -201,10 +207,8 @@ class Walk:
                 except StopIteration:
                     draw, tailed = _tail(ahead, seed, len(first or ())), True
                     u = draw()
-                cumulative = node.cumulative  # type: ignore[union-attr]
-                i = bisect_right(cumulative, u * cumulative[-1])  # as Law.index draws
-                if i > node.last:  # type: ignore[union-attr]
-                    i = node.last  # type: ignore[union-attr]
+                # as Law.index draws: the insertion point, at most the last outcome's index
+                i = bisect_right(node.cumulative, u * node.total, 0, node.last)  # type: ignore[union-attr]
                 following = node.children[i]  # type: ignore[union-attr]
                 if following is None:  # the engine plays on from the step's position
                     if not tailed:  # the engine may draw past those made ahead
@@ -249,18 +253,43 @@ class Walk:
         """The engine plays on from ``position`` (the outcomes ``drawn`` since it replayed); what it
         meets is kept.  The end of the battle, or the kept position it reached."""
         keeper = _Keeper(self, position, drawn, draw, position.state is not None)
-        battle = self._battle(0, keeper)
-        battle.at_turn = lambda turn, first: keeper.turn(battle, turn, first)
+        if self._explorer is None:  # one battle set up for every exploration: its state taken up each time
+            forward = _Forward()
+            battle = self._battle(0, forward)  # type: ignore[arg-type]
+            battle.at_turn = partial(forward.turn, battle)
+            self._explorer = (battle, forward, battle.state.copy())
+        battle, forward, start = self._explorer
+        forward.keeper = keeper
+        battle.choices.clear()
         try:
             if position.state is None:
+                battle.resume(start)
                 out = battle.run()
             else:
                 battle.resume(position.state)
                 out = battle.play_from(position.turn, position.first)
         except _Reached as reached:
             return reached.position
+        out = replace(out, final=battle.state.copy())  # the battle's own state is taken up again
         keeper.end(out)
         return out
+
+
+class _Forward:
+    """The nature of the walk's one exploring battle: the keeper of the exploration at hand."""
+
+    __slots__ = ("keeper",)
+
+    def __init__(self) -> None:
+        self.keeper: _Keeper | None = None
+
+    def outcome(self, battle: Battle, law: Law, what: str) -> int:
+        assert self.keeper is not None
+        return self.keeper.outcome(battle, law, what)
+
+    def turn(self, battle: Battle, turn: int, first: int) -> None:
+        assert self.keeper is not None
+        self.keeper.turn(battle, turn, first)
 
 
 def _tail(ahead: Iterator[float], seed: int, made: int) -> Callable[[], float]:
@@ -268,16 +297,17 @@ def _tail(ahead: Iterator[float], seed: int, made: int) -> Callable[[], float]:
     return chain(ahead, Stream(seed, made)).__next__
 
 
-_WALKS: weakref.WeakKeyDictionary[Rules, dict[tuple[str, tuple[str, ...]], Walk]] = weakref.WeakKeyDictionary()
+_WALKS: weakref.WeakKeyDictionary[Rules, dict[tuple[str, tuple[str, ...], int], Walk]] = weakref.WeakKeyDictionary()
 
 
 def walk_for(rules: Rules, scenario: A.Scenario, policies: Sequence[str]) -> Walk:
     """The walk of ``scenario``'s battles between ``policies`` (made on first use; kept while
-    ``rules`` lives, so that a simulation's chunks share it)."""
+    ``rules`` lives, so that a simulation's chunks share it).  Each thread has its own: a walk
+    is not to be shared by games played at once (a dask worker runs chunks on several threads)."""
     kept = _WALKS.get(rules)
     if kept is None:
-        kept = _WALKS[rules] = {}
-    key = (scenario.id, tuple(policies))
+        kept = _WALKS.setdefault(rules, {})
+    key = (scenario.id, tuple(policies), threading.get_ident())
     found = kept.get(key)
     if found is None or found.scenario is not scenario:
         found = kept[key] = Walk(rules, scenario, policies)

@@ -281,9 +281,30 @@ def _placement(ctx: Context, sc: A.Scenario, game: A.Game | None) -> None:
             ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"objective '{o.id}' is placed twice", o.span,
                            "give each objective its own id")
         seen.add(o.id)
+    if game is not None:
+        _objective_moves(ctx, sc, game)
     if sc.objectives and game is not None and game.control is None:
         ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' places objectives, but game '{game.id}' does "
                        "not say who holds one", sc.objectives[0].span, 'add to the game: control within 3" by models')
+
+
+def _objective_moves(ctx: Context, sc: A.Scenario, game: A.Game) -> None:
+    """Each move toward an objective finds one in the scenario (W101 for an objective it does not
+    place, W864 for a move toward the nearest objective where there is none)."""
+    ids = {o.id for o in sc.objectives}
+    moves = [e for p in game.phases for a in p.actions for e in a.effects if e.kind == "move"]
+    moves += [e for r in game.reactions for e in r.effects if e.kind == "move"]
+    for e in moves:
+        if e.goal == "objective" and e.name not in ids:
+            close = did_you_mean(e.name or "", ids)
+            ctx.sink.error(codes.UNKNOWN_NAME, f"unknown objective '{e.name}': scenario '{sc.id}', which plays game "
+                           f"'{game.id}', places no such objective", e.span,
+                           f"did you mean '{close}'?" if close else "name an objective the scenario places",
+                           related=((sc.span, f"scenario '{sc.id}'"),))
+        elif e.goal == "nearest objective" and not ids:
+            ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"scenario '{sc.id}' places no objective, but game '{game.id}' "
+                           "moves toward the nearest one", e.span, 'place one in the scenario: objective ID "Title" at X"',
+                           related=((sc.span, f"scenario '{sc.id}'"),))
 
 
 def _off(ctx: Context, what: str, where: str, span: Span, board: str, hint: str) -> None:

@@ -300,7 +300,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
         from compiler.battle.budget import AGAINST_BUDGET, strongest
 
         try:  # the strongest player whose estimated work fits the budget
-            chosen = strongest(Rules(model), sc, games, AGAINST_BUDGET, sides=2)
+            chosen = strongest(Rules(model), sc, games, AGAINST_BUDGET, sides=2, workers=jobs)
         except ResolveError as err:
             report_resolve_error(err, dict(compiled.sources))
             raise Exit(1)
@@ -418,10 +418,10 @@ def army_check(path: str, roster: Path, army: str | None, game_points: int | Non
             chosen = named or chosen  # the army rules its force was built with
     if not isinstance(chosen, A.Army):
         raise usage_error(f"ruleset '{model.id}' has no army rules" + (f" called '{army}'" if army else ""))
-    if limit is not None and limit not in chosen.points:  # the game size the player set, if the rules allow it
-        if chosen.points:
-            click.echo(f"{roster}: the roster's limit of {limit} points is not one of {chosen.title}'s "
-                       f"({', '.join(map(str, chosen.points))}); checked at {chosen.points[0]}", err=True)
+    # the game size the player set: any when the rules name none, else one of theirs
+    if limit is not None and chosen.points and limit not in chosen.points:
+        click.echo(f"{roster}: the roster's limit of {limit} points is not one of {chosen.title}'s "
+                   f"({', '.join(map(str, chosen.points))}); checked at {chosen.points[0]}", err=True)
         limit = None
     if game_points is not None:
         if chosen.points and game_points not in chosen.points:

@@ -122,6 +122,9 @@ class Narrator:
         if kind == "turn":
             return f"\n[bold cyan]— Game turn {event['turn']}: {escape(str(event.get('title', event['side'])))} —[/bold cyan]"
         if kind == "move":
+            if "objective" in event:
+                return (f"{unit} moves {event['inches']}\": {event['distance']:g}\" from "
+                        f"{escape(str(event['objective']))}.")
             return f"{unit} moves {event['inches']}\": {event['distance']:g}\" from the nearest enemy."
         if kind == "volley":
             return self.volley(event)

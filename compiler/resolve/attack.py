@@ -33,7 +33,7 @@ from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import stat_of
 from compiler.resolve.plan import Plan, aggregate_step, plan_attack, plan_entries, plan_plainly, value_step
-from compiler.resolve.shape import State, damage_dealt, reads_models
+from compiler.resolve.shape import State, damage_dealt, models_read_in_plan, reads_models
 from compiler.resolve.steps import LazySteps
 from compiler.resolve.tokens import as_exact, hook_mods, mortal_of
 
@@ -85,7 +85,7 @@ def _dispatch(ev: Evaluator, decl: A.Attack, args: list[Any], span: Any, totals:
 
     # The per-attack work depends on the profiles and the situation, not on how many models
     # attack: it is planned once per model and reused (10 or 200 attacks share it).
-    key = ("attack-plan", decl.id, _plan_args(args, decl), sub.memo_key(), sub.exact)
+    key = ("attack-plan", decl.id, _plan_args(args, decl), _plan_memo_key(sub, decl), sub.exact)
     memo = sub.memo
     plan = memo.get(key)
     planned = plan is None
@@ -153,6 +153,17 @@ def _call_args_key(args: list[Any]) -> tuple[Any, ...]:
     hashable."""
     return tuple(("profile", a.id, a.models, a.damaged) if type(a) is ProfileRef else a if type(a) is int else hashable(a)
                  for a in args)
+
+
+def _plan_memo_key(sub: Evaluator, decl: A.Attack) -> tuple[Any, ...]:
+    """What besides its arguments a plan depends on: the evaluator's memo key, without the model
+    counts of the attackers and the roles unless something the plan may evaluate reads a count
+    (:func:`models_read_in_plan`): 10 attackers and 200 then share one plan."""
+    key = sub.memo_key()
+    if models_read_in_plan(sub.model, decl):
+        return key
+    situation, attackers, roles, hooks = key
+    return (situation, tuple(a for a, _ in attackers), tuple((role, ref) for role, ref, _ in roles), hooks)
 
 
 def _plan_args(args: list[Any], decl: A.Attack) -> tuple[Any, ...]:

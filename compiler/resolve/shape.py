@@ -2,6 +2,8 @@
 
 * :func:`reads_models` — whether a step after the first reads ``.models`` (a plan made for 10
   models then is not one for 200);
+* :func:`models_read_in_plan` — whether anything an attack's plan may evaluate reads ``.models``
+  (then a plan made for 10 models is not one for 200, whichever profile it belongs to);
 * :func:`joins` — the steps that follow a step attack by attack: those an extra token (``1
   extra wounds``) may join, skipping the steps in between;
 * :func:`names_in` — every name a step's expression reads (to find the steps it combines);
@@ -27,6 +29,7 @@ Both are read at every cold question; declarations are immutable, so each answer
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, TypeAlias
 
 from compiler import ast as A
@@ -59,6 +62,43 @@ def _reads_models_uncached(decl: A.Attack) -> bool:
             for sub in A.sub_expressions(expr):
                 if isinstance(sub, A.Attr) and sub.name == "models":
                     return True
+    return False
+
+
+def models_read_in_plan(model: Any, decl: A.Attack) -> bool:
+    """Whether a plan of ``decl`` may read a model count: a step after the first reads ``.models``
+    (:func:`reads_models`), or any declaration the attack may call reads it (a test, a table, an
+    ability, a let of another attack…; worked examples and properties aside, which no attack
+    calls).  Conservative: every ``.models`` anywhere else counts, at any depth.  Kept per model."""
+    if reads_models(decl):
+        return True
+    memo: dict[str, Any] = model.__dict__.setdefault("_models_read", {})
+    found = memo.get("elsewhere")
+    if found is None:
+        found = memo["elsewhere"] = any(_reads_count(d, d) for d in model.walk()
+                                        if not isinstance(d, (A.Example, A.Property)))
+    return bool(found) or any(_reads_count(let, let) for let in decl.lets)
+
+
+def _reads_count(obj: Any, top: Any) -> bool:
+    """Whether ``obj`` (inside declaration ``top``) holds a ``.models``; an attack's first step aside
+    (its count of attacks, worked out at each call)."""
+    if isinstance(obj, A.Attr) and obj.name == "models":
+        return True
+    if isinstance(obj, (str, int, float, bool)) or obj is None or isinstance(obj, A.Span):
+        return False
+    if isinstance(obj, (tuple, list, frozenset)):
+        return any(_reads_count(x, top) for x in obj)
+    if isinstance(obj, A.Decl) and obj is not top:
+        return False  # visited on its own by the model's walk
+    if isinstance(obj, A.Attack):
+        return any(_reads_count(getattr(obj, f.name), top) if f.name != "steps" else
+                   any(_reads_count(step, top) for step in obj.steps[1:])
+                   for f in dataclasses.fields(obj))
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return any(_reads_count(getattr(obj, f.name), top) for f in dataclasses.fields(obj))
+    if isinstance(obj, dict):
+        return any(_reads_count(v, top) for v in obj.values())
     return False
 
 

@@ -130,7 +130,8 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
     env = env_entry[1]
     sitemap = SiteMap(rulesets)
     site_info = {"title": options.title, "rulesets": rulesets, "has_comparison": bool(options.matchups),
-                 "calculator_models": dict(options.calculator_models)}
+                 "calculator_models": dict(options.calculator_models),
+                 "calculators": _calculators(rulesets, dict(options.calculator_models))}
     shared = _shared_key(rulesets, options, templates_key)
     keys = {rs.id: _ruleset_key(rs, compilation.sources, shared) for rs in rulesets}
 
@@ -170,6 +171,13 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
                      frozenset(p.path.split("/")[0] for p in rendered if p.path.endswith("/army.md")))
     return RenderedSite(tuple(rendered), nav, _assets(rulesets, options.title),
                         tuple((rs.id, rs.title) for rs in rulesets), stubs, search_extras(rulesets))
+
+
+def _calculators(rulesets: tuple[Ruleset, ...], models: Mapping[str, int]) -> frozenset[str]:
+    """The rulesets that get a matchup calculator page (their overview and the home page link it)."""
+    from compiler.site.calculator import offers_calculator
+
+    return frozenset(rs.id for rs in rulesets if offers_calculator(rs, int(models.get(rs.id, 0))))
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ def ruleset_pages(rs_id: str) -> dict[str, str]:
         "house_rules": f"{rs_id}/house-rules.md",  # only an overlay (a ruleset that extends another) has it
         "battles": f"{rs_id}/battles.md",  # only a ruleset with scenarios has it
         "army": f"{rs_id}/army.md",  # only a ruleset with army rules has it (compiler.site.army)
+        "calculator": f"{rs_id}/calculator.md",  # only a ruleset the site gives a calculator (compiler.site.calculator)
     }
 
 

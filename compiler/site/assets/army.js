@@ -280,6 +280,8 @@
     }));
     root.appendChild(controls);
 
+    const printHead = el("p", null, "ws-army-printonly");  // on paper, what the list is for
+    root.appendChild(printHead);
     const table = el("table", null, "ws-army-list");
     const caption = el("caption", "Your list");
     table.appendChild(caption);
@@ -410,6 +412,8 @@
       });
       text.value = listText(data, got.army, state.units, got.limit, state.name);
       caption.textContent = state.name.trim() || "Your list";
+      printHead.textContent = data.title + ": " + army.title
+        + (army.sizes.length || got.limit ? ", a game of " + got.limit + " points" : "") + ".";
       cli.textContent = "On the command line: " + command(data, got.army, got.limit, data.ruleset + "-army.txt");
       try { localStorage.setItem(KEY, JSON.stringify({ army: got.army, text: text.value, limit: got.limit })); }
       catch (err) { /* storage may be off */ }

@@ -1,6 +1,7 @@
-/* The matchup calculator: the exact distributions worked out when the site was built
-   (<ruleset>/calculator.json), loaded only on the calculator page. Everything from the rules is
-   written with textContent, never as HTML. */
+/* The matchup calculator: the exact distributions worked out when the site was built, loaded
+   only on the calculator page: <ruleset>/calculator.json (the attacks and units), then
+   calculator-A-T.json (attacker A's distributions against target T) when a reader picks them.
+   Everything from the rules is written with textContent, never as HTML. */
 (function () {
   "use strict";
   function gcd(a, b) { a = a < 0n ? -a : a; while (b) { const t = a % b; a = b; b = t; } return a; }
@@ -27,7 +28,19 @@
     wrap.appendChild(s);
     return [wrap, s];
   }
-  function start(root, data) {
+  function start(root, data, base) {
+    const parts = {};  // "A-T" -> that attacker's tables against that target, or a promise of them
+    function part(unit, target) {
+      const a = units[unit], t = units[target];
+      if (a.targets.indexOf(t.n) < 0) return {};  // no answer against this target
+      const name = a.n + "-" + t.n;
+      if (!parts[name]) {
+        parts[name] = fetch(new URL("calculator-" + name + ".json", base).href)
+          .then(function (r) { if (!r.ok) throw new Error(String(r.status)); return r.json(); })
+          .then(function (d) { parts[name] = d.tables; return d.tables; });
+      }
+      return parts[name];
+    }
     const units = {}; data.units.forEach(function (u) { units[u.id] = u; });
     const form = el("form", undefined, "ws-calc-form");
     form.addEventListener("submit", function (e) { e.preventDefault(); });
@@ -42,12 +55,13 @@
     function rebuild() {
       fields.textContent = "";
       const attack = data.attacks.find(function (a) { return a.id === atk[1].value; });
-      const armed = data.units.filter(function (u) { return u.weapons.length; });
+      const armed = data.units.filter(function (u) { return u.weapons.length; });  // with a weapon that has answers
       s = { attack: attack };
       s.unit = select("Attacker", armed.map(function (u) { return [u.id, u.title]; }), function () { unitChanged(); show(); });
       s.n = select("Models", [], show);
       s.weapon = select("Weapon", [], show);
-      s.target = select("Target", data.units.map(function (u) { return [u.id, u.title]; }), function () { targetChanged(); show(); });
+      const targets = data.units.filter(function (u) { return u.target; });
+      s.target = select("Target", targets.map(function (u) { return [u.id, u.title]; }), function () { targetChanged(); show(); });
       s.m = select("Models", [], show);
       [s.unit, s.n, s.weapon, s.target, s.m].forEach(function (x) { fields.appendChild(x[0]); });
       s.sits = attack.situations.map(function (sit) {
@@ -68,6 +82,14 @@
     }
     function targetChanged() { fill(s.m[1], counts(units[s.target[1].value].max)); }
     function show() {
+      const tables = part(s.unit[1].value, s.target[1].value);
+      if (typeof tables.then === "function") {
+        out.textContent = "";
+        delete root.dataset.shown;
+        out.appendChild(el("p", "Loading…", "ws-calc-loading"));
+        tables.then(show, function () { out.textContent = "The calculator's data could not be loaded."; });
+        return;
+      }
       out.textContent = "";
       const a = s.attack, unit = s.unit[1].value, weapon = s.weapon[1].value, target = s.target[1].value;
       const n = Number(s.n[1].value), m = Number(s.m[1].value);
@@ -78,7 +100,8 @@
       let line = a.id + "(" + n + " " + unit + ", " + weapon + ", " + m + " " + target + ")." + a.result;
       let withs = "";
       set.forEach(function (x) { withs += " --with '" + x[0] + " = " + x[1] + "'"; });
-      const grid = data.tables[key];
+      root.dataset.shown = key + "|" + n + "|" + m;
+      const grid = tables[key];
       const packed = grid && grid[n - 1] && grid[n - 1][m - 1];
       if (!packed) {
         out.appendChild(el("p", set.length > 1 && !a.every
@@ -127,7 +150,7 @@
     const root = document.getElementById("ws-calc"), link = document.getElementById("ws-calc-data");
     if (!root || !link || root.dataset.ready) return;
     link.parentNode.hidden = true;
-    fetch(link.href).then(function (r) { return r.json(); }).then(function (d) { start(root, d); })
+    fetch(link.href).then(function (r) { return r.json(); }).then(function (d) { start(root, d, link.href); })
       .catch(function () { root.textContent = "The calculator's data could not be loaded."; });
   }
   if (window.document$ && window.document$.subscribe) window.document$.subscribe(boot);
