@@ -282,3 +282,19 @@ def test_a_move_goes_the_shortest_way_round_impassable_ground() -> None:
     assert t.route((10, 5), (40, 5)) == [(10, 5), (40, 5)]  # clear of it: straight
     wall = Table(48, 48, (Area("w", "Cliff", _kind(impassable=True), 12, 0, 14, 48),))
     assert wall.route((10, 24), (40, 24)) == [(10, 24), (40, 24)] and wall.move((10, 24), (40, 24), 9) == (12.0, 24.0)
+
+
+@pytest.mark.parametrize("lake,start,goal,corner", [
+    ((0.01, 10, 14, 40), (7, 5), (7, 45), (0.0, 9.99)),      # the left edge's corner: 7" across, not 7.01"
+    ((34, 10, 47.99, 40), (41, 5), (41, 45), (48.0, 9.99)),  # the right edge's
+    ((10, 0.01, 40, 14), (5, 7), (45, 7), (9.99, 0.0)),      # the near edge's
+    ((10, 34, 40, 47.99), (5, 41), (45, 41), (9.99, 48.0)),  # the far edge's
+])
+def test_a_way_round_may_run_along_the_tables_edge(lake: tuple[float, float, float, float], start: tuple[float, float],
+                                                   goal: tuple[float, float], corner: tuple[float, float]) -> None:
+    """A corner of the way round that lies on the table's edge is on the table: the shorter way
+    passes it."""
+    from compiler.battle.table import Area, Table
+    t = Table(48, 48, (Area("l", "Lake", _kind(impassable=True), *lake),))
+    route = t.route(start, goal)
+    assert len(route) == 4 and route[1] == corner
