@@ -209,3 +209,25 @@ scenario duel "A duel":
     node = node.child(node.legal_actions()[0])
     assert [u.models for u in node.state().units] == [2, 0]
     assert estimates(node) == [-1e-3, -1e-3, 0.0]
+
+
+def test_a_charge_reach_that_reads_the_distance_is_read_where_the_move_would_end() -> None:
+    """A charge of ``12 - distance_to_enemy`` inches: 8" apart it reaches 4" (short of the brutes);
+    after a move of d inches it reaches 4 + d, so from a move of 2" on the charge is in reach, and
+    each step is weighed at the charge from where it ends."""
+    text = RULES.replace('engage within 6"', 'engage within 12 - distance_to_enemy')
+    for line in ('    action watch "Overwatch": sets on_overwatch\n',
+                 '    action careful "Careful watch": tests steady(Ld), sets on_overwatch\n',
+                 '    action shoot "Shoot": attack shooting\n'):
+        text = text.replace(line, "")
+    result = compile_text(text, "watch.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    root = Node.root(Rules(model, exact=True), model.get("clash"))
+    charge = float(mean_kills(2, HALF, 3) * 20 - mean_kills(3, 1 - THIRD, 2) * 10)
+    move = root.child(0)
+    worth = [charge if 8 - d <= 12 - (8 - d) else 0.0 for d in range(4)]
+    assert worth == [0.0, 0.0, charge, charge]
+    assert estimates(move) == pytest.approx([w - 1e-6 * d for d, w in enumerate(worth)], rel=1e-12, abs=1e-12)
+    assert estimates(root.child(1).child(1)) == [-1e-3, 0.0]  # nobody moves: 8" apart, out of reach
+    assert estimates(move.child(2).child(1))[0] == pytest.approx(charge, rel=1e-12)  # 6" apart: 6" of reach
