@@ -1,7 +1,8 @@
 """What the greedy policy reads of moves and objectives: each step of a move toward an objective or
 the enemy weighed at what it gains in objectives (worked out here from the control rule: the side
-whose models within 3" outnumber the other's holds it), a move that must give an objective up, and
-a volley weighed at each enemy's own distance."""
+whose models within 3" outnumber the other's holds it), a move that must give an objective up,
+whether a move is worth making at all (its best step 0" or not), a volley weighed at each enemy's
+own distance, and the enemies in sight looked at again after a move."""
 from __future__ import annotations
 
 import pytest
@@ -139,11 +140,12 @@ def test_a_volley_is_weighed_at_each_enemys_own_distance() -> None:
 @pytest.mark.parametrize("red,worth", [
     ('6"', -1e-3),  # already at short range: no inch gains anything, and a step back would lose it
     ('7"', 1e-3),   # one inch brings the shots to short range
+    ('10"', -1e-3),  # 3" leaves them at long range: an inch more would not be a step of this move
 ])
 def test_a_move_is_worth_taking_only_when_its_best_step_is_not_to_stay(red: str, worth: float) -> None:
     """A move of up to 3" toward Blue, then shots that hit on 4+ from 6" or nearer (on a 6 beyond):
     from 7" the best step is 1" (the move is worth a little: the shots are weighed when taken);
-    from 6" it is 0" (holding still beats a move that gains nothing)."""
+    from 6" and from 10" it is 0" (holding still beats a move that gains nothing)."""
     node = root(MOVE.format(name="go", goal="the enemy").replace('6"', '3"') + "\n" + FIRE, "",
                 f'    5 trooper at {red}', '    5 trooper at 0"')
     assert [o.label for o in node.choice().options] == ["Go", "Nothing"]  # type: ignore[union-attr]
@@ -166,3 +168,12 @@ def test_the_enemies_in_sight_are_looked_at_again_once_the_unit_has_moved() -> N
     red = [(e["event"], e.get("inches", e.get("action"))) for e in battle.events
            if e["side"] == "red" and e["event"] in ("action", "move")]
     assert red[:3] == [("action", "go"), ("move", 6), ("action", "shoot")]
+
+
+def test_a_move_that_works_out_at_no_inches_is_worth_less_than_holding_still() -> None:
+    """A move of ``BS - 5`` inches is none for a trooper (BS 4): from 7" the inch that would bring
+    its shots to short range is not a step it has, so the move is worth less than nothing."""
+    node = root(MOVE.format(name="go", goal="the enemy").replace('6"', 'BS - 5') + "\n" + FIRE, "",
+                '    5 trooper at 7"', '    5 trooper at 0"')
+    assert [o.label for o in node.choice().options] == ["Go", "Nothing"]  # type: ignore[union-attr]
+    assert estimates(node) == pytest.approx([-1e-3, 0.0], rel=1e-12, abs=1e-12)
