@@ -4,6 +4,7 @@
     .venv/bin/python bench/mutate.py compiler/check/traps.py --sample 40 --seed 1 --jobs 2 \\
         -- tests/test_checks.py -k trap
     .venv/bin/python bench/mutate.py compiler/resolve/effects.py --list   # the mutants, no run
+    .venv/bin/python bench/mutate.py compiler/resolve/effects.py --survivors old.json -- tests/…  # those again
 
 Each *mutant* is the module with one small change: a comparison moved by one (``<`` to ``<=``,
 ``==`` to ``!=``, ``in`` to ``not in``), an integer constant ±1, ``True``/``False`` swapped,
@@ -319,7 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once, one tree copy each (default 1)")
     parser.add_argument("--timeout", type=float, help="seconds per mutant (default 3 × the unmutated run + 10)")
-    parser.add_argument("--lines", help="only mutants on lines A-B")
+    parser.add_argument("--lines", help="only mutants on lines A-B (several: A-B,C,D-E)")
+    parser.add_argument("--survivors", type=Path, metavar="JSON",
+                        help="only the survivors of an earlier report (--json), by line and change")
     parser.add_argument("--list", action="store_true", help="print the mutants and stop")
     parser.add_argument("--json", type=Path, help="write the report as JSON to this file")
     args = parser.parse_args(argv)
@@ -339,8 +342,14 @@ def main(argv: list[str] | None = None) -> int:
 
     chosen = mutants(module)
     if args.lines:
-        a, _, b = args.lines.partition("-")
-        chosen = [m for m in chosen if int(a) <= m.line <= int(b or a)]
+        spans = []
+        for part in args.lines.split(","):
+            a, _, b = part.strip().partition("-")
+            spans.append((int(a), int(b or a)))
+        chosen = [m for m in chosen if any(a <= m.line <= b for a, b in spans)]
+    if args.survivors:
+        wanted = {(s["line"], s["change"]) for s in json.loads(args.survivors.read_text(encoding="utf-8"))["survivors"]}
+        chosen = [m for m in chosen if (m.line, m.change) in wanted]
     total = len(chosen)
     if args.sample is not None and args.sample < total:
         chosen = sorted(random.Random(args.seed).sample(chosen, args.sample), key=lambda m: m.line)

@@ -4,6 +4,7 @@ next state, each chance node its exact law."""
 from __future__ import annotations
 
 from fractions import Fraction
+from math import comb
 from typing import Any
 
 import pytest
@@ -11,6 +12,8 @@ import pytest
 from compiler.battle import CHANCE, TERMINAL, Battle, Node, Rules, ScriptedPolicy
 from compiler.battle.policies import Choice
 from compiler.driver import compile_text
+
+HALF = Fraction(1, 2)
 
 RULES = '''
 ruleset squads "Squads":
@@ -325,6 +328,8 @@ def test_the_turn_structures_events_in_a_scripted_battle() -> None:
     result = compile_text(DRILL, "drill.rules")
     assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
     model = result.rulesets[0]
+    first = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red wins the roll: what is each action worth?
+    assert first.choice().estimates() == [1.5, -1e-3, 0.0, 0.0]  # type: ignore[union-attr]  # 3 shots on 4+; a status; a counter at 0
     dice = Dice([2, 1, 0, 0, 0, 0])
     battle = Battle(Rules(model), model.get("duel"), [ScriptedPolicy([1, 2]), ScriptedPolicy([0, 3])], 0,
                     nature=dice)
@@ -592,3 +597,30 @@ def test_an_attack_that_takes_no_weapon_is_made_once_by_a_unit_with_two() -> Non
     assert blow.chance_kind() == "volley" and blow.chance_outcomes() == [(0, Fraction(1))]
     after = blow.child(0)
     assert after.current_player() == 1 and [u.models for u in after.state().units] == [1, 1, 2]
+
+
+def test_how_many_activation_dice_to_roll_is_weighed_by_the_actions_less_a_bust() -> None:
+    """Each die succeeds on 4+; two failures are a bust, which costs the unit still waiting its
+    turn: the worth of n dice is the successes expected, less one for that unit on a bust."""
+    model = fight(activation="activation_rolls", dice="  activation dice 1..3 of blow(Ld), bust on 2 failures")
+    node = Node.root(Rules(model, exact=True), model.get("clash")).child(0)  # Red tries its first unit
+    assert labels(node) == ("dice", "Trooper 1", ["1", "2", "3"])
+
+    def worth(n: int, waiting: int = 1) -> Fraction:
+        return sum((comb(n, s) * HALF ** n * (-waiting if n - s >= 2 else s) for s in range(n + 1)), Fraction(0))
+    assert [worth(n) for n in (1, 2, 3)] == [Fraction(1, 2), Fraction(3, 4), Fraction(5, 8)]
+    assert node.choice().estimates() == pytest.approx([float(worth(n)) for n in (1, 2, 3)], rel=1e-12)  # type: ignore[union-attr]
+    from compiler.battle import GreedyPolicy
+    battle = Battle(Rules(model), model.get("clash"), [GreedyPolicy(), GreedyPolicy()], 4)
+    battle.run()
+    assert next(e["dice"] for e in battle.events if e["event"] == "activation") == 2  # the best worth
+
+
+def test_a_battle_won_in_the_first_players_turn_gives_the_second_no_turn() -> None:
+    model = fight(activation="whole_army", brutes=1)
+    battle = Battle(Rules(model), model.get("clash"), [ScriptedPolicy([0, 1]), ScriptedPolicy([])], 0,
+                    nature=Dice([1]))
+    out = battle.run()
+    assert (out.winner, out.reason, out.turns) == (0, "wipe", 1)
+    kinds = [(e["event"], e["side"]) for e in battle.events if e["event"] in ("turn", "volley", "end")]
+    assert kinds == [("turn", "red"), ("volley", "red"), ("end", "red")]

@@ -101,8 +101,14 @@ def test_a_charge_is_worth_its_blows_less_those_struck_back_and_a_move_each_inch
     # the shot is worth 20 from anywhere; the greedy leans to the shorter move among equals
     best = max(float(charge), 20.0)
     assert estimates(move) == pytest.approx([best - 1e-6 * d for d in range(4)], rel=1e-12, abs=1e-12)
+    # no inch gains anything (the shot is worth as much from here): advancing is worth less than
+    # holding still
+    assert estimates(root) == [-1e-3, 0.0]
     orders = move.child(3).child(1)  # 5" away (Blue stays): the charge reaches
     assert estimates(orders)[3] == pytest.approx(float(charge), rel=1e-12)
+    edge = move.child(2).child(1)  # 6" away: just in reach
+    assert estimates(edge)[3] == pytest.approx(float(charge), rel=1e-12)
+    assert estimates(move.child(1).child(1))[3] == -1e-3  # 7" away: out of reach, worth less than nothing
 
 
 def test_a_unit_charged_while_on_overwatch_weighs_its_volley_against_the_charger(root: Node) -> None:
@@ -159,3 +165,47 @@ def test_an_attack_is_weighed_at_the_range_it_is_made_from() -> None:
     assert [o.label for o in far.choice().options][2] == "Shoot"  # type: ignore[union-attr]
     assert estimates(far)[2] == pytest.approx(float(2 * Fraction(1, 6) * 20), rel=1e-12)
     assert estimates(near)[2] == pytest.approx(float(2 * HALF * 20), rel=1e-12)
+
+
+def test_with_no_enemy_left_holding_a_status_for_a_reaction_is_worth_nothing() -> None:
+    """A game not won by annihilation plays on after Blue is wiped out: going on overwatch (and
+    advancing) against nobody is worth less than holding still."""
+    text = '''
+ruleset last "Last stand":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+status on_overwatch "On overwatch": "Watching."
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit sniper "Sniper":
+  BS 1  W 1
+game g "A game":
+  turns 1
+  activation whole_army
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  phase move "Movement":
+    action advance "Advance": move up to 4" toward the enemy
+    action watch "Overwatch": sets on_overwatch
+  when charged if on_overwatch: attack shooting
+  score kills "Kills": 1 for each enemy unit destroyed
+  victory most "Most points" by highest_score
+scenario duel "A duel":
+  game g
+  distance 8"
+  first red
+  side red "Red":
+    2 sniper
+  side blue "Blue":
+    1 sniper
+'''
+    result = compile_text(text, "last.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Red shoots: the lone sniper falls
+    node = node.child(node.legal_actions()[0])
+    assert [u.models for u in node.state().units] == [2, 0]
+    assert estimates(node) == [-1e-3, -1e-3, 0.0]

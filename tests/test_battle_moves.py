@@ -244,3 +244,20 @@ def test_taking_a_contested_objective_is_worth_its_points_only_where_the_side_wo
     battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
     take = model.get("holdfast").phases[0].actions[0].effects[0]
     assert battle.estimates.seize(battle.state.units[0], take) == pytest.approx(worth, abs=1e-12)
+
+
+def test_a_greedy_move_toward_one_objective_keeps_the_one_it_holds() -> None:
+    """Red holds the outpost where it stands (control within 3"); the relic is 10" on, out of its
+    6" reach.  Moving more than 3" gives the outpost up for nothing: the greedy player moves 3",
+    and the choice's estimates (what a searching player reads) say the same."""
+    model = model_of('    action take "Take": move up to 6" toward objective relic',
+                     objectives='  objective outpost "The outpost" at 10"\n  objective relic "The relic" at 20"',
+                     red='10"')
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    out = battle.run()
+    assert [e["inches"] for e in battle.events if e["event"] == "move" and e["side"] == "red"] == [3]
+    assert out.winner == 0 and out.reason == "first_to_two"
+    choice = root(model).child(0).choice()
+    assert choice is not None and choice.kind == "move" and choice.estimates is not None
+    values = choice.estimates()
+    assert values.index(max(values)) == 3 and [round(v) for v in values] == [0, 0, 0, 0, -2, -2, -2]

@@ -96,6 +96,28 @@ def test_a_contested_objective_scores_for_nobody_and_the_undecided_result_is_the
     assert of(events, "end")[0]["winner"] is None and draw.state.winner is None
 
 
+TWO_RELICS = SCENARIO.replace('  objective relic "The relic" at 12"',
+                              '  objective relic "The relic" at 6"\n  objective altar "The altar" at 18"')
+
+
+@pytest.mark.parametrize("undecided,winner", [("", None), ("  if undecided: first player wins", "red"),
+                                              ("  if undecided: second player wins", "blue")])
+def test_two_sides_reaching_the_points_together_end_the_battle_there_undecided(undecided: str,
+                                                                               winner: str | None) -> None:
+    # each side holds an objective of its own (BS 7: nobody hits), 2 points each at the end of every
+    # player's turn: both reach 5 together at the end of Red's turn 2 (6 to 6)
+    source = BASE + GAME.format(turns=5, target=5, by="models", undecided=undecided) + \
+        TWO_RELICS.format(red='    2 trooper at 6"', blue='    2 trooper at 18"')
+    result = compile_text(source, "hold.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("relic"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    out = battle.run()
+    end = of(battle.events, "end")[0]
+    assert (end["winner"], end["reason"], end["turn"], end["side"]) == (winner, "five", 2, "red")
+    assert battle.state.scores == [6.0, 6.0] and out.reason == "five"
+
+
 def test_control_by_a_stat_counts_the_stat_times_the_models() -> None:
     # one banner bearer (OC 3) against two troopers (OC 1 each), none of whom can hit
     _, events = battle_of('    1 banner at 12"', '    2 trooper at 13"', by="OC", turns=1)

@@ -15,7 +15,7 @@ import pytest
 
 from compiler.driver import compile_text
 from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
-from test_hook_effects import BASE, ask
+from test_hook_effects import BASE, ask, enumerate_attacks
 
 RULES = '''
 keyword vehicle "Vehicle": "A machine."
@@ -138,3 +138,48 @@ def test_a_cap_that_works_out_to_no_target_is_refused_where_it_is_written() -> N
     with pytest.raises(ResolveError, match="a cap on a roll is a target") as refused:
         Evaluator(model).evaluate(parse_expression("save(3+, 0) with cover = false"))
     assert refused.value.span is not None and refused.value.span.line == text.count("\n")
+
+
+def test_the_when_attacked_effect_counts_when_every_role_has_abilities() -> None:
+    result = compile_text(BASE + LONE + '''
+ability keen "Keen": "Aims well."
+  +1 to hit
+ability sharp "Sharp": "Wounds well."
+  +1 to wound
+ability veiled "Veiled": "Hard to hit."
+  when attacked: -1 to hit
+
+unit keen_eye "Keen eye":
+  Q 4
+  abilities keen
+weapon sharp_gun "Sharp gun":
+  A 1  S 4  AP 0  D 1
+  abilities sharp
+unit veiled_one "Veiled one":
+  T 4  W 1  Sv 4+
+  abilities veiled
+''')
+    assert not result.diagnostics, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    # Q4, +1 from the shooter, -1 against the veiled target: 4+ to hit; then 3+ to wound.
+    assert ask(model, "shoot(2 keen_eye, sharp_gun, 3 veiled_one).hits") == hits(2, 4)
+    assert ask(model, "shoot(2 keen_eye, sharp_gun, 3 victim).hits") == hits(2, 3)
+
+
+def test_summed_values_of_one_ability_start_from_the_first_even_when_it_is_0() -> None:
+    result = compile_text(BASE + '''
+ability volley(N: 0..3) "Volley": "A natural 6 to hit scores N more hits, from every source."
+  stacking sum
+  on natural 6 to hit: N extra hits
+
+unit volley0 "Volley 0":
+  Q 4
+  abilities volley(0)
+weapon volley2 "Volley 2":
+  A 1  S 4  AP 0  D 1
+  abilities volley(2)
+''')
+    assert not result.diagnostics, [f"{d.code} {d.message}" for d in result.diagnostics]
+    # 0 + 2: a natural 6 to hit scores two more hits.
+    assert ask(result.rulesets[0], "shoot(2 volley0, volley2, 3 victim).hits") == \
+        enumerate_attacks(2, 1, lambda atts: sum((h >= 4) + 2 * (h == 6) for (h,) in atts))

@@ -79,3 +79,20 @@ def test_a_run_kills_what_the_tests_see_and_lists_the_survivors(tmp_path: Path) 
     assert data["mutants"] == 5 and data["killed"] + data["survived"] + data["timed_out"] == 5
     assert "survived mod.py:10: > -> >=" in done.stdout
     assert (tree / "mod.py").read_text() == MODULE  # the tree it was given is untouched
+
+
+def test_several_ranges_and_an_earlier_reports_survivors_choose_the_mutants(tmp_path: Path) -> None:
+    (tmp_path / "mod.py").write_text(MODULE)
+
+    def listed(*options: str) -> list[str]:
+        done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "mod.py"), "--root", str(tmp_path),
+                               "--list", *options], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return [line for line in done.stdout.splitlines() if line.startswith("mod.py:")]
+    every = listed()
+    assert {line.split(":")[1] for line in listed("--lines", "6,10-10")} == {"6", "10"}
+    assert listed("--lines", "6,10-10") == [m for m in every if m.split(":")[1] in ("6", "10")]
+    report = tmp_path / "old.json"
+    report.write_text(json.dumps({"survivors": [{"line": 10, "change": "> -> >="},
+                                                {"line": 99, "change": "gone"}]}))
+    assert listed("--survivors", str(report)) == ["mod.py:10: > -> >="]

@@ -208,28 +208,39 @@ class Estimates:
         return max(0.0, self.step_gains(unit, gap, [best])[0])
 
     def seize(self, unit: Unit, effect: A.ActionEffect) -> float:
-        """What a move toward an objective is worth to ``unit``: the points its side scores for the
-        objective at a scoring (every ``score … for each objective held``) when after the whole move
-        its side would hold it and did not (:meth:`held_gain`); else a little for drawing nearer (0
-        when it cannot move at all)."""
-        st, control = self.state, self.game.control
-        marker = st.objective(unit, effect.name if effect.goal == "objective" else None)
-        if marker is None or effect.value is None:
+        """What a move toward an objective is worth to ``unit``: what its best step gains in
+        objectives (:meth:`goal_steps`), and a little for drawing nearer; 0 when its best step is to
+        stay where it is."""
+        st = self.state
+        if effect.value is None:
             return 0.0
         near = st.nearest_enemy(unit)
         most = max(0, int(self.rules.number(effect.value, unit, None if near is None else st.distance(unit, near))))
+        values = self.goal_steps(unit, effect, most)
+        best = max(values)
+        if values.index(best) == 0:
+            return 0.0
+        return max(0.0, round(best, 4)) + 1e-3
+
+    def goal_steps(self, unit: Unit, effect: A.ActionEffect, most: int) -> list[float]:
+        """Each step, 0 to ``most`` inches, of a move toward an objective: what it gains in
+        objectives where it ends (:meth:`held_gain`, over every objective: one it would leave counts
+        too), and a millionth per inch it draws nearer."""
+        st = self.state
+        marker = st.objective(unit, effect.name if effect.goal == "objective" else None)
+        if marker is None:
+            return [0.0] * (most + 1)
         here = (unit.position, unit.y)
         goal = (marker.position, marker.y)
-        if st.table is not None:
-            there = st.table.move(here, goal, float(most))
-        else:
-            d = min(float(most), abs(goal[0] - here[0]))
-            there = (here[0] + (d if goal[0] > here[0] else -d), 0.0)
-        if math.dist(here, there) < 1e-9:
-            return 0.0
-        if control is None:
-            return 1e-3
-        return max(0.0, self.held_gain(unit, here, there, (marker,))) + 1e-3
+        out = []
+        for d in range(most + 1):
+            if st.table is not None:
+                there = st.table.move(here, goal, float(d))
+            else:
+                step = min(float(d), abs(goal[0] - here[0]))
+                there = (here[0] + (step if goal[0] > here[0] else -step), 0.0)
+            out.append(self.held_gain(unit, here, there, st.objectives) + 1e-6 * math.dist(here, there))
+        return out
 
     def held_gain(self, unit: Unit, here: tuple[float, float], there: tuple[float, float],
                   markers: Sequence[Marker]) -> float:

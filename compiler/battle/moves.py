@@ -7,8 +7,9 @@ battlefield.  Its side chooses how far (0 to X whole inches, as for a move towar
 a table the way goes round impassable ground and pays for difficult ground
 (:meth:`~compiler.battle.table.Table.move`).
 
-The greedy player takes the whole move (nearer an objective is never worse for holding it, and
-:meth:`~compiler.battle.estimates.Estimates.seize` weighs whether to go at all).
+The greedy player goes as far as gains most in objectives (held, taken, or given up), and else the
+whole way (:meth:`~compiler.battle.estimates.Estimates.goal_steps`; away from the enemy, the whole
+way); :meth:`~compiler.battle.estimates.Estimates.seize` weighs whether to go at all.
 """
 from __future__ import annotations
 
@@ -57,16 +58,19 @@ def move_elsewhere(battle: Battle, unit: Unit, effect: A.ActionEffect) -> bool:
         return False
     near = foe if foe is not None else st.nearest_enemy(unit)
     most = max(0, int(battle.rules.number(effect.value, unit, None if near is None else st.distance(unit, near))))
-    if battle.greedy(unit.side) or most == 0:  # the whole move (recorded as the choice would be)
-        step = most
-        if most:
-            battle.choices.append(most)
+    est = battle.estimates
+
+    def values() -> list[float]:
+        return est.goal_steps(unit, effect, most) if marker is not None else [1e-6 * d for d in range(most + 1)]
+    if most == 0:
+        step = 0
+    elif battle.greedy(unit.side):  # its pick, recorded as the choice would be
+        found = values()
+        step = found.index(max(found))
+        battle.choices.append(step)
     else:
-        steps = list(range(0, most + 1))
-        step = steps[battle.choose(Choice("move", unit.side, unit.label,
-                                          f"How far does {unit.label} move (0-{most}\")?",
-                                          tuple(Option(f'{d}"', d) for d in steps),
-                                          lambda: [1e-6 * d for d in steps]))]
+        step = battle.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{most}\")?",
+                                    tuple(Option(f'{d}"', d) for d in range(most + 1)), values))
     if marker is not None:
         goal = (marker.position, marker.y)
     else:

@@ -11,11 +11,13 @@ The :class:`Referee` is the battle's collaborator that reads the game's ``contro
   destroyed`` — the value, worked out for the destroyed unit (``points * started`` is its cost),
   goes to each of its enemies; ``score … per surviving model`` — counted when the battle ends;
 * ``victory … by annihilation`` — a side with no models left loses at once; ``by reaching N`` —
-  a side whose score reaches N at a scoring moment wins at once (the higher score if two do);
+  a side whose score reaches N at a scoring moment wins at once (the higher score if two do; with
+  equal scores the game's undecided result, the end still reported under the condition's id);
   ``by highest_score`` — when the last turn ends, the higher score wins;
 * ``if undecided: draw`` (the default), ``first player wins`` or ``second player wins`` — the
   result when no condition decides (equal scores, or no condition that counts them); such an end
-  is reported as ``"turn limit"``.
+  is reported as ``"turn limit"`` (or, when two sides reached ``by reaching N`` together, as that
+  condition's id).
 """
 from __future__ import annotations
 
@@ -125,8 +127,8 @@ class Referee:
         st.over = True
         if scores.count(top) == 1:
             st.winner, st.reason = scores.index(top), victory.id
-        else:
-            self.undecided()
+        else:  # two sides reach it at one moment with equal scores: the points ended it, undecided
+            self.undecided(victory.id)
 
     # -- the end -------------------------------------------------------------------------
 
@@ -156,10 +158,11 @@ class Referee:
             self.undecided()
         return scores
 
-    def undecided(self) -> None:
-        """No condition decides: a draw, or the first (second) player wins, as the game says."""
+    def undecided(self, reason: str = TURN_LIMIT) -> None:
+        """No condition decides: a draw, or the first (second) player wins, as the game says; the
+        end is reported as ``reason``."""
         st = self.state
-        st.reason = TURN_LIMIT
+        st.reason = reason
         n = len(st.sides)
         result = self.game.undecided
         st.winner = None if result == "draw" else st.first if result == "first" else (st.first + 1) % n

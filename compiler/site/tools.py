@@ -144,6 +144,29 @@ class PageTools:
         declared = list(self.rs.stats) if self.rs is not None else []
         return [s for s in declared if s in used] + sorted(used - set(declared))
 
+    def weapon_groups(self, ids: Iterable[str]) -> list[tuple[str, list[Any], list[str]]]:
+        """A card's weapons as players read them: (heading, weapons, stat columns) for the ranged
+        weapons (a Range of a distance) and the melee ones (a Range of ``-`` or "melee"), each with
+        every stat its weapons give (melee without Range); one group "Weapon" when none has a Range."""
+        ws = [w for w in self.decls(list(ids)) if w is not None]
+        cols = self.stat_columns(ws)
+        reach = next((s for s in cols if s.casefold() == "range"), None)
+        if reach is None:
+            return [("Weapon", ws, cols)] if ws else []
+
+        def ranged(w: Any) -> bool:
+            sv = next((v for v in w.stats if v.stat == reach), None)
+            if sv is None or sv.kind == "none":
+                return False
+            return not (sv.kind == "text" and str(sv.value).strip().casefold() in ("melee", "close combat"))
+        far, near = [w for w in ws if ranged(w)], [w for w in ws if not ranged(w)]
+        out: list[tuple[str, list[Any], list[str]]] = []
+        if far:
+            out.append(("Ranged weapon", far, self.stat_columns(far)))
+        if near:
+            out.append(("Melee weapon", near, [s for s in self.stat_columns(near) if s != reach]))
+        return out
+
     def stat_text(self, profile: Any, stat: str) -> str:
         """A profile's value of a stat as written, or "-" when it has none."""
         for sv in profile.stats:
