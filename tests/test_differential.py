@@ -179,6 +179,8 @@ attack volley(shooter, weapon, target) "Volley":
   wounds  = blasted each wound(target.Q)
   damage  = wounds each 2
   lost    = damage removes target, damage 1
+  capped  = min(damage, 4)
+  points  = capped each 1
 '''
 
 
@@ -239,6 +241,11 @@ def test_points_summed_then_taken_off_meet_the_damage_hook_once() -> None:
             law[kept] = law.get(kept, Fraction(0)) + pw * pk
     _agree("volley(1 gunner, gunner, 10 crowd).damage", law)
     _agree("volley(1 gunner, gunner, 10 crowd).lost", law)  # ten models of one wound: none left over
+    # a step worked out from the points, and an amount step over it: the points as the hooks left them
+    capped: dict[int, Fraction] = {}
+    for kept, p in law.items():
+        capped[min(kept, 4)] = capped.get(min(kept, 4), Fraction(0)) + p
+    _agree("volley(1 gunner, gunner, 10 crowd).points", capped)
 
 
 ORDER = BASE + '''stat HP "Hit points" 1..4 role wounds: "w"
