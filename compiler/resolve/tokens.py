@@ -30,7 +30,7 @@ from compiler.resolve.shape import State, flag_kinds
 from compiler.trace import active as tracing
 from compiler.trace import note
 
-Bag: TypeAlias = tuple[tuple[State, int], ...]  # sorted ((state, count), ...)
+Bag: TypeAlias = tuple[tuple[State, int], ...]  # ((state, count), ...) in the order the tokens deal damage
 # A test a step passes tokens through, as the plan reads it whatever the profiles: the test, the
 # call, whether failures go on (``not save(…)``), the call's arguments when each is a profile's
 # stat under its own name (plain.stat_reads), whether the test is closed (compiler.resolve.closed).
@@ -68,10 +68,17 @@ def sizes(ev: Evaluator, bags: Any) -> Any:
 
 
 def merge(a: Bag, b: Bag) -> Bag:
-    counts: dict[Any, int] = dict(a)
-    for state, c in b:
-        counts[state] = counts.get(state, 0) + c
-    return tuple(sorted(counts.items(), key=lambda kv: sorted(map(repr, kv[0]))))
+    """The tokens of ``a`` then those of ``b``, in their order: an attack deals its damage in
+    the order its tokens stand (each where the one it came from stood, the extra ones a hook
+    made right after it), so a bag is a sequence, not a multiset; runs of one state are one entry."""
+    if not a:
+        return b
+    if not b:
+        return a
+    (last, n), (first, m) = a[-1], b[0]
+    if last == first:
+        return a[:-1] + ((last, n + m),) + b[1:]
+    return a + b
 
 
 def hook_mods(state: State) -> tuple[A.Effect, ...]:

@@ -33,7 +33,7 @@ GAMES = 400
 POLICY = "greedy"
 #: CPU seconds a scenario's run may take on the page: each scenario is played by the strongest
 #: player whose estimated work fits (:func:`compiler.battle.budget.strongest`), and the page names it.
-#: Half a second keeps a first build of the bundled site within its budget (bench/README.md): the
+#: Half a second keeps a first build of the bundled site from growing further (bench/README.md): the
 #: bundled scenarios' searching players are estimated at 0.85 CPU s and more, so greedy plays them.
 SITE_BUDGET = 0.5
 SEED = 1
