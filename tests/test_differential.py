@@ -254,6 +254,8 @@ ability rend "Rend": "r"
   on natural 6 to wound: +2 D
 ability cleave "Cleave": "c"
   on natural 6 to hit: 1 extra wounds
+ability frenzy "Frenzy": "f"
+  on natural 6 to hit: 1 extra wounds, 1 extra hits, 1 extra wounds
 
 test hit(Q) "Hit" = roll d6 >= Q
 test wound(Q) "Wound" = roll d6 >= Q
@@ -268,6 +270,9 @@ weapon gun "Gun":
   abilities cleave
 weapon rifle "Rifle":
   Q 4  D 2
+weapon axe "Axe":
+  Q 4  D 2
+  abilities frenzy
 
 attack volley(shooter, weapon, target) "Volley":
   attacks = shooter.models * 2
@@ -350,3 +355,17 @@ def test_the_copies_of_an_attack_deal_damage_in_the_order_copied() -> None:
     law = _killed(_then(one, one), 4, 3)
     assert abs(float(law[3]) - 0.0061) < 0.0003  # what 400,000 plays gave
     _agree_on(ORDER, "burst(1 alpha, rifle, 4 beta).killed", law)
+
+
+def test_the_extra_attacks_of_one_roll_stand_in_the_order_the_hook_made_them() -> None:
+    """``1 extra wounds, 1 extra hits, 1 extra wounds`` on a natural 6 to hit: after the attack, a
+    wound (2 damage), a hit that rolls to wound (Rend may make it 4), a wound, in that order;
+    not the two wounds together.  Dealt 4, 2, 4, 2 to models of 3 wounds kills two; 4, 2, 2, 4
+    would kill three."""
+    miss = {(): Fraction(1, 2)}
+    hit = {k: Fraction(1, 3) * p for k, p in _WOUND.items()}
+    made = _then(_then(_WOUND, {(2,): Fraction(1)}), _then(_WOUND, {(2,): Fraction(1)}))
+    six = {k: Fraction(1, 6) * p for k, p in made.items()}
+    one = {k: miss.get(k, Fraction(0)) + hit.get(k, Fraction(0)) + six.get(k, Fraction(0))
+           for k in {*miss, *hit, *six}}
+    _agree_on(ORDER, "volley(1 alpha, axe, 4 beta).killed", _killed(_then(one, one), 4, 3))
