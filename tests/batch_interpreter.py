@@ -16,6 +16,7 @@ guess.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from fractions import Fraction
 from dataclasses import dataclass, field
@@ -41,16 +42,29 @@ class Tokens:
     auto_pass: dict[str, np.ndarray] = field(default_factory=dict)
     auto_fail: dict[str, np.ndarray] = field(default_factory=dict)
     effects: list[tuple[A.Effect, dict[str, Any], np.ndarray]] = field(default_factory=list)
+    joins: dict[str, np.ndarray] = field(default_factory=dict)  # on its way to the later step named
 
     @staticmethod
-    def fresh(owner: np.ndarray) -> Tokens:
+    def fresh(owner: np.ndarray, joins: str | None = None) -> Tokens:
         n = len(owner)
-        return Tokens(owner, np.zeros(n, bool), np.zeros(n, bool))
+        return Tokens(owner, np.zeros(n, bool), np.zeros(n, bool),
+                      joins={} if joins is None else {joins: np.ones(n, bool)})
 
     def take(self, idx: np.ndarray) -> Tokens:
         return Tokens(self.owner[idx], self.mortal[idx], self.spill[idx],
                       {k: v[idx] for k, v in self.auto_pass.items()}, {k: v[idx] for k, v in self.auto_fail.items()},
-                      [(e, env, m[idx]) for e, env, m in self.effects])
+                      [(e, env, m[idx]) for e, env, m in self.effects], {k: v[idx] for k, v in self.joins.items()})
+
+    def pending(self) -> np.ndarray:
+        """The lanes on their way to a later step: not counted, rolled or dealt before it."""
+        out = np.zeros(len(self.owner), bool)
+        for m in self.joins.values():
+            out |= m
+        return out
+
+    def joined(self, step: str) -> Tokens:
+        """The same lanes, those on their way to ``step`` now in it."""
+        return dataclasses.replace(self, joins={k: v for k, v in self.joins.items() if k != step})
 
     @staticmethod
     def concat(parts: list[Tokens]) -> Tokens:
@@ -64,7 +78,8 @@ class Tokens:
                 effects.append((e, env, np.concatenate(
                     [m if j == i else np.zeros(len(q.owner), bool) for j, q in enumerate(parts)])))
         return Tokens(np.concatenate([p.owner for p in parts]), np.concatenate([p.mortal for p in parts]),
-                      np.concatenate([p.spill for p in parts]), flags("auto_pass"), flags("auto_fail"), effects)
+                      np.concatenate([p.spill for p in parts]), flags("auto_pass"), flags("auto_fail"), effects,
+                      flags("joins"))
 
 
 @dataclass
@@ -470,12 +485,11 @@ class BatchInterpreter(PlainInterpreter):
         every = np.arange(plays)
         tokens: dict[str, Tokens] = {}
         totals: dict[str, Any] = {}
-        joining: dict[str, list[np.ndarray]] = {s.name: [] for s in decl.steps}
         later = {s.name for s in decl.steps}
         dealt: set[str] = set()  # steps whose totals are points that met the damage hooks already
 
         def count(t: Tokens) -> np.ndarray:
-            return np.bincount(t.owner, minlength=plays).astype(np.int64)
+            return np.bincount(t.owner[~t.pending()], minlength=plays).astype(np.int64)
 
         for step in decl.steps:
             later.discard(step.name)
@@ -496,17 +510,18 @@ class BatchInterpreter(PlainInterpreter):
                 src = tokens[kept.count.id]
                 tctx = self.relane(ctx, src.owner, src)
                 env = {k: self.lane(x, src.owner) for k, x in totals.items()}
-                times = self.becomes(kept, self.ev(kept.item, env, tctx), env, tctx)
-                out = src.take(np.repeat(np.arange(len(src.owner)), times))
-                tokens[step.name] = self.join(out, joining[step.name])  # ``1 extra blasted``: after the copies
+                times = broadcast(self.becomes(kept, self.ev(kept.item, env, tctx), env, tctx), len(src.owner))
+                times[src.pending()] = 1  # ``1 extra blasted``: one more here, in its place; others wait
+                tokens[step.name] = src.take(np.repeat(np.arange(len(src.owner)), times)).joined(step.name)
                 totals[step.name] = count(tokens[step.name])
                 continue
             if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in tokens:
                 src = tokens[value.count.id]
                 if self.is_test(value.item):
-                    out = self.join(self.test_step(src, value, ctx, later, joining), joining[step.name])
+                    out = self.test_step(src, value, ctx, later).joined(step.name)
                     tokens[step.name], totals[step.name] = out, count(out)
                 else:
+                    src = src.take(np.flatnonzero(~src.pending()))
                     tctx = self.relane(ctx, src.owner, src)
                     amount = broadcast(self.number(self.ev(value.item, {}, tctx), strict=True), tctx.n)
                     kept_points = amount if value.count.id in dealt else self.damage_n(amount, tctx)
@@ -514,18 +529,9 @@ class BatchInterpreter(PlainInterpreter):
                     tokens[step.name] = Tokens.fresh(np.repeat(every, totals[step.name]))
                 continue
             total = broadcast(self.number(self.ev(value, dict(totals), ctx), strict=True), plays)
-            owners = [np.repeat(every, total)] + joining[step.name]  # a step over totals: fresh attacks
-            tokens[step.name] = Tokens.fresh(np.sort(np.concatenate(owners), kind="stable"))
-            totals[step.name] = count(tokens[step.name]) if joining[step.name] else total
+            tokens[step.name] = Tokens.fresh(np.repeat(every, total))  # a step over totals: fresh attacks
+            totals[step.name] = total
         return totals
-
-    @staticmethod
-    def join(out: Tokens, joining: list[np.ndarray]) -> Tokens:
-        """Fresh attacks that joined this step: last in each play."""
-        if not joining:
-            return out
-        out = Tokens.concat([out, Tokens.fresh(np.concatenate(joining))])
-        return out.take(np.argsort(out.owner, kind="stable"))
 
     def kept_form(self, value: A.Expr, totals: dict[str, Any], ctx: BCtx, tokens: dict[str, Tokens]) -> A.Expr | None:
         """The branch of a settled ``if`` that names an earlier step or makes each attack several."""
@@ -537,24 +543,21 @@ class BatchInterpreter(PlainInterpreter):
             return value
         return None
 
-    def test_step(self, src: Tokens, value: A.Each, ctx: BCtx, later: set[str],
-                  joining: dict[str, list[np.ndarray]]) -> Tokens:
+    def test_step(self, src: Tokens, value: A.Each, ctx: BCtx, later: set[str]) -> Tokens:
         """Each attack rolls the test; those that pass (or fail, ``each not``) go on, in their order,
-        each followed by the fresh attacks its hooks made here; a mortal attack skips the test."""
-        live_idx, dead_idx = np.flatnonzero(~src.mortal), np.flatnonzero(src.mortal)
+        each followed by the fresh attacks its hooks made (here, or on their way to a later step);
+        a mortal attack skips the test, and so does one on its way to a step (here or later)."""
+        skip = src.mortal | src.pending()
+        live_idx, dead_idx = np.flatnonzero(~skip), np.flatnonzero(skip)
         live = src.take(live_idx)
         self.batch_extras = []
         passed = broadcast(self.ev(value.item, {}, self.relane(ctx, live.owner, live)), len(live_idx), bool)
         keep = passed != value.negate
         parts, where, sub = [src.take(dead_idx), live.take(np.flatnonzero(keep))], [dead_idx, live_idx[keep]], [0, 0]
         for word, counts in self.batch_extras:
-            owners = np.repeat(live.owner, counts)
-            if word in later:
-                joining[word].append(owners)
-            else:
-                parts.append(Tokens.fresh(owners))
-                where.append(np.repeat(live_idx, counts))
-                sub.append(1)
+            parts.append(Tokens.fresh(np.repeat(live.owner, counts), word if word in later else None))
+            where.append(np.repeat(live_idx, counts))
+            sub.append(1)
         out = Tokens.concat(parts)
         position = np.concatenate(where)
         rank = np.concatenate([np.full(len(w), s) for w, s in zip(where, sub)])
@@ -584,6 +587,7 @@ class BatchInterpreter(PlainInterpreter):
         plays = ctx.n
         target = ctx.roles[ctx.target_role or ""]
         per_model = broadcast(self.wounds_per_model(target, ctx), plays)
+        tokens = tokens.take(np.flatnonzero(~tokens.pending()))
         tctx = self.relane(ctx, tokens.owner, tokens)
         d = broadcast(1 if step.damage is None else self.number(self.ev(step.damage, {}, tctx), strict=True), tctx.n)
         d = d if dealt else self.damage_n(d, self.relane(ctx, tokens.owner, None))

@@ -79,12 +79,19 @@ class Token:
     auto_pass: set[str] = field(default_factory=set)
     auto_fail: set[str] = field(default_factory=set)
     effects: list[tuple[A.Effect, dict[str, Any]]] = field(default_factory=list)
+    joins: str | None = None  # ``1 extra wounds``: on its way to the later step it joins, in its place
 
     def copy(self) -> Token:
-        return Token(self.mortal, self.spill, set(self.auto_pass), set(self.auto_fail), list(self.effects))
+        return Token(self.mortal, self.spill, set(self.auto_pass), set(self.auto_fail), list(self.effects),
+                     self.joins)
 
 
 FRESH = Token()
+
+
+def counted(tokens: list[Token]) -> int:
+    """The attacks a step counts: not those on their way to a later step."""
+    return sum(t.joins is None for t in tokens)
 
 
 @dataclass
@@ -632,7 +639,6 @@ class PlainInterpreter:
         ctx = Ctx(outer.situation, roles, target_role)
         tokens: dict[str, list[Token]] = {}
         totals: dict[str, Any] = {}
-        joining: dict[str, list[Token]] = {s.name: [] for s in decl.steps}
         later = {s.name for s in decl.steps}
         dealt: set[str] = set()  # steps whose totals are points that met the damage hooks already
         for step in decl.steps:
@@ -653,11 +659,13 @@ class PlainInterpreter:
                 assert isinstance(kept.count, A.Name)
                 copies: list[Token] = []
                 for token in tokens[kept.count.id]:
+                    if token.joins is not None:  # ``1 extra blasted``: one more here, in its place
+                        copies.append(Token() if token.joins == step.name else token)
+                        continue
                     tctx = Ctx(ctx.situation, roles, target_role, token, ctx.memo)
                     times = self.becomes(kept, self.ev(kept.item, dict(totals), tctx), dict(totals), tctx)
                     copies += [token.copy() for _ in range(times)]
-                copies += joining[step.name]  # ``1 extra blasted``: one more there, after the copies
-                tokens[step.name], totals[step.name] = copies, len(copies)
+                tokens[step.name], totals[step.name] = copies, counted(copies)
                 continue
             if isinstance(value, A.Each) and isinstance(value.count, A.Name) and value.count.id in tokens:
                 out: list[Token] = []
@@ -665,6 +673,10 @@ class PlainInterpreter:
                 for token in tokens[value.count.id]:
                     tctx = Ctx(ctx.situation, roles, target_role, token, ctx.memo)
                     self.extras = []
+                    if token.joins is not None:  # joins this step without its roll, or goes on waiting
+                        if self.is_test(value.item):
+                            out.append(Token() if token.joins == step.name else token)
+                        continue
                     if self.is_test(value.item):
                         if token.mortal:  # a mortal attack skips every later test, in each and each not
                             out.append(token)
@@ -672,25 +684,21 @@ class PlainInterpreter:
                         passed = self.ev(value.item, {}, tctx)
                         if passed != value.negate:
                             out.append(token)
-                        for word, n in self.extras:  # fresh attacks: here, or joining the later step named
-                            fresh = [Token() for _ in range(n)]
-                            (joining[word] if word in later else out).extend(fresh)
+                        for word, n in self.extras:  # fresh attacks right after it: here, or for the later step named
+                            out.extend(Token(joins=word if word in later else None) for _ in range(n))
                     else:
                         points = self.number(self.ev(value.item, {}, tctx), strict=True)
                         amount += points if value.count.id in dealt else self.damage(points, ctx)
                 if self.is_test(value.item):
-                    out.extend(joining[step.name])
                     tokens[step.name] = out
-                    totals[step.name] = len(out)
+                    totals[step.name] = counted(out)
                 else:
                     totals[step.name] = amount
                     tokens[step.name] = [Token() for _ in range(int(amount))]
                 continue
             total = self.ev(value, dict(totals), ctx)  # a step over totals: fresh attacks
             totals[step.name] = total
-            tokens[step.name] = [Token() for _ in range(int(self.number(total, strict=True)))] + joining[step.name]
-            if joining[step.name]:
-                totals[step.name] = len(tokens[step.name])
+            tokens[step.name] = [Token() for _ in range(int(self.number(total, strict=True)))]
         return totals
 
     def kept_form(self, value: A.Expr, totals: dict[str, Any], ctx: Ctx, tokens: dict[str, Any]) -> A.Expr | None:
@@ -750,7 +758,9 @@ class PlainInterpreter:
         per_model = self.wounds_per_model(target, ctx)
         left, hurt, killed = target.models, 0, 0
         spill = 0
-        for token in tokens:
+        for token in tokens:  # in their order: each attack where the one it came from stood
+            if token.joins is not None:
+                continue
             tctx = Ctx(ctx.situation, ctx.roles, ctx.target_role, token, ctx.memo)
             d = 1 if step.damage is None else self.number(self.ev(step.damage, {}, tctx), strict=True)
             d = d if dealt else self.damage(d, ctx)

@@ -84,3 +84,17 @@ def test_bad_sweeps_are_refused_in_one_sentence(tmp_path: Path) -> None:
     for args, says in cases:
         code, text = run("balance", *args, "--games", "10")
         assert code == 2 and says in text and "Traceback" not in text, (args, text)
+
+
+def test_values_that_buy_the_same_lists_share_one_run_with_its_own_answer(console) -> None:  # type: ignore[no-untyped-def]
+    from compiler.battle.balance import sweep
+    from compiler.battle.simulate import run as play
+
+    sc = console.get("sample_battle")
+    vary = parse_vary("space_marine.points=13..15", console)  # 70 points buy 5, 5 and 4 marines
+    out = sweep(CONSOLE, console, sc, vary, 120, 3)
+    assert [p["models"] for p in out["points"]] == [5, 5, 4]
+    for value, point in zip(vary.values, out["points"]):
+        alone = play(CONSOLE, sc, 120, 3, armies=armies_at(console, sc, vary, value))
+        assert point["win_rate"] == round(alone.wins[0] / 120, 6)
+        assert point["draw_rate"] == round(alone.draws / 120, 6)

@@ -223,7 +223,8 @@ def test_coverage_at_80_columns_is_stacked_and_loses_no_header() -> None:
 
 
 def test_against_speaks_in_points_and_titles() -> None:
-    code, out, err = run("simulate", "rules/dark-millennia", "--against", "rules/classic-40k", "--games", "40")
+    code, out, err = run("simulate", "rules/dark-millennia", "--against", "rules/classic-40k", "--games", "40",
+                         "--policy", "greedy")
     assert code == 0, err
     assert "against Classic 40K: the cover-save game (policy greedy):" in out
     for side in ("Space Marines", "Ork Boyz"):

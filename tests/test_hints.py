@@ -48,7 +48,7 @@ def test_scenarios_sides_policies_and_tables_get_the_closest_and_the_list() -> N
     r = warscribe("play", CONSOLE, "--side", "ork")
     assert r.returncode == 2 and "did you mean 'orks'? the sides are: orks, space_marines" in r.stderr
     r = warscribe("simulate", CONSOLE, "--policy", "gready")
-    assert "did you mean 'greedy'? the policies are: greedy, random" in r.stderr
+    assert "did you mean 'greedy'? the policies are: greedy, lookahead, mcts, random" in r.stderr
     r = warscribe("table", CONSOLE, "to_wund")
     assert "did you mean 'to_wound'?" in r.stderr
 

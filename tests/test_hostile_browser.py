@@ -137,6 +137,7 @@ attack shooting(shooter, target) "Shooting <img src=x onerror=alert(79)>":
 
 unit marine "Marine <img src=x onerror=alert(80)>":
   BS 4  W 1  Sv 3+
+  points 14
 unit ork "Ork <img src=x onerror=alert(81)>":
   BS 2  W 1  Sv 6+
 
@@ -173,6 +174,11 @@ RULESETS = {"evil": CORPUS, "hbase": BASE, "hover": OVERLAY, "hbattle": BATTLE}
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = project(tmp_path_factory.mktemp("vectors"), RULESETS)
+    config = root / "mkdocs.yml"  # the Battles page's Balance section, with the side and unit names above
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "      rules_dir: rules\n",
+        "      rules_dir: rules\n      balance: {hbattle: {scenario: clash, vary: marine.points=10..16:3, games: 20}}\n"),
+        encoding="utf-8")
     result = mkdocs(root, "--strict")
     assert result.returncode == 0, result.stderr[-3000:]
     return root
@@ -247,6 +253,15 @@ def test_the_overlay_title_in_added_by_is_text(public: Path) -> None:
     lexicon = text(public / "hover" / "lexicon" / "index.html")
     assert "Added by Overlay" in lexicon
     assert "{ onerror=alert(50) }" in lexicon and "&lt;img src=x onerror=alert(51)&gt;" in lexicon
+
+
+def test_the_balance_section_shows_author_names_as_text(public: Path) -> None:
+    battles = text(public / "hbattle" / "battles" / "index.html")
+    section = battles[battles.index('id="clash-balance"'):battles.index('id="clash-report"')]
+    assert "<svg" in section and "<circle" in section  # the curve is there, and only its names are text
+    assert re.search(r"Marine &lt;\u2060?img src=x onerror=alert\(80\)&gt;", section)
+    assert re.search(r"Marines &lt;\u2060?img src=x onerror=alert\(87\)&gt;", section)
+    assert "<img" not in section
 
 
 def test_the_next_declaration_keeps_its_heading(public: Path) -> None:

@@ -368,3 +368,146 @@ def test_a_mkdocs_build_never_publishes_the_mark_of_a_warscribe_build(tmp_path: 
     assert (root / "public" / "tiny" / "lexicon" / "index.html").is_file()
     assert not (root / "public" / MARKER).exists()
     assert (root / "public" / ".kept").is_file()  # MkDocs' own rule for hidden files stands otherwise
+
+
+# A duel small enough to sweep in a test: three gunners (10 points each) against four troopers.
+BALANCE_DUEL = '''\
+    ruleset {id} "Duel {id}":
+      version 1.0.0
+    stat BS "Ballistic Skill" 1..10
+    stat A "Attacks" 1..10
+    stat Sv "Save" target
+    stat W "Wounds" 1..10 role wounds
+    test hit(BS) = roll d6 >= BS
+    test save(Sv) = roll d6 >= Sv
+    attack shooting(shooter, weapon, target) "Shooting":
+      shots = shooter.models each weapon.A
+      hits = shots each hit(shooter.BS)
+      unsaved = hits each not save(target.Sv)
+      killed = unsaved removes target
+    unit gunner "Gunner":
+      BS 4  W 1  Sv 6+
+      weapons pistol
+      points 10
+    unit trooper "Trooper":
+      BS 3  W 1  Sv 5+
+      weapons carbine
+      points 6
+    weapon pistol "Pistol":
+      A 2
+    weapon carbine "Carbine":
+      A 1
+    game duel "A firefight":
+      turns 4
+      activation whole_army
+      phase fire "Fire":
+        action shoot "Shoot": attack shooting
+      victory wipe_out "Annihilation" by annihilation: "A side with no model left loses."
+    scenario skirmish "Gunners against troopers":
+      game duel
+      distance 12"
+      first random
+      side gunners "Gunners":
+        3 gunner
+      side troopers "Troopers":
+        4 trooper
+    '''
+BALANCE_OPTION = "      balance:\n        swept: {scenario: skirmish, vary: gunner.points=6..14:2, games: 300}\n"
+
+
+def test_balance_section_shows_the_sweep_that_balance_gives(tmp_path: Path) -> None:
+    """The Balance section of an opted-in scenario shows `warscribe balance`'s own answer for the
+    same settings (its Python API, called here); a ruleset without the option has no section."""
+    from compiler.battle.balance import parse_vary, sweep
+    from compiler.driver import compile_paths
+
+    root = project(tmp_path, {"swept": BALANCE_DUEL.format(id="swept"), "plain": BALANCE_DUEL.format(id="plain")})
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("      rules_dir: rules\n",
+                                                                 "      rules_dir: rules\n" + BALANCE_OPTION),
+                      encoding="utf-8")
+    result = mkdocs(root, "--strict")
+    assert result.returncode == 0, result.stderr
+    path = str(root / "rules" / "swept")
+    model = compile_paths([path]).rulesets[0]
+    sc = model.get("skirmish")
+    expected = sweep(path, model, sc, parse_vary("gunner.points=6..14:2", model), 300, 1)
+    assert [p["models"] for p in expected["points"]] == [5, 3, 3, 2, 2]  # 30 points of gunners at 6, 8, … 14
+
+    page = (root / "public" / "swept" / "battles" / "index.html").read_text(encoding="utf-8")
+    assert 'id="skirmish-balance"' in page
+    section = page[page.index('id="skirmish-balance"'):page.index('id="skirmish-report"')]
+    rows = re.findall(r"<tr>\s*<td>(\d+)</td>\s*<td>(\d+)</td>\s*<td>([\d.]+)%</td>\s*<td>([\d.]+)% – ([\d.]+)%</td>",
+                      section)
+    assert rows == [(str(p["value"]), str(p["models"]), f"{p['win_rate'] * 100:.1f}", f"{p['ci95'][0] * 100:.1f}",
+                     f"{p['ci95'][1] * 100:.1f}") for p in expected["points"]]
+    dots = re.findall(r'<circle class="ws-dot"[^>]*><title>(\d+): ([\d.]+)%', section)  # the chart: the same
+    assert dots == [(str(p["value"]), f"{p['win_rate'] * 100:.1f}") for p in expected["points"]]
+    fair = expected["fair"]
+    if fair is None:
+        assert "No fair value in this range" in section
+    else:
+        assert f"Fair value: {fair['value']:g} points a model" in section
+        assert f"95% interval {fair['ci95'][0]:g} to\n{fair['ci95'][1]:g}" in section
+        assert f"fair: {fair['value']:g}</text>" in section  # marked on the curve
+    assert "--vary gunner.points=6..14:2 --games 300 --seed 1" in section
+
+    other = (root / "public" / "plain" / "battles" / "index.html").read_text(encoding="utf-8")
+    assert 'id="skirmish-outcome"' in other and "-balance" not in other and "Fair value" not in other
+
+
+def test_balance_settings_that_cannot_be_swept_are_refused_in_one_sentence() -> None:
+    import pytest
+
+    from compiler.driver import compile_text
+    from compiler.site.balance import check, settings
+
+    model = compile_text(textwrap.dedent(BALANCE_DUEL.format(id="swept")), "swept.rules").rulesets[0]
+    good = {"scenario": "skirmish", "vary": "gunner.points=6..14:2"}
+    assert settings({"swept": good})[0].games == 400  # the default
+    cases = [({"swept": {"vary": "gunner.points=6..8"}}, "needs a scenario and vary"),
+             ({"swept": {**good, "games": 0}}, "a whole number from 1"),
+             ({"swept": {**good, "policy": "clever"}}, "the policy 'clever'"),
+             ({"nope": good}, "no ruleset 'nope'"),
+             ({"swept": {**good, "scenario": "brawl"}}, "has no scenario 'brawl'"),
+             ({"swept": {**good, "vary": "gunner.points=40..50"}}, "its army is empty"),
+             ({"swept": {**good, "vary": "pistol.points=1..2"}}, "not a unit profile"),
+             ({"swept": [good, good]}, "is given twice")]
+    for raw, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            check(settings(raw), {"swept": model})
+
+
+def test_balance_sweep_is_kept_by_the_rules_meaning(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A warm build plays no game of the sweep; an edit to a title keeps it, one to a stat does not."""
+    import pytest
+
+    from compiler.ast import cached
+    from compiler.battle.rules import Rules
+    from compiler.driver import compile_text
+    from compiler.site import balance as site_balance
+    from compiler.site.balance import BalanceSetting, balance_view
+    from compiler.site.battles import rules_key
+
+    source = textwrap.dedent(BALANCE_DUEL.format(id="swept"))
+    models = [compile_text(text, "swept.rules").rulesets[0] for text in (
+        source, source.replace('"Gunners against troopers"', '"Gunners and troopers"'),
+        source.replace("BS 4  W 1  Sv 6+", "BS 3  W 1  Sv 6+"))]
+    monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(tmp_path / "cache"))  # a cold cache folder
+    monkeypatch.delenv("WARSCRIBE_CACHE", raising=False)
+    monkeypatch.setattr(cached, "_state", {})
+    setting = BalanceSetting("swept", "skirmish", "gunner.points=6..10:2", 60)
+
+    def view(rs):  # type: ignore[no-untyped-def]
+        return balance_view(rs, Rules(rs), rs.get("skirmish"), rules_key(rs), setting, 1)
+
+    first = view(models[0])
+    assert [p.value for p in first.points] == [6, 8, 10] and list((tmp_path / "cache").rglob("*.balance"))
+
+    def played(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("the sweep was played again")
+    monkeypatch.setattr(site_balance, "sweep", played)
+    assert view(models[0]) == first
+    assert view(models[1]) == first
+    with pytest.raises(AssertionError, match="played again"):
+        view(models[2])

@@ -84,6 +84,14 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     crossing = Battle(Rules(model), model.get("crossing"), [GreedyPolicy(), GreedyPolicy()], seed=2)
     assert crossing.run().reason in ("crossing_won", "turn limit")
     assert any(e["event"] == "move" and "objective" in e for e in crossing.events)  # the greedy goes for them
+    raid_game = model.get("raid")
+    assert raid_game.control is not None and (raid_game.control.by, raid_game.control.sticky) == ("presence", True)
+    raid = Battle(Rules(model), model.get("raid_line"), [GreedyPolicy(), GreedyPolicy()], seed=2)
+    out = raid.run()
+    held = [e["holders"] for e in raid.events if e["event"] == "control"]
+    assert held and out.reason in ("raid_won", "turn limit")
+    counted = [e for e in raid.events if e["event"] == "score" and e["score"] == "raid_held"]
+    assert len(counted) == sum(h is not None for h in held[-1].values())  # the counters held at the end
     table = Battle(Rules(model), model.get("table_fight"), [GreedyPolicy(), GreedyPolicy()], seed=3)
     assert table.state.table is not None and [a.aid for a in table.state.table.areas] == ["copse", "east_wall"]
     assert table.run().reason in ("table_wipe", "turn limit")

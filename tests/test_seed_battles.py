@@ -55,8 +55,9 @@ def test_a_nuceria_game_ends_on_the_turn_a_side_reaches_ten_points(nuceria: Rule
 
 def test_40k_s_victory_points_decide_a_battle_still_going_after_five_turns() -> None:
     """40K-S: the armies stand 24" apart, the initiative is rolled each turn, each unit wiped out
-    gives its enemy the victory points it is worth (five for a stand-in squad of five), and after
-    five turns the side with more victory points wins."""
+    gives its enemy the victory points it is worth (five for a stand-in squad of five), each
+    objective counter controlled when the game ends is worth one, and after five turns the side
+    with more victory points wins."""
     model = compiler.compile_paths([ROOT / "rules" / "40k-s"]).rulesets[0]
     rules = Rules(model)
     scenario = model.get("rifle_line")
@@ -68,10 +69,21 @@ def test_40k_s_victory_points_decide_a_battle_still_going_after_five_turns() -> 
         turns_rolled = {e["turn"] for e in battle.events if e["event"] == "initiative"}
         assert turns_rolled == set(range(1, outcome.turns + 1))
         vp = {"armoured": 0.0, "line": 0.0}
+        holders: dict[str, str | None] = {}
         for e in battle.events:
-            if e["event"] == "score":
+            if e["event"] == "control":
+                holders = e["holders"]
+            if e["event"] == "score" and e["score"] == "objective_points":
+                # counted once, at the end of the fifth turn, for the counters held then
+                assert outcome.reason != "wiped_out" and e["turn"] == 5 and e["points"] == 1
+                assert holders[{o.title: o.oid for o in battle.state.objectives}[e["why"]]] == e["to"]
+            elif e["event"] == "score":
                 assert e["score"] == "kill_points" and e["points"] == 5
+            if e["event"] == "score":
                 vp[e["to"]] += e["points"]
+        if outcome.reason == "after_five_turns":
+            assert sum(h is not None for h in holders.values()) == sum(
+                e["points"] for e in battle.events if e["event"] == "score" and e["score"] == "objective_points")
         assert list(outcome.scores) == [vp["armoured"], vp["line"]]
         if outcome.reason == "after_five_turns":
             decided += 1

@@ -30,9 +30,10 @@ if not HAVE_CHROMIUM and not os.environ.get("CI"):
                 allow_module_level=True)
 
 if os.environ.get("CI"):  # under CI a missing Playwright is a failure, not a skip
-    from playwright.sync_api import Page
+    from playwright.sync_api import Page, expect
 else:
     Page = pytest.importorskip("playwright.sync_api").Page
+    expect = pytest.importorskip("playwright.sync_api").expect
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -192,6 +193,7 @@ def test_stub_chapters_are_built_but_left_out_of_the_navigation(built_site: Path
 
 def test_the_home_page_leads_to_each_rulesets_quick_reference_datasheets_and_battles(built_site: Path) -> None:
     home = (built_site / "index.html").read_text(encoding="utf-8")
+    home = home[home.index("<article"):home.index("</article>")]  # the page, not the drawer's links
     for rs_id in ruleset_ids():
         for role in ("quick-reference", "datasheets", "battles"):
             if (built_site / rs_id / role / "index.html").is_file():
@@ -479,6 +481,46 @@ def test_at_390_px_every_chart_keeps_all_its_columns(browser: Any, site_url: str
     context.close()
     assert seen > 40
     assert not lost, lost[:5]
+
+
+#: A ruleset's pages that the phone's drawer lists under another ruleset's entry, in its order.
+DRAWER_PAGES = ["", "quick-reference/", "datasheets/", "calculator/", "army/", "battles/"]
+
+
+def test_the_phone_drawer_opens_another_ruleset_in_place_and_the_desktop_sidebar_keeps_to_its_own(
+        browser: Any, site_url: str, built_site: Path) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
+    page.goto(site_url + "console-40k/")
+    page.locator('label.md-header__button[for="__drawer"]').click()
+    drawer = page.locator(".md-nav--primary")
+    # the drawer opens on this ruleset's section; its title leads back to the list of rulesets
+    drawer.locator(".md-nav__item--active > nav > label.md-nav__title").first.click()
+    entry = drawer.locator("label.md-nav__link", has_text="40K-S beta")
+    entry.click()
+    assert page.url == site_url + "console-40k/"  # it opened, it did not navigate
+    panel = drawer.locator(f'nav[aria-labelledby="{entry.get_attribute("id")}"]')
+    links = panel.locator("a.md-nav__link")
+    expected = [site_url + "40k-s/" + p for p in DRAWER_PAGES if (built_site / "40k-s" / p / "index.html").is_file()]
+    assert len(expected) >= 5
+    assert links.evaluate_all("as => as.map(a => a.href)") == expected
+    for i in range(links.count()):
+        expect(links.nth(i)).to_be_visible()
+        expect(links.nth(i)).to_be_in_viewport()
+    box = links.first.bounding_box()
+    assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"]
+    links.nth(1).click()
+    expect(page).to_have_url(site_url + "40k-s/quick-reference/")
+    # at 1280 the sidebar holds the page's own ruleset only: no other ruleset's entry, no page twice
+    page.set_viewport_size(DESKTOP)
+    sidebar = page.locator(".md-sidebar--primary .md-nav__link:visible")
+    hrefs = [h for h in sidebar.evaluate_all("as => as.map(a => a.href)") if h]
+    assert len(hrefs) >= 8 and len(set(hrefs)) == len(hrefs), hrefs
+    assert all(h.startswith(site_url + "40k-s/") for h in hrefs), hrefs
+    texts = [t.strip() for t in sidebar.all_inner_texts()]
+    assert not {"Classic 40K", "40K console game"} & set(texts), texts
+    context.close()
 
 
 # ---------------------------------------------------------------------------

@@ -82,7 +82,10 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def control(self, meta: Any, c: list[Any]) -> A.Control:
-        return A.Control(self.span(meta), _inches(c[0]), str(c[1]))
+        return A.Control(self.span(meta), _inches(c[0]), str(c[1]), sticky=len(c) > 2)
+
+    def control_sticky(self, c: list[Any]) -> bool:
+        return True
 
     @with_meta
     def if_undecided(self, meta: Any, c: list[Any]) -> Item:

@@ -215,12 +215,14 @@ class Victory:
 @dataclass(frozen=True, slots=True)
 class Control:
     """``control within 3" by models``: who holds an objective — the side whose units within that
-    many inches of it have more models (or more of a stat, times their models: ``by OC``); on a
-    tie, nobody."""
+    many inches of it have more models (or more of a stat, times their models: ``by OC``; or that
+    is the only side with a model there: ``by presence``); on a tie, nobody.  ``, sticky``: an objective that no side holds by that count stays with the side
+    that last held it while no enemy of that side is within reach."""
 
     span: Span
     reach: int
     by: str  # "models", or a stat's id
+    sticky: bool = False
 
 
 @dataclass(frozen=True, slots=True)

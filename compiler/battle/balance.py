@@ -4,7 +4,8 @@ scenario's points at each value, each side's win rate measured, and the fair val
 At each value the units of the varied profile keep the points they were given in the scenario
 (their models times the profile's own points) and field as many models as that buys at the new
 value — more models when the profile is cheaper, fewer when it is dearer.  Every value plays the
-same games (the same seeds: game ``i`` of the run), so the curve moves only with the points.
+same games (the same seeds: game ``i`` of the run), so the curve moves only with the points; values
+whose points buy the same lists (the same numbers of models) share one run of those games.
 The fair value is where the side's win rate crosses 50%, between the two values around it
 (linear interpolation); its interval is where the upper and the lower 95% bounds cross 50%.
 """
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from compiler import ast as A
-from compiler.battle.simulate import Armies, Tally, run
+from compiler.battle.rules import Rules
+from compiler.battle.simulate import Armies, Tally, play_games, run, with_armies
 from compiler.battle.stats import wilson
 from compiler.limits import MAX_COUNT, MAX_GAMES
 from compiler.model.ruleset import Ruleset
@@ -105,9 +107,12 @@ def _after(progress: Callable[[int], None], done: int) -> Callable[[int], None]:
 
 def sweep(path: str, model: Ruleset, sc: A.Scenario, vary: Vary, games: int, seed: int, jobs: int = 1,
           policy: str = "greedy", scheduler: str | None = None,
-          progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+          progress: Callable[[int], None] | None = None, rules: Rules | None = None) -> dict[str, Any]:
     """The JSON answer of ``warscribe balance``: each value's win rate (of the side that fields the
-    profile) with its interval, every side's rates, and the fair value with its interval."""
+    profile) with its interval, every side's rates, and the fair value with its interval.
+
+    With ``rules`` (those of ``model``, already built) and one job, the games are played here from
+    them rather than from the ruleset compiled again at ``path``: the same games, the same answer."""
     if games * len(vary.values) > MAX_GAMES:
         raise ValueError(f"{games:,} games at each of {len(vary.values)} values is more than the {MAX_GAMES:,} "
                          f"one run may play")
@@ -117,9 +122,17 @@ def sweep(path: str, model: Ruleset, sc: A.Scenario, vary: Vary, games: int, see
     rates: list[float] = []
     lows: list[float] = []
     highs: list[float] = []
+    played: dict[Armies, Tally] = {}  # values whose points buy the same lists play the same games
     for i, (value, armies) in enumerate(zip(vary.values, lists)):
-        tally: Tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=armies,
-                           progress=None if progress is None else _after(progress, i * games))
+        tally = played.get(armies)
+        if tally is not None:  # the same lists as at a value before (the points buy as many models)
+            if progress is not None:
+                progress((i + 1) * games)
+        elif rules is not None and jobs <= 1 and scheduler is None:
+            tally = played[armies] = play_games(rules, with_armies(sc, armies), policy, seed, 0, games)
+        else:
+            tally = played[armies] = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=armies,
+                                         progress=None if progress is None else _after(progress, i * games))
         lo, hi = wilson(tally.wins[side], tally.games)
         models = {sid: sum(u.count for u in units if u.name == vary.profile) for sid, units in armies}
         points.append({"value": value, "models": models[sc.sides[side].id],

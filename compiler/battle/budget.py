@@ -2,8 +2,10 @@
 
 A house-rule judgement (``simulate --against`` without ``--policy``, the site's Battles pages) is
 made under the strongest player the work allows.  The players from the strongest down are
-:data:`STRONGEST_FIRST` (``mcts``, ``lookahead``, ``greedy``: the order the tournaments of
-bench/README.md measure).  The work of each is estimated, before any game is played, from
+:data:`STRONGEST_FIRST` (``mcts``, then ``greedy``: the order bench/README.md measures; the
+lookahead of depth 1 is left out, since its exact law on console-40k's sample battle is worse than
+greedy's as the Orks, 6.9% of wins against 13.0%: it does not see a charge pay before combat).
+Each player's work is estimated all the same.  The work of each is estimated, before any game is played, from
 :data:`PROBES` greedy games of the scenario (fixed seeds, so the estimate and the choice are the
 same on every run):
 
@@ -21,15 +23,15 @@ Then, in questions: greedy ``games × q``; lookahead ``games × q + positions ×
 MCTS_ITERATIONS × q`` (each iteration plays it once).  Questions become CPU seconds at
 :data:`QUESTIONS_PER_CPU_SECOND` (measured: bench/README.md).  The first player whose estimate
 fits the budget is chosen; greedy always fits.  When after a quarter of the probes the
-positions already met put even lookahead past the budget, the probes stop there (greedy).
+positions already met put even a lookahead past the budget, the probes stop there (greedy).
 
 >>> from pathlib import Path
 >>> import compiler
 >>> from compiler.battle import Rules
 >>> model = compiler.compile_paths([Path(compiler.__file__).parent.parent / "rules" / "console-40k"]).rulesets[0]
 >>> pick = strongest(Rules(model), model.get("sample_battle"), games=10, budget=60.0)
->>> pick.policy, sorted(pick.estimates) == sorted(STRONGEST_FIRST)
-('mcts', True)
+>>> pick.policy, sorted(pick.estimates)
+('mcts', ['greedy', 'lookahead', 'mcts'])
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ from compiler.battle.search import MCTS_ITERATIONS
 from compiler.battle.simulate import game_seed
 
 #: The players a judgement may be made under, the strongest first.
-STRONGEST_FIRST = ("mcts", "lookahead", "greedy")
+STRONGEST_FIRST = ("mcts", "greedy")
 #: Greedy games played to estimate the work.
 PROBES = 32
 #: What a lookahead search costs, in plays of the battle (measured: 1.5 ms a search on dark-millennia's

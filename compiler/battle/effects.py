@@ -54,6 +54,7 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
         unit.position, unit.y = st.table.move((unit.position, unit.y), (foe.position, foe.y), float(step))
     if battle.record:
         battle.emit("move", unit=unit.label, inches=step, distance=round(st.distance(unit, foe), 3))
+    battle.referee.watch()  # sticky control: a unit that walks onto an objective takes it
     return True
 
 

@@ -248,15 +248,18 @@ class Estimates:
         by moving from ``here`` to ``there``: for each of ``markers`` it would then hold and did not,
         their value; for each it held and would not, less their value.  The side holds one when its
         units within the game's control reach of it (the unit where it would be, its friends where they
-        stand) outweigh the enemies there (where they stand)."""
+        stand) outweigh the enemies there (where they stand), or, with sticky control, it holds one
+        already and no enemy is there."""
         st, control = self.state, self.game.control
         if control is None or not markers:
             return 0.0
         points = sum(self.rules.constant(sc.value) for sc in self.game.scores if sc.held_at is not None)
         if not points:
             return 0.0
+        presence = control.by == "presence"  # one side alone there holds it: what counts is being there
+
         def strength(u: Unit) -> float:
-            return (1.0 if control.by == "models" else self.stat(u, control.by)) * u.models
+            return 1.0 if presence else (1.0 if control.by == "models" else self.stat(u, control.by)) * u.models
         mine = strength(unit)
         gain = 0.0
         for m in markers:
@@ -265,9 +268,13 @@ class Estimates:
                     and st.distance_to(u, *goal) <= control.reach]
             theirs = sum(strength(u) for u in near if u.side != unit.side)
             friends = sum(strength(u) for u in near if u.side == unit.side)
+            if presence:
+                theirs, friends = min(theirs, 1.0), min(friends, 1.0)
+            kept = control.sticky and m.holder == unit.side and not theirs  # sticky: ours till they come
 
             def held(p: tuple[float, float]) -> bool:
-                return friends + (mine if math.dist(p, goal) <= control.reach else 0.0) > theirs
+                ours = max(friends, mine) if presence else friends + mine
+                return kept or (ours if math.dist(p, goal) <= control.reach else friends) > theirs
             gain += points * (held(there) - held(here))
         return gain
 
@@ -387,9 +394,11 @@ def signature(state: State, unit: Unit) -> Signature:
 
 def holding(state: State, unit: Unit) -> tuple[Any, ...] | None:
     """With objectives on the battlefield, what a move's worth in objectives depends on besides the
-    enemies: where ``unit`` stands, and where its friends stand with how many models (None without)."""
+    enemies: where ``unit`` stands, where its friends stand with how many models, and who holds each
+    objective (sticky control keeps one with its last holder; None without objectives)."""
     if not state.objectives:
         return None
     return ((unit.position, unit.y),
             tuple([(f.profile, f.models, f.position, f.y) for f in state.units
-                   if f.side == unit.side and f.models > 0 and f is not unit]))
+                   if f.side == unit.side and f.models > 0 and f is not unit]),
+            tuple([m.holder for m in state.objectives]))

@@ -88,4 +88,5 @@ def move_elsewhere(battle: Battle, unit: Unit, effect: A.ActionEffect) -> bool:
         else:
             assert foe is not None
             battle.emit("move", unit=unit.label, inches=step, distance=round(st.distance(unit, foe), 3))
+    battle.referee.watch()  # sticky control: a unit that walks onto an objective takes it
     return True

@@ -5,7 +5,9 @@ The :class:`Referee` is the battle's collaborator that reads the game's ``contro
 
 * ``control within 3" by models`` — at each scoring moment an objective is held by the side
   whose units within that many inches of it have more models (``by OC``: more of that stat times
-  their models); on a tie nobody holds it;
+  their models; ``by presence``: the only side with a model there); on a tie nobody holds it; ``, sticky`` — an objective nobody holds by that count
+  stays with the side that last held it while no enemy of that side is within reach (so the models
+  that took it may walk away);
 * ``score … for each objective held at end of turn`` (``phase``, ``game turn``, ``game``) — each
   side scores the value for each objective it holds then; ``score … for each enemy unit
   destroyed`` — the value, worked out for the destroyed unit (``points * started`` is its cost),
@@ -53,6 +55,7 @@ class Referee:
     def settle(self) -> None:
         """Score the units destroyed since last asked; then annihilation, then a score reached."""
         st = self.state
+        self.watch()
         if not st.fallen:
             return  # nobody fell: nothing is scored, and no side can have been wiped out
         fallen, st.fallen = st.fallen, []
@@ -66,6 +69,19 @@ class Referee:
         self.annihilation()
         if not st.over and self.reaching is not None:
             self.reached()
+
+    def watch(self) -> None:
+        """With sticky control, who holds each objective now: asked after every move and every
+        loss, so an objective taken between two scorings stays taken (a ``control`` event when
+        a holder changes)."""
+        st = self.state
+        control = self.game.control
+        if control is None or not control.sticky or not st.objectives:
+            return
+        before = [o.holder for o in st.objectives]
+        self.control(quiet=True)
+        if any(o.holder != b for o, b in zip(st.objectives, before)):
+            self.emit_holders()
 
     def annihilation(self) -> None:
         st = self.state
@@ -91,8 +107,8 @@ class Referee:
         if not self.state.over and self.reaching is not None:
             self.reached()
 
-    def control(self) -> None:
-        """Who holds each objective now (see the module's docstring)."""
+    def control(self, quiet: bool = False) -> None:
+        """Who holds each objective now (see the module's docstring); ``quiet``: no event."""
         control = self.game.control
         st = self.state
         if control is None:
@@ -101,10 +117,22 @@ class Referee:
             strength = [0.0] * len(st.sides)
             for u in st.units:
                 if u.models > 0 and st.distance_to(u, obj.position, obj.y) <= control.reach:
-                    per = 1.0 if control.by == "models" else self.rules.stat(u.profile, control.by)
-                    strength[u.side] += per * u.models
+                    if control.by == "presence":
+                        strength[u.side] = 1.0  # there at all: one side alone holds it, two contest it
+                    else:
+                        per = 1.0 if control.by == "models" else self.rules.stat(u.profile, control.by)
+                        strength[u.side] += per * u.models
             best = max(strength)
-            obj.holder = strength.index(best) if best > 0 and strength.count(best) == 1 else None
+            if best > 0 and strength.count(best) == 1:
+                obj.holder = strength.index(best)
+            elif not (control.sticky and obj.holder is not None
+                      and all(s == 0 for side, s in enumerate(strength) if side != obj.holder)):
+                obj.holder = None  # a tie, or nobody there (and, if sticky, an enemy of the holder is)
+        if not quiet:
+            self.emit_holders()
+
+    def emit_holders(self) -> None:
+        st = self.state
         self.emit("control", holders={o.oid: (None if o.holder is None else st.sides[o.holder])
                                       for o in st.objectives})
 

@@ -161,9 +161,10 @@ def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
                 ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{game.id}' scores objectives held but does not say "
                                "who holds one", s.span, 'add a line such as: control within 3" by models')
     control = game.control
-    if control is not None and control.by != "models" and control.by not in stats:
-        _unknown(ctx, "stat", control.by, control.span, stats | {"models"},
-                 "an objective is held by the side with more models near it (by models) or more of a stat (by OC)")
+    if control is not None and control.by not in ("models", "presence") and control.by not in stats:
+        _unknown(ctx, "stat", control.by, control.span, stats | {"models", "presence"},
+                 "an objective is held by the side with more models near it (by models), more of a stat (by OC), "
+                 "or the only side with a model near it (by presence)")
     counted = [s for s in game.scores if s.surviving or s.destroyed or s.held_at is not None]
     for v in game.victories:
         if v.kind in ("reaching", "highest_score") and not counted:

@@ -242,7 +242,7 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--policy", metavar="A[:B]",
               help="How the sides decide (greedy, random, lookahead or mcts): one policy for both, or one per side in the "
                    "scenario's order (greedy:random). Default: greedy; with --against, the strongest player whose "
-                   "estimated work fits a minute on two cores (mcts, else lookahead, else greedy).")
+                   "estimated work fits a minute on two cores (mcts, else greedy).")
 @click.option("--tournament", is_flag=True,
               help="Play every pair of the --policies (default: all) in both seatings and print a table of "
                    "win rates with 95% intervals.")

@@ -178,7 +178,8 @@ def casualties_per_attack(ev: Evaluator, attacks: Any, bags: Any, token_damage: 
 
     ``bags`` is one attack's distribution over bags of tokens that got through; each token's
     damage is ``token_damage(state)``: a distribution, and whether it spills over (mortal
-    wounds).  Attacks deal their damage in turn, each to the model the one before it left
+    wounds).  Attacks deal their damage in turn, each with the tokens it led to in the bag's
+    order (each where the one it came from stood, extra ones right after their maker), each to the model the one before it left
     wounded, damage beyond a model's last wound lost; the damage that spills over is added up
     and dealt last, going on from model to model.  ``start`` and ``joint`` are as in
     :func:`casualties`.

@@ -30,7 +30,7 @@ from compiler.resolve.shape import State, flag_kinds
 from compiler.trace import active as tracing
 from compiler.trace import note
 
-Bag: TypeAlias = tuple[tuple[State, int], ...]  # sorted ((state, count), ...)
+Bag: TypeAlias = tuple[tuple[State, int], ...]  # ((state, count), ...) in the order the tokens deal damage
 # A test a step passes tokens through, as the plan reads it whatever the profiles: the test, the
 # call, whether failures go on (``not save(…)``), the call's arguments when each is a profile's
 # stat under its own name (plain.stat_reads), whether the test is closed (compiler.resolve.closed).
@@ -68,10 +68,17 @@ def sizes(ev: Evaluator, bags: Any) -> Any:
 
 
 def merge(a: Bag, b: Bag) -> Bag:
-    counts: dict[Any, int] = dict(a)
-    for state, c in b:
-        counts[state] = counts.get(state, 0) + c
-    return tuple(sorted(counts.items(), key=lambda kv: sorted(map(repr, kv[0]))))
+    """The tokens of ``a`` then those of ``b``, in their order: an attack deals its damage in
+    the order its tokens stand (each where the one it came from stood, the extra ones a hook
+    made right after it), so a bag is a sequence, not a multiset; runs of one state are one entry."""
+    if not a:
+        return b
+    if not b:
+        return a
+    (last, n), (first, m) = a[-1], b[0]
+    if last == first:
+        return a[:-1] + ((last, n + m),) + b[1:]
+    return a + b
 
 
 def hook_mods(state: State) -> tuple[A.Effect, ...]:
@@ -237,11 +244,11 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
             outcomes[mods] = out if is_dist(out) else Dist.const(out)
         return outcomes[mods]
 
-    def fire(r: Roll, rest: set[tuple[Any, ...]]) -> dict[State, Any]:
+    def fire(r: Roll, rest: set[tuple[Any, ...]]) -> list[tuple[State, Any]]:
         """What this test's hooks do to a token that passed with natural ``r.natural``:
-        flags added to ``rest``; returns the extra tokens it makes: state → a distribution of
-        how many (``1 extra wounds`` makes tokens that join the later step ``wounds``)."""
-        extra: dict[State, Any] = {}
+        flags added to ``rest``; returns the extra tokens it makes, in the order made: (state, a
+        distribution of how many); ``1 extra wounds`` makes tokens that join the later step ``wounds``."""
+        extra: list[tuple[State, Any]] = []
         added: list[A.Effect] = []
         for hook, arg, pname in hooks:
             face = hook.face(arg)
@@ -270,7 +277,7 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
                     # ``1 extra wounds`` joins the later step ``wounds``: it skips the steps in
                     # between and is counted from that step on; ``1 extra hits``: from this one.
                     joined: State = frozenset({("joins", eff.word)}) if eff.word in later else frozenset()
-                    extra[joined] = amount if joined not in extra else extra[joined].binary("+", amount)
+                    extra.append((joined, amount))
         if added:
             old = hook_mods(frozenset(rest))
             rest.difference_update({f for f in rest if f[0] == "mods"})
@@ -297,14 +304,14 @@ def _advance_uncached(ev: Evaluator, bags: Any, test: A.Test, args: list[Any], c
             def after(roll: Any) -> Any:
                 r = roll if isinstance(roll, Roll) else Roll(bool(unwrap(roll)), 0)
                 new_flags = set(rest)
-                extra = fire(r, new_flags) if r.success else {}
+                extra = fire(r, new_flags) if r.success else []
                 if r.success == negate:
                     return ()
                 bag: Bag = ((frozenset(new_flags), 1),)
                 if not extra:
                     return bag
                 bags_: Any = Dist.const(bag)
-                for state, counts in extra.items():
+                for state, counts in extra:
                     bags_ = bags_.binary(merge, counts.map(lambda n, s=state: ((s, n),) if n else ()))
                 return bags_
             # Without hooks a token never makes others: each roll gives one bag, a map suffices.

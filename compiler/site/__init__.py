@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any, Mapping, MutableMapping
 
 import jinja2
 
@@ -47,6 +47,9 @@ from compiler.site.markup import nav_html
 from compiler.site.pages import Page, checked_context, ruleset_data, ruleset_pages_for
 from compiler.site.searchextra import search_extras
 from compiler.site.sitemap import SiteMap, navigation, ruleset_pages, stub_chapters
+
+if TYPE_CHECKING:
+    from compiler.site.balance import BalanceSetting
 
 __all__ = ["THEME_ASSETS", "Matchup", "MatchupError", "RenderError", "RenderedPage", "RenderedSite", "SiteOptions",
            "nav_html", "site", "write"]
@@ -73,6 +76,8 @@ class SiteOptions:
     tabs: tuple[tuple[str, str], ...] = ()  # (ruleset id, its name in the navigation's tabs), where chosen
     #: (ruleset id, the largest model count its matchup calculator works out): the rulesets that have one
     calculator_models: tuple[tuple[str, int], ...] = ()
+    #: the scenarios whose Battles page has a Balance section, and its sweep (compiler.site.balance)
+    balance: tuple[BalanceSetting, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,7 +136,8 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
     sitemap = SiteMap(rulesets)
     site_info = {"title": options.title, "rulesets": rulesets, "has_comparison": bool(options.matchups),
                  "calculator_models": dict(options.calculator_models),
-                 "calculators": _calculators(rulesets, dict(options.calculator_models))}
+                 "calculators": _calculators(rulesets, dict(options.calculator_models)),
+                 "balance": _balance(rulesets, options.balance)}
     shared = _shared_key(rulesets, options, templates_key)
     keys = {rs.id: _ruleset_key(rs, compilation.sources, shared) for rs in rulesets}
 
@@ -171,6 +177,21 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
                      frozenset(p.path.split("/")[0] for p in rendered if p.path.endswith("/army.md")))
     return RenderedSite(tuple(rendered), nav, _assets(rulesets, options.title),
                         tuple((rs.id, rs.title) for rs in rulesets), stubs, search_extras(rulesets))
+
+
+def _balance(rulesets: tuple[Ruleset, ...], found: tuple[BalanceSetting, ...]) -> dict[str, dict[str, BalanceSetting]]:
+    """``{ruleset id: {scenario id: its sweep}}``, once every setting is known to be one
+    ``warscribe balance`` would run (``RenderError``, one sentence, otherwise)."""
+    from compiler.site.balance import check
+
+    try:
+        check(found, {rs.id: rs for rs in rulesets})
+    except ValueError as err:
+        raise RenderError(str(err)) from err
+    out: dict[str, dict[str, BalanceSetting]] = {}
+    for s in found:
+        out.setdefault(s.ruleset, {})[s.scenario] = s
+    return out
 
 
 def _calculators(rulesets: tuple[Ruleset, ...], models: Mapping[str, int]) -> frozenset[str]:
@@ -264,7 +285,7 @@ def _shared_key(rulesets: tuple[Ruleset, ...], options: SiteOptions, templates_k
     """What every ruleset's pages depend on besides its own sources: the packaged templates, the
     overrides, the site's title, whether it has a comparison page and which rulesets it holds."""
     digest = hashlib.sha256(f"{options.title}\0{templates_key}\0{_packaged_templates()}\0"
-                            f"{bool(options.matchups)}\0{options.calculator_models}\0".encode())
+                            f"{bool(options.matchups)}\0{options.calculator_models}\0{options.balance}\0".encode())
     for rs in rulesets:
         digest.update(f"{rs.id}\0{rs.title}\0".encode())
     return digest.hexdigest()

@@ -25,6 +25,7 @@ from compiler.battle.stats import wilson
 from compiler.diagnostics import Span
 from compiler.model.armies import listed_units
 from compiler.model.ruleset import Ruleset
+from compiler.site.balance import BalanceSetting, BalanceView, balance_view
 from compiler.words import agree, plural
 
 #: Games simulated per scenario for the page, and the run's seed.
@@ -33,7 +34,7 @@ GAMES = 400
 POLICY = "greedy"
 #: CPU seconds a scenario's run may take on the page: each scenario is played by the strongest
 #: player whose estimated work fits (:func:`compiler.battle.budget.strongest`), and the page names it.
-#: Half a second keeps a first build of the bundled site within its budget (bench/README.md): the
+#: Half a second keeps a first build of the bundled site from growing further (bench/README.md): the
 #: bundled scenarios' searching players are estimated at 0.85 CPU s and more, so greedy plays them.
 SITE_BUDGET = 0.5
 SEED = 1
@@ -94,6 +95,7 @@ class ScenarioView:
     base_title: str | None
     ends: tuple[Rate, ...] = ()  # how the games ended: a victory condition met, or the last turn played
     policy: str = POLICY
+    balance: BalanceView | None = None  # the Balance section, where the site opts the scenario in
 
 
 #: Fields of a declaration written for readers (titles, definitions, prose, cross-references, the
@@ -105,7 +107,7 @@ _TEXT_NODES = (A.Prose, A.ProseBlock, A.Note, Span)
 _MEANING_FIELDS: dict[type, tuple[str, ...]] = {}  # per node class: its fields but TEXT_FIELDS
 
 
-def _key(rs: Ruleset) -> str:
+def rules_key(rs: Ruleset) -> str:
     """A digest of what the games of ``rs`` are played from: every declaration of it and of its
     bases, without the text written for readers (:data:`TEXT_FIELDS`), so that correcting a
     definition while ``warscribe serve`` runs does not simulate the battles again."""
@@ -166,7 +168,7 @@ def page_policy(rs: Ruleset, rules: Rules, sc: A.Scenario, key: str) -> str:
     base = rs.base
     shared = base.get(sc.id) if base is not None else None
     if base is not None and isinstance(shared, A.Scenario):
-        return page_policy(base, Rules(base), shared, _key(base))
+        return page_policy(base, Rules(base), shared, rules_key(base))
     stored = f"{rs.id}\0{sc.id}\0{key}\0{GAMES}\0{SITE_BUDGET}".encode()
     return remembered("battles-policy", stored, lambda: strongest(rules, sc, GAMES, SITE_BUDGET, sides=1).policy,
                       lambda p: p in STRONGEST_FIRST)
@@ -183,7 +185,7 @@ def play_shared(rulesets: Mapping[str, Ruleset]) -> None:
             continue
         shared = [s for s in (base.get(sc.id) for sc in rs.of_type(A.Scenario)) if isinstance(s, A.Scenario)]
         if shared:
-            rules, key = Rules(base), _key(base)
+            rules, key = Rules(base), rules_key(base)
             for sc in shared:
                 _tally(base, rules, sc, key, page_policy(base, rules, sc, key))
 
@@ -267,12 +269,13 @@ def _report(rs: Ruleset, rules: Rules, sc: A.Scenario, policy: str) -> tuple[tup
     return tuple(turns), f"The battle ends in {winner} after {out.turns} game turns (scores: {scores})."
 
 
-def scenario_views(rs: Ruleset) -> list[ScenarioView]:
-    """The Battles page's view of every scenario of ``rs``."""
+def scenario_views(rs: Ruleset, balance: Mapping[str, BalanceSetting] | None = None) -> list[ScenarioView]:
+    """The Battles page's view of every scenario of ``rs``; a scenario named in ``balance`` (by its
+    id) gets a Balance section swept with those settings."""
     scenarios = rs.of_type(A.Scenario)
     if not scenarios:
         return []
-    rules, key = Rules(rs), _key(rs)
+    rules, key = Rules(rs), rules_key(rs)
     base = rs.base
     base_rules = Rules(base) if base is not None else None
     views = []
@@ -285,7 +288,7 @@ def scenario_views(rs: Ruleset) -> list[ScenarioView]:
         report, result = _report(rs, rules, sc, policy)
         changes: tuple[Change, ...] = ()
         if base is not None and base_rules is not None and isinstance(base.get(sc.id), A.Scenario):
-            bt = _tally(base, base_rules, sc, _key(base), policy)
+            bt = _tally(base, base_rules, sc, rules_key(base), policy)
             changes = tuple(Change(side.title, c["base_win_rate"], c["overlay_win_rate"], c["change"],
                                    c["ci95"][0], c["ci95"][1])
                             for side, c in zip(sc.sides, against(sc, t, bt)))
@@ -294,7 +297,9 @@ def scenario_views(rs: Ruleset) -> list[ScenarioView]:
         views.append(ScenarioView(sc, sides, _deployment(rules, sc, game), first, turns, _rates(sc, t),
                                   t.turns / t.games, report, result, changes,
                                   base.title if changes and base is not None else None,
-                                  _ends(game if isinstance(game, A.Game) else None, t), policy))
+                                  _ends(game if isinstance(game, A.Game) else None, t), policy,
+                                  balance_view(rs, rules, sc, key, balance[sc.id], SEED)
+                                  if balance and sc.id in balance else None))
     return views
 
 

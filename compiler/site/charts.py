@@ -175,3 +175,66 @@ def bar_chart(rows: Sequence[tuple[str | int, float]], label: str, *, width: int
 def heat(p: float) -> str:
     """The CSS custom property that colours a cell by its chance (0 red … 1 green)."""
     return f"--ws-p:{p:.3f}"
+
+
+def curve_chart(points: Sequence[tuple[int, float, float, float]], label: str, *, x_label: str,
+                mark: float | None = None, mark_label: str = "", width: int = 560, height: int = 240) -> str:
+    """A rate against a value: ``(value, rate, low, high)`` rows drawn as a line through dots, the
+    95% band (``low`` to ``high``) shaded behind it, a dashed line at 50% and, with ``mark``, a
+    vertical line at that value (e.g. the fair value) labelled ``mark_label``.  The y axis runs
+    from 0% to 100%; each dot's ``<title>`` gives its value, rate and interval.
+
+    >>> svg = curve_chart([(10, 0.8, 0.7, 0.9), (12, 0.3, 0.2, 0.4)], "Wins", x_label="points", mark=11.2)
+    >>> svg.count('class="ws-dot"'), 'class="ws-band"' in svg, 'class="ws-mean"' in svg, ">10<" in svg
+    (2, True, True, True)
+    """
+    left, right, top, bottom = 40, 14, 18, 38
+    plot_w, plot_h = width - left - right, height - top - bottom
+    xs = [v for v, *_ in points]
+    lo_x, hi_x = (min(xs), max(xs)) if xs else (0, 1)
+    span = (hi_x - lo_x) or 1
+
+    def x_at(v: float) -> float:
+        return left + plot_w * (v - lo_x) / span if len(xs) > 1 else left + plot_w / 2
+
+    def y_at(p: float) -> float:
+        return top + plot_h - plot_h * min(max(p, 0.0), 1.0)
+
+    text = escape(label)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="ws-chart ws-curve-chart" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" aria-label="{text}">',
+        f"<title>{text}</title>",
+    ]
+    for i in range(5):
+        v = 0.25 * i
+        parts.append(f'<line class="ws-grid" x1="{left}" x2="{width - right}" y1="{_fmt(y_at(v))}" y2="{_fmt(y_at(v))}"/>')
+        parts.append(f'<text class="ws-tick" x="{left - 4}" y="{_fmt(y_at(v) + 3)}" text-anchor="end">'
+                     f"{v * 100:.0f}%</text>")
+    if points:
+        band = [f"{_fmt(x_at(v))},{_fmt(y_at(h))}" for v, _, _, h in points] + \
+               [f"{_fmt(x_at(v))},{_fmt(y_at(lo))}" for v, _, lo, _ in reversed(points)]
+        parts.append(f'<polygon class="ws-band" points="{" ".join(band)}"/>')
+        line = " ".join(f"{_fmt(x_at(v))},{_fmt(y_at(p))}" for v, p, _, _ in points)
+        parts.append(f'<polyline class="ws-curve" points="{line}"/>')
+    parts.append(f'<line class="ws-half" x1="{left}" x2="{width - right}" y1="{_fmt(y_at(0.5))}" y2="{_fmt(y_at(0.5))}"/>')
+    every = max(1, -(-len(points) // 12))
+    for i, (v, p, lo, h) in enumerate(points):
+        parts.append(f'<circle class="ws-dot" cx="{_fmt(x_at(v))}" cy="{_fmt(y_at(p))}" r="3">'
+                     f"<title>{escape(str(v))}: {p * 100:.1f}% (95% interval {lo * 100:.1f}% to {h * 100:.1f}%)"
+                     f"</title></circle>")
+        if i % every == 0:
+            parts.append(f'<text class="ws-label" x="{_fmt(x_at(v))}" y="{top + plot_h + 14}" '
+                         f'text-anchor="middle">{escape(str(v))}</text>')
+    parts.append(f'<text class="ws-label" x="{_fmt(left + plot_w / 2)}" y="{height - 4}" '
+                 f'text-anchor="middle">{escape(x_label)}</text>')
+    if mark is not None and points and lo_x <= mark <= hi_x:
+        mx = x_at(mark)
+        parts.append(f'<line class="ws-mean" x1="{_fmt(mx)}" x2="{_fmt(mx)}" y1="{top}" y2="{top + plot_h}"/>')
+        anchor = "end" if mx > left + plot_w * 0.75 else "start"
+        dx = -3 if anchor == "end" else 3
+        parts.append(f'<text class="ws-mean-label" x="{_fmt(mx + dx)}" y="{top - 5}" text-anchor="{anchor}">'
+                     f"{escape(mark_label)}</text>")
+    parts.append(f'<line class="ws-axis" x1="{left}" x2="{width - right}" y1="{top + plot_h}" y2="{top + plot_h}"/>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -183,6 +183,8 @@ def _decl(rs: Ruleset, d: A.Decl, sitemap: SiteMap, sources: Mapping[str, str], 
         out["victories"] = [v.id for v in d.victories]
         if d.control is not None:
             out["control"] = {"within": d.control.reach, "by": d.control.by}
+            if d.control.sticky:
+                out["control"]["sticky"] = True
         if d.terrain:
             out["terrain_kinds"] = [{"id": k.id, "title": k.title, "sets_in_it": k.inside, "sets_through_it": k.through,
                                      "blocks_sight": k.blocks, "move_cost": k.cost, "impassable": k.impassable}

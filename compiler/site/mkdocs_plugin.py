@@ -99,6 +99,7 @@ class WarscribeConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' 
     nav = c.Type(bool, default=True)  # build the navigation when mkdocs.yml has none
     docs_section = c.Type(str, default="For authors")  # where the hand-written pages go in that navigation
     calculator_models = c.Type(dict, default={})  # {ruleset id: the largest model count its calculator works out}
+    balance = c.Type(dict, default={})  # {ruleset id: {scenario, vary[, games][, policy]}}: its Battles page's Balance section
     tabs = c.Type(dict, default={})  # {ruleset id: its name in the navigation's tabs}, where its short title will not do
 
 
@@ -169,6 +170,11 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
                    for v in self.config.calculator_models.values()):
             raise PluginError("warscribe: calculator_models in mkdocs.yml gives each ruleset a whole number "
                               "of models from 0 to 100, e.g. {console-40k: 10}")
+        from compiler.site.balance import settings as balance_settings
+        try:
+            balance = balance_settings(self.config.balance)
+        except ValueError as err:
+            raise PluginError(f"warscribe: {err} (under the warscribe plugin in mkdocs.yml)") from err
         overrides = self.config.templates_dir
         overrides_dir = str(self._root(config) / overrides) if overrides else config.docs_dir
         try:
@@ -176,7 +182,7 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
                 title=self.config.title or config.site_name, matchups=matchups, overrides=overrides_dir,
                 workers=1 if self.serving else (os.cpu_count() or 1), keep=True,
                 calculator_models=tuple(sorted((str(k), int(v)) for k, v in self.config.calculator_models.items())),
-                tabs=tuple(sorted((str(k), str(v)) for k, v in self.config.tabs.items()))),
+                tabs=tuple(sorted((str(k), str(v)) for k, v in self.config.tabs.items())), balance=balance),
                 cache=self._render_cache if self.serving else None)
         except MatchupError as err:
             detail = "\n\n".join(render(d, err.sources) for d in err.diagnostics)

@@ -281,7 +281,7 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
         from compiler.site.battles import GAMES, SEED, scenario_views
         r = data.tools(roles["battles"])
         pages.append(Page(roles["battles"], "Battles", "battles.md.j2", dict(
-            site=site, rs=rs, r=r, views=scenario_views(rs), games=GAMES, seed=SEED, left_out=left_out(rs),
+            site=site, rs=rs, r=r, views=scenario_views(rs, site.get("balance", {}).get(rs.id)), games=GAMES, seed=SEED, left_out=left_out(rs),
             words=WORDS,
         )))
     r = data.tools(roles["changes"])

@@ -39,7 +39,7 @@ TAGS = frozenset({
     "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th",
     "thead", "tr", "u", "ul",
     # the renderer's inline SVG charts
-    "svg", "rect", "line", "text", "title",
+    "svg", "rect", "line", "text", "title", "circle", "polyline", "polygon",
 })
 
 #: Attributes per element ("*": on every element).  No event handler, no ``srcset``, no ``formaction``.
@@ -57,6 +57,9 @@ ATTRIBUTES = {
     "rect": {"x", "y", "width", "height"},
     "line": {"x1", "x2", "y1", "y2"},
     "text": {"x", "y", "text-anchor"},
+    "circle": {"cx", "cy", "r"},  # geometry only: numbers, never a URL or a script
+    "polyline": {"points"},
+    "polygon": {"points"},
 }
 
 #: Schemes a link or an image may use; relative URLs (``../lexicon/#bs``) are always allowed.
