@@ -1,0 +1,106 @@
+"""One unit at a time (``alternating_activations``) on a scripted battle: the unit each side picks
+is weighed at its best action (the mean kills of its volley times a model's points, worked out
+here), and the picked unit is the one that then acts; the other waits for its own activation."""
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+
+import pytest
+
+from compiler.battle import Node, Rules
+from compiler.driver import compile_text
+
+RULES = '''
+ruleset one "One at a time":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  W 1
+  points 10
+unit marksman "Marksman":
+  BS 2  W 1
+  points 10
+game g "A game":
+  turns 1
+  activation alternating_activations
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  victory wipe "Annihilation" by annihilation
+scenario s "A skirmish":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    2 trooper
+    3 marksman
+  side blue "Blue":
+    6 trooper
+'''
+
+
+@pytest.fixture(scope="module")
+def root() -> Node:
+    result = compile_text(RULES, "one.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    return Node.root(Rules(model, exact=True), model.get("s"))
+
+
+def test_each_unit_is_weighed_at_its_best_action(root: Node) -> None:
+    choice = root.choice()
+    assert choice is not None and choice.kind == "unit"
+    assert [o.label for o in choice.options] == ["Trooper 1", "Marksman 2"]
+    assert choice.estimates is not None
+    troopers = 2 * Fraction(1, 2) * 10  # two shots hitting on 4+, a model of 10 points each hit
+    marksmen = 3 * Fraction(5, 6) * 10  # three on 2+
+    assert list(choice.estimates()) == pytest.approx([float(troopers), float(marksmen)], rel=1e-12)
+
+
+@pytest.mark.parametrize("picked", [0, 1])
+def test_the_unit_picked_is_the_one_that_acts(root: Node, picked: int) -> None:
+    node = root.child(picked)
+    choice = node.choice()
+    assert choice is not None and choice.kind == "action"
+    assert choice.unit == ["Trooper 1", "Marksman 2"][picked]
+    assert [o.label for o in choice.options] == ["Shoot", "Nothing"]
+    volley = node.child(0)  # it shoots: a chance node whose law is that unit's volley at the six troopers
+    assert volley.is_chance_node()
+    p, shots = [(Fraction(1, 2), 2), (Fraction(5, 6), 3)][picked]
+    law = {volley.child(k).state().units[2].models: float(chance) for k, chance in volley.chance_outcomes()}
+    assert law == pytest.approx({6 - k: float(comb(shots, k) * p ** k * (1 - p) ** (shots - k)) for k in range(shots + 1)},
+                                rel=1e-12)
+
+
+ORDERS = RULES.replace('unit marksman', 'situation order "Order" one of advance, steady\nunit marksman').replace(
+    '  activation alternating_activations\n  phase fire "Shooting":\n    action shoot "Shoot": attack shooting\n',
+    '  activation alternating_detachments\n  orders set order\n  phase p "Orders":\n'
+    '    action move "Move": move up to 3" toward the enemy\n    action shoot "Shoot": attack shooting\n'
+    '    on advance "Advance orders": move and shoot\n    on steady "Steady orders": move then shoot\n'
+).replace('    2 trooper\n    3 marksman\n', '    2 trooper\n')
+
+
+@pytest.mark.parametrize("order,first", [(0, "action"), (1, "move")])
+def test_an_order_in_any_order_lets_the_player_pick_the_first_action_and_one_in_turn_does_not(
+        order: int, first: str) -> None:
+    """``move and shoot``: the player picks which action comes first (Move or Shoot); ``move then
+    shoot``: the move comes first (how far?), then the shot."""
+    result = compile_text(ORDERS, "one.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("s"))
+    choice = node.choice()
+    assert choice is not None and choice.kind == "order"
+    assert [o.label for o in choice.options] == ["Advance orders", "Steady orders", "No order"]
+    node = node.child(order)
+    choice = node.choice()
+    assert choice is not None and choice.kind == first
+    if first == "action":
+        assert [o.label for o in choice.options] == ["Move", "Shoot"]
+        node = node.child(1)  # Shoot first: the volley at 12"
+        assert node.is_chance_node()
