@@ -1,6 +1,7 @@
 """One unit at a time (``alternating_activations``) on a scripted battle: the unit each side picks
 is weighed at its best action (the mean kills of its volley times a model's points, worked out
-here), and the picked unit is the one that then acts; the other waits for its own activation."""
+here), and the picked unit is the one that then acts, the phase's combat fought within its
+activation; orders (``alternating_detachments``) that let the player pick the first action, or not."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -104,3 +105,30 @@ def test_an_order_in_any_order_lets_the_player_pick_the_first_action_and_one_in_
         assert [o.label for o in choice.options] == ["Move", "Shoot"]
         node = node.child(1)  # Shoot first: the volley at 12"
         assert node.is_chance_node()
+
+
+def test_the_combat_of_a_phase_is_fought_within_the_activation() -> None:
+    """Red's one unit charges in its activation; the phase's combat is then fought before Blue's
+    activation: Red strikes first (Ld 4 against 3), its two blows' law at the six troopers."""
+    text = RULES.replace('stat W "Wounds"', 'stat Ld "Leadership" 2..12\nstat W "Wounds"').replace(
+        'test hit(BS) = roll d6 >= BS', 'test hit(BS) = roll d6 >= BS\ntest blow(Ld) = roll d6 >= Ld\n'
+        'status locked "Locked": "In combat."').replace(
+        'attack shooting(shooter, target) "Shooting":', 'attack brawl(attacker, defender) "Brawl":\n'
+        '  hits = attacker.models each blow(attacker.Ld)\n  killed = hits removes defender\n'
+        'attack shooting(shooter, target) "Shooting":').replace(
+        '  BS 4  W 1', '  BS 4  Ld 4  W 1').replace('  BS 2  W 1', '  BS 2  Ld 3  W 1').replace(
+        '    action shoot "Shoot": attack shooting\n',
+        '    action charge "Charge": engage within 12" as locked unless locked\n    combat brawl in order of Ld\n'
+    ).replace('    2 trooper\n    3 marksman\n', '    2 trooper\n').replace('    6 trooper\n', '    6 marksman\n')
+    result = compile_text(text, "one.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("s"))
+    choice = node.choice()
+    assert choice is not None and choice.kind == "action" and choice.unit == "Trooper"
+    assert [o.label for o in choice.options] == ["Charge", "Nothing"]
+    blows = node.child(0)
+    assert blows.is_chance_node() and blows.state().active == 0
+    law = {blows.child(k).state().units[1].models: float(chance) for k, chance in blows.chance_outcomes()}
+    half = Fraction(1, 2)
+    assert law == pytest.approx({6 - k: float(comb(2, k) * half ** 2) for k in range(3)}, rel=1e-12)
