@@ -324,7 +324,7 @@ def test_battles_page_cache_key_follows_the_base_of_an_overlay(tmp_path) -> None
     import shutil
 
     from compiler.driver import compile_paths
-    from compiler.site.battles import _key
+    from compiler.site.battles import rules_key
 
     for name in ("classic-40k", "dark-millennia"):
         shutil.copytree(ROOT / "rules" / name, tmp_path / name)
@@ -332,7 +332,7 @@ def test_battles_page_cache_key_follows_the_base_of_an_overlay(tmp_path) -> None
     def overlay_key() -> str:
         c = compile_paths([str(tmp_path)])
         (rs,) = [r for r in c.rulesets if r.id == "dark-millennia"]
-        return _key(rs)
+        return rules_key(rs)
 
     before = overlay_key()
     assert overlay_key() == before
@@ -355,7 +355,7 @@ def test_the_text_written_for_readers_plays_no_part_in_a_battle(tmp_path) -> Non
     from compiler.battle import Rules
     from compiler.battle.simulate import play_games
     from compiler.driver import compile_paths
-    from compiler.site.battles import _key
+    from compiler.site.battles import rules_key
 
     shutil.copytree(ROOT / "rules" / "console-40k", tmp_path / "console-40k")
 
@@ -375,7 +375,7 @@ def test_the_text_written_for_readers_plays_no_part_in_a_battle(tmp_path) -> Non
                         .replace('unit space_marine "Space Marine"', 'unit space_marine "Battle Brother"'), "utf-8")
     reworded = compiled()
     assert reworded.get("space_marine").title == "Battle Brother"
-    assert _key(reworded) == _key(before)
+    assert rules_key(reworded) == rules_key(before)
     assert games(reworded) == games(before)
     profiles.write_text(profiles.read_text("utf-8").replace("BS 4", "BS 3", 1), "utf-8")
-    assert _key(compiled()) != _key(before)
+    assert rules_key(compiled()) != rules_key(before)

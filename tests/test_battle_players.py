@@ -78,7 +78,7 @@ def test_the_battles_page_names_its_policy_and_how_sure_each_change_is() -> None
     model = compiler.compile_paths([root / "dark-millennia"]).rulesets[0]
     views = battles.scenario_views(model)
     view = next(v for v in views if v.changes)
-    assert view.policy == battles.page_policy(model, Rules(model), view.scenario, battles._key(model))
+    assert view.policy == battles.page_policy(model, Rules(model), view.scenario, battles.rules_key(model))
     for c in view.changes:
         assert c.verdict == ("more wins" if c.low > 0 else "fewer wins" if c.high < 0 else "no clear change")
     class Page:  # the ruleset's page helpers, reduced to what the page calls
