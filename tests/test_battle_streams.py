@@ -14,6 +14,8 @@ from compiler.driver import compile_text
 
 import pytest
 
+from battle_duels import OGRES
+
 # the reference values of SplitMix64 (Vigna's splitmix64.c seeded with 1234567: its first outputs)
 SPLITMIX_1234567 = [6457827717110365317, 3203168211198807973, 9817491932198370423]
 
@@ -50,49 +52,8 @@ def test_draws_are_uniform() -> None:
     assert stat < 43.8  # chi-square, 19 degrees of freedom, p = 0.001
 
 
-LINE = '''
-ruleset line "Line":
-  version 1.0.0
-stat BS "Ballistic Skill" 1..10
-stat A "Attacks" 1..10
-stat Sv "Save" target
-stat W "Wounds" 1..10 role wounds
-test hit(BS) = roll d6 >= BS
-test save(Sv) = roll d6 >= Sv
-attack shooting(shooter, weapon, target) "Shooting":
-  shots = shooter.models each weapon.A
-  hits = shots each hit(shooter.BS)
-  unsaved = hits each not save(target.Sv)
-  killed = unsaved removes target
-unit ogre "Ogre":
-  BS 4  W 3  Sv 5+
-  weapons cleaver
-unit gunner "Gunner":
-  BS 4  W 1  Sv 6+
-  weapons pistol
-weapon cleaver "Cleaver":
-  A 2
-weapon pistol "Pistol":
-  A 1
-game duel "A firefight":
-  turns 4
-  activation whole_army
-  phase fire "Fire":
-    action shoot "Shoot": attack shooting
-  victory wipe_out "Annihilation" by annihilation: "A side with no model left loses."
-scenario ogres "Two ogres against six gunners":
-  game duel
-  distance 12"
-  first random
-  side ogres "Ogres":
-    2 ogre
-  side gunners "Gunners":
-    6 gunner
-'''
-
-
 def test_a_log_of_version_1_replays_on_the_dice_it_was_played_on() -> None:
-    model = compile_text(LINE, "line.rules").rulesets[0]
+    model = compile_text(OGRES, "ogres.rules").rulesets[0]
     rules, sc = Rules(model), model.get("ogres")
     seed = game_seed(2, 0)
     old = Battle(rules, sc, [GreedyPolicy(), GreedyPolicy()], seed, draws=random.Random(seed))
