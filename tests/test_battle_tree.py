@@ -56,7 +56,8 @@ def start() -> Node:
 
 
 def test_the_first_roll_is_a_chance_node_of_the_two_sides(start: Node) -> None:
-    assert start.current_player() == CHANCE and CHANCE not in (0, 1, TERMINAL)
+    assert start.current_player() == CHANCE != TERMINAL
+    assert CHANCE < 0 and TERMINAL < 0  # never a side's index, however many sides
     assert start.is_chance_node() and not start.is_terminal()
     assert start.chance_kind() == "first" and start.choice() is None
     assert start.legal_actions() == [0, 1] and start.chance_outcomes() == [(0, Fraction(1, 2)), (1, Fraction(1, 2))]
