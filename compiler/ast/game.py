@@ -290,6 +290,8 @@ class SideUnit:
     weapons: tuple[str, ...] = ()
     at: int | None = None
     at_y: int | None = None  # on a table: inches up from the first side's edge (``at 12", 4"``)
+    warlord: bool = False  # ``as warlord``: an army list names it the army's warlord
+    reserve: bool = False  # ``in reserve``: an army list holds it back in reserve
 
 
 @dataclass(frozen=True, slots=True)
