@@ -160,17 +160,17 @@ def catalogue_files(data: ArmyData, ruleset_id: str) -> dict[str, bytes]:
         if u.id not in squads_of:
             _model(entries, u, f"ws-unit-{u.id}", data, titles, char_ids)
     if data.warlord:  # each unit may be the warlord (a selection a roster names, read back as `as warlord`)
-        for e in entries:
-            links = next(iter(e.iterchildren(f"{{{CATALOGUE_NS}}}entryLinks")), None)
+        for unit_entry in entries:
+            links = next(iter(unit_entry.iterchildren(f"{{{CATALOGUE_NS}}}entryLinks")), None)
             if links is None:  # the schema's order: entry links before costs
-                links = _el(e, "entryLinks")
-                costs = next(iter(e.iterchildren(f"{{{CATALOGUE_NS}}}costs")), None)
+                links = _el(unit_entry, "entryLinks")
+                costs = next(iter(unit_entry.iterchildren(f"{{{CATALOGUE_NS}}}costs")), None)
                 if costs is not None:
                     costs.addprevious(links)
-            link = _el(links, "entryLink", id=f"{e.get('id')}-warlord",
+            link = _el(links, "entryLink", id=f"{unit_entry.get('id')}-warlord",
                        name=WARLORD, hidden="false", collective="false", import_="true", targetId="ws-warlord",
                        type="selectionEntry")
-            _constraint(_el(link, "constraints"), f"{e.get('id')}-warlord-max", "max", 1)
+            _constraint(_el(link, "constraints"), f"{unit_entry.get('id')}-warlord-max", "max", 1)
     shared = _el(cat, "sharedSelectionEntries")
     if data.warlord:
         entry = _el(shared, "selectionEntry", id="ws-warlord", name=WARLORD, hidden="false", collective="false",
