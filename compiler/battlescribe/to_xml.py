@@ -161,13 +161,12 @@ def catalogue_files(data: ArmyData, ruleset_id: str) -> dict[str, bytes]:
             _model(entries, u, f"ws-unit-{u.id}", data, titles, char_ids)
     if data.warlord:  # each unit may be the warlord (a selection a roster names, read back as `as warlord`)
         for unit_entry in entries:
-            links = next(iter(unit_entry.iterchildren(f"{{{CATALOGUE_NS}}}entryLinks")), None)
-            if links is None:  # the schema's order: entry links before costs
-                links = _el(unit_entry, "entryLinks")
-                costs = next(iter(unit_entry.iterchildren(f"{{{CATALOGUE_NS}}}costs")), None)
-                if costs is not None:
-                    costs.addprevious(links)
-            link = _el(links, "entryLink", id=f"{unit_entry.get('id')}-warlord",
+            found = next(iter(unit_entry.iterchildren(f"{{{CATALOGUE_NS}}}entryLinks")), None)
+            held = _el(unit_entry, "entryLinks") if found is None else found
+            costs = next(iter(unit_entry.iterchildren(f"{{{CATALOGUE_NS}}}costs")), None)
+            if found is None and costs is not None:  # the schema's order: entry links before costs
+                costs.addprevious(held)
+            link = _el(held, "entryLink", id=f"{unit_entry.get('id')}-warlord",
                        name=WARLORD, hidden="false", collective="false", import_="true", targetId="ws-warlord",
                        type="selectionEntry")
             _constraint(_el(link, "constraints"), f"{unit_entry.get('id')}-warlord-max", "max", 1)
