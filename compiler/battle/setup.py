@@ -72,6 +72,8 @@ class EngineMemos:
         default_factory=lambda: Memo("the options of a move"))
     initiative: Memo[int, Law] = field(default_factory=lambda: Memo("initiative rolls"))
     reaches: Memo[tuple[Any, ...], Law] = field(default_factory=lambda: Memo("engagement reaches"))
+    amounts: Memo[tuple[Any, ...], Law] = field(default_factory=lambda: Memo("what counters change by"))
+    counted: Memo[str, str | None] = field(default_factory=lambda: Memo("the step counters read of an attack"))
 
 
 @dataclass(slots=True)
