@@ -178,7 +178,7 @@ def state_key(st: State) -> tuple[Any, ...]:
     """Everything of the state that can change during a battle, by value."""
     units = tuple((u.side, u.profile, u.weapons, u.models, u.started, u.points, u.position, u.y, u.wounds, u.doomed,
                    tuple(u.statuses.items()), tuple(u.engaged), u.engaged_as, tuple(u.values.items()),
-                   tuple((k, repr(x)) for k, x in u.until.items()))
+                   tuple((k, repr(x)) for k, x in u.until.items()), u.turn_start)
                   for u in st.units)
     return (units, st.turn, st.active, st.phase, st.over, st.winner, st.reason, st.timed, st.first,
             tuple((o.oid, o.position, o.y, o.holder) for o in st.objectives), tuple(st.scores), tuple(st.fallen))
