@@ -77,6 +77,15 @@ class ActionEffect:
     stat: str | None = None
     until: Expr | None = None  # ``sets pinned until passed rally(Ld)``: the test that ends the status
     goal: str = "enemy"  # a move's goal (see above)
+    #: ``attack NAME without Range``: only the weapons with no ``stat`` (close-combat weapons), at an
+    #: enemy the unit is engaged with
+    without: bool = False
+
+    @property
+    def reach(self) -> str | None:
+        """Which weapons an attack uses, as the engine keys it: None (all), ``STAT`` (those whose
+        ``STAT`` reaches the target) or ``-STAT`` (those without one, at an enemy in contact)."""
+        return None if self.stat is None else "-" + self.stat if self.without else self.stat
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +220,8 @@ class Score:
     surviving: bool = False  # ``per surviving model``: the value is counted for each model left
     held_at: str | None = None  # ``for each objective held at end of turn``: scored then, per objective held
     destroyed: bool = False  # ``for each enemy unit destroyed``: the value (for the unit) goes to its enemies
+    own: bool = False  # ``… held at end of own turn``: only the side whose turn ends scores
+    warlord: bool = False  # ``for each enemy warlord destroyed``: ``destroyed``, for a side's warlord only
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +315,9 @@ class SideUnit:
     weapons: tuple[str, ...] = ()
     at: int | None = None
     at_y: int | None = None  # on a table: inches up from the first side's edge (``at 12", 4"``)
+    warlord: bool = False  # ``as warlord``: an army list or a scenario's side names it its warlord
+    reserve: bool = False  # ``in reserve``: an army list holds it back in reserve
+    detachment: int = 1  # ``in detachment 2``: the detachment of an army list it belongs to
 
 
 @dataclass(frozen=True, slots=True)

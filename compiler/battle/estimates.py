@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from compiler import ast as A
 from compiler.battle.memo import Memo
-from compiler.battle.rules import Rules
+from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle.state import Marker, State, Unit
 
 Signature = tuple[Any, ...]
@@ -49,15 +49,18 @@ class Estimates:
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
         """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
-        weapon); with ``reach``, only those whose stat of that name reaches the target.  Kept per
-        profiles, weapons and gap."""
+        weapon); with ``reach``, only those whose stat of that name reaches the target (``-STAT``:
+        only those without that stat, at a target in contact).  Kept per profiles, weapons and gap."""
         gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
         key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
         found = self.memos.weapons.get(key)
         if found is None:
             options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
             found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
-            if reach is not None:
+            if reach is not None and reach.startswith("-"):  # close-combat weapons, at an enemy in contact
+                assert gap is not None
+                found = tuple(w for w in found if w is not None and gap <= 0 and not self.rules.reach(w, reach[1:]))
+            elif reach is not None:
                 assert gap is not None
                 found = tuple(w for w in found if w is not None and self.rules.reach(w, reach) >= gap)
             self.memos.weapons.keep(key, found)
@@ -97,7 +100,7 @@ class Estimates:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
         distance = self.state.distance
-        key = (action.id, unit.profile, unit.weapons,
+        key = (action.id, unit.profile, unit.weapons, bool(unit.engaged),
                tuple([(f.profile, distance(unit, f)) for f, _ in self.in_sight(unit)[0]]))
         found = self.memos.can.get(key)
         if found is None:
@@ -105,9 +108,13 @@ class Estimates:
         return found
 
     def _can_attack(self, unit: Unit, action: A.Action) -> bool:
-        for e in action.effects:
+        for k, e in enumerate(action.effects):
+            if e.without and any(x.kind == "engage" for x in action.effects[:k]):
+                continue  # its blows follow the charge before it: the engagement decides whether they land
+            if e.without and not unit.engaged:
+                return False  # close-combat weapons strike only an enemy the unit is engaged with
             attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
-            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, e.stat)
+            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, e.reach)
                                                         for f, _ in self.in_sight(unit)[0]):
                 return False
         return True
@@ -121,6 +128,16 @@ class Estimates:
         engaged = tuple(x for x in extra[-1:] if x)
         return (self.expected(attack, unit, target, 0.0, extra)
                 - self.expected(attack, target, unit, 0.0, engaged))
+
+    def blows(self, unit: Unit, target: Unit, action: A.Action | None) -> float:
+        """What the close-combat attacks of ``action`` (``attack … without Range``) are expected to
+        remove of ``target`` once ``unit`` is in contact with it."""
+        total = 0.0
+        for e in action.effects if action is not None else ():
+            attack = self.rules.model.get(e.name or "") if e.kind == "attack" and e.without else None
+            if isinstance(attack, A.Attack):
+                total += self.expected(attack, unit, target, 0.0, reach=e.reach)
+        return total
 
     def action(self, unit: Unit, action: A.Action, distance: float | None = None) -> float:
         """What taking ``action`` is worth to ``unit`` (at ``distance`` from the enemy, or where it is)."""
@@ -136,6 +153,7 @@ class Estimates:
         best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
         chance = 1.0
         stays = False  # a move whose best step is 0": the unit would not move at all
+        contact: list[tuple[Unit, float]] | None = None  # after an engage: the enemies it may reach
         for e in action.effects:
             if e.kind == "tests" and e.value is not None:
                 chance *= self.rules.chance(e.value, unit, None)
@@ -153,21 +171,27 @@ class Estimates:
                 else:
                     taken = self.taken(unit, e.value) if distance is None and e.value is not None else 0.0
                     best = max(best, 1e-3 + taken)
+            elif e.kind == "attack" and e.without and contact is not None:  # the blows of a charge that lands
+                attack = self.rules.model.get(e.name or "")
+                if isinstance(attack, A.Attack):
+                    best = max([best] + [p * self.expected(attack, unit, f, 0.0, reach=e.reach) for f, p in contact])
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
                 if isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
                     foes = self.in_sight(unit)[1 if distance is not None else 0]
-                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat, cover=cover)
+                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.reach, cover=cover)
                                          for f, cover in foes])
             elif e.kind == "engage" and e.value is not None:
                 near = st.nearest_enemy(unit)
-                reach = self.rules.number(e.value, unit, distance if distance is not None or near is None
-                                          else st.distance(unit, near))
+                law = law_of(self.rules.value(e.value, unit, distance if distance is not None or near is None
+                                              else st.distance(unit, near)))
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
-                reachable = [f for f in st.enemies(unit) if (st.distance(unit, f) if distance is None else distance) <= reach]
-                if not reachable:
+                contact = [(f, reached(law, st.distance(unit, f) if distance is None else distance))
+                           for f in st.enemies(unit)]
+                contact = [(f, p) for f, p in contact if p > 0]  # each enemy the charge may reach, and its chance
+                if not contact:
                     return -1e-3  # nobody to engage: declaring it would do nothing
-                best = max([best] + [self.charge(unit, f, extra) for f in reachable])
+                best = max([best] + [p * self.charge(unit, f, extra) for f, p in contact])
         return -1e-3 if stays and best <= 0 else best  # on a tie, hold still and keep the unit free
 
     def forgone(self, unit: Unit, action: A.Action, status: str) -> float:
@@ -351,7 +375,7 @@ class Estimates:
                 for e in r.effects:
                     attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
                     if isinstance(attack, A.Attack):
-                        value += self.expected(attack, unit, foe, gap, reach=e.stat)
+                        value += self.expected(attack, unit, foe, gap, reach=e.reach)
         return value
 
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
@@ -371,6 +395,11 @@ class Estimates:
             values = [v + g for v, g in zip(values, self.step_gains(unit, gap, steps))]
         lean = 1e-6 if max(values) <= 0 else -1e-6
         return [v + lean * d for v, d in zip(values, steps)]
+
+
+def reached(law: Law, gap: float) -> float:
+    """The chance that a reach of law ``law`` comes to ``gap`` inches or more."""
+    return sum(float(p) for v, p in zip(law.values, law.probabilities) if v >= gap)
 
 
 def signature(state: State, unit: Unit) -> Signature:

@@ -73,15 +73,15 @@ def law_of(value: Any) -> Law:
         n = int(unwrap(value))
         return Law((n,), (1.0,), float(n), (1.0,))
     probs = value.probabilities()
-    items = sorted((int(unwrap(k)), float(p)) for k, p in probs.items() if float(p) > 0)
+    items = sorted((int(unwrap(k)), p) for k, p in probs.items() if p > 0)
     values = tuple(k for k, _ in items)
-    ps = tuple(p for _, p in items)
+    ps = tuple(p for _, p in items)  # exact fractions when the resolver gives them
     cum: list[float] = []
     acc = 0.0
     for p in ps:
-        acc += p
+        acc += float(p)
         cum.append(acc)
-    return Law(values, tuple(cum), sum(k * p for k, p in items) / (acc or 1.0), ps)
+    return Law(values, tuple(cum), sum(k * float(p) for k, p in items) / (acc or 1.0), ps)
 
 
 def joint_law(weights: dict[tuple[int, int], Any]) -> Law:
