@@ -175,3 +175,14 @@ def test_a_logged_greedy_battle_with_one_action_to_take_replays() -> None:
     write_log(out, battle, "paths", 4)
     again = replay(Rules(model), read_log(out.getvalue().splitlines()))
     assert again.events == battle.events
+
+
+def test_a_move_toward_an_objective_of_no_inches_is_worth_nothing_to_the_greedy_player() -> None:
+    """The Far objective 4" off: a move of 1" would draw nearer (worth a little); a move of 0" is
+    worth nothing."""
+    for inches, worth in ((0, 0.0), (1, 1e-3)):
+        model = model_of('move up to M toward objective far', '10"', '24"', objectives='  objective far "Far" at 14"',
+                         move=inches)
+        battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+        take = model.get("paths").phases[0].actions[0].effects[0]
+        assert battle.estimates.seize(battle.state.units[0], take) == worth
