@@ -124,3 +124,20 @@ def test_the_greedy_player_tries_its_units_in_the_order_listed() -> None:
         assert tried[:2] == ["Trooper 1", "Brute 2"]
         plays.append((out, battle.choices, battle.events))
     assert plays[0] == plays[1]
+
+
+def test_a_unit_holding_the_status_takes_that_many_actions_fewer() -> None:
+    """``1 fewer actions when bold``: the bold trooper's one success gives it no action (it rolls,
+    and does not charge); without the status it charges."""
+    text = RULES.format(red="    5 trooper").replace("bust on 2 failures", "bust on 2 failures, 1 fewer actions when bold")
+    result = compile_text(text, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    for bold, acted in ((True, []), (False, ["charge"])):
+        battle = Battle(Rules(model), model.get("clash"), [GreedyPolicy(), GreedyPolicy()], seed=3)
+        if bold:
+            battle.state.units[0].statuses["bold"] = ""
+        battle.run()
+        rolls = [(e["unit"], e["dice"], e["successes"]) for e in battle.events if e["event"] == "activation"]
+        assert rolls[0] == ("Trooper", 1, 1)
+        assert [e["action"] for e in battle.events if e["event"] == "action" and e["side"] == "red"] == acted
