@@ -80,6 +80,7 @@ def test_a_law_draws_each_outcome_over_its_share_of_0_to_1() -> None:
     three = uniform(3)
     assert three.probabilities == (Fraction(1, 3),) * 3 and [three.sample(u) for u in (0.0, 0.5, 0.99)] == [0, 1, 2]
     assert (three.mean, uniform(2).mean) == (1.0, 0.5)
+    assert [uniform(2).sample(u) for u in (0.49, 0.55)] == [0, 1]  # who goes first: even odds
     assert law_of(4) == Law((4,), (1.0,), 4.0, (1.0,))
     joint = joint_law({(1, 0): Fraction(1, 4), (0, 1): Fraction(3, 4), (2, 0): Fraction(0)})
     assert (joint.values, joint.damaged, joint.probabilities) == ((0, 1), (1, 0), (Fraction(3, 4), Fraction(1, 4)))
