@@ -125,7 +125,8 @@ def test_the_length_of_a_move_toward_an_objective_reads_the_distance_to_the_enem
     assert [o.label for o in choice.options] == [f'{d}"' for d in range(most + 1)]
 
 
-@pytest.mark.parametrize("effect", ['move up to M toward objective far', 'move up to M away from the enemy'])
+@pytest.mark.parametrize("effect", ['move up to M toward objective far', 'move up to M away from the enemy',
+                                    'move up to (M - 2) toward objective far'])  # less than none: none
 def test_a_move_of_no_inches_asks_nothing_and_leaves_the_unit_where_it_stands(effect: str) -> None:
     model = model_of(effect, '10"', '24"', objectives=TWO, move=0)
     node = Node.root(Rules(model, exact=True), model.get("field"))  # Go, the one action, is not asked
