@@ -12,6 +12,7 @@ import pytest
 
 from compiler.battle import Battle, GreedyPolicy, Rules
 from compiler.battle.exact import solve
+from compiler.battle.policies import Choice
 from compiler.driver import compile_text
 
 RULES = '''
@@ -141,3 +142,43 @@ def test_a_unit_holding_the_status_takes_that_many_actions_fewer() -> None:
         rolls = [(e["unit"], e["dice"], e["successes"]) for e in battle.events if e["event"] == "activation"]
         assert rolls[0] == ("Trooper", 1, 1)
         assert [e["action"] for e in battle.events if e["event"] == "action" and e["side"] == "red"] == acted
+
+
+class Spy(GreedyPolicy):
+    """The greedy policy on its general path, keeping the estimates of each dice choice."""
+
+    def __init__(self) -> None:
+        self.dice: list[list[float]] = []
+
+    def choose(self, choice: Choice) -> int:
+        if choice.kind == "dice" and choice.estimates is not None:
+            self.dice.append(list(choice.estimates()))
+        return super().choose(choice)
+
+
+def test_the_dice_a_unit_holding_the_status_rolls_are_weighed_with_its_fewer_actions() -> None:
+    """Each die a success on 4+, two failures a bust (the other unit, still waiting, loses its go);
+    ``2 fewer actions when bold``: n dice are worth the successes less two (never below none)."""
+    text = RULES.format(red="    5 trooper\n    2 trooper").replace(
+        "activation dice 1..1 of ready(Rd), bust on 2 failures",
+        "activation dice 1..3 of blow(Ld), bust on 2 failures, 2 fewer actions when bold")
+    result = compile_text(text, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+
+    def worth(n: int, fewer: int) -> Fraction:
+        return sum((comb(n, s) * Fraction(1, 2) ** n * (-1 if n - s >= 2 else max(0, s - fewer)) for s in range(n + 1)),
+                   Fraction(0))
+    for fewer, dice in ((2, 1), (0, 2)):
+        spy = Spy()
+        battle = Battle(Rules(model), model.get("clash"), [spy, GreedyPolicy()], seed=3)
+        if fewer:
+            battle.state.units[0].statuses["bold"] = ""
+        battle.run()
+        assert spy.dice[0] == pytest.approx([float(worth(n, fewer)) for n in (1, 2, 3)], abs=1e-12)
+        assert next(e["dice"] for e in battle.events if e["event"] == "activation") == dice
+        greedy = Battle(Rules(model), model.get("clash"), [GreedyPolicy(), GreedyPolicy()], seed=3)
+        if fewer:
+            greedy.state.units[0].statuses["bold"] = ""
+        greedy.run()
+        assert next(e["dice"] for e in greedy.events if e["event"] == "activation") == dice
