@@ -23,6 +23,10 @@ from compiler.battle.streams import draws, draws_at
 
 #: The code of an outcome with nothing kept after it; codes below it are ends (``-2 - end``).
 UNKNOWN = -1
+#: Equal slices of [0, 1) per chance node whose outcome is looked up, when one outcome holds for
+#: every draw in the slice (a power of two: a draw's slice is exact).
+SLICES = 64
+_UNIT = 2.0 ** -53
 
 
 class Flat:
@@ -34,32 +38,66 @@ class Flat:
         self.total = np.ones(rows)
         self.last = np.zeros(rows, dtype=np.int64)
         self.child = np.full((rows, width), UNKNOWN, dtype=np.int64)
+        #: per row and slice of [0, 1), the outcome of every draw in the slice (-1: not one)
+        self.slices = np.full((rows, SLICES), -1, dtype=np.int16)
+        self.sliced = 0  # the rows whose slices are worked out
         self.nodes: list[Any] = []  # the chance node of each row
+        #: rows and links kept since the arrays were last brought up to date (:meth:`sync`)
+        self._rows: list[Sequence[float]] = []
+        self._links: list[tuple[int, int, int]] = []
         self.ends: list[Any] = []  # the battle's ends kept, by their index
         self._end_codes: dict[int, int] = {}  # id of an end kept → its code
         self.depth = 1  # the most draws a game walked here has made
 
     def step(self, node: object, cumulative: Sequence[float]) -> int:
-        """A new row for chance node ``node`` with these cumulative chances."""
-        row = self.size
+        """A new row for chance node ``node`` with these cumulative chances (in the arrays at the
+        next :meth:`sync`)."""
         self.nodes.append(node)
-        width = len(cumulative)
-        rows, have = self.child.shape
-        if row >= rows or width > have:
-            self._grow(2 * rows if row >= rows else rows, max(have, width))
-        self.size = row + 1
-        self.cumulative[row, :width] = cumulative
-        self.total[row] = cumulative[-1]
-        self.last[row] = width - 1
-        return row
+        self._rows.append(cumulative)
+        return len(self.nodes) - 1
+
+    def sync(self) -> None:
+        """Bring the arrays up to date with the rows and links kept since last time, at once."""
+        if self._rows:
+            new, start = self._rows, self.size
+            self._rows = []
+            width = max(len(c) for c in new)
+            rows, have = self.child.shape
+            if start + len(new) > rows or width > have:
+                self._grow(max(rows, 2 * (start + len(new))), max(have, width))
+            inf, width = (np.inf,), self.cumulative.shape[1]
+            self.size = start + len(new)
+            self.cumulative[start:self.size] = [tuple(c) + inf * (width - len(c)) for c in new]
+            self.total[start:self.size] = [c[-1] for c in new]
+            self.last[start:self.size] = [len(c) - 1 for c in new]
+        if self._links:
+            rows_, index, codes = zip(*self._links)
+            self._links = []
+            self.child[list(rows_), list(index)] = codes
 
     def _grow(self, rows: int, width: int) -> None:
         old = self.child.shape
         total, last = np.ones(rows), np.zeros(rows, dtype=np.int64)
         cumulative, child = np.full((rows, width), np.inf), np.full((rows, width), UNKNOWN, dtype=np.int64)
-        total[:old[0]], last[:old[0]] = self.total, self.last
+        slices = np.full((rows, SLICES), -1, dtype=np.int16)
+        total[:old[0]], last[:old[0]], slices[:old[0]] = self.total, self.last, self.slices
         cumulative[:old[0], :old[1]], child[:old[0], :old[1]] = self.cumulative, self.child
-        self.total, self.last, self.cumulative, self.child = total, last, cumulative, child
+        self.total, self.last, self.cumulative, self.child, self.slices = total, last, cumulative, child, slices
+
+    def _slice(self) -> None:
+        """Work out the slices of the rows added since last time: the outcome of the slice's least
+        draw and of its greatest (found as in :meth:`walk`; in between, by monotony, the outcome
+        lies between the two), kept where they agree."""
+        rows = slice(self.sliced, self.size)
+        b = np.arange(SLICES, dtype=np.float64)
+        for_rows = []
+        for u in (b / SLICES, ((b + 1) * 2.0 ** 53 / SLICES - 1) * _UNIT):  # the least and the greatest draws
+            x = u[None, :] * self.total[rows, None]
+            i = np.count_nonzero(self.cumulative[rows, None, :] <= x[:, :, None], axis=2)
+            for_rows.append(np.minimum(i, self.last[rows, None]))
+        least, greatest = for_rows
+        self.slices[rows] = np.where(least == greatest, least, -1)
+        self.sliced = self.size
 
     def end(self, outcome: object) -> int:
         """The code of an end of the battle (kept on first use)."""
@@ -71,8 +109,9 @@ class Flat:
 
     def link(self, row: int, index: int, code: int) -> None:
         """What followed outcome ``index`` of chance node ``row``: a row, an end's code (positions
-        in between are passed over: the code is what follows them)."""
-        self.child[row, index] = code
+        in between are passed over: the code is what follows them); in the arrays at the next
+        :meth:`sync`."""
+        self._links.append((row, index, code))
 
     def walk(self, seeds: np.ndarray, at: np.ndarray,
              drawn: np.ndarray | None = None) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
@@ -85,15 +124,21 @@ class Flat:
         back: list[tuple[int, int, int, int]] = []
         k = 0 if drawn is None else drawn.copy()  # the draws each game still going has made
         ahead = draws(seeds, self.depth) if drawn is None else None  # the first draws of all at once
+        self.sync()
+        if self.sliced < self.size and len(seeds) >= 4 * SLICES:  # (the rows not sliced have no slice)
+            self._slice()
         at, games, k = self._aside(at, np.full(len(at), -1), games, -1, k, ended, back)
         while games.size:
             if ahead is not None and isinstance(k, int) and k < ahead.shape[1]:
                 u = ahead[games, k]
             else:
                 u = draws_at(seeds[games], k)
-            x = u * self.total[at]
-            i = np.count_nonzero(self.cumulative[at] <= x[:, None], axis=1)
-            np.minimum(i, self.last[at], out=i)
+            i = self.slices[at, (u * SLICES).astype(np.int64)].astype(np.int64)
+            split = np.flatnonzero(i < 0)
+            if split.size:  # a draw in a slice with more than one outcome: its cumulative chances
+                rows = at[split]
+                x = u[split] * self.total[rows]
+                i[split] = np.minimum(np.count_nonzero(self.cumulative[rows] <= x[:, None], axis=1), self.last[rows])
             k = k + 1
             at, games, k = self._aside(self.child[at, i], at, games, i, k, ended, back)
         if isinstance(k, int):

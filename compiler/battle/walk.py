@@ -64,9 +64,10 @@ TRIAL = 200
 GIVE_UP = 1.0
 #: Games between two looks at the positions kept (their bound, and whether they recur).
 REVIEW = 50
-#: Games walked at once, at most (:meth:`Walk.play_many`); of those handed back, how many are
-#: worth walking at once again.
+#: Games walked at once, at most (:meth:`Walk.play_many`), and at least (fewer are walked one
+#: by one); of those handed back, how many are worth walking at once again.
 BATCH = 4096
+FEW = 64
 AGAIN = 16
 
 
@@ -259,7 +260,11 @@ class Walk:
             stop = min(len(seeds), start + self.review - 1 - self.games, start + BATCH)
             block = seeds[start:stop]
             self.games += stop - start
-            self._play_block(block, tally)
+            if stop - start < FEW:  # too few to be worth walking at once
+                for seed in block.tolist():
+                    tally(self._walk(seed, self.root), 1)
+            else:
+                self._play_block(block, tally)
             start = stop
         return [(out, games) for out, games in ends.values()]
 
@@ -283,6 +288,7 @@ class Walk:
                 else:  # the first to meet it: the engine plays on (and what it meets is kept)
                     seen.add((row, i))
                     tally(self._walk(int(seeds[game]), self.root if row < 0 else flat.nodes[row], k, i), 1)
+            flat.sync()
             if len(again) < AGAIN:
                 for game, row, i, k in again:
                     tally(self._walk(int(seeds[game]), self.root if row < 0 else flat.nodes[row], k, i), 1)
