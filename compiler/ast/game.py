@@ -60,8 +60,11 @@ class ActionEffect:
 
     ``kind`` is ``move`` (up to ``value`` toward its ``goal``: ``enemy``, the nearest enemy;
     ``away``, away from it; ``nearest objective``; ``objective``, the one ``name``), ``attack`` (the attack
-    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given),
-    ``engage`` (an enemy within ``value``; both get the status ``name``), ``lowers`` (the counter
+    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given, or only
+    the weapons with no value of the stat ``without``; only at enemies it is engaged with when
+    ``engaged_only``, never at one holding the status ``spares``),
+    ``engage`` (an enemy within ``value``; both get the status ``name`` and the ``also`` statuses
+    while engaged), ``disengage`` (the unit leaves every engagement), ``lowers`` (the counter
     ``name`` by the whole number ``value``), ``sets`` (the status
     ``name`` on the acting unit, until the end of ``period`` if given), ``clears`` (the status
     ``name`` ends), ``tests`` (the test ``value``; on a failure the rest does not happen) or,
@@ -76,6 +79,10 @@ class ActionEffect:
     stat: str | None = None
     until: Expr | None = None  # ``sets pinned until passed rally(Ld)``: the test that ends the status
     goal: str = "enemy"  # a move's goal (see above)
+    without: str | None = None  # ``attack melee without Range``: only weapons with no value of this stat
+    engaged_only: bool = False  # ``attack melee at engaged enemies``
+    spares: str | None = None  # ``attack shooting at enemies not fire_locked``: a status whose holders are no target
+    also: tuple[str, ...] = ()  # ``engage within 6" as engaged and pinned``: the further statuses an engagement sets
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +145,13 @@ class Counter:
 
 @dataclass(frozen=True, slots=True)
 class Combat:
-    """``combat assault in order of I``: every engagement fights with an attack sequence."""
+    """``combat assault [without Range] in order of I``: every engagement fights with an attack
+    sequence (``without``: only with the weapons that have no value of that stat)."""
 
     span: Span
     attack: str
     order: str
+    without: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from compiler import ast as A
 from compiler.battle.dice import VolleyDice
 from compiler.battle.estimates import Estimates, holding, signature
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
-from compiler.battle.rules import Law, Rules, bernoulli, uniform
+from compiler.battle.rules import Law, Rules, bernoulli, uniform, weapon_filter
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
@@ -250,7 +250,8 @@ class Battle:
         if self.state.table is None:
             sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
                    tuple(unit.values.items()) if unit.values else (),
-                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
+                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
+                           tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                           for f in self.state.units if f.side != side and f.models > 0]),
                    holding(self.state, unit))  # as signature() makes it
         else:
@@ -341,6 +342,7 @@ class Battle:
             return
         attack = self.rules.model.get(c.attack)
         assert isinstance(attack, A.Attack)
+        reach = weapon_filter(None, c.without)
         fighters.sort(key=lambda u: (-self.estimates.stat(u, c.order), u.side != st.active, u.uid))
         for u in fighters:
             foes = [st.unit(i) for i in u.engaged if st.unit(i).alive]
@@ -350,8 +352,9 @@ class Battle:
             if len(foes) > 1:
                 target = foes[self.choose(Choice("target", u.side, u.label, f"{attack.title}: strike which enemy unit?",
                                                  tuple(Option(f.label, f.uid) for f in foes),
-                                                 lambda: [self.estimates.expected(attack, u, f) for f in foes]))]
-            self.strike(attack, u, target)
+                                                 lambda: [self.estimates.expected(attack, u, f, reach=reach)
+                                                          for f in foes]))]
+            self.strike(attack, u, target, reach)
 
     # -- the end -----------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from compiler import ast as A
 from compiler.battle.memo import Memo
-from compiler.battle.rules import Rules
+from compiler.battle.rules import WITHOUT, Rules, weapon_filter
 from compiler.battle.state import Marker, State, Unit
 
 Signature = tuple[Any, ...]
@@ -36,11 +36,17 @@ class EstimateMemos:
 class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
-    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "sig", "_view")
+    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
         self.rules, self.game, self.state, self.memos = rules, game, state, memos
-        self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
+        # how engaged units fight: the game's combat, else an attack made only at engaged enemies
+        fights: list[tuple[str | None, str | None]] = [(c.attack, weapon_filter(None, c.without))
+                                                       for p in game.phases for c in p.combats]
+        fights += [(e.name, weapon_filter(e.stat, e.without)) for p in game.phases for a in p.actions
+                   for e in a.effects if e.kind == "attack" and e.engaged_only and e.name]
+        self.combat_attack: str | None = fights[0][0] if fights else None
+        self.combat_reach: str | None = fights[0][1] if fights else None
         #: the acting unit's signature while it holds (the engine clears it when the state changes)
         self.sig: tuple[Unit, Signature] | None = None
         #: the enemies in sight of the unit of a signature (see :meth:`in_sight`), kept while it holds
@@ -49,15 +55,19 @@ class Estimates:
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
         """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
-        weapon); with ``reach``, only those whose stat of that name reaches the target.  Kept per
-        profiles, weapons and gap."""
-        gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
+        weapon); with ``reach``, only those whose stat of that name reaches the target, or, with
+        ``"without STAT"`` (:func:`~compiler.battle.rules.weapon_filter`), only those with no value of
+        that stat (``Range -``: the close combat profiles).  Kept per profiles, weapons and gap."""
+        bare = reach is not None and reach.startswith(WITHOUT)
+        gap = None if reach is None or bare else self.state.distance(unit, target) if distance is None else distance
         key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
         found = self.memos.weapons.get(key)
         if found is None:
             options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
             found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
-            if reach is not None:
+            if reach is not None and bare:
+                found = tuple(w for w in found if w is not None and self.rules.reach(w, reach[len(WITHOUT):]) < 0)
+            elif reach is not None:
                 assert gap is not None
                 found = tuple(w for w in found if w is not None and self.rules.reach(w, reach) >= gap)
             self.memos.weapons.keep(key, found)
@@ -98,7 +108,8 @@ class Estimates:
         reaches an enemy, when the attack is made ``within`` a reach)."""
         distance = self.state.distance
         key = (action.id, unit.profile, unit.weapons,
-               tuple([(f.profile, distance(unit, f)) for f, _ in self.in_sight(unit)[0]]))
+               tuple([(f.profile, distance(unit, f), targeted(unit, f, action.effects))
+                      for f, _ in self.in_sight(unit)[0]]))
         found = self.memos.can.get(key)
         if found is None:
             found = self.memos.can.keep(key, self._can_attack(unit, action))
@@ -107,20 +118,30 @@ class Estimates:
     def _can_attack(self, unit: Unit, action: A.Action) -> bool:
         for e in action.effects:
             attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
-            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, e.stat)
-                                                        for f, _ in self.in_sight(unit)[0]):
+            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, weapon_filter(e.stat, e.without))
+                                                        for f, _ in self.in_sight(unit)[0] if target_of(unit, f, e)):
                 return False
         return True
 
-    def charge(self, unit: Unit, target: Unit, extra: tuple[str, ...]) -> float:
+    def charge(self, unit: Unit, target: Unit, extra: tuple[str, ...], engaged: tuple[str, ...] = ()) -> float:
         """What ``unit`` engaging ``target`` is worth: the first round of the game's combat, its
-        blows less the target's."""
+        blows (holding the statuses ``extra``) less the target's (holding ``engaged``, the statuses
+        the engagement sets)."""
         attack = self.rules.model.get(self.combat_attack or "")
         if not isinstance(attack, A.Attack):
             return 0.0
-        engaged = tuple(x for x in extra[-1:] if x)
-        return (self.expected(attack, unit, target, 0.0, extra)
-                - self.expected(attack, target, unit, 0.0, engaged))
+        return (self.expected(attack, unit, target, 0.0, extra, reach=self.combat_reach)
+                - self.expected(attack, target, unit, 0.0, engaged, reach=self.combat_reach))
+
+    def escape(self, unit: Unit) -> float:
+        """What leaving its engagements is worth to ``unit``: the blows of the game's fight it no
+        longer takes, one round from each enemy it is engaged with."""
+        attack = self.rules.model.get(self.combat_attack or "")
+        if not isinstance(attack, A.Attack):
+            return 0.0
+        st = self.state
+        return sum(self.expected(attack, st.unit(uid), unit, 0.0, tuple(st.unit(uid).engaged_as),
+                                 reach=self.combat_reach) for uid in unit.engaged if st.unit(uid).alive)
 
     def action(self, unit: Unit, action: A.Action, distance: float | None = None) -> float:
         """What taking ``action`` is worth to ``unit`` (at ``distance`` from the enemy, or where it is)."""
@@ -156,18 +177,22 @@ class Estimates:
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
                 if isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
-                    foes = self.in_sight(unit)[1 if distance is not None else 0]
-                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat, cover=cover)
-                                         for f, cover in foes])
+                    foes = self.in_sight(unit)[1 if distance is not None and not picky(e) else 0]
+                    which = weapon_filter(e.stat, e.without)
+                    best = max([best] + [self.expected(attack, unit, f, distance, reach=which, cover=cover)
+                                         for f, cover in foes if target_of(unit, f, e)])
+            elif e.kind == "disengage":
+                best = max(best, self.escape(unit))
             elif e.kind == "engage" and e.value is not None:
                 near = st.nearest_enemy(unit)
                 reach = self.rules.number(e.value, unit, distance if distance is not None or near is None
                                           else st.distance(unit, near))
-                extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
+                engaged = engagement(e)
+                extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + engaged
                 reachable = [f for f in st.enemies(unit) if (st.distance(unit, f) if distance is None else distance) <= reach]
                 if not reachable:
                     return -1e-3  # nobody to engage: declaring it would do nothing
-                best = max([best] + [self.charge(unit, f, extra) for f in reachable])
+                best = max([best] + [self.charge(unit, f, extra, engaged) for f in reachable])
         return -1e-3 if stays and best <= 0 else best  # on a tie, hold still and keep the unit free
 
     def forgone(self, unit: Unit, action: A.Action, status: str) -> float:
@@ -351,7 +376,7 @@ class Estimates:
                 for e in r.effects:
                     attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
                     if isinstance(attack, A.Attack):
-                        value += self.expected(attack, unit, foe, gap, reach=e.stat)
+                        value += self.expected(attack, unit, foe, gap, reach=weapon_filter(e.stat, e.without))
         return value
 
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
@@ -373,6 +398,30 @@ class Estimates:
         return [v + lean * d for v, d in zip(values, steps)]
 
 
+def engagement(effect: A.ActionEffect) -> tuple[str, ...]:
+    """The statuses an ``engage`` effect sets on both units (``as engaged and pinned``)."""
+    return ((effect.name,) if effect.name else ()) + effect.also
+
+
+def picky(effect: A.ActionEffect) -> bool:
+    """Whether an attack effect chooses its targets by more than reach (``at engaged enemies``,
+    ``at enemies not STATUS``)."""
+    return effect.engaged_only or effect.spares is not None
+
+
+def target_of(unit: Unit, foe: Unit, effect: A.ActionEffect) -> bool:
+    """Whether ``foe`` may be a target of ``unit``'s attack ``effect``: one it is engaged with, for
+    ``at engaged enemies``; one not holding the status, for ``at enemies not STATUS``."""
+    if effect.engaged_only and foe.uid not in unit.engaged:
+        return False
+    return effect.spares is None or effect.spares not in foe.statuses
+
+
+def targeted(unit: Unit, foe: Unit, effects: Sequence[A.ActionEffect]) -> tuple[bool, ...]:
+    """Which of ``effects`` (those that pick targets by more than reach) may aim at ``foe``."""
+    return tuple(target_of(unit, foe, e) for e in effects if e.kind == "attack" and picky(e))
+
+
 def signature(state: State, unit: Unit) -> Signature:
     """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
     orders, and each enemy's profile, models (and those marked to be removed when the phase ends),
@@ -382,12 +431,14 @@ def signature(state: State, unit: Unit) -> Signature:
     if state.table is not None:
         return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
-                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y)
+                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
+                        tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                        for f in state.units if f.side != side and f.models > 0]),
                 holding(state, unit))
     return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
-            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
+            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
+                    tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                    for f in state.units if f.side != side and f.models > 0]),
             holding(state, unit))
 

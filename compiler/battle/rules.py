@@ -216,14 +216,15 @@ class Rules:
         return ok
 
     def reach(self, weapon: str, stat: str) -> float:
-        """How far ``weapon`` reaches by its stat ``stat`` (``Range 24"``); 0 without one."""
+        """How far ``weapon`` reaches by its stat ``stat`` (``Range 24"``); -1 without one (``Range -``,
+        or no such stat: a blade reaches nobody, not even an enemy in base contact)."""
         key = ("reach", weapon, stat)
         found = self._values.get(key)
         if found is None:
             profile = self.model.profiles.get(weapon)
             sv = profile.stat(stat) if profile is not None else None
             value = sv.value if sv is not None else None
-            found = self._values[key] = float(value) if isinstance(value, (int, Fraction)) else 0.0
+            found = self._values[key] = float(value) if isinstance(value, (int, Fraction)) else -1.0
         return float(found)
 
     def _resolve(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
@@ -317,6 +318,16 @@ def _value_key(expr: A.Expr, unit: Unit, distance: float | None) -> tuple[Any, .
     """What :meth:`Rules.value` keeps a value under: the expression, the unit's numbers and statuses, the distance."""
     return (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
             None if distance is None else int(round(distance)), tuple(unit.values.items()) if unit.values else ())
+
+
+#: What a weapon filter ``without STAT`` is passed as, where a ``within STAT`` filter passes the stat.
+WITHOUT = "without "
+
+
+def weapon_filter(stat: str | None, without: str | None) -> str | None:
+    """The weapon filter of an attack effect or a combat, as :meth:`Estimates.weapons` takes it:
+    ``within Range`` is ``"Range"``, ``without Range`` is ``"without Range"`` (None: every weapon)."""
+    return WITHOUT + without if without is not None else stat
 
 
 def removal_step(attack: A.Attack) -> str:
