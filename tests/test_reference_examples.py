@@ -97,8 +97,8 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     assert table.run().reason in ("table_wipe", "turn limit")
     game = model.get("firefight_turns")
     assert game.initiative is not None and game.casualties_at_end and game.phases[0].actions[0].must
-    assert [(c.situation, c.rises, c.event, c.falls, c.period) for c in game.counters] == [
-        ("pins", 1, "shot", 1, "game turn")]
+    assert [(c.situation, c.rises.func, c.event, c.falls, c.period, c.cleared) for c in game.counters] == [
+        ("pins", "pins_gained", "shot", 1, "game turn", ("engaged",))]
     assert [(r.event, r.unless, r.spends) for r in game.reactions] == [("charged", ("pinned",), "failure")]
 
 

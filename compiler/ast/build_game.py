@@ -45,8 +45,17 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def counter(self, meta: Any, c: list[Any]) -> A.Counter:
-        falls = int(str(c[3])) if len(c) > 3 else 0
-        return A.Counter(self.span(meta), str(c[0]), int(str(c[1])), str(c[2]), falls, c[4] if len(c) > 4 else None)
+        parts = {x.tag: x.data for x in c[3:] if isinstance(x, Item)}
+        falls, period = parts.get("falls", (0, None))
+        return A.Counter(self.span(meta), str(c[0]), c[1], str(c[2]), falls, period, parts.get("cleared", ()))
+
+    @with_meta
+    def counter_falls(self, meta: Any, c: list[Any]) -> Item:
+        return Item("falls", self.span(meta), (int(str(c[0])), c[1]))
+
+    @with_meta
+    def counter_cleared(self, meta: Any, c: list[Any]) -> Item:
+        return Item("cleared", self.span(meta), tuple(str(x) for x in c))
 
     @with_meta
     def terrain_kind(self, meta: Any, c: list[Any]) -> A.TerrainKind:
@@ -255,7 +264,7 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def eff_lowers(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "lowers", str(c[0]), A.Int(self.tspan(c[1]), int(str(c[1]))))
+        return A.ActionEffect(self.span(meta), "lowers", str(c[0]), c[1])
 
     @with_meta
     def eff_clears(self, meta: Any, c: list[Any]) -> A.ActionEffect:

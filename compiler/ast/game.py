@@ -133,14 +133,21 @@ class TerrainKind:
 class Counter:
     """``counter suppression: rises by 1 when shot, falls by 1 at end of turn``: a number kept on
     each unit (a numeric situation of that name, which the rules read), raised by an event,
-    lowered at the end of a period and by the action effect ``lowers suppression by 1``."""
+    lowered at the end of a period and by the action effect ``lowers suppression by 1``.
+
+    ``rises`` is an expression worked out for the unit the event happens to (a roll, a test: the
+    rise is drawn from its exact law); for ``shot`` it may read the counts of the volley's steps
+    (``hits``) and ``models`` is the unit's count before the volley.  ``cleared`` lists the events
+    (``engaged``, ``charged``, ``shot``) that bring the counter back to its lowest value.
+    """
 
     span: Span
     situation: str
-    rises: int
+    rises: Expr
     event: str
     falls: int = 0
     period: str | None = None
+    cleared: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +306,8 @@ class SideUnit:
     weapons: tuple[str, ...] = ()
     at: int | None = None
     at_y: int | None = None  # on a table: inches up from the first side's edge (``at 12", 4"``)
+    warlord: bool = False  # ``as warlord``: an army list names it the army's warlord
+    reserve: bool = False  # ``in reserve``: an army list holds it back in reserve
 
 
 @dataclass(frozen=True, slots=True)

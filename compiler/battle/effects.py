@@ -15,7 +15,7 @@ from compiler.battle.policies import Choice, Option
 from compiler.battle.estimates import engagement, picky, target_of
 from compiler.battle.rules import bernoulli, weapon_filter
 from compiler.battle.state import Unit
-from compiler.battle.turns import change_counter, counters_on
+from compiler.battle.turns import amount, change_counter, clear_counter, counters_on
 
 
 @effect("move")
@@ -119,7 +119,7 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
                                            for f in foes),
                                      lambda: [est.expected(attack, unit, f, reach=reach) for f in foes]))
         target = foes[i]
-    battle.strike(attack, unit, target, reach)
+    battle.strike(attack, unit, target, reach, shot=effect.without is None)  # blows of a close combat profile are no shots
     return True
 
 
@@ -154,6 +154,8 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
         for name in names:
             a.statuses[name] = ""
         a.engaged_as = a.engaged_as + tuple(n for n in names if n not in a.engaged_as)
+        if battle.game.counters:
+            counters_on(battle, a, "engaged")
     unit.position, unit.y = target.position, target.y
     return True
 
@@ -216,16 +218,23 @@ def test(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
 
 @effect("lowers")
 def lowers(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
-    """``lowers COUNTER by N``: the unit's counter comes down by N (not below its lowest value)."""
-    n = effect.value.value if isinstance(effect.value, A.Int) else 1
+    """``lowers COUNTER by N``: the unit's counter comes down by N (not below its lowest value); N
+    may be a roll (``by d6``), drawn from its exact law."""
+    value = effect.value
+    n = value.value if isinstance(value, A.Int) else amount(battle, value, unit, {}, "counter") \
+        if value is not None else 1
     change_counter(battle, unit, effect.name or "", -n, action.id if action is not None else "")
     return True
 
 
 @effect("clears")
 def clears(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
-    """``clears STATUS``: the unit no longer holds the status."""
-    if unit.statuses.pop(effect.name or "", None) is not None and battle.record:
+    """``clears STATUS``: the unit no longer holds the status; ``clears COUNTER``: the counter goes
+    back to its lowest value."""
+    name = effect.name or ""
+    if any(c.situation == name for c in battle.game.counters):
+        clear_counter(battle, unit, name, action.id if action is not None else "cleared")
+    elif unit.statuses.pop(name, None) is not None and battle.record:
         battle.emit("status", unit=unit.label, status=effect.name, until="now")
     return True
 

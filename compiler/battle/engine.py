@@ -94,6 +94,9 @@ class Battle:
         if game.casualties_at_end:
             self.busy.add("phase")
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
+        #: the names counters read when a unit is shot (a volley's step, ``hits``, is drawn with it)
+        self.shot_reads = {e.id for c in game.counters if c.event == "shot"
+                           for e in A.sub_expressions(c.rises) if isinstance(e, A.Name)}
         #: told (game turn, the side that went first the turn before) as each game turn begins
         self.at_turn: Callable[[int, int], None] | None = None
         for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
@@ -299,8 +302,10 @@ class Battle:
         est.sig = None
         return True
 
-    def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None) -> None:
-        """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once)."""
+    def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None, shot: bool = True) -> None:
+        """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once);
+        ``shot`` (not a combat's blows): the target's counters that rise when shot then rise, by
+        what they read of the volleys (their counts summed over the weapons)."""
         dist = self.state.distance(unit, target)
         cover = self.state.cover(unit, target)  # what the table sets: the target in cover, fire through smoke
         key = (attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
@@ -310,12 +315,18 @@ class Battle:
             plan = self.memos.strikes.keep(key, (self.rules.situation(unit, dist, cover),
                                                  self.estimates.weapons(attack, unit, target, reach)))
         situation, weapons = plan
+        counted = self.counted_step(attack) if shot and self.shot_reads else None
+        total, before = 0, target.models - target.doomed
         for weapon in weapons:
             if target.models <= target.doomed or not unit.alive:
-                return
-            law = self.rules.volley(attack, unit, weapon, target, situation)
+                break
+            law = self.rules.volley(attack, unit, weapon, target, situation) if counted is None else \
+                self.rules.volley_counting(attack, unit, weapon, target, situation, counted)
             i = self.chance(law, "volley")
-            shown = self.dice.volley(attack, unit, weapon, target, situation, law, i) if self.dice is not None else {}
+            if counted is not None:
+                total += law.counts[i]
+            shown = self.dice.volley(attack, unit, weapon, target, situation, law, i, counted) \
+                if self.dice is not None else {}
             if self.game.casualties_at_end:  # marked now, removed when the phase ends
                 removed = min(law.values[i], target.models - target.doomed)
                 target.doomed += removed
@@ -329,10 +340,20 @@ class Battle:
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
                           distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
-                          **shown)
-        if self.game.counters and target.models > target.doomed:
-            counters_on(self, target, "shot")
+                          **shown, **({"counted": {counted: law.counts[i]}} if counted is not None else {}))
+        if shot and self.game.counters and target.models > target.doomed:
+            counters_on(self, target, "shot", {counted: total, "models": before} if counted is not None else
+                        {"models": before})
         self.referee.settle()
+
+    def counted_step(self, attack: A.Attack) -> str | None:
+        """The step of ``attack`` whose count the counters read when its target is shot (``hits``)."""
+        found = self.memos.counted.get(attack.id, "")
+        if found == "":
+            tests = {k for k, v in self.rules.model.callables.items() if isinstance(v, A.Test)}
+            found = self.memos.counted.keep(attack.id, next(
+                (name for name in attack.counted_chain(tests) if name in self.shot_reads), None))
+        return found
 
     def combat(self, c: A.Combat) -> None:
         """Every engaged unit strikes once, highest ``order`` stat first (the active side first on a tie)."""
@@ -354,7 +375,7 @@ class Battle:
                                                  tuple(Option(f.label, f.uid) for f in foes),
                                                  lambda: [self.estimates.expected(attack, u, f, reach=reach)
                                                           for f in foes]))]
-            self.strike(attack, u, target, reach)
+            self.strike(attack, u, target, reach, shot=False)
 
     # -- the end -----------------------------------------------------------------------------
 

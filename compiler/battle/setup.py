@@ -68,6 +68,8 @@ class EngineMemos:
     move_options: Memo[int, tuple[list[int], tuple[Option, ...]]] = field(
         default_factory=lambda: Memo("the options of a move"))
     initiative: Memo[int, Law] = field(default_factory=lambda: Memo("initiative rolls"))
+    amounts: Memo[tuple[Any, ...], Law] = field(default_factory=lambda: Memo("what counters change by"))
+    counted: Memo[str, str | None] = field(default_factory=lambda: Memo("the step counters read of an attack"))
 
 
 @dataclass(slots=True)

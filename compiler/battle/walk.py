@@ -19,6 +19,10 @@ already drawn since it replayed, later rolls drawn from the same stream, until i
 position already kept (the walk goes on from there) or the end; what it meets is kept.  So the
 game walked with a seed is the game the engine plays with that seed — the same rolls, the same
 answers, the same outcome — and a transition is kept only under the position it left.
+A simulation walks its games many at once (:meth:`Walk.play_many`): the kept transitions are
+mirrored in flat arrays as they are kept (:mod:`compiler.battle.flat`), every game draws its
+next number from its own stream and finds its outcome exactly as above, round after round, and
+a game that meets an outcome with nothing kept after it is walked on its own, as above.
 
 Kept transitions are checked as they are met again: a chance node whose law is not the one the
 engine now rolls, or a successor other than the one it now reaches, is an error, never a silent
@@ -37,9 +41,12 @@ from functools import partial
 from itertools import chain
 from typing import Any, Callable, Iterator, Sequence, Union
 
+import numpy as np
+
 from compiler import ast as A
 from compiler.battle.engine import Battle, Outcome
 from compiler.battle.exact import state_key
+from compiler.battle.flat import Flat
 from compiler.battle.policies import GreedyPolicy
 from compiler.battle.rules import Law, Rules
 from compiler.battle.state import State
@@ -55,34 +62,36 @@ STEPS = 200_000
 #: battle has; many units on a table make new ones every game turn).
 TRIAL = 200
 GIVE_UP = 1.0
-#: The draws of a game worth making ahead, many games at once (a small battle makes about so many).
-FIRST = 10
 #: Games between two looks at the positions kept (their bound, and whether they recur).
 REVIEW = 50
+#: Games walked at once, at most (:meth:`Walk.play_many`).
+BATCH = 4096
 
 
 class Position:
     """The battle at the start of a game turn (or, with no state, before its first roll)."""
 
-    __slots__ = ("turn", "first", "state", "next")
+    __slots__ = ("turn", "first", "state", "next", "row")
 
-    def __init__(self, turn: int, first: int, state: State | None) -> None:
+    def __init__(self, turn: int, first: int, state: State | None, row: int = -1) -> None:
         self.turn, self.first, self.state = turn, first, state
         self.next: Node = None  # the first chance node met from here (or the next position, or the end)
+        self.row = row  # its row in the walk's flat arrays (:class:`~compiler.battle.flat.Flat`)
 
 
 class Step:
     """A chance node: its law, what followed each outcome (None: not met yet), and where it was
     met: the position it follows and the outcomes drawn from there to it."""
 
-    __slots__ = ("law", "cumulative", "total", "last", "children", "position", "path")
+    __slots__ = ("law", "cumulative", "total", "last", "children", "position", "path", "row")
 
-    def __init__(self, law: Law, position: Position, path: tuple[int, ...]) -> None:
+    def __init__(self, law: Law, position: Position, path: tuple[int, ...], row: int = -1) -> None:
         self.law = law
         self.cumulative, self.total = law.cumulative, law.cumulative[-1]
         self.last = len(law.values) - 1
         self.children: list[Node] = [None] * len(law.values)
         self.position, self.path = position, path
+        self.row = row  # its row in the walk's flat arrays
 
 
 Node = Union[Position, Step, Outcome, None]
@@ -125,6 +134,9 @@ class _Keeper:
                 parent.next = node
             else:
                 parent.children[self.index] = node
+            flat = self.walk.flat
+            code = flat.end(node) if isinstance(node, Outcome) else node.row  # type: ignore[union-attr]
+            flat.link(parent.row, max(self.index, 0), code)
         elif found is not node:
             raise WalkError(f"a kept transition leads to {found!r}; the engine now reaches {node!r}")
 
@@ -132,7 +144,7 @@ class _Keeper:
         """A chance node (the :class:`~compiler.battle.engine.Nature` of the battle)."""
         node = self._slot()
         if node is None:
-            node = Step(law, self.position, self.path)
+            node = Step(law, self.position, self.path, self.walk.flat.node(law.cumulative))
             self._attach(node)
             self.walk.steps += 1
         elif not isinstance(node, Step) or node.law != law:
@@ -159,7 +171,7 @@ class _Keeper:
         if position is not None:
             self._attach(position)
             raise _Reached(position)
-        position = walk.positions[key] = Position(turn, first, battle.state.copy())
+        position = walk.positions[key] = Position(turn, first, battle.state.copy(), walk.flat.node(None))
         self._attach(position)
         self.parent, self.index = position, -1
         self.position, self.path = position, ()
@@ -177,24 +189,58 @@ class Walk:
                 raise ValueError(f"a walk needs players that always answer alike; '{name}' does not")
         self.rules, self.scenario, self.sides = rules, scenario, len(policies)
         self.positions: dict[tuple[Any, ...], Position] = {}
-        self.root = Position(0, 0, None)
+        self.flat = Flat()
+        self.root = Position(0, 0, None, self.flat.node(None))
         self.games = self.played = self.steps = 0  # games walked; those the engine had to play some of; chance nodes kept
         self.keeping = True
         self.review = REVIEW  # the game at which to look at the positions kept again
         self._explorer: tuple[Battle, _Forward, State] | None = None  # the exploring battle, its nature, its start
-        #: how many first draws of a game a caller may make ahead (:func:`~compiler.battle.streams.first_draws`)
-        self.first = FIRST
 
     def play(self, seed: int, first: list[float] | None = None) -> Outcome:
         """The outcome of the game the engine plays with ``seed`` (see the module's docstring);
         ``first``: the first draws of the seed's stream, made ahead (the rest are drawn from it)."""
+        if self.keeping and self.games + 1 >= self.review:
+            self._review(self.games + 1)
         if not self.keeping:
             return self._battle(seed).run()
         self.games += 1
-        if self.games >= self.review:
-            self._review()
+        return self._walk_one(seed, first)
+
+    def play_many(self, seeds: np.ndarray) -> list[tuple[Outcome, int]]:
+        """The outcomes of the games the engine plays with ``seeds`` (unsigned 64-bit), each with
+        how many of them ended so: walked many at once over the kept transitions' flat arrays
+        (:meth:`~compiler.battle.flat.Flat.walk`), each game that meets an outcome with nothing
+        kept after it walked on its own (:meth:`play`)."""
+        ends: dict[int, list[Any]] = {}  # id of an outcome → [the outcome, games]
+
+        def tally(out: Outcome, games: int) -> None:
+            seen = ends.get(id(out))
+            if seen is None:
+                ends[id(out)] = [out, games]
+            else:
+                seen[1] += games
+        start = 0
+        while start < len(seeds):
+            if self.keeping and self.games + 1 >= self.review:
+                self._review(self.games + 1)
             if not self.keeping:
-                return self._battle(seed).run()
+                for seed in seeds[start:].tolist():
+                    tally(self._battle(seed).run(), 1)
+                break
+            stop = min(len(seeds), start + self.review - 1 - self.games, start + BATCH)
+            block = seeds[start:stop]
+            self.games += stop - start
+            flat = self.flat
+            counts, back = flat.walk(block, self.root.row)
+            for k in np.flatnonzero(counts).tolist():
+                tally(flat.ends[k], int(counts[k]))
+            for seed in block[back].tolist():
+                tally(self._walk_one(seed), 1)
+            start = stop
+        return [(out, games) for out, games in ends.values()]
+
+    def _walk_one(self, seed: int, first: list[float] | None = None) -> Outcome:
+        """The game of ``seed`` walked (and where nothing is kept, played by the engine)."""
         ahead = iter(first or ())
         draw = ahead.__next__  # the draws made ahead; past them, the seed's stream (see _tail)
         node: Node = self.root
@@ -229,19 +275,22 @@ class Walk:
                     self.played += 1
                 return node  # type: ignore[return-value]
 
-    def _review(self) -> None:
-        """Every so many games: start again past :data:`LIMIT` positions or :data:`STEPS` chance
-        nodes; give up keeping any after :data:`TRIAL` games that made more than :data:`GIVE_UP`
-        new positions a game."""
+    def _review(self, games: int) -> None:
+        """Every so many games (``games``: with the one about to be played): start again past
+        :data:`LIMIT` positions or :data:`STEPS` chance nodes; give up keeping any after
+        :data:`TRIAL` games that made more than :data:`GIVE_UP` new positions a game."""
         if len(self.positions) >= LIMIT or self.steps >= STEPS:
-            self.positions.clear()
-            self.root = Position(0, 0, None)
-            self.steps = 0
-        if self.games >= TRIAL and len(self.positions) > GIVE_UP * self.games:
+            self._start_again()
+        if games >= TRIAL and len(self.positions) > GIVE_UP * games:
             self.keeping = False
-            self.positions.clear()
-            self.root = Position(0, 0, None)
-        self.review = self.games + REVIEW if self.games < TRIAL else self.games + 64 * REVIEW
+            self._start_again()
+        self.review = games + REVIEW if games < TRIAL else games + 64 * REVIEW
+
+    def _start_again(self) -> None:
+        self.positions.clear()
+        self.flat = Flat()
+        self.root = Position(0, 0, None, self.flat.node(None))
+        self.steps = 0
 
     def _battle(self, seed: int, nature: _Keeper | None = None) -> Battle:
         battle = Battle(self.rules, self.scenario, [GreedyPolicy() for _ in range(self.sides)], seed,

@@ -22,6 +22,8 @@ UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance
 
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot")
+#: The events that may clear a counter (``cleared when engaged``): also a new engagement, for both units.
+CLEARING_EVENTS: tuple[str, ...] = EVENTS + ("engaged",)
 
 #: The activation schemes the battle engine runs (None: the default, whole_army).
 PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls",
@@ -155,6 +157,11 @@ def _game(ctx: Context, game: A.Game) -> None:
         _counter(ctx, counter.situation, counter.span)
         if counter.event not in EVENTS:
             _unknown(ctx, "event", counter.event, counter.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
+        for event in counter.cleared:
+            if event not in CLEARING_EVENTS:
+                _unknown(ctx, "event", event, counter.span, set(CLEARING_EVENTS),
+                         "use one of: " + ", ".join(CLEARING_EVENTS))
+        _rise(ctx, game, counter)
     for k in game.terrain:
         for said in (k.inside, k.through):
             if said is not None:
@@ -167,6 +174,34 @@ def _game(ctx: Context, game: A.Game) -> None:
     if game.initiative is not None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
+
+
+def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
+    """What a counter rises by: worked out for the unit; when it rises on ``shot``, a name that is a
+    step of an attack the game fires is that volley's count, which must be one the engine can draw
+    with the models removed: a step on the chain of tests that leads to the removal (W861)."""
+    steps: set[str] = set()
+    if counter.event == "shot":
+        fired = [e.name for p in game.phases for a in p.actions for e in a.effects if e.kind == "attack"]
+        fired += [e.name for r in game.reactions for e in r.effects if e.kind == "attack"]
+        attacks = [a for a in (ctx.ruleset.get(n or "") for n in fired) if isinstance(a, A.Attack)]
+        named = {e.id for e in A.sub_expressions(counter.rises) if isinstance(e, A.Name)}
+        for attack in attacks:
+            steps |= {s.name for s in attack.steps}
+        tests = {k for k, v in ctx.ruleset.callables.items() if isinstance(v, A.Test)}
+        if len(named & steps) > 1:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{counter.situation}' rises by the counts of several steps ("
+                           + ", ".join(sorted(named & steps)) + "), but a volley is drawn with one", counter.span,
+                           "read one step's count, e.g. hits")
+        for name in sorted(named & steps):
+            for attack in attacks:
+                if name not in attack.counted_chain(tests):
+                    ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{counter.situation}' rises by the count of '{name}', "
+                                   f"which attack '{attack.id}' does not count on its way to the models removed",
+                                   counter.span, "name a step of every attack the game fires that passes its dice "
+                                   "through a test toward the removal, e.g. hits = shots each hit(shooter.BS)")
+    stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    check_expr(counter.rises, Scope(ctx, game.id, stats | UNIT_NAMES | steps))
 
 
 def _counter(ctx: Context, name: str, span: Span) -> None:
