@@ -154,3 +154,33 @@ def test_a_roster_marks_its_warlord_as_battlescribe_does(a: str, b: str, warlord
     out = json.loads(ran.stdout)
     assert out["quantities"]["warlords"] == warlords and out["army"] == "rts_army"
     assert ran.returncode == (0 if warlords == 1 else 1)
+
+
+def test_the_warlord_round_trips_through_an_exported_catalogue(tmp_path: Path) -> None:
+    """nuceria-rts exported for BattleScribe: each unit may take the Warlord (at most once; the roster exactly
+    one, as the army rules say); a roster built on it that picks the Warlord for one unit is that list's
+    `as warlord`."""
+    from lxml import etree
+
+    out = tmp_path / "bs"
+    ran = warscribe("export", str(NUCERIA), "--battlescribe", str(out))
+    said = ran.stdout + ran.stderr  # `warlords == 1` becomes a constraint, not a note; the reserves stay a note
+    assert ran.returncode == 0 and "require warlords == 1" not in said and "require reserve_warlords == 0" in said
+    cat = etree.parse(str(out / "nuceria-rts.cat")).getroot()
+    ns = {"c": "http://www.battlescribe.net/schema/catalogueSchema"}
+    [shared] = cat.xpath("//c:sharedSelectionEntries/c:selectionEntry[@id='ws-warlord']", namespaces=ns)
+    assert shared.get("name") == "Warlord" and shared.get("type") == "upgrade"
+    assert {(c.get("type"), c.get("scope"), c.get("value")) for c in shared.xpath(".//c:constraint", namespaces=ns)} \
+        == {("min", "roster", "1"), ("max", "roster", "1")}
+    units = cat.xpath("//c:selectionEntries/c:selectionEntry", namespaces=ns)
+    assert units and all(u.xpath("c:entryLinks/c:entryLink[@targetId='ws-warlord']", namespaces=ns) for u in units)
+    assert not etree.parse(str(out / "nuceria-rts.cat")).xpath("//c:costs/following-sibling::c:entryLinks",
+                                                              namespaces=ns)  # the schema's order
+    pick = '<selections><selection id="w" name="Warlord" entryId="ws-unit-stalker-warlord::ws-warlord" ' \
+           'number="1" type="upgrade"/></selections>'
+    roster = tmp_path / "host.ros"
+    roster.write_text(ROSTER.replace('entryId="y"', 'entryId="ws-unit-stalker"').format(a="", b=pick), encoding="utf-8")
+    got = json.loads(warscribe("army", "check", str(NUCERIA), str(roster), "--json").stdout)
+    assert got["ok"] is True and got["quantities"]["warlords"] == 1
+    console = warscribe("export", str(ROOT / "rules" / "console-40k"), "--battlescribe", str(tmp_path / "c"))
+    assert console.returncode == 0 and b"Warlord" not in (tmp_path / "c" / "console-40k.cat").read_bytes()

@@ -271,7 +271,7 @@ def test_against_reports_the_change_an_overlay_makes_to_each_side() -> None:
     assert ": on overwatch" in played.stdout
     assert "overwatch" not in warscribe("play", classic, "--seed", "3", "--auto", "--policy", "random").stdout
     no_base = warscribe("simulate", classic, "--games", "10", "--against", str(ROOT / "rules" / "console-40k"))
-    assert no_base.returncode == 2 and "has no scenario 'prepared_position'" in no_base.stderr
+    assert no_base.returncode == 2 and "has no scenario 'gorge'" in no_base.stderr
 
 
 def test_a_dask_cluster_gives_the_same_tally_as_one_process(console) -> None:
