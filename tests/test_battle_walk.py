@@ -12,12 +12,11 @@ import pytest
 import compiler
 from compiler import ast as A
 from compiler.battle import Battle, GreedyPolicy, Outcome, RandomPolicy, Rules, game_seed
-from compiler.battle.exact import state_key
 from compiler.battle.rules import bernoulli
 from compiler.battle.simulate import play_games
 from compiler.battle.streams import Stream, draws_at, game_seed_array
 from compiler.battle import walk as walk_module
-from compiler.battle.walk import Position, Step, Walk, WalkError, walk_for
+from compiler.battle.walk import Position, Step, Walk, WalkError, position_key, walk_for
 from compiler.driver import compile_text
 
 from battle_duels import OGRES
@@ -51,13 +50,15 @@ def test_positions_that_differ_only_by_wounds_are_kept_apart(wounds: compiler.Ru
     for position in walk.positions.values():
         assert position.state is not None
         ogres = position.state.units[0]
-        key = (position.turn, position.first, tuple((u.models, u.position) for u in position.state.units))
+        key = (position.turn, position.first, position.player, tuple((u.models, u.position) for u in position.state.units))
         apart.setdefault(key, set()).add(ogres.wounds)
     assert any(len(w) > 1 for w in apart.values())
+    # positions between the two players' turns are kept too (a battle resumed there plays the same game)
+    assert {p.player for p in walk.positions.values()} == {0, 1}
     # each kept state is still the one it was kept under: the copy shares nothing the battles went on changing
     for kept, position in walk.positions.items():
         assert position.state is not None
-        assert (state_key(position.state), position.turn, position.first) == kept
+        assert position_key(position.state, position.turn, position.first, position.player) == kept
 
 
 def test_a_simulation_walks_its_greedy_games(wounds: compiler.Ruleset) -> None:

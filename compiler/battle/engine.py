@@ -99,6 +99,11 @@ class Battle:
                            for e in A.sub_expressions(c.rises) if isinstance(e, A.Name)}
         #: told (game turn, the side that went first the turn before) as each game turn begins
         self.at_turn: Callable[[int, int], None] | None = None
+        #: told the index in the game turn's order of each player whose turn begins but the first
+        #: (``whole_army``: between two players' turns, where a battle can be resumed)
+        self.at_player: Callable[[int], None] | None = None
+        self.order: list[int] = []  # this game turn's order of the sides
+        self.player = 0  # the player of the order a resumed battle begins with (see play_from)
         for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
             seat = getattr(p, "seat", None)
             if seat is not None:
@@ -120,24 +125,31 @@ class Battle:
         st.first = first
         return self.play_from(1, first)
 
-    def play_from(self, start: int, first: int) -> Outcome:
+    def play_from(self, start: int, first: int, player: int = 0) -> Outcome:
         """The game turns from ``start`` on, then the end (``first``: the side that went first the
         turn before).  :meth:`run` calls it after the roll for the first turn; a walk over kept
-        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state."""
+        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state: at the
+        start of a game turn, or (``player`` > 0, ``first`` the side that went first this turn)
+        between two players' turns of game turn ``start``, where :attr:`at_player` was told."""
         st = self.state
         n = len(st.sides)
         order = [(first + i) % n for i in range(n)]
         initiative = self.game.initiative is not None and n == 2
         for turn in range(start, self.turns + 1):
-            if self.at_turn is not None:
-                self.at_turn(turn, first)
-            st.turn = turn
-            for u in st.units:
-                u.spent = False
-            if initiative:
-                first = roll_initiative(self, first)
-                order = [first, 1 - first]
+            if self.player:  # resumed within this game turn: its order is set
+                self.order = order
+            else:
+                if self.at_turn is not None:
+                    self.at_turn(turn, first)
+                st.turn = turn
+                for u in st.units:
+                    u.spent = False
+                if initiative:
+                    first = roll_initiative(self, first)
+                    order = [first, 1 - first]
+                self.order = order
             ACTIVATIONS[self.game.activation or "whole_army"](self, order)
+            self.player = 0
             if st.over:
                 break
             self.period_ends("game turn")
@@ -151,11 +163,13 @@ class Battle:
             self.emit("end", **outcome_fields(st, scores))
         return out
 
-    def resume(self, state: State) -> None:
-        """Take up a kept state (a copy of it) as this battle's, at the start of a game turn
-        (:meth:`play_from` then plays on from it)."""
+    def resume(self, state: State, player: int = 0) -> None:
+        """Take up a kept state (a copy of it) as this battle's, at the start of a game turn or
+        before the turn of player ``player`` of the game turn's order (:meth:`play_from` then
+        plays on from it)."""
         self.state.load(state)
         self.estimates.sig = None
+        self.player = player
 
     def emit(self, kind: str, **data: Any) -> None:
         if not self.record:

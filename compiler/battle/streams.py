@@ -64,6 +64,10 @@ class Stream:
         self.state = state = (self.state + GAMMA) & _MASK
         return (mix(state) >> 11) * _UNIT
 
+    def peek(self) -> float:
+        """The next draw, left to be drawn."""
+        return (mix((self.state + GAMMA) & _MASK) >> 11) * _UNIT
+
     def __iter__(self) -> Stream:
         return self
 
@@ -86,16 +90,26 @@ def first_draws(seeds: list[int], k: int) -> list[list[float]]:
     """The first ``k`` draws of each seed's :class:`Stream`, made at once."""
     if not seeds:
         return []
-    steps = np.arange(1, k + 1, dtype=np.uint64) * np.uint64(GAMMA)
-    z = _mixed(np.array(seeds, dtype=np.uint64)[:, None] + steps[None, :])
-    out: list[list[float]] = ((z >> np.uint64(11)).astype(np.float64) * _UNIT).tolist()
+    out: list[list[float]] = draws(np.array(seeds, dtype=np.uint64), k).tolist()
     return out
 
 
-def draws_at(seeds: np.ndarray, k: int) -> np.ndarray:
-    """Draw ``k`` (counting from 0) of each seed's :class:`Stream` (``seeds``: unsigned 64-bit),
-    made at once: what the ``k+1``-th :meth:`Stream.random` of each gives, bit for bit."""
-    z = _mixed(seeds + np.uint64(((k + 1) * GAMMA) & _MASK))
+def draws_at(seeds: np.ndarray, k: int | np.ndarray) -> np.ndarray:
+    """Draw ``k`` (counting from 0; one for all, or one per seed) of each seed's :class:`Stream`
+    (``seeds``: unsigned 64-bit), made at once: what the ``k+1``-th :meth:`Stream.random` of
+    each gives, bit for bit."""
+    if isinstance(k, np.ndarray):
+        z = _mixed(seeds + (k.astype(np.uint64) + np.uint64(1)) * np.uint64(GAMMA))
+    else:
+        z = _mixed(seeds + np.uint64(((k + 1) * GAMMA) & _MASK))
+    z >>= np.uint64(11)
+    return z.astype(np.float64) * _UNIT
+
+
+def draws(seeds: np.ndarray, k: int) -> np.ndarray:
+    """The first ``k`` draws of each seed's :class:`Stream` (``seeds``: unsigned 64-bit), made at
+    once: a row per seed."""
+    z = _mixed(seeds[:, None] + np.arange(1, k + 1, dtype=np.uint64)[None, :] * np.uint64(GAMMA))
     z >>= np.uint64(11)
     return z.astype(np.float64) * _UNIT
 
