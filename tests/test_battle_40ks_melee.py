@@ -267,7 +267,7 @@ scenario duel "Duel":
     ("action f \"F\": attack rush without Range", "attack 'rush' takes no weapon, so `without Range` has no weapon "
      "profile to read"),
     ("action f \"F\": attack brawl at enemies not hidden", "unknown status 'hidden'"),
-    ("action f \"F\": attack brawl without Range at engaged enemies", "'f' attacks only engaged enemies, but nothing "
+    ("action f \"F\": attack brawl within Range at engaged enemies", "'f' attacks only engaged enemies, but nothing "
      "in the game engages"),
     ("action f \"F\": disengages, move up to M away from the enemy", "'f' disengages, but nothing in the game engages"),
     ("combat brawl without Reach in order of I", "unknown stat 'Reach'"),
@@ -295,10 +295,10 @@ def test_the_references_close_combat_example_checks_and_plays() -> None:
     m = result.rulesets[0]
     fought = set()
     for seed in range(4):
-        b = Battle(Rules(m), m.get("brawl_line"), [RandomPolicy(seed), RandomPolicy(seed + 5)], seed=seed)
+        b = Battle(Rules(m), m.get("cutthroat_line"), [RandomPolicy(seed), RandomPolicy(seed + 5)], seed=seed)
         b.run()
         for e in b.events:
             if e["event"] == "volley":
                 fought.add((e["rule"], e["weapon"]))
-    # the fight strikes with cleavers only, shots go with carbines only
-    assert ("melee", "cleaver") in fought and fought <= {("melee", "cleaver"), ("gunfire", "carbine")}
+    # the fight strikes with cleavers only, shots go with muskets only
+    assert ("melee", "cleaver") in fought and fought <= {("melee", "cleaver"), ("gunfire", "musket")}

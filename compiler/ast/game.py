@@ -60,9 +60,10 @@ class ActionEffect:
 
     ``kind`` is ``move`` (up to ``value`` toward its ``goal``: ``enemy``, the nearest enemy;
     ``away``, away from it; ``nearest objective``; ``objective``, the one ``name``), ``attack`` (the attack
-    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given, or only
-    the weapons with no value of the stat ``without``; only at enemies it is engaged with when
-    ``engaged_only``, never at one holding the status ``spares``),
+    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given, or,
+    ``without``, only the weapons with no value of that stat, at an enemy the unit is engaged with;
+    only at enemies it is engaged with when ``engaged_only``, never at one holding the status
+    ``spares``),
     ``engage`` (an enemy within ``value``; both get the status ``name`` and the ``also`` statuses
     while engaged), ``disengage`` (the unit leaves every engagement), ``lowers`` (the counter
     ``name`` by the whole number ``value``), ``sets`` (the status
@@ -79,10 +80,18 @@ class ActionEffect:
     stat: str | None = None
     until: Expr | None = None  # ``sets pinned until passed rally(Ld)``: the test that ends the status
     goal: str = "enemy"  # a move's goal (see above)
-    without: str | None = None  # ``attack melee without Range``: only weapons with no value of this stat
+    #: ``attack NAME without Range``: only the weapons with no ``stat`` (close-combat weapons), at an
+    #: enemy the unit is engaged with
+    without: bool = False
     engaged_only: bool = False  # ``attack melee at engaged enemies``
     spares: str | None = None  # ``attack shooting at enemies not fire_locked``: a status whose holders are no target
     also: tuple[str, ...] = ()  # ``engage within 6" as engaged and pinned``: the further statuses an engagement sets
+
+    @property
+    def reach(self) -> str | None:
+        """Which weapons an attack uses, as the engine keys it: None (all), ``STAT`` (those whose
+        ``STAT`` reaches the target) or ``-STAT`` (those without one, at an enemy in contact)."""
+        return None if self.stat is None else "-" + self.stat if self.without else self.stat
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +222,8 @@ class Score:
     surviving: bool = False  # ``per surviving model``: the value is counted for each model left
     held_at: str | None = None  # ``for each objective held at end of turn``: scored then, per objective held
     destroyed: bool = False  # ``for each enemy unit destroyed``: the value (for the unit) goes to its enemies
+    own: bool = False  # ``… held at end of own turn``: only the side whose turn ends scores
+    warlord: bool = False  # ``for each enemy warlord destroyed``: ``destroyed``, for a side's warlord only
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +317,7 @@ class SideUnit:
     weapons: tuple[str, ...] = ()
     at: int | None = None
     at_y: int | None = None  # on a table: inches up from the first side's edge (``at 12", 4"``)
-    warlord: bool = False  # ``as warlord``: an army list names it the army's warlord
+    warlord: bool = False  # ``as warlord``: an army list or a scenario's side names it its warlord
     reserve: bool = False  # ``in reserve``: an army list holds it back in reserve
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from compiler import ast as A
 from compiler.battle.engine import EFFECTS, Battle, effect
+from compiler.battle.estimates import reached
 from compiler.battle.moves import move_elsewhere
 from compiler.battle.policies import Choice, Option
 from compiler.battle.estimates import engagement, picky, target_of
-from compiler.battle.rules import bernoulli, weapon_filter
+from compiler.battle.rules import Law, bernoulli, law_of
 from compiler.battle.state import Unit
 from compiler.battle.turns import amount, change_counter, clear_counter, counters_on
 
@@ -73,7 +74,9 @@ def greedy_step(battle: Battle, unit: Unit, value: A.Expr, gap: float) -> tuple[
 @effect("attack")
 def attack(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
     """``attack NAME [within STAT]``: the unit resolves the attack sequence against an enemy unit
-    its side chooses among those some weapon can reach; nothing happens with none in reach."""
+    its side chooses among those some weapon can reach; nothing happens with none in reach.
+    ``attack NAME without STAT``: with the weapons that have no STAT (close-combat weapons), at an
+    enemy the unit is engaged with."""
     return attack_target(battle, unit, effect, None)
 
 
@@ -82,10 +85,13 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
     attack = battle.rules.model.get(effect.name or "")
     assert isinstance(attack, A.Attack)
     est = battle.estimates
-    reach = weapon_filter(effect.stat, effect.without)
+    reach = effect.reach
     if target is None:
         st = battle.state
-        foes = st.enemies(unit) if st.table is None else [f for f in st.enemies(unit) if st.in_sight(unit, f)]
+        if effect.without:  # close-combat weapons: at an enemy the unit is engaged with
+            foes = [f for f in (st.unit(i) for i in unit.engaged) if f.alive]
+        else:
+            foes = st.enemies(unit) if st.table is None else [f for f in st.enemies(unit) if st.in_sight(unit, f)]
         if picky(effect):  # only enemies it is engaged with, or none holding a status
             foes = [f for f in foes if target_of(unit, f, effect)]
         if not foes:
@@ -119,7 +125,7 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
                                            for f in foes),
                                      lambda: [est.expected(attack, unit, f, reach=reach) for f in foes]))
         target = foes[i]
-    battle.strike(attack, unit, target, reach, shot=effect.without is None)  # blows of a close combat profile are no shots
+    battle.strike(attack, unit, target, reach, shot=not effect.without)  # blows of close combat profiles are no shots
     return True
 
 
@@ -127,21 +133,40 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
 def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
     """``engage within X [as STATUS]``: the unit charges an enemy unit within X (its side's
     choice), which may react (``when charged``); then both are locked together (each holding
-    STATUS while engaged) and the unit stands where its target stands."""
+    STATUS while engaged) and the unit stands where its target stands.  A reach that is rolled
+    (``M + d6``) offers the enemies within the most it can roll; the roll (a chance node with its
+    exact law) is made once the target is chosen, and one that falls short of it moves the unit
+    that far toward it, not engaged, and ends the action."""
     st = battle.state
     gap = st.nearest_enemy(unit)
-    reach = battle.rules.number(effect.value, unit, st.distance(unit, gap) if gap else None) if effect.value else 0
+    law = reach_law(battle, unit, effect, st.distance(unit, gap) if gap else None)
+    reach = law.values[-1]
     foes = [f for f in st.enemies(unit) if st.distance(unit, f) <= reach]
     if not foes:
         battle.emit("out_of_reach", unit=unit.label, reach=reach)
         return False
     names = engagement(effect)
     extra = tuple(e.name for e in (action.effects if action else ()) if e.kind == "sets" and e.name) + names
+    est = battle.estimates
+
+    def worth(f: Unit) -> float:  # the chance to reach it, times what the engagement is worth
+        return reached(law, st.distance(unit, f)) * (est.charge(unit, f, extra, names) + est.blows(unit, f, action))
     i = 0 if len(foes) == 1 else battle.choose(
         Choice("target", unit.side, unit.label, f"Engage which enemy unit (within {reach:g}\")?",
-               tuple(Option(f.label, f.uid) for f in foes),
-               lambda: [battle.estimates.charge(unit, f, extra, names) for f in foes]))
+               tuple(Option(f.label, f.uid) for f in foes), lambda: [worth(f) for f in foes]))
     target = foes[i]
+    if len(law.values) > 1:
+        rolled = law.values[battle.chance(law, "charge")]
+        distance = st.distance(unit, target)
+        if battle.record:
+            battle.emit("charge_roll", unit=unit.label, target=target.label, rolled=rolled, distance=round(distance, 3))
+        if rolled < distance:  # short: the unit moves as far as it rolled, toward its target
+            if st.table is None:
+                unit.position += rolled if target.position > unit.position else -rolled
+            else:
+                unit.position, unit.y = st.table.move((unit.position, unit.y), (target.position, target.y), float(rolled))
+            battle.referee.watch()
+            return False
     battle.emit("engage", unit=unit.label, target=target.label, status=effect.name)
     if battle.game.counters:
         counters_on(battle, target, "charged")
@@ -171,6 +196,16 @@ def disengage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Acti
         if battle.record:
             battle.emit("disengage", unit=unit.label, foes=foes)
     return True
+
+
+def reach_law(battle: Battle, unit: Unit, effect: A.ActionEffect, gap: float | None) -> Law:
+    """The law of how far ``unit`` reaches with ``effect`` (one value when nothing is rolled); kept."""
+    key = (id(effect), unit.profile, unit.models, tuple(unit.statuses), gap)
+    found = battle.memos.reaches.get(key)
+    if found is None:
+        value = battle.rules.value(effect.value, unit, gap) if effect.value is not None else 0
+        found = battle.memos.reaches.keep(key, law_of(value))
+    return found
 
 
 @effect("sets")
@@ -258,7 +293,7 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
     if not automatic(reaction):
         options = (Option("Yes", True), Option("No", False))
         attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
-        reach = next((weapon_filter(e.stat, e.without) for e in reaction.effects if e.kind == "attack"), None)
+        reach = next((e.reach for e in reaction.effects if e.kind == "attack"), None)
         est = battle.estimates
         i = battle.choose(Choice("react", unit.side, unit.label, f"{cause.label} engages {unit.label}: react ({event})?",
                                  options, lambda: [sum(est.expected(a, unit, cause, reach=reach) for a in attacks

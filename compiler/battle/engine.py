@@ -26,7 +26,7 @@ from compiler import ast as A
 from compiler.battle.dice import VolleyDice
 from compiler.battle.estimates import Estimates, holding, signature
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
-from compiler.battle.rules import Law, Rules, bernoulli, uniform, weapon_filter
+from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
@@ -377,7 +377,7 @@ class Battle:
             return
         attack = self.rules.model.get(c.attack)
         assert isinstance(attack, A.Attack)
-        reach = weapon_filter(None, c.without)
+        reach = "-" + c.without if c.without else None  # `without Range`: the close combat profiles
         fighters.sort(key=lambda u: (-self.estimates.stat(u, c.order), u.side != st.active, u.uid))
         for u in fighters:
             foes = [st.unit(i) for i in u.engaged if st.unit(i).alive]

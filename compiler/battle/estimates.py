@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from compiler import ast as A
 from compiler.battle.memo import Memo
-from compiler.battle.rules import WITHOUT, Rules, weapon_filter
+from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle.state import Marker, State, Unit
 
 Signature = tuple[Any, ...]
@@ -41,9 +41,9 @@ class Estimates:
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
         self.rules, self.game, self.state, self.memos = rules, game, state, memos
         # how engaged units fight: the game's combat, else an attack made only at engaged enemies
-        fights: list[tuple[str | None, str | None]] = [(c.attack, weapon_filter(None, c.without))
+        fights: list[tuple[str | None, str | None]] = [(c.attack, "-" + c.without if c.without else None)
                                                        for p in game.phases for c in p.combats]
-        fights += [(e.name, weapon_filter(e.stat, e.without)) for p in game.phases for a in p.actions
+        fights += [(e.name, e.reach) for p in game.phases for a in p.actions
                    for e in a.effects if e.kind == "attack" and e.engaged_only and e.name]
         self.combat_attack: str | None = fights[0][0] if fights else None
         self.combat_reach: str | None = fights[0][1] if fights else None
@@ -55,18 +55,18 @@ class Estimates:
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
         """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
-        weapon); with ``reach``, only those whose stat of that name reaches the target, or, with
-        ``"without STAT"`` (:func:`~compiler.battle.rules.weapon_filter`), only those with no value of
-        that stat (``Range -``: the close combat profiles).  Kept per profiles, weapons and gap."""
-        bare = reach is not None and reach.startswith(WITHOUT)
-        gap = None if reach is None or bare else self.state.distance(unit, target) if distance is None else distance
+        weapon); with ``reach``, only those whose stat of that name reaches the target (``-STAT``:
+        only those with no value of that stat, such as ``Range -``, at a target in contact).  Kept per
+        profiles, weapons and gap."""
+        gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
         key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
         found = self.memos.weapons.get(key)
         if found is None:
             options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
             found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
-            if reach is not None and bare:
-                found = tuple(w for w in found if w is not None and self.rules.reach(w, reach[len(WITHOUT):]) < 0)
+            if reach is not None and reach.startswith("-"):  # close-combat weapons, at an enemy in contact
+                assert gap is not None
+                found = tuple(w for w in found if w is not None and gap <= 0 and self.rules.reach(w, reach[1:]) < 0)
             elif reach is not None:
                 assert gap is not None
                 found = tuple(w for w in found if w is not None and self.rules.reach(w, reach) >= gap)
@@ -107,7 +107,7 @@ class Estimates:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
         distance = self.state.distance
-        key = (action.id, unit.profile, unit.weapons,
+        key = (action.id, unit.profile, unit.weapons, bool(unit.engaged),
                tuple([(f.profile, distance(unit, f), targeted(unit, f, action.effects))
                       for f, _ in self.in_sight(unit)[0]]))
         found = self.memos.can.get(key)
@@ -116,9 +116,13 @@ class Estimates:
         return found
 
     def _can_attack(self, unit: Unit, action: A.Action) -> bool:
-        for e in action.effects:
+        for k, e in enumerate(action.effects):
+            if e.without and any(x.kind == "engage" for x in action.effects[:k]):
+                continue  # its blows follow the charge before it: the engagement decides whether they land
+            if e.without and not unit.engaged:
+                return False  # close-combat weapons strike only an enemy the unit is engaged with
             attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
-            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, weapon_filter(e.stat, e.without))
+            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, e.reach)
                                                         for f, _ in self.in_sight(unit)[0] if target_of(unit, f, e)):
                 return False
         return True
@@ -143,6 +147,16 @@ class Estimates:
         return sum(self.expected(attack, st.unit(uid), unit, 0.0, tuple(st.unit(uid).engaged_as),
                                  reach=self.combat_reach) for uid in unit.engaged if st.unit(uid).alive)
 
+    def blows(self, unit: Unit, target: Unit, action: A.Action | None) -> float:
+        """What the close-combat attacks of ``action`` (``attack … without Range``) are expected to
+        remove of ``target`` once ``unit`` is in contact with it."""
+        total = 0.0
+        for e in action.effects if action is not None else ():
+            attack = self.rules.model.get(e.name or "") if e.kind == "attack" and e.without else None
+            if isinstance(attack, A.Attack):
+                total += self.expected(attack, unit, target, 0.0, reach=e.reach)
+        return total
+
     def action(self, unit: Unit, action: A.Action, distance: float | None = None) -> float:
         """What taking ``action`` is worth to ``unit`` (at ``distance`` from the enemy, or where it is)."""
         key = (action.id, distance, self.signature(unit))
@@ -157,6 +171,7 @@ class Estimates:
         best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
         chance = 1.0
         stays = False  # a move whose best step is 0": the unit would not move at all
+        contact: list[tuple[Unit, float]] | None = None  # after an engage: the enemies it may reach
         for e in action.effects:
             if e.kind == "tests" and e.value is not None:
                 chance *= self.rules.chance(e.value, unit, None)
@@ -174,25 +189,30 @@ class Estimates:
                 else:
                     taken = self.taken(unit, e.value) if distance is None and e.value is not None else 0.0
                     best = max(best, 1e-3 + taken)
+            elif e.kind == "attack" and e.without and contact is not None:  # the blows of a charge that lands
+                attack = self.rules.model.get(e.name or "")
+                if isinstance(attack, A.Attack):
+                    best = max([best] + [p * self.expected(attack, unit, f, 0.0, reach=e.reach) for f, p in contact])
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
                 if isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
                     foes = self.in_sight(unit)[1 if distance is not None and not picky(e) else 0]
-                    which = weapon_filter(e.stat, e.without)
-                    best = max([best] + [self.expected(attack, unit, f, distance, reach=which, cover=cover)
+                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.reach, cover=cover)
                                          for f, cover in foes if target_of(unit, f, e)])
             elif e.kind == "disengage":
                 best = max(best, self.escape(unit))
             elif e.kind == "engage" and e.value is not None:
                 near = st.nearest_enemy(unit)
-                reach = self.rules.number(e.value, unit, distance if distance is not None or near is None
-                                          else st.distance(unit, near))
+                law = law_of(self.rules.value(e.value, unit, distance if distance is not None or near is None
+                                              else st.distance(unit, near)))
                 engaged = engagement(e)
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + engaged
-                reachable = [f for f in st.enemies(unit) if (st.distance(unit, f) if distance is None else distance) <= reach]
-                if not reachable:
+                contact = [(f, reached(law, st.distance(unit, f) if distance is None else distance))
+                           for f in st.enemies(unit)]
+                contact = [(f, p) for f, p in contact if p > 0]  # each enemy the charge may reach, and its chance
+                if not contact:
                     return -1e-3  # nobody to engage: declaring it would do nothing
-                best = max([best] + [self.charge(unit, f, extra, engaged) for f in reachable])
+                best = max([best] + [p * self.charge(unit, f, extra, engaged) for f, p in contact])
         return -1e-3 if stays and best <= 0 else best  # on a tie, hold still and keep the unit free
 
     def forgone(self, unit: Unit, action: A.Action, status: str) -> float:
@@ -376,7 +396,7 @@ class Estimates:
                 for e in r.effects:
                     attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
                     if isinstance(attack, A.Attack):
-                        value += self.expected(attack, unit, foe, gap, reach=weapon_filter(e.stat, e.without))
+                        value += self.expected(attack, unit, foe, gap, reach=e.reach)
         return value
 
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
@@ -420,6 +440,11 @@ def target_of(unit: Unit, foe: Unit, effect: A.ActionEffect) -> bool:
 def targeted(unit: Unit, foe: Unit, effects: Sequence[A.ActionEffect]) -> tuple[bool, ...]:
     """Which of ``effects`` (those that pick targets by more than reach) may aim at ``foe``."""
     return tuple(target_of(unit, foe, e) for e in effects if e.kind == "attack" and picky(e))
+
+
+def reached(law: Law, gap: float) -> float:
+    """The chance that a reach of law ``law`` comes to ``gap`` inches or more."""
+    return sum(float(p) for v, p in zip(law.values, law.probabilities) if v >= gap)
 
 
 def signature(state: State, unit: Unit) -> Signature:

@@ -73,15 +73,15 @@ def law_of(value: Any) -> Law:
         n = int(unwrap(value))
         return Law((n,), (1.0,), float(n), (1.0,))
     probs = value.probabilities()
-    items = sorted((int(unwrap(k)), float(p)) for k, p in probs.items() if float(p) > 0)
+    items = sorted((int(unwrap(k)), p) for k, p in probs.items() if p > 0)
     values = tuple(k for k, _ in items)
-    ps = tuple(p for _, p in items)
+    ps = tuple(p for _, p in items)  # exact fractions when the resolver gives them
     cum: list[float] = []
     acc = 0.0
     for p in ps:
-        acc += p
+        acc += float(p)
         cum.append(acc)
-    return Law(values, tuple(cum), sum(k * p for k, p in items) / (acc or 1.0), ps)
+    return Law(values, tuple(cum), sum(k * float(p) for k, p in items) / (acc or 1.0), ps)
 
 
 def joint_law(weights: dict[tuple[int, int], Any]) -> Law:
@@ -372,16 +372,6 @@ def _value_key(expr: A.Expr, unit: Unit, distance: float | None) -> tuple[Any, .
     """What :meth:`Rules.value` keeps a value under: the expression, the unit's numbers and statuses, the distance."""
     return (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
             None if distance is None else int(round(distance)), tuple(unit.values.items()) if unit.values else ())
-
-
-#: What a weapon filter ``without STAT`` is passed as, where a ``within STAT`` filter passes the stat.
-WITHOUT = "without "
-
-
-def weapon_filter(stat: str | None, without: str | None) -> str | None:
-    """The weapon filter of an attack effect or a combat, as :meth:`Estimates.weapons` takes it:
-    ``within Range`` is ``"Range"``, ``without Range`` is ``"without Range"`` (None: every weapon)."""
-    return WITHOUT + without if without is not None else stat
 
 
 def removal_step(attack: A.Attack) -> str:

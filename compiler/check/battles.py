@@ -29,6 +29,9 @@ CLEARING_EVENTS: tuple[str, ...] = EVENTS + ("engaged",)
 PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls",
                                      "alternating_activations", "alternating_detachments")
 
+#: The activation schemes in which a turn is one player's (``… held at end of own turn`` scores then).
+OWN_TURNS: tuple[str | None, ...] = (None, "whole_army", "activation_rolls", "alternating_activations")
+
 #: What ``first`` may say besides a side's id.
 FIRST_RANDOM = "random"
 
@@ -87,11 +90,11 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], enga
             stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
             if e.stat is not None and e.stat not in stats:
                 _unknown(ctx, "stat", e.stat, e.span, stats, "a weapon reaches as far as one of its stats: within Range")
-            if e.without is not None:
-                _without(ctx, e.name, e.without, e.span)
+            if e.without and e.stat is not None:
+                _weapon_role(ctx, e.name, e.stat, e.span)
             if e.spares is not None:
                 _status(ctx, e.spares, e.span)
-            if e.engaged_only and not engages:
+            if e.engaged_only and not e.without and not engages:
                 ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{owner}' attacks only engaged enemies, but nothing in "
                                "the game engages", e.span, 'add an action such as: action charge "Charge": '
                                'engage within 12" as engaged')
@@ -111,11 +114,16 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], enga
 
 
 def _without(ctx: Context, attack: str, stat: str, span: Span) -> None:
-    """``without STAT`` names a stat, and an attack that takes a weapon (whose profile it reads)."""
+    """A combat's ``without STAT`` names a stat, and an attack that takes a weapon."""
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
     if stat not in stats:
         _unknown(ctx, "stat", stat, span, stats, "only the weapons with no value of one of their stats strike: "
                  "without Range")
+    _weapon_role(ctx, attack, stat, span)
+
+
+def _weapon_role(ctx: Context, attack: str, stat: str, span: Span) -> None:
+    """``without STAT`` reads each weapon's profile: the attack must take a weapon."""
     decl = ctx.ruleset.get(attack)
     if isinstance(decl, A.Attack) and len(decl.params) < 3:
         ctx.sink.error(codes.BATTLE_WRONG_KIND, f"attack '{attack}' takes no weapon, so `without {stat}` has no "
@@ -152,6 +160,7 @@ def _game(ctx: Context, game: A.Game) -> None:
         _effects(ctx, game.id, r.effects, engages)
         for name in ((r.requires,) if r.requires is not None else ()) + r.unless:
             _status(ctx, name, r.span)
+    _close_combat(ctx, game)
     _scoring(ctx, game, stats)
     for counter in game.counters:
         _counter(ctx, counter.situation, counter.span)
@@ -215,6 +224,24 @@ def _counter(ctx: Context, name: str, span: Span) -> None:
                        f'declare it with a range: situation {name} "{sit.title}" 0..6')
 
 
+def _close_combat(ctx: Context, game: A.Game) -> None:
+    """``attack … without Range`` strikes an enemy the unit is engaged with: the game must engage
+    somewhere, and a reaction to a charge (made before the engagement) cannot use it."""
+    acts = [e for p in game.phases for a in p.actions for e in a.effects]
+    engages = any(e.kind == "engage" for e in acts)
+    for e in acts:
+        if e.kind == "attack" and e.without and not engages:
+            ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"'attack {e.name} without {e.stat}' strikes only an enemy the "
+                           f"unit is engaged with, but game '{game.id}' never engages one", e.span,
+                           "add an action that engages, such as: action charge \"Charge\": engage within 6\" as locked")
+    for r in game.reactions:
+        for e in r.effects if r.event == "charged" else ():
+            if e.kind == "attack" and e.without:
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, "a reaction to a charge comes before the engagement, so "
+                               f"'attack {e.name} without {e.stat}' would find no enemy in contact", e.span,
+                               f"fire with a reach instead: attack {e.name} within {e.stat}")
+
+
 def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
     """Scores the engine counts, who controls an objective, and the victories that read them."""
     for s in game.scores:
@@ -225,6 +252,10 @@ def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
             if game.control is None:
                 ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{game.id}' scores objectives held but does not say "
                                "who holds one", s.span, 'add a line such as: control within 3" by models')
+            if s.own and game.activation not in OWN_TURNS:
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, f"game '{game.id}' activates by '{game.activation}', where a "
+                               "turn is not one player's, so no player has an own turn to score at the end of", s.span,
+                               "score at the end of the game turn instead: … for each objective held at end of game turn")
     control = game.control
     if control is not None and control.by not in ("models", "presence") and control.by not in stats:
         _unknown(ctx, "stat", control.by, control.span, stats | {"models", "presence"},
@@ -317,6 +348,7 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for w in u.weapons:
                 if w not in weapons:
                     _unknown(ctx, "weapon", w, u.span, weapons, "name a weapon profile")
+        _warlord(ctx, side, played if isinstance(played, A.Game) else None)
         total = sum(max(u.count, 0) for u in side.units)
         if total > MAX_COUNT:
             ctx.sink.error(codes.TOO_MANY_DICE, f"side '{side.id}' fields {total:,} models; a battle counts at most "
@@ -328,6 +360,19 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for v in check_army(rs, army, listed_units(rs, side)):
                 ctx.sink.error(codes.ARMY_RULE_BROKEN, f"side '{side.id}' breaks the army rules: {v.message}",
                                side.span, cite(ctx, v))
+
+
+def _warlord(ctx: Context, side: A.Side, game: A.Game | None) -> None:
+    """A side names one warlord at most; it must name one when the game scores killing it (W864)."""
+    named = [u for u in side.units if u.warlord]
+    for extra in named[1:]:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"side '{side.id}' names a second warlord", extra.span,
+                       f"a side has one warlord: keep `as warlord` on one line (line {named[0].span.line} has it)")
+    scored = [s for s in game.scores if s.warlord] if game is not None else []
+    if game is not None and scored and not named:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"side '{side.id}' names no warlord, but game '{game.id}' scores "
+                       f"killing one ({scored[0].id})", side.span,
+                       "add `as warlord` to the line of the unit that leads it: 1 captain as warlord")
 
 
 def _placement(ctx: Context, sc: A.Scenario, game: A.Game | None) -> None:
