@@ -21,10 +21,13 @@ from compiler.battle.turns import amount, change_counter, clear_counter, counter
 @effect("move")
 def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
     """``move up to X toward the enemy``: the unit closes in on the nearest enemy by as many whole
-    inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left.
+    inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left, nor
+    for a unit engaged with one (in contact already).
     Toward an objective, or away from the enemy: :func:`~compiler.battle.moves.move_elsewhere`."""
     if effect.goal != "enemy":
         return move_elsewhere(battle, unit, effect)
+    if unit.engaged:
+        return False  # already in contact: a unit locked with an enemy does not walk on toward one
     st = battle.state
     foe = st.nearest_enemy(unit)
     if foe is None or effect.value is None:
