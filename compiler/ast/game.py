@@ -310,6 +310,7 @@ class SideUnit:
     at_y: int | None = None  # on a table: inches up from the first side's edge (``at 12", 4"``)
     warlord: bool = False  # ``as warlord``: an army list or a scenario's side names it its warlord
     reserve: bool = False  # ``in reserve``: an army list holds it back in reserve
+    detachment: int = 1  # ``in detachment 2``: the detachment of an army list it belongs to
 
 
 @dataclass(frozen=True, slots=True)
