@@ -63,7 +63,8 @@ class ActionEffect:
     sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given),
     ``engage`` (an enemy within ``value``; both get the status ``name``), ``lowers`` (the counter
     ``name`` by the whole number ``value``), ``sets`` (the status
-    ``name`` on the acting unit, until the end of ``period`` if given), ``clears`` (the status
+    ``name`` on the acting unit, until the end of ``period`` if given; ``own turn``: the end of the
+    unit's side's next player turn), ``clears`` (the status
     ``name`` ends), ``tests`` (the test ``value``; on a failure the rest does not happen) or,
     after ``failing:``, ``destroyed``.
     """
@@ -170,6 +171,11 @@ class AtEnd:
     condition: Expr | None
     test: Expr
     failing: ActionEffect | None = None
+    #: ``takes casualty_test(Ld), clears s_points`` then ``on "pinned": sets pinned``: the value is drawn
+    #: from its exact law, ``effects`` follow whatever it is, and the case of that value after them
+    takes: bool = False
+    effects: tuple[ActionEffect, ...] = ()
+    cases: tuple[tuple[str, tuple[ActionEffect, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +204,7 @@ class ActivationDice:
     high: int
     test: Expr
     bust: int
+    fewer: tuple[tuple[int, str], ...] = ()  # ``, 2 fewer actions when pinned``: a status costs actions
 
 
 @dataclass(frozen=True, slots=True)
