@@ -295,7 +295,8 @@ class Battle:
             if i is None:
                 values = est.actions(key, unit, actions)[:len(offer[1])]
                 i = offer[2] = values.index(max(values))
-            self.choices.append(i)
+            if len(offer[1]) > 1:  # as choose() records: a choice of one option is no answer
+                self.choices.append(i)
         else:
             i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
                                    offer[1], lambda: est.actions(key, unit, actions)[:len(offer[1])]))
