@@ -67,7 +67,8 @@ class ActionEffect:
     ``engage`` (an enemy within ``value``; both get the status ``name`` and the ``also`` statuses
     while engaged), ``disengage`` (the unit leaves every engagement), ``lowers`` (the counter
     ``name`` by the whole number ``value``), ``sets`` (the status
-    ``name`` on the acting unit, until the end of ``period`` if given), ``clears`` (the status
+    ``name`` on the acting unit, until the end of ``period`` if given; ``own turn``: the end of the
+    unit's side's next player turn), ``clears`` (the status
     ``name`` ends), ``tests`` (the test ``value``; on a failure the rest does not happen) or,
     after ``failing:``, ``destroyed``.
     """
@@ -179,6 +180,11 @@ class AtEnd:
     condition: Expr | None
     test: Expr
     failing: ActionEffect | None = None
+    #: ``takes casualty_test(Ld), clears s_points`` then ``on "pinned": sets pinned``: the value is drawn
+    #: from its exact law, ``effects`` follow whatever it is, and the case of that value after them
+    takes: bool = False
+    effects: tuple[ActionEffect, ...] = ()
+    cases: tuple[tuple[str, tuple[ActionEffect, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +213,7 @@ class ActivationDice:
     high: int
     test: Expr
     bust: int
+    fewer: tuple[tuple[int, str], ...] = ()  # ``, 2 fewer actions when pinned``: a status costs actions
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +326,7 @@ class SideUnit:
     at_y: int | None = None  # on a table: inches up from the first side's edge (``at 12", 4"``)
     warlord: bool = False  # ``as warlord``: an army list or a scenario's side names it its warlord
     reserve: bool = False  # ``in reserve``: an army list holds it back in reserve
+    detachment: int = 1  # ``in detachment 2``: the detachment of an army list it belongs to
 
 
 @dataclass(frozen=True, slots=True)

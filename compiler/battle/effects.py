@@ -11,28 +11,38 @@ from __future__ import annotations
 from compiler import ast as A
 from compiler.battle.engine import EFFECTS, Battle, effect
 from compiler.battle.estimates import reached
-from compiler.battle.moves import move_elsewhere
+from compiler.battle.moves import move_elsewhere, reach
 from compiler.battle.policies import Choice, Option
 from compiler.battle.estimates import engagement, picky, target_of
 from compiler.battle.rules import Law, bernoulli, law_of
 from compiler.battle.state import Unit
 from compiler.battle.turns import amount, change_counter, clear_counter, counters_on
+from compiler.resolve.core import is_dist
 
 
 @effect("move")
 def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
     """``move up to X toward the enemy``: the unit closes in on the nearest enemy by as many whole
-    inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left.
+    inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left, nor
+    for a unit engaged with one (in contact already).
     Toward an objective, or away from the enemy: :func:`~compiler.battle.moves.move_elsewhere`."""
     if effect.goal != "enemy":
         return move_elsewhere(battle, unit, effect)
+    if unit.engaged:
+        return False  # already in contact: a unit locked with an enemy does not walk on toward one
     st = battle.state
     foe = st.nearest_enemy(unit)
     if foe is None or effect.value is None:
         return False
     gap = st.distance(unit, foe)
     est = battle.estimates
-    if battle.greedy(unit.side):  # the pick is kept per state
+    rolled = reach(battle, effect.value, unit, gap) if is_dist(battle.rules.value(effect.value, unit, gap)) else None
+    if rolled is not None:  # a rolled move (2d6): drawn, then its side picks how far, up to it
+        steps = list(range(rolled + 1))
+        values = est.moves(unit, gap, steps)
+        step = steps[battle.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{rolled}\")?",
+                                          tuple(Option(f'{d}"', d) for d in steps), lambda: values))]
+    elif battle.greedy(unit.side):  # the pick is kept per state
         key = (id(effect), unit.started, est.signature(unit))
         found = battle.memos.steps.get(key)
         if found is None:

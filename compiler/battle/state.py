@@ -18,8 +18,9 @@ from typing import Any
 from compiler.battle.table import Table
 
 #: How long a status lasts: until the end of the phase, of the player turn, of the game turn,
-#: or (``""``) until something removes it; ``"passed"``: until the unit passes a test (its ``until``).
-PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed")
+#: or (``""``) until something removes it; ``"passed"``: until the unit passes a test (its ``until``);
+#: ``"own turn"``: until the end of the next player turn of the unit's own side.
+PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed", "own turn")
 
 
 @dataclass(slots=True)
@@ -44,6 +45,12 @@ class Unit:
     doomed: int = 0  # casualties marked this phase, removed when it ends (``casualties removed at end of phase``)
     y: float = 0.0  # on a table: inches up from the first side's edge (``position`` is across); 0 on a line
     spent: bool = False  # it spent its action (a reaction) and does not act again this game turn
+    turn_start: int = -1  # its models when the player turn began (-1: the first turn, ``started``)
+
+    @property
+    def lost_this_turn(self) -> int:
+        """The models it lost since the player turn began."""
+        return max(0, (self.turn_start if self.turn_start >= 0 else self.started) - self.models)
 
     @property
     def alive(self) -> bool:
@@ -56,7 +63,7 @@ class Unit:
         """A copy that shares nothing that changes (its statuses, engagements, values)."""
         return Unit(self.uid, self.side, self.label, self.profile, self.weapons, self.models, self.started,
                     self.points, self.position, dict(self.statuses), list(self.engaged), self.engaged_as,
-                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent)
+                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent, self.turn_start)
 
     def snapshot(self) -> dict[str, Any]:
         return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position, "y": self.y,
@@ -160,10 +167,18 @@ class State:
         return sum(u.models for u in self.units if u.side == side)
 
     def expire(self, period: str) -> None:
-        """Statuses that last until the end of ``period`` end now."""
+        """Statuses that last until the end of ``period`` end now (at the end of a player turn, those
+        of the active side's units that last until the end of their own next turn too)."""
         for u in self.units:
             if u.statuses and period in u.statuses.values():
                 u.statuses = {k: v for k, v in u.statuses.items() if v != period}
+            if period == "turn" and u.side == self.active and u.statuses and "own turn" in u.statuses.values():
+                u.statuses = {k: v for k, v in u.statuses.items() if v != "own turn"}
+
+    def turn_begins(self) -> None:
+        """A player turn begins: the losses of the turn are counted from here."""
+        for u in self.units:
+            u.turn_start = u.models
 
     def remove_models(self, unit: Unit, n: int) -> int:
         """Remove up to ``n`` models; a unit with none left leaves every engagement."""

@@ -18,7 +18,7 @@ from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
-UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy"})
+UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn"})
 
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot")
@@ -46,9 +46,10 @@ def check_battles(ctx: Context) -> None:
 
 
 def unit_scope(ctx: Context, owner: str) -> Scope:
-    """The names an expression worked out for one unit may read: its stats and :data:`UNIT_NAMES`."""
+    """The names an expression worked out for one unit may read: its stats, :data:`UNIT_NAMES` and
+    the statuses (yes while the unit holds one)."""
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
-    return Scope(ctx, owner, stats | UNIT_NAMES)
+    return Scope(ctx, owner, stats | UNIT_NAMES | _statuses(ctx))
 
 
 def _statuses(ctx: Context) -> set[str]:
@@ -154,6 +155,8 @@ def _game(ctx: Context, game: A.Game) -> None:
         check_expr(end.test, scope)
         if end.failing is not None and end.failing.name is not None:
             _status(ctx, end.failing.name, end.failing.span)
+        if end.takes:
+            _takes(ctx, game, end)
     for r in game.reactions:
         if r.event not in EVENTS:
             _unknown(ctx, "event", r.event, r.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
@@ -180,9 +183,42 @@ def _game(ctx: Context, game: A.Game) -> None:
                            "an inch of ground takes at least an inch of move")
     if game.activation_dice is not None:
         check_expr(game.activation_dice.test, unit_scope(ctx, game.id))
+        for _, name in game.activation_dice.fewer:
+            _status(ctx, name, game.activation_dice.span)
     if game.initiative is not None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
+
+
+def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
+    """``each unit … takes VALUE`` and its ``on "…":`` cases: their effects, and each case a value
+    the roll can give (a word the formula it calls gives, "passed"/"failed" for a test) (W861)."""
+    _effects(ctx, game.id, end.effects)
+    seen: set[str] = set()
+    for value, effects in end.cases:
+        _effects(ctx, game.id, effects)
+        if value in seen:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f'the case "{value}" is given twice', end.span,
+                           "give each value one case")
+        seen.add(value)
+    if not isinstance(end.test, A.Call):
+        return  # an expression other than a call: its values are not known before the battle
+    called = end.test.func
+    decl = ctx.ruleset.get(called)
+    if isinstance(decl, A.Test):
+        words = {"passed", "failed"}
+    elif isinstance(decl, A.Formula):
+        parts = [let.value for let in decl.lets] + ([decl.result] if decl.result is not None else [])
+        words = {e.text for p in parts for e in A.sub_expressions(p) if isinstance(e, A.Label)}
+    else:
+        return  # another expression: its values are not known before the battle
+    for value, effects in end.cases:
+        if value not in words:
+            close = did_you_mean(value, words)
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f'"{value}" is never a value of {called}',
+                           effects[0].span if effects else end.span,
+                           f'did you mean "{close}"?' if close else "a case names a value it gives: "
+                           + ", ".join(f'"{w}"' for w in sorted(words)))
 
 
 def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
