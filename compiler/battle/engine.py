@@ -30,7 +30,7 @@ from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
-from compiler.battle.turns import counter_range, counters_fall, counters_on, rally, remove_marked, roll_initiative
+from compiler.battle.turns import counter_range, counters_fall, counters_on, rally, remove_marked, roll_initiative, outcome_law
 from compiler.battle.victory import Referee, outcome_fields
 
 Listener = Callable[[dict[str, Any]], None]
@@ -94,8 +94,16 @@ class Battle:
         if game.casualties_at_end:
             self.busy.add("phase")
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
+        #: the names counters read when a unit is shot (a volley's step, ``hits``, is drawn with it)
+        self.shot_reads = {e.id for c in game.counters if c.event == "shot"
+                           for e in A.sub_expressions(c.rises) if isinstance(e, A.Name)}
         #: told (game turn, the side that went first the turn before) as each game turn begins
         self.at_turn: Callable[[int, int], None] | None = None
+        #: told the index in the game turn's order of each player whose turn begins but the first
+        #: (``whole_army``: between two players' turns, where a battle can be resumed)
+        self.at_player: Callable[[int], None] | None = None
+        self.order: list[int] = []  # this game turn's order of the sides
+        self.player = 0  # the player of the order a resumed battle begins with (see play_from)
         for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
             seat = getattr(p, "seat", None)
             if seat is not None:
@@ -117,24 +125,31 @@ class Battle:
         st.first = first
         return self.play_from(1, first)
 
-    def play_from(self, start: int, first: int) -> Outcome:
+    def play_from(self, start: int, first: int, player: int = 0) -> Outcome:
         """The game turns from ``start`` on, then the end (``first``: the side that went first the
         turn before).  :meth:`run` calls it after the roll for the first turn; a walk over kept
-        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state."""
+        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state: at the
+        start of a game turn, or (``player`` > 0, ``first`` the side that went first this turn)
+        between two players' turns of game turn ``start``, where :attr:`at_player` was told."""
         st = self.state
         n = len(st.sides)
         order = [(first + i) % n for i in range(n)]
         initiative = self.game.initiative is not None and n == 2
         for turn in range(start, self.turns + 1):
-            if self.at_turn is not None:
-                self.at_turn(turn, first)
-            st.turn = turn
-            for u in st.units:
-                u.spent = False
-            if initiative:
-                first = roll_initiative(self, first)
-                order = [first, 1 - first]
+            if self.player:  # resumed within this game turn: its order is set
+                self.order = order
+            else:
+                if self.at_turn is not None:
+                    self.at_turn(turn, first)
+                st.turn = turn
+                for u in st.units:
+                    u.spent = False
+                if initiative:
+                    first = roll_initiative(self, first)
+                    order = [first, 1 - first]
+                self.order = order
             ACTIVATIONS[self.game.activation or "whole_army"](self, order)
+            self.player = 0
             if st.over:
                 break
             self.period_ends("game turn")
@@ -148,11 +163,13 @@ class Battle:
             self.emit("end", **outcome_fields(st, scores))
         return out
 
-    def resume(self, state: State) -> None:
-        """Take up a kept state (a copy of it) as this battle's, at the start of a game turn
-        (:meth:`play_from` then plays on from it)."""
+    def resume(self, state: State, player: int = 0) -> None:
+        """Take up a kept state (a copy of it) as this battle's, at the start of a game turn or
+        before the turn of player ``player`` of the game turn's order (:meth:`play_from` then
+        plays on from it)."""
         self.state.load(state)
         self.estimates.sig = None
+        self.player = player
 
     def emit(self, kind: str, **data: Any) -> None:
         if not self.record:
@@ -250,7 +267,8 @@ class Battle:
         if self.state.table is None:
             sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
                    tuple(unit.values.items()) if unit.values else (),
-                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
+                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
+                           tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                           for f in self.state.units if f.side != side and f.models > 0]),
                    holding(self.state, unit))  # as signature() makes it
         else:
@@ -278,7 +296,8 @@ class Battle:
             if i is None:
                 values = est.actions(key, unit, actions)[:len(offer[1])]
                 i = offer[2] = values.index(max(values))
-            self.choices.append(i)
+            if len(offer[1]) > 1:  # as choose() records: a choice of one option is no answer
+                self.choices.append(i)
         else:
             i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
                                    offer[1], lambda: est.actions(key, unit, actions)[:len(offer[1])]))
@@ -298,8 +317,10 @@ class Battle:
         est.sig = None
         return True
 
-    def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None) -> None:
-        """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once)."""
+    def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None, shot: bool = True) -> None:
+        """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once);
+        ``shot`` (not a combat's blows): the target's counters that rise when shot then rise, by
+        what they read of the volleys (their counts summed over the weapons)."""
         dist = self.state.distance(unit, target)
         cover = self.state.cover(unit, target)  # what the table sets: the target in cover, fire through smoke
         key = (attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
@@ -309,12 +330,18 @@ class Battle:
             plan = self.memos.strikes.keep(key, (self.rules.situation(unit, dist, cover),
                                                  self.estimates.weapons(attack, unit, target, reach)))
         situation, weapons = plan
+        counted = self.counted_step(attack) if shot and self.shot_reads else None
+        total, before = 0, target.models - target.doomed
         for weapon in weapons:
             if target.models <= target.doomed or not unit.alive:
-                return
-            law = self.rules.volley(attack, unit, weapon, target, situation)
+                break
+            law = self.rules.volley(attack, unit, weapon, target, situation) if counted is None else \
+                self.rules.volley_counting(attack, unit, weapon, target, situation, counted)
             i = self.chance(law, "volley")
-            shown = self.dice.volley(attack, unit, weapon, target, situation, law, i) if self.dice is not None else {}
+            if counted is not None:
+                total += law.counts[i]
+            shown = self.dice.volley(attack, unit, weapon, target, situation, law, i, counted) \
+                if self.dice is not None else {}
             if self.game.casualties_at_end:  # marked now, removed when the phase ends
                 removed = min(law.values[i], target.models - target.doomed)
                 target.doomed += removed
@@ -328,10 +355,20 @@ class Battle:
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
                           distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
-                          **shown)
-        if self.game.counters and target.models > target.doomed:
-            counters_on(self, target, "shot")
+                          **shown, **({"counted": {counted: law.counts[i]}} if counted is not None else {}))
+        if shot and self.game.counters and target.models > target.doomed:
+            counters_on(self, target, "shot", {counted: total, "models": before} if counted is not None else
+                        {"models": before})
         self.referee.settle()
+
+    def counted_step(self, attack: A.Attack) -> str | None:
+        """The step of ``attack`` whose count the counters read when its target is shot (``hits``)."""
+        found = self.memos.counted.get(attack.id, "")
+        if found == "":
+            tests = {k for k, v in self.rules.model.callables.items() if isinstance(v, A.Test)}
+            found = self.memos.counted.keep(attack.id, next(
+                (name for name in attack.counted_chain(tests) if name in self.shot_reads), None))
+        return found
 
     def combat(self, c: A.Combat) -> None:
         """Every engaged unit strikes once, highest ``order`` stat first (the active side first on a tie)."""
@@ -341,6 +378,7 @@ class Battle:
             return
         attack = self.rules.model.get(c.attack)
         assert isinstance(attack, A.Attack)
+        reach = "-" + c.without if c.without else None  # `without Range`: the close combat profiles
         fighters.sort(key=lambda u: (-self.estimates.stat(u, c.order), u.side != st.active, u.uid))
         for u in fighters:
             foes = [st.unit(i) for i in u.engaged if st.unit(i).alive]
@@ -350,8 +388,9 @@ class Battle:
             if len(foes) > 1:
                 target = foes[self.choose(Choice("target", u.side, u.label, f"{attack.title}: strike which enemy unit?",
                                                  tuple(Option(f.label, f.uid) for f in foes),
-                                                 lambda: [self.estimates.expected(attack, u, f) for f in foes]))]
-            self.strike(attack, u, target)
+                                                 lambda: [self.estimates.expected(attack, u, f, reach=reach)
+                                                          for f in foes]))]
+            self.strike(attack, u, target, reach, shot=False)
 
     # -- the end -----------------------------------------------------------------------------
 
@@ -363,13 +402,19 @@ class Battle:
                 continue
             for unit in [u for u in st.units if u.models > 0]:
                 key = (id(end), unit.profile, unit.models, unit.started, tuple(unit.statuses),
-                       tuple(unit.values.items()) if unit.values else ())
+                       tuple(unit.values.items()) if unit.values else (), unit.lost_this_turn)
                 p = self.memos.ends.get(key)
                 if p is None:
                     held = end.condition is None or self.rules.chance(end.condition, unit, None) >= 1.0
-                    p = self.memos.ends.keep(key, self.rules.odds(end.test, unit, None) if held else -1.0)
+                    p = self.memos.ends.keep(key, (0 if end.takes else self.rules.odds(end.test, unit, None))
+                                             if held else -1.0)
                 if p < 0:
                     continue  # the condition does not hold: no test
+                if end.takes:
+                    self.take(end, unit)
+                    if st.over:
+                        return
+                    continue
                 passed = self.chance(bernoulli(p), "test") == 0
                 if self.record:
                     rule = end.test.func if isinstance(end.test, A.Call) else ""
@@ -379,6 +424,22 @@ class Battle:
                 if st.over:
                     return
         self.referee.settle()
+
+    def take(self, end: A.AtEnd, unit: Unit) -> None:
+        """``each unit … takes casualty_test(Ld), clears s_points`` with ``on "pinned": …`` cases: the
+        value is drawn from its exact law (one chance node), the effects after ``takes`` happen
+        whatever it is, then those of its case."""
+        labels, law = outcome_law(self, end.test, unit)
+        i = self.chance(law, "test") if len(labels) > 1 else 0
+        value = labels[law.values[i]]
+        if self.record:
+            rule = end.test.func if isinstance(end.test, A.Call) else ""
+            self.emit("test", rule=rule, unit=unit.label, result=value, chance=round(float(law.probabilities[i]), 6),
+                      passed=None)
+        for effects in (end.effects, next((e for v, e in end.cases if v == value), ())):
+            for effect in effects:
+                if not unit.alive or self.state.over or not EFFECTS[effect.kind](self, unit, effect, None):
+                    return
 
     def period_ends(self, period: str) -> None:
         """``period`` (a phase, a player's turn, a game turn) ends: its tests and scores, then its
@@ -396,6 +457,8 @@ class Battle:
                 self.referee.period_ends(period)
         if st.timed or period != "phase":
             st.expire(period)
+        if period == "turn":
+            st.turn_begins()
 
 
 #: Who acts when, by the name a game's ``activation`` line gives (filled by
