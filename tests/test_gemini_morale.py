@@ -427,3 +427,12 @@ def test_a_router_stops_at_the_edge_of_the_battlefield_and_the_log_says_how_far_
     battle.period_ends("turn")
     assert blue.position == 30.0 and blue.has("routing")
     assert [e["inches"] for e in battle.events if e["event"] == "move"] == [2]
+
+
+def test_the_morale_rules_count_as_played_by_the_battles(gemini: Ruleset) -> None:
+    from compiler.resolve.coverage import played
+    # the statuses and counters a game sets are what the battle engine may execute
+    assert {"pinned", "routing", "s_points", "close_quarters"} <= played(gemini)
+    from compiler.site.fidelity import PLAYED, fidelity
+    standing = {s.rule.id: s.status for s in fidelity(gemini)}
+    assert {standing[r] for r in ("suppression_in_battle", "quarter_casualties", "pinning", "routing_rule")} == {PLAYED}
