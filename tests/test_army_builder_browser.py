@@ -3,11 +3,11 @@
 For each bundled ruleset with army rules, one load of its builder page (the session's one site
 build, ``site_url``): a list built with the keyboard, a list downloaded, then twenty lists (seeded,
 valid and invalid in every ruleset: over the points, too few squads, squads under and over their
-size, no warlord or two, a warlord in reserve, an empty list) read through the page's list box; the
+size, no warlord or two, a warlord in reserve, detachments, an empty list) read through the page's list box; the
 file the page then holds is checked by ``warscribe army check --json`` and the page must say the
 same: the verdict, the points, every message in order, each citing its rule.  On nuceria-rts, whose
 army rules read the warlord and the reserves, the units' Warlord and In reserve boxes write the
-marks into the list file.
+marks into the list file; on 40k-s, which counts detachments, each unit's Detachment number does.
 
 console-40k's list is also copied, printed (print emulation: the list and its cards, no controls),
 played by ``simulate --army``, run through axe-core in both schemes and laid out at 390 px.
@@ -148,8 +148,18 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
     # Lists of both kinds in every ruleset: nuceria-rts's lists name their warlord (`as warlord`);
     # 40k-s's stand-in units carry no points, so its lists break its rules by being empty (no detachment).
     assert verdicts == {True, False}, verdicts
-    if data["marks"]:  # the marks the army rules read are check boxes, written to the list file
-        assert data["marks"] == ["warlord", "reserve"] and ruleset == "nuceria-rts"
+    # The marks the army rules read are controls on each unit, written to the list file.
+    assert data["marks"] == {"nuceria-rts": ["warlord", "reserve"], "40k-s": ["detachment"], "console-40k": []}[ruleset]
+    if ruleset == "40k-s":
+        shown = page.evaluate(READ_LIST, f"2 {ids[0]}\n1 {ids[1]}\n")
+        page.get_by_role("spinbutton", name=f"Detachment: {data['entries'][1]['title']} 2").fill("2")
+        page.get_by_role("spinbutton", name=f"Detachment: {data['entries'][1]['title']} 2").press("Tab")
+        shown = page.evaluate(READ)
+        assert body(shown["text"]) == [f"2 {ids[0]}", f"1 {ids[1]} in detachment 2"] and shown["ok"] == "yes"
+        want = army_check(rules, shown["text"], tmp_path, points=1500)
+        same_verdict(shown, want, shown["text"])
+        assert want["quantities"]["detachments"] == 2
+    if ruleset == "nuceria-rts":
         shown = page.evaluate(READ_LIST, f"3 {ids[0]}\n2 {ids[1]}\n")
         assert shown["ok"] == "no"  # no warlord
         page.get_by_role("checkbox", name=f"Warlord: {data['entries'][1]['title']} 2").check()
@@ -160,8 +170,8 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
         shown = page.evaluate(READ)  # the warlord held back: broken, in army check's words
         assert body(shown["text"])[1] == f"2 {ids[1]} as warlord in reserve" and shown["ok"] == "no"
         same_verdict(shown, army_check(rules, shown["text"], tmp_path), shown["text"])
-    else:
-        assert page.locator(".ws-army-warlord, .ws-army-reserve").count() == 0
+    if ruleset == "console-40k":
+        assert page.locator(".ws-army-warlord, .ws-army-reserve, .ws-army-detachment").count() == 0
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +197,7 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
     mount(page, data)
     seen_ok, seen_broken = 0, set()
     sizes = [500, 1000] if army == "main" else [0, 300, 450]  # its sizes; any number for the skirmish
-    for i, units in enumerate(random_lists(31 if army == "main" else 32, list(ENTRIES), SIZES, 20, most_units=5)):
+    for i, units in enumerate(random_lists(47 if army == "main" else 32, list(ENTRIES), SIZES, 20, most_units=5)):
         listed = [{"id": name, "models": n, "weapons": [], "warlord": "warlord" in mark, "reserve": "reserve" in mark}
                   for n, name, mark in units]
         size = sizes[i % len(sizes)]

@@ -38,8 +38,8 @@ def test_what_the_page_cannot_mirror_is_marked_with_its_reason() -> None:
         [">=", ["-", ["q", "points"], ["*", ["q", "heavy"], ["n", 120, 1]]], ["n", 125, 2]]
     # The list's own quantities (its warlords, its points in reserve, its one detachment) are counted
     # by the page; `characters` no list can show: the reason is army check's own.
-    assert requires["detachments >= 1 and warlords <= 1"]["tree"] == \
-        ["and", [">=", ["q", "detachments"], ["n", 1, 1]], ["<=", ["q", "warlords"], ["n", 1, 1]]]
+    assert requires["detachments in 1..2 and warlords <= 1"]["tree"] == \
+        ["and", ["in", ["q", "detachments"], ["n", 1, 1], ["n", 2, 1]], ["<=", ["q", "warlords"], ["n", 1, 1]]]
     unknown = requires["characters <= 2 or warlords == 1"]
     assert unknown["tree"] is None and unknown["unknown"] and unknown["unsupported"] == UNKNOWN["characters"]
     assert not requires["max(points, 100) == points or squads == 0"]["unknown"]
@@ -72,9 +72,10 @@ def test_the_page_lists_the_rules_it_cites() -> None:
 
 
 def test_the_marks_the_army_rules_read_are_offered() -> None:
-    """nuceria-rts reads warlords and points in reserve: the page offers both marks; console-40k neither.
+    """nuceria-rts reads warlords and points in reserve: the page offers both marks; 40k-s its detachments;
+    console-40k none.
     What one unit adds leaves out the list's own quantities (the page counts those from its marks)."""
-    for ruleset, marks in (("nuceria-rts", ["warlord", "reserve"]), ("console-40k", [])):
+    for ruleset, marks in (("nuceria-rts", ["warlord", "reserve"]), ("40k-s", ["detachment"]), ("console-40k", [])):
         data = army_rules_data(compile_paths([ROOT / "rules" / ruleset]).rulesets[0])
         assert data["marks"] == marks
         assert all(not set(e["adds"]) & set(LISTED) for e in data["entries"])

@@ -64,10 +64,17 @@ def test_points_in_reserve_are_the_reserve_units_points(armytest: Path, tmp_path
     # two warlords, and an empty list has no detachment
     code, out = check(armytest, "1 hero as warlord\n1 hero as warlord\n5 troop_squad\n", tmp_path)
     assert [v["message"] for v in out["violations"]] == [  # type: ignore[union-attr]
-        "One detachment, led by one warlord at most. (detachments = 1, warlords = 2)"]
+        "One or two detachments, led by one warlord at most. (detachments = 1, warlords = 2)"]
     code, out = check(armytest, "", tmp_path)
-    assert "One detachment, led by one warlord at most. (detachments = 0, warlords = 0)" in \
+    assert "One or two detachments, led by one warlord at most. (detachments = 0, warlords = 0)" in \
         [v["message"] for v in out["violations"]]  # type: ignore[union-attr]
+    # the detachments its units belong to: a unit without the mark is in the first
+    code, out = check(armytest, "5 troop_squad in detachment 2\n1 hero as warlord in detachment 3\n6 troop_squad\n",
+                      tmp_path)
+    assert out["quantities"]["detachments"] == 3 and [v["message"] for v in out["violations"]] == [  # type: ignore
+        "One or two detachments, led by one warlord at most. (detachments = 3, warlords = 1)"]
+    code, out = check(armytest, "5 troop_squad in detachment 2\n1 hero as warlord in detachment 2\n", tmp_path)
+    assert code == 0 and out["quantities"]["detachments"] == 1  # type: ignore[index]
 
 
 def test_a_rule_no_list_can_show_is_said_not_checked(armytest: Path, tmp_path: Path) -> None:
@@ -108,7 +115,12 @@ def test_a_keyword_named_like_a_quantity_counts_the_units_that_have_it(tmp_path:
     ("1 trooper in reserve with line_rifle", 22, "cannot read 'with' here; the weapons come first, after `with`", None),
     ("1 trooper as", 13, "`as` ends the line; a unit is marked `as warlord`", None),
     ("1 trooper warlord", 11, "cannot read 'warlord' here; after the unit come `with` and its weapons, then "
-                              "`as warlord` or `in reserve`", None),
+                              "`as warlord`, `in reserve` or `in detachment N`", None),
+    ("1 trooper in detachmnt 2", 14, "'detachmnt': a unit is marked `in reserve` or `in detachment N`",
+     "did you mean 'detachment'?"),
+    ("1 trooper in detachment", 24, "`in detachment` takes the detachment's number, from 1 to 99", None),
+    ("1 trooper in detachment 100", 25, "`in detachment` takes the detachment's number, from 1 to 99", None),
+    ("1 trooper in detachment 2 in detachment 2", 27, "the unit is marked `in detachment` twice", None),
     ("1 trooper with line_rifle, as warlord", 28, "'as' is not a unit, squad or weapon of nuceria-rts", None),
 ])
 def test_a_bad_mark_is_located(line: str, column: int, message: str, hint: str | None, tmp_path: Path) -> None:

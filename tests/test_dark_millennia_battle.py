@@ -112,3 +112,95 @@ def test_the_default_player_of_a_judgement_plays_the_gorge_as_a_standing_firefig
         actions = [e["action"] for e in searched.events if e["event"] == "action"]
         assert actions and set(actions) == {"shoot"}
         assert searched.events == greedy.events
+
+
+def test_a_unit_on_overwatch_fires_at_the_orks_that_assault_it_before_they_engage(models: dict[str, Ruleset]) -> None:
+    """Modified overwatch against a charge: under the house rules Marines on overwatch, assaulted by
+    Orks 5" away, are asked whether to fire and, if so, fire their five boltguns at the chargers
+    (the shooting sequence, the Orks in the open) before the two units are locked together, and are
+    no longer on overwatch; the base game has no such reaction, so the Orks engage unshot."""
+    from compiler.battle import Choice
+
+    class Yes:
+        """Takes the first option of every choice (assault; yes, react); remembers what it was asked."""
+
+        def __init__(self) -> None:
+            self.kinds: list[str] = []
+
+        def choose(self, choice: Choice) -> int:
+            self.kinds.append(choice.kind)
+            return 0
+
+    for name in ("classic-40k", "dark-millennia"):
+        model = models[name]
+        phase = next(p for p in model.get("battle").phases if p.id == "phase_assault")
+        asked = Yes()
+        battle = Battle(Rules(model), model.get("firefight"), [asked, asked], seed=1)
+        marines, orks = battle.state.units
+        orks.position = marines.position + 5
+        marines.statuses["on_overwatch"] = ""
+        assert battle.act(orks, phase)
+        kinds = [e["event"] for e in battle.events]
+        assert marines.engaged == [orks.uid] and orks.engaged == [marines.uid]
+        if name == "classic-40k":
+            assert "react" not in asked.kinds and kinds == ["action", "engage"] and orks.models == 10
+            continue
+        assert "react" in asked.kinds and kinds[:3] == ["action", "engage", "reaction"]
+        (volley,) = [e for e in battle.events if e["event"] == "volley"]
+        assert (volley["unit"], volley["target"], volley["rule"], volley["models"]) == \
+            ("Space Marine", "Ork Boy", "shooting", 5)
+        assert volley["mean"] == pytest.approx(float(5 * MARINE_SHOT), abs=1e-6)
+        assert orks.models == 10 - volley["removed"] and "on_overwatch" not in marines.statuses
+
+
+WALLED = '''
+ruleset walled "Walled":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+status on_overwatch "On overwatch": "Watching."
+status locked "Locked": "In combat."
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  W 1
+game g "A game":
+  turns 1
+  activation whole_army
+  terrain wall "Wall": blocks sight
+  terrain hedge "Hedge": costs 2 inches per inch
+  phase assault "Assault":
+    action charge "Charge": engage within 12" as locked
+  when charged if on_overwatch: attack shooting
+scenario behind "A charge from behind a wall":
+  game g
+  table 24" by 24"
+  first red
+  terrain the_wall "The wall" KIND from 0", 10" to 24", 11"
+  side red "Red":
+    3 trooper at 12", 16"
+  side blue "Blue":
+    3 trooper at 12", 4"
+'''
+
+
+@pytest.mark.parametrize("kind, fired", [("wall", False), ("hedge", True)])
+def test_overwatch_fire_never_goes_at_a_charger_out_of_sight(kind: str, fired: bool) -> None:
+    """The house rule: enemies out of sight when the assault phase begins cannot be the target of
+    overwatch fire. A charge from behind a wall that blocks sight draws no volley; across a hedge
+    that does not, it does."""
+    from compiler.driver import compile_text
+
+    result = compile_text(WALLED.replace("KIND", kind), "walled.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("behind"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    red, blue = battle.state.units
+    blue.statuses["on_overwatch"] = ""
+    assert battle.state.in_sight(blue, red) is fired
+    assert battle.act(red, model.get("g").phases[0])
+    events = [e["event"] for e in battle.events]
+    assert ("volley" in events) is fired and ("out_of_sight" in events) is not fired
+    assert red.engaged == [blue.uid] or (fired and red.models == 0)

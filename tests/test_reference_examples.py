@@ -74,7 +74,7 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
         subsection("Turn structures").replace(
         "test steady(Ld)", "stat Ld \"Leadership\" 2..12: \"l\"\ntest steady(Ld)")
     assert "objective the_relic" in source and "by reaching 10" in source
-    result = compile_text(PRELUDE + UNITS.replace("Sv 3+  A 1", "Sv 3+  A 1  OC 1").replace("Sv 6+  A 1", "Sv 6+  A 1  OC 1")
+    result = compile_text(PRELUDE + UNITS.replace("Sv 3+  A 1", "Sv 3+  A 1  OC 1  Ld 8").replace("Sv 6+  A 1", "Sv 6+  A 1  OC 1  Ld 7")
                           + "\n" + source)
     assert [f"{d.code} {d.message}" for d in result.diagnostics if d.severity.name == "ERROR"] == []
     model = result.rulesets[0]
@@ -100,6 +100,13 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     assert [(c.situation, c.rises.func, c.event, c.falls, c.period, c.cleared) for c in game.counters] == [
         ("pins", "pins_gained", "shot", 1, "game turn", ("engaged",))]
     assert [(r.event, r.unless, r.spends) for r in game.reactions] == [("charged", ("pinned",), "failure")]
+    takes = game.at_end[0]
+    assert takes.takes and [e.kind for e in takes.effects] == ["clears"]
+    assert [(v, [(e.kind, e.name, e.period) for e in effects]) for v, effects in takes.cases] == [
+        ("down", [("sets", "pinned", "own turn")]), ("breaks", [("sets", "routed", None), ("move", None, None)])]
+    assert model.get("dice_turns").activation_dice.fewer == ((2, "pinned"),)
+    duel = Battle(Rules(model), model.get("pin_duel"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    assert duel.run().reason in ("wipe_out_turns", "turn limit")
 
 
 @pytest.mark.parametrize("title", SECTIONS)
@@ -111,3 +118,20 @@ def test_the_examples_check_and_hold(title: str) -> None:
     results = run_ruleset(result.rulesets[0])
     assert len([r for r in results if r.kind == "example"]) == len(re.findall(r"^example ", source, re.M))
     assert [(r.id, r.failures) for r in results if r.failures] == []
+
+
+def test_the_charges_close_combat_and_warlord_example_checks_and_plays() -> None:
+    from compiler.battle import Battle, GreedyPolicy, Rules
+    source = subsection("Charges, close combat and the warlord")
+    assert "without Range" in source and "as warlord" in source and "end of own turn" in source
+    result = compile_text(PRELUDE + UNITS + "\n" + source)
+    assert [f"{d.code} {d.message}" for d in result.diagnostics if d.severity.name == "ERROR"] == []
+    model = result.rulesets[0]
+    rules = Rules(model)
+    kinds: set[str] = set()
+    for seed in range(6):
+        battle = Battle(rules, model.get("brawl_line"), [GreedyPolicy(), GreedyPolicy()], seed=seed)
+        out = battle.run()
+        assert out.reason in ("brawl_ten", "brawl_wipe") and out.winner is not None
+        kinds |= {e["event"] for e in battle.events} | {str(e.get("weapon")) for e in battle.events}
+    assert {"charge_roll", "engage", "knife"} <= kinds

@@ -60,10 +60,15 @@ class ActionEffect:
 
     ``kind`` is ``move`` (up to ``value`` toward its ``goal``: ``enemy``, the nearest enemy;
     ``away``, away from it; ``nearest objective``; ``objective``, the one ``name``), ``attack`` (the attack
-    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given),
-    ``engage`` (an enemy within ``value``; both get the status ``name``), ``lowers`` (the counter
+    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given, or,
+    ``without``, only the weapons with no value of that stat, at an enemy the unit is engaged with;
+    only at enemies it is engaged with when ``engaged_only``, never at one holding the status
+    ``spares``),
+    ``engage`` (an enemy within ``value``; both get the status ``name`` and the ``also`` statuses
+    while engaged), ``disengage`` (the unit leaves every engagement), ``lowers`` (the counter
     ``name`` by the whole number ``value``), ``sets`` (the status
-    ``name`` on the acting unit, until the end of ``period`` if given), ``clears`` (the status
+    ``name`` on the acting unit, until the end of ``period`` if given; ``own turn``: the end of the
+    unit's side's next player turn), ``clears`` (the status
     ``name`` ends), ``tests`` (the test ``value``; on a failure the rest does not happen) or,
     after ``failing:``, ``destroyed``.
     """
@@ -76,6 +81,18 @@ class ActionEffect:
     stat: str | None = None
     until: Expr | None = None  # ``sets pinned until passed rally(Ld)``: the test that ends the status
     goal: str = "enemy"  # a move's goal (see above)
+    #: ``attack NAME without Range``: only the weapons with no ``stat`` (close-combat weapons), at an
+    #: enemy the unit is engaged with
+    without: bool = False
+    engaged_only: bool = False  # ``attack melee at engaged enemies``
+    spares: str | None = None  # ``attack shooting at enemies not fire_locked``: a status whose holders are no target
+    also: tuple[str, ...] = ()  # ``engage within 6" as engaged and pinned``: the further statuses an engagement sets
+
+    @property
+    def reach(self) -> str | None:
+        """Which weapons an attack uses, as the engine keys it: None (all), ``STAT`` (those whose
+        ``STAT`` reaches the target) or ``-STAT`` (those without one, at an enemy in contact)."""
+        return None if self.stat is None else "-" + self.stat if self.without else self.stat
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,11 +162,13 @@ class Counter:
 
 @dataclass(frozen=True, slots=True)
 class Combat:
-    """``combat assault in order of I``: every engagement fights with an attack sequence."""
+    """``combat assault [without Range] in order of I``: every engagement fights with an attack
+    sequence (``without``: only with the weapons that have no value of that stat)."""
 
     span: Span
     attack: str
     order: str
+    without: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +180,11 @@ class AtEnd:
     condition: Expr | None
     test: Expr
     failing: ActionEffect | None = None
+    #: ``takes casualty_test(Ld), clears s_points`` then ``on "pinned": sets pinned``: the value is drawn
+    #: from its exact law, ``effects`` follow whatever it is, and the case of that value after them
+    takes: bool = False
+    effects: tuple[ActionEffect, ...] = ()
+    cases: tuple[tuple[str, tuple[ActionEffect, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +213,7 @@ class ActivationDice:
     high: int
     test: Expr
     bust: int
+    fewer: tuple[tuple[int, str], ...] = ()  # ``, 2 fewer actions when pinned``: a status costs actions
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +229,8 @@ class Score:
     surviving: bool = False  # ``per surviving model``: the value is counted for each model left
     held_at: str | None = None  # ``for each objective held at end of turn``: scored then, per objective held
     destroyed: bool = False  # ``for each enemy unit destroyed``: the value (for the unit) goes to its enemies
+    own: bool = False  # ``… held at end of own turn``: only the side whose turn ends scores
+    warlord: bool = False  # ``for each enemy warlord destroyed``: ``destroyed``, for a side's warlord only
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,8 +324,9 @@ class SideUnit:
     weapons: tuple[str, ...] = ()
     at: int | None = None
     at_y: int | None = None  # on a table: inches up from the first side's edge (``at 12", 4"``)
-    warlord: bool = False  # ``as warlord``: an army list names it the army's warlord
+    warlord: bool = False  # ``as warlord``: an army list or a scenario's side names it its warlord
     reserve: bool = False  # ``in reserve``: an army list holds it back in reserve
+    detachment: int = 1  # ``in detachment 2``: the detachment of an army list it belongs to
 
 
 @dataclass(frozen=True, slots=True)

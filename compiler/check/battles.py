@@ -18,7 +18,7 @@ from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
-UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy"})
+UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn"})
 
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot")
@@ -28,6 +28,9 @@ CLEARING_EVENTS: tuple[str, ...] = EVENTS + ("engaged",)
 #: The activation schemes the battle engine runs (None: the default, whole_army).
 PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls",
                                      "alternating_activations", "alternating_detachments")
+
+#: The activation schemes in which a turn is one player's (``… held at end of own turn`` scores then).
+OWN_TURNS: tuple[str | None, ...] = (None, "whole_army", "activation_rolls", "alternating_activations")
 
 #: What ``first`` may say besides a side's id.
 FIRST_RANDOM = "random"
@@ -43,9 +46,10 @@ def check_battles(ctx: Context) -> None:
 
 
 def unit_scope(ctx: Context, owner: str) -> Scope:
-    """The names an expression worked out for one unit may read: its stats and :data:`UNIT_NAMES`."""
+    """The names an expression worked out for one unit may read: its stats, :data:`UNIT_NAMES` and
+    the statuses (yes while the unit holds one)."""
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
-    return Scope(ctx, owner, stats | UNIT_NAMES)
+    return Scope(ctx, owner, stats | UNIT_NAMES | _statuses(ctx))
 
 
 def _statuses(ctx: Context) -> set[str]:
@@ -80,15 +84,28 @@ def _attack(ctx: Context, name: str, span: Span) -> None:
                        "end it with a step such as: killed = unsaved removes target")
 
 
-def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> None:
+def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], engages: bool = True) -> None:
     for e in effects:
         if e.kind == "attack" and e.name is not None:
             _attack(ctx, e.name, e.span)
             stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
             if e.stat is not None and e.stat not in stats:
                 _unknown(ctx, "stat", e.stat, e.span, stats, "a weapon reaches as far as one of its stats: within Range")
+            if e.without and e.stat is not None:
+                _weapon_role(ctx, e.name, e.stat, e.span)
+            if e.spares is not None:
+                _status(ctx, e.spares, e.span)
+            if e.engaged_only and not e.without and not engages:
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{owner}' attacks only engaged enemies, but nothing in "
+                               "the game engages", e.span, 'add an action such as: action charge "Charge": '
+                               'engage within 12" as engaged')
+        elif e.kind == "disengage" and not engages:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{owner}' disengages, but nothing in the game engages", e.span,
+                           'add an action such as: action charge "Charge": engage within 12" as engaged')
         elif e.kind in ("sets", "engage", "clears") and e.name is not None:
             _status(ctx, e.name, e.span)
+            for name in e.also:
+                _status(ctx, name, e.span)
         elif e.kind == "lowers" and e.name is not None:
             _counter(ctx, e.name, e.span)
         if e.value is not None:
@@ -97,16 +114,38 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> N
             check_expr(e.until, unit_scope(ctx, owner))
 
 
+def _without(ctx: Context, attack: str, stat: str, span: Span) -> None:
+    """A combat's ``without STAT`` names a stat, and an attack that takes a weapon."""
+    stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    if stat not in stats:
+        _unknown(ctx, "stat", stat, span, stats, "only the weapons with no value of one of their stats strike: "
+                 "without Range")
+    _weapon_role(ctx, attack, stat, span)
+
+
+def _weapon_role(ctx: Context, attack: str, stat: str, span: Span) -> None:
+    """``without STAT`` reads each weapon's profile: the attack must take a weapon."""
+    decl = ctx.ruleset.get(attack)
+    if isinstance(decl, A.Attack) and len(decl.params) < 3:
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"attack '{attack}' takes no weapon, so `without {stat}` has no "
+                       "weapon profile to read", span, "give the attack a weapon role: attack melee(attacker, weapon, "
+                       "defender)")
+
+
 def _game(ctx: Context, game: A.Game) -> None:
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    engages = any(e.kind == "engage" for p in game.phases for a in p.actions for e in a.effects) or \
+        any(e.kind == "engage" for r in game.reactions for e in r.effects)
     for phase in game.phases:
         for act in phase.actions:
-            _effects(ctx, act.id, act.effects)
+            _effects(ctx, act.id, act.effects, engages)
             for name in act.unless:
                 _status(ctx, name, act.span)
         _orders(ctx, game, phase)
         for c in phase.combats:
             _attack(ctx, c.attack, c.span)
+            if c.without is not None:
+                _without(ctx, c.attack, c.without, c.span)
             if c.order not in stats:
                 _unknown(ctx, "stat", c.order, c.span, stats, "combatants strike in the order of a stat")
     for end in game.at_end:
@@ -116,12 +155,15 @@ def _game(ctx: Context, game: A.Game) -> None:
         check_expr(end.test, scope)
         if end.failing is not None and end.failing.name is not None:
             _status(ctx, end.failing.name, end.failing.span)
+        if end.takes:
+            _takes(ctx, game, end)
     for r in game.reactions:
         if r.event not in EVENTS:
             _unknown(ctx, "event", r.event, r.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
-        _effects(ctx, game.id, r.effects)
+        _effects(ctx, game.id, r.effects, engages)
         for name in ((r.requires,) if r.requires is not None else ()) + r.unless:
             _status(ctx, name, r.span)
+    _close_combat(ctx, game)
     _scoring(ctx, game, stats)
     for counter in game.counters:
         _counter(ctx, counter.situation, counter.span)
@@ -141,9 +183,42 @@ def _game(ctx: Context, game: A.Game) -> None:
                            "an inch of ground takes at least an inch of move")
     if game.activation_dice is not None:
         check_expr(game.activation_dice.test, unit_scope(ctx, game.id))
+        for _, name in game.activation_dice.fewer:
+            _status(ctx, name, game.activation_dice.span)
     if game.initiative is not None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
+
+
+def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
+    """``each unit … takes VALUE`` and its ``on "…":`` cases: their effects, and each case a value
+    the roll can give (a word the formula it calls gives, "passed"/"failed" for a test) (W861)."""
+    _effects(ctx, game.id, end.effects)
+    seen: set[str] = set()
+    for value, effects in end.cases:
+        _effects(ctx, game.id, effects)
+        if value in seen:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f'the case "{value}" is given twice', end.span,
+                           "give each value one case")
+        seen.add(value)
+    if not isinstance(end.test, A.Call):
+        return  # an expression other than a call: its values are not known before the battle
+    called = end.test.func
+    decl = ctx.ruleset.get(called)
+    if isinstance(decl, A.Test):
+        words = {"passed", "failed"}
+    elif isinstance(decl, A.Formula):
+        parts = [let.value for let in decl.lets] + ([decl.result] if decl.result is not None else [])
+        words = {e.text for p in parts for e in A.sub_expressions(p) if isinstance(e, A.Label)}
+    else:
+        return  # another expression: its values are not known before the battle
+    for value, effects in end.cases:
+        if value not in words:
+            close = did_you_mean(value, words)
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f'"{value}" is never a value of {called}',
+                           effects[0].span if effects else end.span,
+                           f'did you mean "{close}"?' if close else "a case names a value it gives: "
+                           + ", ".join(f'"{w}"' for w in sorted(words)))
 
 
 def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
@@ -185,6 +260,24 @@ def _counter(ctx: Context, name: str, span: Span) -> None:
                        f'declare it with a range: situation {name} "{sit.title}" 0..6')
 
 
+def _close_combat(ctx: Context, game: A.Game) -> None:
+    """``attack … without Range`` strikes an enemy the unit is engaged with: the game must engage
+    somewhere, and a reaction to a charge (made before the engagement) cannot use it."""
+    acts = [e for p in game.phases for a in p.actions for e in a.effects]
+    engages = any(e.kind == "engage" for e in acts)
+    for e in acts:
+        if e.kind == "attack" and e.without and not engages:
+            ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"'attack {e.name} without {e.stat}' strikes only an enemy the "
+                           f"unit is engaged with, but game '{game.id}' never engages one", e.span,
+                           "add an action that engages, such as: action charge \"Charge\": engage within 6\" as locked")
+    for r in game.reactions:
+        for e in r.effects if r.event == "charged" else ():
+            if e.kind == "attack" and e.without:
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, "a reaction to a charge comes before the engagement, so "
+                               f"'attack {e.name} without {e.stat}' would find no enemy in contact", e.span,
+                               f"fire with a reach instead: attack {e.name} within {e.stat}")
+
+
 def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
     """Scores the engine counts, who controls an objective, and the victories that read them."""
     for s in game.scores:
@@ -195,6 +288,10 @@ def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
             if game.control is None:
                 ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{game.id}' scores objectives held but does not say "
                                "who holds one", s.span, 'add a line such as: control within 3" by models')
+            if s.own and game.activation not in OWN_TURNS:
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, f"game '{game.id}' activates by '{game.activation}', where a "
+                               "turn is not one player's, so no player has an own turn to score at the end of", s.span,
+                               "score at the end of the game turn instead: … for each objective held at end of game turn")
     control = game.control
     if control is not None and control.by not in ("models", "presence") and control.by not in stats:
         _unknown(ctx, "stat", control.by, control.span, stats | {"models", "presence"},
@@ -287,6 +384,7 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for w in u.weapons:
                 if w not in weapons:
                     _unknown(ctx, "weapon", w, u.span, weapons, "name a weapon profile")
+        _warlord(ctx, side, played if isinstance(played, A.Game) else None)
         total = sum(max(u.count, 0) for u in side.units)
         if total > MAX_COUNT:
             ctx.sink.error(codes.TOO_MANY_DICE, f"side '{side.id}' fields {total:,} models; a battle counts at most "
@@ -298,6 +396,19 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for v in check_army(rs, army, listed_units(rs, side)):
                 ctx.sink.error(codes.ARMY_RULE_BROKEN, f"side '{side.id}' breaks the army rules: {v.message}",
                                side.span, cite(ctx, v))
+
+
+def _warlord(ctx: Context, side: A.Side, game: A.Game | None) -> None:
+    """A side names one warlord at most; it must name one when the game scores killing it (W864)."""
+    named = [u for u in side.units if u.warlord]
+    for extra in named[1:]:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"side '{side.id}' names a second warlord", extra.span,
+                       f"a side has one warlord: keep `as warlord` on one line (line {named[0].span.line} has it)")
+    scored = [s for s in game.scores if s.warlord] if game is not None else []
+    if game is not None and scored and not named:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"side '{side.id}' names no warlord, but game '{game.id}' scores "
+                       f"killing one ({scored[0].id})", side.span,
+                       "add `as warlord` to the line of the unit that leads it: 1 captain as warlord")
 
 
 def _placement(ctx: Context, sc: A.Scenario, game: A.Game | None) -> None:

@@ -395,7 +395,7 @@ def army_app() -> None:
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("roster", cls=Arg, type=click.Path(path_type=Path),
                 help="The army list: one unit a line, e.g. `10 space_marine_squad` (marks: `1 captain as warlord`, "
-                     "`5 scouts in reserve`); or a BattleScribe roster (.ros, .rosz).")
+                     "`5 scouts in reserve in detachment 2`); or a BattleScribe roster (.ros, .rosz).")
 @click.option("--army", help="The army rules to check against (default: those a roster's force is named after, "
                             "else the first).")
 @click.option("--points", "game_points", type=click.IntRange(0, 1_000_000_000), metavar="N",

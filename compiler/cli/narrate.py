@@ -128,6 +128,9 @@ class Narrator:
             return f"{unit} moves {event['inches']}\": {event['distance']:g}\" from the nearest enemy."
         if kind == "volley":
             return self.volley(event)
+        if kind == "test" and event.get("result") is not None:  # a roll with several outcomes (``takes``)
+            return (f"{unit} takes {a_or_an('test')} {self.cite(event['rule'])}: "
+                    f"{escape(str(event['result']))}, a {chance_words(event['chance'])} chance.")
         if kind == "test":
             verdict = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
             return (f"{unit} takes {a_or_an('test')} {self.cite(event['rule'])}: "
@@ -137,6 +140,10 @@ class Narrator:
                        else plural(event["successes"], "action"))
             return (f"{unit} rolls {plural(event['dice'], 'activation die', 'activation dice')} "
                     f"{self.cite(event['rule'])}, each a {chance_words(event['chance'])} chance: {verdict}.")
+        if kind == "charge_roll":
+            short = "" if event["rolled"] >= event["distance"] else ": short, it moves that far and stops"
+            return (f"{unit} charges {self.unit(event['target'])}, {event['distance']:g}\" away, and rolls "
+                    f"{event['rolled']}\"{short}.")
         if kind == "engage":
             status = f" ({self.state(event['status'])})" if event.get("status") else ""
             return f"{unit} engages {self.unit(event['target'])}{status}."

@@ -2,8 +2,9 @@
 
 A list's line ``5 space_marine with boltgun`` is a unit of five models of a unit profile (with
 those weapons, else the profile's own); ``10 space_marine_squad`` is a squad of that datasheet at
-that size, with its weapons and its points; ``1 captain as warlord`` names the army's warlord and
-``5 scout_squad in reserve`` holds a unit back in reserve.  :func:`check_army` evaluates the
+that size, with its weapons and its points; ``1 captain as warlord`` names the army's warlord,
+``5 scout_squad in reserve`` holds a unit back in reserve and ``… in detachment 2`` puts it in the
+army's second detachment.  :func:`check_army` evaluates the
 ``require`` lines of an ``army`` declaration on a list — points, squads, units, models, warlords,
 points in reserve — and each failure keeps the requirement's line, so that whoever reports it can
 cite the rule.  A requirement that reads a quantity no list file can show (:data:`UNKNOWN`) is
@@ -50,6 +51,7 @@ class ListedUnit:
     span: Span
     warlord: bool = False  # ``as warlord``
     reserve: bool = False  # ``in reserve``
+    detachment: int = 1  # ``in detachment 2``
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +87,7 @@ def listed_units(model: Ruleset, side: A.Side) -> list[ListedUnit]:
             title = profile.title
         label = LABEL_MANY.format(title=title, number=i) if len(side.units) > 1 else title
         out.append(ListedUnit(label, profile.id, squad.id if squad else None, entry.count, weapons, points,
-                              per_model, entry.span, entry.warlord, entry.reserve))
+                              per_model, entry.span, entry.warlord, entry.reserve, entry.detachment))
     return out
 
 
@@ -97,8 +99,9 @@ def squad_points(squad: A.Squad) -> tuple[int, int]:
 def army_quantities(model: Ruleset, units: list[ListedUnit], limit: int) -> dict[str, Any]:
     """The numbers a ``require`` line may name, for one army list: a keyword counts the units that have
     it, ``warlords`` the units marked ``as warlord`` (``reserve_warlords`` those of them ``in reserve``),
-    ``reserve_points`` the points of the units ``in reserve``; a list file is one detachment (an empty
-    list none).  The quantities of :data:`UNKNOWN` are not among them."""
+    ``reserve_points`` the points of the units ``in reserve``, ``detachments`` the detachments its
+    units belong to (``in detachment 2``; a unit without the mark is in the first: an empty list has
+    none).  The quantities of :data:`UNKNOWN` are not among them."""
     counts: dict[str, Any] = {k.id: 0 for k in model.of_type(A.Entry) if k.kind == "keyword"}
     squads = {q.id: q for q in model.of_type(A.Squad)}
     for u in units:
@@ -111,7 +114,7 @@ def army_quantities(model: Ruleset, units: list[ListedUnit], limit: int) -> dict
     return {
         **counts,
         "points": sum(u.points for u in units), "limit": limit, "squads": len(units), "units": len(units),
-        "models": sum(u.models for u in units), "detachments": 1 if units else 0,
+        "models": sum(u.models for u in units), "detachments": len({u.detachment for u in units}),
         "warlords": sum(1 for u in units if u.warlord),
         "reserve_warlords": sum(1 for u in units if u.warlord and u.reserve),
         "reserve_points": sum(u.points for u in units if u.reserve),

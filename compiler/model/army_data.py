@@ -8,7 +8,8 @@
   adds to the quantities a requirement reads (``adds``: the squads, units and keyword counts, worked
   out by :func:`~compiler.model.armies.army_quantities` on a list of that one unit; the quantities
   of :data:`LISTED` are the list's own, counted by the page from its length and its units' marks);
-* the marks a unit of a list may carry that the army rules read (``marks``: ``warlord``, ``reserve``);
+* the marks a unit of a list may carry that the army rules read (``marks``: ``warlord``, ``reserve``,
+  ``detachment``);
 * each army: its game sizes (``sizes``, its ``points``; ``army check --points N`` picks one, by
   default the first, else 0), the quantities of an empty list (``base``), and each ``require``
   line as an expression tree with its message, the quantities its message shows (``shown``) and
@@ -61,7 +62,8 @@ _LOGIC = frozenset({"and", "or"})
 #: :func:`~compiler.model.armies.army_quantities` does (not per unit, as ``adds``).
 LISTED = ("detachments", "reserve_points", "reserve_warlords", "warlords")
 #: The marks a list line may carry, and the quantities that read each.
-_MARKS = {"warlord": ("warlords", "reserve_warlords"), "reserve": ("reserve_points", "reserve_warlords")}
+_MARKS = {"warlord": ("warlords", "reserve_warlords"), "reserve": ("reserve_points", "reserve_warlords"),
+          "detachment": ("detachments",)}
 
 
 class Unsupported(Exception):

@@ -1,8 +1,9 @@
 """An army list file read into the units of a list, each bad line said with its line and column.
 
 One unit a line: its models, the squad's or unit's id, the weapons it takes (``with boltgun,
-flamer``) and its marks — ``as warlord`` (the army's warlord) and ``in reserve`` (held back in
-reserve), each at most once, after the weapons.  ``#`` starts a comment.  The army builder's page
+flamer``) and its marks — ``as warlord`` (the army's warlord), ``in reserve`` (held back in
+reserve) and ``in detachment 2`` (the detachment it belongs to; 1 without the mark), each at most
+once, after the weapons.  ``#`` starts a comment.  The army builder's page
 (compiler/site/assets/army.js) reads the same lines with the same messages.
 
 >>> got = read_list_file("5 scouts with rifle in reserve\\n1 boss as warlord\\n1 boss as warlrd\\n",
@@ -24,8 +25,11 @@ from compiler.limits import MAX_COUNT
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _HEAD = re.compile(r"\s*([0-9]+)\s+(" + _NAME + ")")
 _WORD = re.compile(_NAME + r"|,|[^\sA-Za-z_,]\S*")
-#: A mark's two words, and the field of the unit it sets.
-MARKS = {"as": "warlord", "in": "reserve"}
+#: The marks of a line: a first word and the words that may follow it (``in detachment`` then a number).
+MARKS = {"as": ("warlord",), "in": ("reserve", "detachment")}
+_ANY_MARK = "`as warlord`, `in reserve` or `in detachment N`"
+#: The most detachments a list may name (``in detachment 99``).
+MAX_DETACHMENT = 99
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +66,13 @@ def read_list_file(text: str, units: set[str], weapons: set[str], ruleset: str, 
             continue
         count, name, picked, marks = got
         out.append(A.SideUnit(Span(path, n, 1, n, len(line) + 1), count, name, picked,
-                              warlord="warlord" in marks, reserve="reserve" in marks))
+                              warlord="warlord" in marks, reserve="reserve" in marks,
+                              detachment=marks.get("detachment", 1)))
     return ListFile(tuple(out), tuple(errors))
 
 
 def _line(body: str, n: int, units: set[str], weapons: set[str], ruleset: str,
-          sample: str) -> ListError | tuple[int, str, tuple[str, ...], set[str]]:
+          sample: str) -> ListError | tuple[int, str, tuple[str, ...], dict[str, int]]:
     head = _HEAD.match(body)
     if head is None:
         return ListError(n, 1, f"cannot read this line; write e.g. `10 {sample}`")
@@ -100,24 +105,33 @@ def _line(body: str, n: int, units: set[str], weapons: set[str], ruleset: str,
                 i += 1
                 continue
             break
-    marks: set[str] = set()
+    marks: dict[str, int] = {}
+    end = len(body.rstrip()) + 1
     while i < len(words):
         word, col = words[i]
         if word not in MARKS:
             where = "the weapons come first, after `with`" if word == "with" else \
-                "after the unit come `with` and its weapons, then `as warlord` or `in reserve`"
+                f"after the unit come `with` and its weapons, then {_ANY_MARK}"
             return ListError(n, col, f"cannot read '{word}' here; {where}")
-        want = MARKS[word]
-        if i + 1 >= len(words) or words[i + 1][0] != want:
-            what = words[i + 1][0] if i + 1 < len(words) else ""
-            at = words[i + 1][1] if i + 1 < len(words) else len(body.rstrip()) + 1
-            return ListError(n, at, f"'{what}': a unit is marked `{word} {want}`" if what else
-                             f"`{word}` ends the line; a unit is marked `{word} {want}`",
-                             suggestion(what, [want]) if what else None)
-        if want in marks:
-            return ListError(n, col, f"the unit is marked `{word} {want}` twice")
-        marks.add(want)
+        seconds = MARKS[word]
+        said = " or ".join(f"`{word} {w}{' N' if w == 'detachment' else ''}`" for w in seconds)
+        if i + 1 >= len(words):
+            return ListError(n, end, f"`{word}` ends the line; a unit is marked {said}")
+        what, at = words[i + 1]
+        if what not in seconds:
+            return ListError(n, at, f"'{what}': a unit is marked {said}", suggestion(what, seconds))
+        if what in marks:
+            return ListError(n, col, f"the unit is marked `{word} {what}` twice")
         i += 2
+        if what == "detachment":
+            number = words[i][0] if i < len(words) else ""
+            if not re.fullmatch(r"[0-9]{1,2}", number) or int(number) < 1:
+                return ListError(n, words[i][1] if i < len(words) else end,
+                                 f"`in detachment` takes the detachment's number, from 1 to {MAX_DETACHMENT}")
+            marks[what] = int(number)
+            i += 1
+        else:
+            marks[what] = 1
     return int(digits), name, tuple(picked), marks
 
 

@@ -85,7 +85,7 @@
     Object.keys(army.base).forEach(function (k) { env.set(k, BigInt(army.base[k])); });
     env.set("limit", BigInt(size));
     // the list's own quantities, as army_quantities counts them: its marks, and one detachment if any unit
-    env.set("detachments", units.length ? 1n : 0n);
+    env.set("detachments", BigInt(new Set(units.map(function (u) { return u.detachment || 1; })).size));
     ["warlords", "reserve_warlords", "reserve_points"].forEach(function (k) { env.set(k, 0n); });
     units.forEach(function (u) {
       const e = entryOf(data, u.id), cost = points(e, u.models);
@@ -129,7 +129,8 @@
     if (name && one(name)) lines.push(NAMED + one(name));
     units.forEach(function (u) {
       lines.push(u.models + " " + u.id + (u.weapons && u.weapons.length ? " with " + u.weapons.join(", ") : "")
-        + (u.warlord ? " as warlord" : "") + (u.reserve ? " in reserve" : ""));
+        + (u.warlord ? " as warlord" : "") + (u.reserve ? " in reserve" : "")
+        + (u.detachment && u.detachment !== 1 ? " in detachment " + u.detachment : ""));
     });
     return lines.join("\n") + "\n";
   }
@@ -141,7 +142,7 @@
   const HEAD = new RegExp("^\\s*([0-9]+)\\s+(" + NAME + ")");
   const WORDS = new RegExp(NAME + "|,|[^\\sA-Za-z_,]\\S*", "g");
   const IS_NAME = new RegExp("^" + NAME + "$");
-  const MARKS = { as: "warlord", in: "reserve" };
+  const MARKS = { as: ["warlord"], in: ["reserve", "detachment"] };
   function readLine(data, body, known, weapons) {
     const head = HEAD.exec(body);
     if (!head) return [1, "cannot read this line; write e.g. `10 " + data.entries[0].id + "`"];
@@ -176,18 +177,28 @@
       const word = words[i][0], col = words[i][1];
       if (!Object.prototype.hasOwnProperty.call(MARKS, word)) {
         return [col, "cannot read '" + word + "' here; " + (word === "with" ? "the weapons come first, after `with`"
-          : "after the unit come `with` and its weapons, then `as warlord` or `in reserve`")];
+          : "after the unit come `with` and its weapons, then `as warlord`, `in reserve` or `in detachment N`")];
       }
-      const want = MARKS[word];
-      if (i + 1 >= words.length || words[i + 1][0] !== want) {
-        return i + 1 < words.length ? [words[i + 1][1], "'" + words[i + 1][0] + "': a unit is marked `" + word + " " + want + "`"]
-          : [end, "`" + word + "` ends the line; a unit is marked `" + word + " " + want + "`"];
-      }
-      if (marks[want]) return [col, "the unit is marked `" + word + " " + want + "` twice"];
-      marks[want] = true;
+      const seconds = MARKS[word];
+      const said = seconds.map(function (w) { return "`" + word + " " + w + (w === "detachment" ? " N" : "") + "`"; }).join(" or ");
+      if (i + 1 >= words.length) return [end, "`" + word + "` ends the line; a unit is marked " + said];
+      const what = words[i + 1][0];
+      if (seconds.indexOf(what) < 0) return [words[i + 1][1], "'" + what + "': a unit is marked " + said];
+      if (Object.prototype.hasOwnProperty.call(marks, what)) return [col, "the unit is marked `" + word + " " + what + "` twice"];
       i += 2;
+      if (what === "detachment") {
+        const number = i < words.length ? words[i][0] : "";
+        if (!/^[0-9]{1,2}$/.test(number) || Number(number) < 1) {
+          return [i < words.length ? words[i][1] : end, "`in detachment` takes the detachment's number, from 1 to 99"];
+        }
+        marks[what] = Number(number);
+        i += 1;
+      } else {
+        marks[what] = 1;
+      }
     }
-    return { id: head[2], models: count, weapons: picked, warlord: !!marks.warlord, reserve: !!marks.reserve };
+    return { id: head[2], models: count, weapons: picked, warlord: !!marks.warlord, reserve: !!marks.reserve,
+             detachment: marks.detachment || 1 };
   }
   function parseList(data, text) {
     const units = [], errors = [];
@@ -336,7 +347,7 @@
     const caption = el("caption", "Your list");
     table.appendChild(caption);
     const head = el("tr");
-    const MARKED = { warlord: "Warlord", reserve: "In reserve" };  // the marks the army rules read, as columns
+    const MARKED = { warlord: "Warlord", reserve: "In reserve", detachment: "Detachment" };  // the marks the rules read
     const marks = (data.marks || []).filter(function (m) { return MARKED[m]; });
     ["Unit", "Models", "Points"].concat(marks.map(function (m) { return MARKED[m]; }), [""]).forEach(function (h, i, all) {
       const th = el("th", h); th.scope = "col"; if (i === all.length - 1) th.className = "ws-army-noprint"; head.appendChild(th);
@@ -410,12 +421,22 @@
       td.appendChild(input);
       tr.appendChild(td);
       tr.appendChild(el("td", String(points(e, u.models))));
-      marks.forEach(function (m) {  // a check box, written to the list file as `as warlord` / `in reserve`
+      marks.forEach(function (m) {  // written to the list file as `as warlord`, `in reserve`, `in detachment 2`
         const cell = el("td", null, "ws-army-mark");
         const box = document.createElement("input");
-        box.type = "checkbox"; box.className = "ws-army-" + m; box.checked = !!u[m];
+        box.className = "ws-army-" + m;
         box.setAttribute("aria-label", MARKED[m] + ": " + label);
-        box.addEventListener("change", function () { u[m] = box.checked; render(box); });
+        if (m === "detachment") {
+          box.type = "number"; box.min = "1"; box.max = "99"; box.step = "1"; box.value = String(u.detachment || 1);
+          box.addEventListener("change", function () {
+            const n = Math.round(Number(box.value));
+            if (!(n >= 1 && n <= 99)) { box.value = String(u.detachment || 1); return; }
+            u.detachment = n; render(box);
+          });
+        } else {
+          box.type = "checkbox"; box.checked = !!u[m];
+          box.addEventListener("change", function () { u[m] = box.checked; render(box); });
+        }
         cell.appendChild(box);
         tr.appendChild(cell);
       });
