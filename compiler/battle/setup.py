@@ -74,6 +74,8 @@ class EngineMemos:
     reaches: Memo[tuple[Any, ...], Law] = field(default_factory=lambda: Memo("engagement reaches"))
     amounts: Memo[tuple[Any, ...], Law] = field(default_factory=lambda: Memo("what counters change by"))
     counted: Memo[str, str | None] = field(default_factory=lambda: Memo("the step counters read of an attack"))
+    outcomes: Memo[tuple[Any, ...], tuple[tuple[Any, ...], Law]] = field(
+        default_factory=lambda: Memo("the values an end-of-period roll takes"))
 
 
 @dataclass(slots=True)
