@@ -18,7 +18,8 @@ from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
-UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn"})
+UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn",
+                                       "marked"})
 
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot")
@@ -188,6 +189,14 @@ def _game(ctx: Context, game: A.Game) -> None:
     if game.initiative is not None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
+    if game.casualties_after is not None:
+        if game.activation not in ("alternating_detachments", "alternating_activations"):
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, "casualties removed after the unit acts needs units that are "
+                           f"used one at a time, but game '{game.id}' plays {game.activation or 'whole_army'}",
+                           game.casualties_after, "use activation alternating_detachments or alternating_activations")
+        if game.casualties_at_end:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"game '{game.id}' removes casualties both at the end of the "
+                           "phase and after the unit acts", game.casualties_after, "keep one of the two lines")
 
 
 def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
@@ -331,12 +340,29 @@ def _activation(ctx: Context, game: A.Game) -> None:
         if sit is None or not sit.choices:
             ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{d.situation}' is not a situation with choices", d.span,
                            "work out a situation declared with `one of …`")
+        elif not d.choice:
+            _given(ctx, d, sit.id, sit.choices)
         else:
             for choice in (d.choice, d.otherwise):
                 if choice not in sit.choices:
                     ctx.sink.error(codes.UNKNOWN_NAME, f"'{choice}' is not a choice of the situation '{sit.id}'",
                                    d.span, "use one of: " + ", ".join(sit.choices))
         check_expr(d.condition, unit_scope(ctx, game.id))
+
+
+def _given(ctx: Context, d: A.DerivedSituation, sit: str, choices: tuple[str, ...]) -> None:
+    """``situation X is given by TABLE(…)``: a table whose every row names a choice of ``X``."""
+    call = d.condition
+    table = ctx.ruleset.get(call.func) if isinstance(call, A.Call) else None
+    if not isinstance(table, A.Table) or not table.rows:
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"the situation '{sit}' is given by a table whose rows name its "
+                       "choices", d.span, f"write a table whose results are {', '.join(choices)}, and call it")
+        return
+    for row in table.rows:
+        said = row.result.text if isinstance(row.result, A.Label) else None
+        if said not in choices:
+            ctx.sink.error(codes.UNKNOWN_NAME, f"table '{table.id}' gives {said!r} at line {row.span.line}, which is "
+                           f"not a choice of the situation '{sit}'", d.span, "use one of: " + ", ".join(choices))
 
 
 def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
