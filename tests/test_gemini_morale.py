@@ -436,3 +436,19 @@ def test_the_morale_rules_count_as_played_by_the_battles(gemini: Ruleset) -> Non
     from compiler.site.fidelity import PLAYED, fidelity
     standing = {s.rule.id: s.status for s in fidelity(gemini)}
     assert {standing[r] for r in ("suppression_in_battle", "quarter_casualties", "pinning", "routing_rule")} == {PLAYED}
+
+
+def test_the_greedy_player_regroups_when_its_s_points_cost_a_shot_more_than_the_shot_is_worth(gemini: Ruleset) -> None:
+    game = gemini.get("turn_structure")
+    assert isinstance(game, A.Game)
+    phase = next(p for p in game.phases if p.actions)
+    picked = {}
+    for held in (0, 1, 3):
+        battle, _ = battle_of(gemini, lambda law, what: 0)
+        red = battle.state.units[0]
+        red.values["s_points"] = held
+        battle.state.active = 0
+        battle.act(red, phase)
+        picked[held] = next(e["action"] for e in battle.events if e["event"] == "action")
+    # 3 S-points leave BS 3 at 0 (a 1, then 3 or less: 1/12 a shot); a regroup sheds 3 on average
+    assert picked == {0: "shoot_action", 1: "shoot_action", 3: "regroup_action"}
