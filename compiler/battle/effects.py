@@ -25,11 +25,10 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
     if effect.goal != "enemy":
         return move_elsewhere(battle, unit, effect)
     st = battle.state
-    foe = st.nearest_enemy(unit)
+    est = battle.estimates
+    foe, gap = est.nearest(unit)
     if foe is None or effect.value is None:
         return False
-    gap = st.distance(unit, foe)
-    est = battle.estimates
     if battle.greedy(unit.side):  # the pick is kept per state
         key = (id(effect), unit.started, est.signature(unit))
         found = battle.memos.steps.get(key)
@@ -82,17 +81,22 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
     assert isinstance(attack, A.Attack)
     est = battle.estimates
     if target is None:
-        st = battle.state
-        foes = st.enemies(unit) if st.table is None else [f for f in st.enemies(unit) if st.in_sight(unit, f)]
+        st = battle.state  # (no view among the locals: the exact solver keys positions by them)
+        foes = [f for f, _ in est.view(unit).seen]
         if not foes:
             if battle.record and st.table is not None:
                 battle.emit("out_of_sight", unit=unit.label)
             return False
-        key = (attack.id, effect.stat, est.signature(unit))
-        reached = battle.memos.reached.get(key)
-        if reached is None:  # the enemies some weapon reaches, kept per state
-            reached = battle.memos.reached.keep(key, tuple(k for k, f in enumerate(foes)
-                                                           if est.weapons(attack, unit, f, effect.stat)))
+        volleys = est.volleys(unit, attack, effect.stat)
+        if st.table is not None:  # a table's states seldom recur: the view's answers serve
+            reached: tuple[int, ...] | None = tuple([k for k, (w, _) in enumerate(volleys) if w])
+        else:
+            key = (attack.id, effect.stat, est.signature(unit))
+            reached = battle.memos.reached.get(key)
+            if reached is None:  # the enemies some weapon reaches, kept per state
+                reached = battle.memos.reached.keep(key, tuple(k for k, (w, _) in enumerate(volleys) if w))
+        assert reached is not None
+        worth = [volleys[k][1] for k in reached]
         foes = [foes[k] for k in reached]
         if not foes:
             if battle.record:
@@ -100,13 +104,8 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
             return False
         if len(foes) == 1:
             i = 0
-        elif battle.greedy(unit.side):  # the pick is kept per state
-            pick = (attack.id, effect.stat, unit.started, unit.points, est.signature(unit))
-            found = battle.memos.targets.get(pick)
-            if found is None:
-                values = [est.expected(attack, unit, f, reach=effect.stat) for f in foes]
-                found = battle.memos.targets.keep(pick, values.index(max(values)))
-            i = found
+        elif battle.greedy(unit.side):  # the pick: the best volley (the first of equals)
+            i = worth.index(max(worth))
             battle.choices.append(i)
         else:
             i = battle.choose(Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",

@@ -61,7 +61,6 @@ class EngineMemos:
     offers: Memo[tuple[Any, ...], Offer] = field(default_factory=lambda: Memo("a phase's offers"))
     steps: Memo[tuple[Any, ...], tuple[int | None, int]] = field(default_factory=lambda: Memo("greedy moves"))
     reached: Memo[tuple[Any, ...], tuple[int, ...]] = field(default_factory=lambda: Memo("enemies in reach"))
-    targets: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy targets"))
     strikes: Memo[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=lambda: Memo("volley plans"))
     ends: Memo[tuple[Any, ...], Any] = field(default_factory=lambda: Memo("end-of-period tests"))  # exact or float
     dice: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy activation dice"))
