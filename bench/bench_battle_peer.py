@@ -18,9 +18,9 @@ run plays games of a seed of its own (no game of one run is played again in anot
 with nothing kept of earlier runs' walks (:mod:`compiler.battle.walk`): what the walk keeps,
 it keeps within the run, as a simulation does.  The duel is also timed with the walk of the
 earlier runs kept (new games still), as a process that simulates again keeps it.  The line "seeding" is what the engine spends
-per game before its first roll: the game's seed (from the run's seed and the game's index) and
-the first draws of its own stream, made 256 games at once, so that game ``i`` of a run is the
-same game whatever the schedule — the peer seeds one stream for all its games.
+per game before its first roll: the game's seed (from the run's seed and the game's index, made
+for all the run's games at once), so that game ``i`` of a run is the same game whatever the
+schedule — the peer seeds one stream for all its games.
 """
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def main() -> None:
     import compiler
     from compiler import ast as A
     from compiler.battle import Rules
-    from compiler.battle.streams import first_draws, game_seeds
+    from compiler.battle.streams import game_seed_array
     from compiler.battle.simulate import play_games
     from compiler.battle.walk import forget
 
@@ -104,16 +104,15 @@ def main() -> None:
     # a walk that kept the transitions of an earlier run (a process that simulates again), new games
     warm_s = best(lambda: play_games(rules, duel, "greedy", next(seeds), 0, args.duels))
     peer_s = best(lambda: peer(args.duels, 1))
-    seeding_s = best(lambda: [first_draws(game_seeds(1, a, min(args.duels, a + 256)), 12)
-                              for a in range(0, args.duels, 256)])
+    seeding_s = best(lambda: game_seed_array(1, 0, args.duels))
     tally = play_games(rules, duel, "greedy", 1, 0, args.duels)
     print(f"small duel, {args.duels:,} games: engine {args.duels / engine_s:,.0f} games per CPU s, "
           f"peer {args.duels / peer_s:,.0f} ({engine_s / peer_s:.2f}x the peer's time; target <= 1: "
           f"{'met' if engine_s <= peer_s else 'not met'})")
     print(f"  with the transitions of an earlier run kept: {args.duels / warm_s:,.0f} games per CPU s "
           f"({warm_s / peer_s:.2f}x the peer's time)")
-    print(f"  seeding: {seeding_s / args.duels * 1e6:.2f} us a game of the engine's "
-          f"{engine_s / args.duels * 1e6:.2f} us ({seeding_s / peer_s:.2f}x the peer's whole time)")
+    print(f"  seeding: {seeding_s / args.duels * 1e6:.3f} us a game of the engine's "
+          f"{engine_s / args.duels * 1e6:.2f} us ({seeding_s / peer_s:.3f}x the peer's whole time)")
     print(f"  wins: engine {tally.wins} draws {tally.draws}; peer {peer(args.duels, 1)}")
 
     table = model.get("ten_a_side")

@@ -162,6 +162,8 @@ ARMY_RULE_BROKEN = _register("W862", _E, "an army list breaks a rule of army con
 BATTLE_WRONG_KIND = _register("W863", _E, "a battle names something of the wrong kind", "battles")
 SCENARIO_UNPLAYABLE = _register("W864", _E, "a scenario cannot be played as it is set up",
                                 "objectives-scores-and-victory")
+ARMY_RULE_UNCHECKED = _register("W865", _W, "an army rule that no list file can show to be met or broken",
+                                "army-construction")
 
 # -- W9xx: limits and internal failures ------------------------------------------------------------
 NOT_UNDERSTOOD = _register("W900", _E, "a part of the file warscribe cannot understand", _START)

@@ -58,11 +58,13 @@ section building "Building an army":
     require points - heavy * 120 >= cap_for(limit) / 4: "A quarter of the half-game in other units."
     require points / units >= 20: "Units average at least 20 points."
     require -squads > -7: "At most six units."
-    require detachments >= 1 and warlords == 0: "Quantities a list file does not carry keep their value."
+    require detachments in 1..2 and warlords <= 1: "One or two detachments, led by one warlord at most."
+    require reserve_points * 2 <= points and reserve_warlords == 0: "Half the points in reserve, the warlord on the table."
   army skirmish "A skirmish":
     require points <= 300: "A skirmish is small."
     require max(points, 100) == points or squads == 0: "A list that is not empty costs at least 100."
     require units != 3: "Never three units."
+    require characters <= 2 or warlords == 1: "At most two characters, unless one leads."
 '''
 
 ENTRIES = ("trooper", "tank", "hero", "scout", "troop_squad", "veteran_squad", "loose_band")
@@ -70,16 +72,23 @@ SIZES = {"troop_squad": (5, 10), "veteran_squad": (3, 5), "loose_band": (1, 3)}
 
 
 def random_lists(seed: int, ids: list[str], sizes: dict[str, tuple[int, int]], count: int,
-                 most_units: int = 6) -> list[list[tuple[int, str]]]:
-    """``count`` lists of (models, id): mostly within each squad's size range, sometimes out of it."""
+                 most_units: int = 6, marks: bool = True) -> list[list[tuple[int, str, str]]]:
+    """``count`` lists of (models, id, marks): mostly within each squad's size range, sometimes out of
+    it; with ``marks``, mostly one warlord a list (sometimes none or two), a unit in four in reserve and
+    some in a second or third detachment (``marks`` is what the list line writes after the unit, in the
+    order the page writes them: `` as warlord in reserve in detachment 2``, or "")."""
     rng = random.Random(seed)
-    out: list[list[tuple[int, str]]] = [[]]
+    out: list[list[tuple[int, str, str]]] = [[]]
     while len(out) < count:
         units = []
-        for _ in range(rng.randint(1, most_units)):
+        size = rng.randint(1, most_units)
+        lead = set(rng.sample(range(size), min(size, rng.choice([0, 1, 1, 1, 2])))) if marks else set()
+        for i in range(size):
             name = rng.choice(ids)
             low, high = sizes.get(name, (1, 12))
             n = rng.randint(low, high) if rng.random() < 0.8 else rng.choice([max(1, low - 1), high + 1])
-            units.append((n, name))
+            mark = (" as warlord" if i in lead else "") + (" in reserve" if marks and rng.random() < 0.25 else "") \
+                + (f" in detachment {rng.choice([2, 3])}" if marks and rng.random() < 0.3 else "")
+            units.append((n, name, mark))
         out.append(units)
     return out

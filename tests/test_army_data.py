@@ -13,7 +13,8 @@ from pathlib import Path
 from army_fixture import RULES
 from conftest import ROOT
 from compiler.driver import compile_paths, compile_text
-from compiler.model.army_data import army_rules_data
+from compiler.model.armies import UNKNOWN
+from compiler.model.army_data import LISTED, army_rules_data
 
 BUNDLED = sorted(p.parent.name for p in (ROOT / "rules").glob("*/ruleset.rules"))
 
@@ -35,7 +36,13 @@ def test_what_the_page_cannot_mirror_is_marked_with_its_reason() -> None:
     # formula on the game's size (500 / 2 / 4 = 125/2, exact).
     assert requires["points - heavy * 120 >= cap_for(limit) / 4"]["tree"] == \
         [">=", ["-", ["q", "points"], ["*", ["q", "heavy"], ["n", 120, 1]]], ["n", 125, 2]]
-    assert requires["detachments >= 1 and warlords == 0"]["tree"] == ["b", True]
+    # The list's own quantities (its warlords, its points in reserve, its one detachment) are counted
+    # by the page; `characters` no list can show: the reason is army check's own.
+    assert requires["detachments in 1..2 and warlords <= 1"]["tree"] == \
+        ["and", ["in", ["q", "detachments"], ["n", 1, 1], ["n", 2, 1]], ["<=", ["q", "warlords"], ["n", 1, 1]]]
+    unknown = requires["characters <= 2 or warlords == 1"]
+    assert unknown["tree"] is None and unknown["unknown"] and unknown["unsupported"] == UNKNOWN["characters"]
+    assert not requires["max(points, 100) == points or squads == 0"]["unknown"]
     assert requires["points / units >= 20"]["shown"] == ["points", "units"]
 
 
@@ -64,12 +71,15 @@ def test_the_page_lists_the_rules_it_cites() -> None:
     assert army_files(demo, SiteMap((demo,))) == []
 
 
-def test_a_rule_no_list_file_can_meet_is_marked_with_what_it_reads() -> None:
-    """nuceria-rts requires one warlord; a list file names none, and army check counts 0."""
-    rs = compile_paths([ROOT / "rules" / "nuceria-rts"]).rulesets[0]
-    requires = {r["text"]: r for r in army_rules_data(rs)["armies"][0]["requires"]}
-    assert requires["warlords == 1"]["tree"] == ["b", False] and requires["warlords == 1"]["never"] == {"warlords": 0}
-    assert requires["reserve_points <= points / 2"]["never"] is None  # met by every list, not broken
+def test_the_marks_the_army_rules_read_are_offered() -> None:
+    """nuceria-rts reads warlords and points in reserve: the page offers both marks; 40k-s its detachments;
+    console-40k none.
+    What one unit adds leaves out the list's own quantities (the page counts those from its marks)."""
+    for ruleset, marks in (("nuceria-rts", ["warlord", "reserve"]), ("40k-s", ["detachment"]), ("console-40k", [])):
+        data = army_rules_data(compile_paths([ROOT / "rules" / ruleset]).rulesets[0])
+        assert data["marks"] == marks
+        assert all(not set(e["adds"]) & set(LISTED) for e in data["entries"])
+        assert all(r["never"] is None and not r["unknown"] for a in data["armies"] for r in a["requires"])
 
 
 def test_army_check_takes_the_game_size_the_rules_allow(tmp_path: Path) -> None:

@@ -31,11 +31,11 @@ def rulesets() -> dict[str, compiler.Ruleset]:
     return {rs.id: rs for rs in result.rulesets}
 
 
-SCENARIOS = [("40k-s", "rifle_line"), ("classic-40k", "firefight"), ("classic-40k", "prepared_position"),
-             ("console-40k", "full_armies"), ("console-40k", "sample_battle"), ("dark-millennia", "firefight"),
-             ("dark-millennia", "prepared_position"), ("gemini-arap", "firefight"),
-             ("gemini-arap", "patrol_clash"), ("gemini-arap", "stealer_rush"),
-             ("nuceria-rts", "line_skirmish")]
+SCENARIOS = [("40k-s", "rifle_line"), ("classic-40k", "firefight"), ("classic-40k", "gorge"),
+             ("classic-40k", "prepared_position"), ("console-40k", "full_armies"), ("console-40k", "sample_battle"),
+             ("dark-millennia", "firefight"), ("dark-millennia", "gorge"), ("dark-millennia", "prepared_position"),
+             ("gemini-arap", "firefight"), ("gemini-arap", "patrol_clash"), ("gemini-arap", "stealer_rush"),
+             ("nuceria-rts", "ambush"), ("nuceria-rts", "line_skirmish")]
 
 
 def test_every_bundled_scenario_is_played_here(rulesets: dict[str, compiler.Ruleset]) -> None:
@@ -179,13 +179,14 @@ def test_the_games_an_overlay_compares_with_its_base_are_played_once(monkeypatch
     assert played == []
     battles.play_shared(models)
     shared = list(played)
-    assert [p.rsplit("/", 1)[0] for p in shared] == ["classic-40k/prepared_position", "classic-40k/firefight"]
+    assert [p.rsplit("/", 1)[0] for p in shared] == ["classic-40k/gorge", "classic-40k/prepared_position",
+                                                       "classic-40k/firefight"]
     base_view = battles.scenario_views(models["classic-40k"])
     own = played[len(shared):]  # the base's page plays only runs under a player of its own choosing
     assert not own
     overlay_view = battles.scenario_views(models["dark-millennia"])
     assert [p.rsplit("/", 1)[0] for p in played[len(shared) + len(own):]] == \
-        ["dark-millennia/prepared_position", "dark-millennia/firefight"]  # the overlay's own runs only
+        ["dark-millennia/gorge", "dark-millennia/prepared_position", "dark-millennia/firefight"]  # the overlay's own runs only
     assert len(played) == len(set(played))  # no run played twice
     assert overlay_view[0].changes and [c.base for c in overlay_view[0].changes] == \
         [r.rate for r in base_view[0].rates[:2]]

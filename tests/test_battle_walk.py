@@ -4,16 +4,19 @@ model (and on every bundled scenario: tests/test_battle_shortcuts.py); a kept tr
 disagrees with the engine is an error, never an answer."""
 from __future__ import annotations
 
+from collections import Counter
+
+import numpy as np
 import pytest
 
 import compiler
 from compiler import ast as A
 from compiler.battle import Battle, GreedyPolicy, Outcome, RandomPolicy, Rules, game_seed
-from compiler.battle.exact import state_key
 from compiler.battle.rules import bernoulli
 from compiler.battle.simulate import play_games
+from compiler.battle.streams import Stream, draws_at, game_seed_array
 from compiler.battle import walk as walk_module
-from compiler.battle.walk import Position, Step, Walk, WalkError, walk_for
+from compiler.battle.walk import Position, Step, Walk, WalkError, position_key, walk_for
 from compiler.driver import compile_text
 
 from battle_duels import OGRES
@@ -47,13 +50,15 @@ def test_positions_that_differ_only_by_wounds_are_kept_apart(wounds: compiler.Ru
     for position in walk.positions.values():
         assert position.state is not None
         ogres = position.state.units[0]
-        key = (position.turn, position.first, tuple((u.models, u.position) for u in position.state.units))
+        key = (position.turn, position.first, position.player, tuple((u.models, u.position) for u in position.state.units))
         apart.setdefault(key, set()).add(ogres.wounds)
     assert any(len(w) > 1 for w in apart.values())
+    # positions between the two players' turns are kept too (a battle resumed there plays the same game)
+    assert {p.player for p in walk.positions.values()} == {0, 1}
     # each kept state is still the one it was kept under: the copy shares nothing the battles went on changing
     for kept, position in walk.positions.items():
         assert position.state is not None
-        assert (state_key(position.state), position.turn, position.first) == kept
+        assert position_key(position.state, position.turn, position.first, position.player) == kept
 
 
 def test_a_simulation_walks_its_greedy_games(wounds: compiler.Ruleset) -> None:
@@ -73,6 +78,34 @@ def test_a_simulation_walks_its_greedy_games(wounds: compiler.Ruleset) -> None:
         plain.append(Battle(rules, sc, [RandomPolicy(s + 1), GreedyPolicy()], s, record=False).run())
     assert mixed.wins == tuple(sum(1 for o in plain if o.winner == k) for k in (0, 1))
     assert mixed.turns == sum(o.turns for o in plain)
+
+
+def test_games_walked_many_at_once_are_the_games_the_engine_plays(wounds: compiler.Ruleset) -> None:
+    """Walk.play_many walks a batch over the kept transitions' flat arrays: each game's outcome is
+    the engine's with its seed, alone (game by game) and in a batch (the same outcomes, as many)."""
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    rules, plain = Rules(wounds), Rules(wounds)
+    walk = Walk(rules, sc, ["greedy", "greedy"])
+    batch = game_seed_array(6, 0, 400)  # a fresh walk: most of it is explored by the first games
+    played = Counter(engine(plain, sc, s) for s in batch.tolist())
+    walked: Counter[Outcome] = Counter()
+    for out, games in walk.play_many(batch):
+        walked[out] += games
+    assert walked == played and walk.games == 400
+    explored = walk.played
+    for i in range(150):  # new games, one at a time, over what is kept (or explored where nothing is)
+        seed = game_seed(7, i)
+        [(out, games)] = walk.play_many(np.array([seed], dtype=np.uint64))
+        assert games == 1 and out == engine(plain, sc, seed), f"game {i}"
+    assert walk.played < explored + 100, (explored, walk.played)
+
+
+def test_draws_at_a_game_s_node_are_the_draws_of_its_stream() -> None:
+    """The flat walk's k-th draw of a game is its stream's k-th draw, bit for bit."""
+    seeds = game_seed_array(2, 0, 40)
+    for k in (0, 1, 9, 30):
+        assert draws_at(seeds, k).tolist() == [Stream(s, k).random() for s in seeds.tolist()]
 
 
 def test_a_kept_transition_that_disagrees_with_the_engine_is_an_error(wounds: compiler.Ruleset) -> None:

@@ -343,7 +343,7 @@ def test_an_overlay_on_classic_40k_resolves_imported_units_as_hand_typed_ones(tm
     lexicon = (out / "lexicon.rules").read_text("utf-8")
     assert "stat M " in lexicon and "stat Sv" not in lexicon and "stat Save" not in lexicon
     assert "keyword infantry" not in lexicon  # the base's keyword, used as it is
-    assert "extends classic-40k ^1.2.0" in (out / "ruleset.rules").read_text("utf-8")
+    assert "extends classic-40k ^1.3.0" in (out / "ruleset.rules").read_text("utf-8")
     imported = warscribe("eval", str(out), "shooting(5 battle_brother, bolter, 10 greenskin).killed", "--json")
     by_hand = warscribe("eval", str(ROOT / "rules" / "classic-40k"),
                         "shooting(5 space_marine, boltgun, 10 ork_boy).killed", "--json")
@@ -361,7 +361,7 @@ def test_an_overlay_on_classic_40k_resolves_imported_units_as_hand_typed_ones(tm
     assert 0 <= sides["marines"]["survivors_mean"] <= 6 and 0 <= sides["orks"]["survivors_mean"] <= 20
     assert sides["orks"]["survivors_mean"] > 10  # twice the scenario's own ten orks: more than ten live on
     bad = warscribe("simulate", str(out), "--army", f"elves={FIX / 'patrol.ros'}", "--games", "2")
-    assert bad.returncode != 0 and "a side of scenario 'prepared_position' (marines, orks)" in bad.stderr
+    assert bad.returncode != 0 and "a side of scenario 'gorge' (marines, orks)" in bad.stderr
 
 
 def test_a_characteristic_that_does_not_fit_the_base_stat_of_its_name_is_kept_apart(tmp_path: Path) -> None:

@@ -97,8 +97,8 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     assert table.run().reason in ("table_wipe", "turn limit")
     game = model.get("firefight_turns")
     assert game.initiative is not None and game.casualties_at_end and game.phases[0].actions[0].must
-    assert [(c.situation, c.rises, c.event, c.falls, c.period) for c in game.counters] == [
-        ("pins", 1, "shot", 1, "game turn")]
+    assert [(c.situation, c.rises.func, c.event, c.falls, c.period, c.cleared) for c in game.counters] == [
+        ("pins", "pins_gained", "shot", 1, "game turn", ("engaged",))]
     assert [(r.event, r.unless, r.spends) for r in game.reactions] == [("charged", ("pinned",), "failure")]
 
 
@@ -111,3 +111,20 @@ def test_the_examples_check_and_hold(title: str) -> None:
     results = run_ruleset(result.rulesets[0])
     assert len([r for r in results if r.kind == "example"]) == len(re.findall(r"^example ", source, re.M))
     assert [(r.id, r.failures) for r in results if r.failures] == []
+
+
+def test_the_charges_close_combat_and_warlord_example_checks_and_plays() -> None:
+    from compiler.battle import Battle, GreedyPolicy, Rules
+    source = subsection("Charges, close combat and the warlord")
+    assert "without Range" in source and "as warlord" in source and "end of own turn" in source
+    result = compile_text(PRELUDE + UNITS + "\n" + source)
+    assert [f"{d.code} {d.message}" for d in result.diagnostics if d.severity.name == "ERROR"] == []
+    model = result.rulesets[0]
+    rules = Rules(model)
+    kinds: set[str] = set()
+    for seed in range(6):
+        battle = Battle(rules, model.get("brawl_line"), [GreedyPolicy(), GreedyPolicy()], seed=seed)
+        out = battle.run()
+        assert out.reason in ("brawl_ten", "brawl_wipe") and out.winner is not None
+        kinds |= {e["event"] for e in battle.events} | {str(e.get("weapon")) for e in battle.events}
+    assert {"charge_roll", "engage", "knife"} <= kinds

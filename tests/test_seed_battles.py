@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import compiler
-from compiler.battle import Battle, GreedyPolicy, Rules
+from compiler.battle import Battle, GreedyPolicy, Node, Rules
 from compiler.model.ruleset import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,16 +41,57 @@ def test_a_nuceria_game_ends_on_the_turn_a_side_reaches_ten_points(nuceria: Rule
             reached += 1
             assert over_at is not None
             last = scores[over_at]
-            # the battle ended in the very turn the 10th point came: the side at 10 won, or both
-            # sides reached it together with equal points (undecided: a draw)
+            # the battle ended in the very turn the 10th point came, and the side at 10 won: a
+            # player scores objectives at the end of their own turn, so two never reach it together
             assert outcome.turns == last["turn"] and end["turn"] == last["turn"]
             assert max(totals.values()) >= 10 and all(e["turn"] <= last["turn"] for e in battle.events)
-            tied = len(set(totals.values())) == 1
-            assert end["winner"] == (None if tied else max(totals, key=lambda s: totals[s]))
+            assert sorted(totals.values())[0] < 10 and end["winner"] == last["to"] == max(totals, key=lambda s: totals[s])
         else:
             assert outcome.reason == "wiped_out" and over_at is None
             assert max(outcome.scores) < 10
     assert reached >= 3  # the points, not the clock, decide many of them
+
+
+def test_a_nuceria_stalker_charges_rolls_m_plus_d6_and_strikes_with_its_claws(nuceria: Ruleset) -> None:
+    """The ambush: the pack goes first; a Stalker Beast (M 8") charges the Line Troopers 12" away.
+    Its reach is 8 + d6, so it lands on a 4+; then it strikes with its Rending Claws only: three
+    attack dice, Power 5 against Toughness 4 hitting on 3+, a natural 6 scoring two more hits
+    (Sustained Hits 2 of the claws beats the beast's own Sustained Hits 1), each hit saved on 4+."""
+    root = Node.root(Rules(nuceria, exact=True), nuceria.get("ambush"))
+    assert [p for _, p in root.chance_outcomes()] == [Fraction(1, 2), Fraction(1, 2)]
+    pack = root.child(1)
+    labels = [o.label for o in pack.choice().options]  # type: ignore[union-attr]
+    node = pack.child(labels.index("Stalker Beast (battle) 2"))
+    labels = [o.label for o in node.choice().options]  # type: ignore[union-attr]
+    node = node.child(labels.index("Charge, then melee attack"))
+    labels = [o.label for o in node.choice().options]  # type: ignore[union-attr]
+    roll = node.child(labels.index("Line Trooper (battle) 2"))
+    law = roll.law()
+    assert roll.chance_kind() == "charge" and law is not None
+    assert list(zip(law.values, law.probabilities)) == [(8 + k, Fraction(1, 6)) for k in range(1, 7)]
+    short, landed = roll.child(law.values.index(11)), roll.child(law.values.index(12))
+    beast = short.state().units[4]
+    assert beast.position == 1.0 and not beast.engaged  # 11" of the 12: it stops 1" short
+    beast, troopers = landed.state().units[4], landed.state().units[1]
+    assert beast.engaged == [troopers.uid] and troopers.statuses == {"locked_in_combat": ""}
+    # the claws' law, worked out here: hits per die 0 (1-2), 1 (3-5) or 3 (a 6); each unsaved on 1-3
+    per_die = {0: Fraction(2, 6), 1: Fraction(3, 6), 3: Fraction(1, 6)}
+    hits: dict[int, Fraction] = {0: Fraction(1)}
+    for _ in range(3):
+        hits = _add(hits, per_die)
+    kills = [sum((p * comb(h, k) * Fraction(1, 2) ** h for h, p in hits.items() if h >= k), Fraction(0))
+             for k in range(10)]
+    assert landed.chance_kind() == "volley"
+    assert [p for _, p in landed.chance_outcomes()] == [p for p in kills if p]
+
+
+def _add(law: dict[int, Fraction], die: dict[int, Fraction]) -> dict[int, Fraction]:
+    """The law of a sum: ``law`` plus one more die of law ``die``."""
+    out: dict[int, Fraction] = {}
+    for a, p in law.items():
+        for b, q in die.items():
+            out[a + b] = out.get(a + b, Fraction(0)) + p * q
+    return out
 
 
 def test_40k_s_victory_points_decide_a_battle_still_going_after_five_turns() -> None:

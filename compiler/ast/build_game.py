@@ -45,8 +45,17 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def counter(self, meta: Any, c: list[Any]) -> A.Counter:
-        falls = int(str(c[3])) if len(c) > 3 else 0
-        return A.Counter(self.span(meta), str(c[0]), int(str(c[1])), str(c[2]), falls, c[4] if len(c) > 4 else None)
+        parts = {x.tag: x.data for x in c[3:] if isinstance(x, Item)}
+        falls, period = parts.get("falls", (0, None))
+        return A.Counter(self.span(meta), str(c[0]), c[1], str(c[2]), falls, period, parts.get("cleared", ()))
+
+    @with_meta
+    def counter_falls(self, meta: Any, c: list[Any]) -> Item:
+        return Item("falls", self.span(meta), (int(str(c[0])), c[1]))
+
+    @with_meta
+    def counter_cleared(self, meta: Any, c: list[Any]) -> Item:
+        return Item("cleared", self.span(meta), tuple(str(x) for x in c))
 
     @with_meta
     def terrain_kind(self, meta: Any, c: list[Any]) -> A.TerrainKind:
@@ -172,6 +181,16 @@ class GameBuilder(BuilderBase):
         return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, held_at=str(c[3]))
 
     @with_meta
+    def score_held_own(self, meta: Any, c: list[Any]) -> A.Score:
+        _, prose, _, _ = self._entry_parts([x for x in c[3:] if isinstance(x, list)])
+        return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, held_at="turn", own=True)
+
+    @with_meta
+    def score_warlord(self, meta: Any, c: list[Any]) -> A.Score:
+        _, prose, _, _ = self._entry_parts([x for x in c[3:] if isinstance(x, list)])
+        return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, destroyed=True, warlord=True)
+
+    @with_meta
     def score_destroyed(self, meta: Any, c: list[Any]) -> A.Score:
         _, prose, _, _ = self._entry_parts([x for x in c[3:] if isinstance(x, list)])
         return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, destroyed=True)
@@ -227,12 +246,16 @@ class GameBuilder(BuilderBase):
         return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]) if len(c) > 1 else None)
 
     @with_meta
+    def eff_attack_without(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]), without=True)
+
+    @with_meta
     def eff_test(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "tests", None, c[0])
 
     @with_meta
     def eff_lowers(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "lowers", str(c[0]), A.Int(self.tspan(c[1]), int(str(c[1]))))
+        return A.ActionEffect(self.span(meta), "lowers", str(c[0]), c[1])
 
     @with_meta
     def eff_clears(self, meta: Any, c: list[Any]) -> A.ActionEffect:
@@ -353,12 +376,16 @@ class GameBuilder(BuilderBase):
         x0, y0, x1, y1 = (_inches(t) for t in c[:4])
         return Item("zone", self.span(meta), (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
 
+    def side_warlord(self, c: list[Any]) -> bool:
+        return True
+
     @with_meta
     def side_unit(self, meta: Any, c: list[Any]) -> A.SideUnit:
         names = [str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"]
         at = [_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"]
+        warlord = any(x is True for x in c)
         return A.SideUnit(self.span(meta), int(str(c[0])), names[0], tuple(names[1:]), at[0] if at else None,
-                          at[1] if len(at) > 1 else None)
+                          at[1] if len(at) > 1 else None, warlord)
 
 
 @dataclass(frozen=True, slots=True)

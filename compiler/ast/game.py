@@ -76,6 +76,15 @@ class ActionEffect:
     stat: str | None = None
     until: Expr | None = None  # ``sets pinned until passed rally(Ld)``: the test that ends the status
     goal: str = "enemy"  # a move's goal (see above)
+    #: ``attack NAME without Range``: only the weapons with no ``stat`` (close-combat weapons), at an
+    #: enemy the unit is engaged with
+    without: bool = False
+
+    @property
+    def reach(self) -> str | None:
+        """Which weapons an attack uses, as the engine keys it: None (all), ``STAT`` (those whose
+        ``STAT`` reaches the target) or ``-STAT`` (those without one, at an enemy in contact)."""
+        return None if self.stat is None else "-" + self.stat if self.without else self.stat
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,14 +135,21 @@ class TerrainKind:
 class Counter:
     """``counter suppression: rises by 1 when shot, falls by 1 at end of turn``: a number kept on
     each unit (a numeric situation of that name, which the rules read), raised by an event,
-    lowered at the end of a period and by the action effect ``lowers suppression by 1``."""
+    lowered at the end of a period and by the action effect ``lowers suppression by 1``.
+
+    ``rises`` is an expression worked out for the unit the event happens to (a roll, a test: the
+    rise is drawn from its exact law); for ``shot`` it may read the counts of the volley's steps
+    (``hits``) and ``models`` is the unit's count before the volley.  ``cleared`` lists the events
+    (``engaged``, ``charged``, ``shot``) that bring the counter back to its lowest value.
+    """
 
     span: Span
     situation: str
-    rises: int
+    rises: Expr
     event: str
     falls: int = 0
     period: str | None = None
+    cleared: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +213,8 @@ class Score:
     surviving: bool = False  # ``per surviving model``: the value is counted for each model left
     held_at: str | None = None  # ``for each objective held at end of turn``: scored then, per objective held
     destroyed: bool = False  # ``for each enemy unit destroyed``: the value (for the unit) goes to its enemies
+    own: bool = False  # ``… held at end of own turn``: only the side whose turn ends scores
+    warlord: bool = False  # ``for each enemy warlord destroyed``: ``destroyed``, for a side's warlord only
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +308,9 @@ class SideUnit:
     weapons: tuple[str, ...] = ()
     at: int | None = None
     at_y: int | None = None  # on a table: inches up from the first side's edge (``at 12", 4"``)
+    warlord: bool = False  # ``as warlord``: an army list or a scenario's side names it its warlord
+    reserve: bool = False  # ``in reserve``: an army list holds it back in reserve
+    detachment: int = 1  # ``in detachment 2``: the detachment of an army list it belongs to
 
 
 @dataclass(frozen=True, slots=True)

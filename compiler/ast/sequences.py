@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Collection
 
 from compiler.ast.common import Decl, Let, Param, Prose
-from compiler.ast.expr import Expr, Name
+from compiler.ast.expr import Call, Each, Expr, Name
 from compiler.diagnostics import Span
 
 
@@ -121,3 +122,20 @@ class Attack(Decl):
             if step.removes_from is not None and isinstance(step.removes_target, Name):
                 return step.removes_target.id
         return self.params[-1].name if self.params else None
+
+    def counted_chain(self, tests: Collection[str]) -> tuple[str, ...]:
+        """The steps the attack counts on its way to its last removal, from the removal back: each
+        passes the dice of the one before through one of ``tests`` (``hits = shots each hit(…)``),
+        and the last named counts the first dice.  A volley can be drawn with any of these counts."""
+        by_name = {s.name: s for s in self.steps}
+        removal = [s for s in self.steps if s.removes_from is not None]
+        out: list[str] = []
+        name = removal[-1].removes_from if removal else None
+        while name is not None and name in by_name and name not in out:
+            out.append(name)
+            value = by_name[name].value
+            if not isinstance(value, Each) or not isinstance(value.count, Name) or value.becomes \
+                    or value.cap is not None or not isinstance(value.item, Call) or value.item.func not in tests:
+                break
+            name = value.count.id
+        return tuple(out)

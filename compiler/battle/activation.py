@@ -17,9 +17,13 @@ from compiler.battle.rules import binomial
 
 @activation("whole_army")
 def whole_army(battle: Battle, order: Sequence[int]) -> None:
-    """Each player in turn runs every phase with all their units."""
-    for side in order:
-        battle.player_turn(side, battle.game.phases)
+    """Each player in turn runs every phase with all their units (a resumed battle from the
+    player it was resumed at, :attr:`~compiler.battle.engine.Battle.player`)."""
+    start, battle.player = battle.player, 0
+    for k in range(start, len(order)):
+        if k > start and battle.at_player is not None:
+            battle.at_player(k)
+        battle.player_turn(order[k], battle.game.phases)
         if battle.state.over:
             return
 

@@ -78,7 +78,7 @@ class Chain:
     prior: dict[int, float]  # its law
     steps: tuple[StepDice, ...]
     removal: Callable[[int], dict[tuple[int, int], float]]  # (removed, damaged) given the last count
-    given: dict[tuple[int, int], tuple[float, list[list[float]]]] = field(default_factory=dict)  # outcome → its chance, betas
+    given: dict[tuple[int, ...], tuple[float, list[list[float]]]] = field(default_factory=dict)  # outcome → its chance, betas
 
 
 class VolleyDice:
@@ -91,7 +91,7 @@ class VolleyDice:
         self._removals: dict[tuple[Any, ...], dict[tuple[int, int], float]] = {}
 
     def volley(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
-               situation: tuple[tuple[str, Any], ...], law: Law, i: int) -> dict[str, Any]:
+               situation: tuple[tuple[str, Any], ...], law: Law, i: int, counted: str | None = None) -> dict[str, Any]:
         """The fields a volley's event gets: ``dice`` (one entry a step: ``step``, ``rule``,
         ``rolled``, ``faces``, ``passed``) given outcome ``i`` of ``law``, or ``dice_note``
         saying why there are none.  Called before the outcome changes the target."""
@@ -106,8 +106,14 @@ class VolleyDice:
         if isinstance(chain, str):
             return {"dice_note": chain}
         outcome = (law.values[i], law.damaged[i] if law.damaged else 0)
+        fixed = None
+        if law.counts:  # drawn with a step's count (compiler.battle.joint): the dice shown agree with it
+            names = [chain.count] + [s.name for s in chain.steps]
+            if counted not in names:
+                return {"dice_note": "its steps do not account for this outcome"}
+            fixed = (names.index(counted), law.counts[i])
         try:
-            counts = draw_counts(chain, outcome, self.rng, float(law.probabilities[i]))
+            counts = draw_counts(chain, outcome, self.rng, float(law.probabilities[i]), fixed)
         except (ResolveError, ValueError, ArithmeticError, KeyError, TypeError) as err:
             return {"dice_note": f"its removal could not be worked out for each count ({err})"}
         if counts is None:
@@ -197,19 +203,27 @@ class VolleyDice:
 
 
 def draw_counts(chain: Chain, outcome: tuple[int, int], rng: random.Random,
-                expected: float | None = None) -> list[int] | None:
+                expected: float | None = None, fixed: tuple[int, int] | None = None) -> list[int] | None:
     """Each step's count (the first dice, then each step's), drawn from their exact law given
-    ``outcome``; None when the chain gives the outcome no chance (or, given ``expected``, a chance
-    other than the volley's law gives it)."""
+    ``outcome`` (and, given ``fixed`` = (j, h), the count h at step j: 0 the first dice); None when
+    the chain gives the outcome no chance (or, given ``expected``, a chance other than the volley's
+    law gives it)."""
     top = max(chain.prior)
-    known = chain.given.get(outcome)
+    key = outcome if fixed is None else outcome + fixed
+    known = chain.given.get(key)
     if known is None:
-        # betas[j][n]: the chance of the outcome given n dice counted at step j (0: the first dice)
+        # betas[j][n]: the chance of the outcome (and the fixed count) given n dice counted at step j
+        last = len(chain.steps)
         betas = [[chain.removal(n).get(outcome, 0.0) for n in range(top + 1)]]
-        for step in reversed(chain.steps):
-            after = betas[0]
-            betas.insert(0, [sum(_binomial(n, x, step.p) * after[x] for x in range(n + 1)) for n in range(top + 1)])
-        known = chain.given[outcome] = (sum(chain.prior.get(n, 0.0) * betas[0][n] for n in range(top + 1)), betas)
+        if fixed is not None and fixed[0] == last:
+            betas[0] = [b if n == fixed[1] else 0.0 for n, b in enumerate(betas[0])]
+        for j in range(last - 1, -1, -1):
+            step, after = chain.steps[j], betas[0]
+            row = [sum(_binomial(n, x, step.p) * after[x] for x in range(n + 1)) for n in range(top + 1)]
+            if fixed is not None and fixed[0] == j:
+                row = [b if n == fixed[1] else 0.0 for n, b in enumerate(row)]
+            betas.insert(0, row)
+        known = chain.given[key] = (sum(chain.prior.get(n, 0.0) * betas[0][n] for n in range(top + 1)), betas)
     total, betas = known
     weights = [chain.prior.get(n, 0.0) * betas[0][n] for n in range(top + 1)]
     if total <= 0 or (expected is not None and abs(total - expected) > TOLERANCE * max(1.0, expected) + 1e-12):

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from compiler import ast as A
 from compiler.battle.engine import EFFECTS, Battle, effect
+from compiler.battle.estimates import reached
 from compiler.battle.moves import move_elsewhere
 from compiler.battle.policies import Choice, Option
-from compiler.battle.rules import bernoulli
+from compiler.battle.rules import Law, bernoulli, law_of
 from compiler.battle.state import Unit
-from compiler.battle.turns import change_counter, counters_on
+from compiler.battle.turns import amount, change_counter, clear_counter, counters_on
 
 
 @effect("move")
@@ -71,7 +72,9 @@ def greedy_step(battle: Battle, unit: Unit, value: A.Expr, gap: float) -> tuple[
 @effect("attack")
 def attack(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
     """``attack NAME [within STAT]``: the unit resolves the attack sequence against an enemy unit
-    its side chooses among those some weapon can reach; nothing happens with none in reach."""
+    its side chooses among those some weapon can reach; nothing happens with none in reach.
+    ``attack NAME without STAT``: with the weapons that have no STAT (close-combat weapons), at an
+    enemy the unit is engaged with."""
     return attack_target(battle, unit, effect, None)
 
 
@@ -82,21 +85,27 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
     est = battle.estimates
     if target is None:
         st = battle.state  # (no view among the locals: the exact solver keys positions by them)
-        foes = [f for f, _ in est.view(unit).seen]
+        viewed = st.table is not None and not effect.without  # a table's states seldom recur: the view serves
+        if effect.without:  # close-combat weapons: at an enemy the unit is engaged with
+            foes = [f for f in (st.unit(i) for i in unit.engaged) if f.alive]
+        else:
+            foes = st.enemies(unit) if st.table is None else [f for f, _ in est.view(unit).seen]
         if not foes:
             if battle.record and st.table is not None:
                 battle.emit("out_of_sight", unit=unit.label)
             return False
-        volleys = est.volleys(unit, attack, effect.stat)
-        if st.table is not None:  # a table's states seldom recur: the view's answers serve
+        worth: list[float] | None = None
+        if viewed:  # each enemy in sight: the weapons that reach it and the volley's worth
+            volleys = est.volleys(unit, attack, effect.reach)
             reached: tuple[int, ...] | None = tuple([k for k, (w, _) in enumerate(volleys) if w])
+            assert reached is not None
+            worth = [volleys[k][1] for k in reached]
         else:
-            key = (attack.id, effect.stat, est.signature(unit))
+            key = (attack.id, effect.reach, est.signature(unit))
             reached = battle.memos.reached.get(key)
             if reached is None:  # the enemies some weapon reaches, kept per state
-                reached = battle.memos.reached.keep(key, tuple(k for k, (w, _) in enumerate(volleys) if w))
-        assert reached is not None
-        worth = [volleys[k][1] for k in reached]
+                reached = battle.memos.reached.keep(key, tuple(k for k, f in enumerate(foes)
+                                                               if est.weapons(attack, unit, f, effect.reach)))
         foes = [foes[k] for k in reached]
         if not foes:
             if battle.record:
@@ -104,16 +113,24 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
             return False
         if len(foes) == 1:
             i = 0
-        elif battle.greedy(unit.side):  # the pick: the best volley (the first of equals)
+        elif battle.greedy(unit.side) and worth is not None:  # the best volley (the first of equals)
             i = worth.index(max(worth))
+            battle.choices.append(i)
+        elif battle.greedy(unit.side):  # the pick is kept per state
+            pick = (attack.id, effect.reach, unit.started, unit.points, est.signature(unit))
+            found = battle.memos.targets.get(pick)
+            if found is None:
+                values = [est.expected(attack, unit, f, reach=effect.reach) for f in foes]
+                found = battle.memos.targets.keep(pick, values.index(max(values)))
+            i = found
             battle.choices.append(i)
         else:
             i = battle.choose(Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
                                      tuple(Option(f"{f.label} ({battle.state.distance(unit, f):g}\")", f.uid)
                                            for f in foes),
-                                     lambda: [est.expected(attack, unit, f, reach=effect.stat) for f in foes]))
+                                     lambda: [est.expected(attack, unit, f, reach=effect.reach) for f in foes]))
         target = foes[i]
-    battle.strike(attack, unit, target, effect.stat)
+    battle.strike(attack, unit, target, effect.reach)
     return True
 
 
@@ -121,20 +138,40 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
 def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
     """``engage within X [as STATUS]``: the unit charges an enemy unit within X (its side's
     choice), which may react (``when charged``); then both are locked together (each holding
-    STATUS while engaged) and the unit stands where its target stands."""
+    STATUS while engaged) and the unit stands where its target stands.  A reach that is rolled
+    (``M + d6``) offers the enemies within the most it can roll; the roll (a chance node with its
+    exact law) is made once the target is chosen, and one that falls short of it moves the unit
+    that far toward it, not engaged, and ends the action."""
     st = battle.state
     gap = st.nearest_enemy(unit)
-    reach = battle.rules.number(effect.value, unit, st.distance(unit, gap) if gap else None) if effect.value else 0
+    law = reach_law(battle, unit, effect, st.distance(unit, gap) if gap else None)
+    reach = law.values[-1]
     foes = [f for f in st.enemies(unit) if st.distance(unit, f) <= reach]
     if not foes:
         battle.emit("out_of_reach", unit=unit.label, reach=reach)
         return False
     extra = tuple(e.name for e in (action.effects if action else ()) if e.kind == "sets" and e.name)
+    est = battle.estimates
+
+    def worth(f: Unit) -> float:  # the chance to reach it, times what the engagement is worth
+        return reached(law, st.distance(unit, f)) * (est.charge(unit, f, extra + (effect.name or "",))
+                                                     + est.blows(unit, f, action))
     i = 0 if len(foes) == 1 else battle.choose(
         Choice("target", unit.side, unit.label, f"Engage which enemy unit (within {reach:g}\")?",
-               tuple(Option(f.label, f.uid) for f in foes),
-               lambda: [battle.estimates.charge(unit, f, extra + (effect.name or "",)) for f in foes]))
+               tuple(Option(f.label, f.uid) for f in foes), lambda: [worth(f) for f in foes]))
     target = foes[i]
+    if len(law.values) > 1:
+        rolled = law.values[battle.chance(law, "charge")]
+        distance = st.distance(unit, target)
+        if battle.record:
+            battle.emit("charge_roll", unit=unit.label, target=target.label, rolled=rolled, distance=round(distance, 3))
+        if rolled < distance:  # short: the unit moves as far as it rolled, toward its target
+            if st.table is None:
+                unit.position += rolled if target.position > unit.position else -rolled
+            else:
+                unit.position, unit.y = st.table.move((unit.position, unit.y), (target.position, target.y), float(rolled))
+            battle.referee.watch()
+            return False
     battle.emit("engage", unit=unit.label, target=target.label, status=effect.name)
     if battle.game.counters:
         counters_on(battle, target, "charged")
@@ -147,8 +184,20 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
         if effect.name:
             a.statuses[effect.name] = ""
             a.engaged_as = effect.name
+        if battle.game.counters:
+            counters_on(battle, a, "engaged")
     unit.position, unit.y = target.position, target.y
     return True
+
+
+def reach_law(battle: Battle, unit: Unit, effect: A.ActionEffect, gap: float | None) -> Law:
+    """The law of how far ``unit`` reaches with ``effect`` (one value when nothing is rolled); kept."""
+    key = (id(effect), unit.profile, unit.models, tuple(unit.statuses), gap)
+    found = battle.memos.reaches.get(key)
+    if found is None:
+        value = battle.rules.value(effect.value, unit, gap) if effect.value is not None else 0
+        found = battle.memos.reaches.keep(key, law_of(value))
+    return found
 
 
 @effect("sets")
@@ -196,16 +245,23 @@ def test(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
 
 @effect("lowers")
 def lowers(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
-    """``lowers COUNTER by N``: the unit's counter comes down by N (not below its lowest value)."""
-    n = effect.value.value if isinstance(effect.value, A.Int) else 1
+    """``lowers COUNTER by N``: the unit's counter comes down by N (not below its lowest value); N
+    may be a roll (``by d6``), drawn from its exact law."""
+    value = effect.value
+    n = value.value if isinstance(value, A.Int) else amount(battle, value, unit, {}, "counter") \
+        if value is not None else 1
     change_counter(battle, unit, effect.name or "", -n, action.id if action is not None else "")
     return True
 
 
 @effect("clears")
 def clears(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
-    """``clears STATUS``: the unit no longer holds the status."""
-    if unit.statuses.pop(effect.name or "", None) is not None and battle.record:
+    """``clears STATUS``: the unit no longer holds the status; ``clears COUNTER``: the counter goes
+    back to its lowest value."""
+    name = effect.name or ""
+    if any(c.situation == name for c in battle.game.counters):
+        clear_counter(battle, unit, name, action.id if action is not None else "cleared")
+    elif unit.statuses.pop(name, None) is not None and battle.record:
         battle.emit("status", unit=unit.label, status=effect.name, until="now")
     return True
 
@@ -221,7 +277,7 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
         return
     options = (Option("Yes", True), Option("No", False))
     attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
-    reach = next((e.stat for e in reaction.effects if e.kind == "attack"), None)
+    reach = next((e.reach for e in reaction.effects if e.kind == "attack"), None)
     est = battle.estimates
     i = battle.choose(Choice("react", unit.side, unit.label, f"{cause.label} engages {unit.label}: react ({event})?",
                              options, lambda: [sum(est.expected(a, unit, cause, reach=reach) for a in attacks

@@ -94,8 +94,16 @@ class Battle:
         if game.casualties_at_end:
             self.busy.add("phase")
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
+        #: the names counters read when a unit is shot (a volley's step, ``hits``, is drawn with it)
+        self.shot_reads = {e.id for c in game.counters if c.event == "shot"
+                           for e in A.sub_expressions(c.rises) if isinstance(e, A.Name)}
         #: told (game turn, the side that went first the turn before) as each game turn begins
         self.at_turn: Callable[[int, int], None] | None = None
+        #: told the index in the game turn's order of each player whose turn begins but the first
+        #: (``whole_army``: between two players' turns, where a battle can be resumed)
+        self.at_player: Callable[[int], None] | None = None
+        self.order: list[int] = []  # this game turn's order of the sides
+        self.player = 0  # the player of the order a resumed battle begins with (see play_from)
         for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
             seat = getattr(p, "seat", None)
             if seat is not None:
@@ -117,24 +125,31 @@ class Battle:
         st.first = first
         return self.play_from(1, first)
 
-    def play_from(self, start: int, first: int) -> Outcome:
+    def play_from(self, start: int, first: int, player: int = 0) -> Outcome:
         """The game turns from ``start`` on, then the end (``first``: the side that went first the
         turn before).  :meth:`run` calls it after the roll for the first turn; a walk over kept
-        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state."""
+        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state: at the
+        start of a game turn, or (``player`` > 0, ``first`` the side that went first this turn)
+        between two players' turns of game turn ``start``, where :attr:`at_player` was told."""
         st = self.state
         n = len(st.sides)
         order = [(first + i) % n for i in range(n)]
         initiative = self.game.initiative is not None and n == 2
         for turn in range(start, self.turns + 1):
-            if self.at_turn is not None:
-                self.at_turn(turn, first)
-            st.turn = turn
-            for u in st.units:
-                u.spent = False
-            if initiative:
-                first = roll_initiative(self, first)
-                order = [first, 1 - first]
+            if self.player:  # resumed within this game turn: its order is set
+                self.order = order
+            else:
+                if self.at_turn is not None:
+                    self.at_turn(turn, first)
+                st.turn = turn
+                for u in st.units:
+                    u.spent = False
+                if initiative:
+                    first = roll_initiative(self, first)
+                    order = [first, 1 - first]
+                self.order = order
             ACTIVATIONS[self.game.activation or "whole_army"](self, order)
+            self.player = 0
             if st.over:
                 break
             self.period_ends("game turn")
@@ -148,11 +163,13 @@ class Battle:
             self.emit("end", **outcome_fields(st, scores))
         return out
 
-    def resume(self, state: State) -> None:
-        """Take up a kept state (a copy of it) as this battle's, at the start of a game turn
-        (:meth:`play_from` then plays on from it)."""
+    def resume(self, state: State, player: int = 0) -> None:
+        """Take up a kept state (a copy of it) as this battle's, at the start of a game turn or
+        before the turn of player ``player`` of the game turn's order (:meth:`play_from` then
+        plays on from it)."""
         self.state.load(state)
         self.estimates.sig = None
+        self.player = player
 
     def emit(self, kind: str, **data: Any) -> None:
         if not self.record:
@@ -301,8 +318,10 @@ class Battle:
         est.sig = None
         return True
 
-    def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None) -> None:
-        """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once)."""
+    def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None, shot: bool = True) -> None:
+        """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once);
+        ``shot`` (not a combat's blows): the target's counters that rise when shot then rise, by
+        what they read of the volleys (their counts summed over the weapons)."""
         table = self.state.table
         if table is None:
             dist, cover = abs(unit.position - target.position), cast(tuple[str, ...], ())
@@ -316,12 +335,18 @@ class Battle:
             plan = self.memos.strikes.keep(key, (self.rules.situation(unit, dist, cover),
                                                  self.estimates.weapons(attack, unit, target, reach)))
         situation, weapons = plan
+        counted = self.counted_step(attack) if shot and self.shot_reads else None
+        total, before = 0, target.models - target.doomed
         for weapon in weapons:
             if target.models <= target.doomed or not unit.alive:
-                return
-            law = self.rules.volley(attack, unit, weapon, target, situation)
+                break
+            law = self.rules.volley(attack, unit, weapon, target, situation) if counted is None else \
+                self.rules.volley_counting(attack, unit, weapon, target, situation, counted)
             i = self.chance(law, "volley")
-            shown = self.dice.volley(attack, unit, weapon, target, situation, law, i) if self.dice is not None else {}
+            if counted is not None:
+                total += law.counts[i]
+            shown = self.dice.volley(attack, unit, weapon, target, situation, law, i, counted) \
+                if self.dice is not None else {}
             if self.game.casualties_at_end:  # marked now, removed when the phase ends
                 removed = min(law.values[i], target.models - target.doomed)
                 target.doomed += removed
@@ -335,10 +360,20 @@ class Battle:
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
                           distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
-                          **shown)
-        if self.game.counters and target.models > target.doomed:
-            counters_on(self, target, "shot")
+                          **shown, **({"counted": {counted: law.counts[i]}} if counted is not None else {}))
+        if shot and self.game.counters and target.models > target.doomed:
+            counters_on(self, target, "shot", {counted: total, "models": before} if counted is not None else
+                        {"models": before})
         self.referee.settle()
+
+    def counted_step(self, attack: A.Attack) -> str | None:
+        """The step of ``attack`` whose count the counters read when its target is shot (``hits``)."""
+        found = self.memos.counted.get(attack.id, "")
+        if found == "":
+            tests = {k for k, v in self.rules.model.callables.items() if isinstance(v, A.Test)}
+            found = self.memos.counted.keep(attack.id, next(
+                (name for name in attack.counted_chain(tests) if name in self.shot_reads), None))
+        return found
 
     def combat(self, c: A.Combat) -> None:
         """Every engaged unit strikes once, highest ``order`` stat first (the active side first on a tie)."""
@@ -358,7 +393,7 @@ class Battle:
                 target = foes[self.choose(Choice("target", u.side, u.label, f"{attack.title}: strike which enemy unit?",
                                                  tuple(Option(f.label, f.uid) for f in foes),
                                                  lambda: [self.estimates.expected(attack, u, f) for f in foes]))]
-            self.strike(attack, u, target)
+            self.strike(attack, u, target, shot=False)
 
     # -- the end -----------------------------------------------------------------------------
 

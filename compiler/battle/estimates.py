@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from compiler import ast as A
 from compiler.battle.memo import Memo
-from compiler.battle.rules import Rules
+from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle.state import Marker, State, Unit
 from compiler.battle.view import View, look
 
@@ -61,15 +61,18 @@ class Estimates:
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
         """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
-        weapon); with ``reach``, only those whose stat of that name reaches the target.  Kept per
-        profiles, weapons and gap."""
+        weapon); with ``reach``, only those whose stat of that name reaches the target (``-STAT``:
+        only those without that stat, at a target in contact).  Kept per profiles, weapons and gap."""
         gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
         key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
         found = self.memos.weapons.get(key)
         if found is None:
             options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
             found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
-            if reach is not None:
+            if reach is not None and reach.startswith("-"):  # close-combat weapons, at an enemy in contact
+                assert gap is not None
+                found = tuple(w for w in found if w is not None and gap <= 0 and not self.rules.reach(w, reach[1:]))
+            elif reach is not None:
                 assert gap is not None
                 found = tuple(w for w in found if w is not None and self.rules.reach(w, reach) >= gap)
             self.memos.weapons.keep(key, found)
@@ -125,17 +128,22 @@ class Estimates:
             return True  # nothing to attack with: nothing to miss
         if self.state.table is not None:  # a table's states seldom recur: answered from the view
             return self._can_attack(unit, action)
-        v = self.view(unit)
-        key = (action.id, unit.profile, unit.weapons, tuple([(f.profile, d) for (f, _), d in zip(v.seen, v.distances)]))
+        distance = self.state.distance
+        key = (action.id, unit.profile, unit.weapons, bool(unit.engaged),
+               tuple([(f.profile, distance(unit, f)) for f, _ in self.in_sight(unit)[0]]))
         found = self.memos.can.get(key)
         if found is None:
             found = self.memos.can.keep(key, self._can_attack(unit, action))
         return found
 
     def _can_attack(self, unit: Unit, action: A.Action) -> bool:
-        for e in action.effects:
+        for k, e in enumerate(action.effects):
+            if e.without and any(x.kind == "engage" for x in action.effects[:k]):
+                continue  # its blows follow the charge before it: the engagement decides whether they land
+            if e.without and not unit.engaged:
+                return False  # close-combat weapons strike only an enemy the unit is engaged with
             attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
-            if isinstance(attack, A.Attack) and not any(w for w, _ in self.volleys(unit, attack, e.stat)):
+            if isinstance(attack, A.Attack) and not any(w for w, _ in self.volleys(unit, attack, e.reach)):
                 return False
         return True
 
@@ -148,6 +156,16 @@ class Estimates:
         engaged = tuple(x for x in extra[-1:] if x)
         return (self.expected(attack, unit, target, 0.0, extra)
                 - self.expected(attack, target, unit, 0.0, engaged))
+
+    def blows(self, unit: Unit, target: Unit, action: A.Action | None) -> float:
+        """What the close-combat attacks of ``action`` (``attack … without Range``) are expected to
+        remove of ``target`` once ``unit`` is in contact with it."""
+        total = 0.0
+        for e in action.effects if action is not None else ():
+            attack = self.rules.model.get(e.name or "") if e.kind == "attack" and e.without else None
+            if isinstance(attack, A.Attack):
+                total += self.expected(attack, unit, target, 0.0, reach=e.reach)
+        return total
 
     def action(self, unit: Unit, action: A.Action, distance: float | None = None) -> float:
         """What taking ``action`` is worth to ``unit`` (at ``distance`` from the enemy, or where it is)."""
@@ -163,6 +181,7 @@ class Estimates:
         best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
         chance = 1.0
         stays = False  # a move whose best step is 0": the unit would not move at all
+        contact: list[tuple[Unit, float]] | None = None  # after an engage: the enemies it may reach
         for e in action.effects:
             if e.kind == "tests" and e.value is not None:
                 chance *= self.rules.chance(e.value, unit, None)
@@ -180,24 +199,28 @@ class Estimates:
                 else:
                     taken = self.taken(unit, e.value) if distance is None and e.value is not None else 0.0
                     best = max(best, 1e-3 + taken)
+            elif e.kind == "attack" and e.without and contact is not None:  # the blows of a charge that lands
+                attack = self.rules.model.get(e.name or "")
+                if isinstance(attack, A.Attack):
+                    best = max([best] + [p * self.expected(attack, unit, f, 0.0, reach=e.reach) for f, p in contact])
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
-                if isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
-                    v = self.view(unit)
-                    if distance is not None:
-                        best = max([best] + [self.expected(attack, unit, f, distance, reach=e.stat, cover=cover)
-                                             for f, cover in v.distinct])
-                    else:
-                        best = max([best] + [x for _, x in self.volleys(unit, attack, e.stat)])
+                if isinstance(attack, A.Attack) and distance is not None:  # equal enemies are worth the same
+                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.reach, cover=cover)
+                                         for f, cover in self.view(unit).distinct])
+                elif isinstance(attack, A.Attack):
+                    best = max([best] + [x for _, x in self.volleys(unit, attack, e.reach)])
             elif e.kind == "engage" and e.value is not None:
-                v = self.view(unit)
-                reach = self.rules.number(e.value, unit, distance if distance is not None or v.nearest is None
-                                          else v.gap)
+                near = st.nearest_enemy(unit)
+                law = law_of(self.rules.value(e.value, unit, distance if distance is not None or near is None
+                                              else st.distance(unit, near)))
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
-                reachable = [f for f in st.enemies(unit) if (st.distance(unit, f) if distance is None else distance) <= reach]
-                if not reachable:
+                contact = [(f, reached(law, st.distance(unit, f) if distance is None else distance))
+                           for f in st.enemies(unit)]
+                contact = [(f, p) for f, p in contact if p > 0]  # each enemy the charge may reach, and its chance
+                if not contact:
                     return -1e-3  # nobody to engage: declaring it would do nothing
-                best = max([best] + [self.charge(unit, f, extra) for f in reachable])
+                best = max([best] + [p * self.charge(unit, f, extra) for f, p in contact])
         return -1e-3 if stays and best <= 0 else best  # on a tie, hold still and keep the unit free
 
     def forgone(self, unit: Unit, action: A.Action, status: str) -> float:
@@ -244,8 +267,8 @@ class Estimates:
         st = self.state
         if effect.value is None:
             return 0.0
-        v = self.view(unit)
-        most = max(0, int(self.rules.number(effect.value, unit, None if v.nearest is None else v.gap)))
+        near = st.nearest_enemy(unit)
+        most = max(0, int(self.rules.number(effect.value, unit, None if near is None else st.distance(unit, near))))
         values = self.goal_steps(unit, effect, most)
         best = max(values)
         if values.index(best) == 0:
@@ -311,7 +334,7 @@ class Estimates:
     def step_gains(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         """What each step of a move toward the nearest enemy gains in objectives (:meth:`held_gain`)."""
         st = self.state
-        foe = self.view(unit).nearest
+        foe = st.nearest_enemy(unit)
         if foe is None or not st.objectives or self.game.control is None:
             return [0.0] * len(steps)
         here = (unit.position, unit.y)
@@ -382,12 +405,11 @@ class Estimates:
     def reaction_value(self, unit: Unit, status: str) -> float:
         """What holding ``status`` is worth: the reactions it allows, against the nearest enemy that
         could reach the unit in its next turn (its moves and engagement reaches added up)."""
-        v = self.view(unit)
-        foe = v.nearest
+        foe = self.state.nearest_enemy(unit)
         if foe is None:
             return 0.0
         reach = charge = 0.0
-        gap = v.gap
+        gap = self.state.distance(unit, foe)
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
@@ -405,7 +427,7 @@ class Estimates:
                 for e in r.effects:
                     attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
                     if isinstance(attack, A.Attack):
-                        value += self.expected(attack, unit, foe, gap, reach=e.stat)
+                        value += self.expected(attack, unit, foe, gap, reach=e.reach)
         return value
 
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
@@ -425,6 +447,11 @@ class Estimates:
             values = [v + g for v, g in zip(values, self.step_gains(unit, gap, steps))]
         lean = 1e-6 if max(values) <= 0 else -1e-6
         return [v + lean * d for v, d in zip(values, steps)]
+
+
+def reached(law: Law, gap: float) -> float:
+    """The chance that a reach of law ``law`` comes to ``gap`` inches or more."""
+    return sum(float(p) for v, p in zip(law.values, law.probabilities) if v >= gap)
 
 
 def signature(state: State, unit: Unit) -> Signature:

@@ -176,12 +176,14 @@ def law_key(law: Law) -> tuple[Any, ...]:
 
 def state_key(st: State) -> tuple[Any, ...]:
     """Everything of the state that can change during a battle, by value."""
-    units = tuple((u.side, u.profile, u.weapons, u.models, u.started, u.points, u.position, u.y, u.wounds, u.doomed,
-                   tuple(u.statuses.items()), tuple(u.engaged), u.engaged_as, tuple(u.values.items()),
-                   tuple((k, repr(x)) for k, x in u.until.items()))
-                  for u in st.units)
+    units = tuple([(u.side, u.profile, u.weapons, u.models, u.started, u.points, u.position, u.y, u.wounds, u.doomed,
+                    tuple(u.statuses.items()) if u.statuses else (), tuple(u.engaged) if u.engaged else (),
+                    u.engaged_as, tuple(u.values.items()) if u.values else (),
+                    tuple([(k, repr(x)) for k, x in u.until.items()]) if u.until else ())
+                   for u in st.units])
     return (units, st.turn, st.active, st.phase, st.over, st.winner, st.reason, st.timed, st.first,
-            tuple((o.oid, o.position, o.y, o.holder) for o in st.objectives), tuple(st.scores), tuple(st.fallen))
+            tuple([(o.oid, o.position, o.y, o.holder) for o in st.objectives]) if st.objectives else (),
+            tuple(st.scores), tuple(st.fallen))
 
 
 def solve(rules: Rules, scenario: A.Scenario, policies: Sequence[str] | str = "greedy",

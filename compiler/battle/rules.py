@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler import ast as A
+from compiler.battle.joint import joint_with_count
 from compiler.battle.state import Unit
 from compiler.diagnostics import Span
 from compiler.model.ruleset import Ruleset
@@ -49,6 +50,7 @@ class Law:
     mean: float
     probabilities: tuple[Any, ...]
     damaged: tuple[int, ...] = ()
+    counts: tuple[int, ...] = ()  # drawn with a step's count (:mod:`compiler.battle.joint`): that count
 
     def index(self, u: float) -> int:
         """The outcome at uniform draw ``u`` in [0, 1)."""
@@ -71,15 +73,15 @@ def law_of(value: Any) -> Law:
         n = int(unwrap(value))
         return Law((n,), (1.0,), float(n), (1.0,))
     probs = value.probabilities()
-    items = sorted((int(unwrap(k)), float(p)) for k, p in probs.items() if float(p) > 0)
+    items = sorted((int(unwrap(k)), p) for k, p in probs.items() if p > 0)
     values = tuple(k for k, _ in items)
-    ps = tuple(p for _, p in items)
+    ps = tuple(p for _, p in items)  # exact fractions when the resolver gives them
     cum: list[float] = []
     acc = 0.0
     for p in ps:
-        acc += p
+        acc += float(p)
         cum.append(acc)
-    return Law(values, tuple(cum), sum(k * p for k, p in items) / (acc or 1.0), ps)
+    return Law(values, tuple(cum), sum(k * float(p) for k, p in items) / (acc or 1.0), ps)
 
 
 def joint_law(weights: dict[tuple[int, int], Any]) -> Law:
@@ -94,6 +96,20 @@ def joint_law(weights: dict[tuple[int, int], Any]) -> Law:
     mean = sum(k * float(p) for (k, _), p in items) / (acc or 1.0)
     return Law(tuple(k for (k, _), _ in items), tuple(cum), mean, tuple(p for _, p in items),
                tuple(d for (_, d), _ in items))
+
+
+def counted_law(weights: dict[tuple[int, int, int], Any]) -> Law:
+    """The :class:`Law` of a volley drawn with the count of one of its steps, from the joint law
+    (count, models removed, wounds on the damaged model) → chance."""
+    items = sorted(((r, d, h), p) for (h, r, d), p in weights.items() if p)
+    cum: list[float] = []
+    acc = 0.0
+    for _, p in items:
+        acc += float(p)
+        cum.append(acc)
+    mean = sum(r * float(p) for (r, _, _), p in items) / (acc or 1.0)
+    return Law(tuple(r for (r, _, _), _ in items), tuple(cum), mean, tuple(p for _, p in items),
+               tuple(d for (_, d, _), _ in items), tuple(h for (_, _, h), _ in items))
 
 
 def bernoulli(p: Any) -> Law:
@@ -199,6 +215,20 @@ class Rules:
             law = self._volleys[key] = joint_law(self._resolve(attack, actor, weapon, target, situation, left))
         return law
 
+    def volley_counting(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
+                        situation: tuple[tuple[str, Any], ...], step: str) -> Law:
+        """The law of :meth:`volley` drawn together with the count of ``step`` (``hits``), which its
+        :attr:`Law.counts` gives (:mod:`compiler.battle.joint`; a :class:`~compiler.battle.joint.CountError`
+        when the attack is no chain of tests that counts it)."""
+        left = target.models - target.doomed
+        key = (attack.id, actor.profile, actor.models, weapon, target.profile, left, target.wounds, situation, step)
+        law = self._volleys.get(key)
+        if law is None:
+            steps = self._steps(attack, actor, weapon, target, situation, left)
+            tests = {k: v for k, v in self.model.callables.items() if isinstance(v, A.Test)}
+            law = self._volleys[key] = counted_law(joint_with_count(steps, attack, step, removal_step(attack), tests))
+        return law
+
     def usable(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit) -> bool:
         """Whether ``attack`` can be resolved with ``weapon`` at all (a weapon without the stats the
         attack reads — a close-combat blade in a shooting attack — cannot be used with it)."""
@@ -229,6 +259,11 @@ class Rules:
     def _resolve(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
                  situation: tuple[tuple[str, Any], ...], left: int | None = None) -> dict[tuple[int, int], Any]:
         """The joint law of the removal step: (models removed, wounds on the damaged model) → chance."""
+        return self._steps(attack, actor, weapon, target, situation, left).removal_state(removal_step(attack))
+
+    def _steps(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
+               situation: tuple[tuple[str, Any], ...], left: int | None = None) -> LazySteps:
+        """The attack's steps, worked out for these units (``left``: the target's models standing)."""
         args: list[A.Expr] = [_ACTOR]
         if len(attack.params) > 2:
             args.append(A.Name(_SPAN, weapon or ""))
@@ -238,7 +273,7 @@ class Rules:
                _TARGET.id: ProfileRef(target.profile, target.models if left is None else left, target.wounds)}
         steps = self.evaluator(situation).evaluate(call, env).steps
         assert isinstance(steps, LazySteps)  # an attack called with fixed numbers of models
-        return steps.removal_state(removal_step(attack))
+        return steps
 
     # -- values of one unit ----------------------------------------------------------
 
@@ -278,8 +313,27 @@ class Rules:
         found = self._values.get(key, _MISSING)
         if found is _MISSING:
             situation = self.situation(unit, distance)
-            found = self._values[key] = self.evaluator(situation).evaluate(expr, self.env(unit, distance))
+            ev = self.evaluator(situation)
+            found = self._values[key] = ev.evaluate(expr, self.env_in(ev, unit, distance))
         return found
+
+    def env_in(self, ev: Evaluator, unit: Unit, distance: float | None) -> dict[str, Any]:
+        """:meth:`env` with the unit's stats as the situation of ``ev`` modifies them (``-s_points
+        Ld``): a stat passed on by its name (``morale(Ld)``) is taken as already modified."""
+        env = self.env(unit, distance)
+        kinds = ev.effects.kinds()
+        if not kinds & {"stat", "better", "worse"}:
+            return env
+        for stat in self.stats & env.keys():
+            value = env[stat]
+            if value is None:
+                continue
+            delta = ev.effects.stat_modifier(stat, None, roleless=True)
+            if delta:
+                value = ev.add_to_stat(value, delta, stat, _SPAN)
+            better = ev.effects.stat_improvement(stat, None, roleless=True)
+            env[stat] = ev.improve_stat(value, better, stat, _SPAN) if better else value
+        return env
 
     def number(self, expr: A.Expr, unit: Unit, distance: float | None) -> float:
         """The value of ``expr`` for ``unit`` as a number (a distribution's mean), kept as :meth:`value` is."""

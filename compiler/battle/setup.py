@@ -31,6 +31,7 @@ def initial_state(model: Ruleset, scenario: A.Scenario, game: A.Game | None = No
     kinds = {k.id: k for k in game.terrain} if game is not None else {}
     table = table_of(scenario, kinds)
     units: list[Unit] = []
+    warlords: set[int] = set()
     for s, side in enumerate(scenario.sides):
         for lu in listed_units(model, side):
             entry = side.units[len([u for u in units if u.side == s])]
@@ -42,11 +43,13 @@ def initial_state(model: Ruleset, scenario: A.Scenario, game: A.Game | None = No
                     else (table.width / 2, table.depth if s else 0.0)  # a unit not placed: mid-zone, or mid-edge
                 x = float(entry.at) if entry.at is not None else zx
                 y = float(entry.at_y) if entry.at_y is not None else zy
+            if entry.warlord:
+                warlords.add(len(units))
             units.append(Unit(len(units), s, lu.label, lu.profile, lu.weapons, lu.models, lu.models,
                               lu.per_model, x, y=y))
     return State(units, tuple(side.id for side in scenario.sides), tuple(side.title for side in scenario.sides),
                  objectives=[Marker(o.id, o.title, float(o.at[0]), y=float(o.at[1]) if len(o.at) > 1 else 0.0)
-                             for o in scenario.objectives], table=table)
+                             for o in scenario.objectives], table=table, warlords=frozenset(warlords))
 
 
 #: A phase's offer to a unit in a state: the actions open to it, their options (and "Nothing"),
@@ -61,12 +64,18 @@ class EngineMemos:
     offers: Memo[tuple[Any, ...], Offer] = field(default_factory=lambda: Memo("a phase's offers"))
     steps: Memo[tuple[Any, ...], tuple[int | None, int]] = field(default_factory=lambda: Memo("greedy moves"))
     reached: Memo[tuple[Any, ...], tuple[int, ...]] = field(default_factory=lambda: Memo("enemies in reach"))
+    targets: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy targets"))
     strikes: Memo[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=lambda: Memo("volley plans"))
     ends: Memo[tuple[Any, ...], Any] = field(default_factory=lambda: Memo("end-of-period tests"))  # exact or float
     dice: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy activation dice"))
     move_options: Memo[int, tuple[list[int], tuple[Option, ...]]] = field(
         default_factory=lambda: Memo("the options of a move"))
     initiative: Memo[int, Law] = field(default_factory=lambda: Memo("initiative rolls"))
+    reaches: Memo[tuple[Any, ...], Law] = field(default_factory=lambda: Memo("engagement reaches"))
+    amounts: Memo[tuple[Any, ...], Law] = field(default_factory=lambda: Memo("what counters change by"))
+    counted: Memo[str, str | None] = field(default_factory=lambda: Memo("the step counters read of an attack"))
+    outcomes: Memo[tuple[Any, ...], tuple[tuple[Any, ...], Law]] = field(
+        default_factory=lambda: Memo("the values an end-of-period roll takes"))
 
 
 @dataclass(slots=True)
@@ -84,7 +93,8 @@ class Prepared:
         first = self.first
         return State([Unit(u.uid, u.side, u.label, u.profile, u.weapons, u.models, u.started, u.points, u.position,
                            y=u.y) for u in first.units], first.sides, first.side_titles,
-                     objectives=[Marker(o.oid, o.title, o.position, y=o.y) for o in first.objectives], table=first.table)
+                     objectives=[Marker(o.oid, o.title, o.position, y=o.y) for o in first.objectives], table=first.table,
+                     warlords=first.warlords)
 
 
 _PREPARED: weakref.WeakKeyDictionary[Rules, dict[str, Prepared]] = weakref.WeakKeyDictionary()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from compiler import ast as A
-from compiler.battle.streams import first_draws, game_seeds
+from compiler.battle.streams import game_seed_array, game_seeds
 from compiler.battle.streams import game_seed as game_seed  # a run's game seeds, as simulate has always offered them
 from compiler.battle.engine import Battle, Outcome
 from compiler.battle.policies import POLICIES
@@ -29,7 +29,7 @@ from compiler.model.ruleset import Ruleset
 
 #: Games per chunk handed to a worker.
 CHUNK = 250
-#: Games whose seeds (and first draws) are made at once.
+#: Games whose seeds are made at once.
 BLOCK = 256
 
 
@@ -82,23 +82,13 @@ def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start
     makers = [POLICIES[name] for name in names]
     walk = walk_for(rules, scenario, names) if WALKABLE.issuperset(names) else None
     count = _Count(n)
-    kept: dict[int, list[Any]] = {}  # a walk's distinct outcomes (it returns the kept ones) → [outcome, games]
-    for block in range(start, stop, BLOCK):  # the seeds (and a walk's first draws) of many games at once
-        seeds = game_seeds(seed, block, min(stop, block + BLOCK))
-        if walk is None:
-            for s in seeds:
+    if walk is not None:  # the same games, walked many at once over the engine's kept transitions
+        for out, games in walk.play_many(game_seed_array(seed, start, stop)):
+            count.add(out, games)
+    else:
+        for block in range(start, stop, BLOCK):  # the seeds of many games at once
+            for s in game_seeds(seed, block, min(stop, block + BLOCK)):
                 count.add(Battle(rules, scenario, [makers[k](s + k + 1) for k in range(n)], s, record=False).run(), 1)
-            continue
-        play = walk.play  # the same games, walked over the engine's kept transitions
-        for s, first in zip(seeds, first_draws(seeds, walk.first)):
-            out = play(s, first)
-            seen = kept.get(id(out))
-            if seen is None:
-                kept[id(out)] = [out, 1]
-            else:
-                seen[1] += 1
-    for out, games in kept.values():
-        count.add(out, games)
     return Tally(tuple(count.wins), count.draws, stop - start, count.turns, tuple(count.survivors),
                  time.process_time() - began, tuple(sorted(count.ends.items())))
 

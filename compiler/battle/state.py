@@ -96,10 +96,11 @@ class State:
     fallen: list[int] = field(default_factory=list)  # units destroyed and not yet scored
     first: int = 0  # the side that took the first turn
     table: Table | None = None  # the table in two dimensions (None: the one-line battlefield)
+    warlords: frozenset[int] = frozenset()  # the uids of the units named ``as warlord`` (never changes)
 
     def copy(self) -> State:
         """A copy that shares nothing that changes (the table is never changed, so it is shared)."""
-        out = State(self.units, self.sides, self.side_titles, table=self.table)
+        out = State(self.units, self.sides, self.side_titles, table=self.table, warlords=self.warlords)
         out.load(self)
         return out
 

@@ -8,9 +8,9 @@ a Mersenne Twister costs ~4 µs to seed, more than a whole small game — so eve
 stream, and game *i* of a run (:func:`game_seed`) is the same game however the run is spread
 over processes or machines.
 
-The first draws of many games are made at once with NumPy (:func:`first_draws`), bit for bit
-those of each game's :class:`Stream`; the walk over kept transitions
-(:mod:`compiler.battle.walk`) plays on them.
+The draws of many games are made at once with NumPy (:func:`first_draws`, :func:`draws_at`),
+bit for bit those of each game's :class:`Stream`; the walk over kept transitions
+(:mod:`compiler.battle.walk`, :mod:`compiler.battle.flat`) plays many games at once on them.
 
 >>> s = Stream(game_seed(7, 0))
 >>> a, b = s.random(), s.random()
@@ -64,6 +64,10 @@ class Stream:
         self.state = state = (self.state + GAMMA) & _MASK
         return (mix(state) >> 11) * _UNIT
 
+    def peek(self) -> float:
+        """The next draw, left to be drawn."""
+        return (mix((self.state + GAMMA) & _MASK) >> 11) * _UNIT
+
     def __iter__(self) -> Stream:
         return self
 
@@ -71,18 +75,43 @@ class Stream:
         return self.random()
 
 
+def _mixed(z: np.ndarray) -> np.ndarray:
+    """:func:`mix` of each element (NumPy's unsigned 64-bit arithmetic wraps as the stream's does);
+    ``z`` is overwritten."""
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(_M1)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(_M2)
+    z ^= z >> np.uint64(31)
+    return z
+
+
 def first_draws(seeds: list[int], k: int) -> list[list[float]]:
-    """The first ``k`` draws of each seed's :class:`Stream`, made at once (NumPy's unsigned 64-bit
-    arithmetic wraps as the stream's does)."""
+    """The first ``k`` draws of each seed's :class:`Stream`, made at once."""
     if not seeds:
         return []
-    steps = np.arange(1, k + 1, dtype=np.uint64) * np.uint64(GAMMA)
-    z = np.array(seeds, dtype=np.uint64)[:, None] + steps[None, :]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(_M1)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(_M2)
-    z ^= z >> np.uint64(31)
-    out: list[list[float]] = ((z >> np.uint64(11)).astype(np.float64) * _UNIT).tolist()
+    out: list[list[float]] = draws(np.array(seeds, dtype=np.uint64), k).tolist()
     return out
+
+
+def draws_at(seeds: np.ndarray, k: int | np.ndarray) -> np.ndarray:
+    """Draw ``k`` (counting from 0; one for all, or one per seed) of each seed's :class:`Stream`
+    (``seeds``: unsigned 64-bit), made at once: what the ``k+1``-th :meth:`Stream.random` of
+    each gives, bit for bit."""
+    if isinstance(k, np.ndarray):
+        z = _mixed(seeds + (k.astype(np.uint64) + np.uint64(1)) * np.uint64(GAMMA))
+    else:
+        z = _mixed(seeds + np.uint64(((k + 1) * GAMMA) & _MASK))
+    z >>= np.uint64(11)
+    return z.astype(np.float64) * _UNIT
+
+
+def draws(seeds: np.ndarray, k: int) -> np.ndarray:
+    """The first ``k`` draws of each seed's :class:`Stream` (``seeds``: unsigned 64-bit), made at
+    once: a row per seed."""
+    z = _mixed(seeds[:, None] + np.arange(1, k + 1, dtype=np.uint64)[None, :] * np.uint64(GAMMA))
+    z >>= np.uint64(11)
+    return z.astype(np.float64) * _UNIT
 
 
 @lru_cache(maxsize=64)
@@ -105,14 +134,15 @@ def game_seed(seed: int, index: int) -> int:
 
 def game_seeds(seed: int, start: int, stop: int) -> list[int]:
     """:func:`game_seed` of games ``start`` to ``stop - 1``, made at once."""
-    if stop <= start:
-        return []
-    z = np.uint64(_base(seed)) + np.arange(start + 1, stop + 1, dtype=np.uint64) * np.uint64(GAMMA)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(_M1)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(_M2)
-    z ^= z >> np.uint64(31)
-    out: list[int] = z.tolist()
+    out: list[int] = game_seed_array(seed, start, stop).tolist()
     return out
+
+
+def game_seed_array(seed: int, start: int, stop: int) -> np.ndarray:
+    """:func:`game_seeds` as an array of unsigned 64-bit integers."""
+    if stop <= start:
+        return np.zeros(0, dtype=np.uint64)
+    return _mixed(np.uint64(_base(seed)) + np.arange(start + 1, stop + 1, dtype=np.uint64) * np.uint64(GAMMA))
 
 
 def stream(seed: int, version: int = 2) -> Draws:

@@ -13,7 +13,10 @@ that last until a test is passed, and casualties removed at the end of the phase
 * ``counter suppression: rises by 1 when shot, falls by 1 at end of turn``: a number on each unit,
   held as the value of the numeric situation of that name (so the rules' modifiers and tests read
   it while the unit acts or is tested), kept within the situation's range; the action effect
-  ``lowers suppression by 1`` brings it down.
+  ``lowers suppression by 1`` brings it down, ``clears suppression`` and ``cleared when engaged``
+  back to its lowest value.  What it rises or falls by may be a roll or a test (drawn from its
+  exact law); on ``shot`` it may read the volley's counts (``hits``: drawn with the models removed,
+  :mod:`compiler.battle.joint`).
 """
 from __future__ import annotations
 
@@ -131,11 +134,64 @@ def change_counter(battle: Battle, unit: Unit, name: str, by: int, why: str) -> 
         battle.emit("counter", unit=unit.label, counter=name, value=after, change=after - before, why=why)
 
 
-def counters_on(battle: Battle, unit: Unit, event: str) -> None:
-    """``event`` happened to ``unit``: the counters that rise on it rise."""
+def counters_on(battle: Battle, unit: Unit, event: str, bound: dict[str, int] | None = None) -> None:
+    """``event`` happened to ``unit``: the counters cleared by it go back to their lowest value,
+    then those that rise on it rise, by their amount worked out for the unit (``bound``: the
+    volley's counts and the models it was shot at with, for ``shot``)."""
     for c in battle.game.counters:
-        if c.event == event and unit.models > 0:
-            change_counter(battle, unit, c.situation, c.rises, event)
+        if unit.models <= 0:
+            return
+        if event in c.cleared:
+            clear_counter(battle, unit, c.situation, event)
+        if c.event == event:
+            by = c.rises.value if isinstance(c.rises, A.Int) else rise(battle, c, unit, bound or {})
+            change_counter(battle, unit, c.situation, by, event)
+
+
+def clear_counter(battle: Battle, unit: Unit, name: str, why: str) -> None:
+    """The unit's counter ``name`` goes back to its lowest value."""
+    low = counter_range(battle, name)[0]
+    change_counter(battle, unit, name, low - int(unit.values.get(name, low)), why)
+
+
+def rise(battle: Battle, counter: A.Counter, unit: Unit, bound: dict[str, int]) -> int:
+    """What ``counter`` rises by for ``unit``: drawn from the exact law of its amount."""
+    return amount(battle, counter.rises, unit, bound, "counter")
+
+
+def amount(battle: Battle, expr: A.Expr, unit: Unit, bound: dict[str, int], what: str) -> int:
+    """A whole number worked out for ``unit`` (its stats, ``models``, its situations, ``bound``):
+    one chance node with its exact law when it is a roll."""
+    law = amount_law(battle, expr, unit, bound)
+    return law.values[battle.chance(law, what)] if len(law.values) > 1 else law.values[0]
+
+
+def amount_law(battle: Battle, expr: A.Expr, unit: Unit, bound: dict[str, int]) -> Law:
+    """The exact law of the whole number ``expr`` for ``unit`` (see :func:`amount`), kept per state."""
+    key = (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
+           tuple(unit.values.items()) if unit.values else (), tuple(sorted(bound.items())))
+    law = battle.memos.amounts.get(key)
+    if law is None:
+        rules = battle.rules
+        ev = rules.evaluator(rules.situation(unit, None))
+        value = ev.evaluate(expr, {**rules.env_in(ev, unit, None), **bound})
+        faces: dict[Any, Any] = value.probabilities() if is_dist(value) else {unwrap(value): Fraction(1)}
+        items = sorted((_whole(unwrap(k)), p) for k, p in faces.items() if p)
+        cum: list[float] = []
+        acc = 0.0
+        for _, p in items:
+            acc += float(p)
+            cum.append(acc)
+        law = battle.memos.amounts.keep(key, Law(tuple(k for k, _ in items), tuple(cum),
+                                                 sum(k * float(p) for k, p in items) / (acc or 1.0),
+                                                 tuple(p for _, p in items)))
+    return law
+
+
+def _whole(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, Fraction)) or int(v) != v:
+        raise ValueError(f"a counter changes by whole numbers, not by {v!r}")
+    return int(v)
 
 
 def counters_fall(battle: Battle, period: str) -> None:

@@ -9,9 +9,11 @@ The :class:`Referee` is the battle's collaborator that reads the game's ``contro
   stays with the side that last held it while no enemy of that side is within reach (so the models
   that took it may walk away);
 * ``score … for each objective held at end of turn`` (``phase``, ``game turn``, ``game``) — each
-  side scores the value for each objective it holds then; ``score … for each enemy unit
-  destroyed`` — the value, worked out for the destroyed unit (``points * started`` is its cost),
-  goes to each of its enemies; ``score … per surviving model`` — counted when the battle ends;
+  side scores the value for each objective it holds then; ``… at end of own turn`` — when a
+  player's turn ends, that player alone scores for each objective it holds (so two players never
+  score objectives at one moment); ``score … for each enemy unit destroyed`` — the value, worked
+  out for the destroyed unit (``points * started`` is its cost), goes to each of its enemies;
+  ``… for each enemy warlord destroyed`` — the same, for a unit its side names ``as warlord``; ``score … per surviving model`` — counted when the battle ends;
 * ``victory … by annihilation`` — a side with no models left loses at once; ``by reaching N`` —
   a side whose score reaches N at a scoring moment wins at once (the higher score if two do; with
   equal scores the game's undecided result, the end still reported under the condition's id);
@@ -62,6 +64,8 @@ class Referee:
         for uid in fallen:
             unit = st.units[uid]
             for sc in self.destroyed:
+                if sc.warlord and uid not in st.warlords:
+                    continue
                 value = self.rules.number(sc.value, unit, None)
                 for side in range(len(st.sides)):
                     if side != unit.side:
@@ -102,6 +106,8 @@ class Referee:
         for obj in self.state.objectives:
             if obj.holder is not None:
                 for sc in scoring:
+                    if sc.own and obj.holder != self.state.active:
+                        continue  # held at the end of another side's turn: its holder scores at the end of its own
                     self.add(obj.holder, self.rules.constant(sc.value), sc, obj.title)
         self.settle()
         if not self.state.over and self.reaching is not None:

@@ -108,6 +108,11 @@ class ArmyData:
     unsupported: tuple[str, ...] = ()  # one line each, for the summary
     #: BattleScribe ids of what was imported (keyword/unit/weapon id → the entry's id), for rosters.
     origins: dict[str, str] = field(default_factory=dict)
+    #: The army rules read the warlord (``warlords``): each unit may take a "Warlord" selection, read back
+    #: from a roster as the list's ``as warlord``.
+    warlord: bool = False
+    #: How many warlords a roster has, at least and at most (``require warlords == 1``), when the rules say.
+    warlords: tuple[int | None, int | None] = (None, None)
 
 
 def slug(name: str) -> str:

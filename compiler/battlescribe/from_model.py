@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from compiler import ast as A
 from compiler.battlescribe.data import ArmyData, ArmyRule, Limit, Named, SquadData, StatDef, UnitData, stat_id
+from compiler.model.armies import names_read
 from compiler.model.ruleset import Ruleset
 from compiler.syntax.unparse import expr_text
 
@@ -54,6 +55,7 @@ def army_data(model: Ruleset) -> ArmyData:
         ability_ids += [a.ability for a in d.abilities if a.ability not in ability_ids]
     unsupported: list[str] = []
     armies: list[ArmyRule] = []
+    warlords: tuple[int | None, int | None] = (None, None)
     for army in model.of_type(A.Army):
         limits: dict[str, tuple[int | None, int | None]] = {}
         for req in army.requires:
@@ -69,6 +71,11 @@ def army_data(model: Ruleset) -> ArmyData:
                 limits[e.left.id] = (low, high)
                 if e.left.id not in keyword_ids:
                     keyword_ids.append(e.left.id)
+            elif (isinstance(e, A.Binary) and isinstance(e.left, A.Name) and e.left.id == "warlords"
+                  and isinstance(e.right, A.Int) and e.op in ("==", "=", "<=", ">=")):
+                low, high = warlords  # a roster-wide limit on the Warlord selection
+                n = e.right.value
+                warlords = (n if e.op != "<=" else low, n if e.op != ">=" else high)
             elif not (isinstance(e, A.Binary) and e.op == "<=" and isinstance(e.left, A.Name) and e.left.id == "points"
                       and isinstance(e.right, A.Name) and e.right.id == "limit"):
                 unsupported.append(f"army '{army.id}': require {expr_text(e)}")
@@ -114,4 +121,7 @@ def army_data(model: Ruleset) -> ArmyData:
         armies=tuple(armies),
         sources=((model.id, model.version or "1.0.0"),),
         unsupported=tuple(unsupported),
+        warlord=any(n in ("warlords", "reserve_warlords") for a in model.of_type(A.Army) for r in a.requires
+                    for n in names_read(r.expr)),
+        warlords=warlords,
     )

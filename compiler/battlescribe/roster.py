@@ -4,7 +4,8 @@ Each unit a force of the roster selected becomes a line of the list: the ruleset
 of the same name (a roster names its entries as the catalogue does; a catalogue written by
 ``export --battlescribe`` also carries the ids), with its model count — the sum of the models
 selected inside it, or the selection's own number for a single model — and the weapons selected
-with it that the ruleset knows.  A selection the ruleset has no unit for is reported by name;
+with it that the ruleset knows.  A unit with a category named "Warlord", or holding a selection of
+that name (as the 40k data files mark the one the player picked), is the list's ``as warlord``.  A selection the ruleset has no unit for is reported by name;
 upgrades with no unit of their own are part of the unit they sit in.
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ class RosterUnit:
     count: int
     weapons: tuple[str, ...]
     label: str  # as the roster shows it
+    warlord: bool = False  # the roster marks it its army's warlord
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,22 @@ def _models_and_weapons(sel: etree._Element, names: dict[str, str], weapons: set
     return models, found
 
 
+def _is_warlord(sel: etree._Element) -> bool:
+    """Does the roster mark this unit the warlord: a category or a selection (at any depth, up to 16) named so?"""
+    todo, depth = [sel], 0
+    while todo and depth <= 16:
+        nxt = []
+        for s in todo:
+            if any(slug(attr(c, "name")) == "warlord" for c in children(s, "categories", "category")):
+                return True
+            for sub in children(s, "selections", "selection"):
+                if slug(attr(sub, "name")) == "warlord":
+                    return True
+                nxt.append(sub)
+        todo, depth = nxt, depth + 1
+    return False
+
+
 def read_roster(path: Path, model: Ruleset) -> Roster:
     """The army list of the roster at ``path`` in the terms of ``model``; :class:`DataError` for a bad file."""
     root = read_data(path)
@@ -113,7 +131,7 @@ def read_roster(path: Path, model: Ruleset) -> Roster:
         count, picked = _models_and_weapons(sel, names, weapons)
         if kind == "model" or count == 0:
             count = _number(sel)
-        units.append(RosterUnit(found, count, tuple(picked), label))
+        units.append(RosterUnit(found, count, tuple(picked), label, _is_warlord(sel)))
 
     forces = list(children(root, "forces", "force"))
     force_names: list[str] = []

@@ -8,7 +8,8 @@ its text.  The catalogue holds the units: a squad is a ``unit`` entry linking to
 shared ``model`` entry with the model's profile, weapons, keywords and cost, the link carrying
 the squad's size as ``min``/``max`` constraints); a unit outside any squad is a root ``model``
 entry; each weapon is a shared ``upgrade`` entry with its profile, linked from the models that
-carry it.  Ids are the language's ids, prefixed, so that exporting again gives the same ids.
+carry it.  When the army rules read the warlord, each unit links to a shared ``Warlord`` upgrade
+(at most one a unit): a roster that selects it names that unit the warlord.  Ids are the language's ids, prefixed, so that exporting again gives the same ids.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ GAME_NS = "http://www.battlescribe.net/schema/gameSystemSchema"
 CATALOGUE_NS = "http://www.battlescribe.net/schema/catalogueSchema"
 VERSION = "2.03"
 MARK = "Written by warscribe export, in the BattleScribe format"
+#: The selection that makes a unit its roster's warlord (compiler.battlescribe.roster reads it back).
+WARLORD = "Warlord"
 
 
 def _el(parent: etree._Element, tag: str, **attrs: str) -> etree._Element:
@@ -156,7 +159,28 @@ def catalogue_files(data: ArmyData, ruleset_id: str) -> dict[str, bytes]:
     for u in data.units:
         if u.id not in squads_of:
             _model(entries, u, f"ws-unit-{u.id}", data, titles, char_ids)
+    if data.warlord:  # each unit may be the warlord (a selection a roster names, read back as `as warlord`)
+        for unit_entry in entries:
+            found = next(iter(unit_entry.iterchildren(f"{{{CATALOGUE_NS}}}entryLinks")), None)
+            held = _el(unit_entry, "entryLinks") if found is None else found
+            costs = next(iter(unit_entry.iterchildren(f"{{{CATALOGUE_NS}}}costs")), None)
+            if found is None and costs is not None:  # the schema's order: entry links before costs
+                costs.addprevious(held)
+            link = _el(held, "entryLink", id=f"{unit_entry.get('id')}-warlord",
+                       name=WARLORD, hidden="false", collective="false", import_="true", targetId="ws-warlord",
+                       type="selectionEntry")
+            _constraint(_el(link, "constraints"), f"{unit_entry.get('id')}-warlord-max", "max", 1)
     shared = _el(cat, "sharedSelectionEntries")
+    if data.warlord:
+        entry = _el(shared, "selectionEntry", id="ws-warlord", name=WARLORD, hidden="false", collective="false",
+                    import_="true", type="upgrade")
+        bounds = [(kind, n) for kind, n in zip(("min", "max"), data.warlords) if n is not None]
+        if bounds:  # the army rules' number of warlords, over the whole roster
+            box = _el(entry, "constraints")
+            for kind, n in bounds:
+                _el(box, "constraint", field="selections", scope="roster", value=str(n), percentValue="false",
+                    shared="true", includeChildSelections="true", includeChildForces="true",
+                    id=f"ws-warlord-{kind}", type=kind)
     for u in data.units:
         if u.id in squads_of:
             squad = next(q for q in data.squads if q.model == u.id)

@@ -22,10 +22,15 @@ UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance
 
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot")
+#: The events that may clear a counter (``cleared when engaged``): also a new engagement, for both units.
+CLEARING_EVENTS: tuple[str, ...] = EVENTS + ("engaged",)
 
 #: The activation schemes the battle engine runs (None: the default, whole_army).
 PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls",
                                      "alternating_activations", "alternating_detachments")
+
+#: The activation schemes in which a turn is one player's (``… held at end of own turn`` scores then).
+OWN_TURNS: tuple[str | None, ...] = (None, "whole_army", "activation_rolls", "alternating_activations")
 
 #: What ``first`` may say besides a side's id.
 FIRST_RANDOM = "random"
@@ -120,11 +125,17 @@ def _game(ctx: Context, game: A.Game) -> None:
         _effects(ctx, game.id, r.effects)
         for name in ((r.requires,) if r.requires is not None else ()) + r.unless:
             _status(ctx, name, r.span)
+    _close_combat(ctx, game)
     _scoring(ctx, game, stats)
     for counter in game.counters:
         _counter(ctx, counter.situation, counter.span)
         if counter.event not in EVENTS:
             _unknown(ctx, "event", counter.event, counter.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
+        for event in counter.cleared:
+            if event not in CLEARING_EVENTS:
+                _unknown(ctx, "event", event, counter.span, set(CLEARING_EVENTS),
+                         "use one of: " + ", ".join(CLEARING_EVENTS))
+        _rise(ctx, game, counter)
     for k in game.terrain:
         for said in (k.inside, k.through):
             if said is not None:
@@ -139,6 +150,34 @@ def _game(ctx: Context, game: A.Game) -> None:
     _activation(ctx, game)
 
 
+def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
+    """What a counter rises by: worked out for the unit; when it rises on ``shot``, a name that is a
+    step of an attack the game fires is that volley's count, which must be one the engine can draw
+    with the models removed: a step on the chain of tests that leads to the removal (W861)."""
+    steps: set[str] = set()
+    if counter.event == "shot":
+        fired = [e.name for p in game.phases for a in p.actions for e in a.effects if e.kind == "attack"]
+        fired += [e.name for r in game.reactions for e in r.effects if e.kind == "attack"]
+        attacks = [a for a in (ctx.ruleset.get(n or "") for n in fired) if isinstance(a, A.Attack)]
+        named = {e.id for e in A.sub_expressions(counter.rises) if isinstance(e, A.Name)}
+        for attack in attacks:
+            steps |= {s.name for s in attack.steps}
+        tests = {k for k, v in ctx.ruleset.callables.items() if isinstance(v, A.Test)}
+        if len(named & steps) > 1:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{counter.situation}' rises by the counts of several steps ("
+                           + ", ".join(sorted(named & steps)) + "), but a volley is drawn with one", counter.span,
+                           "read one step's count, e.g. hits")
+        for name in sorted(named & steps):
+            for attack in attacks:
+                if name not in attack.counted_chain(tests):
+                    ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{counter.situation}' rises by the count of '{name}', "
+                                   f"which attack '{attack.id}' does not count on its way to the models removed",
+                                   counter.span, "name a step of every attack the game fires that passes its dice "
+                                   "through a test toward the removal, e.g. hits = shots each hit(shooter.BS)")
+    stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    check_expr(counter.rises, Scope(ctx, game.id, stats | UNIT_NAMES | steps))
+
+
 def _counter(ctx: Context, name: str, span: Span) -> None:
     """A counter is a numeric situation (``situation suppression "Suppression" 0..6``)."""
     sit = ctx.ruleset.situations.get(name)
@@ -148,6 +187,24 @@ def _counter(ctx: Context, name: str, span: Span) -> None:
     elif sit.range is None:
         ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{name}' is not a numeric situation, so it cannot count", span,
                        f'declare it with a range: situation {name} "{sit.title}" 0..6')
+
+
+def _close_combat(ctx: Context, game: A.Game) -> None:
+    """``attack … without Range`` strikes an enemy the unit is engaged with: the game must engage
+    somewhere, and a reaction to a charge (made before the engagement) cannot use it."""
+    acts = [e for p in game.phases for a in p.actions for e in a.effects]
+    engages = any(e.kind == "engage" for e in acts)
+    for e in acts:
+        if e.kind == "attack" and e.without and not engages:
+            ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"'attack {e.name} without {e.stat}' strikes only an enemy the "
+                           f"unit is engaged with, but game '{game.id}' never engages one", e.span,
+                           "add an action that engages, such as: action charge \"Charge\": engage within 6\" as locked")
+    for r in game.reactions:
+        for e in r.effects if r.event == "charged" else ():
+            if e.kind == "attack" and e.without:
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, "a reaction to a charge comes before the engagement, so "
+                               f"'attack {e.name} without {e.stat}' would find no enemy in contact", e.span,
+                               f"fire with a reach instead: attack {e.name} within {e.stat}")
 
 
 def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
@@ -160,6 +217,10 @@ def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
             if game.control is None:
                 ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{game.id}' scores objectives held but does not say "
                                "who holds one", s.span, 'add a line such as: control within 3" by models')
+            if s.own and game.activation not in OWN_TURNS:
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, f"game '{game.id}' activates by '{game.activation}', where a "
+                               "turn is not one player's, so no player has an own turn to score at the end of", s.span,
+                               "score at the end of the game turn instead: … for each objective held at end of game turn")
     control = game.control
     if control is not None and control.by not in ("models", "presence") and control.by not in stats:
         _unknown(ctx, "stat", control.by, control.span, stats | {"models", "presence"},
@@ -252,6 +313,7 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for w in u.weapons:
                 if w not in weapons:
                     _unknown(ctx, "weapon", w, u.span, weapons, "name a weapon profile")
+        _warlord(ctx, side, played if isinstance(played, A.Game) else None)
         total = sum(max(u.count, 0) for u in side.units)
         if total > MAX_COUNT:
             ctx.sink.error(codes.TOO_MANY_DICE, f"side '{side.id}' fields {total:,} models; a battle counts at most "
@@ -263,6 +325,19 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for v in check_army(rs, army, listed_units(rs, side)):
                 ctx.sink.error(codes.ARMY_RULE_BROKEN, f"side '{side.id}' breaks the army rules: {v.message}",
                                side.span, cite(ctx, v))
+
+
+def _warlord(ctx: Context, side: A.Side, game: A.Game | None) -> None:
+    """A side names one warlord at most; it must name one when the game scores killing it (W864)."""
+    named = [u for u in side.units if u.warlord]
+    for extra in named[1:]:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"side '{side.id}' names a second warlord", extra.span,
+                       f"a side has one warlord: keep `as warlord` on one line (line {named[0].span.line} has it)")
+    scored = [s for s in game.scores if s.warlord] if game is not None else []
+    if game is not None and scored and not named:
+        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"side '{side.id}' names no warlord, but game '{game.id}' scores "
+                       f"killing one ({scored[0].id})", side.span,
+                       "add `as warlord` to the line of the unit that leads it: 1 captain as warlord")
 
 
 def _placement(ctx: Context, sc: A.Scenario, game: A.Game | None) -> None:

@@ -25,5 +25,5 @@ BUILTIN_ATTRS: frozenset[str] = frozenset({"models", "successes", "failures", "n
 #: Quantities an army requirement can talk about.
 ARMY_NAMES: frozenset[str] = frozenset({
     "points", "limit", "squads", "units", "models", "reserve_points", "special_points",
-    "detachments", "characters", "warlords",
+    "detachments", "characters", "warlords", "reserve_warlords",
 })

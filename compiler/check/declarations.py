@@ -16,6 +16,7 @@ from compiler.check.expressions import (check_effect, check_expect, check_expr, 
                                         check_range)
 from compiler.check.names import report_unknown
 from compiler.diagnostics import did_you_mean
+from compiler.model.armies import unchecked_requirements
 from compiler.model.ruleset import Ruleset
 
 
@@ -146,6 +147,9 @@ def _army(ctx: Context, d: A.Decl) -> None:
     scope = Scope(ctx, d.id, kind="army")
     for r in d.requires:
         check_expr(r.expr, scope)
+    for u in unchecked_requirements(ctx.ruleset, d):
+        ctx.sink.warning(codes.ARMY_RULE_UNCHECKED, f"no army list can show this requirement met or broken: "
+                         f"{u.why}", u.span, "army check and the army builder report it as not checked")
 
 
 def _game(ctx: Context, d: A.Decl) -> None:

@@ -14,7 +14,7 @@ from rich.markup import escape
 from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, json_option, refuse, report_resolve_error, say, unknown_name,
                                  usage_error)
 from compiler.cli.common import console as make_console
-from compiler.limits import MAX_COUNT, MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
+from compiler.limits import MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
 from compiler.terminal import rich_text
 
 if TYPE_CHECKING:
@@ -292,7 +292,12 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
         if side not in {s.id for s in sc.sides} or not file:
             raise usage_error(f"--army {given}: write SIDE=LIST with a side of scenario '{sc.id}' "
                               f"({', '.join(s.id for s in sc.sides)})")
-        lists.append((side, tuple(list_units(Path(file), model, quiet=True))))
+        units = tuple(list_units(Path(file), model, quiet=True))
+        held = next((u for u in units if u.reserve), None)
+        if held is not None:  # a battle sets every unit of a list on the table at its start
+            raise usage_error(f"{held.span.file}:{held.span.line}: a battle plays every unit of a list from its "
+                              f"start, and this one is held in reserve; take `in reserve` off to play the list")
+        lists.append((side, units))
     sc = with_armies(sc, tuple(lists))
     chosen = None
     if policy is None and against is not None and not (exact or tournament):
@@ -386,14 +391,11 @@ def army_app() -> None:
     """Army lists checked against a ruleset's army construction rules."""
 
 
-_ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*))?\s*$")
-
-
 @army_app.command("check")
 @click.argument("path", cls=Arg, help="The ruleset folder.")
 @click.argument("roster", cls=Arg, type=click.Path(path_type=Path),
-                help="The army list: one unit a line, e.g. `10 space_marine_squad`; or a BattleScribe roster "
-                     "(.ros, .rosz).")
+                help="The army list: one unit a line, e.g. `10 space_marine_squad` (marks: `1 captain as warlord`, "
+                     "`5 scouts in reserve in detachment 2`); or a BattleScribe roster (.ros, .rosz).")
 @click.option("--army", help="The army rules to check against (default: those a roster's force is named after, "
                             "else the first).")
 @click.option("--points", "game_points", type=click.IntRange(0, 1_000_000_000), metavar="N",
@@ -401,10 +403,12 @@ _ROSTER_LINE = re.compile(r"^\s*(\d+)\s+([A-Za-z_]\w*)(?:\s+with\s+([A-Za-z_]\w*
                    "roster's own limit, else their first size, else 0).")
 @json_option("Print JSON: the units, the points, each violation with the rule it breaks.")
 def army_check(path: str, roster: Path, army: str | None, game_points: int | None, as_json: bool) -> None:
-    """Check an army list against the ruleset's army construction rules; each violation cites its rule."""
+    """Check an army list against the ruleset's army construction rules; each violation cites its rule, and
+    a rule no list can show met or broken (one reading `characters` or `special_points`) is said to be
+    not checked."""
     from compiler import ast as A
     from compiler.diagnostics import Span
-    from compiler.model.armies import check_army, listed_units
+    from compiler.model.armies import army_quantities, check_army, listed_units
 
     _, model = compile_one(path)
     armies = model.of_type(A.Army)
@@ -430,54 +434,29 @@ def army_check(path: str, roster: Path, army: str | None, game_points: int | Non
         limit = game_points
     units = list_units(roster, model)
     listed = listed_units(model, A.Side(Span(str(roster), 1, 1, 1, 1), "roster", "Roster", tuple(units)))
-    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed, limit), as_json)
+    _report_army(model, chosen, roster, listed, check_army(model, chosen, listed, limit), as_json,
+                 army_quantities(model, listed, limit if limit is not None else
+                                 (chosen.points[0] if chosen.points else 0)))
 
 
 def list_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.SideUnit]:
     """The units of an army list: a BattleScribe roster (.ros, .rosz), or a text file, one unit a line."""
     from compiler import ast as A
-    from compiler.diagnostics import Span
 
     if roster.suffix.lower() in (".ros", ".rosz"):
         from compiler.cli.interop import roster_units
 
         return roster_units(roster, model, quiet)
-    text = _read_list(roster)
-    units: list[A.SideUnit] = []
+    from compiler.model.listfile import read_list_file
+
     known = {p.id for p in model.profiles.values() if p.kind == "unit"} | {q.id for q in model.of_type(A.Squad)}
     weapons = {p.id for p in model.profiles.values() if p.kind == "weapon"}
-    bad = 0
-    for n, line in enumerate(text.splitlines(), 1):
-        body = line.split("#", 1)[0]
-        if not body.strip():
-            continue
-        m = _ROSTER_LINE.match(body)
-        span = Span(str(roster), n, 1, n, len(line) + 1)
-        if m is None:
-            say(f"{roster}:{n}:1: error: cannot read this line; write e.g. `10 space_marine_squad`")
-            bad += 1
-            continue
-        if len(m.group(1)) > 6 or not 1 <= int(m.group(1)) <= MAX_COUNT:
-            say(f"{roster}:{n}:1: error: a unit of {m.group(1)[:12]}{'…' if len(m.group(1)) > 12 else ''} "
-                       f"models; write from 1 to {MAX_COUNT:,}")
-            bad += 1
-            continue
-        extra = tuple(w.strip() for w in m.group(3).split(",")) if m.group(3) else ()
-        unknown = [(x, known, "units and squads") for x in (m.group(2),) if x not in known] + \
-            [(w, weapons, "weapons") for w in extra if w not in weapons]
-        if unknown:
-            from compiler.diagnostics import suggestion
-
-            name, pool, plural = unknown[0]
-            hint = suggestion(name, pool, plural)
-            say(f"{roster}:{n}:1: error: '{name}' is not a unit, squad or weapon of {model.id}"
-                       + (f"\n   = hint: {hint}" if hint else ""))
-            bad += 1
-            continue
-        units.append(A.SideUnit(span, int(m.group(1)), m.group(2), extra))
-    if bad:
+    read = read_list_file(_read_list(roster), known, weapons, model.id, str(roster))
+    for e in read.errors:
+        say(f"{roster}:{e.line}:{e.column}: error: {e.message}" + (f"\n   = hint: {e.hint}" if e.hint else ""))
+    if read.errors:
         raise Exit(1)
-    return units
+    return list(read.units)
 
 
 def _read_list(roster: Path) -> str:
@@ -502,17 +481,27 @@ def _read_list(roster: Path) -> str:
 
 
 def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any], violations: list[Any],
-                 as_json: bool = False) -> None:
-    """Print each violation with the rule it breaks, then the verdict; exit 1 when the list breaks a rule."""
+                 as_json: bool, quantities: dict[str, Any]) -> None:
+    """Print each violation with the rule it breaks, each rule a list file cannot show (a warning: neither
+    met nor broken), then the verdict; exit 1 when the list breaks a rule."""
+    from compiler.model.armies import unchecked_requirements
+
     total = sum(u.points for u in listed)
+    unchecked = unchecked_requirements(model, chosen)
     if as_json:
         found: list[dict[str, Any]] = []
         for v in violations:
             trail = model.section_path(v.army)
             found.append({"message": v.message, "army": v.army, "rule": trail[-1].id if trail else None,
                           "span": v.span.to_json()})
+        trail = model.section_path(chosen.id)
         click.echo(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
-                               "ok": not violations, "violations": found}, indent=2, ensure_ascii=False))
+                               "ok": False if violations else None if unchecked else True, "violations": found,
+                               "unchecked": [{"message": u.message, "why": u.why, "army": u.army,
+                                              "rule": trail[-1].id if trail else None, "span": u.span.to_json()}
+                                             for u in unchecked],
+                               "quantities": {k: int(v) for k, v in sorted(quantities.items())}},
+                              indent=2, ensure_ascii=False))
         raise Exit(1 if violations else 0)
     for v in violations:
         trail = model.section_path(v.army)
@@ -520,8 +509,13 @@ def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any]
         cited = f"rule '{rule.title}' ({rule.id}), " if rule is not None else ""
         say(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
                    f"({v.army}) at {v.span.file}:{v.span.line}, on the site #{rule.id if rule else v.army}")
+    for u in unchecked:
+        say(f"{roster}: warning[W865]: not checked: {u.message}\n  = {u.why}\n  = see army '{u.army_title}' "
+            f"({u.army}) at {u.span.file}:{u.span.line}")
     verdict = "breaks" if violations else "meets"
     say(f"{roster}: {len(listed)} units, {total} points: the list {verdict} the rules of '{chosen.title}'"
-               + (f" ({len(violations)} violation{'s' if len(violations) != 1 else ''})" if violations else ""))
+               + (f" ({len(violations)} violation{'s' if len(violations) != 1 else ''})" if violations else
+                  f" that a list file can show; {len(unchecked)} rule{'s' if len(unchecked) != 1 else ''} "
+                  f"not checked" if unchecked else ""))
     if violations:
         raise Exit(1)

@@ -265,7 +265,7 @@ def roster_units(roster: Path, model: Ruleset, quiet: bool = False) -> list[A.Si
         raise usage_error(f"{roster}: {shown(names, lines=False)} {verb} not a unit or squad of {model.id}; "
                           f"import the catalogue the roster was built from")
     span = Span(str(roster), 1, 1, 1, 1)
-    units = [A.SideUnit(span, u.count, u.name, u.weapons) for u in read.units]
+    units = [A.SideUnit(span, u.count, u.name, u.weapons, warlord=u.warlord) for u in read.units]
     if read.points is not None and not quiet:
         _say()(f"{roster}: '{read.title}', {len(units)} units; the roster counts {read.points} points")
     return units

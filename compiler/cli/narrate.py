@@ -137,6 +137,10 @@ class Narrator:
                        else plural(event["successes"], "action"))
             return (f"{unit} rolls {plural(event['dice'], 'activation die', 'activation dice')} "
                     f"{self.cite(event['rule'])}, each a {chance_words(event['chance'])} chance: {verdict}.")
+        if kind == "charge_roll":
+            short = "" if event["rolled"] >= event["distance"] else ": short, it moves that far and stops"
+            return (f"{unit} charges {self.unit(event['target'])}, {event['distance']:g}\" away, and rolls "
+                    f"{event['rolled']}\"{short}.")
         if kind == "engage":
             status = f" ({self.state(event['status'])})" if event.get("status") else ""
             return f"{unit} engages {self.unit(event['target'])}{status}."

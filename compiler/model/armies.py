@@ -2,14 +2,19 @@
 
 A list's line ``5 space_marine with boltgun`` is a unit of five models of a unit profile (with
 those weapons, else the profile's own); ``10 space_marine_squad`` is a squad of that datasheet at
-that size, with its weapons and its points.  :func:`check_army` evaluates the ``require`` lines of
-an ``army`` declaration on a list — points, squads, units, models — and each failure keeps the
-requirement's line, so that whoever reports it can cite the rule.
+that size, with its weapons and its points; ``1 captain as warlord`` names the army's warlord,
+``5 scout_squad in reserve`` holds a unit back in reserve and ``… in detachment 2`` puts it in the
+army's second detachment.  :func:`check_army` evaluates the
+``require`` lines of an ``army`` declaration on a list — points, squads, units, models, warlords,
+points in reserve — and each failure keeps the requirement's line, so that whoever reports it can
+cite the rule.  A requirement that reads a quantity no list file can show (:data:`UNKNOWN`) is
+neither met nor broken: :func:`unchecked_requirements` names it, with the reason.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import re
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any, Iterator
 
 from compiler import ast as A
 from compiler.diagnostics import Span
@@ -22,6 +27,14 @@ from compiler.syntax.unparse import expr_text
 #: :func:`check_army` fills them in, and so does the army builder's page (compiler.model.army_data).
 SIZE_MESSAGE = "{label} has {models} models; a {squad} has {low} to {high}"
 LABEL_MANY = "{title} {number}"
+
+#: The quantities a requirement may read that no list file can show, each with the reason in words:
+#: a requirement reading one is reported as unchecked, never met or broken on a made-up value.
+UNKNOWN = {
+    "characters": "a list file does not say which of its units are characters; a keyword of the ruleset "
+                  "counts the units that have it (`require character >= 1` with a keyword character)",
+    "special_points": "a list file does not say which of its units' points are special points",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +49,9 @@ class ListedUnit:
     points: int  # the whole unit
     per_model: int
     span: Span
+    warlord: bool = False  # ``as warlord``
+    reserve: bool = False  # ``in reserve``
+    detachment: int = 1  # ``in detachment 2``
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +87,7 @@ def listed_units(model: Ruleset, side: A.Side) -> list[ListedUnit]:
             title = profile.title
         label = LABEL_MANY.format(title=title, number=i) if len(side.units) > 1 else title
         out.append(ListedUnit(label, profile.id, squad.id if squad else None, entry.count, weapons, points,
-                              per_model, entry.span))
+                              per_model, entry.span, entry.warlord, entry.reserve, entry.detachment))
     return out
 
 
@@ -81,7 +97,11 @@ def squad_points(squad: A.Squad) -> tuple[int, int]:
 
 
 def army_quantities(model: Ruleset, units: list[ListedUnit], limit: int) -> dict[str, Any]:
-    """The numbers a ``require`` line may name, for one army list; a keyword counts the units that have it."""
+    """The numbers a ``require`` line may name, for one army list: a keyword counts the units that have
+    it, ``warlords`` the units marked ``as warlord`` (``reserve_warlords`` those of them ``in reserve``),
+    ``reserve_points`` the points of the units ``in reserve``, ``detachments`` the detachments its
+    units belong to (``in detachment 2``; a unit without the mark is in the first: an empty list has
+    none).  The quantities of :data:`UNKNOWN` are not among them."""
     counts: dict[str, Any] = {k.id: 0 for k in model.of_type(A.Entry) if k.kind == "keyword"}
     squads = {q.id: q for q in model.of_type(A.Squad)}
     for u in units:
@@ -94,23 +114,71 @@ def army_quantities(model: Ruleset, units: list[ListedUnit], limit: int) -> dict
     return {
         **counts,
         "points": sum(u.points for u in units), "limit": limit, "squads": len(units), "units": len(units),
-        "models": sum(u.models for u in units), "reserve_points": 0, "special_points": 0, "detachments": 1,
-        "characters": 0, "warlords": 0,
+        "models": sum(u.models for u in units), "detachments": len({u.detachment for u in units}),
+        "warlords": sum(1 for u in units if u.warlord),
+        "reserve_warlords": sum(1 for u in units if u.warlord and u.reserve),
+        "reserve_points": sum(u.points for u in units if u.reserve),
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Unchecked:
+    """A requirement that no list file can meet or break: it reads a quantity of :data:`UNKNOWN`."""
+
+    army: str
+    army_title: str
+    requirement: str
+    message: str
+    why: str
+    span: Span
+
+
+def names_read(expr: Any) -> Iterator[str]:
+    """Every name an expression reads, through all its parts."""
+    if isinstance(expr, A.Name):
+        yield expr.id
+    if is_dataclass(expr):
+        for f in fields(expr):
+            yield from names_read(getattr(expr, f.name))
+    elif isinstance(expr, tuple):
+        for x in expr:
+            yield from names_read(x)
+
+
+def unknown_reason(model: Ruleset, req: A.Requirement) -> str | None:
+    """Why no list can meet or break ``req`` (the reasons of the quantities of :data:`UNKNOWN` it reads,
+    unless a keyword of ``model`` has that name: then it counts the units that have it), or None."""
+    keywords = {k.id for k in model.of_type(A.Entry) if k.kind == "keyword"}
+    unknown = sorted({n for n in names_read(req.expr) if n in UNKNOWN and n not in keywords})
+    return "; ".join(UNKNOWN[n] for n in unknown) or None
+
+
+def unchecked_requirements(model: Ruleset, army: A.Army) -> list[Unchecked]:
+    """The requirements of ``army`` that a list file cannot show to be met or broken, in their order."""
+    out = []
+    for req in army.requires:
+        why = unknown_reason(model, req)
+        if why is not None:
+            text = requirement_text(req)
+            out.append(Unchecked(army.id, army.title, text, req.message or text, why, req.span))
+    return out
 
 
 def check_army(model: Ruleset, army: A.Army, units: list[ListedUnit], limit: int | None = None) -> list[Violation]:
     """Every requirement of ``army`` that the list ``units`` breaks, and every squad out of its size range
-    (``limit`` is the game's size among the army's ``points``, by default the first)."""
+    (``limit`` is the game's size among the army's ``points``, by default the first); a requirement of
+    :func:`unchecked_requirements` is neither."""
     out: list[Violation] = []
     if limit is None:
         limit = army.points[0] if army.points else 0
     env = army_quantities(model, units, limit)
     for req in army.requires:
+        if unknown_reason(model, req) is not None:
+            continue  # neither met nor broken: unchecked_requirements says so
         try:
             ok = evaluate(req.expr, env, model)
         except (NotStatic, StaticError):
-            continue  # a requirement on quantities lists do not carry yet (reserves, warlords…)
+            continue  # it cannot be worked out on this list (a division by zero)
         if ok is False:
             text = requirement_text(req)
             detail = ", ".join(f"{k} = {env[k]}" for k in shown_quantities(text, env))
@@ -136,4 +204,4 @@ def requirement_text(req: A.Requirement) -> str:
 
 def shown_quantities(text: str, quantities: Any) -> list[str]:
     """The quantities a violation of the requirement ``text`` shows with their values: those named in it."""
-    return [k for k in sorted(quantities) if k in text]
+    return [k for k in sorted(quantities) if re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", text)]

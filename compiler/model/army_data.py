@@ -6,12 +6,16 @@
   ``[base, per extra model, smallest size]``, ``points = base + extra * max(0, models - smallest)``,
   the smallest size ``None`` when a squad has none: then ``points = base``) and what one unit of it
   adds to the quantities a requirement reads (``adds``: the squads, units and keyword counts, worked
-  out by :func:`~compiler.model.armies.army_quantities` on a list of that one unit);
+  out by :func:`~compiler.model.armies.army_quantities` on a list of that one unit; the quantities
+  of :data:`LISTED` are the list's own, counted by the page from its length and its units' marks);
+* the marks a unit of a list may carry that the army rules read (``marks``: ``warlord``, ``reserve``,
+  ``detachment``);
 * each army: its game sizes (``sizes``, its ``points``; ``army check --points N`` picks one, by
   default the first, else 0), the quantities of an empty list (``base``), and each ``require``
   line as an expression tree with its message, the quantities its message shows (``shown``) and
-  the rule it cites, at the first size (``requires``) and at each other one (``sized``);  a quantity no unit changes (``limit``, ``warlords``…) keeps its value in every list, so
-  the parts of a requirement that read only such quantities are worked out here (a requirement
+  the rule it cites, at the first size (``requires``) and at each other one (``sized``); a quantity
+  no list changes (``limit``) keeps its value in every list, so the parts of a requirement that read
+  only such quantities are worked out here (a requirement
   that every list breaks that way has ``never``: those quantities, with the values ``army check``
   gives them, for a page to explain);
 * the message templates of :func:`~compiler.model.armies.check_army` (a squad out of its size range).
@@ -23,7 +27,8 @@ An expression tree is a small JSON array: ``["n", numerator, denominator]`` (a n
 model's own evaluator (a table or formula call becomes its number).  A requirement the trees cannot
 mirror exactly (a quantity inside a call, a yes/no used as a number, decimals…) is exported with
 ``tree: None`` and the reason: a page must say that it checks it only on the command line, never
-pass it silently.
+pass it silently.  One that no list can show met or broken (it reads a quantity of
+:data:`~compiler.model.armies.UNKNOWN`) has ``unknown: true`` and the reason ``army check`` gives.
 
 >>> from compiler.driver import compile_text
 >>> rs = compile_text('ruleset demo "Demo":\\n  version 1.0.0\\narmy std "Choosing":\\n  points 100\\n'
@@ -34,15 +39,14 @@ pass it silently.
 """
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 from compiler import ast as A
 from compiler.diagnostics import Span
 from compiler.limits import MAX_COUNT
-from compiler.model.armies import (LABEL_MANY, SIZE_MESSAGE, army_quantities, listed_units, requirement_text,
-                                   shown_quantities, squad_points)
+from compiler.model.armies import (LABEL_MANY, SIZE_MESSAGE, army_quantities, listed_units, names_read,
+                                   requirement_text, shown_quantities, squad_points, unknown_reason)
 from compiler.model.ruleset import Ruleset
 from compiler.model.static import NotStatic, StaticError, evaluate
 
@@ -54,6 +58,12 @@ _ARITH = frozenset({"+", "-", "*", "/", "min", "max"})
 _ORDER = frozenset({"<", "<=", ">", ">="})
 _SAME = frozenset({"==", "=", "!="})
 _LOGIC = frozenset({"and", "or"})
+#: The quantities a list's marks and its length give, which a page counts itself exactly as
+#: :func:`~compiler.model.armies.army_quantities` does (not per unit, as ``adds``).
+LISTED = ("detachments", "reserve_points", "reserve_warlords", "warlords")
+#: The marks a list line may carry, and the quantities that read each.
+_MARKS = {"warlord": ("warlords", "reserve_warlords"), "reserve": ("reserve_points", "reserve_warlords"),
+          "detachment": ("detachments",)}
 
 
 class Unsupported(Exception):
@@ -83,6 +93,8 @@ def army_rules_data(model: Ruleset) -> dict[str, Any]:
         "size_message": SIZE_MESSAGE,
         "label_many": LABEL_MANY,
         "armies": [_army(model, a, entries) for a in model.of_type(A.Army)],
+        "marks": [m for m, reads in _MARKS.items()
+                  if any(n in reads for a in model.of_type(A.Army) for r in a.requires for n in names_read(r.expr))],
     }
 
 
@@ -94,7 +106,8 @@ def _one(model: Ruleset, name: str) -> list[Any]:
 def _adds(model: Ruleset, name: str, empty: dict[str, Any]) -> dict[str, int]:
     """What one unit of ``name`` adds to the quantities, besides its points and models."""
     one = army_quantities(model, _one(model, name), 0)
-    return {k: int(one[k] - empty[k]) for k in sorted(one) if k not in ("points", "models") and one[k] != empty[k]}
+    return {k: int(one[k] - empty[k]) for k in sorted(one)
+            if k not in ("points", "models", *LISTED) and one[k] != empty[k]}
 
 
 def _cited(model: Ruleset, decl_id: str) -> dict[str, str] | None:
@@ -106,7 +119,7 @@ def _cited(model: Ruleset, decl_id: str) -> dict[str, str] | None:
 def _army(model: Ruleset, army: A.Army, entries: list[dict[str, Any]]) -> dict[str, Any]:
     """One army's data: its requirements at its first game size (``requires``) and at each other one
     (``sized``); without sizes the game's size is any number, and ``limit`` a quantity like ``points``."""
-    varying = {"points", "models"} | {k for e in entries for k in e["adds"]}
+    varying = {"points", "models", *LISTED} | {k for e in entries for k in e["adds"]}
     if not army.points:
         varying.add("limit")
     sizes = list(army.points) or [0]
@@ -122,13 +135,16 @@ def _requires(model: Ruleset, army: A.Army, env: dict[str, Any], varying: set[st
     out = []
     for req in army.requires:
         text = requirement_text(req)
+        unknown = unknown_reason(model, req)
         try:
+            if unknown is not None:  # no list can show it: army check says so too
+                raise Unsupported(unknown)
             tree, why = requirement_tree(req.expr, env, varying, model), None
         except Unsupported as e:
             tree, why = None, str(e)
         fixed = [k for k in shown_quantities(text, env) if k not in varying and k != "limit"]
         out.append({"text": text, "message": req.message or text, "shown": shown_quantities(text, env),
-                    "tree": tree, "unsupported": why, "line": req.span.line,
+                    "tree": tree, "unsupported": why, "unknown": unknown is not None, "line": req.span.line,
                     # broken by every list: it reads quantities a list file does not carry
                     "never": {k: int(env[k]) for k in fixed} if tree == ["b", False] else None})
     return out
@@ -141,24 +157,12 @@ def requirement_tree(expr: A.Expr, env: dict[str, Any], varying: set[str], model
     return tree
 
 
-def _names(expr: Any) -> Iterator[str]:
-    """Every name an expression reads, through all its parts."""
-    if isinstance(expr, A.Name):
-        yield expr.id
-    if is_dataclass(expr):
-        for f in fields(expr):
-            yield from _names(getattr(expr, f.name))
-    elif isinstance(expr, tuple):
-        for x in expr:
-            yield from _names(x)
-
-
 def _tree(expr: A.Expr, env: dict[str, Any], varying: set[str], model: Ruleset,
           depth: int) -> tuple[list[Any], str]:
     """(tree, "num" or "bool") of one expression."""
     if depth > _DEPTH:
         raise Unsupported("it is nested too deeply")
-    if not any(n in varying for n in _names(expr)):
+    if not any(n in varying for n in names_read(expr)):
         return _constant(expr, env, model)
     down = depth + 1
     if isinstance(expr, A.Name):

@@ -263,7 +263,9 @@ def score_text(s: A.Score) -> str:
     if s.surviving:
         return head + " per surviving model"
     if s.held_at is not None:
-        return head + f" for each objective held at end of {s.held_at}"
+        return head + f" for each objective held at end of {'own ' if s.own else ''}{s.held_at}"
+    if s.warlord:
+        return head + " for each enemy warlord destroyed"
     if s.destroyed:
         return head + " for each enemy unit destroyed"
     return head + (f" per {s.per}" if s.per else "")

@@ -84,15 +84,21 @@
     const env = new Map();
     Object.keys(army.base).forEach(function (k) { env.set(k, BigInt(army.base[k])); });
     env.set("limit", BigInt(size));
+    // the list's own quantities, as army_quantities counts them: its marks, and one detachment if any unit
+    env.set("detachments", BigInt(new Set(units.map(function (u) { return u.detachment || 1; })).size));
+    ["warlords", "reserve_warlords", "reserve_points"].forEach(function (k) { env.set(k, 0n); });
     units.forEach(function (u) {
-      const e = entryOf(data, u.id);
-      env.set("points", env.get("points") + points(e, u.models));
+      const e = entryOf(data, u.id), cost = points(e, u.models);
+      env.set("points", env.get("points") + cost);
       env.set("models", env.get("models") + BigInt(u.models));
       Object.keys(e.adds).forEach(function (k) { env.set(k, (env.get(k) || 0n) + BigInt(e.adds[k])); });
+      if (u.warlord) env.set("warlords", env.get("warlords") + 1n);
+      if (u.warlord && u.reserve) env.set("reserve_warlords", env.get("reserve_warlords") + 1n);
+      if (u.reserve) env.set("reserve_points", env.get("reserve_points") + cost);
     });
     const violations = [], unchecked = [];
     requires.forEach(function (r) {
-      if (!r.tree) { unchecked.push({ message: r.message, why: r.unsupported }); return; }
+      if (!r.tree) { unchecked.push({ message: r.message, why: r.unsupported, unknown: !!r.unknown }); return; }
       let ok;
       try { ok = evaluate(r.tree, env); } catch (err) { return; }  // as the command: a requirement it cannot work out
       if (ok !== false) return;
@@ -122,14 +128,78 @@
       + (army.sizes.length || size ? ", a game of " + size + " points" : "")];
     if (name && one(name)) lines.push(NAMED + one(name));
     units.forEach(function (u) {
-      lines.push(u.models + " " + u.id + (u.weapons && u.weapons.length ? " with " + u.weapons.join(", ") : ""));
+      lines.push(u.models + " " + u.id + (u.weapons && u.weapons.length ? " with " + u.weapons.join(", ") : "")
+        + (u.warlord ? " as warlord" : "") + (u.reserve ? " in reserve" : "")
+        + (u.detachment && u.detachment !== 1 ? " in detachment " + u.detachment : ""));
     });
     return lines.join("\n") + "\n";
   }
 
   const NAMED = "# List: ";  // the list's name, a comment line of its file
-  /* A list file read back: its units and name, or the lines it cannot take (as `army check` says them). */
-  const LINE = /^\s*([0-9]+)\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s+with\s+([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*))?\s*$/;
+  /* A list file read back: its units and name, or the lines it cannot take, in the words of `army check`
+     (compiler/model/listfile.py): "line N, column C: …". */
+  const NAME = "[A-Za-z_][A-Za-z0-9_]*";
+  const HEAD = new RegExp("^\\s*([0-9]+)\\s+(" + NAME + ")");
+  const WORDS = new RegExp(NAME + "|,|[^\\sA-Za-z_,]\\S*", "g");
+  const IS_NAME = new RegExp("^" + NAME + "$");
+  const MARKS = { as: ["warlord"], in: ["reserve", "detachment"] };
+  function readLine(data, body, known, weapons) {
+    const head = HEAD.exec(body);
+    if (!head) return [1, "cannot read this line; write e.g. `10 " + data.entries[0].id + "`"];
+    const digits = head[1], count = Number(digits), start2 = head[0].length - head[2].length;
+    if (digits.length > 6 || count < 1 || count > data.max_count) {
+      return [body.indexOf(digits) + 1, "a unit of " + digits.slice(0, 12) + (digits.length > 12 ? "\u2026" : "")
+        + " models; write from 1 to " + data.max_count.toLocaleString("en")];
+    }
+    if (!known.has(head[2])) return [start2 + 1, "'" + head[2] + "' is not a unit, squad or weapon of " + data.ruleset];
+    const words = [];
+    WORDS.lastIndex = head[0].length;
+    let m;
+    while ((m = WORDS.exec(body)) !== null) words.push([m[0], m.index + 1]);
+    if (words.length && words[0][1] - 1 === head[0].length) return [words[0][1], "cannot read '" + words[0][0] + "' after the unit's name"];
+    const end = body.replace(/\s+$/, "").length + 1;
+    const picked = [], marks = {};
+    let i = 0;
+    if (words.length && words[0][0] === "with") {
+      i = 1;
+      for (;;) {
+        if (i >= words.length || !IS_NAME.test(words[i][0])) {
+          return [i < words.length ? words[i][1] : end, "`with` is followed by the weapons the unit takes: `with boltgun, flamer`"];
+        }
+        if (!weapons.has(words[i][0])) return [words[i][1], "'" + words[i][0] + "' is not a unit, squad or weapon of " + data.ruleset];
+        picked.push(words[i][0]);
+        i += 1;
+        if (i < words.length && words[i][0] === ",") { i += 1; continue; }
+        break;
+      }
+    }
+    while (i < words.length) {
+      const word = words[i][0], col = words[i][1];
+      if (!Object.prototype.hasOwnProperty.call(MARKS, word)) {
+        return [col, "cannot read '" + word + "' here; " + (word === "with" ? "the weapons come first, after `with`"
+          : "after the unit come `with` and its weapons, then `as warlord`, `in reserve` or `in detachment N`")];
+      }
+      const seconds = MARKS[word];
+      const said = seconds.map(function (w) { return "`" + word + " " + w + (w === "detachment" ? " N" : "") + "`"; }).join(" or ");
+      if (i + 1 >= words.length) return [end, "`" + word + "` ends the line; a unit is marked " + said];
+      const what = words[i + 1][0];
+      if (seconds.indexOf(what) < 0) return [words[i + 1][1], "'" + what + "': a unit is marked " + said];
+      if (Object.prototype.hasOwnProperty.call(marks, what)) return [col, "the unit is marked `" + word + " " + what + "` twice"];
+      i += 2;
+      if (what === "detachment") {
+        const number = i < words.length ? words[i][0] : "";
+        if (!/^[0-9]{1,2}$/.test(number) || Number(number) < 1) {
+          return [i < words.length ? words[i][1] : end, "`in detachment` takes the detachment's number, from 1 to 99"];
+        }
+        marks[what] = Number(number);
+        i += 1;
+      } else {
+        marks[what] = 1;
+      }
+    }
+    return { id: head[2], models: count, weapons: picked, warlord: !!marks.warlord, reserve: !!marks.reserve,
+             detachment: marks.detachment || 1 };
+  }
   function parseList(data, text) {
     const units = [], errors = [];
     let name = "";
@@ -139,18 +209,9 @@
       const n = i + 1, body = line.split("#")[0];
       if (!name && line.indexOf(NAMED) === 0) name = line.slice(NAMED.length).trim();
       if (!body.trim()) return;
-      const m = LINE.exec(body);
-      if (!m) { errors.push("line " + n + ": cannot read this line; write e.g. `10 " + data.entries[0].id + "`"); return; }
-      const count = Number(m[1]);
-      if (m[1].length > 6 || count < 1 || count > data.max_count) {
-        errors.push("line " + n + ": a unit of " + m[1].slice(0, 12) + " models; write from 1 to " + data.max_count.toLocaleString("en"));
-        return;
-      }
-      const extra = m[3] ? m[3].split(",").map(function (w) { return w.trim(); }) : [];
-      const unknown = [m[2]].filter(function (x) { return !known.has(x); })
-        .concat(extra.filter(function (w) { return !weapons.has(w); }));
-      if (unknown.length) { errors.push("line " + n + ": '" + unknown[0] + "' is not a unit, squad or weapon of " + data.ruleset); return; }
-      units.push({ id: m[2], models: count, weapons: extra });
+      const got = readLine(data, body, known, weapons);
+      if (Array.isArray(got)) { errors.push("line " + n + ", column " + got[0] + ": " + got[1]); return; }
+      units.push(got);
     });
     return { units: units, errors: errors, name: name };
   }
@@ -286,8 +347,10 @@
     const caption = el("caption", "Your list");
     table.appendChild(caption);
     const head = el("tr");
-    ["Unit", "Models", "Points", ""].forEach(function (h, i) {
-      const th = el("th", h); th.scope = "col"; if (i === 3) th.className = "ws-army-noprint"; head.appendChild(th);
+    const MARKED = { warlord: "Warlord", reserve: "In reserve", detachment: "Detachment" };  // the marks the rules read
+    const marks = (data.marks || []).filter(function (m) { return MARKED[m]; });
+    ["Unit", "Models", "Points"].concat(marks.map(function (m) { return MARKED[m]; }), [""]).forEach(function (h, i, all) {
+      const th = el("th", h); th.scope = "col"; if (i === all.length - 1) th.className = "ws-army-noprint"; head.appendChild(th);
     });
     const thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
     const body = el("tbody"); table.appendChild(body);
@@ -358,6 +421,25 @@
       td.appendChild(input);
       tr.appendChild(td);
       tr.appendChild(el("td", String(points(e, u.models))));
+      marks.forEach(function (m) {  // written to the list file as `as warlord`, `in reserve`, `in detachment 2`
+        const cell = el("td", null, "ws-army-mark");
+        const box = document.createElement("input");
+        box.className = "ws-army-" + m;
+        box.setAttribute("aria-label", MARKED[m] + ": " + label);
+        if (m === "detachment") {
+          box.type = "number"; box.min = "1"; box.max = "99"; box.step = "1"; box.value = String(u.detachment || 1);
+          box.addEventListener("change", function () {
+            const n = Math.round(Number(box.value));
+            if (!(n >= 1 && n <= 99)) { box.value = String(u.detachment || 1); return; }
+            u.detachment = n; render(box);
+          });
+        } else {
+          box.type = "checkbox"; box.checked = !!u[m];
+          box.addEventListener("change", function () { u[m] = box.checked; render(box); });
+        }
+        cell.appendChild(box);
+        tr.appendChild(cell);
+      });
       const rm = el("td", null, "ws-army-noprint");
       rm.appendChild(button("Remove", function () { state.units.splice(i, 1); render(); pick.focus(); }, "Remove " + label));
       tr.appendChild(rm);
@@ -365,14 +447,15 @@
     }
 
     function render(keep) {
-      const focused = keep ? Array.prototype.indexOf.call(root.querySelectorAll(".ws-army-models"), keep) : -1;
+      const kind = keep ? "." + keep.className.split(" ")[0] : null;
+      const focused = keep ? Array.prototype.indexOf.call(root.querySelectorAll(kind), keep) : -1;
       body.textContent = "";
       state.units.forEach(function (u, i) { body.appendChild(unitRow(u, i)); });
       if (!state.units.length) {
-        const tr = el("tr"); const td = el("td", "No units yet: pick one above and add it."); td.colSpan = 4;
+        const tr = el("tr"); const td = el("td", "No units yet: pick one above and add it."); td.colSpan = 4 + marks.length;
         tr.appendChild(td); body.appendChild(tr);
       }
-      if (focused >= 0) root.querySelectorAll(".ws-army-models")[focused].focus();
+      if (focused >= 0) root.querySelectorAll(kind)[focused].focus();
       const got = check(data, state.army, state.units, state.limit);
       const army = armyOf(data, got.army);
       total.textContent = "Total: " + got.points + " points" + (army.sizes.length || got.limit ? " of " + got.limit : "") + ".";
@@ -383,7 +466,9 @@
       verdict.appendChild(el("p", got.ok === true ? "The list meets the rules of " + named + "."
         : got.ok === false ? "The list breaks the rules of " + named + ": " + got.violations.length + " problem"
           + (got.violations.length === 1 ? "." : "s.")
-        : "The list meets the rules of " + named + " that this page checks; the rest are below.", "ws-army-summary"));
+        : got.unchecked.every(function (r) { return r.unknown; })
+          ? "The list meets the rules of " + named + " that a list can show; the rest are below."
+          : "The list meets the rules of " + named + " that this page checks; the rest are below.", "ws-army-summary"));
       if (got.violations.length) {
         const ul = el("ul", null, "ws-army-violations");
         got.violations.forEach(function (v) {
@@ -408,7 +493,8 @@
         verdict.appendChild(ul);
       }
       got.unchecked.forEach(function (r) {
-        verdict.appendChild(el("p", "Not checked here (" + r.why + "): " + r.message + " Check the list file with warscribe army check.", "ws-army-unchecked"));
+        verdict.appendChild(el("p", r.unknown ? "Not checked (" + r.why + "): " + r.message
+          : "Not checked here (" + r.why + "): " + r.message + " Check the list file with warscribe army check.", "ws-army-unchecked"));
       });
       text.value = listText(data, got.army, state.units, got.limit, state.name);
       caption.textContent = state.name.trim() || "Your list";

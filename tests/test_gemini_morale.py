@@ -1,0 +1,261 @@
+"""Gemini-ARAP's morale in battle, worked examples from scripted states: suppression points rise
+with a volley's hits (drawn with its casualties from their joint law), fall each game turn, come
+off on a regroup and on engaging in melee.  Every law is checked against a computation here, in
+fractions, from the document's numbers (a low d6 roll to hit, (T + 4) - S to wound, 2d6 against Ld).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+from math import factorial
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+import compiler
+from compiler import ast as A
+from compiler.battle import Battle, GreedyPolicy, Law, Rules
+from compiler.model.ruleset import Ruleset
+
+ROOT = Path(__file__).resolve().parent.parent
+D6 = range(1, 7)
+
+
+@pytest.fixture(scope="module")
+def gemini() -> Ruleset:
+    return compiler.compile_paths([ROOT / "rules" / "gemini-arap"]).rulesets[0]
+
+
+class Scripted:
+    """A nature that answers each chance node with ``pick(law, what)`` and keeps the laws asked."""
+
+    def __init__(self, pick: Callable[[Law, str], int]) -> None:
+        self.pick, self.asked = pick, []  # type: ignore[var-annotated]
+
+    def outcome(self, battle: Battle, law: Law, what: str) -> int:
+        self.asked.append((what, law))
+        return self.pick(law, what)
+
+
+def battle_of(model: Ruleset, pick: Callable[[Law, str], int], scenario: str = "firefight") -> tuple[Battle, Scripted]:
+    nature = Scripted(pick)
+    sc = model.get(scenario)
+    assert isinstance(sc, A.Scenario)
+    battle = Battle(Rules(model, exact=True), sc, [GreedyPolicy(), GreedyPolicy()], 0, nature=nature)
+    for u in battle.state.units:
+        if u.side == 0:
+            u.position = 18.0  # 12" from the enemy: in rifle range
+    return battle, nature
+
+
+def shot_fates() -> dict[str, Fraction]:
+    """One rifle shot of a stand-in trooper (BS 3, S 3) at another (T 3, Sv 5+, no AP), die by die:
+    a miss, a hit that does not kill, a hit that kills."""
+    hit = Fraction(sum(1 for f in D6 if f <= min(3, 5) and f != 6), 6)  # low roll, never above 5, a 6 misses
+    need = (3 + 4) - 3  # (T + 4) - S
+    wound = Fraction(sum(1 for f in D6 if f >= need and f != 1), 6)
+    unsaved = Fraction(sum(1 for f in D6 if f < 5 or f == 1), 6)  # a 5+ save; a 1 always fails
+    kill = hit * wound * unsaved
+    return {"miss": 1 - hit, "hit": hit - kill, "kill": kill}
+
+
+def joint_by_hand(shots: int, standing: int) -> dict[tuple[int, int], Fraction]:
+    """The law of (hits, models removed): the multinomial of the shots' fates, the removed capped
+    at the models standing."""
+    fate = shot_fates()
+    out: dict[tuple[int, int], Fraction] = {}
+    for kills in range(shots + 1):
+        for others in range(shots - kills + 1):
+            misses = shots - kills - others
+            ways = factorial(shots) // (factorial(kills) * factorial(others) * factorial(misses))
+            p = ways * fate["kill"] ** kills * fate["hit"] ** others * fate["miss"] ** misses
+            key = (kills + others, min(kills, standing))
+            out[key] = out.get(key, Fraction(0)) + p
+    return out
+
+
+def two_d6_at_most(n: int) -> Fraction:
+    return Fraction(sum(1 for a, b in product(D6, D6) if a + b <= n), 36)
+
+
+def test_a_volley_draws_its_hits_and_its_casualties_from_their_joint_law(gemini: Ruleset) -> None:
+    battle, _ = battle_of(gemini, lambda law, what: 0)
+    attack = gemini.get("volley")
+    assert isinstance(attack, A.Attack)
+    shooter, target = battle.state.units[0], battle.state.units[2]
+    for standing in (10, 4):
+        target.models = standing
+        law = battle.rules.volley_counting(attack, shooter, "rifle", target, (), "hits")
+        got = {(h, r): p for h, r, p in zip(law.counts, law.values, law.probabilities)}
+        assert got == joint_by_hand(10, standing)
+        # summed over the hits, the volley's own law
+        marginal: dict[int, Fraction] = {}
+        for (_, r), p in got.items():
+            marginal[r] = marginal.get(r, Fraction(0)) + p
+        own = battle.rules.volley(attack, shooter, "rifle", target, ())
+        assert dict(zip(own.values, own.probabilities)) == marginal
+
+
+def pick_outcome(hits: int, removed: int, rise: int) -> Callable[[Law, str], int]:
+    def pick(law: Law, what: str) -> int:
+        if what == "volley":
+            return next(i for i, (h, r) in enumerate(zip(law.counts, law.values)) if (h, r) == (hits, removed))
+        if what == "counter":
+            return law.values.index(rise)
+        return 0
+    return pick
+
+
+def test_hits_over_a_quarter_of_the_unit_call_a_leadership_test_and_a_failure_adds_an_s_point(gemini: Ruleset) -> None:
+    # ten troopers (Ld 7) with one S-point already take 3 hits, lose 1 model, and fail their test
+    battle, nature = battle_of(gemini, pick_outcome(3, 1, 1))
+    attack = gemini.get("volley")
+    assert isinstance(attack, A.Attack)
+    shooter, target = battle.state.units[0], battle.state.units[2]
+    target.values["s_points"] = 1
+    battle.strike(attack, shooter, target, "Range")
+    assert (target.models, target.values["s_points"]) == (9, 2)
+    what, rise = nature.asked[-1]
+    assert what == "counter"
+    # the test is 2d6 against Ld 7, less 1 for the S-point it has: passed, none; failed, one
+    passed = two_d6_at_most(7 - 1)
+    assert dict(zip(rise.values, rise.probabilities)) == {0: passed, 1: 1 - passed}
+
+
+def test_hits_of_a_quarter_or_fewer_call_no_test(gemini: Ruleset) -> None:
+    # 2 hits on ten troopers is not more than 25%: no test, no S-point, whatever the Ld
+    battle, nature = battle_of(gemini, pick_outcome(2, 0, 0))
+    attack = gemini.get("volley")
+    assert isinstance(attack, A.Attack)
+    shooter, target = battle.state.units[0], battle.state.units[2]
+    battle.strike(attack, shooter, target, "Range")
+    assert target.values["s_points"] == 0
+    assert all(what != "counter" for what, _ in nature.asked)  # a sure amount is no chance node
+    # the same 2 hits on a unit of 7 are more than a quarter: the test is taken
+    battle, nature = battle_of(gemini, pick_outcome(2, 0, 1))
+    target = battle.state.units[2]
+    target.models = 7
+    battle.strike(attack, battle.state.units[0], target, "Range")
+    assert target.values["s_points"] == 1
+    assert dict(zip(nature.asked[-1][1].values, nature.asked[-1][1].probabilities)) == {
+        0: two_d6_at_most(7), 1: 1 - two_d6_at_most(7)}
+
+
+def test_s_points_are_minus_one_each_to_shooting(gemini: Ruleset) -> None:
+    battle, _ = battle_of(gemini, lambda law, what: 0)
+    attack = gemini.get("volley")
+    assert isinstance(attack, A.Attack)
+    shooter, target = battle.state.units[0], battle.state.units[2]
+    shooter.values["s_points"] = 1
+    situation = battle.rules.situation(shooter, 24.0)
+    law = battle.rules.volley(attack, shooter, "rifle", target, situation)
+    # BS 3 less 1: a hit on 2 or less (1/3), then 1/2 to wound, 2/3 unsaved: each shot kills 1/9
+    p = Fraction(1, 3) * Fraction(1, 2) * Fraction(2, 3)
+    assert law.probabilities[law.values.index(0)] == (1 - p) ** 10
+
+
+def test_s_points_fall_by_one_each_game_turn_and_a_regroup_sheds_d6(gemini: Ruleset) -> None:
+    battle, nature = battle_of(gemini, lambda law, what: law.values.index(4) if what == "counter" else 0)
+    units = battle.state.units
+    units[0].values["s_points"], units[1].values["s_points"] = 3, 0
+    battle.period_ends("game turn")
+    assert [u.values["s_points"] for u in units[:2]] == [2, 0]
+    game = gemini.get("turn_structure")
+    assert isinstance(game, A.Game)
+    regroup = next(a for p in game.phases for a in p.actions if a.id == "regroup_action")
+    units[0].values["s_points"] = 6
+    from compiler.battle import EFFECTS
+    EFFECTS["lowers"](battle, units[0], regroup.effects[0], regroup)
+    assert units[0].values["s_points"] == 2  # 6 less a 4 on the d6
+    what, law = nature.asked[-1]
+    assert what == "counter" and dict(zip(law.values, law.probabilities)) == {k: Fraction(1, 6) for k in D6}
+
+
+def test_engaging_in_melee_clears_both_units_s_points(gemini: Ruleset) -> None:
+    battle, _ = battle_of(gemini, lambda law, what: 0, "stealer_rush")
+    units = battle.state.units
+    stealers = next(u for u in units if u.profile == "stealer")
+    troopers = next(u for u in units if u.profile == "trooper")
+    stealers.values["s_points"], troopers.values["s_points"] = 2, 3
+    stealers.position = troopers.position + 6 if stealers.position > troopers.position else troopers.position - 6
+    game = gemini.get("turn_structure")
+    assert isinstance(game, A.Game)
+    charge = next(a for p in game.phases for a in p.actions if a.id == "charge_action")
+    from compiler.battle import EFFECTS
+    assert EFFECTS["engage"](battle, stealers, charge.effects[0], charge)
+    assert troopers.uid in stealers.engaged
+    assert (stealers.values["s_points"], troopers.values["s_points"]) == (0, 0)
+
+
+
+
+COUNTING = '''
+ruleset counting "Counting":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+test steady(Ld) = roll 2d6 <= Ld
+situation pins "Pins" 0..3
+formula gained(Ld, n, size) "Pins gained" = if 2 * n > size and not steady(Ld) then 1 else 0
+attack shooting(shooter, target) "Shooting":
+  shots = shooter.models
+  hits = shots each hit(shooter.BS)
+  spare = shots each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 3  Ld 7  W 1
+game g "A game":
+  turns 2
+  activation whole_army
+  counter pins: rises by RISE when shot, falls by 1 at end of game turn, cleared when CLEARED
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  victory wipe "Annihilation" by annihilation
+scenario duel "A duel":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    3 trooper
+  side blue "Blue":
+    4 trooper
+'''
+
+
+@pytest.mark.parametrize("rise, cleared, message", [
+    ("gained(Ld, spare, models)", "engaged", "'pins' rises by the count of 'spare', which attack 'shooting' does not count"),
+    ("gained(Ld, hits, killed)", "engaged", "'pins' rises by the counts of several steps (hits, killed)"),
+    ("gained(Ld, hits, models)", "routed", "unknown event 'routed'"),
+])
+def test_check_refuses_a_counter_that_cannot_be_drawn_with_its_volley(rise: str, cleared: str, message: str) -> None:
+    from compiler.driver import compile_text
+    result = compile_text(COUNTING.replace("RISE", rise).replace("CLEARED", cleared), "counting.rules")
+    found = [d for d in result.diagnostics if message in d.message]
+    assert found and found[0].span.line == 21 and found[0].severity == "error", \
+        [(d.code, d.message) for d in result.diagnostics]
+
+
+def test_a_counter_on_the_counted_hits_plays(gemini: Ruleset) -> None:
+    from compiler.driver import compile_text
+    result = compile_text(COUNTING.replace("RISE", "gained(Ld, hits, models)").replace("CLEARED", "engaged"),
+                          "counting.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    # Red's 3 troopers hit on 3+ (2/3 each); 3 hits are more than half of the 4 Blue had when shot at
+    battle, nature = battle_of(model, pick_outcome(3, 3, 1), "duel")
+    attack = model.get("shooting")
+    assert isinstance(attack, A.Attack)
+    red, blue = battle.state.units
+    battle.strike(attack, red, blue)
+    assert (blue.models, blue.values["pins"]) == (1, 1)
+    law = nature.asked[0][1]
+    hit = Fraction(2, 3)
+    # the removed are the hits themselves (each hit kills): the joint law lies on h == r
+    assert {(h, r): p for h, r, p in zip(law.counts, law.values, law.probabilities)} == {
+        (k, k): Fraction(factorial(3), factorial(k) * factorial(3 - k)) * hit ** k * (1 - hit) ** (3 - k)
+        for k in range(4)}
+    assert dict(zip(nature.asked[1][1].values, nature.asked[1][1].probabilities)) == {
+        0: two_d6_at_most(7), 1: 1 - two_d6_at_most(7)}
