@@ -295,8 +295,8 @@ def test_activation_dice_give_actions_and_a_bust_ends_the_turn() -> None:
     # after a bust, no other unit of that side acts until the other side's turn
     for i, e in enumerate(battle.events):
         if e["event"] == "activation" and e["bust"]:
-            # (what the end of a turn does comes first: S-points falling at the end of a game turn)
-            after = next((a for a in battle.events[i + 1:] if a["event"] not in ("counter", "test", "status")),
+            # (what the end of a turn does may come first: S-points falling, a router fleeing)
+            after = next((a for a in battle.events[i + 1:] if a["event"] in ("activation", "action", "turn", "end")),
                          {"event": "end"})
             assert after["event"] in ("turn", "end")
     # actions taken never outnumber the successes rolled

@@ -44,7 +44,7 @@ game skirmish "Skirmish":
   phase act "Activation":
     action fire "Shoot": attack strike within Range unless locked
     action charge "Charge": engage within charge_reach(M) as locked, attack strike without Range unless locked
-    action fight "Fight": attack strike without Range
+    action fight "Fight": attack strike without Range, move up to M toward the enemy
   score held "Held": 2 for each objective held at end of {held}
   score lord "Warlord": 5 for each enemy warlord destroyed
   victory wiped "Wiped out" by annihilation
@@ -113,19 +113,29 @@ def test_a_charge_rolls_its_reach_and_a_charge_that_lands_strikes_with_the_blade
     assert short.current_player() == 1  # Blue's activation: no volley was made
 
 
-def test_a_locked_unit_may_only_fight_the_enemy_it_is_locked_with() -> None:
-    landed = root(model_of()).child(1).child(1).child(2)
+def test_a_locked_unit_may_only_fight_and_moves_on_once_its_enemy_is_destroyed() -> None:
+    node = root(model_of(red="3 trooper as warlord\n    2 chief"))
+    assert options(node) == ["Trooper 1", "Chief 2"]
+    landed = node.child(0).child(1).child(1).child(2)  # Red's troopers charge Blue's (a 9) and land
+    assert landed.state().units[0].engaged == [3]
     after = landed.child(0)  # the blades kill no one
     assert after.current_player() == 1
     blue = after.child(1)  # Blue activates its troopers (not its chief), locked with Red's
-    assert options(blue) == ["Fight", "Nothing"]
+    assert options(blue) == ["Fight", "Nothing"]  # no Shoot, no Charge: the unit is locked
     fight = blue.child(0)
     # two troopers, two blade attacks each, at Red's three troopers (not at anyone else)
-    assert fight.chance_kind() == "volley"
-    assert [p for _, p in fight.chance_outcomes()] == binomial(4, Fraction(1, 2))[:3] + [sum(binomial(4, Fraction(1, 2))[3:])]
-    wiped = fight.child(3)  # all three of Red's troopers fall: Blue's troopers are free again
+    law = binomial(4, Fraction(1, 2))
+    assert fight.chance_kind() == "volley" and [p for _, p in fight.chance_outcomes()] == law[:3] + [law[3] + law[4]]
+    held = fight.child(2)  # two of Red's three fall: still locked, Blue's troopers stay where they are
+    assert held.state().units[3].position == 9.0 and held.state().units[3].engaged == [0]
+    assert held.current_player() == 0 and options(held) == ["Trooper 1", "Chief 2"]  # Red's turn: no move asked
+    wiped = fight.child(3)  # all three fall (Red's warlord: 5 to Blue); Blue's troopers are free and move on
     st = wiped.state()
-    assert st.units[0].models == 0 and st.units[2].engaged == [] and st.units[2].statuses == {}
+    assert st.units[0].models == 0 and st.units[3].engaged == [] and st.units[3].statuses == {}
+    assert st.scores[1] == 5.0
+    assert wiped.choice() is not None and wiped.choice().kind == "move"  # type: ignore[union-attr]
+    moved = wiped.child(6).state().units[3]  # 6" toward Red's chief, at Red's edge
+    assert moved.position == 3.0
 
 
 def test_the_enemy_warlord_scores_five_when_it_falls_and_no_other_unit_does() -> None:
@@ -164,7 +174,7 @@ def test_check_refuses_a_close_combat_attack_in_a_game_that_never_engages(line: 
                                                                           said: str) -> None:
     text = RULES.format(gap=9, red="3 trooper as warlord", blue="2 trooper", held="own turn", turns=4)
     text = text.replace('''    action charge "Charge": engage within charge_reach(M) as locked, attack strike without Range unless locked
-    action fight "Fight": attack strike without Range
+    action fight "Fight": attack strike without Range, move up to M toward the enemy
 ''', line + "\n")
     result = compile_text(text, "melee.rules")
     errors = [d for d in result.diagnostics if d.is_error]

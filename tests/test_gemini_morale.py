@@ -259,3 +259,161 @@ def test_a_counter_on_the_counted_hits_plays(gemini: Ruleset) -> None:
         for k in range(4)}
     assert dict(zip(nature.asked[1][1].values, nature.asked[1][1].probabilities)) == {
         0: two_d6_at_most(7), 1: 1 - two_d6_at_most(7)}
+
+
+def casualty_law(ld: int) -> dict[str, Fraction]:
+    """The 25% test by hand: 2d6 at most Ld passes; a failed even total pins, a failed odd one routs."""
+    out = {"carries on": Fraction(0), "pinned": Fraction(0), "routs": Fraction(0)}
+    for a, b in product(D6, D6):
+        total = a + b
+        key = "carries on" if total <= ld else "pinned" if total % 2 == 0 else "routs"
+        out[key] += Fraction(1, 36)
+    return out
+
+
+def end_of_red_turn(model: Ruleset, pick: Callable[[Law, str], int]) -> tuple[Battle, Scripted]:
+    battle, nature = battle_of(model, pick)
+    battle.state.active = 0  # Red's turn ends: Blue's losses in it are counted
+    return battle, nature
+
+
+def test_a_quarter_of_the_unit_lost_in_a_turn_calls_the_casualty_test_with_ld_less_s_points(gemini: Ruleset) -> None:
+    def pick(outcome: str) -> Callable[[Law, str], int]:
+        def chosen(law: Law, what: str) -> int:
+            if what == "test":
+                labels = ("carries on", "pinned", "routs")
+                return law.values.index(sorted(labels).index(outcome))
+            return law.values.index(7) if what == "move" else 0
+        return chosen
+    for outcome in ("pinned", "routs", "carries on"):
+        battle, nature = end_of_red_turn(gemini, pick(outcome))
+        blue = battle.state.units[2]
+        blue.turn_start, blue.models, blue.values["s_points"] = 10, 7, 2
+        here = blue.position = 20.0  # 2" from Red, 10" from its own edge
+        battle.period_ends("turn")
+        asked = [law for what, law in nature.asked if what == "test"]
+        assert len(asked) == 1  # the other units lost nothing: no test
+        law = asked[0]
+        assert dict(zip(sorted(("carries on", "pinned", "routs")), law.probabilities)) == casualty_law(7 - 2)
+        assert blue.values["s_points"] == 0  # taking the test clears the S-points, whatever its result
+        if outcome == "pinned":
+            assert blue.statuses == {"pinned": "own turn"} and blue.position == here
+        elif outcome == "routs":
+            # routs, flinching a first flee move away from the enemy: 2d6 (its move is 4"), a 7 drawn
+            assert "routing" in blue.statuses and blue.position == here + 7
+            flee = next(law for what, law in nature.asked if what == "move")
+            assert dict(zip(flee.values, flee.probabilities)) == {
+                n: Fraction(sum(1 for a, b in product(D6, D6) if a + b == n), 36) for n in range(2, 13)}
+        else:
+            assert not blue.statuses and blue.position == here
+        assert blue.turn_start == 7  # the next turn's losses are counted from here
+
+
+def test_fewer_than_a_quarter_or_a_unit_in_melee_takes_no_casualty_test(gemini: Ruleset) -> None:
+    battle, nature = end_of_red_turn(gemini, lambda law, what: 0)
+    blue, blue2 = battle.state.units[2], battle.state.units[3]
+    blue.turn_start, blue.models = 10, 8  # 2 of 10: under a quarter
+    blue2.turn_start, blue2.models, blue2.statuses = 10, 5, {"close_quarters": ""}
+    battle.period_ends("turn")
+    assert not [law for what, law in nature.asked if what == "test"]
+    assert not blue.statuses and blue2.statuses == {"close_quarters": ""}
+
+
+def test_a_pinned_unit_takes_two_actions_fewer_than_it_rolls_in_its_next_turn_only(gemini: Ruleset) -> None:
+    from compiler.battle.activation import try_units
+    game = gemini.get("turn_structure")
+    assert isinstance(game, A.Game)
+    phase = next(p for p in game.phases if p.actions)
+
+    def all_succeed(law: Law, what: str) -> int:
+        return law.values.index(max(law.values)) if what == "activation" else 0
+    battle, _ = battle_of(gemini, all_succeed)
+    red = battle.state.units[0]
+    battle.state.units[1].models = 0  # one Red unit to try
+    red.statuses = {"pinned": "own turn"}
+    red.position = 0.0  # 30" away: each action is a move
+    battle.state.active = 1
+    battle.state.expire("turn")  # Blue's turn ends: Red's pinning lasts until the end of Red's own turn
+    assert red.has("pinned")
+    battle.state.active = 0
+    try_units(battle, phase, 0)
+    rolled = next(e for e in battle.events if e["event"] == "activation")
+    acted = [e for e in battle.events if e["event"] == "action"]
+    assert rolled["successes"] == rolled["dice"] >= 3  # no unit waits: the greedy player rolls three
+    assert len(acted) == rolled["successes"] - 2
+    battle.state.expire("turn")
+    assert not red.has("pinned")
+
+
+def test_a_routing_unit_rolls_no_activation_dice_and_rallies_or_flees_each_turn(gemini: Ruleset) -> None:
+    from compiler.battle.activation import try_units
+    game = gemini.get("turn_structure")
+    assert isinstance(game, A.Game)
+    phase = next(p for p in game.phases if p.actions)
+    for passed in (True, False):
+        battle, nature = battle_of(gemini, lambda law, what: (1 if passed else 0) if what == "test" else
+                                   law.values.index(5) if what == "move" else 0)
+        red, red2 = battle.state.units[0], battle.state.units[1]
+        red.statuses = {"routing": ""}
+        red2.models = 0
+        try_units(battle, phase, 0)
+        assert not [e for e in battle.events if e["event"] == "activation"]
+        red.values["s_points"], here = 1, red.position
+        battle.state.active = 1
+        battle.period_ends("turn")
+        law = next(law for what, law in nature.asked if what == "test")
+        # the rally is a Leadership test, less 1 for the S-point: labels in order "failed", "passed"
+        assert law.probabilities == (1 - two_d6_at_most(6), two_d6_at_most(6))
+        if passed:
+            assert not red.statuses and red.position == here
+        else:
+            assert red.has("routing") and abs(red.position - here) == 5
+
+
+TAKING = '''
+ruleset taking "Taking":
+  version 1.0.0
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+test nerve(Ld) = roll 2d6 <= Ld
+status pinned "Pinned": "Down."
+formula verdict(Ld) "Verdict":
+  let roll = nerve(Ld)
+  result if roll then "holds" else "pinned"
+unit trooper "Trooper":
+  Ld 7  W 1
+game g "A game":
+  turns 2
+  activation activation_rolls
+  activation dice 1..3 of nerve(Ld), bust on 2 failures, 2 fewer actions when STATUS
+  phase fire "Shooting":
+    action wait "Wait": sets pinned until end of its next turn
+  at end of turn: each unit with lost_this_turn > 0 and not pinned takes TAKEN
+    on "CASE": sets pinned until end of its next turn
+  victory wipe "Annihilation" by annihilation
+scenario duel "A duel":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    3 trooper
+  side blue "Blue":
+    4 trooper
+'''
+
+
+@pytest.mark.parametrize("status, taken, case, message, line", [
+    ("pinned", "verdict(Ld)", "pined", '"pined" is never a value of verdict', 20),
+    ("pinned", "nerve(Ld)", "pinned", '"pinned" is never a value of nerve', 20),
+    ("pinnned", "verdict(Ld)", "pinned", "unknown status 'pinnned'", 16),
+])
+def test_check_refuses_a_case_no_roll_gives_and_an_unknown_status(status: str, taken: str, case: str, message: str,
+                                                                   line: int) -> None:
+    from compiler.driver import compile_text
+    good = compile_text(TAKING.replace("STATUS", "pinned").replace("TAKEN", "verdict(Ld)").replace("CASE", "pinned"),
+                        "taking.rules")
+    assert good.ok, [d.message for d in good.diagnostics]
+    result = compile_text(TAKING.replace("STATUS", status).replace("TAKEN", taken).replace("CASE", case),
+                          "taking.rules")
+    found = [d for d in result.diagnostics if message in d.message]
+    assert found and found[0].span.line == line, [(d.code, d.message, d.span.line) for d in result.diagnostics]

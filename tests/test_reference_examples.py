@@ -74,7 +74,7 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
         subsection("Turn structures").replace(
         "test steady(Ld)", "stat Ld \"Leadership\" 2..12: \"l\"\ntest steady(Ld)")
     assert "objective the_relic" in source and "by reaching 10" in source
-    result = compile_text(PRELUDE + UNITS.replace("Sv 3+  A 1", "Sv 3+  A 1  OC 1").replace("Sv 6+  A 1", "Sv 6+  A 1  OC 1")
+    result = compile_text(PRELUDE + UNITS.replace("Sv 3+  A 1", "Sv 3+  A 1  OC 1  Ld 8").replace("Sv 6+  A 1", "Sv 6+  A 1  OC 1  Ld 7")
                           + "\n" + source)
     assert [f"{d.code} {d.message}" for d in result.diagnostics if d.severity.name == "ERROR"] == []
     model = result.rulesets[0]
@@ -100,6 +100,13 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     assert [(c.situation, c.rises.func, c.event, c.falls, c.period, c.cleared) for c in game.counters] == [
         ("pins", "pins_gained", "shot", 1, "game turn", ("engaged",))]
     assert [(r.event, r.unless, r.spends) for r in game.reactions] == [("charged", ("pinned",), "failure")]
+    takes = game.at_end[0]
+    assert takes.takes and [e.kind for e in takes.effects] == ["clears"]
+    assert [(v, [(e.kind, e.name, e.period) for e in effects]) for v, effects in takes.cases] == [
+        ("down", [("sets", "pinned", "own turn")]), ("breaks", [("sets", "routed", None), ("move", None, None)])]
+    assert model.get("dice_turns").activation_dice.fewer == ((2, "pinned"),)
+    duel = Battle(Rules(model), model.get("pin_duel"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    assert duel.run().reason in ("wipe_out_turns", "turn limit")
 
 
 @pytest.mark.parametrize("title", SECTIONS)

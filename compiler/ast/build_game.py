@@ -120,7 +120,12 @@ class GameBuilder(BuilderBase):
         if not (isinstance(rng.low, A.Int) and isinstance(rng.high, A.Int)) or not 1 <= lo <= hi:
             self.sink.error(codes.WRONG_KIND, "the number of activation dice is a range of whole numbers such as 1..3",
                             rng.span)
-        return A.ActivationDice(self.span(meta), lo, hi, c[1], int(str(c[2])))
+        return A.ActivationDice(self.span(meta), lo, hi, c[1], int(str(c[2])),
+                                tuple(x.data for x in c[3:] if isinstance(x, Item) and x.tag == "fewer"))
+
+    @with_meta
+    def fewer_actions(self, meta: Any, c: list[Any]) -> Item:
+        return Item("fewer", self.span(meta), (int(str(c[0])), str(c[1])))
 
     @with_meta
     def derived_situation(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
@@ -243,11 +248,30 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def eff_attack(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]) if len(c) > 1 else None)
+        at = next((x for x in c[1:] if isinstance(x, Item)), None)
+        names = [x for x in c[1:] if not isinstance(x, Item)]
+        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(names[0]) if names else None,
+                              engaged_only=at is not None and at.tag == "engaged",
+                              spares=at.data if at is not None and at.tag == "not" else None)
 
     @with_meta
     def eff_attack_without(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]), without=True)
+        at = next((x for x in c[2:] if isinstance(x, Item)), None)
+        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]), without=True,
+                              engaged_only=at is not None and at.tag == "engaged",
+                              spares=at.data if at is not None and at.tag == "not" else None)
+
+    @with_meta
+    def at_engaged(self, meta: Any, c: list[Any]) -> Item:
+        return Item("engaged", self.span(meta), None)
+
+    @with_meta
+    def at_not(self, meta: Any, c: list[Any]) -> Item:
+        return Item("not", self.span(meta), str(c[0]))
+
+    @with_meta
+    def eff_disengages(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "disengage")
 
     @with_meta
     def eff_test(self, meta: Any, c: list[Any]) -> A.ActionEffect:
@@ -263,7 +287,7 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def eff_engage(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "engage", str(c[1]), c[0])
+        return A.ActionEffect(self.span(meta), "engage", str(c[1]), c[0], also=tuple(str(x) for x in c[2:]))
 
     @with_meta
     def eff_sets(self, meta: Any, c: list[Any]) -> A.ActionEffect:
@@ -281,6 +305,9 @@ class GameBuilder(BuilderBase):
     def duration(self, c: list[Any]) -> str:
         return str(c[0])
 
+    def until_own_turn(self, c: list[Any]) -> str:
+        return "own turn"
+
     def until_passed(self, c: list[Any]) -> Until:
         return Until(c[0])
 
@@ -289,7 +316,8 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def combat(self, meta: Any, c: list[Any]) -> A.Combat:
-        return A.Combat(self.span(meta), str(c[0]), str(c[1]))
+        names = [str(x) for x in c]
+        return A.Combat(self.span(meta), names[0], names[-1], names[1] if len(names) > 2 else None)
 
     @with_meta
     def at_end(self, meta: Any, c: list[Any]) -> A.AtEnd:
@@ -297,6 +325,18 @@ class GameBuilder(BuilderBase):
         failing = next((x for x in c if isinstance(x, A.ActionEffect)), None)
         cond, test = (exprs[0], exprs[1]) if len(exprs) > 1 else (None, exprs[0])
         return A.AtEnd(self.span(meta), str(c[0]), cond, test, failing)
+
+    @with_meta
+    def at_end_takes(self, meta: Any, c: list[Any]) -> A.AtEnd:
+        exprs = [x for x in c[1:] if not isinstance(x, (A.ActionEffect, Token, str, Item))]
+        cond, value = (exprs[0], exprs[1]) if len(exprs) > 1 else (None, exprs[0])
+        cases = tuple(x.data for x in c if isinstance(x, Item) and x.tag == "case")
+        return A.AtEnd(self.span(meta), str(c[0]), cond, value, None, True,
+                       tuple(x for x in c if isinstance(x, A.ActionEffect)), cases)
+
+    @with_meta
+    def at_end_case(self, meta: Any, c: list[Any]) -> Item:
+        return Item("case", self.span(meta), (unquote(str(c[0])), tuple(x for x in c[1:] if isinstance(x, A.ActionEffect))))
 
     @with_meta
     def reaction(self, meta: Any, c: list[Any]) -> A.Reaction:

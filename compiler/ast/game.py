@@ -60,10 +60,15 @@ class ActionEffect:
 
     ``kind`` is ``move`` (up to ``value`` toward its ``goal``: ``enemy``, the nearest enemy;
     ``away``, away from it; ``nearest objective``; ``objective``, the one ``name``), ``attack`` (the attack
-    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given),
-    ``engage`` (an enemy within ``value``; both get the status ``name``), ``lowers`` (the counter
+    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given, or,
+    ``without``, only the weapons with no value of that stat, at an enemy the unit is engaged with;
+    only at enemies it is engaged with when ``engaged_only``, never at one holding the status
+    ``spares``),
+    ``engage`` (an enemy within ``value``; both get the status ``name`` and the ``also`` statuses
+    while engaged), ``disengage`` (the unit leaves every engagement), ``lowers`` (the counter
     ``name`` by the whole number ``value``), ``sets`` (the status
-    ``name`` on the acting unit, until the end of ``period`` if given), ``clears`` (the status
+    ``name`` on the acting unit, until the end of ``period`` if given; ``own turn``: the end of the
+    unit's side's next player turn), ``clears`` (the status
     ``name`` ends), ``tests`` (the test ``value``; on a failure the rest does not happen) or,
     after ``failing:``, ``destroyed``.
     """
@@ -79,6 +84,9 @@ class ActionEffect:
     #: ``attack NAME without Range``: only the weapons with no ``stat`` (close-combat weapons), at an
     #: enemy the unit is engaged with
     without: bool = False
+    engaged_only: bool = False  # ``attack melee at engaged enemies``
+    spares: str | None = None  # ``attack shooting at enemies not fire_locked``: a status whose holders are no target
+    also: tuple[str, ...] = ()  # ``engage within 6" as engaged and pinned``: the further statuses an engagement sets
 
     @property
     def reach(self) -> str | None:
@@ -154,11 +162,13 @@ class Counter:
 
 @dataclass(frozen=True, slots=True)
 class Combat:
-    """``combat assault in order of I``: every engagement fights with an attack sequence."""
+    """``combat assault [without Range] in order of I``: every engagement fights with an attack
+    sequence (``without``: only with the weapons that have no value of that stat)."""
 
     span: Span
     attack: str
     order: str
+    without: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +180,11 @@ class AtEnd:
     condition: Expr | None
     test: Expr
     failing: ActionEffect | None = None
+    #: ``takes casualty_test(Ld), clears s_points`` then ``on "pinned": sets pinned``: the value is drawn
+    #: from its exact law, ``effects`` follow whatever it is, and the case of that value after them
+    takes: bool = False
+    effects: tuple[ActionEffect, ...] = ()
+    cases: tuple[tuple[str, tuple[ActionEffect, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +213,7 @@ class ActivationDice:
     high: int
     test: Expr
     bust: int
+    fewer: tuple[tuple[int, str], ...] = ()  # ``, 2 fewer actions when pinned``: a status costs actions
 
 
 @dataclass(frozen=True, slots=True)

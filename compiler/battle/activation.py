@@ -82,12 +82,13 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
             return
         unit = left.pop(i)
         p = battle.rules.odds(dice.test, unit, None)
+        fewer = sum(n for n, status in dice.fewer if unit.has(status))  # ``2 fewer actions when pinned``
         if greedy:
-            j = 0 if len(counts) == 1 else _greedy_dice(battle, counts, p, dice.bust, len(left))
+            j = 0 if len(counts) == 1 else _greedy_dice(battle, counts, p, dice.bust, len(left), fewer)
         else:
             j = battle.choose(Choice("dice", side, unit.label, f"How many activation dice for {unit.label}?",
                                      tuple(Option(str(n), n) for n in counts),
-                                     lambda: [_dice_value(n, p, dice.bust, len(left)) for n in counts]))
+                                     lambda: [_dice_value(n, p, dice.bust, len(left), fewer) for n in counts]))
         k = counts[j]
         successes = battle.chance(binomial(k, p), "activation")
         bust = k - successes >= dice.bust
@@ -97,27 +98,28 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
                         chance=round(float(p), 6))
         if bust:
             return
-        for _ in range(successes):
+        for _ in range(max(0, successes - fewer)):
             if not unit.alive or st.over or not battle.act(unit, phase):
                 break
 
 
-def _greedy_dice(battle: Battle, counts: list[int], p: float, bust: int, waiting: int) -> int:
+def _greedy_dice(battle: Battle, counts: list[int], p: float, bust: int, waiting: int, fewer: int = 0) -> int:
     """The greedy policy's number of activation dice (its index in ``counts``), kept per situation."""
-    key = (counts[0], len(counts), p, bust, waiting)
+    key = (counts[0], len(counts), p, bust, waiting, fewer)
     found = battle.memos.dice.get(key)
     if found is None:
-        values = [_dice_value(n, p, bust, waiting) for n in counts]
+        values = [_dice_value(n, p, bust, waiting, fewer) for n in counts]
         found = battle.memos.dice.keep(key, values.index(max(values)))
     battle.choices.append(found)
     return found
 
 
-def _dice_value(n: int, p: float, bust: int, waiting: int) -> float:
-    """What rolling ``n`` activation dice is worth: the actions expected without a bust, less one
-    action for each unit still waiting when the dice go bust (each die succeeds with chance ``p``)."""
+def _dice_value(n: int, p: float, bust: int, waiting: int, fewer: int = 0) -> float:
+    """What rolling ``n`` activation dice is worth: the actions expected without a bust (``fewer``
+    taken off them), less one action for each unit still waiting when the dice go bust (each die
+    succeeds with chance ``p``)."""
     worth = 0.0
     for s in range(n + 1):
         chance = comb(n, s) * p ** s * (1 - p) ** (n - s)
-        worth += chance * (-float(waiting) if n - s >= bust else float(s))
+        worth += chance * (-float(waiting) if n - s >= bust else float(max(0, s - fewer)))
     return worth

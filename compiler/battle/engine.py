@@ -30,7 +30,7 @@ from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
-from compiler.battle.turns import counter_range, counters_fall, counters_on, rally, remove_marked, roll_initiative
+from compiler.battle.turns import counter_range, counters_fall, counters_on, rally, remove_marked, roll_initiative, outcome_law
 from compiler.battle.victory import Referee, outcome_fields
 
 Listener = Callable[[dict[str, Any]], None]
@@ -270,7 +270,8 @@ class Battle:
         if self.state.table is None:
             sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
                    tuple(unit.values.items()) if unit.values else (),
-                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
+                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
+                           tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                           for f in self.state.units if f.side != side and f.models > 0]),
                    holding(self.state, unit))  # as signature() makes it
         else:
@@ -298,7 +299,8 @@ class Battle:
             if i is None:
                 values = est.actions(key, unit, actions)[:len(offer[1])]
                 i = offer[2] = values.index(max(values))
-            self.choices.append(i)
+            if len(offer[1]) > 1:  # as choose() records: a choice of one option is no answer
+                self.choices.append(i)
         else:
             i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
                                    offer[1], lambda: est.actions(key, unit, actions)[:len(offer[1])]))
@@ -383,6 +385,7 @@ class Battle:
             return
         attack = self.rules.model.get(c.attack)
         assert isinstance(attack, A.Attack)
+        reach = "-" + c.without if c.without else None  # `without Range`: the close combat profiles
         fighters.sort(key=lambda u: (-self.estimates.stat(u, c.order), u.side != st.active, u.uid))
         for u in fighters:
             foes = [st.unit(i) for i in u.engaged if st.unit(i).alive]
@@ -392,8 +395,9 @@ class Battle:
             if len(foes) > 1:
                 target = foes[self.choose(Choice("target", u.side, u.label, f"{attack.title}: strike which enemy unit?",
                                                  tuple(Option(f.label, f.uid) for f in foes),
-                                                 lambda: [self.estimates.expected(attack, u, f) for f in foes]))]
-            self.strike(attack, u, target, shot=False)
+                                                 lambda: [self.estimates.expected(attack, u, f, reach=reach)
+                                                          for f in foes]))]
+            self.strike(attack, u, target, reach, shot=False)
 
     # -- the end -----------------------------------------------------------------------------
 
@@ -405,13 +409,19 @@ class Battle:
                 continue
             for unit in [u for u in st.units if u.models > 0]:
                 key = (id(end), unit.profile, unit.models, unit.started, tuple(unit.statuses),
-                       tuple(unit.values.items()) if unit.values else ())
+                       tuple(unit.values.items()) if unit.values else (), unit.lost_this_turn)
                 p = self.memos.ends.get(key)
                 if p is None:
                     held = end.condition is None or self.rules.chance(end.condition, unit, None) >= 1.0
-                    p = self.memos.ends.keep(key, self.rules.odds(end.test, unit, None) if held else -1.0)
+                    p = self.memos.ends.keep(key, (0 if end.takes else self.rules.odds(end.test, unit, None))
+                                             if held else -1.0)
                 if p < 0:
                     continue  # the condition does not hold: no test
+                if end.takes:
+                    self.take(end, unit)
+                    if st.over:
+                        return
+                    continue
                 passed = self.chance(bernoulli(p), "test") == 0
                 if self.record:
                     rule = end.test.func if isinstance(end.test, A.Call) else ""
@@ -421,6 +431,22 @@ class Battle:
                 if st.over:
                     return
         self.referee.settle()
+
+    def take(self, end: A.AtEnd, unit: Unit) -> None:
+        """``each unit … takes casualty_test(Ld), clears s_points`` with ``on "pinned": …`` cases: the
+        value is drawn from its exact law (one chance node), the effects after ``takes`` happen
+        whatever it is, then those of its case."""
+        labels, law = outcome_law(self, end.test, unit)
+        i = self.chance(law, "test") if len(labels) > 1 else 0
+        value = labels[law.values[i]]
+        if self.record:
+            rule = end.test.func if isinstance(end.test, A.Call) else ""
+            self.emit("test", rule=rule, unit=unit.label, result=value, chance=round(float(law.probabilities[i]), 6),
+                      passed=None)
+        for effects in (end.effects, next((e for v, e in end.cases if v == value), ())):
+            for effect in effects:
+                if not unit.alive or self.state.over or not EFFECTS[effect.kind](self, unit, effect, None):
+                    return
 
     def period_ends(self, period: str) -> None:
         """``period`` (a phase, a player's turn, a game turn) ends: its tests and scores, then its
@@ -438,6 +464,8 @@ class Battle:
                 self.referee.period_ends(period)
         if st.timed or period != "phase":
             st.expire(period)
+        if period == "turn":
+            st.turn_begins()
 
 
 #: Who acts when, by the name a game's ``activation`` line gives (filled by

@@ -37,32 +37,41 @@ class EstimateMemos:
 class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
-    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "sig", "_view", "_view_sig", "lean",
-                 "lean_engage")
+    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view", "_view_sig",
+                 "lean", "lean_engage")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
         self.rules, self.game, self.state, self.memos = rules, game, state, memos
-        self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
+        # how engaged units fight: the game's combat, else an attack made only at engaged enemies
+        fights: list[tuple[str | None, str | None]] = [(c.attack, "-" + c.without if c.without else None)
+                                                       for p in game.phases for c in p.combats]
+        fights += [(e.name, e.reach) for p in game.phases for a in p.actions
+                   for e in a.effects if e.kind == "attack" and e.engaged_only and e.name]
+        self.combat_attack: str | None = fights[0][0] if fights else None
+        self.combat_reach: str | None = fights[0][1] if fights else None
         #: the acting unit's signature while it holds (the engine clears it when the state changes)
         self.sig: tuple[Unit, Signature] | None = None
         #: what the acting unit sees (:meth:`view`), kept while its signature holds (the same object)
         self._view: View | None = None
         self._view_sig: Signature | None = None
-        # On a table without objectives, what a move is worth reads of the enemies only what the
-        # later actions weigh at a hypothetical distance (:meth:`move_key`); a status held for a
-        # reaction weighs the whole state (its reaction and what it bars), and so does a move
-        # whose end takes objectives.
+        # On a table without objectives, a move's worth reads of the enemies only what the later
+        # actions weigh at a hypothetical distance (:meth:`move_key`) when those actions only
+        # attack (every enemy in reach a target), test, engage, set, clear or lower; a status held
+        # for a reaction weighs the whole state (its reaction and what it bars), and so does a
+        # move whose end takes objectives, an attack that picks its targets, or leaving a fight.
         later = [a for p in game.phases for a in p.actions if not any(e.kind == "move" for e in a.effects)]
         reacts = {r.requires for r in game.reactions}
-        self.lean = state.table is not None and not state.objectives and not any(
-            e.kind == "sets" and e.name in reacts for a in later for e in a.effects)
+        self.lean = state.table is not None and not state.objectives and all(
+            e.kind in _LEAN_KINDS and not (e.kind == "attack" and picky(e)) and not (e.kind == "sets" and e.name in reacts)
+            for a in later for e in a.effects)
         self.lean_engage = any(e.kind == "engage" for a in later for e in a.effects)
 
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
         """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
         weapon); with ``reach``, only those whose stat of that name reaches the target (``-STAT``:
-        only those without that stat, at a target in contact).  Kept per profiles, weapons and gap."""
+        only those with no value of that stat, such as ``Range -``, at a target in contact).  Kept per
+        profiles, weapons and gap."""
         gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
         key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
         found = self.memos.weapons.get(key)
@@ -71,7 +80,7 @@ class Estimates:
             found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
             if reach is not None and reach.startswith("-"):  # close-combat weapons, at an enemy in contact
                 assert gap is not None
-                found = tuple(w for w in found if w is not None and gap <= 0 and not self.rules.reach(w, reach[1:]))
+                found = tuple(w for w in found if w is not None and gap <= 0 and self.rules.reach(w, reach[1:]) < 0)
             elif reach is not None:
                 assert gap is not None
                 found = tuple(w for w in found if w is not None and self.rules.reach(w, reach) >= gap)
@@ -130,7 +139,8 @@ class Estimates:
             return self._can_attack(unit, action)
         distance = self.state.distance
         key = (action.id, unit.profile, unit.weapons, bool(unit.engaged),
-               tuple([(f.profile, distance(unit, f)) for f, _ in self.in_sight(unit)[0]]))
+               tuple([(f.profile, distance(unit, f), targeted(unit, f, action.effects))
+                      for f, _ in self.in_sight(unit)[0]]))
         found = self.memos.can.get(key)
         if found is None:
             found = self.memos.can.keep(key, self._can_attack(unit, action))
@@ -143,19 +153,34 @@ class Estimates:
             if e.without and not unit.engaged:
                 return False  # close-combat weapons strike only an enemy the unit is engaged with
             attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
-            if isinstance(attack, A.Attack) and not any(w for w, _ in self.volleys(unit, attack, e.reach)):
+            if isinstance(attack, A.Attack) and picky(e) and not any(
+                    self.weapons(attack, unit, f, e.reach, d) for (f, _), d in zip(self.view(unit).seen,
+                                                                                     self.view(unit).distances)
+                    if target_of(unit, f, e)):
+                return False
+            if isinstance(attack, A.Attack) and not picky(e) and not any(w for w, _ in self.volleys(unit, attack, e.reach)):
                 return False
         return True
 
-    def charge(self, unit: Unit, target: Unit, extra: tuple[str, ...]) -> float:
+    def charge(self, unit: Unit, target: Unit, extra: tuple[str, ...], engaged: tuple[str, ...] = ()) -> float:
         """What ``unit`` engaging ``target`` is worth: the first round of the game's combat, its
-        blows less the target's."""
+        blows (holding the statuses ``extra``) less the target's (holding ``engaged``, the statuses
+        the engagement sets)."""
         attack = self.rules.model.get(self.combat_attack or "")
         if not isinstance(attack, A.Attack):
             return 0.0
-        engaged = tuple(x for x in extra[-1:] if x)
-        return (self.expected(attack, unit, target, 0.0, extra)
-                - self.expected(attack, target, unit, 0.0, engaged))
+        return (self.expected(attack, unit, target, 0.0, extra, reach=self.combat_reach)
+                - self.expected(attack, target, unit, 0.0, engaged, reach=self.combat_reach))
+
+    def escape(self, unit: Unit) -> float:
+        """What leaving its engagements is worth to ``unit``: the blows of the game's fight it no
+        longer takes, one round from each enemy it is engaged with."""
+        attack = self.rules.model.get(self.combat_attack or "")
+        if not isinstance(attack, A.Attack):
+            return 0.0
+        st = self.state
+        return sum(self.expected(attack, st.unit(uid), unit, 0.0, tuple(st.unit(uid).engaged_as),
+                                 reach=self.combat_reach) for uid in unit.engaged if st.unit(uid).alive)
 
     def blows(self, unit: Unit, target: Unit, action: A.Action | None) -> float:
         """What the close-combat attacks of ``action`` (``attack … without Range``) are expected to
@@ -205,22 +230,26 @@ class Estimates:
                     best = max([best] + [p * self.expected(attack, unit, f, 0.0, reach=e.reach) for f, p in contact])
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
-                if isinstance(attack, A.Attack) and distance is not None:  # equal enemies are worth the same
-                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.reach, cover=cover)
-                                         for f, cover in self.view(unit).distinct])
-                elif isinstance(attack, A.Attack):
+                if isinstance(attack, A.Attack) and distance is None and not picky(e):  # every enemy in sight
                     best = max([best] + [x for _, x in self.volleys(unit, attack, e.reach)])
+                elif isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
+                    foes = self.in_sight(unit)[1 if distance is not None and not picky(e) else 0]
+                    best = max([best] + [self.expected(attack, unit, f, distance, reach=e.reach, cover=cover)
+                                         for f, cover in foes if target_of(unit, f, e)])
+            elif e.kind == "disengage":
+                best = max(best, self.escape(unit))
             elif e.kind == "engage" and e.value is not None:
                 near = st.nearest_enemy(unit)
                 law = law_of(self.rules.value(e.value, unit, distance if distance is not None or near is None
                                               else st.distance(unit, near)))
-                extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
+                engaged = engagement(e)
+                extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + engaged
                 contact = [(f, reached(law, st.distance(unit, f) if distance is None else distance))
                            for f in st.enemies(unit)]
                 contact = [(f, p) for f, p in contact if p > 0]  # each enemy the charge may reach, and its chance
                 if not contact:
                     return -1e-3  # nobody to engage: declaring it would do nothing
-                best = max([best] + [p * self.charge(unit, f, extra) for f, p in contact])
+                best = max([best] + [p * self.charge(unit, f, extra, engaged) for f, p in contact])
         return -1e-3 if stays and best <= 0 else best  # on a tie, hold still and keep the unit free
 
     def forgone(self, unit: Unit, action: A.Action, status: str) -> float:
@@ -239,10 +268,9 @@ class Estimates:
     def stays_put(self, unit: Unit, value: A.Expr) -> bool:
         """Whether the greedy move of ``value`` inches toward the nearest enemy is 0": nothing it
         could do from nearer is worth more than what it can do from where it stands."""
-        v = self.view(unit)
-        if v.nearest is None:
+        foe, gap = self.nearest(unit)
+        if foe is None:
             return True
-        gap = v.gap
         steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
         if len(steps) == 1:
             return True
@@ -251,10 +279,9 @@ class Estimates:
 
     def taken(self, unit: Unit, value: A.Expr) -> float:
         """What the greedy move of ``value`` inches toward the nearest enemy gains in objectives."""
-        v = self.view(unit)
-        if v.nearest is None or not self.state.objectives:
+        foe, gap = self.nearest(unit)
+        if foe is None or not self.state.objectives:
             return 0.0
-        gap = v.gap
         steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
         values = self.moves(unit, gap, steps)
         best = steps[values.index(max(values))]
@@ -393,7 +420,8 @@ class Estimates:
                               tuple(f.values.items()), st.cover(unit, f), st.cover(f, unit))
                              for f in st.enemies(unit)])
         return ("lean", unit.profile, unit.models, unit.wounds, unit.doomed, unit.weapons, unit.started, unit.points,
-                tuple(sorted(unit.statuses)), tuple(unit.values.items()), self.view(unit).kinds, enemies)
+                tuple(sorted(unit.statuses)), tuple(unit.values.items()), tuple(unit.engaged), self.view(unit).kinds,
+                enemies)
 
     def signature(self, unit: Unit) -> Signature:
         """What an estimate for ``unit`` depends on: it, its wounds and statuses, and the enemies
@@ -449,6 +477,34 @@ class Estimates:
         return [v + lean * d for v, d in zip(values, steps)]
 
 
+#: The kinds of effect a lean key of a move's worth can weigh (see ``Estimates.lean``).
+_LEAN_KINDS = frozenset({"attack", "tests", "engage", "sets", "clears", "lowers"})
+
+
+def engagement(effect: A.ActionEffect) -> tuple[str, ...]:
+    """The statuses an ``engage`` effect sets on both units (``as engaged and pinned``)."""
+    return ((effect.name,) if effect.name else ()) + effect.also
+
+
+def picky(effect: A.ActionEffect) -> bool:
+    """Whether an attack effect chooses its targets by more than reach (``at engaged enemies``,
+    ``at enemies not STATUS``)."""
+    return effect.engaged_only or effect.spares is not None
+
+
+def target_of(unit: Unit, foe: Unit, effect: A.ActionEffect) -> bool:
+    """Whether ``foe`` may be a target of ``unit``'s attack ``effect``: one it is engaged with, for
+    ``at engaged enemies``; one not holding the status, for ``at enemies not STATUS``."""
+    if effect.engaged_only and foe.uid not in unit.engaged:
+        return False
+    return effect.spares is None or effect.spares not in foe.statuses
+
+
+def targeted(unit: Unit, foe: Unit, effects: Sequence[A.ActionEffect]) -> tuple[bool, ...]:
+    """Which of ``effects`` (those that pick targets by more than reach) may aim at ``foe``."""
+    return tuple(target_of(unit, foe, e) for e in effects if e.kind == "attack" and picky(e))
+
+
 def reached(law: Law, gap: float) -> float:
     """The chance that a reach of law ``law`` comes to ``gap`` inches or more."""
     return sum(float(p) for v, p in zip(law.values, law.probabilities) if v >= gap)
@@ -463,12 +519,14 @@ def signature(state: State, unit: Unit) -> Signature:
     if state.table is not None:
         return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
-                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y)
+                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
+                        tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                        for f in state.units if f.side != side and f.models > 0]),
                 holding(state, unit))
     return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
-            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
+            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
+                    tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                    for f in state.units if f.side != side and f.models > 0]),
             holding(state, unit))
 

@@ -3,7 +3,8 @@
 ``move up to X toward the nearest objective`` (``toward objective ID``) takes the unit toward
 that objective marker, never past it; ``move up to X away from the enemy`` takes it straight away
 from the nearest enemy (on a line, toward its own edge when they stand together), never off the
-battlefield.  Its side chooses how far (0 to X whole inches, as for a move toward the enemy); on
+battlefield.  Its side chooses how far (0 to X whole inches, as for a move toward the enemy; X a
+roll, ``2d6``, is drawn first, from its exact law); on
 a table the way goes round impassable ground and pays for difficult ground
 (:meth:`~compiler.battle.table.Table.move`).
 
@@ -19,6 +20,8 @@ from compiler import ast as A
 from compiler.battle.engine import Battle
 from compiler.battle.policies import Choice, Option
 from compiler.battle.state import Marker, State, Unit
+from compiler.battle.turns import amount
+from compiler.resolve.core import is_dist
 
 
 def goal_marker(state: State, unit: Unit, effect: A.ActionEffect) -> Marker | None:
@@ -47,6 +50,15 @@ def away_point(battle: Battle, unit: Unit, foe: Unit, inches: float) -> tuple[fl
     return unit.position + dx * reach, unit.y + dy * reach
 
 
+def reach(battle: Battle, value: A.Expr, unit: Unit, distance: float | None) -> int:
+    """The most whole inches a move may go: a roll (``2d6``) is drawn from its exact law, a chance
+    node, each time the unit moves."""
+    found = battle.rules.value(value, unit, distance)
+    if is_dist(found):
+        return max(0, amount(battle, value, unit, {}, "move"))
+    return max(0, int(battle.rules.number(value, unit, distance)))
+
+
 def move_elsewhere(battle: Battle, unit: Unit, effect: A.ActionEffect) -> bool:
     """A move toward an objective or away from the enemy (see the module's docstring).  False when
     there is nothing to move toward or away from."""
@@ -57,7 +69,7 @@ def move_elsewhere(battle: Battle, unit: Unit, effect: A.ActionEffect) -> bool:
     if foe is None and marker is None:
         return False
     near = foe if foe is not None else st.nearest_enemy(unit)
-    most = max(0, int(battle.rules.number(effect.value, unit, None if near is None else st.distance(unit, near))))
+    most = reach(battle, effect.value, unit, None if near is None else st.distance(unit, near))
     est = battle.estimates
 
     def values() -> list[float]:

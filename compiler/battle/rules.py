@@ -142,6 +142,7 @@ class Rules:
         self.exact = exact
         self.situations = set(model.situations)
         self.stats = {s.id for s in model.of_type(A.Stat)}
+        self.statuses = tuple(e.id for e in model.of_type(A.Entry) if e.kind == "status" and e.id not in self.situations)
         sit = model.situations.get("distance")
         self.distance_range = int_range(sit.range) if sit is not None and sit.range is not None else None
         self._volleys: dict[tuple[Any, ...], Law] = {}
@@ -246,14 +247,15 @@ class Rules:
         return ok
 
     def reach(self, weapon: str, stat: str) -> float:
-        """How far ``weapon`` reaches by its stat ``stat`` (``Range 24"``); 0 without one."""
+        """How far ``weapon`` reaches by its stat ``stat`` (``Range 24"``); -1 without one (``Range -``,
+        or no such stat: a blade reaches nobody, not even an enemy in base contact)."""
         key = ("reach", weapon, stat)
         found = self._values.get(key)
         if found is None:
             profile = self.model.profiles.get(weapon)
             sv = profile.stat(stat) if profile is not None else None
             value = sv.value if sv is not None else None
-            found = self._values[key] = float(value) if isinstance(value, (int, Fraction)) else 0.0
+            found = self._values[key] = float(value) if isinstance(value, (int, Fraction)) else -1.0
         return float(found)
 
     def _resolve(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
@@ -300,7 +302,9 @@ class Rules:
         """What an expression worked out for ``unit`` may read: its stats, models, started, points."""
         profile = self.model.profiles[unit.profile]
         env: dict[str, Any] = {s.stat: stat_value(s) for s in profile.stats if s.kind != "dice"}
-        env.update(models=unit.models, started=unit.started, points=unit.points)
+        env.update(models=unit.models, started=unit.started, points=unit.points, lost_this_turn=unit.lost_this_turn)
+        for status in self.statuses:  # a status the rules name reads yes while the unit holds it
+            env.setdefault(status, status in unit.statuses)
         if distance is not None:
             env["distance_to_enemy"] = int(round(distance))
         return env
@@ -370,7 +374,8 @@ class Rules:
 def _value_key(expr: A.Expr, unit: Unit, distance: float | None) -> tuple[Any, ...]:
     """What :meth:`Rules.value` keeps a value under: the expression, the unit's numbers and statuses, the distance."""
     return (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
-            None if distance is None else int(round(distance)), tuple(unit.values.items()) if unit.values else ())
+            None if distance is None else int(round(distance)), tuple(unit.values.items()) if unit.values else (),
+            unit.lost_this_turn)
 
 
 def removal_step(attack: A.Attack) -> str:

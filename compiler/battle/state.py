@@ -18,8 +18,9 @@ from typing import Any
 from compiler.battle.table import Table
 
 #: How long a status lasts: until the end of the phase, of the player turn, of the game turn,
-#: or (``""``) until something removes it; ``"passed"``: until the unit passes a test (its ``until``).
-PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed")
+#: or (``""``) until something removes it; ``"passed"``: until the unit passes a test (its ``until``);
+#: ``"own turn"``: until the end of the next player turn of the unit's own side.
+PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed", "own turn")
 
 
 @dataclass(slots=True)
@@ -37,13 +38,19 @@ class Unit:
     position: float
     statuses: dict[str, str] = field(default_factory=dict)  # status → the period it lasts
     engaged: list[int] = field(default_factory=list)  # uids of the enemy units it is locked with
-    engaged_as: str | None = None  # the status an engagement sets
+    engaged_as: tuple[str, ...] = ()  # the statuses an engagement sets (held while engaged)
     wounds: int = 0  # wounds taken by the model in front (the next to be removed)
     values: dict[str, Any] = field(default_factory=dict)  # situation → its value for this unit (its order, a counter)
     until: dict[str, Any] = field(default_factory=dict)  # status → the test that ends it (``until passed``)
     doomed: int = 0  # casualties marked this phase, removed when it ends (``casualties removed at end of phase``)
     y: float = 0.0  # on a table: inches up from the first side's edge (``position`` is across); 0 on a line
     spent: bool = False  # it spent its action (a reaction) and does not act again this game turn
+    turn_start: int = -1  # its models when the player turn began (-1: the first turn, ``started``)
+
+    @property
+    def lost_this_turn(self) -> int:
+        """The models it lost since the player turn began."""
+        return max(0, (self.turn_start if self.turn_start >= 0 else self.started) - self.models)
 
     @property
     def alive(self) -> bool:
@@ -56,7 +63,7 @@ class Unit:
         """A copy that shares nothing that changes (its statuses, engagements, values)."""
         return Unit(self.uid, self.side, self.label, self.profile, self.weapons, self.models, self.started,
                     self.points, self.position, dict(self.statuses), list(self.engaged), self.engaged_as,
-                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent)
+                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent, self.turn_start)
 
     def snapshot(self) -> dict[str, Any]:
         return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position, "y": self.y,
@@ -160,10 +167,18 @@ class State:
         return sum(u.models for u in self.units if u.side == side)
 
     def expire(self, period: str) -> None:
-        """Statuses that last until the end of ``period`` end now."""
+        """Statuses that last until the end of ``period`` end now (at the end of a player turn, those
+        of the active side's units that last until the end of their own next turn too)."""
         for u in self.units:
             if u.statuses and period in u.statuses.values():
                 u.statuses = {k: v for k, v in u.statuses.items() if v != period}
+            if period == "turn" and u.side == self.active and u.statuses and "own turn" in u.statuses.values():
+                u.statuses = {k: v for k, v in u.statuses.items() if v != "own turn"}
+
+    def turn_begins(self) -> None:
+        """A player turn begins: the losses of the turn are counted from here."""
+        for u in self.units:
+            u.turn_start = u.models
 
     def remove_models(self, unit: Unit, n: int) -> int:
         """Remove up to ``n`` models; a unit with none left leaves every engagement."""
@@ -182,13 +197,22 @@ class State:
         unit.wounds = 0
         unit.doomed = 0
         unit.statuses = {}
+        self.disengage(unit)
+
+    def disengage(self, unit: Unit) -> None:
+        """``unit`` leaves every engagement; it, and each enemy left engaged with nobody, no longer
+        holds the statuses its engagements set."""
         for uid in unit.engaged:
             other = self.units[uid]
             if unit.uid in other.engaged:
                 other.engaged.remove(unit.uid)
-            if not other.engaged and other.engaged_as is not None:
-                other.statuses.pop(other.engaged_as, None)
-        unit.engaged = []
+            if not other.engaged:
+                for name in other.engaged_as:
+                    other.statuses.pop(name, None)
+                other.engaged_as = ()
+        for name in unit.engaged_as:
+            unit.statuses.pop(name, None)
+        unit.engaged, unit.engaged_as = [], ()
 
     def snapshot(self) -> dict[str, Any]:
         out: dict[str, Any] = {"turn": self.turn, "active": self.sides[self.active],

@@ -201,3 +201,38 @@ def counters_fall(battle: Battle, period: str) -> None:
             for u in battle.state.units:
                 if u.models > 0 and c.situation in u.values:
                     change_counter(battle, u, c.situation, -c.falls, f"end of {period}")
+
+
+def outcome_law(battle: Battle, expr: A.Expr, unit: Unit) -> tuple[tuple[Any, ...], Law]:
+    """The values ``expr`` may take for ``unit`` (yes/no for a test) and the exact law of their
+    indices, kept per state."""
+    key = ("outcomes", id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
+           tuple(unit.values.items()) if unit.values else (), unit.lost_this_turn)
+    found = battle.memos.outcomes.get(key)
+    if found is None:
+        rules = battle.rules
+        ev = rules.evaluator(rules.situation(unit, None))
+        value = ev.evaluate(expr, rules.env_in(ev, unit, None))
+        faces: dict[Any, Any] = value.probabilities() if is_dist(value) else {unwrap(value): Fraction(1)}
+        merged: dict[Any, Any] = {}
+        for k, p in faces.items():
+            label = _label(k)
+            merged[label] = merged.get(label, 0) + p
+        items = sorted(((k, p) for k, p in merged.items() if p), key=lambda kp: str(kp[0]))
+        cum: list[float] = []
+        acc = 0.0
+        for _, p in items:
+            acc += float(p)
+            cum.append(acc)
+        law = Law(tuple(range(len(items))), tuple(cum), 0.0, tuple(p for _, p in items))
+        found = battle.memos.outcomes.keep(key, (tuple(k for k, _ in items), law))
+    return found
+
+
+def _label(k: Any) -> Any:
+    """A value's label for a case: a test's outcome as "passed"/"failed", a word as itself."""
+    success = getattr(k, "success", None)
+    if isinstance(success, bool):
+        return "passed" if success else "failed"
+    v = unwrap(k)
+    return ("yes" if v else "no") if isinstance(v, bool) else str(v)

@@ -18,7 +18,7 @@ from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
-UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy"})
+UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn"})
 
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot")
@@ -46,9 +46,10 @@ def check_battles(ctx: Context) -> None:
 
 
 def unit_scope(ctx: Context, owner: str) -> Scope:
-    """The names an expression worked out for one unit may read: its stats and :data:`UNIT_NAMES`."""
+    """The names an expression worked out for one unit may read: its stats, :data:`UNIT_NAMES` and
+    the statuses (yes while the unit holds one)."""
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
-    return Scope(ctx, owner, stats | UNIT_NAMES)
+    return Scope(ctx, owner, stats | UNIT_NAMES | _statuses(ctx))
 
 
 def _statuses(ctx: Context) -> set[str]:
@@ -83,15 +84,28 @@ def _attack(ctx: Context, name: str, span: Span) -> None:
                        "end it with a step such as: killed = unsaved removes target")
 
 
-def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> None:
+def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], engages: bool = True) -> None:
     for e in effects:
         if e.kind == "attack" and e.name is not None:
             _attack(ctx, e.name, e.span)
             stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
             if e.stat is not None and e.stat not in stats:
                 _unknown(ctx, "stat", e.stat, e.span, stats, "a weapon reaches as far as one of its stats: within Range")
+            if e.without and e.stat is not None:
+                _weapon_role(ctx, e.name, e.stat, e.span)
+            if e.spares is not None:
+                _status(ctx, e.spares, e.span)
+            if e.engaged_only and not e.without and not engages:
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{owner}' attacks only engaged enemies, but nothing in "
+                               "the game engages", e.span, 'add an action such as: action charge "Charge": '
+                               'engage within 12" as engaged')
+        elif e.kind == "disengage" and not engages:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{owner}' disengages, but nothing in the game engages", e.span,
+                           'add an action such as: action charge "Charge": engage within 12" as engaged')
         elif e.kind in ("sets", "engage", "clears") and e.name is not None:
             _status(ctx, e.name, e.span)
+            for name in e.also:
+                _status(ctx, name, e.span)
         elif e.kind == "lowers" and e.name is not None:
             _counter(ctx, e.name, e.span)
         if e.value is not None:
@@ -100,16 +114,38 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> N
             check_expr(e.until, unit_scope(ctx, owner))
 
 
+def _without(ctx: Context, attack: str, stat: str, span: Span) -> None:
+    """A combat's ``without STAT`` names a stat, and an attack that takes a weapon."""
+    stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    if stat not in stats:
+        _unknown(ctx, "stat", stat, span, stats, "only the weapons with no value of one of their stats strike: "
+                 "without Range")
+    _weapon_role(ctx, attack, stat, span)
+
+
+def _weapon_role(ctx: Context, attack: str, stat: str, span: Span) -> None:
+    """``without STAT`` reads each weapon's profile: the attack must take a weapon."""
+    decl = ctx.ruleset.get(attack)
+    if isinstance(decl, A.Attack) and len(decl.params) < 3:
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"attack '{attack}' takes no weapon, so `without {stat}` has no "
+                       "weapon profile to read", span, "give the attack a weapon role: attack melee(attacker, weapon, "
+                       "defender)")
+
+
 def _game(ctx: Context, game: A.Game) -> None:
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    engages = any(e.kind == "engage" for p in game.phases for a in p.actions for e in a.effects) or \
+        any(e.kind == "engage" for r in game.reactions for e in r.effects)
     for phase in game.phases:
         for act in phase.actions:
-            _effects(ctx, act.id, act.effects)
+            _effects(ctx, act.id, act.effects, engages)
             for name in act.unless:
                 _status(ctx, name, act.span)
         _orders(ctx, game, phase)
         for c in phase.combats:
             _attack(ctx, c.attack, c.span)
+            if c.without is not None:
+                _without(ctx, c.attack, c.without, c.span)
             if c.order not in stats:
                 _unknown(ctx, "stat", c.order, c.span, stats, "combatants strike in the order of a stat")
     for end in game.at_end:
@@ -119,10 +155,12 @@ def _game(ctx: Context, game: A.Game) -> None:
         check_expr(end.test, scope)
         if end.failing is not None and end.failing.name is not None:
             _status(ctx, end.failing.name, end.failing.span)
+        if end.takes:
+            _takes(ctx, game, end)
     for r in game.reactions:
         if r.event not in EVENTS:
             _unknown(ctx, "event", r.event, r.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
-        _effects(ctx, game.id, r.effects)
+        _effects(ctx, game.id, r.effects, engages)
         for name in ((r.requires,) if r.requires is not None else ()) + r.unless:
             _status(ctx, name, r.span)
     _close_combat(ctx, game)
@@ -145,9 +183,42 @@ def _game(ctx: Context, game: A.Game) -> None:
                            "an inch of ground takes at least an inch of move")
     if game.activation_dice is not None:
         check_expr(game.activation_dice.test, unit_scope(ctx, game.id))
+        for _, name in game.activation_dice.fewer:
+            _status(ctx, name, game.activation_dice.span)
     if game.initiative is not None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
+
+
+def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
+    """``each unit … takes VALUE`` and its ``on "…":`` cases: their effects, and each case a value
+    the roll can give (a word the formula it calls gives, "passed"/"failed" for a test) (W861)."""
+    _effects(ctx, game.id, end.effects)
+    seen: set[str] = set()
+    for value, effects in end.cases:
+        _effects(ctx, game.id, effects)
+        if value in seen:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f'the case "{value}" is given twice', end.span,
+                           "give each value one case")
+        seen.add(value)
+    if not isinstance(end.test, A.Call):
+        return  # an expression other than a call: its values are not known before the battle
+    called = end.test.func
+    decl = ctx.ruleset.get(called)
+    if isinstance(decl, A.Test):
+        words = {"passed", "failed"}
+    elif isinstance(decl, A.Formula):
+        parts = [let.value for let in decl.lets] + ([decl.result] if decl.result is not None else [])
+        words = {e.text for p in parts for e in A.sub_expressions(p) if isinstance(e, A.Label)}
+    else:
+        return  # another expression: its values are not known before the battle
+    for value, effects in end.cases:
+        if value not in words:
+            close = did_you_mean(value, words)
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f'"{value}" is never a value of {called}',
+                           effects[0].span if effects else end.span,
+                           f'did you mean "{close}"?' if close else "a case names a value it gives: "
+                           + ", ".join(f'"{w}"' for w in sorted(words)))
 
 
 def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:

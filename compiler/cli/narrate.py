@@ -128,6 +128,9 @@ class Narrator:
             return f"{unit} moves {event['inches']}\": {event['distance']:g}\" from the nearest enemy."
         if kind == "volley":
             return self.volley(event)
+        if kind == "test" and event.get("result") is not None:  # a roll with several outcomes (``takes``)
+            return (f"{unit} takes {a_or_an('test')} {self.cite(event['rule'])}: "
+                    f"{escape(str(event['result']))}, a {chance_words(event['chance'])} chance.")
         if kind == "test":
             verdict = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
             return (f"{unit} takes {a_or_an('test')} {self.cite(event['rule'])}: "

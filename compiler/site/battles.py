@@ -222,6 +222,8 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
         return (f"{event['unit']} ({plural(event['models'], 'model')}) {agree(event['unit'], 'strikes', 'strike')[len(event['unit']) + 1:]} "
                 f"{event['target']}{weapon}: {event['removed']} removed (expected {event['mean']:.2f}), {event['left']} left.",
                 event["rule"])
+    if kind == "test" and event.get("result") is not None:  # a roll with several outcomes (``takes``)
+        return (f"{event['unit']} takes a test: {event['result']} (chance {event['chance']:.1%}).", event["rule"])
     if kind == "test":
         return (f"{event['unit']} {'passes' if event['passed'] else 'fails'} a test "
                 f"(chance {event['chance']:.1%}).", event["rule"])

@@ -1,0 +1,126 @@
+"""Activation dice with a fight: the phase's combat is fought after the units tried, a unit locked
+in it (barred from every action) rolls no dice, and the greedy player tries its units in the order
+listed, as its general path does — the exact law of a small battle, computed here with fractions."""
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+from math import comb
+from typing import Any
+
+import pytest
+
+from compiler.battle import Battle, GreedyPolicy, Rules
+from compiler.battle.exact import solve
+from compiler.driver import compile_text
+
+RULES = '''
+ruleset melee "Melee":
+  version 1.0.0
+stat Ld "Leadership" 2..12
+stat Rd "Readiness" 1..6
+stat W "Wounds" 1..10 role wounds
+test blow(Ld) = roll d6 >= Ld
+test ready(Rd) = roll d6 >= Rd
+status locked "Locked": "In combat."
+status bold "Bold": "It holds its ground."
+attack brawl(attacker, defender) "Brawl":
+  hits = attacker.models each blow(attacker.Ld)
+  killed = hits removes defender
+unit trooper "Trooper":
+  Ld 4  Rd 1  W 1
+unit brute "Brute":
+  Ld 3  Rd 1  W 1
+game g "A game":
+  turns 1
+  activation activation_rolls
+  activation dice 1..1 of ready(Rd), bust on 2 failures
+  phase assault "Assault":
+    must action charge "Charge": engage within 6" as locked unless locked
+    combat brawl in order of Ld
+  victory wipe "Annihilation" by annihilation
+scenario clash "A clash":
+  game g
+  distance 4"
+  first red
+  side red "Red":
+{red}
+  side blue "Blue":
+    5 brute
+'''
+
+
+class PlainGreedy(GreedyPolicy):
+    """The greedy policy asked each choice the general way (no engine shortcut)."""
+
+
+@pytest.fixture(scope="module")
+def duel() -> Any:
+    return model_of("    5 trooper")
+
+
+def model_of(red: str) -> Any:
+    result = compile_text(RULES.format(red=red), "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    return result.rulesets[0]
+
+
+def binomial(n: int, p: Fraction) -> list[Fraction]:
+    return [comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)]
+
+
+def test_the_phase_combat_is_fought_in_each_players_turn(duel: Any) -> None:
+    """Red's troopers charge (one die, always a success); the combat follows in Red's turn and again
+    in Blue's (the brutes, locked, take no action): troopers (Ld 4, blows on 4+) strike first, the
+    brutes (3+) back, each with the models left.  The law of the models left, worked out here."""
+    half, two = Fraction(1, 2), Fraction(2, 3)
+
+    @cache
+    def rounds(red: int, blue: int, left: int) -> dict[tuple[int, int], Fraction]:
+        if left == 0 or red == 0 or blue == 0:
+            return {(red, blue): Fraction(1)}
+        out: dict[tuple[int, int], Fraction] = {}
+        for k, pk in enumerate(binomial(red, half)):
+            b = max(0, blue - k)
+            for j, pj in enumerate(binomial(b, two)):
+                for end, p in rounds(max(0, red - j), b, left - 1).items():
+                    out[end] = out.get(end, Fraction(0)) + pk * pj * p
+        return out
+
+    expected: dict[tuple[Any, ...], Fraction] = {}
+    for (red, blue), p in rounds(5, 5, 2).items():
+        winner = None if red and blue else 0 if red else 1
+        key = (winner, 1, (red, blue))
+        expected[key] = expected.get(key, Fraction(0)) + p
+    assert sum(expected.values()) == 1
+    assert solve(Rules(duel, exact=True), duel.get("clash")).endings == expected
+
+
+def test_a_unit_locked_in_combat_rolls_no_activation_dice(duel: Any) -> None:
+    battle = Battle(Rules(duel), duel.get("clash"), [GreedyPolicy(), GreedyPolicy()], seed=3)
+    battle.run()
+    tried = [(e["side"], e["unit"]) for e in battle.events if e["event"] == "activation"]
+    assert tried == [("red", "Trooper")]  # the brutes, locked in the fight, are not tried
+    assert [e["side"] for e in battle.events if e["event"] == "volley"][:2] == ["red", "red"]
+
+
+def test_a_unit_holding_a_status_that_bars_nothing_still_rolls() -> None:
+    """A status that no action's `unless` names does not keep the unit from its dice."""
+    model = model_of("    5 trooper")
+    battle = Battle(Rules(model), model.get("clash"), [GreedyPolicy(), GreedyPolicy()], seed=3)
+    battle.state.units[0].statuses["bold"] = ""  # held for the game
+    battle.run()
+    assert [(e["side"], e["unit"]) for e in battle.events if e["event"] == "activation"] == [("red", "Trooper")]
+    assert battle.state.units[0].statuses.keys() == {"bold", "locked"}  # it charged
+
+
+def test_the_greedy_player_tries_its_units_in_the_order_listed() -> None:
+    model = model_of("    5 trooper\n    2 brute")
+    plays = []
+    for policy in (GreedyPolicy, PlainGreedy):
+        battle = Battle(Rules(model), model.get("clash"), [policy(), policy()], seed=5)
+        out = battle.run()
+        tried = [e["unit"] for e in battle.events if e["event"] == "activation"]
+        assert tried[:2] == ["Trooper 1", "Brute 2"]
+        plays.append((out, battle.choices, battle.events))
+    assert plays[0] == plays[1]
