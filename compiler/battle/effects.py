@@ -90,7 +90,9 @@ def attack(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
 
 
 def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Unit | None) -> bool:
-    """The attack of ``effect`` against ``target`` (or, None, an enemy chosen among those in reach)."""
+    """The attack of ``effect`` against ``target`` (or, None, an enemy chosen among those in reach).
+    A shooting attack at a given target (a reaction's, at the unit that caused it) is not made when a
+    terrain area that blocks sight stands between them."""
     attack = battle.rules.model.get(effect.name or "")
     assert isinstance(attack, A.Attack)
     est = battle.estimates
@@ -147,6 +149,10 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
                                            for f in foes),
                                      lambda: [est.expected(attack, unit, f, reach=reach) for f in foes]))
         target = foes[i]
+    elif not effect.without and not battle.state.in_sight(unit, target):  # a reaction's fire: never at an unseen enemy
+        if battle.record:
+            battle.emit("out_of_sight", unit=unit.label)
+        return False
     battle.strike(attack, unit, target, reach, shot=not effect.without)  # blows of close combat profiles are no shots
     return True
 

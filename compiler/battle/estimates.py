@@ -17,6 +17,7 @@ from compiler.battle.memo import Memo
 from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle.state import Marker, State, Unit
 from compiler.battle.view import View, look
+from compiler.model.static import int_range
 
 Signature = tuple[Any, ...]
 
@@ -56,7 +57,7 @@ class Estimates:
         self._view_sig: Signature | None = None
         # On a table without objectives, a move's worth reads of the enemies only what the later
         # actions weigh at a hypothetical distance (:meth:`move_key`) when those actions only
-        # attack (every enemy in reach a target), test, engage, set, clear or lower; a status held
+        # attack (every enemy in reach a target), test, engage, set or clear; a status held
         # for a reaction weighs the whole state (its reaction and what it bars), and so does a
         # move whose end takes objectives, an attack that picks its targets, or leaving a fight.
         later = [a for p in game.phases for a in p.actions if not any(e.kind == "move" for e in a.effects)]
@@ -129,6 +130,28 @@ class Estimates:
                                              self.expected(attack, unit, f, d, reach=reach, cover=c))
                                             for (f, c), d in zip(v.seen, v.distances)])
         return found
+
+    def rally(self, unit: Unit, counter: str, by: A.Expr) -> float:
+        """What lowering the unit's counter (``lowers s_points by d6``: by the amount's mean) is
+        worth: how much more its best attack would then remove (none when it would not change)."""
+        held = unit.values.get(counter)
+        if not isinstance(held, int):
+            return 0.0
+        sit = self.rules.model.situations.get(counter)
+        ends = int_range(sit.range) if sit is not None and sit.range is not None else None
+        after = unit.copy()
+        after.values[counter] = max(ends[0] if ends else 0, held - int(self.rules.number(by, unit, None)))
+        if after.values[counter] == held:
+            return 0.0
+        gain = 0.0
+        for a in [a for p in self.game.phases for a in p.actions if not any(unit.has(s) for s in a.unless)]:
+            for e in a.effects:
+                attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                if isinstance(attack, A.Attack):
+                    gain = max([gain] + [self.expected(attack, after, f, reach=e.reach, cover=cover)
+                                         - self.expected(attack, unit, f, reach=e.reach, cover=cover)
+                                         for f, cover in self.in_sight(unit)[0] if target_of(unit, f, e)])
+        return gain
 
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
@@ -238,6 +261,8 @@ class Estimates:
                                          for f, cover in foes if target_of(unit, f, e)])
             elif e.kind == "disengage":
                 best = max(best, self.escape(unit))
+            elif e.kind == "lowers" and e.name is not None and e.value is not None:
+                best = max(best, self.rally(unit, e.name, e.value))
             elif e.kind == "engage" and e.value is not None:
                 near = st.nearest_enemy(unit)
                 law = law_of(self.rules.value(e.value, unit, distance if distance is not None or near is None
@@ -478,7 +503,7 @@ class Estimates:
 
 
 #: The kinds of effect a lean key of a move's worth can weigh (see ``Estimates.lean``).
-_LEAN_KINDS = frozenset({"attack", "tests", "engage", "sets", "clears", "lowers"})
+_LEAN_KINDS = frozenset({"attack", "tests", "engage", "sets", "clears"})
 
 
 def engagement(effect: A.ActionEffect) -> tuple[str, ...]:
