@@ -136,6 +136,7 @@ EVENTS: dict[str, dict[str, object]] = {
     "activation": {"rule": "activation", "unit": "Orks: Ork Boy", "dice": 3, "successes": 2, "bust": False,
                    "chance": 0.5},
     "engage": {"unit": "Orks: Ork Boy", "target": "Space Marines: Space Marine", "status": "locked"},
+    "left_melee": {"unit": "Orks: Ork Boy"},
     "charge_roll": {"unit": "Orks: Ork Boy", "target": "Space Marines: Space Marine", "rolled": 7, "distance": 9.0},
     "out_of_reach": {"unit": "Orks: Ork Boy", "reach": 24.0},
     "out_of_sight": {"unit": "Orks: Ork Boy"},

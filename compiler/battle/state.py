@@ -197,6 +197,11 @@ class State:
         unit.wounds = 0
         unit.doomed = 0
         unit.statuses = {}
+        self.release(unit)
+
+    def release(self, unit: Unit) -> None:
+        """The unit is no longer engaged: each enemy it was locked with lets it go (and loses the
+        engagement's status when it is locked with nobody else); so does the unit."""
         for uid in unit.engaged:
             other = self.units[uid]
             if unit.uid in other.engaged:
@@ -204,6 +209,8 @@ class State:
             if not other.engaged and other.engaged_as is not None:
                 other.statuses.pop(other.engaged_as, None)
         unit.engaged = []
+        if unit.engaged_as is not None:
+            unit.statuses.pop(unit.engaged_as, None)
 
     def snapshot(self) -> dict[str, Any]:
         out: dict[str, Any] = {"turn": self.turn, "active": self.sides[self.active],
