@@ -93,6 +93,12 @@ def test_games_walked_many_at_once_are_the_games_the_engine_plays(wounds: compil
     for out, games in walk.play_many(batch):
         walked[out] += games
     assert walked == played and walk.games == 400
+    batch = game_seed_array(8, 0, 600)  # more, over what is kept (the chance nodes' slices worked out)
+    walked = Counter()
+    for out, games in walk.play_many(batch):
+        walked[out] += games
+    assert walked == Counter(engine(plain, sc, s) for s in batch.tolist())
+    assert walk.flat.sliced > 0
     explored = walk.played
     for i in range(150):  # new games, one at a time, over what is kept (or explored where nothing is)
         seed = game_seed(7, i)

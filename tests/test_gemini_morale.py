@@ -417,3 +417,38 @@ def test_check_refuses_a_case_no_roll_gives_and_an_unknown_status(status: str, t
                           "taking.rules")
     found = [d for d in result.diagnostics if message in d.message]
     assert found and found[0].span.line == line, [(d.code, d.message, d.span.line) for d in result.diagnostics]
+
+
+def test_a_router_stops_at_the_edge_of_the_battlefield_and_the_log_says_how_far_it_went(gemini: Ruleset) -> None:
+    battle, _ = battle_of(gemini, lambda law, what: law.values.index(7) if what == "move" else 0)  # fails to rally
+    blue = battle.state.units[2]
+    blue.statuses, blue.position = {"routing": ""}, 28.0  # 2" from its edge (the line is 30" long)
+    battle.state.active = 0
+    battle.period_ends("turn")
+    assert blue.position == 30.0 and blue.has("routing")
+    assert [e["inches"] for e in battle.events if e["event"] == "move"] == [2]
+
+
+def test_the_morale_rules_count_as_played_by_the_battles(gemini: Ruleset) -> None:
+    from compiler.resolve.coverage import played
+    # the statuses and counters a game sets are what the battle engine may execute
+    assert {"pinned", "routing", "s_points", "close_quarters"} <= played(gemini)
+    from compiler.site.fidelity import PLAYED, fidelity
+    standing = {s.rule.id: s.status for s in fidelity(gemini)}
+    assert {standing[r] for r in ("suppression_in_battle", "quarter_casualties", "pinning", "routing_rule")} == {PLAYED}
+
+
+def test_the_greedy_player_regroups_when_its_s_points_cost_a_shot_more_than_the_shot_is_worth(gemini: Ruleset) -> None:
+    game = gemini.get("turn_structure")
+    assert isinstance(game, A.Game)
+    phase = next(p for p in game.phases if p.actions)
+    picked = {}
+    for held in (0, 1, 3):
+        battle, _ = battle_of(gemini, lambda law, what: 0)
+        red = battle.state.units[0]
+        red.values["s_points"] = held
+        battle.state.active = 0
+        battle.act(red, phase)
+        picked[held] = next(e["action"] for e in battle.events if e["event"] == "action")
+    # 3 S-points leave BS 3 at 0 (a 1, then 3 or less: 1/12 a shot); a regroup sheds 3 on average
+    assert picked == {0: "shoot_action", 1: "shoot_action", 3: "regroup_action"}

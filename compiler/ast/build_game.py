@@ -248,11 +248,30 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def eff_attack(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]) if len(c) > 1 else None)
+        at = next((x for x in c[1:] if isinstance(x, Item)), None)
+        names = [x for x in c[1:] if not isinstance(x, Item)]
+        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(names[0]) if names else None,
+                              engaged_only=at is not None and at.tag == "engaged",
+                              spares=at.data if at is not None and at.tag == "not" else None)
 
     @with_meta
     def eff_attack_without(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]), without=True)
+        at = next((x for x in c[2:] if isinstance(x, Item)), None)
+        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]), without=True,
+                              engaged_only=at is not None and at.tag == "engaged",
+                              spares=at.data if at is not None and at.tag == "not" else None)
+
+    @with_meta
+    def at_engaged(self, meta: Any, c: list[Any]) -> Item:
+        return Item("engaged", self.span(meta), None)
+
+    @with_meta
+    def at_not(self, meta: Any, c: list[Any]) -> Item:
+        return Item("not", self.span(meta), str(c[0]))
+
+    @with_meta
+    def eff_disengages(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "disengage")
 
     @with_meta
     def eff_test(self, meta: Any, c: list[Any]) -> A.ActionEffect:
@@ -268,7 +287,7 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def eff_engage(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "engage", str(c[1]), c[0])
+        return A.ActionEffect(self.span(meta), "engage", str(c[1]), c[0], also=tuple(str(x) for x in c[2:]))
 
     @with_meta
     def eff_sets(self, meta: Any, c: list[Any]) -> A.ActionEffect:
@@ -297,7 +316,8 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def combat(self, meta: Any, c: list[Any]) -> A.Combat:
-        return A.Combat(self.span(meta), str(c[0]), str(c[1]))
+        names = [str(x) for x in c]
+        return A.Combat(self.span(meta), names[0], names[-1], names[1] if len(names) > 2 else None)
 
     @with_meta
     def at_end(self, meta: Any, c: list[Any]) -> A.AtEnd:

@@ -60,8 +60,12 @@ class ActionEffect:
 
     ``kind`` is ``move`` (up to ``value`` toward its ``goal``: ``enemy``, the nearest enemy;
     ``away``, away from it; ``nearest objective``; ``objective``, the one ``name``), ``attack`` (the attack
-    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given),
-    ``engage`` (an enemy within ``value``; both get the status ``name``), ``lowers`` (the counter
+    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given, or,
+    ``without``, only the weapons with no value of that stat, at an enemy the unit is engaged with;
+    only at enemies it is engaged with when ``engaged_only``, never at one holding the status
+    ``spares``),
+    ``engage`` (an enemy within ``value``; both get the status ``name`` and the ``also`` statuses
+    while engaged), ``disengage`` (the unit leaves every engagement), ``lowers`` (the counter
     ``name`` by the whole number ``value``), ``sets`` (the status
     ``name`` on the acting unit, until the end of ``period`` if given; ``own turn``: the end of the
     unit's side's next player turn), ``clears`` (the status
@@ -80,6 +84,9 @@ class ActionEffect:
     #: ``attack NAME without Range``: only the weapons with no ``stat`` (close-combat weapons), at an
     #: enemy the unit is engaged with
     without: bool = False
+    engaged_only: bool = False  # ``attack melee at engaged enemies``
+    spares: str | None = None  # ``attack shooting at enemies not fire_locked``: a status whose holders are no target
+    also: tuple[str, ...] = ()  # ``engage within 6" as engaged and pinned``: the further statuses an engagement sets
 
     @property
     def reach(self) -> str | None:
@@ -155,11 +162,13 @@ class Counter:
 
 @dataclass(frozen=True, slots=True)
 class Combat:
-    """``combat assault in order of I``: every engagement fights with an attack sequence."""
+    """``combat assault [without Range] in order of I``: every engagement fights with an attack
+    sequence (``without``: only with the weapons that have no value of that stat)."""
 
     span: Span
     attack: str
     order: str
+    without: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from compiler.battle.engine import EFFECTS, Battle, effect
 from compiler.battle.estimates import reached
 from compiler.battle.moves import move_elsewhere, reach
 from compiler.battle.policies import Choice, Option
+from compiler.battle.estimates import engagement, picky, target_of
 from compiler.battle.rules import Law, bernoulli, law_of
 from compiler.battle.state import Unit
 from compiler.battle.turns import amount, change_counter, clear_counter, counters_on
@@ -85,7 +86,7 @@ def leave_melee(battle: Battle, unit: Unit) -> bool:
             return False
     if battle.game.counters:
         counters_on(battle, unit, "left")
-    st.release(unit)
+    st.disengage(unit)
     if battle.record:
         battle.emit("left_melee", unit=unit.label)
     return True
@@ -112,25 +113,30 @@ def attack(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
 
 
 def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Unit | None) -> bool:
-    """The attack of ``effect`` against ``target`` (or, None, an enemy chosen among those in reach)."""
+    """The attack of ``effect`` against ``target`` (or, None, an enemy chosen among those in reach).
+    A shooting attack at a given target (a reaction's, at the unit that caused it) is not made when a
+    terrain area that blocks sight stands between them."""
     attack = battle.rules.model.get(effect.name or "")
     assert isinstance(attack, A.Attack)
     est = battle.estimates
+    reach = effect.reach
     if target is None:
         st = battle.state
         if effect.without:  # close-combat weapons: at an enemy the unit is engaged with
             foes = [f for f in (st.unit(i) for i in unit.engaged) if f.alive]
         else:
             foes = st.enemies(unit) if st.table is None else [f for f in st.enemies(unit) if st.in_sight(unit, f)]
+        if picky(effect):  # only enemies it is engaged with, or none holding a status
+            foes = [f for f in foes if target_of(unit, f, effect)]
         if not foes:
-            if battle.record and st.table is not None:
-                battle.emit("out_of_sight", unit=unit.label)
+            if battle.record and (st.table is not None or picky(effect)):
+                battle.emit("out_of_sight" if st.table is not None and not picky(effect) else "no_target", unit=unit.label)
             return False
-        key = (attack.id, effect.reach, est.signature(unit))
+        key = (attack.id, reach, picky(effect) and tuple(f.uid for f in foes), est.signature(unit))
         reached = battle.memos.reached.get(key)
         if reached is None:  # the enemies some weapon reaches, kept per state
             reached = battle.memos.reached.keep(key, tuple(k for k, f in enumerate(foes)
-                                                           if est.weapons(attack, unit, f, effect.reach)))
+                                                           if est.weapons(attack, unit, f, reach)))
         foes = [foes[k] for k in reached]
         if not foes:
             if battle.record:
@@ -139,10 +145,11 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
         if len(foes) == 1:
             i = 0
         elif battle.greedy(unit.side):  # the pick is kept per state
-            pick = (attack.id, effect.reach, unit.started, unit.points, est.signature(unit))
+            pick = (attack.id, reach, picky(effect) and tuple(f.uid for f in foes), unit.started, unit.points,
+                    est.signature(unit))
             found = battle.memos.targets.get(pick)
             if found is None:
-                values = [est.expected(attack, unit, f, reach=effect.reach) for f in foes]
+                values = [est.expected(attack, unit, f, reach=reach) for f in foes]
                 found = battle.memos.targets.keep(pick, values.index(max(values)))
             i = found
             battle.choices.append(i)
@@ -150,9 +157,13 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
             i = battle.choose(Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
                                      tuple(Option(f"{f.label} ({battle.state.distance(unit, f):g}\")", f.uid)
                                            for f in foes),
-                                     lambda: [est.expected(attack, unit, f, reach=effect.reach) for f in foes]))
+                                     lambda: [est.expected(attack, unit, f, reach=reach) for f in foes]))
         target = foes[i]
-    battle.strike(attack, unit, target, effect.reach)
+    elif not effect.without and not battle.state.in_sight(unit, target):  # a reaction's fire: never at an unseen enemy
+        if battle.record:
+            battle.emit("out_of_sight", unit=unit.label)
+        return False
+    battle.strike(attack, unit, target, reach, shot=not effect.without)  # blows of close combat profiles are no shots
     return True
 
 
@@ -172,12 +183,12 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
     if not foes:
         battle.emit("out_of_reach", unit=unit.label, reach=reach)
         return False
-    extra = tuple(e.name for e in (action.effects if action else ()) if e.kind == "sets" and e.name)
+    names = engagement(effect)
+    extra = tuple(e.name for e in (action.effects if action else ()) if e.kind == "sets" and e.name) + names
     est = battle.estimates
 
     def worth(f: Unit) -> float:  # the chance to reach it, times what the engagement is worth
-        return reached(law, st.distance(unit, f)) * (est.charge(unit, f, extra + (effect.name or "",))
-                                                     + est.blows(unit, f, action))
+        return reached(law, st.distance(unit, f)) * (est.charge(unit, f, extra, names) + est.blows(unit, f, action))
     i = 0 if len(foes) == 1 else battle.choose(
         Choice("target", unit.side, unit.label, f"Engage which enemy unit (within {reach:g}\")?",
                tuple(Option(f.label, f.uid) for f in foes), lambda: [worth(f) for f in foes]))
@@ -203,12 +214,25 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
     for a, b in ((unit, target), (target, unit)):
         if b.uid not in a.engaged:
             a.engaged.append(b.uid)
-        if effect.name:
-            a.statuses[effect.name] = ""
-            a.engaged_as = effect.name
+        for name in names:
+            a.statuses[name] = ""
+        a.engaged_as = a.engaged_as + tuple(n for n in names if n not in a.engaged_as)
         if battle.game.counters:
             counters_on(battle, a, "engaged")
     unit.position, unit.y = target.position, target.y
+    return True
+
+
+@effect("disengage")
+def disengage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+    """``disengages``: the unit leaves every engagement (its foes too, as far as it is concerned);
+    each unit engaged with nobody now no longer holds the statuses its engagements set.  Nothing
+    happens (and the action goes on) when the unit is engaged with nobody."""
+    if unit.engaged:
+        foes = [battle.state.unit(uid).label for uid in unit.engaged]
+        battle.state.disengage(unit)
+        if battle.record:
+            battle.emit("disengage", unit=unit.label, foes=foes)
     return True
 
 
@@ -288,6 +312,13 @@ def clears(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
     return True
 
 
+def automatic(reaction: A.Reaction) -> bool:
+    """Whether a reaction simply happens, with nothing for the unit's side to decide: it only sets
+    or clears statuses and does not spend the unit's action (``when charged unless engaged: sets
+    charged_this_turn until end of game turn``)."""
+    return reaction.spends is None and all(e.kind in ("sets", "clears") for e in reaction.effects)
+
+
 def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
     """``unit`` may answer ``event`` (caused by ``cause``) with the game's reaction to it (its side
     chooses whether to), unless a status bars it or it has spent its action; its attacks go at
@@ -297,17 +328,18 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
     if reaction is None or not unit.alive or (reaction.requires is not None and not unit.has(reaction.requires)) \
             or any(unit.has(s) for s in reaction.unless) or unit.spent:
         return
-    options = (Option("Yes", True), Option("No", False))
-    attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
-    reach = next((e.reach for e in reaction.effects if e.kind == "attack"), None)
-    est = battle.estimates
-    what = f"{cause.label} leaves the melee with {unit.label}" if event == "left" else \
-        f"{cause.label} engages {unit.label}"
-    i = battle.choose(Choice("react", unit.side, unit.label, f"{what}: react ({event})?",
-                             options, lambda: [sum(est.expected(a, unit, cause, reach=reach) for a in attacks
-                                                   if isinstance(a, A.Attack)), 0.0]))
-    if i != 0:
-        return
+    if not automatic(reaction):
+        options = (Option("Yes", True), Option("No", False))
+        attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
+        reach = next((e.reach for e in reaction.effects if e.kind == "attack"), None)
+        est = battle.estimates
+        what = f"{cause.label} leaves the melee with {unit.label}" if event == "left" else \
+            f"{cause.label} engages {unit.label}"
+        i = battle.choose(Choice("react", unit.side, unit.label, f"{what}: react ({event})?",
+                                 options, lambda: [sum(est.expected(a, unit, cause, reach=reach) for a in attacks
+                                                       if isinstance(a, A.Attack)), 0.0]))
+        if i != 0:
+            return
     battle.emit("reaction", unit=unit.label, reaction=event, cause=cause.label)
     failed = False
     for e in reaction.effects:

@@ -267,7 +267,8 @@ class Battle:
         if self.state.table is None:
             sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
                    tuple(unit.values.items()) if unit.values else (),
-                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
+                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
+                           tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                           for f in self.state.units if f.side != side and f.models > 0]),
                    holding(self.state, unit))  # as signature() makes it
         else:
@@ -377,6 +378,7 @@ class Battle:
             return
         attack = self.rules.model.get(c.attack)
         assert isinstance(attack, A.Attack)
+        reach = "-" + c.without if c.without else None  # `without Range`: the close combat profiles
         fighters.sort(key=lambda u: (-self.estimates.stat(u, c.order), u.side != st.active, u.uid))
         for u in fighters:
             foes = [st.unit(i) for i in u.engaged if st.unit(i).alive]
@@ -386,8 +388,9 @@ class Battle:
             if len(foes) > 1:
                 target = foes[self.choose(Choice("target", u.side, u.label, f"{attack.title}: strike which enemy unit?",
                                                  tuple(Option(f.label, f.uid) for f in foes),
-                                                 lambda: [self.estimates.expected(attack, u, f) for f in foes]))]
-            self.strike(attack, u, target, shot=False)
+                                                 lambda: [self.estimates.expected(attack, u, f, reach=reach)
+                                                          for f in foes]))]
+            self.strike(attack, u, target, reach, shot=False)
 
     # -- the end -----------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from compiler import ast as A
 from compiler.battle.memo import Memo
 from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle.state import Marker, State, Unit
+from compiler.model.static import int_range
 
 Signature = tuple[Any, ...]
 
@@ -36,11 +37,17 @@ class EstimateMemos:
 class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
-    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "sig", "_view")
+    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
         self.rules, self.game, self.state, self.memos = rules, game, state, memos
-        self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
+        # how engaged units fight: the game's combat, else an attack made only at engaged enemies
+        fights: list[tuple[str | None, str | None]] = [(c.attack, "-" + c.without if c.without else None)
+                                                       for p in game.phases for c in p.combats]
+        fights += [(e.name, e.reach) for p in game.phases for a in p.actions
+                   for e in a.effects if e.kind == "attack" and e.engaged_only and e.name]
+        self.combat_attack: str | None = fights[0][0] if fights else None
+        self.combat_reach: str | None = fights[0][1] if fights else None
         #: the acting unit's signature while it holds (the engine clears it when the state changes)
         self.sig: tuple[Unit, Signature] | None = None
         #: the enemies in sight of the unit of a signature (see :meth:`in_sight`), kept while it holds
@@ -50,7 +57,8 @@ class Estimates:
                 distance: float | None = None) -> tuple[str | None, ...]:
         """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
         weapon); with ``reach``, only those whose stat of that name reaches the target (``-STAT``:
-        only those without that stat, at a target in contact).  Kept per profiles, weapons and gap."""
+        only those with no value of that stat, such as ``Range -``, at a target in contact).  Kept per
+        profiles, weapons and gap."""
         gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
         key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
         found = self.memos.weapons.get(key)
@@ -59,7 +67,7 @@ class Estimates:
             found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
             if reach is not None and reach.startswith("-"):  # close-combat weapons, at an enemy in contact
                 assert gap is not None
-                found = tuple(w for w in found if w is not None and gap <= 0 and not self.rules.reach(w, reach[1:]))
+                found = tuple(w for w in found if w is not None and gap <= 0 and self.rules.reach(w, reach[1:]) < 0)
             elif reach is not None:
                 assert gap is not None
                 found = tuple(w for w in found if w is not None and self.rules.reach(w, reach) >= gap)
@@ -96,12 +104,35 @@ class Estimates:
                                              * (target.points or 1))
         return found
 
+    def rally(self, unit: Unit, counter: str, by: A.Expr) -> float:
+        """What lowering the unit's counter (``lowers s_points by d6``: by the amount's mean) is
+        worth: how much more its best attack would then remove (none when it would not change)."""
+        held = unit.values.get(counter)
+        if not isinstance(held, int):
+            return 0.0
+        sit = self.rules.model.situations.get(counter)
+        ends = int_range(sit.range) if sit is not None and sit.range is not None else None
+        after = unit.copy()
+        after.values[counter] = max(ends[0] if ends else 0, held - int(self.rules.number(by, unit, None)))
+        if after.values[counter] == held:
+            return 0.0
+        gain = 0.0
+        for a in [a for p in self.game.phases for a in p.actions if not any(unit.has(s) for s in a.unless)]:
+            for e in a.effects:
+                attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                if isinstance(attack, A.Attack):
+                    gain = max([gain] + [self.expected(attack, after, f, reach=e.reach, cover=cover)
+                                         - self.expected(attack, unit, f, reach=e.reach, cover=cover)
+                                         for f, cover in self.in_sight(unit)[0] if target_of(unit, f, e)])
+        return gain
+
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
         distance = self.state.distance
         key = (action.id, unit.profile, unit.weapons, bool(unit.engaged),
-               tuple([(f.profile, distance(unit, f)) for f, _ in self.in_sight(unit)[0]]))
+               tuple([(f.profile, distance(unit, f), targeted(unit, f, action.effects))
+                      for f, _ in self.in_sight(unit)[0]]))
         found = self.memos.can.get(key)
         if found is None:
             found = self.memos.can.keep(key, self._can_attack(unit, action))
@@ -115,19 +146,29 @@ class Estimates:
                 return False  # close-combat weapons strike only an enemy the unit is engaged with
             attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
             if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, e.reach)
-                                                        for f, _ in self.in_sight(unit)[0]):
+                                                        for f, _ in self.in_sight(unit)[0] if target_of(unit, f, e)):
                 return False
         return True
 
-    def charge(self, unit: Unit, target: Unit, extra: tuple[str, ...]) -> float:
+    def charge(self, unit: Unit, target: Unit, extra: tuple[str, ...], engaged: tuple[str, ...] = ()) -> float:
         """What ``unit`` engaging ``target`` is worth: the first round of the game's combat, its
-        blows less the target's."""
+        blows (holding the statuses ``extra``) less the target's (holding ``engaged``, the statuses
+        the engagement sets)."""
         attack = self.rules.model.get(self.combat_attack or "")
         if not isinstance(attack, A.Attack):
             return 0.0
-        engaged = tuple(x for x in extra[-1:] if x)
-        return (self.expected(attack, unit, target, 0.0, extra)
-                - self.expected(attack, target, unit, 0.0, engaged))
+        return (self.expected(attack, unit, target, 0.0, extra, reach=self.combat_reach)
+                - self.expected(attack, target, unit, 0.0, engaged, reach=self.combat_reach))
+
+    def escape(self, unit: Unit) -> float:
+        """What leaving its engagements is worth to ``unit``: the blows of the game's fight it no
+        longer takes, one round from each enemy it is engaged with."""
+        attack = self.rules.model.get(self.combat_attack or "")
+        if not isinstance(attack, A.Attack):
+            return 0.0
+        st = self.state
+        return sum(self.expected(attack, st.unit(uid), unit, 0.0, tuple(st.unit(uid).engaged_as),
+                                 reach=self.combat_reach) for uid in unit.engaged if st.unit(uid).alive)
 
     def blows(self, unit: Unit, target: Unit, action: A.Action | None) -> float:
         """What the close-combat attacks of ``action`` (``attack … without Range``) are expected to
@@ -178,20 +219,25 @@ class Estimates:
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
                 if isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
-                    foes = self.in_sight(unit)[1 if distance is not None else 0]
+                    foes = self.in_sight(unit)[1 if distance is not None and not picky(e) else 0]
                     best = max([best] + [self.expected(attack, unit, f, distance, reach=e.reach, cover=cover)
-                                         for f, cover in foes])
+                                         for f, cover in foes if target_of(unit, f, e)])
+            elif e.kind == "disengage":
+                best = max(best, self.escape(unit))
+            elif e.kind == "lowers" and e.name is not None and e.value is not None:
+                best = max(best, self.rally(unit, e.name, e.value))
             elif e.kind == "engage" and e.value is not None:
                 near = st.nearest_enemy(unit)
                 law = law_of(self.rules.value(e.value, unit, distance if distance is not None or near is None
                                               else st.distance(unit, near)))
-                extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
+                engaged = engagement(e)
+                extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + engaged
                 contact = [(f, reached(law, st.distance(unit, f) if distance is None else distance))
                            for f in st.enemies(unit)]
                 contact = [(f, p) for f, p in contact if p > 0]  # each enemy the charge may reach, and its chance
                 if not contact:
                     return -1e-3  # nobody to engage: declaring it would do nothing
-                best = max([best] + [p * self.charge(unit, f, extra) for f, p in contact])
+                best = max([best] + [p * self.charge(unit, f, extra, engaged) for f, p in contact])
         return -1e-3 if stays and best <= 0 else best  # on a tie, hold still and keep the unit free
 
     def forgone(self, unit: Unit, action: A.Action, status: str) -> float:
@@ -397,6 +443,30 @@ class Estimates:
         return [v + lean * d for v, d in zip(values, steps)]
 
 
+def engagement(effect: A.ActionEffect) -> tuple[str, ...]:
+    """The statuses an ``engage`` effect sets on both units (``as engaged and pinned``)."""
+    return ((effect.name,) if effect.name else ()) + effect.also
+
+
+def picky(effect: A.ActionEffect) -> bool:
+    """Whether an attack effect chooses its targets by more than reach (``at engaged enemies``,
+    ``at enemies not STATUS``)."""
+    return effect.engaged_only or effect.spares is not None
+
+
+def target_of(unit: Unit, foe: Unit, effect: A.ActionEffect) -> bool:
+    """Whether ``foe`` may be a target of ``unit``'s attack ``effect``: one it is engaged with, for
+    ``at engaged enemies``; one not holding the status, for ``at enemies not STATUS``."""
+    if effect.engaged_only and foe.uid not in unit.engaged:
+        return False
+    return effect.spares is None or effect.spares not in foe.statuses
+
+
+def targeted(unit: Unit, foe: Unit, effects: Sequence[A.ActionEffect]) -> tuple[bool, ...]:
+    """Which of ``effects`` (those that pick targets by more than reach) may aim at ``foe``."""
+    return tuple(target_of(unit, foe, e) for e in effects if e.kind == "attack" and picky(e))
+
+
 def reached(law: Law, gap: float) -> float:
     """The chance that a reach of law ``law`` comes to ``gap`` inches or more."""
     return sum(float(p) for v, p in zip(law.values, law.probabilities) if v >= gap)
@@ -411,12 +481,14 @@ def signature(state: State, unit: Unit) -> Signature:
     if state.table is not None:
         return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
-                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y)
+                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
+                        tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                        for f in state.units if f.side != side and f.models > 0]),
                 holding(state, unit))
     return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
-            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
+            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
+                    tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                    for f in state.units if f.side != side and f.models > 0]),
             holding(state, unit))
 

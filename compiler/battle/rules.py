@@ -247,14 +247,15 @@ class Rules:
         return ok
 
     def reach(self, weapon: str, stat: str) -> float:
-        """How far ``weapon`` reaches by its stat ``stat`` (``Range 24"``); 0 without one."""
+        """How far ``weapon`` reaches by its stat ``stat`` (``Range 24"``); -1 without one (``Range -``,
+        or no such stat: a blade reaches nobody, not even an enemy in base contact)."""
         key = ("reach", weapon, stat)
         found = self._values.get(key)
         if found is None:
             profile = self.model.profiles.get(weapon)
             sv = profile.stat(stat) if profile is not None else None
             value = sv.value if sv is not None else None
-            found = self._values[key] = float(value) if isinstance(value, (int, Fraction)) else 0.0
+            found = self._values[key] = float(value) if isinstance(value, (int, Fraction)) else -1.0
         return float(found)
 
     def _resolve(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,

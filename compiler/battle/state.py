@@ -38,7 +38,7 @@ class Unit:
     position: float
     statuses: dict[str, str] = field(default_factory=dict)  # status → the period it lasts
     engaged: list[int] = field(default_factory=list)  # uids of the enemy units it is locked with
-    engaged_as: str | None = None  # the status an engagement sets
+    engaged_as: tuple[str, ...] = ()  # the statuses an engagement sets (held while engaged)
     wounds: int = 0  # wounds taken by the model in front (the next to be removed)
     values: dict[str, Any] = field(default_factory=dict)  # situation → its value for this unit (its order, a counter)
     until: dict[str, Any] = field(default_factory=dict)  # status → the test that ends it (``until passed``)
@@ -197,20 +197,22 @@ class State:
         unit.wounds = 0
         unit.doomed = 0
         unit.statuses = {}
-        self.release(unit)
+        self.disengage(unit)
 
-    def release(self, unit: Unit) -> None:
-        """The unit is no longer engaged: each enemy it was locked with lets it go (and loses the
-        engagement's status when it is locked with nobody else); so does the unit."""
+    def disengage(self, unit: Unit) -> None:
+        """``unit`` leaves every engagement; it, and each enemy left engaged with nobody, no longer
+        holds the statuses its engagements set."""
         for uid in unit.engaged:
             other = self.units[uid]
             if unit.uid in other.engaged:
                 other.engaged.remove(unit.uid)
-            if not other.engaged and other.engaged_as is not None:
-                other.statuses.pop(other.engaged_as, None)
-        unit.engaged = []
-        if unit.engaged_as is not None:
-            unit.statuses.pop(unit.engaged_as, None)
+            if not other.engaged:
+                for name in other.engaged_as:
+                    other.statuses.pop(name, None)
+                other.engaged_as = ()
+        for name in unit.engaged_as:
+            unit.statuses.pop(name, None)
+        unit.engaged, unit.engaged_as = [], ()
 
     def snapshot(self) -> dict[str, Any]:
         out: dict[str, Any] = {"turn": self.turn, "active": self.sides[self.active],

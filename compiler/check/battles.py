@@ -84,15 +84,28 @@ def _attack(ctx: Context, name: str, span: Span) -> None:
                        "end it with a step such as: killed = unsaved removes target")
 
 
-def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> None:
+def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], engages: bool = True) -> None:
     for e in effects:
         if e.kind == "attack" and e.name is not None:
             _attack(ctx, e.name, e.span)
             stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
             if e.stat is not None and e.stat not in stats:
                 _unknown(ctx, "stat", e.stat, e.span, stats, "a weapon reaches as far as one of its stats: within Range")
+            if e.without and e.stat is not None:
+                _weapon_role(ctx, e.name, e.stat, e.span)
+            if e.spares is not None:
+                _status(ctx, e.spares, e.span)
+            if e.engaged_only and not e.without and not engages:
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{owner}' attacks only engaged enemies, but nothing in "
+                               "the game engages", e.span, 'add an action such as: action charge "Charge": '
+                               'engage within 12" as engaged')
+        elif e.kind == "disengage" and not engages:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{owner}' disengages, but nothing in the game engages", e.span,
+                           'add an action such as: action charge "Charge": engage within 12" as engaged')
         elif e.kind in ("sets", "engage", "clears") and e.name is not None:
             _status(ctx, e.name, e.span)
+            for name in e.also:
+                _status(ctx, name, e.span)
         elif e.kind == "lowers" and e.name is not None:
             _counter(ctx, e.name, e.span)
         if e.value is not None:
@@ -101,16 +114,38 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> N
             check_expr(e.until, unit_scope(ctx, owner))
 
 
+def _without(ctx: Context, attack: str, stat: str, span: Span) -> None:
+    """A combat's ``without STAT`` names a stat, and an attack that takes a weapon."""
+    stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    if stat not in stats:
+        _unknown(ctx, "stat", stat, span, stats, "only the weapons with no value of one of their stats strike: "
+                 "without Range")
+    _weapon_role(ctx, attack, stat, span)
+
+
+def _weapon_role(ctx: Context, attack: str, stat: str, span: Span) -> None:
+    """``without STAT`` reads each weapon's profile: the attack must take a weapon."""
+    decl = ctx.ruleset.get(attack)
+    if isinstance(decl, A.Attack) and len(decl.params) < 3:
+        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"attack '{attack}' takes no weapon, so `without {stat}` has no "
+                       "weapon profile to read", span, "give the attack a weapon role: attack melee(attacker, weapon, "
+                       "defender)")
+
+
 def _game(ctx: Context, game: A.Game) -> None:
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    engages = any(e.kind == "engage" for p in game.phases for a in p.actions for e in a.effects) or \
+        any(e.kind == "engage" for r in game.reactions for e in r.effects)
     for phase in game.phases:
         for act in phase.actions:
-            _effects(ctx, act.id, act.effects)
+            _effects(ctx, act.id, act.effects, engages)
             for name in act.unless:
                 _status(ctx, name, act.span)
         _orders(ctx, game, phase)
         for c in phase.combats:
             _attack(ctx, c.attack, c.span)
+            if c.without is not None:
+                _without(ctx, c.attack, c.without, c.span)
             if c.order not in stats:
                 _unknown(ctx, "stat", c.order, c.span, stats, "combatants strike in the order of a stat")
     for end in game.at_end:
@@ -125,7 +160,7 @@ def _game(ctx: Context, game: A.Game) -> None:
     for r in game.reactions:
         if r.event not in EVENTS:
             _unknown(ctx, "event", r.event, r.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
-        _effects(ctx, game.id, r.effects)
+        _effects(ctx, game.id, r.effects, engages)
         for name in ((r.requires,) if r.requires is not None else ()) + r.unless:
             _status(ctx, name, r.span)
     _close_combat(ctx, game)
