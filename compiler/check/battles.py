@@ -23,7 +23,7 @@ UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance
                                        "marked"})
 
 #: The events a reaction can answer (``when charged: …``).
-EVENTS: tuple[str, ...] = ("charged", "shot")
+EVENTS: tuple[str, ...] = ("charged", "shot", "left")
 #: The events that may clear a counter (``cleared when engaged``): also a new engagement, for both units.
 CLEARING_EVENTS: tuple[str, ...] = EVENTS + ("engaged",)
 
