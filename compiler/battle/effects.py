@@ -25,8 +25,11 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
     """``move up to X toward the enemy``: the unit closes in on the nearest enemy by as many whole
     inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left, nor
     for a unit engaged with one (in contact already).
-    Toward an objective, or away from the enemy: :func:`~compiler.battle.moves.move_elsewhere`."""
+    Toward an objective, or away from the enemy: :func:`~compiler.battle.moves.move_elsewhere`,
+    after :func:`leave_melee` for a unit engaged with an enemy."""
     if effect.goal != "enemy":
+        if unit.engaged and not leave_melee(battle, unit):
+            return False
         return move_elsewhere(battle, unit, effect)
     if unit.engaged:
         return False  # already in contact: a unit locked with an enemy does not walk on toward one
@@ -67,6 +70,25 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
     if battle.record:
         battle.emit("move", unit=unit.label, inches=step, distance=round(st.distance(unit, foe), 3))
     battle.referee.watch()  # sticky control: a unit that walks onto an objective takes it
+    return True
+
+
+def leave_melee(battle: Battle, unit: Unit) -> bool:
+    """An engaged unit moves off: each enemy it was locked with may answer (``when left: …``, its
+    attacks at the unit, which still stands in contact), then the engagement ends.  False when the
+    unit did not live through it (or the battle ended)."""
+    st = battle.state
+    for uid in list(unit.engaged):
+        foe = st.unit(uid)
+        if foe.alive:
+            react(battle, "left", foe, unit)
+        if not unit.alive or st.over:
+            return False
+    if battle.game.counters:
+        counters_on(battle, unit, "left")
+    st.disengage(unit)
+    if battle.record:
+        battle.emit("left_melee", unit=unit.label)
     return True
 
 
@@ -311,7 +333,9 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
         attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
         reach = next((e.reach for e in reaction.effects if e.kind == "attack"), None)
         est = battle.estimates
-        i = battle.choose(Choice("react", unit.side, unit.label, f"{cause.label} engages {unit.label}: react ({event})?",
+        what = f"{cause.label} leaves the melee with {unit.label}" if event == "left" else \
+            f"{cause.label} engages {unit.label}"
+        i = battle.choose(Choice("react", unit.side, unit.label, f"{what}: react ({event})?",
                                  options, lambda: [sum(est.expected(a, unit, cause, reach=reach) for a in attacks
                                                        if isinstance(a, A.Attack)), 0.0]))
         if i != 0:

@@ -21,7 +21,7 @@ from compiler.model.armies import Violation, check_army, listed_units
 UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn"})
 
 #: The events a reaction can answer (``when charged: …``).
-EVENTS: tuple[str, ...] = ("charged", "shot")
+EVENTS: tuple[str, ...] = ("charged", "shot", "left")
 #: The events that may clear a counter (``cleared when engaged``): also a new engagement, for both units.
 CLEARING_EVENTS: tuple[str, ...] = EVENTS + ("engaged",)
 
