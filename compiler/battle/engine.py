@@ -20,7 +20,7 @@ happening is an event (a plain dict) that logs, terminals and pages read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence, cast
 
 from compiler import ast as A
 from compiler.battle.dice import VolleyDice
@@ -247,6 +247,9 @@ class Battle:
     def pick_unit(self, side: int, pending: list[Unit], phase: A.Phase) -> Unit:
         if len(pending) == 1:
             return pending[0]
+        if self.greedy_sides[side]:  # no estimates: the greedy policy takes the first (recorded as a choice is)
+            self.choices.append(0)
+            return pending[0]
         i = self.choose(Choice("unit", side, self.state.side_titles[side], f"{phase.title}: which unit acts next?",
                                tuple(Option(u.label, u.uid) for u in pending)))
         return pending[i]
@@ -321,8 +324,12 @@ class Battle:
         """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once);
         ``shot`` (not a combat's blows): the target's counters that rise when shot then rise, by
         what they read of the volleys (their counts summed over the weapons)."""
-        dist = self.state.distance(unit, target)
-        cover = self.state.cover(unit, target)  # what the table sets: the target in cover, fire through smoke
+        table = self.state.table
+        if table is None:
+            dist, cover = abs(unit.position - target.position), cast(tuple[str, ...], ())
+        else:  # what the table sets: the target in cover, fire through smoke
+            found = table.pairs.get((unit.position, unit.y, target.position, target.y))
+            dist, _, cover = found if found is not None else table.pair(unit.position, unit.y, target.position, target.y)
         key = (attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
                tuple(unit.values.items()) if unit.values else (), target.profile, dist, cover)
         plan = self.memos.strikes.get(key)
