@@ -107,7 +107,7 @@ class Estimates:
         dist = self.state.distance(unit, target) if distance is None else distance
         if cover is None:
             cover = self.state.cover(unit, target)
-        key = (attack.id, reach, unit.profile, unit.models, unit.weapons, tuple(unit.statuses),
+        key = (attack.id, reach, unit.profile, unit.models, unit.doomed, unit.weapons, tuple(unit.statuses),
                tuple(unit.values.items()) if unit.values else (), target.profile, target.models, target.doomed,
                target.wounds, target.points, dist, extra, cover)
         found = self.memos.expected.get(key)
@@ -542,13 +542,14 @@ def signature(state: State, unit: Unit) -> Signature:
     with objectives, :func:`holding`)."""
     side, here = unit.side, unit.position
     if state.table is not None:
-        return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
+        return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
                 tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
                         tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                        for f in state.units if f.side != side and f.models > 0]),
                 holding(state, unit))
-    return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
+    return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
+            tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
             tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
                     tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
