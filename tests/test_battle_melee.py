@@ -218,3 +218,33 @@ def test_a_simulation_with_charges_and_fights_plays_greedy_games_to_their_end() 
             if e["event"] == "volley" and e["weapon"] == "blade":
                 assert e["distance"] == 0  # blades strike only in contact
     assert engaged > 0
+
+
+def test_a_unit_that_falls_back_takes_the_attack_of_each_enemy_it_leaves_then_goes_free() -> None:
+    text = RULES.format(gap=9, red="3 trooper as warlord", blue='2 trooper at 5"', held="own turn", turns=4)
+    text = text.replace('  score held', '    action back "Fall back": move up to M away from the enemy\n'
+                        '  when left: attack strike without Range\n  score held')
+    result = compile_text(text, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    node = root(result.rulesets[0]).child(1)  # Red's troopers charge
+    assert options(node) == ["Chief 1", "Trooper 2"]
+    roll = node.child(1)  # the Blue troopers, 5" away: every roll of 6 + d6 lands
+    landed = roll.child(0).child(0)  # a 7; the blades kill no one
+    blue = landed.child(1)  # Blue's troopers, locked
+    assert options(blue) == ["Fight", "Fall back", "Nothing"]
+    react = blue.child(1)  # they fall back: Red's troopers may strike first
+    assert react.choice() is not None and react.choice().kind == "react"  # type: ignore[union-attr]
+    assert react.current_player() == 0 and options(react) == ["Yes", "No"]
+    strike = react.child(0)  # three troopers, six blade attacks at the two leaving, still in contact
+    assert strike.chance_kind() == "volley"
+    assert [p for _, p in strike.chance_outcomes()] == removed(binomial(6, Fraction(1, 2)), 2)
+    one = strike.child(1)  # one falls; the other is let go and moves off toward its own edge
+    st = one.state()
+    assert st.units[2].models == 1 and st.units[2].engaged == [] and st.units[0].engaged == []
+    assert st.units[0].statuses == {} and st.units[2].statuses == {}
+    assert one.choice() is not None and one.choice().kind == "move"  # type: ignore[union-attr]
+    assert one.child(4).state().units[2].position == 9.0  # 4" away, to Blue's edge
+    declined = react.child(1)  # Red lets them go: no volley, straight to the move
+    assert declined.choice() is not None and declined.choice().kind == "move"  # type: ignore[union-attr]
+    both = strike.child(2)  # both fall to the attack of opportunity: no move is left to make
+    assert both.state().units[2].models == 0 and both.current_player() == 0

@@ -25,17 +25,19 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
     """``move up to X toward the enemy``: the unit closes in on the nearest enemy by as many whole
     inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left, nor
     for a unit engaged with one (in contact already).
-    Toward an objective, or away from the enemy: :func:`~compiler.battle.moves.move_elsewhere`."""
+    Toward an objective, or away from the enemy: :func:`~compiler.battle.moves.move_elsewhere`,
+    after :func:`leave_melee` for a unit engaged with an enemy."""
     if effect.goal != "enemy":
+        if unit.engaged and not leave_melee(battle, unit):
+            return False
         return move_elsewhere(battle, unit, effect)
     if unit.engaged:
         return False  # already in contact: a unit locked with an enemy does not walk on toward one
     st = battle.state
-    foe = st.nearest_enemy(unit)
+    est = battle.estimates
+    foe, gap = est.nearest(unit)
     if foe is None or effect.value is None:
         return False
-    gap = st.distance(unit, foe)
-    est = battle.estimates
     rolled = reach(battle, effect.value, unit, gap) if is_dist(battle.rules.value(effect.value, unit, gap)) else None
     if rolled is not None:  # a rolled move (2d6): drawn, then its side picks how far, up to it
         steps = list(range(rolled + 1))
@@ -70,6 +72,25 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
     return True
 
 
+def leave_melee(battle: Battle, unit: Unit) -> bool:
+    """An engaged unit moves off: each enemy it was locked with may answer (``when left: …``, its
+    attacks at the unit, which still stands in contact), then the engagement ends.  False when the
+    unit did not live through it (or the battle ended)."""
+    st = battle.state
+    for uid in list(unit.engaged):
+        foe = st.unit(uid)
+        if foe.alive:
+            react(battle, "left", foe, unit)
+        if not unit.alive or st.over:
+            return False
+    if battle.game.counters:
+        counters_on(battle, unit, "left")
+    st.disengage(unit)
+    if battle.record:
+        battle.emit("left_melee", unit=unit.label)
+    return True
+
+
 def greedy_step(battle: Battle, unit: Unit, value: A.Expr, gap: float) -> tuple[int | None, int]:
     """The greedy policy's move: the index of its pick among the steps (None: no choice) and the inches."""
     most = max(0, int(battle.rules.number(value, unit, gap)))
@@ -99,22 +120,32 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
     est = battle.estimates
     reach = effect.reach
     if target is None:
-        st = battle.state
+        st = battle.state  # (no view among the locals: the exact solver keys positions by them)
+        # on a table states seldom recur: each enemy in sight, the weapons that reach it and the
+        # volley's worth, are read from the view (as are the enemies in sight)
+        viewed = st.table is not None and not effect.without and not picky(effect)
         if effect.without:  # close-combat weapons: at an enemy the unit is engaged with
             foes = [f for f in (st.unit(i) for i in unit.engaged) if f.alive]
         else:
-            foes = st.enemies(unit) if st.table is None else [f for f in st.enemies(unit) if st.in_sight(unit, f)]
+            foes = st.enemies(unit) if st.table is None else [f for f, _ in est.view(unit).seen]
         if picky(effect):  # only enemies it is engaged with, or none holding a status
             foes = [f for f in foes if target_of(unit, f, effect)]
         if not foes:
             if battle.record and (st.table is not None or picky(effect)):
                 battle.emit("out_of_sight" if st.table is not None and not picky(effect) else "no_target", unit=unit.label)
             return False
-        key = (attack.id, reach, picky(effect) and tuple(f.uid for f in foes), est.signature(unit))
-        reached = battle.memos.reached.get(key)
-        if reached is None:  # the enemies some weapon reaches, kept per state
-            reached = battle.memos.reached.keep(key, tuple(k for k, f in enumerate(foes)
-                                                           if est.weapons(attack, unit, f, reach)))
+        worth: list[float] | None = None
+        if viewed:
+            volleys = est.volleys(unit, attack, reach)
+            reached: tuple[int, ...] | None = tuple([k for k, (w, _) in enumerate(volleys) if w])
+            assert reached is not None
+            worth = [volleys[k][1] for k in reached]
+        else:
+            key = (attack.id, reach, picky(effect) and tuple(f.uid for f in foes), est.signature(unit))
+            reached = battle.memos.reached.get(key)
+            if reached is None:  # the enemies some weapon reaches, kept per state
+                reached = battle.memos.reached.keep(key, tuple(k for k, f in enumerate(foes)
+                                                               if est.weapons(attack, unit, f, reach)))
         foes = [foes[k] for k in reached]
         if not foes:
             if battle.record:
@@ -122,6 +153,9 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
             return False
         if len(foes) == 1:
             i = 0
+        elif battle.greedy(unit.side) and worth is not None:  # the best volley (the first of equals)
+            i = worth.index(max(worth))
+            battle.choices.append(i)
         elif battle.greedy(unit.side):  # the pick is kept per state
             pick = (attack.id, reach, picky(effect) and tuple(f.uid for f in foes), unit.started, unit.points,
                     est.signature(unit))
@@ -311,7 +345,9 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
         attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
         reach = next((e.reach for e in reaction.effects if e.kind == "attack"), None)
         est = battle.estimates
-        i = battle.choose(Choice("react", unit.side, unit.label, f"{cause.label} engages {unit.label}: react ({event})?",
+        what = f"{cause.label} leaves the melee with {unit.label}" if event == "left" else \
+            f"{cause.label} engages {unit.label}"
+        i = battle.choose(Choice("react", unit.side, unit.label, f"{what}: react ({event})?",
                                  options, lambda: [sum(est.expected(a, unit, cause, reach=reach) for a in attacks
                                                        if isinstance(a, A.Attack)), 0.0]))
         if i != 0:
