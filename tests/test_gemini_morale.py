@@ -461,3 +461,16 @@ def test_a_router_caught_in_melee_neither_rallies_nor_flees(gemini: Ruleset) -> 
     battle.state.active = 0
     battle.period_ends("turn")
     assert not nature.asked and blue.position == here and blue.has("routing")
+
+
+def test_the_greedy_player_tries_a_pinned_unit_last(gemini: Ruleset) -> None:
+    from compiler.battle.activation import try_units
+    game = gemini.get("turn_structure")
+    assert isinstance(game, A.Game)
+    phase = next(p for p in game.phases if p.actions)
+    battle, _ = battle_of(gemini, lambda law, what: 0)  # every die fails: the first unit tried goes bust
+    first, second = battle.state.units[0], battle.state.units[1]
+    first.statuses = {"pinned": "own turn"}
+    battle.state.active = 0
+    try_units(battle, phase, 0)
+    assert [e["unit"] for e in battle.events if e["event"] == "activation"] == [second.label]
