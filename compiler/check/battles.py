@@ -195,6 +195,8 @@ def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
     elif isinstance(decl, A.Formula):
         parts = [let.value for let in decl.lets] + ([decl.result] if decl.result is not None else [])
         words = {e.text for p in parts for e in A.sub_expressions(p) if isinstance(e, A.Label)}
+        if not words:
+            return  # a formula of numbers or tests: its values are not known before the battle
     else:
         return  # another expression: its values are not known before the battle
     for value, effects in end.cases:
