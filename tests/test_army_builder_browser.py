@@ -338,3 +338,21 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
         .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map(e => e.tagName)""")
     assert wide == []
     context.close()
+
+
+def test_a_rule_no_list_can_meet_is_explained(page: Page, tmp_path: Path) -> None:
+    """A keyword no unit has: every list breaks the rule needing it; the page says why, with army check's count."""
+    from compiler.driver import compile_paths
+    from compiler.model.army_data import army_rules_data
+
+    folder = tmp_path / "lonely"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(
+        'ruleset lonely "Lonely":\n  version 1.0.0\nstat W "Wounds" 1..10 role wounds\nkeyword hq "HQ": "Leaders."\n'
+        'unit grunt "Grunt":\n  W 1\n  points 5\narmy a "A":\n  require hq >= 1: "A leader."\n', encoding="utf-8")
+    mount(page, army_rules_data(compile_paths([folder]).rulesets[0]))
+    shown = page.evaluate(READ_LIST, "3 grunt as warlord\n")
+    same_verdict(shown, army_check(folder, shown["text"], tmp_path), shown["text"])
+    assert page.locator(".ws-army-never").all_text_contents() == [
+        " No list can meet this rule: no unit or squad of the ruleset counts towards hq, and warscribe army check "
+        "counts hq as 0."]
