@@ -170,6 +170,14 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
         shown = page.evaluate(READ)  # the warlord held back: broken, in army check's words
         assert body(shown["text"])[1] == f"2 {ids[1]} as warlord in reserve" and shown["ok"] == "no"
         same_verdict(shown, army_check(rules, shown["text"], tmp_path), shown["text"])
+    if data["marks"]:  # on a phone, the list with its marks' columns fits the screen
+        page.evaluate(READ_LIST, "".join(f"{e['min'] or 1} {e['id']}\n" for e in data["entries"][:4]))
+        page.set_viewport_size({"width": 390, "height": 844})
+        wide = page.evaluate("""() => [...document.querySelectorAll('#ws-army *')]
+            .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+            .map(e => e.tagName + '.' + e.className)""")
+        assert wide == [], wide
+        page.set_viewport_size({"width": 1280, "height": 900})
     if ruleset == "console-40k":
         assert page.locator(".ws-army-warlord, .ws-army-reserve, .ws-army-detachment").count() == 0
 
