@@ -42,7 +42,12 @@ class GameBuilder(BuilderBase):
                       any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items),
                       tuple(x for x in items if isinstance(x, A.TerrainKind)),
                       tuple(x for x in items if isinstance(x, A.Counter)),
-                      next((x.span for x in items if isinstance(x, Item) and x.tag == "casualties_after"), None))
+                      next((x.span for x in items if isinstance(x, Item) and x.tag == "casualties_after"), None),
+                      tuple(x for x in items if isinstance(x, A.EngagedStatus)))
+
+    @with_meta
+    def engaged_status(self, meta: Any, c: list[Any]) -> A.EngagedStatus:
+        return A.EngagedStatus(self.span(meta), str(c[0]), str(c[1]), c[2])
 
     @with_meta
     def counter(self, meta: Any, c: list[Any]) -> A.Counter:
