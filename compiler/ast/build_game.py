@@ -41,7 +41,9 @@ class GameBuilder(BuilderBase):
                       next((x for x in items if isinstance(x, A.Initiative)), None),
                       any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items),
                       tuple(x for x in items if isinstance(x, A.TerrainKind)),
-                      tuple(x for x in items if isinstance(x, A.Counter)))
+                      tuple(x for x in items if isinstance(x, A.Counter)),
+                      next((x.data for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
+                      next((x.span for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None))
 
     @with_meta
     def counter(self, meta: Any, c: list[Any]) -> A.Counter:
@@ -84,6 +86,10 @@ class GameBuilder(BuilderBase):
 
     def tie_rule(self, c: list[Any]) -> str:
         return str(c[0])  # "reroll", "keep" or "swap"
+
+    @with_meta
+    def weapons_rest(self, meta: Any, c: list[Any]) -> Item:
+        return Item("weapons_rest", self.span(meta), str(c[0]))
 
     @with_meta
     def casualties_at_end(self, meta: Any, c: list[Any]) -> Item:

@@ -302,6 +302,10 @@ class Game(Decl):
     casualties_at_end: bool = False  # ``casualties removed at end of phase``: the hit still act until then
     terrain: tuple[TerrainKind, ...] = ()
     counters: tuple[Counter, ...] = ()
+    #: ``weapons rest after firing by cooldown``: a weapon with ``cooldown(N)`` may not fire again
+    #: until N more of its player's turns have ended
+    rest_by: str | None = None
+    rest_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
