@@ -42,8 +42,9 @@ class GameBuilder(BuilderBase):
                       any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items),
                       tuple(x for x in items if isinstance(x, A.TerrainKind)),
                       tuple(x for x in items if isinstance(x, A.Counter)),
-                      next((x.data for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
-                      next((x.span for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None))
+                      next((x.span for x in items if isinstance(x, Item) and x.tag == "casualties_after"), None),
+                      rest_by=next((x.data for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
+                      rest_span=next((x.span for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None))
 
     @with_meta
     def counter(self, meta: Any, c: list[Any]) -> A.Counter:
@@ -96,6 +97,10 @@ class GameBuilder(BuilderBase):
         return Item("casualties_at_end", self.span(meta), True)
 
     @with_meta
+    def casualties_after_acting(self, meta: Any, c: list[Any]) -> Item:
+        return Item("casualties_after", self.span(meta), True)
+
+    @with_meta
     def control(self, meta: Any, c: list[Any]) -> A.Control:
         return A.Control(self.span(meta), _inches(c[0]), str(c[1]), sticky=len(c) > 2)
 
@@ -136,6 +141,10 @@ class GameBuilder(BuilderBase):
     @with_meta
     def derived_situation(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
         return A.DerivedSituation(self.span(meta), str(c[0]), str(c[1]), c[2], str(c[3]))
+
+    @with_meta
+    def derived_given(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
+        return A.DerivedSituation(self.span(meta), str(c[0]), "", c[1], "")
 
     @with_meta
     def orders_set(self, meta: Any, c: list[Any]) -> Item:

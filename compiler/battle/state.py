@@ -50,6 +50,7 @@ class Unit:
     y: float = 0.0  # on a table: inches up from the first side's edge (``position`` is across); 0 on a line
     spent: bool = False  # it spent its action (a reaction) and does not act again this game turn
     turn_start: int = -1  # its models when the player turn began (-1: the first turn, ``started``)
+    acted: bool = False  # it has been used this game turn (``casualties removed after the unit acts``)
 
     @property
     def lost_this_turn(self) -> int:
@@ -71,7 +72,8 @@ class Unit:
         """A copy that shares nothing that changes (its statuses, engagements, values)."""
         return Unit(self.uid, self.side, self.label, self.profile, self.weapons, self.models, self.started,
                     self.points, self.position, dict(self.statuses), list(self.engaged), self.engaged_as,
-                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent, self.turn_start)
+                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent, self.turn_start,
+                    self.acted)
 
     def snapshot(self) -> dict[str, Any]:
         return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position, "y": self.y,

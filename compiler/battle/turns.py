@@ -103,15 +103,16 @@ def rally(battle: Battle, unit: Unit) -> None:
                 battle.emit("status", unit=unit.label, status=status, until="now")
 
 
-def remove_marked(battle: Battle) -> None:
-    """The phase ends: the casualties marked in it are removed."""
+def remove_marked(battle: Battle, only: Unit | None = None) -> None:
+    """The phase ends (or ``only`` has acted, under ``casualties removed after the unit acts``): the
+    casualties marked in it (on ``only``) are removed."""
     st = battle.state
-    for u in st.units:
+    for u in st.units if only is None else [only]:
         if u.doomed:
             n, u.doomed = u.doomed, 0
             removed = st.remove_models(u, n)
             if battle.record:
-                battle.emit("removed", unit=u.label, removed=removed, left=u.models)
+                battle.emit("removed", unit=u.label, removed=removed, left=u.models, **({"acted": True} if only else {}))
     battle.referee.settle()
 
 

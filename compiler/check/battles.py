@@ -11,6 +11,7 @@ from __future__ import annotations
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context, Scope
+from compiler.check.engagements import check_casualties, check_given, check_weapon_role, check_without
 from compiler.check.expressions import check_expr
 from compiler.check.fighting import OWN_TURNS, check_close_combat, check_rest, check_warlord
 from compiler.check.ground import Ground
@@ -19,7 +20,8 @@ from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
-UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn"})
+UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn",
+                                       "marked"})
 
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot", "left")
@@ -90,7 +92,7 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], enga
             if e.stat is not None and e.stat not in stats:
                 _unknown(ctx, "stat", e.stat, e.span, stats, "a weapon reaches as far as one of its stats: within Range")
             if e.without and e.stat is not None:
-                _weapon_role(ctx, e.name, e.stat, e.span)
+                check_weapon_role(ctx, e.name, e.stat, e.span)
             if e.spares is not None:
                 _status(ctx, e.spares, e.span)
             if e.engaged_only and not e.without and not engages:
@@ -112,24 +114,6 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], enga
             check_expr(e.until, unit_scope(ctx, owner))
 
 
-def _without(ctx: Context, attack: str, stat: str, span: Span) -> None:
-    """A combat's ``without STAT`` names a stat, and an attack that takes a weapon."""
-    stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
-    if stat not in stats:
-        _unknown(ctx, "stat", stat, span, stats, "only the weapons with no value of one of their stats strike: "
-                 "without Range")
-    _weapon_role(ctx, attack, stat, span)
-
-
-def _weapon_role(ctx: Context, attack: str, stat: str, span: Span) -> None:
-    """``without STAT`` reads each weapon's profile: the attack must take a weapon."""
-    decl = ctx.ruleset.get(attack)
-    if isinstance(decl, A.Attack) and len(decl.params) < 3:
-        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"attack '{attack}' takes no weapon, so `without {stat}` has no "
-                       "weapon profile to read", span, "give the attack a weapon role: attack melee(attacker, weapon, "
-                       "defender)")
-
-
 def _game(ctx: Context, game: A.Game) -> None:
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
     engages = any(e.kind == "engage" for p in game.phases for a in p.actions for e in a.effects) or \
@@ -143,7 +127,7 @@ def _game(ctx: Context, game: A.Game) -> None:
         for c in phase.combats:
             _attack(ctx, c.attack, c.span)
             if c.without is not None:
-                _without(ctx, c.attack, c.without, c.span)
+                check_without(ctx, c.attack, c.without, c.span)
             if c.order not in stats:
                 _unknown(ctx, "stat", c.order, c.span, stats, "combatants strike in the order of a stat")
     for end in game.at_end:
@@ -187,6 +171,7 @@ def _game(ctx: Context, game: A.Game) -> None:
     if game.initiative is not None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
+    check_casualties(ctx, game)
 
 
 def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
@@ -209,6 +194,8 @@ def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
     elif isinstance(decl, A.Formula):
         parts = [let.value for let in decl.lets] + ([decl.result] if decl.result is not None else [])
         words = {e.text for p in parts for e in A.sub_expressions(p) if isinstance(e, A.Label)}
+        if not words:
+            return  # a formula of numbers or tests: its values are not known before the battle
     else:
         return  # another expression: its values are not known before the battle
     for value, effects in end.cases:
@@ -312,6 +299,8 @@ def _activation(ctx: Context, game: A.Game) -> None:
         if sit is None or not sit.choices:
             ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{d.situation}' is not a situation with choices", d.span,
                            "work out a situation declared with `one of …`")
+        elif not d.choice:
+            check_given(ctx, d, sit.id, sit.choices)
         else:
             for choice in (d.choice, d.otherwise):
                 if choice not in sit.choices:

@@ -198,7 +198,8 @@ class Narrator:
                 tie = " (a tie: the order is kept)" if event.get("ties") == "keep" else " (a tie: the order swaps)"
             return f"Initiative: {_agree(first, 'goes', 'go')} first{tie}."
         if kind == "removed":
-            return (f"{unit}: {plural(event['removed'], 'model')} removed as the phase ends; "
+            when = "now that it has acted" if event.get("acted") else "as the phase ends"
+            return (f"{unit}: {plural(event['removed'], 'model')} removed {when}; "
                     f"{plural(event['left'], 'model')} left.")
         if kind == "counter":
             change = event["change"]
