@@ -321,6 +321,10 @@ class Game(Decl):
     #: ``casualties removed after the unit acts`` (where the game says so): a unit hit before it has
     #: acted this game turn keeps its casualties until it has; one that has acted loses them at once
     casualties_after: Span | None = None
+    #: ``weapons rest after firing by cooldown``: a weapon with ``cooldown(N)`` may not fire again
+    #: until N more of its player's turns have ended
+    rest_by: str | None = None
+    rest_span: Span | None = None
     engaged_statuses: tuple[EngagedStatus, ...] = ()
 
 

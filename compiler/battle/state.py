@@ -23,6 +23,10 @@ from compiler.battle.table import Table
 PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed", "own turn")
 
 
+#: The prefix of a unit's value that keeps one of its weapons resting: its player's turns still to end.
+REST = "rest:"
+
+
 @dataclass(slots=True)
 class Unit:
     """One unit (squad) on the table."""
@@ -56,6 +60,10 @@ class Unit:
     @property
     def alive(self) -> bool:
         return self.models > 0
+
+    def resting(self) -> tuple[str, ...]:
+        """The weapons that may not fire yet (``weapons rest after firing``): kept among its values."""
+        return tuple(sorted(k[len(REST):] for k in self.values if k.startswith(REST))) if self.values else ()
 
     def has(self, status: str) -> bool:
         return status in self.statuses
