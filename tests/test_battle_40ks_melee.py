@@ -19,7 +19,7 @@ import pytest
 import compiler
 from compiler import ast as A
 from compiler.battle import Battle, Choice, Law, RandomPolicy, Rules, Unit
-from compiler.battle.schemes import give_order, orders_for
+from compiler.battle.schemes import give_order, orders_for, used
 from compiler.driver import compile_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,8 +96,10 @@ def phase(model: compiler.Ruleset) -> A.Phase:
 
 
 def order(b: Battle, unit: Unit, model: compiler.Ruleset) -> None:
+    """``unit``'s detachment is activated: it is given an order, then has been used this turn."""
     b.state.active = unit.side
     give_order(b, unit, phase(model))
+    used(b, unit)
 
 
 def test_a_charge_engages_pins_fire_locks_and_the_charger_fights_with_its_melee_profiles(model) -> None:
@@ -119,8 +121,9 @@ def test_a_charge_engages_pins_fire_locks_and_the_charger_fights_with_its_melee_
     p = Fraction(2, 3) * Fraction(2, 3) * Fraction(2, 3)
     # fists: 5 models x (1 + the charge bonus) attacks; the Extra blade never takes the bonus
     assert law_dict(dice.laws[0]) == kills(10, p, 5)
-    assert law_dict(dice.laws[1]) == kills(5, p, 3)  # at the 3 models left after the fists
-    assert l1.models == 2
+    assert law_dict(dice.laws[1]) == kills(5, p, 3)  # at the 3 models the fists left standing
+    # line squad 1 has not acted yet: its dead stay until it has (it fights back at full strength)
+    assert (l1.models, l1.doomed) == (5, 3)
 
 
 def test_a_charge_reaches_only_twice_the_move(model) -> None:
@@ -302,3 +305,59 @@ def test_the_references_close_combat_example_checks_and_plays() -> None:
                 fought.add((e["rule"], e["weapon"]))
     # the fight strikes with cleavers only, shots go with muskets only
     assert ("melee", "cleaver") in fought and fought <= {("melee", "cleaver"), ("gunfire", "musket")}
+
+
+# -- casualties removed after the unit acts; beleaguered and decimated units ----------------------
+
+
+def test_a_unit_hit_before_it_acts_keeps_its_models_until_it_has_acted(model) -> None:
+    b, dice, u = table(model, [("order", "First fire orders"), ("order", "First fire orders")], [3, 1],
+                       {"a1": 4.0, "l1": 20.0})
+    a1, l1 = u["a1"], u["l1"]
+    order(b, l1, model)  # 3 of armoured squad 1 fall before it has acted
+    assert (a1.models, a1.doomed, l1.acted) == (5, 3, True)
+    order(b, a1, model)  # it shoots with all five, then its dead are removed
+    volley = [e for e in b.events if e["event"] == "volley"][-1]
+    assert volley["models"] == 5 and (a1.models, a1.doomed) == (2, 0)
+    assert l1.models == 4  # line squad 1 had acted: its casualty fell at once
+    assert any(e["event"] == "removed" and e.get("acted") for e in b.events)
+
+
+def test_a_beleaguered_charger_hits_at_minus_one_and_a_decimated_one_has_no_charge_bonus(model) -> None:
+    # beleaguered: 3 of 5 lost before acting (at least half); WS 4 against WS 3 needs 3+, at -1 4+
+    b, dice, u = table(model, [("order", "First fire orders"), ("order", "Charge orders")], [3, 0, 0],
+                       {"a1": 12.0, "l1": 20.0})
+    order(b, u["l1"], model)
+    order(b, u["a1"], model)
+    fight = [e for e in b.events if e["event"] == "volley"][1]
+    assert "damage_state=beleaguered" in fight["situation"] and fight["models"] == 5
+    p = Fraction(1, 2) * Fraction(2, 3) * Fraction(2, 3)
+    assert law_dict(dice.laws[1]) == kills(10, p, 5)  # five models, each 1 + the charge bonus
+    # decimated: all 5 lost before acting; it still charges, at -1 and without the bonus attack
+    b, dice, u = table(model, [("order", "First fire orders"), ("order", "Charge orders")], [5, 0, 0],
+                       {"a1": 12.0, "l1": 20.0})
+    order(b, u["l1"], model)
+    assert u["a1"].alive and u["a1"].doomed == 5
+    order(b, u["a1"], model)
+    fight = [e for e in b.events if e["event"] == "volley"][1]
+    assert "damage_state=decimated" in fight["situation"]
+    assert law_dict(dice.laws[1]) == kills(5, p, 5)
+    assert not u["a1"].alive  # then it is gone
+
+
+def test_check_refuses_casualties_after_acting_where_units_do_not_act_one_at_a_time() -> None:
+    text = PRELUDE + 'game g "G":\n  activation whole_army\n  casualties removed after the unit acts\n  phase p "P":\n' \
+        '    action go "Go": move up to 6" toward the enemy\n'
+    found = [d for d in compile_text(text, "ref.rules").diagnostics if d.code == "W863"]
+    assert [d.span.line for d in found] == [PRELUDE.count("\n") + 3]
+    assert "used one at a time" in found[0].message
+
+
+def test_check_refuses_a_situation_given_by_a_table_that_names_no_choice_of_it() -> None:
+    text = PRELUDE + 'situation mood "Mood" one of calm, shaken\ntable mood_of(n: 0..10) "Mood":\n' \
+        '  n > 2 -> "calm"\n  otherwise -> "panicked"\ngame g "G":\n  activation alternating_activations\n' \
+        '  situation mood is given by mood_of(marked)\n  phase p "P":\n    action go "Go": move up to 6" toward the enemy\n'
+    found = {(d.code, d.message) for d in compile_text(text, "ref.rules").diagnostics}
+    line = PRELUDE.count("\n") + 4
+    assert ("W101", f"table 'mood_of' gives 'panicked' at line {line}, which is not a choice of the situation 'mood'") \
+        in found

@@ -34,11 +34,10 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
     if unit.engaged:
         return False  # already in contact: a unit locked with an enemy does not walk on toward one
     st = battle.state
-    foe = st.nearest_enemy(unit)
+    est = battle.estimates
+    foe, gap = est.nearest(unit)
     if foe is None or effect.value is None:
         return False
-    gap = st.distance(unit, foe)
-    est = battle.estimates
     rolled = reach(battle, effect.value, unit, gap) if is_dist(battle.rules.value(effect.value, unit, gap)) else None
     if rolled is not None:  # a rolled move (2d6): drawn, then its side picks how far, up to it
         steps = list(range(rolled + 1))
@@ -121,22 +120,32 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
     est = battle.estimates
     reach = effect.reach
     if target is None:
-        st = battle.state
+        st = battle.state  # (no view among the locals: the exact solver keys positions by them)
+        # on a table states seldom recur: each enemy in sight, the weapons that reach it and the
+        # volley's worth, are read from the view (as are the enemies in sight)
+        viewed = st.table is not None and not effect.without and not picky(effect)
         if effect.without:  # close-combat weapons: at an enemy the unit is engaged with
             foes = [f for f in (st.unit(i) for i in unit.engaged) if f.alive]
         else:
-            foes = st.enemies(unit) if st.table is None else [f for f in st.enemies(unit) if st.in_sight(unit, f)]
+            foes = st.enemies(unit) if st.table is None else [f for f, _ in est.view(unit).seen]
         if picky(effect):  # only enemies it is engaged with, or none holding a status
             foes = [f for f in foes if target_of(unit, f, effect)]
         if not foes:
             if battle.record and (st.table is not None or picky(effect)):
                 battle.emit("out_of_sight" if st.table is not None and not picky(effect) else "no_target", unit=unit.label)
             return False
-        key = (attack.id, reach, picky(effect) and tuple(f.uid for f in foes), est.signature(unit))
-        reached = battle.memos.reached.get(key)
-        if reached is None:  # the enemies some weapon reaches, kept per state
-            reached = battle.memos.reached.keep(key, tuple(k for k, f in enumerate(foes)
-                                                           if est.weapons(attack, unit, f, reach)))
+        worth: list[float] | None = None
+        if viewed:
+            volleys = est.volleys(unit, attack, reach)
+            reached: tuple[int, ...] | None = tuple([k for k, (w, _) in enumerate(volleys) if w])
+            assert reached is not None
+            worth = [volleys[k][1] for k in reached]
+        else:
+            key = (attack.id, reach, picky(effect) and tuple(f.uid for f in foes), est.signature(unit))
+            reached = battle.memos.reached.get(key)
+            if reached is None:  # the enemies some weapon reaches, kept per state
+                reached = battle.memos.reached.keep(key, tuple(k for k, f in enumerate(foes)
+                                                               if est.weapons(attack, unit, f, reach)))
         foes = [foes[k] for k in reached]
         if not foes:
             if battle.record:
@@ -144,6 +153,9 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
             return False
         if len(foes) == 1:
             i = 0
+        elif battle.greedy(unit.side) and worth is not None:  # the best volley (the first of equals)
+            i = worth.index(max(worth))
+            battle.choices.append(i)
         elif battle.greedy(unit.side):  # the pick is kept per state
             pick = (attack.id, reach, picky(effect) and tuple(f.uid for f in foes), unit.started, unit.points,
                     est.signature(unit))

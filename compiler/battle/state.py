@@ -24,6 +24,10 @@ from compiler.battle.table import Table
 PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed", "own turn")
 
 
+#: The prefix of a unit's value that keeps one of its weapons resting: its player's turns still to end.
+REST = "rest:"
+
+
 @dataclass(slots=True)
 class Unit:
     """One unit (squad) on the table."""
@@ -47,6 +51,7 @@ class Unit:
     y: float = 0.0  # on a table: inches up from the first side's edge (``position`` is across); 0 on a line
     spent: bool = False  # it spent its action (a reaction) and does not act again this game turn
     turn_start: int = -1  # its models when the player turn began (-1: the first turn, ``started``)
+    acted: bool = False  # it has been used this game turn (``casualties removed after the unit acts``)
 
     @property
     def lost_this_turn(self) -> int:
@@ -57,6 +62,10 @@ class Unit:
     def alive(self) -> bool:
         return self.models > 0
 
+    def resting(self) -> tuple[str, ...]:
+        """The weapons that may not fire yet (``weapons rest after firing``): kept among its values."""
+        return tuple(sorted(k[len(REST):] for k in self.values if k.startswith(REST))) if self.values else ()
+
     def has(self, status: str) -> bool:
         return status in self.statuses
 
@@ -64,7 +73,8 @@ class Unit:
         """A copy that shares nothing that changes (its statuses, engagements, values)."""
         return Unit(self.uid, self.side, self.label, self.profile, self.weapons, self.models, self.started,
                     self.points, self.position, dict(self.statuses), list(self.engaged), self.engaged_as,
-                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent, self.turn_start)
+                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent, self.turn_start,
+                    self.acted)
 
     def snapshot(self) -> dict[str, Any]:
         return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position, "y": self.y,

@@ -86,6 +86,21 @@ class Table:
                                                                            repr=False)
     _routes: dict[tuple[Point, Point], list[Point]] = field(default_factory=dict, compare=False, repr=False)
     _travels: dict[tuple[Point, Point], float] = field(default_factory=dict, compare=False, repr=False)
+    #: what :meth:`pair` worked out, by the two points' coordinates (x, y, x, y)
+    pairs: dict[tuple[float, float, float, float], tuple[float, bool, tuple[str, ...]]] = field(
+        default_factory=dict, compare=False, repr=False)
+
+    def pair(self, ax: float, ay: float, bx: float, by: float) -> tuple[float, bool, tuple[str, ...]]:
+        """From a unit at (ax, ay) to one at (bx, by): the distance (to a thousandth of an inch, as
+        :meth:`~compiler.battle.state.State.distance` gives it), whether it is in sight
+        (:meth:`in_sight`), and the situations the table sets for a volley at it (:meth:`situations`);
+        kept in :attr:`pairs`."""
+        seen, cover = self._look((ax, ay), (bx, by))
+        found = (round(math.hypot(ax - bx, ay - by), 3), seen, cover if self.areas else ())
+        if len(self.pairs) > 200_000:
+            self.pairs.clear()
+        self.pairs[(ax, ay, bx, by)] = found
+        return found
 
     def _between(self, a: Point, b: Point) -> list[Area]:
         """The areas the line a→b crosses that stand at neither end."""
