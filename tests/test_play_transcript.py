@@ -137,6 +137,7 @@ EVENTS: dict[str, dict[str, object]] = {
                    "chance": 0.5},
     "engage": {"unit": "Orks: Ork Boy", "target": "Space Marines: Space Marine", "status": "locked"},
     "left_melee": {"unit": "Orks: Ork Boy"},
+    "rest": {"unit": "Orks: Ork Boy", "weapon": "boltgun", "turns": 2, "rule": "shooting"},
     "disengage": {"unit": "Orks: Ork Boy", "foes": ["Space Marines: Space Marine"]},
     "charge_roll": {"unit": "Orks: Ork Boy", "target": "Space Marines: Space Marine", "rolled": 7, "distance": 9.0},
     "out_of_reach": {"unit": "Orks: Ork Boy", "reach": 24.0},

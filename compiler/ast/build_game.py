@@ -42,7 +42,14 @@ class GameBuilder(BuilderBase):
                       any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items),
                       tuple(x for x in items if isinstance(x, A.TerrainKind)),
                       tuple(x for x in items if isinstance(x, A.Counter)),
-                      next((x.span for x in items if isinstance(x, Item) and x.tag == "casualties_after"), None))
+                      next((x.span for x in items if isinstance(x, Item) and x.tag == "casualties_after"), None),
+                      rest_by=next((x.data for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
+                      rest_span=next((x.span for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
+                      engaged_statuses=tuple(x for x in items if isinstance(x, A.EngagedStatus)))
+
+    @with_meta
+    def engaged_status(self, meta: Any, c: list[Any]) -> A.EngagedStatus:
+        return A.EngagedStatus(self.span(meta), str(c[0]), str(c[1]), c[2])
 
     @with_meta
     def counter(self, meta: Any, c: list[Any]) -> A.Counter:
@@ -85,6 +92,10 @@ class GameBuilder(BuilderBase):
 
     def tie_rule(self, c: list[Any]) -> str:
         return str(c[0])  # "reroll", "keep" or "swap"
+
+    @with_meta
+    def weapons_rest(self, meta: Any, c: list[Any]) -> Item:
+        return Item("weapons_rest", self.span(meta), str(c[0]))
 
     @with_meta
     def casualties_at_end(self, meta: Any, c: list[Any]) -> Item:

@@ -140,6 +140,18 @@ class TerrainKind:
 
 
 @dataclass(frozen=True, slots=True)
+class EngagedStatus:
+    """``while engaged: pinned when pinned_by(PC, foe.PC)``: a unit holding the engagement status
+    ``engagement`` also holds ``status`` while some enemy it is engaged with (``foe`` in
+    ``condition``) meets the condition."""
+
+    span: Span
+    engagement: str
+    status: str
+    condition: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Counter:
     """``counter suppression: rises by 1 when shot, falls by 1 at end of turn``: a number kept on
     each unit (a numeric situation of that name, which the rules read), raised by an event,
@@ -309,6 +321,11 @@ class Game(Decl):
     #: ``casualties removed after the unit acts`` (where the game says so): a unit hit before it has
     #: acted this game turn keeps its casualties until it has; one that has acted loses them at once
     casualties_after: Span | None = None
+    #: ``weapons rest after firing by cooldown``: a weapon with ``cooldown(N)`` may not fire again
+    #: until N more of its player's turns have ended
+    rest_by: str | None = None
+    rest_span: Span | None = None
+    engaged_statuses: tuple[EngagedStatus, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

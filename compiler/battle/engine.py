@@ -30,7 +30,8 @@ from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
-from compiler.battle.turns import counter_range, counters_fall, counters_on, rally, remove_marked, roll_initiative, outcome_law
+from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,
+                                   refresh_engaged, remove_marked, rest, rest_turns, roll_initiative)
 from compiler.battle.victory import Referee, outcome_fields
 
 Listener = Callable[[dict[str, Any]], None]
@@ -94,6 +95,8 @@ class Battle:
         if game.casualties_at_end or game.casualties_after is not None:
             self.busy.add("phase")  # what is still marked when the phase ends goes then
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
+        #: the weapons that rest after firing, and for how many of their player's turns
+        self.rest = rest_turns(rules, game)
         #: the names counters read when a unit is shot (a volley's step, ``hits``, is drawn with it)
         self.shot_reads = {e.id for c in game.counters if c.event == "shot"
                            for e in A.sub_expressions(c.rises) if isinstance(e, A.Name)}
@@ -366,9 +369,13 @@ class Battle:
                           wounds=target.wounds,
                           distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
                           **shown, **({"counted": {counted: law.counts[i]}} if counted is not None else {}))
+            if weapon is not None and weapon in self.rest:
+                rest(self, unit, weapon, self.rest[weapon])
         if shot and self.game.counters and target.models > target.doomed:
             counters_on(self, target, "shot", {counted: total, "models": before} if counted is not None else
                         {"models": before})
+        if self.game.engaged_statuses and not target.alive:
+            refresh_engaged(self)  # an engagement ended with the unit wiped out
         self.referee.settle()
 
     def counted_step(self, attack: A.Attack) -> str | None:
@@ -469,6 +476,8 @@ class Battle:
             st.expire(period)
         if period == "turn":
             st.turn_begins()
+            if self.rest:
+                cool_down(st)
 
 
 #: Who acts when, by the name a game's ``activation`` line gives (filled by

@@ -74,10 +74,12 @@ class Estimates:
         only those with no value of that stat, such as ``Range -``, at a target in contact).  Kept per
         profiles, weapons and gap."""
         gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
-        key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
+        resting = unit.resting()
+        key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap, resting)
         found = self.memos.weapons.get(key)
         if found is None:
             options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
+            options = tuple(w for w in options if w not in resting)  # a weapon resting after it fired
             found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
             if reach is not None and reach.startswith("-"):  # close-combat weapons, at an enemy in contact
                 assert gap is not None
@@ -161,7 +163,7 @@ class Estimates:
         if self.state.table is not None:  # a table's states seldom recur: answered from the view
             return self._can_attack(unit, action)
         distance = self.state.distance
-        key = (action.id, unit.profile, unit.weapons, bool(unit.engaged),
+        key = (action.id, unit.profile, unit.weapons, bool(unit.engaged), unit.resting(),
                tuple([(f.profile, distance(unit, f), targeted(unit, f, action.effects))
                       for f, _ in self.in_sight(unit)[0]]))
         found = self.memos.can.get(key)
@@ -269,7 +271,7 @@ class Estimates:
                                               else st.distance(unit, near)))
                 engaged = engagement(e)
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + engaged
-                contact = [(f, reached(law, st.distance(unit, f) if distance is None else distance))
+                contact = [(f, reached(law, st.travel(unit, f) if distance is None else distance))
                            for f in st.enemies(unit)]
                 contact = [(f, p) for f, p in contact if p > 0]  # each enemy the charge may reach, and its chance
                 if not contact:
@@ -463,6 +465,7 @@ class Estimates:
             return 0.0
         reach = charge = 0.0
         gap = self.state.distance(unit, foe)
+        way = self.state.travel(foe, unit)  # the inches of move it takes the enemy to come
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
@@ -471,7 +474,7 @@ class Estimates:
                         reach += inches
                         if e.kind == "engage":
                             charge = max(charge, inches)
-        if gap > reach:
+        if way > reach:
             return 0.0
         gap = min(gap, charge)  # the reaction fires at a charger, which stands within its charge reach
         value = 0.0

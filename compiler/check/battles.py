@@ -11,8 +11,10 @@ from __future__ import annotations
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context, Scope
-from compiler.check.engagements import check_casualties, check_given, check_weapon_role, check_without
+from compiler.check.engagements import (check_casualties, check_engaged_statuses, check_given, check_weapon_role,
+                                        check_without)
 from compiler.check.expressions import check_expr
+from compiler.check.fighting import OWN_TURNS, check_close_combat, check_rest, check_warlord
 from compiler.check.ground import Ground
 from compiler.diagnostics import Span, did_you_mean
 from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX_TERRAIN_AREAS
@@ -30,9 +32,6 @@ CLEARING_EVENTS: tuple[str, ...] = EVENTS + ("engaged",)
 #: The activation schemes the battle engine runs (None: the default, whole_army).
 PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls",
                                      "alternating_activations", "alternating_detachments")
-
-#: The activation schemes in which a turn is one player's (``… held at end of own turn`` scores then).
-OWN_TURNS: tuple[str | None, ...] = (None, "whole_army", "activation_rolls", "alternating_activations")
 
 #: What ``first`` may say besides a side's id.
 FIRST_RANDOM = "random"
@@ -147,7 +146,8 @@ def _game(ctx: Context, game: A.Game) -> None:
         _effects(ctx, game.id, r.effects, engages)
         for name in ((r.requires,) if r.requires is not None else ()) + r.unless:
             _status(ctx, name, r.span)
-    _close_combat(ctx, game)
+    check_close_combat(ctx, game)
+    check_rest(ctx, game)
     _scoring(ctx, game, stats)
     for counter in game.counters:
         _counter(ctx, counter.situation, counter.span)
@@ -173,6 +173,7 @@ def _game(ctx: Context, game: A.Game) -> None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
     check_casualties(ctx, game)
+    check_engaged_statuses(ctx, game, unit_scope(ctx, game.id))
 
 
 def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
@@ -245,24 +246,6 @@ def _counter(ctx: Context, name: str, span: Span) -> None:
     elif sit.range is None:
         ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{name}' is not a numeric situation, so it cannot count", span,
                        f'declare it with a range: situation {name} "{sit.title}" 0..6')
-
-
-def _close_combat(ctx: Context, game: A.Game) -> None:
-    """``attack … without Range`` strikes an enemy the unit is engaged with: the game must engage
-    somewhere, and a reaction to a charge (made before the engagement) cannot use it."""
-    acts = [e for p in game.phases for a in p.actions for e in a.effects]
-    engages = any(e.kind == "engage" for e in acts)
-    for e in acts:
-        if e.kind == "attack" and e.without and not engages:
-            ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"'attack {e.name} without {e.stat}' strikes only an enemy the "
-                           f"unit is engaged with, but game '{game.id}' never engages one", e.span,
-                           "add an action that engages, such as: action charge \"Charge\": engage within 6\" as locked")
-    for r in game.reactions:
-        for e in r.effects if r.event == "charged" else ():
-            if e.kind == "attack" and e.without:
-                ctx.sink.error(codes.BATTLE_WRONG_KIND, "a reaction to a charge comes before the engagement, so "
-                               f"'attack {e.name} without {e.stat}' would find no enemy in contact", e.span,
-                               f"fire with a reach instead: attack {e.name} within {e.stat}")
 
 
 def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
@@ -373,7 +356,7 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for w in u.weapons:
                 if w not in weapons:
                     _unknown(ctx, "weapon", w, u.span, weapons, "name a weapon profile")
-        _warlord(ctx, side, played if isinstance(played, A.Game) else None)
+        check_warlord(ctx, side, played if isinstance(played, A.Game) else None)
         total = sum(max(u.count, 0) for u in side.units)
         if total > MAX_COUNT:
             ctx.sink.error(codes.TOO_MANY_DICE, f"side '{side.id}' fields {total:,} models; a battle counts at most "
@@ -385,19 +368,6 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for v in check_army(rs, army, listed_units(rs, side)):
                 ctx.sink.error(codes.ARMY_RULE_BROKEN, f"side '{side.id}' breaks the army rules: {v.message}",
                                side.span, cite(ctx, v))
-
-
-def _warlord(ctx: Context, side: A.Side, game: A.Game | None) -> None:
-    """A side names one warlord at most; it must name one when the game scores killing it (W864)."""
-    named = [u for u in side.units if u.warlord]
-    for extra in named[1:]:
-        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"side '{side.id}' names a second warlord", extra.span,
-                       f"a side has one warlord: keep `as warlord` on one line (line {named[0].span.line} has it)")
-    scored = [s for s in game.scores if s.warlord] if game is not None else []
-    if game is not None and scored and not named:
-        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"side '{side.id}' names no warlord, but game '{game.id}' scores "
-                       f"killing one ({scored[0].id})", side.span,
-                       "add `as warlord` to the line of the unit that leads it: 1 captain as warlord")
 
 
 def _placement(ctx: Context, sc: A.Scenario, game: A.Game | None) -> None:

@@ -140,6 +140,9 @@ class Narrator:
                        else plural(event["successes"], "action"))
             return (f"{unit} rolls {plural(event['dice'], 'activation die', 'activation dice')} "
                     f"{self.cite(event['rule'])}, each a {chance_words(event['chance'])} chance: {verdict}.")
+        if kind == "rest":
+            return (f"{unit}: its {self.title(event['weapon'])} rests for {plural(event['turns'], 'turn')}"
+                    f" {self.cite(event['rule'])}.")
         if kind == "disengage":
             foes = ", ".join(self.unit(f) for f in event.get("foes") or ())
             return f"{unit} breaks off from {foes}." if foes else f"{unit} breaks off."
