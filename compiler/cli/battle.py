@@ -408,8 +408,8 @@ def army_app() -> None:
 @json_option("Print JSON: the units, the points, each violation with the rule it breaks.")
 def army_check(path: str, roster: Path, army: str | None, game_points: int | None, as_json: bool) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule, and
-    a rule no list can show met or broken (one reading `characters` or `special_points`) is said to be
-    not checked."""
+    a rule no list can show met or broken (one reading `characters` or `special_points` when no keyword
+    has that role) is said to be not checked."""
     from compiler import ast as A
     from compiler.diagnostics import Span
     from compiler.model.armies import army_quantities, check_army, listed_units
