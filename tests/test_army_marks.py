@@ -115,6 +115,8 @@ def test_a_rule_no_list_can_show_is_said_not_checked(tmp_path: Path) -> None:
     assert [v["message"] for v in out["violations"]] == [  # type: ignore[union-attr]
         "One leader at most. (characters = 2, special_points = 15)"]
     assert "W865" not in warscribe("check", str(rules)).stderr
+    exported = {d["id"]: d for d in json.loads(warscribe("export", str(rules)).stdout)["rulesets"][0]["declarations"]}
+    assert (exported["hq"]["role"], exported["big"]["role"]) == ("characters", "special")
 
 
 @pytest.mark.parametrize("lexicon, message", [
