@@ -271,7 +271,7 @@ class Estimates:
                                               else st.distance(unit, near)))
                 engaged = engagement(e)
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + engaged
-                contact = [(f, reached(law, st.distance(unit, f) if distance is None else distance))
+                contact = [(f, reached(law, st.travel(unit, f) if distance is None else distance))
                            for f in st.enemies(unit)]
                 contact = [(f, p) for f, p in contact if p > 0]  # each enemy the charge may reach, and its chance
                 if not contact:
@@ -465,6 +465,7 @@ class Estimates:
             return 0.0
         reach = charge = 0.0
         gap = self.state.distance(unit, foe)
+        way = self.state.travel(foe, unit)  # the inches of move it takes the enemy to come
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
@@ -473,7 +474,7 @@ class Estimates:
                         reach += inches
                         if e.kind == "engage":
                             charge = max(charge, inches)
-        if gap > reach:
+        if way > reach:
             return 0.0
         gap = min(gap, charge)  # the reaction fires at a charger, which stands within its charge reach
         value = 0.0

@@ -7,7 +7,8 @@ of small changes, and games are simulated by the thousand); nothing else writes 
 On the one-line battlefield (a scenario with only a ``distance``) a unit's position is one number;
 on a table (``table 48" by 48"``) it is a point (``position`` across, ``y`` up), distances are
 straight lines, and the table's terrain (:mod:`compiler.battle.table`) blocks sight and sets
-situations.
+situations; how far a unit must move to reach another (:meth:`State.travel`) goes round impassable
+ground.
 """
 from __future__ import annotations
 
@@ -144,6 +145,14 @@ class State:
         if self.table is None:
             return abs(a.position - b.position)
         return round(math.hypot(a.position - b.position, a.y - b.y), 3)
+
+    def travel(self, a: Unit, b: Unit) -> float:
+        """The inches of move ``a`` needs to reach ``b`` (a charge's reach is measured so): on a table
+        with terrain, along the way round impassable ground, paying for difficult ground (infinite
+        when there is no way); else the distance."""
+        if self.table is None or not self.table.areas:
+            return self.distance(a, b)
+        return round(self.table.travel((a.position, a.y), (b.position, b.y)), 3)
 
     def distance_to(self, unit: Unit, x: float, y: float) -> float:
         """How far ``unit`` stands from the point (x, y) (y is 0 on the one-line battlefield)."""
