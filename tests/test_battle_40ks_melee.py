@@ -18,8 +18,9 @@ import pytest
 
 import compiler
 from compiler import ast as A
-from compiler.battle import Battle, Choice, Law, RandomPolicy, Rules, Unit
+from compiler.battle import EFFECTS, Battle, Choice, Law, RandomPolicy, Rules, Unit
 from compiler.battle.schemes import give_order, orders_for, used
+from compiler.battle.turns import refresh_engaged
 from compiler.driver import compile_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -361,3 +362,78 @@ def test_check_refuses_a_situation_given_by_a_table_that_names_no_choice_of_it()
     line = PRELUDE.count("\n") + 4
     assert ("W101", f"table 'mood_of' gives 'panicked' at line {line}, which is not a choice of the situation 'mood'") \
         in found
+
+
+# -- statuses held while engaged, by the size of the enemy ------------------------------------------
+
+CLASSES = '''ruleset sizes "Sizes":
+  version 1.0.0
+stat PC "Pinning class" 1..5
+stat W "Wounds" 1..10 role wounds
+status locked "Locked": "In contact with an enemy."
+status pinned "Pinned": "Held by an enemy at least as big."
+status fire_locked "Fire locked": "Too tied up to shoot."
+unit small "Small":
+  PC 1  W 1
+unit mid "Mid":
+  PC 2  W 1
+unit big "Big":
+  PC 3  W 1
+game g "G":
+  activation alternating_activations
+  phase p "P":
+    action charge "Charge": engage within 12" as locked
+    action fall_back "Fall back": disengages, move up to 6" away from the enemy
+  while locked: pinned when foe.PC >= PC
+  while locked: fire_locked when foe.PC > PC - 2
+scenario s "S":
+  game g
+  distance 4"
+  first red
+  side red "Red":
+    1 mid
+    1 big
+  side blue "Blue":
+    1 small
+    1 mid
+    1 big
+'''
+
+
+def test_a_status_held_while_engaged_follows_the_enemies_the_unit_is_engaged_with() -> None:
+    result = compile_text(CLASSES, "sizes.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    m = result.rulesets[0]
+    charge, fall_back = m.get("g").phases[0].actions
+    b = Battle(Rules(m), m.get("s"), [Script([])] * 2, seed=0)
+    red, red_big, small, mid, big = b.state.units
+
+    def charges(unit: Unit, foe: Unit) -> None:  # only ``foe`` within the charge's 12"
+        for u in b.state.units:
+            u.position = 0.0 if u is unit or u is foe or u.side == unit.side else 50.0
+        EFFECTS["engage"](b, unit, charge.effects[0], charge)
+        assert foe.uid in unit.engaged
+
+    charges(red, small)  # a class-2 unit charges a class-1 unit
+    assert red.statuses == {"locked": "", "fire_locked": ""}  # its foe one class smaller: fire locked only
+    assert small.statuses == {"locked": "", "pinned": "", "fire_locked": ""}
+    charges(big, red)  # a class-3 unit charges it too
+    assert red.statuses == {"locked": "", "fire_locked": "", "pinned": ""}
+    assert big.statuses == {"locked": "", "fire_locked": ""}
+    b.state.remove_models(big, 1)  # the big one falls (as a volley ends); the small one still holds the mid one
+    refresh_engaged(b)
+    assert red.statuses == {"locked": "", "fire_locked": ""}
+    EFFECTS["disengage"](b, red, fall_back.effects[0], fall_back)  # breaking off ends them all
+    assert red.statuses == {} and small.statuses == {}
+    charges(red_big, small)  # two classes larger than its only foe: free
+    assert red_big.statuses == {"locked": ""} and small.statuses == {"locked": "", "pinned": "", "fire_locked": ""}
+    charges(mid, red_big)  # one class smaller: now fire locked
+    assert red_big.statuses == {"locked": "", "fire_locked": ""} and mid.statuses["pinned"] == ""
+
+
+def test_check_refuses_a_status_held_while_engaged_that_no_engagement_sets() -> None:
+    text = CLASSES.replace("  while locked: pinned when foe.PC >= PC\n", "  while held: pinned when foe.PC >= PC\n"
+                           "  while locked: locked when foe.PC >= PC\n")
+    found = {(d.code, d.message) for d in compile_text(text, "sizes.rules").diagnostics}
+    assert ("W863", "no engagement of game 'g' sets 'held'") in found
+    assert ("W863", "'locked' is set by an engagement outright and held while engaged under a condition") in found

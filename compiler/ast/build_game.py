@@ -44,7 +44,12 @@ class GameBuilder(BuilderBase):
                       tuple(x for x in items if isinstance(x, A.Counter)),
                       next((x.span for x in items if isinstance(x, Item) and x.tag == "casualties_after"), None),
                       rest_by=next((x.data for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
-                      rest_span=next((x.span for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None))
+                      rest_span=next((x.span for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
+                      engaged_statuses=tuple(x for x in items if isinstance(x, A.EngagedStatus)))
+
+    @with_meta
+    def engaged_status(self, meta: Any, c: list[Any]) -> A.EngagedStatus:
+        return A.EngagedStatus(self.span(meta), str(c[0]), str(c[1]), c[2])
 
     @with_meta
     def counter(self, meta: Any, c: list[Any]) -> A.Counter:

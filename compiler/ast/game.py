@@ -140,6 +140,18 @@ class TerrainKind:
 
 
 @dataclass(frozen=True, slots=True)
+class EngagedStatus:
+    """``while engaged: pinned when pinned_by(PC, foe.PC)``: a unit holding the engagement status
+    ``engagement`` also holds ``status`` while some enemy it is engaged with (``foe`` in
+    ``condition``) meets the condition."""
+
+    span: Span
+    engagement: str
+    status: str
+    condition: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Counter:
     """``counter suppression: rises by 1 when shot, falls by 1 at end of turn``: a number kept on
     each unit (a numeric situation of that name, which the rules read), raised by an event,
@@ -313,6 +325,7 @@ class Game(Decl):
     #: until N more of its player's turns have ended
     rest_by: str | None = None
     rest_span: Span | None = None
+    engaged_statuses: tuple[EngagedStatus, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from compiler.battle.policies import Choice, Option
 from compiler.battle.estimates import engagement, picky, target_of
 from compiler.battle.rules import Law, bernoulli, law_of
 from compiler.battle.state import Unit
-from compiler.battle.turns import amount, change_counter, clear_counter, counters_on
+from compiler.battle.turns import amount, change_counter, clear_counter, counters_on, refresh_engaged
 from compiler.resolve.core import is_dist
 
 
@@ -235,6 +235,8 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
         if battle.game.counters:
             counters_on(battle, a, "engaged")
     unit.position, unit.y = target.position, target.y
+    if battle.game.engaged_statuses:
+        refresh_engaged(battle)
     return True
 
 
@@ -246,6 +248,8 @@ def disengage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Acti
     if unit.engaged:
         foes = [battle.state.unit(uid).label for uid in unit.engaged]
         battle.state.disengage(unit)
+        if battle.game.engaged_statuses:
+            refresh_engaged(battle)
         if battle.record:
             battle.emit("disengage", unit=unit.label, foes=foes)
     return True
@@ -286,6 +290,8 @@ def destroyed(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Acti
     does not happen."""
     battle.emit("destroyed", unit=unit.label, models=unit.models)
     battle.state.destroy(unit)
+    if battle.game.engaged_statuses:
+        refresh_engaged(battle)
     battle.referee.settle()
     return False
 

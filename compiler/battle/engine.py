@@ -30,8 +30,8 @@ from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
-from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally, remove_marked,
-                                    rest, rest_turns, roll_initiative)
+from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,
+                                   refresh_engaged, remove_marked, rest, rest_turns, roll_initiative)
 from compiler.battle.victory import Referee, outcome_fields
 
 Listener = Callable[[dict[str, Any]], None]
@@ -374,6 +374,8 @@ class Battle:
         if shot and self.game.counters and target.models > target.doomed:
             counters_on(self, target, "shot", {counted: total, "models": before} if counted is not None else
                         {"models": before})
+        if self.game.engaged_statuses and not target.alive:
+            refresh_engaged(self)  # an engagement ended with the unit wiped out
         self.referee.settle()
 
     def counted_step(self, attack: A.Attack) -> str | None:

@@ -354,6 +354,23 @@ class Rules:
             found = self._numbers[key] = float(v.mean()) if is_dist(v) else float(unwrap(v))
         return found
 
+    def against(self, expr: A.Expr, unit: Unit, foe: Unit) -> bool:
+        """Whether the yes/no expression ``expr`` holds for ``unit`` against the enemy ``foe`` (read
+        as ``foe.PC``); it must not depend on dice."""
+        key = ("against", id(expr), unit.profile, unit.models, foe.profile, foe.models)
+        found = self._values.get(key, _MISSING)
+        if found is _MISSING:
+            env = self.env(unit, None)
+            env["foe"] = ProfileRef(foe.profile, foe.models)
+            v = self.evaluator(self.situation(unit, None)).evaluate(expr, env)
+            if is_dist(v):
+                p = float(self.evaluator(()).probability(v))
+                if p not in (0.0, 1.0):
+                    raise ValueError("a status held while engaged depends on dice: its condition must be sure")
+                v = p == 1.0
+            found = self._values[key] = bool(unwrap(v))
+        return bool(found)
+
     def odds(self, expr: A.Expr, unit: Unit, distance: float | None) -> Any:
         """The chance that ``expr`` holds for ``unit``, exact (a fraction) when the rules are worked
         out exactly: what a chance node's law is made of."""

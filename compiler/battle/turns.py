@@ -103,6 +103,23 @@ def rally(battle: Battle, unit: Unit) -> None:
                 battle.emit("status", unit=unit.label, status=status, until="now")
 
 
+def refresh_engaged(battle: Battle) -> None:
+    """``while engaged: pinned when pinned_by(PC, foe.PC)``: each unit holding the engagement status
+    holds the status while some enemy it is engaged with meets the condition, and no longer once
+    none does (an engagement made, broken, or ended by a unit wiped out)."""
+    game, st = battle.game, battle.state
+    for es in game.engaged_statuses:
+        for u in st.units:
+            holds = u.models > 0 and u.has(es.engagement) and any(
+                battle.rules.against(es.condition, u, st.unit(uid)) for uid in u.engaged if st.unit(uid).models > 0)
+            if holds and es.status not in u.engaged_as:  # held as part of the engagement: it ends with it
+                u.statuses[es.status] = ""
+                u.engaged_as += (es.status,)
+            elif not holds and es.status in u.engaged_as:
+                u.statuses.pop(es.status, None)
+                u.engaged_as = tuple(n for n in u.engaged_as if n != es.status)
+
+
 def remove_marked(battle: Battle, only: Unit | None = None) -> None:
     """The phase ends (or ``only`` has acted, under ``casualties removed after the unit acts``): the
     casualties marked in it (on ``only``) are removed."""
@@ -113,6 +130,8 @@ def remove_marked(battle: Battle, only: Unit | None = None) -> None:
             removed = st.remove_models(u, n)
             if battle.record:
                 battle.emit("removed", unit=u.label, removed=removed, left=u.models, **({"acted": True} if only else {}))
+    if battle.game.engaged_statuses:
+        refresh_engaged(battle)
     battle.referee.settle()
 
 

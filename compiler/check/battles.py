@@ -11,7 +11,8 @@ from __future__ import annotations
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context, Scope
-from compiler.check.engagements import check_casualties, check_given, check_weapon_role, check_without
+from compiler.check.engagements import (check_casualties, check_engaged_statuses, check_given, check_weapon_role,
+                                        check_without)
 from compiler.check.expressions import check_expr
 from compiler.check.fighting import OWN_TURNS, check_close_combat, check_rest, check_warlord
 from compiler.check.ground import Ground
@@ -172,6 +173,7 @@ def _game(ctx: Context, game: A.Game) -> None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
     check_casualties(ctx, game)
+    check_engaged_statuses(ctx, game, unit_scope(ctx, game.id))
 
 
 def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:

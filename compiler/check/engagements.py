@@ -2,14 +2,16 @@
 
 A weapon filter (``combat melee without Range``) must name a stat and an attack that takes a
 weapon; ``casualties removed after the unit acts`` needs units that are used one at a time; a
-situation ``given by`` a table needs a table whose rows name its choices.  Called from
+situation ``given by`` a table needs a table whose rows name its choices; a status held ``while
+engaged`` needs an engagement that sets that status.  Called from
 :mod:`compiler.check.battles`.
 """
 from __future__ import annotations
 
 from compiler import ast as A
 from compiler import codes
-from compiler.check.context import Context
+from compiler.check.context import Context, Scope
+from compiler.check.expressions import check_expr
 from compiler.diagnostics import Span, did_you_mean
 
 
@@ -59,3 +61,26 @@ def check_given(ctx: Context, d: A.DerivedSituation, sit: str, choices: tuple[st
         if said not in choices:
             ctx.sink.error(codes.UNKNOWN_NAME, f"table '{table.id}' gives {said!r} at line {row.span.line}, which is "
                            f"not a choice of the situation '{sit}'", d.span, "use one of: " + ", ".join(choices))
+
+
+def check_engaged_statuses(ctx: Context, game: A.Game, scope: Scope) -> None:
+    """``while engaged: pinned when COND``: ``engaged`` is set by an engagement of the game,
+    ``pinned`` is a declared status no engagement sets outright, and ``COND`` reads the unit's
+    stats and ``foe``, the enemy it is engaged with (``scope``: what an expression for a unit reads)."""
+    effects = [e for p in game.phases for a in p.actions for e in a.effects if e.kind == "engage"]
+    effects += [e for r in game.reactions for e in r.effects if e.kind == "engage"]
+    set_by = {e.name for e in effects if e.name} | {n for e in effects for n in e.also}
+    statuses = set(ctx.ruleset.situations) | {e.id for e in ctx.ruleset.of_type(A.Entry) if e.kind == "status"}
+    for es in game.engaged_statuses:
+        if es.engagement not in set_by:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"no engagement of game '{game.id}' sets '{es.engagement}'",
+                           es.span, "name a status an engagement sets: engage within 12\" as "
+                           f"{es.engagement}" if not set_by else "use one of: " + ", ".join(sorted(set_by)))
+        if es.status not in statuses:
+            close = did_you_mean(es.status, statuses)
+            ctx.sink.error(codes.UNKNOWN_NAME, f"unknown status '{es.status}'", es.span,
+                           f"did you mean '{close}'?" if close else "declare it as a status or a situation")
+        elif es.status in set_by:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{es.status}' is set by an engagement outright and held while "
+                           "engaged under a condition", es.span, f"drop '{es.status}' from the engagement's statuses")
+        check_expr(es.condition, scope.child({"foe"}))
