@@ -144,3 +144,17 @@ def test_the_move_it_takes_to_reach_a_point_goes_round_and_pays_for_the_ground()
     assert t.travel((10, 24), (18, 24)) == pytest.approx(round_it)  # the way round the lake's near end
     walled = Table(48, 48, (Area("w", "Cliff", kinds["chasm"], 12, 0, 14, 48),))
     assert walled.travel((10, 24), (18, 24)) == math.inf and walled.travel((10, 24), (10, 30)) == 6.0
+
+
+@pytest.mark.parametrize("goal", [(48, 29), (48, 26.2), (48, 26.02), (30, 40)])
+def test_a_move_that_meets_impassable_ground_at_a_slant_stops_clear_of_it(goal: tuple[float, float]) -> None:
+    """Kept to a thousandth of an inch, the stop of a line that meets the gorge at a slant would
+    round onto its edge: it stops clear of it, just short of where the line meets it."""
+    from compiler.battle.table import Area, Table
+    kinds = {k.id: k for k in compile_text(RULES.format(effect='engage within 6" as locked', terrain="", red='1", 1"',
+                                                        blue='2", 2"'), "c.rules").rulesets[0].get("charges").terrain}
+    gorge = Area("g", "Gorge", kinds["chasm"], 0, 26, 48, 30)
+    t = Table(48, 48, (gorge,))
+    end = t.move((0, 24), goal, 100)
+    meets = (goal[0] * 2 / (goal[1] - 24), 26.0)  # where the line from (0, 24) meets the gorge's edge
+    assert not gorge.contains(end) and end[1] < 26 and math.dist(end, meets) < 0.1

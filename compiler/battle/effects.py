@@ -131,8 +131,10 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
         if picky(effect):  # only enemies it is engaged with, or none holding a status
             foes = [f for f in foes if target_of(unit, f, effect)]
         if not foes:
-            if battle.record and (st.table is not None or picky(effect)):
-                battle.emit("out_of_sight" if st.table is not None and not picky(effect) else "no_target", unit=unit.label)
+            if battle.record and picky(effect):  # none it is engaged with, or every one holds the status
+                battle.emit("no_target", unit=unit.label)
+            elif battle.record and st.table is not None:
+                battle.emit("out_of_sight", unit=unit.label)
             return False
         worth: list[float] | None = None
         if viewed:

@@ -235,14 +235,25 @@ class Table:
         for t0, t1, cost in self._pieces(start, goal):
             piece = (t1 - t0) * length
             if math.isinf(cost):
-                return _at(start, goal, max(0.0, t0 - _PAD / length)), 0.0
+                return self._short_of(start, goal, t0 - _PAD / length, length), 0.0
             if piece * cost >= budget - _EPS:
                 end = t0 + budget / cost / length
                 if t1 < 1.0 and math.isinf(self.cost_at(_at(start, goal, min(1.0, t1 + _EPS)))):
-                    end = min(end, max(0.0, t1 - _PAD / length))  # impassable ground just beyond
-                return _at(start, goal, end), 0.0
+                    end = min(end, t1 - _PAD / length)  # impassable ground just beyond
+                return self._short_of(start, goal, end, length), 0.0
             budget -= piece * cost
         return goal, budget
+
+    def _short_of(self, start: Point, goal: Point, t: float, length: float) -> Point:
+        """The point at ``t`` of the way from ``start`` to ``goal``, stepped back toward ``start``
+        (a hundredth of an inch, then twice as far each time) while, kept to a thousandth of an
+        inch, it would stand in impassable ground (a line that meets the ground at a slant)."""
+        t, step = max(0.0, t), _PAD / length
+        p = _at(start, goal, t)
+        while t > 0 and math.isinf(self.cost_at(_round(p))):
+            t, step = max(0.0, t - step), step * 2
+            p = _at(start, goal, t)
+        return p
 
 
 def _at(a: Point, b: Point, t: float) -> Point:
