@@ -158,3 +158,56 @@ def test_a_move_that_meets_impassable_ground_at_a_slant_stops_clear_of_it(goal: 
     end = t.move((0, 24), goal, 100)
     meets = (goal[0] * 2 / (goal[1] - 24), 26.0)  # where the line from (0, 24) meets the gorge's edge
     assert not gorge.contains(end) and end[1] < 26 and math.dist(end, meets) < 0.1
+
+
+WATCH = '''
+ruleset watch "Watch":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+status locked "Locked": "In close combat."
+status on_overwatch "On overwatch": "Watching."
+test hit(BS) = roll d6 >= BS
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  W 1
+unit veteran "Veteran":
+  BS 2  W 1
+game g "A game":
+  turns 1
+  activation whole_army
+  terrain chasm "Chasm": impassable
+  phase watch "Watch":
+    action hold "Hold": sets on_overwatch
+  phase assault "Assault":
+    action charge "Charge": engage within 8" as locked, attack shooting at engaged enemies
+  when charged if on_overwatch: attack shooting
+scenario field "A field":
+  game g
+  table 48" by 48"
+  first red
+{terrain}
+  side red "Red":
+    5 veteran at 10", 24"
+  side blue "Blue":
+    5 trooper at 16", 24"
+'''
+
+
+@pytest.mark.parametrize("terrain,reaches", [(LONG, False), (SHORT, True)])
+def test_the_greedy_player_weighs_a_charge_and_overwatch_by_the_way_round(terrain: str, reaches: bool) -> None:
+    """Across the long gorge the greedy player sees no charge to make (a charge worth less than
+    nothing) and no charger to watch for; round the short gap it sees both (the veterans gain by
+    closing: they strike surer than they are struck)."""
+    from compiler.battle import Battle, GreedyPolicy
+
+    result = compile_text(WATCH.format(terrain=terrain), "watch.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    red, blue = battle.state.units
+    charge = model.get("g").phases[1].actions[0]
+    assert (battle.estimates.action(red, charge) > 0) is reaches
+    assert (battle.estimates.reaction_value(blue, "on_overwatch") > 0) is reaches
