@@ -82,8 +82,8 @@ class Table:
     _seen: dict[tuple[Point, Point], tuple[bool, tuple[str, ...]]] = field(default_factory=dict, compare=False,
                                                                            repr=False)
     _routes: dict[tuple[Point, Point], list[Point]] = field(default_factory=dict, compare=False, repr=False)
-    #: what :meth:`pair` worked out, by the two points' coordinates (x, y, x, y)
-    pairs: dict[tuple[float, float, float, float], tuple[float, bool, tuple[str, ...]]] = field(
+    #: what :meth:`pair` worked out, by the first point, then the second
+    pairs: dict[Point, dict[Point, tuple[float, bool, tuple[str, ...]]]] = field(
         default_factory=dict, compare=False, repr=False)
 
     def pair(self, ax: float, ay: float, bx: float, by: float) -> tuple[float, bool, tuple[str, ...]]:
@@ -93,9 +93,14 @@ class Table:
         kept in :attr:`pairs`."""
         seen, cover = self._look((ax, ay), (bx, by))
         found = (round(math.hypot(ax - bx, ay - by), 3), seen, cover if self.areas else ())
-        if len(self.pairs) > 200_000:
-            self.pairs.clear()
-        self.pairs[(ax, ay, bx, by)] = found
+        row = self.pairs.get((ax, ay))
+        if row is None:
+            if len(self.pairs) > 2_000:
+                self.pairs.clear()
+            row = self.pairs[(ax, ay)] = {}
+        elif len(row) > 2_000:
+            row.clear()
+        row[(bx, by)] = found
         return found
 
     def _between(self, a: Point, b: Point) -> list[Area]:
