@@ -134,11 +134,15 @@ def test_a_bad_mark_is_located(line: str, column: int, message: str, hint: str |
         assert said[1] == f"   = hint: {hint}"
 
 
-def test_a_battle_refuses_a_list_with_a_unit_in_reserve(tmp_path: Path) -> None:
+def test_a_battle_refuses_a_unit_in_reserve_and_says_it_plays_no_detachments(tmp_path: Path) -> None:
     path = tmp_path / "list.txt"
     path.write_text("5 space_marine_squad in reserve\n", encoding="utf-8")
     ran = warscribe("simulate", str(ROOT / "rules" / "console-40k"), "--army", f"space_marines={path}", "--games", "1")
     assert ran.returncode == 2 and f"{path}:1: a battle plays every unit of a list from its start" in ran.stderr
+    path.write_text("5 space_marine_squad\n5 space_marine_squad in detachment 2\n", encoding="utf-8")
+    ran = warscribe("simulate", str(ROOT / "rules" / "console-40k"), "--army", f"space_marines={path}", "--games", "1")
+    assert ran.returncode == 0 and f"{path}:2: warning: a battle activates each unit as a detachment of its own" \
+        in ran.stderr
 
 
 ROSTER = '''<?xml version="1.0" encoding="UTF-8"?>

@@ -18,8 +18,9 @@ import pytest
 
 import compiler
 from compiler import ast as A
-from compiler.battle import Battle, Choice, Law, RandomPolicy, Rules, Unit
-from compiler.battle.schemes import give_order, orders_for
+from compiler.battle import EFFECTS, Battle, Choice, Law, RandomPolicy, Rules, Unit
+from compiler.battle.schemes import give_order, orders_for, used
+from compiler.battle.turns import refresh_engaged
 from compiler.driver import compile_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,8 +97,10 @@ def phase(model: compiler.Ruleset) -> A.Phase:
 
 
 def order(b: Battle, unit: Unit, model: compiler.Ruleset) -> None:
+    """``unit``'s detachment is activated: it is given an order, then has been used this turn."""
     b.state.active = unit.side
     give_order(b, unit, phase(model))
+    used(b, unit)
 
 
 def test_a_charge_engages_pins_fire_locks_and_the_charger_fights_with_its_melee_profiles(model) -> None:
@@ -119,8 +122,9 @@ def test_a_charge_engages_pins_fire_locks_and_the_charger_fights_with_its_melee_
     p = Fraction(2, 3) * Fraction(2, 3) * Fraction(2, 3)
     # fists: 5 models x (1 + the charge bonus) attacks; the Extra blade never takes the bonus
     assert law_dict(dice.laws[0]) == kills(10, p, 5)
-    assert law_dict(dice.laws[1]) == kills(5, p, 3)  # at the 3 models left after the fists
-    assert l1.models == 2
+    assert law_dict(dice.laws[1]) == kills(5, p, 3)  # at the 3 models the fists left standing
+    # line squad 1 has not acted yet: its dead stay until it has (it fights back at full strength)
+    assert (l1.models, l1.doomed) == (5, 3)
 
 
 def test_a_charge_reaches_only_twice_the_move(model) -> None:
@@ -302,3 +306,134 @@ def test_the_references_close_combat_example_checks_and_plays() -> None:
                 fought.add((e["rule"], e["weapon"]))
     # the fight strikes with cleavers only, shots go with muskets only
     assert ("melee", "cleaver") in fought and fought <= {("melee", "cleaver"), ("gunfire", "musket")}
+
+
+# -- casualties removed after the unit acts; beleaguered and decimated units ----------------------
+
+
+def test_a_unit_hit_before_it_acts_keeps_its_models_until_it_has_acted(model) -> None:
+    b, dice, u = table(model, [("order", "First fire orders"), ("order", "First fire orders")], [3, 1],
+                       {"a1": 4.0, "l1": 20.0})
+    a1, l1 = u["a1"], u["l1"]
+    order(b, l1, model)  # 3 of armoured squad 1 fall before it has acted
+    assert (a1.models, a1.doomed, l1.acted) == (5, 3, True)
+    order(b, a1, model)  # it shoots with all five, then its dead are removed
+    volley = [e for e in b.events if e["event"] == "volley"][-1]
+    assert volley["models"] == 5 and (a1.models, a1.doomed) == (2, 0)
+    assert l1.models == 4  # line squad 1 had acted: its casualty fell at once
+    assert any(e["event"] == "removed" and e.get("acted") for e in b.events)
+
+
+def test_a_beleaguered_charger_hits_at_minus_one_and_a_decimated_one_has_no_charge_bonus(model) -> None:
+    # beleaguered: 3 of 5 lost before acting (at least half); WS 4 against WS 3 needs 3+, at -1 4+
+    b, dice, u = table(model, [("order", "First fire orders"), ("order", "Charge orders")], [3, 0, 0],
+                       {"a1": 12.0, "l1": 20.0})
+    order(b, u["l1"], model)
+    order(b, u["a1"], model)
+    fight = [e for e in b.events if e["event"] == "volley"][1]
+    assert "damage_state=beleaguered" in fight["situation"] and fight["models"] == 5
+    p = Fraction(1, 2) * Fraction(2, 3) * Fraction(2, 3)
+    assert law_dict(dice.laws[1]) == kills(10, p, 5)  # five models, each 1 + the charge bonus
+    # decimated: all 5 lost before acting; it still charges, at -1 and without the bonus attack
+    b, dice, u = table(model, [("order", "First fire orders"), ("order", "Charge orders")], [5, 0, 0],
+                       {"a1": 12.0, "l1": 20.0})
+    order(b, u["l1"], model)
+    assert u["a1"].alive and u["a1"].doomed == 5
+    order(b, u["a1"], model)
+    fight = [e for e in b.events if e["event"] == "volley"][1]
+    assert "damage_state=decimated" in fight["situation"]
+    assert law_dict(dice.laws[1]) == kills(5, p, 5)
+    assert not u["a1"].alive  # then it is gone
+
+
+def test_check_refuses_casualties_after_acting_where_units_do_not_act_one_at_a_time() -> None:
+    text = PRELUDE + 'game g "G":\n  activation whole_army\n  casualties removed after the unit acts\n  phase p "P":\n' \
+        '    action go "Go": move up to 6" toward the enemy\n'
+    found = [d for d in compile_text(text, "ref.rules").diagnostics if d.code == "W863"]
+    assert [d.span.line for d in found] == [PRELUDE.count("\n") + 3]
+    assert "used one at a time" in found[0].message
+
+
+def test_check_refuses_a_situation_given_by_a_table_that_names_no_choice_of_it() -> None:
+    text = PRELUDE + 'situation mood "Mood" one of calm, shaken\ntable mood_of(n: 0..10) "Mood":\n' \
+        '  n > 2 -> "calm"\n  otherwise -> "panicked"\ngame g "G":\n  activation alternating_activations\n' \
+        '  situation mood is given by mood_of(marked)\n  phase p "P":\n    action go "Go": move up to 6" toward the enemy\n'
+    found = {(d.code, d.message) for d in compile_text(text, "ref.rules").diagnostics}
+    line = PRELUDE.count("\n") + 4
+    assert ("W101", f"table 'mood_of' gives 'panicked' at line {line}, which is not a choice of the situation 'mood'") \
+        in found
+
+
+# -- statuses held while engaged, by the size of the enemy ------------------------------------------
+
+CLASSES = '''ruleset sizes "Sizes":
+  version 1.0.0
+stat PC "Pinning class" 1..5
+stat W "Wounds" 1..10 role wounds
+status locked "Locked": "In contact with an enemy."
+status pinned "Pinned": "Held by an enemy at least as big."
+status fire_locked "Fire locked": "Too tied up to shoot."
+unit small "Small":
+  PC 1  W 1
+unit mid "Mid":
+  PC 2  W 1
+unit big "Big":
+  PC 3  W 1
+game g "G":
+  activation alternating_activations
+  phase p "P":
+    action charge "Charge": engage within 12" as locked
+    action fall_back "Fall back": disengages, move up to 6" away from the enemy
+  while locked: pinned when foe.PC >= PC
+  while locked: fire_locked when foe.PC > PC - 2
+scenario s "S":
+  game g
+  distance 4"
+  first red
+  side red "Red":
+    1 mid
+    1 big
+  side blue "Blue":
+    1 small
+    1 mid
+    1 big
+'''
+
+
+def test_a_status_held_while_engaged_follows_the_enemies_the_unit_is_engaged_with() -> None:
+    result = compile_text(CLASSES, "sizes.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    m = result.rulesets[0]
+    charge, fall_back = m.get("g").phases[0].actions
+    b = Battle(Rules(m), m.get("s"), [Script([])] * 2, seed=0)
+    red, red_big, small, mid, big = b.state.units
+
+    def charges(unit: Unit, foe: Unit) -> None:  # only ``foe`` within the charge's 12"
+        for u in b.state.units:
+            u.position = 0.0 if u is unit or u is foe or u.side == unit.side else 50.0
+        EFFECTS["engage"](b, unit, charge.effects[0], charge)
+        assert foe.uid in unit.engaged
+
+    charges(red, small)  # a class-2 unit charges a class-1 unit
+    assert red.statuses == {"locked": "", "fire_locked": ""}  # its foe one class smaller: fire locked only
+    assert small.statuses == {"locked": "", "pinned": "", "fire_locked": ""}
+    charges(big, red)  # a class-3 unit charges it too
+    assert red.statuses == {"locked": "", "fire_locked": "", "pinned": ""}
+    assert big.statuses == {"locked": "", "fire_locked": ""}
+    b.state.remove_models(big, 1)  # the big one falls (as a volley ends); the small one still holds the mid one
+    refresh_engaged(b)
+    assert red.statuses == {"locked": "", "fire_locked": ""}
+    EFFECTS["disengage"](b, red, fall_back.effects[0], fall_back)  # breaking off ends them all
+    assert red.statuses == {} and small.statuses == {}
+    charges(red_big, small)  # two classes larger than its only foe: free
+    assert red_big.statuses == {"locked": ""} and small.statuses == {"locked": "", "pinned": "", "fire_locked": ""}
+    charges(mid, red_big)  # one class smaller: now fire locked
+    assert red_big.statuses == {"locked": "", "fire_locked": ""} and mid.statuses["pinned"] == ""
+
+
+def test_check_refuses_a_status_held_while_engaged_that_no_engagement_sets() -> None:
+    text = CLASSES.replace("  while locked: pinned when foe.PC >= PC\n", "  while held: pinned when foe.PC >= PC\n"
+                           "  while locked: locked when foe.PC >= PC\n")
+    found = {(d.code, d.message) for d in compile_text(text, "sizes.rules").diagnostics}
+    assert ("W863", "no engagement of game 'g' sets 'held'") in found
+    assert ("W863", "'locked' is set by an engagement outright and held while engaged under a condition") in found

@@ -248,3 +248,45 @@ def test_a_unit_that_falls_back_takes_the_attack_of_each_enemy_it_leaves_then_go
     assert declined.choice() is not None and declined.choice().kind == "move"  # type: ignore[union-attr]
     both = strike.child(2)  # both fall to the attack of opportunity: no move is left to make
     assert both.state().units[2].models == 0 and both.current_player() == 0
+
+
+def test_a_weapon_rests_after_firing_for_its_cooldown_counted_in_its_players_turns() -> None:
+    """Cooldown 1: the rifle fires in Red's first turn, may not in its second (the volley's
+    weapons leave it out, so Shoot is not offered), and fires again in its third."""
+    text = RULES.format(gap=20, red="3 trooper as warlord", blue="2 trooper", held="own turn", turns=4)
+    text = text.replace("game skirmish", 'ability cooldown(N: 0..3) "Cooldown": "Rests N turns after firing."\n'
+                        "game skirmish", 1).replace("  control within", "  weapons rest after firing by cooldown\n"
+                                                    "  control within", 1)
+    text = text.replace('  Range 24"  A 1', '  Range 24"  A 1\n  abilities cooldown(1)')
+    result = compile_text(text, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    node = root(result.rulesets[0])
+    assert options(node) == ["Shoot", "Charge", "Nothing"]
+    fired = node.child(0).child(1).child(0)  # at Blue's troopers; nobody falls
+    assert fired.state().units[0].resting() == ("rifle",)
+    blue_idle = fired.child(0)  # Blue activates its chief, which does nothing ...
+    red_again = blue_idle.child(len(options(blue_idle)) - 1)
+    assert red_again.state().turn == 2 and options(red_again) == ["Charge", "Nothing"]  # the rifle rests
+    waited = red_again.child(1)  # Red waits; Blue again does nothing
+    waited = waited.child(0)
+    waited = waited.child(len(options(waited)) - 1)
+    assert waited.state().turn == 3 and waited.state().units[0].resting() == ()
+    assert options(waited) == ["Shoot", "Charge", "Nothing"]  # its turn of rest is over
+
+
+def test_check_refuses_weapons_resting_by_an_ability_without_a_value_or_without_own_turns() -> None:
+    base = RULES.format(gap=9, red="3 trooper as warlord", blue="2 trooper", held="game turn", turns=4)
+    rest = base.replace("  control within", "  weapons rest after firing by {name}\n  control within", 1)
+    cases = [(rest.format(name="steady") .replace("game skirmish", 'ability steady "Steady": "No value."\ngame skirmish', 1),
+              "W863", "has no value"),
+             (rest.format(name="cooldwn"), "W101", "unknown ability 'cooldwn'"),
+             (rest.format(name="cooldown").replace("game skirmish", 'ability cooldown(N: 0..3) "Cooldown": "c"\n'
+                                                   "game skirmish", 1).replace("alternating_activations",
+                                                                               "alternating_units"),
+              "W863", "no turns of its player")]
+    for text, code, said in cases:
+        result = compile_text(text, "melee.rules")
+        errors = [d for d in result.diagnostics if d.is_error]
+        assert len(errors) == 1 and errors[0].code == code and said in errors[0].message, errors
+        assert errors[0].span.line == text.splitlines().index(next(
+            line for line in text.splitlines() if line.startswith("  weapons rest"))) + 1

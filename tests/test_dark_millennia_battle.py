@@ -172,7 +172,7 @@ game g "A game":
   terrain wall "Wall": blocks sight
   terrain hedge "Hedge": costs 2 inches per inch
   phase assault "Assault":
-    action charge "Charge": engage within 12" as locked
+    action charge "Charge": engage within 13" as locked
   when charged if on_overwatch: attack shooting
 scenario behind "A charge from behind a wall":
   game g
@@ -190,7 +190,7 @@ scenario behind "A charge from behind a wall":
 def test_overwatch_fire_never_goes_at_a_charger_out_of_sight(kind: str, fired: bool) -> None:
     """The house rule: enemies out of sight when the assault phase begins cannot be the target of
     overwatch fire. A charge from behind a wall that blocks sight draws no volley; across a hedge
-    that does not, it does."""
+    that does not, it does (12" away, 13" of move: the hedge's inch costs two)."""
     from compiler.driver import compile_text
 
     result = compile_text(WALLED.replace("KIND", kind), "walled.rules")

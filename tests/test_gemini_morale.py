@@ -452,3 +452,25 @@ def test_the_greedy_player_regroups_when_its_s_points_cost_a_shot_more_than_the_
         picked[held] = next(e["action"] for e in battle.events if e["event"] == "action")
     # 3 S-points leave BS 3 at 0 (a 1, then 3 or less: 1/12 a shot); a regroup sheds 3 on average
     assert picked == {0: "shoot_action", 1: "shoot_action", 3: "regroup_action"}
+
+
+def test_a_router_caught_in_melee_neither_rallies_nor_flees(gemini: Ruleset) -> None:
+    battle, nature = battle_of(gemini, lambda law, what: 0)
+    blue = battle.state.units[2]
+    blue.statuses, here = {"routing": "", "close_quarters": ""}, blue.position
+    battle.state.active = 0
+    battle.period_ends("turn")
+    assert not nature.asked and blue.position == here and blue.has("routing")
+
+
+def test_the_greedy_player_tries_a_pinned_unit_last(gemini: Ruleset) -> None:
+    from compiler.battle.activation import try_units
+    game = gemini.get("turn_structure")
+    assert isinstance(game, A.Game)
+    phase = next(p for p in game.phases if p.actions)
+    battle, _ = battle_of(gemini, lambda law, what: 0)  # every die fails: the first unit tried goes bust
+    first, second = battle.state.units[0], battle.state.units[1]
+    first.statuses = {"pinned": "own turn"}
+    battle.state.active = 0
+    try_units(battle, phase, 0)
+    assert [e["unit"] for e in battle.events if e["event"] == "activation"] == [second.label]

@@ -41,7 +41,15 @@ class GameBuilder(BuilderBase):
                       next((x for x in items if isinstance(x, A.Initiative)), None),
                       any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items),
                       tuple(x for x in items if isinstance(x, A.TerrainKind)),
-                      tuple(x for x in items if isinstance(x, A.Counter)))
+                      tuple(x for x in items if isinstance(x, A.Counter)),
+                      next((x.span for x in items if isinstance(x, Item) and x.tag == "casualties_after"), None),
+                      rest_by=next((x.data for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
+                      rest_span=next((x.span for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
+                      engaged_statuses=tuple(x for x in items if isinstance(x, A.EngagedStatus)))
+
+    @with_meta
+    def engaged_status(self, meta: Any, c: list[Any]) -> A.EngagedStatus:
+        return A.EngagedStatus(self.span(meta), str(c[0]), str(c[1]), c[2])
 
     @with_meta
     def counter(self, meta: Any, c: list[Any]) -> A.Counter:
@@ -86,8 +94,16 @@ class GameBuilder(BuilderBase):
         return str(c[0])  # "reroll", "keep" or "swap"
 
     @with_meta
+    def weapons_rest(self, meta: Any, c: list[Any]) -> Item:
+        return Item("weapons_rest", self.span(meta), str(c[0]))
+
+    @with_meta
     def casualties_at_end(self, meta: Any, c: list[Any]) -> Item:
         return Item("casualties_at_end", self.span(meta), True)
+
+    @with_meta
+    def casualties_after_acting(self, meta: Any, c: list[Any]) -> Item:
+        return Item("casualties_after", self.span(meta), True)
 
     @with_meta
     def control(self, meta: Any, c: list[Any]) -> A.Control:
@@ -130,6 +146,10 @@ class GameBuilder(BuilderBase):
     @with_meta
     def derived_situation(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
         return A.DerivedSituation(self.span(meta), str(c[0]), str(c[1]), c[2], str(c[3]))
+
+    @with_meta
+    def derived_given(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
+        return A.DerivedSituation(self.span(meta), str(c[0]), "", c[1], "")
 
     @with_meta
     def orders_set(self, meta: Any, c: list[Any]) -> Item:

@@ -140,6 +140,18 @@ class TerrainKind:
 
 
 @dataclass(frozen=True, slots=True)
+class EngagedStatus:
+    """``while engaged: pinned when pinned_by(PC, foe.PC)``: a unit holding the engagement status
+    ``engagement`` also holds ``status`` while some enemy it is engaged with (``foe`` in
+    ``condition``) meets the condition."""
+
+    span: Span
+    engagement: str
+    status: str
+    condition: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Counter:
     """``counter suppression: rises by 1 when shot, falls by 1 at end of turn``: a number kept on
     each unit (a numeric situation of that name, which the rules read), raised by an event,
@@ -262,7 +274,11 @@ class Control:
 @dataclass(frozen=True, slots=True)
 class DerivedSituation:
     """``situation range_band is long when COND, otherwise short``: a situation the battle works out
-    for each unit as it acts (``COND`` sees the unit's stats, its order and the distance)."""
+    for each unit as it acts (``COND`` sees the unit's stats, its order and the distance).
+
+    ``situation damage_state is given by damage_status(models, marked)`` (``choice`` and
+    ``otherwise`` empty): the situation takes the value of the expression ``condition`` (a table
+    whose rows name the situation's choices)."""
 
     span: Span
     situation: str
@@ -302,6 +318,14 @@ class Game(Decl):
     casualties_at_end: bool = False  # ``casualties removed at end of phase``: the hit still act until then
     terrain: tuple[TerrainKind, ...] = ()
     counters: tuple[Counter, ...] = ()
+    #: ``casualties removed after the unit acts`` (where the game says so): a unit hit before it has
+    #: acted this game turn keeps its casualties until it has; one that has acted loses them at once
+    casualties_after: Span | None = None
+    #: ``weapons rest after firing by cooldown``: a weapon with ``cooldown(N)`` may not fire again
+    #: until N more of its player's turns have ended
+    rest_by: str | None = None
+    rest_span: Span | None = None
+    engaged_statuses: tuple[EngagedStatus, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from compiler.battle.policies import Choice, Option
 from compiler.battle.estimates import engagement, picky, target_of
 from compiler.battle.rules import Law, bernoulli, law_of
 from compiler.battle.state import Unit
-from compiler.battle.turns import amount, change_counter, clear_counter, counters_on
+from compiler.battle.turns import amount, change_counter, clear_counter, counters_on, refresh_engaged
 from compiler.resolve.core import is_dist
 
 
@@ -131,8 +131,10 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
         if picky(effect):  # only enemies it is engaged with, or none holding a status
             foes = [f for f in foes if target_of(unit, f, effect)]
         if not foes:
-            if battle.record and (st.table is not None or picky(effect)):
-                battle.emit("out_of_sight" if st.table is not None and not picky(effect) else "no_target", unit=unit.label)
+            if battle.record and picky(effect):  # none it is engaged with, or every one holds the status
+                battle.emit("no_target", unit=unit.label)
+            elif battle.record and st.table is not None:
+                battle.emit("out_of_sight", unit=unit.label)
             return False
         worth: list[float] | None = None
         if viewed:
@@ -186,12 +188,15 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
     STATUS while engaged) and the unit stands where its target stands.  A reach that is rolled
     (``M + d6``) offers the enemies within the most it can roll; the roll (a chance node with its
     exact law) is made once the target is chosen, and one that falls short of it moves the unit
-    that far toward it, not engaged, and ends the action."""
+    that far toward it, not engaged, and ends the action.  On a table "within X" is X inches of
+    move (:meth:`~compiler.battle.state.State.travel`): round impassable ground, paying for
+    difficult ground, as the unit then goes."""
     st = battle.state
     gap = st.nearest_enemy(unit)
     law = reach_law(battle, unit, effect, st.distance(unit, gap) if gap else None)
     reach = law.values[-1]
-    foes = [f for f in st.enemies(unit) if st.distance(unit, f) <= reach]
+    ways = {f.uid: st.travel(unit, f) for f in st.enemies(unit)}
+    foes = [f for f in st.enemies(unit) if ways[f.uid] <= reach]
     if not foes:
         battle.emit("out_of_reach", unit=unit.label, reach=reach)
         return False
@@ -200,17 +205,17 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
     est = battle.estimates
 
     def worth(f: Unit) -> float:  # the chance to reach it, times what the engagement is worth
-        return reached(law, st.distance(unit, f)) * (est.charge(unit, f, extra, names) + est.blows(unit, f, action))
+        return reached(law, ways[f.uid]) * (est.charge(unit, f, extra, names) + est.blows(unit, f, action))
     i = 0 if len(foes) == 1 else battle.choose(
         Choice("target", unit.side, unit.label, f"Engage which enemy unit (within {reach:g}\")?",
                tuple(Option(f.label, f.uid) for f in foes), lambda: [worth(f) for f in foes]))
     target = foes[i]
     if len(law.values) > 1:
         rolled = law.values[battle.chance(law, "charge")]
-        distance = st.distance(unit, target)
+        distance = ways[target.uid]
         if battle.record:
             battle.emit("charge_roll", unit=unit.label, target=target.label, rolled=rolled, distance=round(distance, 3))
-        if rolled < distance:  # short: the unit moves as far as it rolled, toward its target
+        if rolled < distance:  # short: the unit moves as far as it rolled, toward its target (on its way)
             if st.table is None:
                 unit.position += rolled if target.position > unit.position else -rolled
             else:
@@ -232,6 +237,8 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
         if battle.game.counters:
             counters_on(battle, a, "engaged")
     unit.position, unit.y = target.position, target.y
+    if battle.game.engaged_statuses:
+        refresh_engaged(battle)
     return True
 
 
@@ -243,6 +250,8 @@ def disengage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Acti
     if unit.engaged:
         foes = [battle.state.unit(uid).label for uid in unit.engaged]
         battle.state.disengage(unit)
+        if battle.game.engaged_statuses:
+            refresh_engaged(battle)
         if battle.record:
             battle.emit("disengage", unit=unit.label, foes=foes)
     return True
@@ -283,6 +292,8 @@ def destroyed(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Acti
     does not happen."""
     battle.emit("destroyed", unit=unit.label, models=unit.models)
     battle.state.destroy(unit)
+    if battle.game.engaged_statuses:
+        refresh_engaged(battle)
     battle.referee.settle()
     return False
 

@@ -75,10 +75,12 @@ class Estimates:
         only those with no value of that stat, such as ``Range -``, at a target in contact).  Kept per
         profiles, weapons and gap."""
         gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
-        key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
+        resting = unit.resting()
+        key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap, resting)
         found = self.memos.weapons.get(key)
         if found is None:
             options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
+            options = tuple(w for w in options if w not in resting)  # a weapon resting after it fired
             found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
             if reach is not None and reach.startswith("-"):  # close-combat weapons, at an enemy in contact
                 assert gap is not None
@@ -108,7 +110,7 @@ class Estimates:
         dist = self.state.distance(unit, target) if distance is None else distance
         if cover is None:
             cover = self.state.cover(unit, target)
-        key = (attack.id, reach, unit.profile, unit.models, unit.weapons, tuple(unit.statuses),
+        key = (attack.id, reach, unit.profile, unit.models, unit.doomed, unit.weapons, tuple(unit.statuses),
                tuple(unit.values.items()) if unit.values else (), target.profile, target.models, target.doomed,
                target.wounds, target.points, dist, extra, cover)
         found = self.memos.expected.get(key)
@@ -170,7 +172,7 @@ class Estimates:
         if self.state.table is not None:  # a table's states seldom recur: answered from the view
             return self._can_attack(unit, action)
         distance = self.state.distance
-        key = (action.id, unit.profile, unit.weapons, bool(unit.engaged),
+        key = (action.id, unit.profile, unit.weapons, bool(unit.engaged), unit.resting(),
                tuple([(f.profile, distance(unit, f), targeted(unit, f, action.effects))
                       for f, _ in self.in_sight(unit)[0]]))
         found = self.memos.can.get(key)
@@ -282,7 +284,7 @@ class Estimates:
                                               else st.distance(unit, near)))
                 engaged = engagement(e)
                 extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + engaged
-                contact = [(f, reached(law, st.distance(unit, f) if distance is None else distance))
+                contact = [(f, reached(law, st.travel(unit, f) if distance is None else distance))
                            for f in st.enemies(unit)]
                 contact = [(f, p) for f, p in contact if p > 0]  # each enemy the charge may reach, and its chance
                 if not contact:
@@ -476,6 +478,7 @@ class Estimates:
             return 0.0
         reach = charge = 0.0
         gap = self.state.distance(unit, foe)
+        way = self.state.travel(foe, unit)  # the inches of move it takes the enemy to come
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
@@ -484,7 +487,7 @@ class Estimates:
                         reach += inches
                         if e.kind == "engage":
                             charge = max(charge, inches)
-        if gap > reach:
+        if way > reach:
             return 0.0
         gap = min(gap, charge)  # the reaction fires at a charger, which stands within its charge reach
         value = 0.0
@@ -555,13 +558,14 @@ def signature(state: State, unit: Unit) -> Signature:
     with objectives, :func:`holding`)."""
     side, here = unit.side, unit.position
     if state.table is not None:
-        return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
+        return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
                 tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
                         tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                        for f in state.units if f.side != side and f.models > 0]),
                 holding(state, unit))
-    return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
+    return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
+            tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
             tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
                     tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)

@@ -133,7 +133,7 @@ class Flat:
         k = 0 if drawn is None else drawn.copy()  # the draws each game still going has made
         ahead = draws(seeds, self.depth) if drawn is None else None  # the first draws of all at once
         self.sync()
-        if self.sliced < self.laws and len(seeds) >= 4 * SLICES:  # (a law not sliced has no slice)
+        if self.sliced < self.laws and len(seeds) >= 2 * SLICES:  # (a law not sliced has no slice)
             self._slice()
         at, games, k = self._aside(at, np.full(len(at), -1), games, -1, k, ended, back)
         while games.size:

@@ -7,7 +7,8 @@ of small changes, and games are simulated by the thousand); nothing else writes 
 On the one-line battlefield (a scenario with only a ``distance``) a unit's position is one number;
 on a table (``table 48" by 48"``) it is a point (``position`` across, ``y`` up), distances are
 straight lines, and the table's terrain (:mod:`compiler.battle.table`) blocks sight and sets
-situations.
+situations; how far a unit must move to reach another (:meth:`State.travel`) goes round impassable
+ground.
 """
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ from compiler.battle.table import Table
 #: or (``""``) until something removes it; ``"passed"``: until the unit passes a test (its ``until``);
 #: ``"own turn"``: until the end of the next player turn of the unit's own side.
 PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed", "own turn")
+
+
+#: The prefix of a unit's value that keeps one of its weapons resting: its player's turns still to end.
+REST = "rest:"
 
 
 @dataclass(slots=True)
@@ -46,6 +51,7 @@ class Unit:
     y: float = 0.0  # on a table: inches up from the first side's edge (``position`` is across); 0 on a line
     spent: bool = False  # it spent its action (a reaction) and does not act again this game turn
     turn_start: int = -1  # its models when the player turn began (-1: the first turn, ``started``)
+    acted: bool = False  # it has been used this game turn (``casualties removed after the unit acts``)
 
     @property
     def lost_this_turn(self) -> int:
@@ -56,6 +62,10 @@ class Unit:
     def alive(self) -> bool:
         return self.models > 0
 
+    def resting(self) -> tuple[str, ...]:
+        """The weapons that may not fire yet (``weapons rest after firing``): kept among its values."""
+        return tuple(sorted(k[len(REST):] for k in self.values if k.startswith(REST))) if self.values else ()
+
     def has(self, status: str) -> bool:
         return status in self.statuses
 
@@ -63,7 +73,8 @@ class Unit:
         """A copy that shares nothing that changes (its statuses, engagements, values)."""
         return Unit(self.uid, self.side, self.label, self.profile, self.weapons, self.models, self.started,
                     self.points, self.position, dict(self.statuses), list(self.engaged), self.engaged_as,
-                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent, self.turn_start)
+                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent, self.turn_start,
+                    self.acted)
 
     def snapshot(self) -> dict[str, Any]:
         return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position, "y": self.y,
@@ -134,6 +145,14 @@ class State:
         if self.table is None:
             return abs(a.position - b.position)
         return round(math.hypot(a.position - b.position, a.y - b.y), 3)
+
+    def travel(self, a: Unit, b: Unit) -> float:
+        """The inches of move ``a`` needs to reach ``b`` (a charge's reach is measured so): on a table
+        with terrain, along the way round impassable ground, paying for difficult ground (infinite
+        when there is no way); else the distance."""
+        if self.table is None or not self.table.areas:
+            return self.distance(a, b)
+        return round(self.table.travel((a.position, a.y), (b.position, b.y)), 3)
 
     def distance_to(self, unit: Unit, x: float, y: float) -> float:
         """How far ``unit`` stands from the point (x, y) (y is 0 on the one-line battlefield)."""

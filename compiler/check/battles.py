@@ -11,14 +11,18 @@ from __future__ import annotations
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context, Scope
+from compiler.check.engagements import (check_casualties, check_engaged_statuses, check_given, check_weapon_role,
+                                        check_without)
 from compiler.check.expressions import check_expr
+from compiler.check.fighting import OWN_TURNS, check_close_combat, check_rest, check_warlord
 from compiler.check.ground import Ground
 from compiler.diagnostics import Span, did_you_mean
 from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX_TERRAIN_AREAS
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
-UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn"})
+UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn",
+                                       "marked"})
 
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot", "left")
@@ -28,9 +32,6 @@ CLEARING_EVENTS: tuple[str, ...] = EVENTS + ("engaged",)
 #: The activation schemes the battle engine runs (None: the default, whole_army).
 PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls",
                                      "alternating_activations", "alternating_detachments")
-
-#: The activation schemes in which a turn is one player's (``… held at end of own turn`` scores then).
-OWN_TURNS: tuple[str | None, ...] = (None, "whole_army", "activation_rolls", "alternating_activations")
 
 #: What ``first`` may say besides a side's id.
 FIRST_RANDOM = "random"
@@ -92,7 +93,7 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], enga
             if e.stat is not None and e.stat not in stats:
                 _unknown(ctx, "stat", e.stat, e.span, stats, "a weapon reaches as far as one of its stats: within Range")
             if e.without and e.stat is not None:
-                _weapon_role(ctx, e.name, e.stat, e.span)
+                check_weapon_role(ctx, e.name, e.stat, e.span)
             if e.spares is not None:
                 _status(ctx, e.spares, e.span)
             if e.engaged_only and not e.without and not engages:
@@ -114,24 +115,6 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], enga
             check_expr(e.until, unit_scope(ctx, owner))
 
 
-def _without(ctx: Context, attack: str, stat: str, span: Span) -> None:
-    """A combat's ``without STAT`` names a stat, and an attack that takes a weapon."""
-    stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
-    if stat not in stats:
-        _unknown(ctx, "stat", stat, span, stats, "only the weapons with no value of one of their stats strike: "
-                 "without Range")
-    _weapon_role(ctx, attack, stat, span)
-
-
-def _weapon_role(ctx: Context, attack: str, stat: str, span: Span) -> None:
-    """``without STAT`` reads each weapon's profile: the attack must take a weapon."""
-    decl = ctx.ruleset.get(attack)
-    if isinstance(decl, A.Attack) and len(decl.params) < 3:
-        ctx.sink.error(codes.BATTLE_WRONG_KIND, f"attack '{attack}' takes no weapon, so `without {stat}` has no "
-                       "weapon profile to read", span, "give the attack a weapon role: attack melee(attacker, weapon, "
-                       "defender)")
-
-
 def _game(ctx: Context, game: A.Game) -> None:
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
     engages = any(e.kind == "engage" for p in game.phases for a in p.actions for e in a.effects) or \
@@ -145,7 +128,7 @@ def _game(ctx: Context, game: A.Game) -> None:
         for c in phase.combats:
             _attack(ctx, c.attack, c.span)
             if c.without is not None:
-                _without(ctx, c.attack, c.without, c.span)
+                check_without(ctx, c.attack, c.without, c.span)
             if c.order not in stats:
                 _unknown(ctx, "stat", c.order, c.span, stats, "combatants strike in the order of a stat")
     for end in game.at_end:
@@ -163,7 +146,8 @@ def _game(ctx: Context, game: A.Game) -> None:
         _effects(ctx, game.id, r.effects, engages)
         for name in ((r.requires,) if r.requires is not None else ()) + r.unless:
             _status(ctx, name, r.span)
-    _close_combat(ctx, game)
+    check_close_combat(ctx, game)
+    check_rest(ctx, game)
     _scoring(ctx, game, stats)
     for counter in game.counters:
         _counter(ctx, counter.situation, counter.span)
@@ -188,6 +172,8 @@ def _game(ctx: Context, game: A.Game) -> None:
     if game.initiative is not None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
+    check_casualties(ctx, game)
+    check_engaged_statuses(ctx, game, unit_scope(ctx, game.id))
 
 
 def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
@@ -210,6 +196,8 @@ def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
     elif isinstance(decl, A.Formula):
         parts = [let.value for let in decl.lets] + ([decl.result] if decl.result is not None else [])
         words = {e.text for p in parts for e in A.sub_expressions(p) if isinstance(e, A.Label)}
+        if not words:
+            return  # a formula of numbers or tests: its values are not known before the battle
     else:
         return  # another expression: its values are not known before the battle
     for value, effects in end.cases:
@@ -258,24 +246,6 @@ def _counter(ctx: Context, name: str, span: Span) -> None:
     elif sit.range is None:
         ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{name}' is not a numeric situation, so it cannot count", span,
                        f'declare it with a range: situation {name} "{sit.title}" 0..6')
-
-
-def _close_combat(ctx: Context, game: A.Game) -> None:
-    """``attack … without Range`` strikes an enemy the unit is engaged with: the game must engage
-    somewhere, and a reaction to a charge (made before the engagement) cannot use it."""
-    acts = [e for p in game.phases for a in p.actions for e in a.effects]
-    engages = any(e.kind == "engage" for e in acts)
-    for e in acts:
-        if e.kind == "attack" and e.without and not engages:
-            ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"'attack {e.name} without {e.stat}' strikes only an enemy the "
-                           f"unit is engaged with, but game '{game.id}' never engages one", e.span,
-                           "add an action that engages, such as: action charge \"Charge\": engage within 6\" as locked")
-    for r in game.reactions:
-        for e in r.effects if r.event == "charged" else ():
-            if e.kind == "attack" and e.without:
-                ctx.sink.error(codes.BATTLE_WRONG_KIND, "a reaction to a charge comes before the engagement, so "
-                               f"'attack {e.name} without {e.stat}' would find no enemy in contact", e.span,
-                               f"fire with a reach instead: attack {e.name} within {e.stat}")
 
 
 def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
@@ -331,6 +301,8 @@ def _activation(ctx: Context, game: A.Game) -> None:
         if sit is None or not sit.choices:
             ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{d.situation}' is not a situation with choices", d.span,
                            "work out a situation declared with `one of …`")
+        elif not d.choice:
+            check_given(ctx, d, sit.id, sit.choices)
         else:
             for choice in (d.choice, d.otherwise):
                 if choice not in sit.choices:
@@ -384,7 +356,7 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for w in u.weapons:
                 if w not in weapons:
                     _unknown(ctx, "weapon", w, u.span, weapons, "name a weapon profile")
-        _warlord(ctx, side, played if isinstance(played, A.Game) else None)
+        check_warlord(ctx, side, played if isinstance(played, A.Game) else None)
         total = sum(max(u.count, 0) for u in side.units)
         if total > MAX_COUNT:
             ctx.sink.error(codes.TOO_MANY_DICE, f"side '{side.id}' fields {total:,} models; a battle counts at most "
@@ -396,19 +368,6 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for v in check_army(rs, army, listed_units(rs, side)):
                 ctx.sink.error(codes.ARMY_RULE_BROKEN, f"side '{side.id}' breaks the army rules: {v.message}",
                                side.span, cite(ctx, v))
-
-
-def _warlord(ctx: Context, side: A.Side, game: A.Game | None) -> None:
-    """A side names one warlord at most; it must name one when the game scores killing it (W864)."""
-    named = [u for u in side.units if u.warlord]
-    for extra in named[1:]:
-        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"side '{side.id}' names a second warlord", extra.span,
-                       f"a side has one warlord: keep `as warlord` on one line (line {named[0].span.line} has it)")
-    scored = [s for s in game.scores if s.warlord] if game is not None else []
-    if game is not None and scored and not named:
-        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"side '{side.id}' names no warlord, but game '{game.id}' scores "
-                       f"killing one ({scored[0].id})", side.span,
-                       "add `as warlord` to the line of the unit that leads it: 1 captain as warlord")
 
 
 def _placement(ctx: Context, sc: A.Scenario, game: A.Game | None) -> None:

@@ -167,6 +167,8 @@ def played(model: Ruleset) -> set[str]:
             out.update(o.id for ph in game.phases for o in ph.orders)
             out.update(sc.id for sc in game.scores)
             out.update(v.id for v in game.victories)
+            if game.rest_by:
+                out.add(game.rest_by)  # the ability whose value the engine reads: how long a weapon rests
             out.update(_statuses_of(game))
     return out
 

@@ -58,10 +58,11 @@ from compiler.resolve.evaluator import unwrap
 #: 20 KB; classic-40k at 7 0.76 s, 35 KB, 0.25 MB; dark-millennia at 6 0.71 s, 20 KB, 0.14 MB;
 #: gemini-arap at 4 1.5 s, 25 KB, 0.22 MB; 40k-s at 4 1.6 s, 20 KB, 0.18 MB; nuceria-rts at 3
 #: 0.73 s, 54 KB, 0.37 MB: 5.3 s in all at load average 7 (6.3 s before each two-against-two answer
-#: that decides which situations an attack reads was worked out once, not once per situation).  At 10 a side: classic-40k 1.8 s, dark-millennia 2.4 s,
-#: gemini-arap 7.9 s (largest document 432 KB), 40k-s 9.5 s (271 KB); nuceria-rts at 5 2.4 s
-#: (320 KB).  (Before the expression was parsed once and the plan shared across counts:
-#: classic-40k 6.2 s at 10, gemini-arap 26 s, 40k-s 30 s, nuceria-rts over 500 s.)
+#: that decides which situations an attack reads was worked out once, not once per situation).
+#: At 10 a side: classic-40k 1.8 s, dark-millennia 2.4 s, gemini-arap 7.9 s (largest document
+#: 432 KB), 40k-s 9.5 s (271 KB); nuceria-rts at 5 2.4 s (320 KB).  (Before the expression was
+#: parsed once and the plan shared across counts: classic-40k 6.2 s at 10, gemini-arap 26 s, 40k-s
+#: 30 s, nuceria-rts over 500 s.)
 MAX_MODELS = 10
 COMBINATION_BUDGET = 24
 _JS_EXACT = 2 ** 53 - 1
