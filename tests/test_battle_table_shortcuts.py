@@ -1,7 +1,7 @@
-"""The table's shortcuts (compiler.battle.view, Table.pair, the lean key of a move's worth): every
-answer they keep must be the answer worked out afresh, and the games must be the games the engine
-plays without them, on a table with every kind of terrain, objectives, an engagement with a
-reaction, and on the bench's ten units a side."""
+"""The table's shortcuts (compiler.battle.view, Table.pair and Table.move kept per points, the lean
+key of a move's worth): every answer they keep must be the answer worked out afresh, and the
+games must be the games the engine plays without them, on a table with every kind of terrain,
+objectives, an engagement with a reaction, and on the bench's ten units a side."""
 from __future__ import annotations
 
 import math
@@ -256,6 +256,9 @@ def test_what_the_shortcuts_keep_is_what_is_worked_out_afresh(scenarios: dict[st
     for a, row in table.pairs.items():
         for b, kept in row.items():
             assert kept == (round(math.dist(a, b), 3), bare.in_sight(a, b), bare.situations(a, b))
+    assert len(table._moves) > 20  # and each move kept is the move worked out afresh
+    for (start, goal, budget), kept_at in table._moves.items():
+        assert kept_at == bare._move(start, goal, budget)
 
 
 def test_a_view_is_kept_only_while_the_signature_holds(scenarios: dict[str, Any]) -> None:

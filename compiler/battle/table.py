@@ -86,6 +86,7 @@ class Table:
                                                                            repr=False)
     _routes: dict[tuple[Point, Point], list[Point]] = field(default_factory=dict, compare=False, repr=False)
     _travels: dict[tuple[Point, Point], float] = field(default_factory=dict, compare=False, repr=False)
+    _moves: dict[tuple[Point, Point, float], Point] = field(default_factory=dict, compare=False, repr=False)
     #: what :meth:`pair` worked out, by the first point, then the second
     pairs: dict[Point, dict[Point, tuple[float, bool, tuple[str, ...]]]] = field(
         default_factory=dict, compare=False, repr=False)
@@ -145,7 +146,18 @@ class Table:
     def move(self, start: Point, goal: Point, budget: float) -> Point:
         """Where a unit moving from ``start`` toward ``goal`` with ``budget`` inches of move stops:
         along the shortest way around impassable ground (:meth:`route`), each stretch costing what
-        the ground under it costs; at ``goal`` at the most."""
+        the ground under it costs; at ``goal`` at the most.  Kept per start, goal and budget
+        (positions on a table recur)."""
+        key = (start, goal, budget)
+        found = self._moves.get(key)
+        if found is None:
+            found = self._move(start, goal, budget)
+            if len(self._moves) > 200_000:
+                self._moves.clear()
+            self._moves[key] = found
+        return found
+
+    def _move(self, start: Point, goal: Point, budget: float) -> Point:
         if budget <= 0 or math.dist(start, goal) < _EPS:
             return start
         here = start
