@@ -335,7 +335,7 @@ class Battle:
         if table is None:
             dist, cover = abs(unit.position - target.position), cast(tuple[str, ...], ())
         else:  # what the table sets: the target in cover, fire through smoke
-            found = table.pairs.get((unit.position, unit.y, target.position, target.y))
+            found = table.pairs.get((unit.position, unit.y), {}).get((target.position, target.y))
             dist, _, cover = found if found is not None else table.pair(unit.position, unit.y, target.position, target.y)
         key = (attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
                tuple(unit.values.items()) if unit.values else (), target.profile, dist, cover,

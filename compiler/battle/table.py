@@ -86,8 +86,9 @@ class Table:
                                                                            repr=False)
     _routes: dict[tuple[Point, Point], list[Point]] = field(default_factory=dict, compare=False, repr=False)
     _travels: dict[tuple[Point, Point], float] = field(default_factory=dict, compare=False, repr=False)
-    #: what :meth:`pair` worked out, by the two points' coordinates (x, y, x, y)
-    pairs: dict[tuple[float, float, float, float], tuple[float, bool, tuple[str, ...]]] = field(
+    _moves: dict[tuple[Point, Point, float], Point] = field(default_factory=dict, compare=False, repr=False)
+    #: what :meth:`pair` worked out, by the first point, then the second
+    pairs: dict[Point, dict[Point, tuple[float, bool, tuple[str, ...]]]] = field(
         default_factory=dict, compare=False, repr=False)
 
     def pair(self, ax: float, ay: float, bx: float, by: float) -> tuple[float, bool, tuple[str, ...]]:
@@ -97,9 +98,14 @@ class Table:
         kept in :attr:`pairs`."""
         seen, cover = self._look((ax, ay), (bx, by))
         found = (round(math.hypot(ax - bx, ay - by), 3), seen, cover if self.areas else ())
-        if len(self.pairs) > 200_000:
-            self.pairs.clear()
-        self.pairs[(ax, ay, bx, by)] = found
+        row = self.pairs.get((ax, ay))
+        if row is None:
+            if len(self.pairs) > 2_000:
+                self.pairs.clear()
+            row = self.pairs[(ax, ay)] = {}
+        elif len(row) > 2_000:
+            row.clear()
+        row[(bx, by)] = found
         return found
 
     def _between(self, a: Point, b: Point) -> list[Area]:
@@ -140,7 +146,18 @@ class Table:
     def move(self, start: Point, goal: Point, budget: float) -> Point:
         """Where a unit moving from ``start`` toward ``goal`` with ``budget`` inches of move stops:
         along the shortest way around impassable ground (:meth:`route`), each stretch costing what
-        the ground under it costs; at ``goal`` at the most."""
+        the ground under it costs; at ``goal`` at the most.  Kept per start, goal and budget
+        (positions on a table recur)."""
+        key = (start, goal, budget)
+        found = self._moves.get(key)
+        if found is None:
+            found = self._move(start, goal, budget)
+            if len(self._moves) > 200_000:
+                self._moves.clear()
+            self._moves[key] = found
+        return found
+
+    def _move(self, start: Point, goal: Point, budget: float) -> Point:
         if budget <= 0 or math.dist(start, goal) < _EPS:
             return start
         here = start
