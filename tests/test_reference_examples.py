@@ -99,7 +99,8 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     assert game.initiative is not None and game.casualties_at_end and game.phases[0].actions[0].must
     assert [(c.situation, c.rises.func, c.event, c.falls, c.period, c.cleared) for c in game.counters] == [
         ("pins", "pins_gained", "shot", 1, "game turn", ("engaged",))]
-    assert [(r.event, r.unless, r.spends) for r in game.reactions] == [("charged", ("pinned",), "failure")]
+    assert [(r.event, r.unless, r.spends) for r in game.reactions] == [("charged", ("pinned",), "failure"),
+                                                                      ("shot", ("pinned",), None)]
     takes = game.at_end[0]
     assert takes.takes and [e.kind for e in takes.effects] == ["clears"]
     assert [(v, [(e.kind, e.name, e.period) for e in effects]) for v, effects in takes.cases] == [
@@ -107,6 +108,10 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     assert model.get("dice_turns").activation_dice.fewer == ((2, "pinned"),)
     duel = Battle(Rules(model), model.get("pin_duel"), [GreedyPolicy(), GreedyPolicy()], seed=1)
     assert duel.run().reason in ("wipe_out_turns", "turn limit")
+    answers = [e for e in duel.events if e["event"] == "reaction" and e["reaction"] == "shot"]
+    assert answers  # the shot squads fire back before the volley at them
+    after = duel.events[duel.events.index(answers[0]) + 1]
+    assert after["event"] == "volley" and after["unit"] == answers[0]["unit"] and after["target"] == answers[0]["cause"]
 
 
 @pytest.mark.parametrize("title", SECTIONS)

@@ -14,10 +14,10 @@
   default the first, else 0), the quantities of an empty list (``base``), and each ``require``
   line as an expression tree with its message, the quantities its message shows (``shown``) and
   the rule it cites, at the first size (``requires``) and at each other one (``sized``); a quantity
-  no list changes (``limit``) keeps its value in every list, so the parts of a requirement that read
-  only such quantities are worked out here (a requirement
-  that every list breaks that way has ``never``: those quantities, with the values ``army check``
-  gives them, for a page to explain);
+  no list changes (``limit``, a keyword no unit or squad has) keeps its value in every list, so the
+  parts of a requirement that read only such quantities are worked out here (a requirement that
+  every list breaks that way has ``never``: those quantities, with the values ``army check`` gives
+  them, for a page to explain);
 * the message templates of :func:`~compiler.model.armies.check_army` (a squad out of its size range).
 
 An expression tree is a small JSON array: ``["n", numerator, denominator]`` (a number, exact),

@@ -483,8 +483,8 @@
           li.appendChild(document.createTextNode("."));
           if (v.never) {
             const names = Object.keys(v.never);
-            li.appendChild(el("span", " No list can meet this rule: a list file does not say how many "
-              + names.join(" or ").replace(/_/g, " ") + " it has, and warscribe army check counts "
+            li.appendChild(el("span", " No list can meet this rule: no unit or squad of the ruleset counts towards "
+              + names.join(" or ").replace(/_/g, " ") + ", and warscribe army check counts "
               + names.map(function (k) { return k.replace(/_/g, " ") + " as " + v.never[k]; }).join(" and ") + ".",
               "ws-army-never"));
           }
