@@ -144,3 +144,70 @@ def test_the_move_it_takes_to_reach_a_point_goes_round_and_pays_for_the_ground()
     assert t.travel((10, 24), (18, 24)) == pytest.approx(round_it)  # the way round the lake's near end
     walled = Table(48, 48, (Area("w", "Cliff", kinds["chasm"], 12, 0, 14, 48),))
     assert walled.travel((10, 24), (18, 24)) == math.inf and walled.travel((10, 24), (10, 30)) == 6.0
+
+
+@pytest.mark.parametrize("goal", [(48, 29), (48, 26.2), (48, 26.02), (30, 40)])
+def test_a_move_that_meets_impassable_ground_at_a_slant_stops_clear_of_it(goal: tuple[float, float]) -> None:
+    """Kept to a thousandth of an inch, the stop of a line that meets the gorge at a slant would
+    round onto its edge: it stops clear of it, just short of where the line meets it."""
+    from compiler.battle.table import Area, Table
+    kinds = {k.id: k for k in compile_text(RULES.format(effect='engage within 6" as locked', terrain="", red='1", 1"',
+                                                        blue='2", 2"'), "c.rules").rulesets[0].get("charges").terrain}
+    gorge = Area("g", "Gorge", kinds["chasm"], 0, 26, 48, 30)
+    t = Table(48, 48, (gorge,))
+    end = t.move((0, 24), goal, 100)
+    meets = (goal[0] * 2 / (goal[1] - 24), 26.0)  # where the line from (0, 24) meets the gorge's edge
+    assert not gorge.contains(end) and end[1] < 26 and math.dist(end, meets) < 0.1
+
+
+WATCH = '''
+ruleset watch "Watch":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+status locked "Locked": "In close combat."
+status on_overwatch "On overwatch": "Watching."
+test hit(BS) = roll d6 >= BS
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  W 1
+unit veteran "Veteran":
+  BS 2  W 1
+game g "A game":
+  turns 1
+  activation whole_army
+  terrain chasm "Chasm": impassable
+  phase watch "Watch":
+    action hold "Hold": sets on_overwatch
+  phase assault "Assault":
+    action charge "Charge": engage within 8" as locked, attack shooting at engaged enemies
+  when charged if on_overwatch: attack shooting
+scenario field "A field":
+  game g
+  table 48" by 48"
+  first red
+{terrain}
+  side red "Red":
+    5 veteran at 10", 24"
+  side blue "Blue":
+    5 trooper at 16", 24"
+'''
+
+
+@pytest.mark.parametrize("terrain,reaches", [(LONG, False), (SHORT, True)])
+def test_the_greedy_player_weighs_a_charge_and_overwatch_by_the_way_round(terrain: str, reaches: bool) -> None:
+    """Across the long gorge the greedy player sees no charge to make (a charge worth less than
+    nothing) and no charger to watch for; round the short gap it sees both (the veterans gain by
+    closing: they strike surer than they are struck)."""
+    from compiler.battle import Battle, GreedyPolicy
+
+    result = compile_text(WATCH.format(terrain=terrain), "watch.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    red, blue = battle.state.units
+    charge = model.get("g").phases[1].actions[0]
+    assert (battle.estimates.action(red, charge) > 0) is reaches
+    assert (battle.estimates.reaction_value(blue, "on_overwatch") > 0) is reaches

@@ -1,7 +1,7 @@
-"""The table's shortcuts (compiler.battle.view, Table.pair, the lean key of a move's worth): every
-answer they keep must be the answer worked out afresh, and the games must be the games the engine
-plays without them, on a table with every kind of terrain, objectives, an engagement with a
-reaction, and on the bench's ten units a side."""
+"""The table's shortcuts (compiler.battle.view, Table.pair and Table.move kept per points, the lean
+key of a move's worth): every answer they keep must be the answer worked out afresh, and the
+games must be the games the engine plays without them, on a table with every kind of terrain,
+objectives, an engagement with a reaction, and on the bench's ten units a side."""
 from __future__ import annotations
 
 import math
@@ -251,11 +251,14 @@ def test_what_the_shortcuts_keep_is_what_is_worked_out_afresh(scenarios: dict[st
     assert min(checked) > 50, checked  # each shortcut was asked, and answered from what it kept
     battle = Battle(rules, sc, [GreedyPolicy(), GreedyPolicy()], 1)
     table = battle.state.table
-    assert table is not None and len(table.pairs) > 100
+    assert table is not None and sum(map(len, table.pairs.values())) > 100
     bare = Table(table.width, table.depth, table.areas)  # nothing kept
-    for (ax, ay, bx, by), kept in table.pairs.items():
-        a, b = (ax, ay), (bx, by)
-        assert kept == (round(math.dist(a, b), 3), bare.in_sight(a, b), bare.situations(a, b))
+    for a, row in table.pairs.items():
+        for b, kept in row.items():
+            assert kept == (round(math.dist(a, b), 3), bare.in_sight(a, b), bare.situations(a, b))
+    assert len(table._moves) > 20  # and each move kept is the move worked out afresh
+    for (start, goal, budget), kept_at in table._moves.items():
+        assert kept_at == bare._move(start, goal, budget)
 
 
 def test_a_view_is_kept_only_while_the_signature_holds(scenarios: dict[str, Any]) -> None:

@@ -142,6 +142,7 @@ EVENTS: dict[str, dict[str, object]] = {
     "charge_roll": {"unit": "Orks: Ork Boy", "target": "Space Marines: Space Marine", "rolled": 7, "distance": 9.0},
     "out_of_reach": {"unit": "Orks: Ork Boy", "reach": 24.0},
     "out_of_sight": {"unit": "Orks: Ork Boy"},
+    "no_target": {"unit": "Orks: Ork Boy"},
     "status": {"unit": "Orks: Ork Boy", "status": "charging", "until": "turn"},
     "destroyed": {"unit": "Orks: Ork Boy", "models": 0},
     "activated": {"unit": "Orks: Ork Boy", "title": "Orks"},

@@ -85,6 +85,9 @@ class Battle:
         self.listener = listener
         self.record = record or listener is not None  # a simulation keeps no events
         self.reactions = {r.event: r for r in game.reactions}
+        #: whether a shot unit may answer (``when shot``), and whether a reaction is under way (its fire is not answered)
+        self.shot_reaction = "shot" in self.reactions
+        self.reacting = False
         self.referee = Referee(rules, game, self.state, self.emit)
         for counter in game.counters:  # every unit starts at the counter's lowest value
             low = counter_range(self, counter.situation)[0]
@@ -332,7 +335,7 @@ class Battle:
         if table is None:
             dist, cover = abs(unit.position - target.position), cast(tuple[str, ...], ())
         else:  # what the table sets: the target in cover, fire through smoke
-            found = table.pairs.get((unit.position, unit.y, target.position, target.y))
+            found = table.pairs.get((unit.position, unit.y), {}).get((target.position, target.y))
             dist, _, cover = found if found is not None else table.pair(unit.position, unit.y, target.position, target.y)
         key = (attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
                tuple(unit.values.items()) if unit.values else (), target.profile, dist, cover,

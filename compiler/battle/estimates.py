@@ -39,7 +39,7 @@ class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
     __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view", "_view_sig",
-                 "lean", "lean_engage")
+                 "lean", "lean_engage", "_sets_only")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
         self.rules, self.game, self.state, self.memos = rules, game, state, memos
@@ -55,6 +55,7 @@ class Estimates:
         #: what the acting unit sees (:meth:`view`), kept while its signature holds (the same object)
         self._view: View | None = None
         self._view_sig: Signature | None = None
+        self._sets_only: dict[str, bool] = {}  # per action: whether it only sets statuses
         # On a table without objectives, a move's worth reads of the enemies only what the later
         # actions weigh at a hypothetical distance (:meth:`move_key`) when those actions only
         # attack (every enemy in reach a target), test, engage, set or clear; a status held
@@ -128,9 +129,17 @@ class Estimates:
         key = (attack.id, reach)
         found: tuple[tuple[tuple[str | None, ...], float], ...] | None = v.answers.get(key)
         if found is None:
-            found = v.answers[key] = tuple([(self.weapons(attack, unit, f, reach, d),
-                                             self.expected(attack, unit, f, d, reach=reach, cover=c))
-                                            for (f, c), d in zip(v.seen, v.distances)])
+            # the keys of weapons() and expected(), the unit's part made once
+            aid, profile, weapons, memo = attack.id, unit.profile, unit.weapons, self.memos.expected
+            head = (aid, reach, profile, unit.models, weapons, tuple(unit.statuses),
+                    tuple(unit.values.items()) if unit.values else ())
+            out = []
+            for (f, c), d in zip(v.seen, v.distances):
+                w = self.memos.weapons.get((aid, profile, weapons, f.profile, reach, None if reach is None else d))
+                x = memo.get(head + (f.profile, f.models, f.doomed, f.wounds, f.points, d, (), c))
+                out.append((self.weapons(attack, unit, f, reach, d) if w is None else w,
+                            self.expected(attack, unit, f, d, reach=reach, cover=c) if x is None else x))
+            found = v.answers[key] = tuple(out)
         return found
 
     def rally(self, unit: Unit, counter: str, by: A.Expr) -> float:
@@ -228,7 +237,10 @@ class Estimates:
     def _action(self, unit: Unit, action: A.Action, distance: float | None) -> float:
         st = self.state
         # an action that only sets statuses gains nothing the resolver can weigh: on a tie, do nothing
-        best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
+        sets_only = self._sets_only.get(action.id)
+        if sets_only is None:
+            sets_only = self._sets_only[action.id] = all(e.kind == "sets" for e in action.effects)
+        best = -1e-3 if sets_only else 0.0
         chance = 1.0
         stays = False  # a move whose best step is 0": the unit would not move at all
         contact: list[tuple[Unit, float]] | None = None  # after an engage: the enemies it may reach
@@ -258,9 +270,10 @@ class Estimates:
                 if isinstance(attack, A.Attack) and distance is None and not picky(e):  # every enemy in sight
                     best = max([best] + [x for _, x in self.volleys(unit, attack, e.reach)])
                 elif isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
-                    foes = self.in_sight(unit)[1 if distance is not None and not picky(e) else 0]
+                    aimed = picky(e)
+                    foes = self.in_sight(unit)[1 if distance is not None and not aimed else 0]
                     best = max([best] + [self.expected(attack, unit, f, distance, reach=e.reach, cover=cover)
-                                         for f, cover in foes if target_of(unit, f, e)])
+                                         for f, cover in foes if not aimed or target_of(unit, f, e)])
             elif e.kind == "disengage":
                 best = max(best, self.escape(unit))
             elif e.kind == "lowers" and e.name is not None and e.value is not None:

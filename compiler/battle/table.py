@@ -86,8 +86,9 @@ class Table:
                                                                            repr=False)
     _routes: dict[tuple[Point, Point], list[Point]] = field(default_factory=dict, compare=False, repr=False)
     _travels: dict[tuple[Point, Point], float] = field(default_factory=dict, compare=False, repr=False)
-    #: what :meth:`pair` worked out, by the two points' coordinates (x, y, x, y)
-    pairs: dict[tuple[float, float, float, float], tuple[float, bool, tuple[str, ...]]] = field(
+    _moves: dict[tuple[Point, Point, float], Point] = field(default_factory=dict, compare=False, repr=False)
+    #: what :meth:`pair` worked out, by the first point, then the second
+    pairs: dict[Point, dict[Point, tuple[float, bool, tuple[str, ...]]]] = field(
         default_factory=dict, compare=False, repr=False)
 
     def pair(self, ax: float, ay: float, bx: float, by: float) -> tuple[float, bool, tuple[str, ...]]:
@@ -97,9 +98,14 @@ class Table:
         kept in :attr:`pairs`."""
         seen, cover = self._look((ax, ay), (bx, by))
         found = (round(math.hypot(ax - bx, ay - by), 3), seen, cover if self.areas else ())
-        if len(self.pairs) > 200_000:
-            self.pairs.clear()
-        self.pairs[(ax, ay, bx, by)] = found
+        row = self.pairs.get((ax, ay))
+        if row is None:
+            if len(self.pairs) > 2_000:
+                self.pairs.clear()
+            row = self.pairs[(ax, ay)] = {}
+        elif len(row) > 2_000:
+            row.clear()
+        row[(bx, by)] = found
         return found
 
     def _between(self, a: Point, b: Point) -> list[Area]:
@@ -140,7 +146,18 @@ class Table:
     def move(self, start: Point, goal: Point, budget: float) -> Point:
         """Where a unit moving from ``start`` toward ``goal`` with ``budget`` inches of move stops:
         along the shortest way around impassable ground (:meth:`route`), each stretch costing what
-        the ground under it costs; at ``goal`` at the most."""
+        the ground under it costs; at ``goal`` at the most.  Kept per start, goal and budget
+        (positions on a table recur)."""
+        key = (start, goal, budget)
+        found = self._moves.get(key)
+        if found is None:
+            found = self._move(start, goal, budget)
+            if len(self._moves) > 200_000:
+                self._moves.clear()
+            self._moves[key] = found
+        return found
+
+    def _move(self, start: Point, goal: Point, budget: float) -> Point:
         if budget <= 0 or math.dist(start, goal) < _EPS:
             return start
         here = start
@@ -235,14 +252,25 @@ class Table:
         for t0, t1, cost in self._pieces(start, goal):
             piece = (t1 - t0) * length
             if math.isinf(cost):
-                return _at(start, goal, max(0.0, t0 - _PAD / length)), 0.0
+                return self._short_of(start, goal, t0 - _PAD / length, length), 0.0
             if piece * cost >= budget - _EPS:
                 end = t0 + budget / cost / length
                 if t1 < 1.0 and math.isinf(self.cost_at(_at(start, goal, min(1.0, t1 + _EPS)))):
-                    end = min(end, max(0.0, t1 - _PAD / length))  # impassable ground just beyond
-                return _at(start, goal, end), 0.0
+                    end = min(end, t1 - _PAD / length)  # impassable ground just beyond
+                return self._short_of(start, goal, end, length), 0.0
             budget -= piece * cost
         return goal, budget
+
+    def _short_of(self, start: Point, goal: Point, t: float, length: float) -> Point:
+        """The point at ``t`` of the way from ``start`` to ``goal``, stepped back toward ``start``
+        (a hundredth of an inch, then twice as far each time) while, kept to a thousandth of an
+        inch, it would stand in impassable ground (a line that meets the ground at a slant)."""
+        t, step = max(0.0, t), _PAD / length
+        p = _at(start, goal, t)
+        while t > 0 and math.isinf(self.cost_at(_round(p))):
+            t, step = max(0.0, t - step), step * 2
+            p = _at(start, goal, t)
+        return p
 
 
 def _at(a: Point, b: Point, t: float) -> Point:

@@ -70,11 +70,12 @@ def look(state: State, unit: Unit) -> View:
     nearest: Unit | None = None
     gap = 0.0
     if table is not None:
-        pairs, pair = table.pairs, table.pair
+        pair = table.pair
         x, y = unit.position, unit.y
+        row = table.pairs.get((x, y)) or {}
         for f in state.units:
             if f.side != side and f.models > 0:
-                found = pairs.get((x, y, f.position, f.y))
+                found = row.get((f.position, f.y))
                 d, sight, cover = found if found is not None else pair(x, y, f.position, f.y)
                 if nearest is None or d < gap:
                     nearest, gap = f, d

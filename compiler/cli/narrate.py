@@ -155,6 +155,8 @@ class Narrator:
         if kind == "engage":
             status = f" ({self.state(event['status'])})" if event.get("status") else ""
             return f"{unit} engages {self.unit(event['target'])}{status}."
+        if kind == "no_target":
+            return f"{unit}: no enemy it may aim at."
         if kind == "out_of_reach":
             if event.get("reach") is None:
                 return f"{unit}: no enemy in reach of its weapons."
