@@ -17,10 +17,11 @@ The engine's volley laws are worked out once before the runs (as in any long run
 run plays games of a seed of its own (no game of one run is played again in another) and starts
 with nothing kept of earlier runs' walks (:mod:`compiler.battle.walk`): what the walk keeps,
 it keeps within the run, as a simulation does.  The duel is also timed with the walk of the
-earlier runs kept (new games still), as a process that simulates again keeps it.  The line "seeding" is what the engine spends
-per game before its first roll: the game's seed (from the run's seed and the game's index, made
-for all the run's games at once), so that game ``i`` of a run is the same game whatever the
-schedule — the peer seeds one stream for all its games.
+earlier runs kept (new games still), as a process that simulates again keeps it.  The line
+"seeding" is what the engine spends per game before its first roll: the game's seed (from the
+run's seed and the game's index, made for all the run's games at once), so that game ``i`` of a
+run is the same game whatever the schedule — the peer seeds one stream for all its games.  For
+scale, the line "python loop" times ten million additions, as bench_battle.py does.
 """
 from __future__ import annotations
 
@@ -88,6 +89,12 @@ def main() -> None:
     from compiler.battle.streams import game_seed_array
     from compiler.battle.simulate import play_games
     from compiler.battle.walk import forget
+
+    began = time.process_time()
+    x = 0
+    for i in range(10_000_000):
+        x += i
+    print(f"python loop (10M additions): {time.process_time() - began:.2f} CPU s")
 
     model = compiler.compile_paths([str(ROOT / "bench" / "battles")]).rulesets[0]
     rules = Rules(model)

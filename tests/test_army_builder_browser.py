@@ -170,6 +170,14 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
         shown = page.evaluate(READ)  # the warlord held back: broken, in army check's words
         assert body(shown["text"])[1] == f"2 {ids[1]} as warlord in reserve" and shown["ok"] == "no"
         same_verdict(shown, army_check(rules, shown["text"], tmp_path), shown["text"])
+    if data["marks"]:  # on a phone, the list with its marks' columns fits the screen
+        page.evaluate(READ_LIST, "".join(f"{e['min'] or 1} {e['id']}\n" for e in data["entries"][:4]))
+        page.set_viewport_size({"width": 390, "height": 844})
+        wide = page.evaluate("""() => [...document.querySelectorAll('#ws-army *')]
+            .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+            .map(e => e.tagName + '.' + e.className)""")
+        assert wide == [], wide
+        page.set_viewport_size({"width": 1280, "height": 900})
     if ruleset == "console-40k":
         assert page.locator(".ws-army-warlord, .ws-army-reserve, .ws-army-detachment").count() == 0
 
@@ -191,9 +199,9 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
     data = army_rules_data(compile_paths([fixture_rules]).rulesets[0])
     requires = next(a for a in data["armies"] if a["id"] == army)["requires"]
     unchecked = {r["message"] for r in requires if r["tree"] is None}
-    # max(points, …) reads a quantity inside a call (army check alone checks it); `characters` no list can show
-    assert len(unchecked) == (2 if army == "skirmish" else 0)
-    assert [r["unknown"] for r in requires if r["tree"] is None] == ([False, True] if unchecked else [])
+    # max(points, …) reads a quantity inside a call (army check alone checks it)
+    assert len(unchecked) == (1 if army == "skirmish" else 0)
+    assert [r["unknown"] for r in requires if r["tree"] is None] == ([False] if unchecked else [])
     mount(page, data)
     seen_ok, seen_broken = 0, set()
     sizes = [500, 1000] if army == "main" else [0, 300, 450]  # its sizes; any number for the skirmish
@@ -338,3 +346,27 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
         .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map(e => e.tagName)""")
     assert wide == []
     context.close()
+
+
+def test_a_rule_no_list_can_meet_is_explained(page: Page, tmp_path: Path) -> None:
+    """A keyword no unit has: every list breaks the rule needing it; the page says why, with army check's count.
+    A rule reading `characters` when no keyword has that role: neither met nor broken, with army check's reason."""
+    from compiler.driver import compile_paths
+    from compiler.model.army_data import army_rules_data
+
+    folder = tmp_path / "lonely"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(
+        'ruleset lonely "Lonely":\n  version 1.0.0\nstat W "Wounds" 1..10 role wounds\nkeyword hq "HQ": "Leaders."\n'
+        'unit grunt "Grunt":\n  W 1\n  points 5\narmy a "A":\n  require hq >= 1: "A leader."\n'
+        '  require characters <= 1: "One leader at most."\n', encoding="utf-8")
+    mount(page, army_rules_data(compile_paths([folder]).rulesets[0]))
+    shown = page.evaluate(READ_LIST, "3 grunt as warlord\n")
+    same_verdict(shown, army_check(folder, shown["text"], tmp_path), shown["text"])
+    assert page.locator(".ws-army-never").all_text_contents() == [
+        " No list can meet this rule: no unit or squad of the ruleset counts towards hq, and warscribe army check "
+        "counts hq as 0."]
+    # and one no list can show (no keyword is role characters): said as army check says it
+    want = army_check(folder, shown["text"], tmp_path)
+    assert page.locator(".ws-army-unchecked").all_text_contents() == [
+        f"Not checked ({u['why']}): {u['message']}" for u in want["unchecked"]] and len(want["unchecked"]) == 1

@@ -40,9 +40,19 @@ def test_what_the_page_cannot_mirror_is_marked_with_its_reason() -> None:
     # by the page; `characters` no list can show: the reason is army check's own.
     assert requires["detachments in 1..2 and warlords <= 1"]["tree"] == \
         ["and", ["in", ["q", "detachments"], ["n", 1, 1], ["n", 2, 1]], ["<=", ["q", "warlords"], ["n", 1, 1]]]
-    unknown = requires["characters <= 2 or warlords == 1"]
-    assert unknown["tree"] is None and unknown["unknown"] and unknown["unsupported"] == UNKNOWN["characters"]
+    # characters and special points by the roles of the keywords elite and heavy
+    assert requires["characters <= 2 or warlords == 1"]["tree"] == \
+        ["or", ["<=", ["q", "characters"], ["n", 2, 1]], ["==", ["q", "warlords"], ["n", 1, 1]]]
+    entries = {e["id"]: e for e in army_rules_data(rs)["entries"]}
+    assert entries["hero"]["adds"]["characters"] == entries["veteran_squad"]["adds"]["characters"] == 1
+    assert "characters" not in entries["trooper"]["adds"] and "special_points" not in entries["tank"]["adds"]
+    assert [e for e in entries if entries[e]["special"]] == ["tank"]
     assert not requires["max(points, 100) == points or squads == 0"]["unknown"]
+    # without a keyword of that role, no list can show the quantity: the reason is army check's own
+    plain = compile_text(RULES.replace(" role characters", "")).rulesets[0]
+    unknown = {r["text"]: r for a in army_rules_data(plain)["armies"] for r in a["requires"]}[
+        "characters <= 2 or warlords == 1"]
+    assert unknown["tree"] is None and unknown["unknown"] and unknown["unsupported"] == UNKNOWN["characters"]
     assert requires["points / units >= 20"]["shown"] == ["points", "units"]
 
 
@@ -99,3 +109,19 @@ def test_army_check_takes_the_game_size_the_rules_allow(tmp_path: Path) -> None:
     assert main["sizes"] == [500, 1000] and set(main["sized"]) == {"1000"}
     # the formula on the game's size is worked out at each size: 1000 / 2 / 4 = 125
     assert main["sized"]["1000"][5]["tree"][2] == ["n", 125, 1] and main["requires"][5]["tree"][2] == ["n", 125, 2]
+
+
+def test_a_rule_no_list_can_meet_names_what_it_reads() -> None:
+    """A keyword no unit or squad has is 0 in every list: a rule needing it is broken by every list,
+    and the page is told which quantity and its value (as army check counts it)."""
+    rs = compile_text('ruleset demo "Demo":\n  version 1.0.0\nstat W "Wounds" 1..10 role wounds\n'
+                      'keyword hq "HQ": "Leaders."\nunit grunt "Grunt":\n  W 1\n  points 5\n'
+                      'army a "A":\n  require hq >= 1 or warlords > 5: "A leader."\n'
+                      '  require points <= 100: "Small."\n').rulesets[0]
+    first, _ = army_rules_data(rs)["armies"][0]["requires"]
+    assert first["tree"] == ["or", ["b", False], [">", ["q", "warlords"], ["n", 5, 1]]] and first["never"] is None
+    rs = compile_text('ruleset demo "Demo":\n  version 1.0.0\nstat W "Wounds" 1..10 role wounds\n'
+                      'keyword hq "HQ": "Leaders."\nunit grunt "Grunt":\n  W 1\n'
+                      'army a "A":\n  require hq >= 1: "A leader."\n').rulesets[0]
+    [only] = army_rules_data(rs)["armies"][0]["requires"]
+    assert only["tree"] == ["b", False] and only["never"] == {"hq": 0}

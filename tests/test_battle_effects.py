@@ -112,7 +112,7 @@ def test_a_failed_end_of_turn_test_destroys_the_unit(root: Node) -> None:
 
 
 def test_every_effect_the_language_builds_is_registered_with_its_docstring() -> None:
-    assert set(EFFECTS) == {"move", "attack", "engage", "sets", "destroyed", "tests", "clears", "lowers"}
+    assert set(EFFECTS) == {"move", "attack", "engage", "sets", "destroyed", "tests", "clears", "lowers", "disengage"}
     assert all((fn.__doc__ or "").strip() for fn in EFFECTS.values())
 
 

@@ -44,7 +44,7 @@ game skirmish "Skirmish":
   phase act "Activation":
     action fire "Shoot": attack strike within Range unless locked
     action charge "Charge": engage within charge_reach(M) as locked, attack strike without Range unless locked
-    action fight "Fight": attack strike without Range
+    action fight "Fight": attack strike without Range, move up to M toward the enemy
   score held "Held": 2 for each objective held at end of {held}
   score lord "Warlord": 5 for each enemy warlord destroyed
   victory wiped "Wiped out" by annihilation
@@ -113,19 +113,29 @@ def test_a_charge_rolls_its_reach_and_a_charge_that_lands_strikes_with_the_blade
     assert short.current_player() == 1  # Blue's activation: no volley was made
 
 
-def test_a_locked_unit_may_only_fight_the_enemy_it_is_locked_with() -> None:
-    landed = root(model_of()).child(1).child(1).child(2)
+def test_a_locked_unit_may_only_fight_and_moves_on_once_its_enemy_is_destroyed() -> None:
+    node = root(model_of(red="3 trooper as warlord\n    2 chief"))
+    assert options(node) == ["Trooper 1", "Chief 2"]
+    landed = node.child(0).child(1).child(1).child(2)  # Red's troopers charge Blue's (a 9) and land
+    assert landed.state().units[0].engaged == [3]
     after = landed.child(0)  # the blades kill no one
     assert after.current_player() == 1
     blue = after.child(1)  # Blue activates its troopers (not its chief), locked with Red's
-    assert options(blue) == ["Fight", "Nothing"]
+    assert options(blue) == ["Fight", "Nothing"]  # no Shoot, no Charge: the unit is locked
     fight = blue.child(0)
     # two troopers, two blade attacks each, at Red's three troopers (not at anyone else)
-    assert fight.chance_kind() == "volley"
-    assert [p for _, p in fight.chance_outcomes()] == binomial(4, Fraction(1, 2))[:3] + [sum(binomial(4, Fraction(1, 2))[3:])]
-    wiped = fight.child(3)  # all three of Red's troopers fall: Blue's troopers are free again
+    law = binomial(4, Fraction(1, 2))
+    assert fight.chance_kind() == "volley" and [p for _, p in fight.chance_outcomes()] == law[:3] + [law[3] + law[4]]
+    held = fight.child(2)  # two of Red's three fall: still locked, Blue's troopers stay where they are
+    assert held.state().units[3].position == 9.0 and held.state().units[3].engaged == [0]
+    assert held.current_player() == 0 and options(held) == ["Trooper 1", "Chief 2"]  # Red's turn: no move asked
+    wiped = fight.child(3)  # all three fall (Red's warlord: 5 to Blue); Blue's troopers are free and move on
     st = wiped.state()
-    assert st.units[0].models == 0 and st.units[2].engaged == [] and st.units[2].statuses == {}
+    assert st.units[0].models == 0 and st.units[3].engaged == [] and st.units[3].statuses == {}
+    assert st.scores[1] == 5.0
+    assert wiped.choice() is not None and wiped.choice().kind == "move"  # type: ignore[union-attr]
+    moved = wiped.child(6).state().units[3]  # 6" toward Red's chief, at Red's edge
+    assert moved.position == 3.0
 
 
 def test_the_enemy_warlord_scores_five_when_it_falls_and_no_other_unit_does() -> None:
@@ -164,7 +174,7 @@ def test_check_refuses_a_close_combat_attack_in_a_game_that_never_engages(line: 
                                                                           said: str) -> None:
     text = RULES.format(gap=9, red="3 trooper as warlord", blue="2 trooper", held="own turn", turns=4)
     text = text.replace('''    action charge "Charge": engage within charge_reach(M) as locked, attack strike without Range unless locked
-    action fight "Fight": attack strike without Range
+    action fight "Fight": attack strike without Range, move up to M toward the enemy
 ''', line + "\n")
     result = compile_text(text, "melee.rules")
     errors = [d for d in result.diagnostics if d.is_error]
@@ -208,3 +218,75 @@ def test_a_simulation_with_charges_and_fights_plays_greedy_games_to_their_end() 
             if e["event"] == "volley" and e["weapon"] == "blade":
                 assert e["distance"] == 0  # blades strike only in contact
     assert engaged > 0
+
+
+def test_a_unit_that_falls_back_takes_the_attack_of_each_enemy_it_leaves_then_goes_free() -> None:
+    text = RULES.format(gap=9, red="3 trooper as warlord", blue='2 trooper at 5"', held="own turn", turns=4)
+    text = text.replace('  score held', '    action back "Fall back": move up to M away from the enemy\n'
+                        '  when left: attack strike without Range\n  score held')
+    result = compile_text(text, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    node = root(result.rulesets[0]).child(1)  # Red's troopers charge
+    assert options(node) == ["Chief 1", "Trooper 2"]
+    roll = node.child(1)  # the Blue troopers, 5" away: every roll of 6 + d6 lands
+    landed = roll.child(0).child(0)  # a 7; the blades kill no one
+    blue = landed.child(1)  # Blue's troopers, locked
+    assert options(blue) == ["Fight", "Fall back", "Nothing"]
+    react = blue.child(1)  # they fall back: Red's troopers may strike first
+    assert react.choice() is not None and react.choice().kind == "react"  # type: ignore[union-attr]
+    assert react.current_player() == 0 and options(react) == ["Yes", "No"]
+    strike = react.child(0)  # three troopers, six blade attacks at the two leaving, still in contact
+    assert strike.chance_kind() == "volley"
+    assert [p for _, p in strike.chance_outcomes()] == removed(binomial(6, Fraction(1, 2)), 2)
+    one = strike.child(1)  # one falls; the other is let go and moves off toward its own edge
+    st = one.state()
+    assert st.units[2].models == 1 and st.units[2].engaged == [] and st.units[0].engaged == []
+    assert st.units[0].statuses == {} and st.units[2].statuses == {}
+    assert one.choice() is not None and one.choice().kind == "move"  # type: ignore[union-attr]
+    assert one.child(4).state().units[2].position == 9.0  # 4" away, to Blue's edge
+    declined = react.child(1)  # Red lets them go: no volley, straight to the move
+    assert declined.choice() is not None and declined.choice().kind == "move"  # type: ignore[union-attr]
+    both = strike.child(2)  # both fall to the attack of opportunity: no move is left to make
+    assert both.state().units[2].models == 0 and both.current_player() == 0
+
+
+def test_a_weapon_rests_after_firing_for_its_cooldown_counted_in_its_players_turns() -> None:
+    """Cooldown 1: the rifle fires in Red's first turn, may not in its second (the volley's
+    weapons leave it out, so Shoot is not offered), and fires again in its third."""
+    text = RULES.format(gap=20, red="3 trooper as warlord", blue="2 trooper", held="own turn", turns=4)
+    text = text.replace("game skirmish", 'ability cooldown(N: 0..3) "Cooldown": "Rests N turns after firing."\n'
+                        "game skirmish", 1).replace("  control within", "  weapons rest after firing by cooldown\n"
+                                                    "  control within", 1)
+    text = text.replace('  Range 24"  A 1', '  Range 24"  A 1\n  abilities cooldown(1)')
+    result = compile_text(text, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    node = root(result.rulesets[0])
+    assert options(node) == ["Shoot", "Charge", "Nothing"]
+    fired = node.child(0).child(1).child(0)  # at Blue's troopers; nobody falls
+    assert fired.state().units[0].resting() == ("rifle",)
+    blue_idle = fired.child(0)  # Blue activates its chief, which does nothing ...
+    red_again = blue_idle.child(len(options(blue_idle)) - 1)
+    assert red_again.state().turn == 2 and options(red_again) == ["Charge", "Nothing"]  # the rifle rests
+    waited = red_again.child(1)  # Red waits; Blue again does nothing
+    waited = waited.child(0)
+    waited = waited.child(len(options(waited)) - 1)
+    assert waited.state().turn == 3 and waited.state().units[0].resting() == ()
+    assert options(waited) == ["Shoot", "Charge", "Nothing"]  # its turn of rest is over
+
+
+def test_check_refuses_weapons_resting_by_an_ability_without_a_value_or_without_own_turns() -> None:
+    base = RULES.format(gap=9, red="3 trooper as warlord", blue="2 trooper", held="game turn", turns=4)
+    rest = base.replace("  control within", "  weapons rest after firing by {name}\n  control within", 1)
+    cases = [(rest.format(name="steady") .replace("game skirmish", 'ability steady "Steady": "No value."\ngame skirmish', 1),
+              "W863", "has no value"),
+             (rest.format(name="cooldwn"), "W101", "unknown ability 'cooldwn'"),
+             (rest.format(name="cooldown").replace("game skirmish", 'ability cooldown(N: 0..3) "Cooldown": "c"\n'
+                                                   "game skirmish", 1).replace("alternating_activations",
+                                                                               "alternating_units"),
+              "W863", "no turns of its player")]
+    for text, code, said in cases:
+        result = compile_text(text, "melee.rules")
+        errors = [d for d in result.diagnostics if d.is_error]
+        assert len(errors) == 1 and errors[0].code == code and said in errors[0].message, errors
+        assert errors[0].span.line == text.splitlines().index(next(
+            line for line in text.splitlines() if line.startswith("  weapons rest"))) + 1

@@ -147,7 +147,7 @@ def test_the_greedy_player_falls_back_the_whole_way_as_its_general_path_does() -
         battle = Battle(Rules(model), model.get("field"), [policy(), policy()], seed=1)
         battle.run()
         moves = [(e["side"], e["inches"], e["distance"]) for e in battle.events if e["event"] == "move"]
-        assert moves == [("red", 6, 16.0), ("blue", 6, 20.0)]  # blue stops at the far end, 24"
+        assert moves == [("red", 6, 16.0), ("blue", 4, 20.0)]  # blue goes the 4" to the far end, 24", and stops
     choice = Node.root(Rules(model, exact=True), model.get("field")).child(0).choice()
     assert choice is not None and choice.estimates is not None
     values = choice.estimates()

@@ -131,7 +131,7 @@ def test_a_derived_situation_that_depends_on_dice_is_refused(model: Any) -> None
 def test_a_units_stats_a_weapons_reach_and_the_attacks_it_can_make(model: Any) -> None:
     rules = Rules(model)
     assert (rules.stat("trooper", "BS"), rules.stat("trooper", "S")) == (5.0, 0.0)
-    assert (rules.reach("rifle", "Range"), rules.reach("knife", "Range")) == (24.0, 0.0)
+    assert (rules.reach("rifle", "Range"), rules.reach("knife", "Range")) == (24.0, -1.0)  # a blade: no Range
     shooting = model.get("shooting")
     assert rules.usable(shooting, trooper(), "rifle", trooper(1))
     env = rules.env(trooper(), 7.6)

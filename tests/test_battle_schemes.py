@@ -177,7 +177,8 @@ def orders_given(b: Battle) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]
 def test_orders_are_obeyed_and_the_sides_take_turns(fortyk) -> None:
     game = fortyk.get("battle")
     granted = {o.id: set(o.actions) for p in game.phases for o in p.orders}
-    assert granted == {"advance": {"move", "shoot"}, "first_fire": {"shoot"}}
+    assert granted == {"advance": {"move", "shoot"}, "first_fire": {"shoot"}, "charge": {"charge_in", "fight"},
+                       "fall_back": {"fall_back_move"}, "overwatch": {"overwatch_fire"}, "pile_in": {"fight"}}
     seen, bands = set(), set()
     for seed in range(3):
         b = battle(fortyk, "rifle_line", seed=seed, policies=[RandomPolicy(seed), RandomPolicy(seed + 9)])
@@ -204,7 +205,7 @@ def test_orders_are_obeyed_and_the_sides_take_turns(fortyk) -> None:
             assert all(sides.count(side) <= n for side, n in units.items()), (turn, sides)
             both = 2 * min(sides.count(side) for side in units)
             assert all(sides[i] != sides[i + 1] for i in range(both - 1)), (turn, sides)
-    assert seen == {"advance", "first_fire"}
+    assert {"advance", "first_fire", "charge"} <= seen
     assert ("advance", "long") in bands and ("first_fire", "short") in bands
 
 
@@ -287,8 +288,9 @@ def test_the_reference_examples_of_the_schemes_check() -> None:
 def test_the_battles_page_reports_activations_and_orders(nuceria, fortyk, monkeypatch) -> None:
     monkeypatch.setattr(site_battles, "GAMES", 20)  # the outcome table is not what is tested here
     monkeypatch.setattr(site_battles, "_CACHE", {})  # nor kept for a site built later in this process
-    for model, said in ((nuceria, "activates"), (fortyk, "gets First fire orders")):
+    for model, saids in ((nuceria, ("activates", "and rolls", "rests for 1 turn")), (fortyk, ("gets First fire orders",))):
         views = site_battles.scenario_views(model)
         lines = [text for v in views for turn in v.report for text, _ in turn.lines]
-        assert any(said in text for text in lines), lines[:5]
+        for said in saids:  # nuceria-rts: who activates, a charge's roll, a cannon cooling down
+            assert any(said in text for text in lines), (said, lines[:5])
         assert all(sum(r.count for r in v.rates) == 20 for v in views)  # wins and draws add up to the games

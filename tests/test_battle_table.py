@@ -108,7 +108,7 @@ def test_a_unit_in_cover_terrain_is_shot_with_the_volley_law_of_the_cover_situat
 @pytest.mark.parametrize("terrain,x", [
     ("", 16.0),                                                         # 6" of open ground
     ('  terrain band "Woods" woods from 12", 0" to 30", 48"', 14.0),    # 2" open, then 4" of move is 2" of wood
-    ('  terrain pond "Pond" lake from 12", 0" to 14", 48"', 12.0),      # stops at the edge
+    ('  terrain pond "Pond" lake from 12", 0" to 14", 48"', 11.99),     # stops short of it, never on its edge
 ])
 def test_difficult_and_impassable_ground_change_a_move_as_the_rules_say(terrain: str, x: float) -> None:
     node = root(model_of(terrain=terrain))
@@ -261,8 +261,9 @@ def test_moves_pay_for_the_ground_they_cross() -> None:
     assert t.move((0, 5), (40, 5), 13) == (11.0, 5.0)        # 3" of move is 1" of mud
     assert t.move((0, 5), (40, 5), 40) == (20.0, 5.0)        # 10 of open, 30 for the 10" of mud
     assert t.move((0, 5), (40, 5), 45) == (25.0, 5.0)        # and 5" of open beyond
-    assert t.move((0, 5), (40, 5), 50) == (30.0, 5.0)        # to the lake's edge, where it stops
-    assert t.move((0, 5), (40, 5), 100) == (30.0, 5.0)
+    assert t.move((0, 5), (40, 5), 50) == (29.99, 5.0)       # a hundredth short of the lake, where it stops
+    assert t.move((0, 5), (40, 5), 49.995) == (29.99, 5.0)   # never nearer than that to it
+    assert t.move((0, 5), (40, 5), 100) == (29.99, 5.0)
     assert t.move((0, 5), (8, 5), 100) == (8.0, 5.0)         # never past the goal
     assert t.move((0, 5), (40, 5), 0) == (0.0, 5.0) and t.move((3, 3), (3, 3), 9) == (3, 3)
     assert t.move((0, 0), (30, 40), 10) == (6.0, 8.0)        # straight along the diagonal
@@ -281,7 +282,7 @@ def test_a_move_goes_the_shortest_way_round_impassable_ground() -> None:
     assert t.move((10, 24), (40, 24), 100) == (40.0, 24.0)  # round it, and on to the goal
     assert t.route((10, 5), (40, 5)) == [(10, 5), (40, 5)]  # clear of it: straight
     wall = Table(48, 48, (Area("w", "Cliff", _kind(impassable=True), 12, 0, 14, 48),))
-    assert wall.route((10, 24), (40, 24)) == [(10, 24), (40, 24)] and wall.move((10, 24), (40, 24), 9) == (12.0, 24.0)
+    assert wall.route((10, 24), (40, 24)) == [(10, 24), (40, 24)] and wall.move((10, 24), (40, 24), 9) == (11.99, 24.0)
 
 
 @pytest.mark.parametrize("lake,start,goal,corner", [

@@ -93,6 +93,12 @@ def test_games_walked_many_at_once_are_the_games_the_engine_plays(wounds: compil
     for out, games in walk.play_many(batch):
         walked[out] += games
     assert walked == played and walk.games == 400
+    batch = game_seed_array(8, 0, 600)  # more, over what is kept (the chance nodes' slices worked out)
+    walked = Counter()
+    for out, games in walk.play_many(batch):
+        walked[out] += games
+    assert walked == Counter(engine(plain, sc, s) for s in batch.tolist())
+    assert walk.flat.sliced > 0
     explored = walk.played
     for i in range(150):  # new games, one at a time, over what is kept (or explored where nothing is)
         seed = game_seed(7, i)
@@ -106,6 +112,67 @@ def test_draws_at_a_game_s_node_are_the_draws_of_its_stream() -> None:
     seeds = game_seed_array(2, 0, 40)
     for k in (0, 1, 9, 30):
         assert draws_at(seeds, k).tolist() == [Stream(s, k).random() for s in seeds.tolist()]
+
+
+# Each side charges, then shoots; a charged unit that fails its test has spent its action and does
+# not shoot in its own turn, one that passes is braced only until the charger's turn ends: between
+# the two players' turns, positions differ only by what a unit spent.
+SPENT = '''
+ruleset spent "Spent reactions":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat A "Attacks" 1..10
+stat Sv "Save" target
+stat W "Wounds" 1..10 role wounds
+stat Ld "Leadership" 2..12
+test hit(BS) = roll d6 >= BS
+test save(Sv) = roll d6 >= Sv
+test steady(Ld) = roll 2d6 <= Ld
+status locked "Locked": "In combat."
+status braced "Braced": "Ready for the charge."
+attack shooting(shooter, weapon, target) "Shooting":
+  shots = shooter.models each weapon.A
+  hits = shots each hit(shooter.BS)
+  unsaved = hits each not save(target.Sv)
+  killed = unsaved removes target
+unit trooper "Trooper":
+  BS 4  Sv 5+  W 1  Ld 7
+  weapons rifle
+weapon rifle "Rifle":
+  A 1
+game g "A firefight with charges":
+  turns 3
+  activation whole_army
+  phase assault "Assault":
+    must action charge "Charge": engage within 24" as locked
+  phase fire "Fire":
+    must action shoot "Shoot": attack shooting
+  when charged unless braced, spending its action on a failure: tests steady(Ld), sets braced until end of turn
+  victory wipe "Annihilation" by annihilation: "A side with no models left loses."
+scenario s "Charge and shoot":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    5 trooper
+  side blue "Blue":
+    5 trooper
+'''
+
+
+def test_positions_between_players_turns_keep_what_each_unit_spent() -> None:
+    result = compile_text(SPENT, "spent.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    sc = model.get("s")
+    assert isinstance(sc, A.Scenario)
+    walk, rules = Walk(Rules(model), sc, ["greedy", "greedy"]), Rules(model)
+    for i in range(150):
+        seed = game_seed(3, i)
+        assert walk.play(seed) == engine(rules, sc, seed), f"game {i}"
+    between = [p for p in walk.positions.values() if p.player]
+    assert any(any(u.spent for u in p.state.units) for p in between if p.state is not None)
+    assert any(not any(u.spent for u in p.state.units) for p in between if p.state is not None)
 
 
 def test_a_kept_transition_that_disagrees_with_the_engine_is_an_error(wounds: compiler.Ruleset) -> None:

@@ -151,3 +151,56 @@ def test_a_unit_on_overwatch_fires_at_the_orks_that_assault_it_before_they_engag
             ("Space Marine", "Ork Boy", "shooting", 5)
         assert volley["mean"] == pytest.approx(float(5 * MARINE_SHOT), abs=1e-6)
         assert orks.models == 10 - volley["removed"] and "on_overwatch" not in marines.statuses
+
+
+WALLED = '''
+ruleset walled "Walled":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+status on_overwatch "On overwatch": "Watching."
+status locked "Locked": "In combat."
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 4  W 1
+game g "A game":
+  turns 1
+  activation whole_army
+  terrain wall "Wall": blocks sight
+  terrain hedge "Hedge": costs 2 inches per inch
+  phase assault "Assault":
+    action charge "Charge": engage within 13" as locked
+  when charged if on_overwatch: attack shooting
+scenario behind "A charge from behind a wall":
+  game g
+  table 24" by 24"
+  first red
+  terrain the_wall "The wall" KIND from 0", 10" to 24", 11"
+  side red "Red":
+    3 trooper at 12", 16"
+  side blue "Blue":
+    3 trooper at 12", 4"
+'''
+
+
+@pytest.mark.parametrize("kind, fired", [("wall", False), ("hedge", True)])
+def test_overwatch_fire_never_goes_at_a_charger_out_of_sight(kind: str, fired: bool) -> None:
+    """The house rule: enemies out of sight when the assault phase begins cannot be the target of
+    overwatch fire. A charge from behind a wall that blocks sight draws no volley; across a hedge
+    that does not, it does (12" away, 13" of move: the hedge's inch costs two)."""
+    from compiler.driver import compile_text
+
+    result = compile_text(WALLED.replace("KIND", kind), "walled.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("behind"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    red, blue = battle.state.units
+    blue.statuses["on_overwatch"] = ""
+    assert battle.state.in_sight(blue, red) is fired
+    assert battle.act(red, model.get("g").phases[0])
+    events = [e["event"] for e in battle.events]
+    assert ("volley" in events) is fired and ("out_of_sight" in events) is not fired
+    assert red.engaged == [blue.uid] or (fired and red.models == 0)

@@ -40,8 +40,10 @@ def declared(*extras: str) -> set[str]:
     return names
 
 
+@functools.cache
 def imports(folder: Path) -> dict[str, list[str]]:
-    """Top-level modules imported anywhere in ``folder``'s Python files (also inside functions)."""
+    """Top-level modules imported anywhere in ``folder``'s Python files (also inside functions);
+    read once per folder (two tests read the package's)."""
     found: dict[str, list[str]] = {}
     for path in sorted(folder.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))

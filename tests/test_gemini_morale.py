@@ -417,3 +417,133 @@ def test_check_refuses_a_case_no_roll_gives_and_an_unknown_status(status: str, t
                           "taking.rules")
     found = [d for d in result.diagnostics if message in d.message]
     assert found and found[0].span.line == line, [(d.code, d.message, d.span.line) for d in result.diagnostics]
+
+
+def test_a_router_stops_at_the_edge_of_the_battlefield_and_the_log_says_how_far_it_went(gemini: Ruleset) -> None:
+    battle, _ = battle_of(gemini, lambda law, what: law.values.index(7) if what == "move" else 0)  # fails to rally
+    blue = battle.state.units[2]
+    blue.statuses, blue.position = {"routing": ""}, 28.0  # 2" from its edge (the line is 30" long)
+    battle.state.active = 0
+    battle.period_ends("turn")
+    assert blue.position == 30.0 and blue.has("routing")
+    assert [e["inches"] for e in battle.events if e["event"] == "move"] == [2]
+
+
+def test_the_morale_rules_count_as_played_by_the_battles(gemini: Ruleset) -> None:
+    from compiler.resolve.coverage import played
+    # the statuses and counters a game sets are what the battle engine may execute
+    assert {"pinned", "routing", "s_points", "close_quarters"} <= played(gemini)
+    from compiler.site.fidelity import PLAYED, fidelity
+    standing = {s.rule.id: s.status for s in fidelity(gemini)}
+    assert {standing[r] for r in ("suppression_in_battle", "quarter_casualties", "pinning", "routing_rule")} == {PLAYED}
+
+
+def test_the_greedy_player_regroups_when_its_s_points_cost_a_shot_more_than_the_shot_is_worth(gemini: Ruleset) -> None:
+    game = gemini.get("turn_structure")
+    assert isinstance(game, A.Game)
+    phase = next(p for p in game.phases if p.actions)
+    picked = {}
+    for held in (0, 1, 3):
+        battle, _ = battle_of(gemini, lambda law, what: 0)
+        red = battle.state.units[0]
+        red.values["s_points"] = held
+        battle.state.active = 0
+        battle.act(red, phase)
+        picked[held] = next(e["action"] for e in battle.events if e["event"] == "action")
+    # 3 S-points leave BS 3 at 0 (a 1, then 3 or less: 1/12 a shot); a regroup sheds 3 on average
+    assert picked == {0: "shoot_action", 1: "shoot_action", 3: "regroup_action"}
+
+
+def test_a_router_caught_in_melee_neither_rallies_nor_flees(gemini: Ruleset) -> None:
+    battle, nature = battle_of(gemini, lambda law, what: 0)
+    blue = battle.state.units[2]
+    blue.statuses, here = {"routing": "", "close_quarters": ""}, blue.position
+    battle.state.active = 0
+    battle.period_ends("turn")
+    assert not nature.asked and blue.position == here and blue.has("routing")
+
+
+def test_the_greedy_player_tries_a_pinned_unit_last(gemini: Ruleset) -> None:
+    from compiler.battle.activation import try_units
+    game = gemini.get("turn_structure")
+    assert isinstance(game, A.Game)
+    phase = next(p for p in game.phases if p.actions)
+    battle, _ = battle_of(gemini, lambda law, what: 0)  # every die fails: the first unit tried goes bust
+    first, second = battle.state.units[0], battle.state.units[1]
+    first.statuses = {"pinned": "own turn"}
+    battle.state.active = 0
+    try_units(battle, phase, 0)
+    assert [e["unit"] for e in battle.events if e["event"] == "activation"] == [second.label]
+
+
+FEARLESS = '''
+section fearless_stand_ins "A fearless stand-in":
+  unit fearless_trooper "Fearless trooper (stand-in)":
+    WS 3  BS 3  S 3  T 3  W 1  I 3  A 1  Ld 7  Sv 5+  Inv -  M 4"  Size 2
+    keywords humanoid, fearless
+    weapons rifle
+
+  scenario fearless_line "Troopers fire on a fearless squad and an ordinary one":
+    game turn_structure
+    distance 30"
+    turns 6
+    side red "Red":
+      10 trooper with rifle
+    side blue "Blue":
+      10 fearless_trooper with rifle
+      10 trooper with rifle
+'''
+
+
+@pytest.fixture(scope="module")
+def with_fearless(tmp_path_factory: pytest.TempPathFactory) -> Ruleset:
+    import shutil
+    folder = tmp_path_factory.mktemp("gemini") / "gemini-arap"
+    shutil.copytree(ROOT / "rules" / "gemini-arap", folder)
+    (folder / "fearless.rules").write_text(FEARLESS, encoding="utf-8")
+    head = folder / "ruleset.rules"
+    head.write_text(head.read_text(encoding="utf-8") + '\ninclude "fearless.rules"\n', encoding="utf-8")
+    result = compiler.compile_paths([folder])
+    assert [d.message for d in result.diagnostics if d.severity.name == "ERROR"] == []
+    return result.rulesets[0]
+
+
+@pytest.mark.parametrize("profile, immune", [("fearless_trooper", True), ("war_beast", True),
+                                             ("armoured_warrior", True), ("trooper", False)])
+def test_a_unit_whose_profile_makes_it_immune_takes_no_s_points(with_fearless: Ruleset, profile: str,
+                                                                immune: bool) -> None:
+    # 3 hits on ten models, 1 removed, and a failed test if one is taken: the fearless (a keyword),
+    # the monstrous (a keyword) and the armoured (an invulnerable save) take none, the trooper one
+    battle, nature = battle_of(with_fearless, pick_outcome(3, 1, 1), "fearless_line")
+    attack = with_fearless.get("volley")
+    assert isinstance(attack, A.Attack)
+    shooter = battle.state.units[0]
+    target = battle.state.units[1] if profile == "fearless_trooper" else battle.state.units[2]
+    target.profile = profile
+    battle.strike(attack, shooter, target, "Range")
+    assert target.models == 9
+    rises = [law for what, law in nature.asked if what == "counter"]
+    if immune:
+        assert target.values["s_points"] == 0 and rises == []  # a sure 0 is no chance node
+    else:
+        ld = 7  # the trooper's Ld, no S-points yet
+        assert target.values["s_points"] == 1
+        assert dict(zip(rises[-1].values, rises[-1].probabilities)) == {0: two_d6_at_most(ld),
+                                                                        1: 1 - two_d6_at_most(ld)}
+
+
+def test_a_fearless_squad_keeps_no_s_points_through_a_whole_battle(with_fearless: Ruleset) -> None:
+    sc = with_fearless.get("fearless_line")
+    assert isinstance(sc, A.Scenario)
+    rules = Rules(with_fearless)
+    tested = rises = others = 0
+    for seed in range(3):
+        battle = Battle(rules, sc, [GreedyPolicy(), GreedyPolicy()], seed)
+        battle.run()
+        fearless = battle.state.units[1].label
+        assert battle.state.units[1].profile == "fearless_trooper"
+        tested += sum(1 for e in battle.events if e["event"] == "volley" and e["target"] == fearless
+                      and 4 * e["counted"]["hits"] > e["models"])  # enough hits for a test, were it not fearless
+        rises += sum(1 for e in battle.events if e["event"] == "counter" and e["unit"] == fearless)
+        others += sum(1 for e in battle.events if e["event"] == "counter" and e["why"] == "shot" and e["unit"] != fearless)
+    assert tested > 0 and others > 0 and rises == 0

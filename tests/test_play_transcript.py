@@ -136,9 +136,13 @@ EVENTS: dict[str, dict[str, object]] = {
     "activation": {"rule": "activation", "unit": "Orks: Ork Boy", "dice": 3, "successes": 2, "bust": False,
                    "chance": 0.5},
     "engage": {"unit": "Orks: Ork Boy", "target": "Space Marines: Space Marine", "status": "locked"},
+    "left_melee": {"unit": "Orks: Ork Boy"},
+    "rest": {"unit": "Orks: Ork Boy", "weapon": "boltgun", "turns": 2, "rule": "shooting"},
+    "disengage": {"unit": "Orks: Ork Boy", "foes": ["Space Marines: Space Marine"]},
     "charge_roll": {"unit": "Orks: Ork Boy", "target": "Space Marines: Space Marine", "rolled": 7, "distance": 9.0},
     "out_of_reach": {"unit": "Orks: Ork Boy", "reach": 24.0},
     "out_of_sight": {"unit": "Orks: Ork Boy"},
+    "no_target": {"unit": "Orks: Ork Boy"},
     "status": {"unit": "Orks: Ork Boy", "status": "charging", "until": "turn"},
     "destroyed": {"unit": "Orks: Ork Boy", "models": 0},
     "activated": {"unit": "Orks: Ork Boy", "title": "Orks"},
@@ -175,6 +179,7 @@ def test_every_kind_of_event_the_engine_emits_is_put_in_words() -> None:
     assert said["score"] == "Orks score 5 points for Space Marines: Space Marine (kills); 15 in all."
     assert said["initiative"] == "Initiative: Orks go first (a tie: the order is kept)."
     assert said["counter"] == "Orks: Ork Boy: pins rises by 1 to 2 (shot)."
+    assert said["disengage"] == "Orks: Ork Boy breaks off from Space Marines: Space Marine."
     assert said["charge_roll"] == ("Orks: Ork Boy charges Space Marines: Space Marine, 9\" away, and rolls 7\": "
                                    "short, it moves that far and stops.")
     assert narrator.line({"event": "control", "holders": {"centre": "orks", "north": None}}) is None  # no news

@@ -42,8 +42,8 @@ from compiler.ast.expr import (Attr, Binary, Call, Chain, Const, Decimal, Dice, 
                                InRange, Int, IsChoice, IsNone, Label, Name, RangeExpr, Setting, Target, Unary, With,
                                children, sub_expressions)
 from compiler.ast.game import (ACTIVATIONS, UNDECIDED, VICTORY_KINDS, Action, ActionEffect, ActivationDice, AtEnd,
-                               Combat, Control, Counter, DerivedSituation, Game, Initiative, Objective, TerrainArea,
-                               TerrainKind, Order, Phase, PhaseStep, Reaction,
+                               Combat, Control, Counter, DerivedSituation, EngagedStatus, Game, Initiative, Objective,
+                               TerrainArea, TerrainKind, Order, Phase, PhaseStep, Reaction,
                                Scenario, Score, Side, SideUnit, Victory)
 from compiler.ast.lexicon import Die, Entry, Situation, Stat
 from compiler.ast.profiles import AbilityUse, Army, Profile, Requirement, Squad, StatValue
@@ -103,6 +103,6 @@ __all__ = [
     "AbilityUse", "Army", "Profile", "Requirement", "Squad", "StatValue",
     "Game", "Phase", "PhaseStep", "Score", "Victory",
     "VICTORY_KINDS", "Action", "ActionEffect", "ActivationDice", "AtEnd", "Combat", "DerivedSituation", "Order",
-    "Reaction", "Scenario", "Side", "SideUnit", "UNDECIDED", "Control", "Counter", "Initiative", "Objective", "TerrainArea", "TerrainKind",
+    "Reaction", "Scenario", "Side", "SideUnit", "UNDECIDED", "Control", "Counter", "EngagedStatus", "Initiative", "Objective", "TerrainArea", "TerrainKind",
     "Binding", "Claim", "Example", "Expect", "Property",
 ]

@@ -41,7 +41,15 @@ class GameBuilder(BuilderBase):
                       next((x for x in items if isinstance(x, A.Initiative)), None),
                       any(isinstance(x, Item) and x.tag == "casualties_at_end" for x in items),
                       tuple(x for x in items if isinstance(x, A.TerrainKind)),
-                      tuple(x for x in items if isinstance(x, A.Counter)))
+                      tuple(x for x in items if isinstance(x, A.Counter)),
+                      next((x.span for x in items if isinstance(x, Item) and x.tag == "casualties_after"), None),
+                      rest_by=next((x.data for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
+                      rest_span=next((x.span for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
+                      engaged_statuses=tuple(x for x in items if isinstance(x, A.EngagedStatus)))
+
+    @with_meta
+    def engaged_status(self, meta: Any, c: list[Any]) -> A.EngagedStatus:
+        return A.EngagedStatus(self.span(meta), str(c[0]), str(c[1]), c[2])
 
     @with_meta
     def counter(self, meta: Any, c: list[Any]) -> A.Counter:
@@ -86,8 +94,16 @@ class GameBuilder(BuilderBase):
         return str(c[0])  # "reroll", "keep" or "swap"
 
     @with_meta
+    def weapons_rest(self, meta: Any, c: list[Any]) -> Item:
+        return Item("weapons_rest", self.span(meta), str(c[0]))
+
+    @with_meta
     def casualties_at_end(self, meta: Any, c: list[Any]) -> Item:
         return Item("casualties_at_end", self.span(meta), True)
+
+    @with_meta
+    def casualties_after_acting(self, meta: Any, c: list[Any]) -> Item:
+        return Item("casualties_after", self.span(meta), True)
 
     @with_meta
     def control(self, meta: Any, c: list[Any]) -> A.Control:
@@ -130,6 +146,10 @@ class GameBuilder(BuilderBase):
     @with_meta
     def derived_situation(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
         return A.DerivedSituation(self.span(meta), str(c[0]), str(c[1]), c[2], str(c[3]))
+
+    @with_meta
+    def derived_given(self, meta: Any, c: list[Any]) -> A.DerivedSituation:
+        return A.DerivedSituation(self.span(meta), str(c[0]), "", c[1], "")
 
     @with_meta
     def orders_set(self, meta: Any, c: list[Any]) -> Item:
@@ -248,11 +268,30 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def eff_attack(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]) if len(c) > 1 else None)
+        at = next((x for x in c[1:] if isinstance(x, Item)), None)
+        names = [x for x in c[1:] if not isinstance(x, Item)]
+        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(names[0]) if names else None,
+                              engaged_only=at is not None and at.tag == "engaged",
+                              spares=at.data if at is not None and at.tag == "not" else None)
 
     @with_meta
     def eff_attack_without(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]), without=True)
+        at = next((x for x in c[2:] if isinstance(x, Item)), None)
+        return A.ActionEffect(self.span(meta), "attack", str(c[0]), stat=str(c[1]), without=True,
+                              engaged_only=at is not None and at.tag == "engaged",
+                              spares=at.data if at is not None and at.tag == "not" else None)
+
+    @with_meta
+    def at_engaged(self, meta: Any, c: list[Any]) -> Item:
+        return Item("engaged", self.span(meta), None)
+
+    @with_meta
+    def at_not(self, meta: Any, c: list[Any]) -> Item:
+        return Item("not", self.span(meta), str(c[0]))
+
+    @with_meta
+    def eff_disengages(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "disengage")
 
     @with_meta
     def eff_test(self, meta: Any, c: list[Any]) -> A.ActionEffect:
@@ -268,7 +307,7 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def eff_engage(self, meta: Any, c: list[Any]) -> A.ActionEffect:
-        return A.ActionEffect(self.span(meta), "engage", str(c[1]), c[0])
+        return A.ActionEffect(self.span(meta), "engage", str(c[1]), c[0], also=tuple(str(x) for x in c[2:]))
 
     @with_meta
     def eff_sets(self, meta: Any, c: list[Any]) -> A.ActionEffect:
@@ -297,7 +336,8 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def combat(self, meta: Any, c: list[Any]) -> A.Combat:
-        return A.Combat(self.span(meta), str(c[0]), str(c[1]))
+        names = [str(x) for x in c]
+        return A.Combat(self.span(meta), names[0], names[-1], names[1] if len(names) > 2 else None)
 
     @with_meta
     def at_end(self, meta: Any, c: list[Any]) -> A.AtEnd:

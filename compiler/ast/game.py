@@ -60,8 +60,12 @@ class ActionEffect:
 
     ``kind`` is ``move`` (up to ``value`` toward its ``goal``: ``enemy``, the nearest enemy;
     ``away``, away from it; ``nearest objective``; ``objective``, the one ``name``), ``attack`` (the attack
-    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given),
-    ``engage`` (an enemy within ``value``; both get the status ``name``), ``lowers`` (the counter
+    sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given, or,
+    ``without``, only the weapons with no value of that stat, at an enemy the unit is engaged with;
+    only at enemies it is engaged with when ``engaged_only``, never at one holding the status
+    ``spares``),
+    ``engage`` (an enemy within ``value``; both get the status ``name`` and the ``also`` statuses
+    while engaged), ``disengage`` (the unit leaves every engagement), ``lowers`` (the counter
     ``name`` by the whole number ``value``), ``sets`` (the status
     ``name`` on the acting unit, until the end of ``period`` if given; ``own turn``: the end of the
     unit's side's next player turn), ``clears`` (the status
@@ -80,6 +84,9 @@ class ActionEffect:
     #: ``attack NAME without Range``: only the weapons with no ``stat`` (close-combat weapons), at an
     #: enemy the unit is engaged with
     without: bool = False
+    engaged_only: bool = False  # ``attack melee at engaged enemies``
+    spares: str | None = None  # ``attack shooting at enemies not fire_locked``: a status whose holders are no target
+    also: tuple[str, ...] = ()  # ``engage within 6" as engaged and pinned``: the further statuses an engagement sets
 
     @property
     def reach(self) -> str | None:
@@ -133,6 +140,18 @@ class TerrainKind:
 
 
 @dataclass(frozen=True, slots=True)
+class EngagedStatus:
+    """``while engaged: pinned when pinned_by(PC, foe.PC)``: a unit holding the engagement status
+    ``engagement`` also holds ``status`` while some enemy it is engaged with (``foe`` in
+    ``condition``) meets the condition."""
+
+    span: Span
+    engagement: str
+    status: str
+    condition: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Counter:
     """``counter suppression: rises by 1 when shot, falls by 1 at end of turn``: a number kept on
     each unit (a numeric situation of that name, which the rules read), raised by an event,
@@ -155,11 +174,13 @@ class Counter:
 
 @dataclass(frozen=True, slots=True)
 class Combat:
-    """``combat assault in order of I``: every engagement fights with an attack sequence."""
+    """``combat assault [without Range] in order of I``: every engagement fights with an attack
+    sequence (``without``: only with the weapons that have no value of that stat)."""
 
     span: Span
     attack: str
     order: str
+    without: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +274,11 @@ class Control:
 @dataclass(frozen=True, slots=True)
 class DerivedSituation:
     """``situation range_band is long when COND, otherwise short``: a situation the battle works out
-    for each unit as it acts (``COND`` sees the unit's stats, its order and the distance)."""
+    for each unit as it acts (``COND`` sees the unit's stats, its order and the distance).
+
+    ``situation damage_state is given by damage_status(models, marked)`` (``choice`` and
+    ``otherwise`` empty): the situation takes the value of the expression ``condition`` (a table
+    whose rows name the situation's choices)."""
 
     span: Span
     situation: str
@@ -293,6 +318,14 @@ class Game(Decl):
     casualties_at_end: bool = False  # ``casualties removed at end of phase``: the hit still act until then
     terrain: tuple[TerrainKind, ...] = ()
     counters: tuple[Counter, ...] = ()
+    #: ``casualties removed after the unit acts`` (where the game says so): a unit hit before it has
+    #: acted this game turn keeps its casualties until it has; one that has acted loses them at once
+    casualties_after: Span | None = None
+    #: ``weapons rest after firing by cooldown``: a weapon with ``cooldown(N)`` may not fire again
+    #: until N more of its player's turns have ended
+    rest_by: str | None = None
+    rest_span: Span | None = None
+    engaged_statuses: tuple[EngagedStatus, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

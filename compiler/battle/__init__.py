@@ -30,8 +30,10 @@
   step, drawn given its outcome from the exact laws of the steps, on a stream of their own;
 * :mod:`~compiler.battle.log`, :mod:`~compiler.battle.simulate`, :mod:`~compiler.battle.stats`;
   :mod:`~compiler.battle.walk` — greedy games walked over the engine's kept transitions (per
-  position at the start of a game turn: the chance nodes met and what follows each outcome), the
-  same games roll for roll, the engine playing on only where nothing is kept yet.
+  position at the start of a game turn, or between two players' turns: the chance nodes met and
+  what follows each outcome), the same games roll for roll, the engine playing on only where
+  nothing is kept yet; :mod:`~compiler.battle.flat` — those transitions as NumPy arrays, over
+  which a simulation walks its games many at once.
 
 The engine holds no rule of any game: what a phase offers, what an action does, who strikes
 first and what ends the battle come from the ruleset's ``game`` and ``scenario`` declarations.

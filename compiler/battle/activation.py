@@ -70,14 +70,17 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
     greedy = battle.greedy(side)  # the same answers, without building the choices
     counts = list(range(dice.low, dice.high + 1))
     while left and not st.over:
+        # every unit is worth trying (1.0), one that would get fewer actions (pinned) less (0.5): it
+        # goes last, so that its bust ends no other unit's go; stopping is worth nothing (0.0)
+        worth = [0.5 if dice.fewer and any(u.has(s) for _, s in dice.fewer) else 1.0 for u in left]
         if greedy:
-            i = 0  # every unit is worth trying (1.0), stopping is not (0.0): the first one
+            i = worth.index(max(worth))  # the first unit of the best
             battle.choices.append(i)
         else:
             options = tuple(Option(u.label, u.uid) for u in left) + (Option("Stop", None),)
             i = battle.choose(Choice("unit", side, st.side_titles[side],
                                      f"{phase.title}: which unit do you try next?",
-                                     options, lambda: [1.0] * len(left) + [0.0]))
+                                     options, lambda: worth + [0.0]))
         if i == len(left):
             return
         unit = left.pop(i)

@@ -13,25 +13,31 @@ from compiler.battle.engine import EFFECTS, Battle, effect
 from compiler.battle.estimates import reached
 from compiler.battle.moves import move_elsewhere, reach
 from compiler.battle.policies import Choice, Option
+from compiler.battle.estimates import engagement, picky, target_of
 from compiler.battle.rules import Law, bernoulli, law_of
 from compiler.battle.state import Unit
-from compiler.battle.turns import amount, change_counter, clear_counter, counters_on
+from compiler.battle.turns import amount, change_counter, clear_counter, counters_on, refresh_engaged
 from compiler.resolve.core import is_dist
 
 
 @effect("move")
 def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
     """``move up to X toward the enemy``: the unit closes in on the nearest enemy by as many whole
-    inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left.
-    Toward an objective, or away from the enemy: :func:`~compiler.battle.moves.move_elsewhere`."""
+    inches as its side chooses (0 to X), never past it.  Nothing happens with no enemy left, nor
+    for a unit engaged with one (in contact already).
+    Toward an objective, or away from the enemy: :func:`~compiler.battle.moves.move_elsewhere`,
+    after :func:`leave_melee` for a unit engaged with an enemy."""
     if effect.goal != "enemy":
+        if unit.engaged and not leave_melee(battle, unit):
+            return False
         return move_elsewhere(battle, unit, effect)
+    if unit.engaged:
+        return False  # already in contact: a unit locked with an enemy does not walk on toward one
     st = battle.state
-    foe = st.nearest_enemy(unit)
+    est = battle.estimates
+    foe, gap = est.nearest(unit)
     if foe is None or effect.value is None:
         return False
-    gap = st.distance(unit, foe)
-    est = battle.estimates
     rolled = reach(battle, effect.value, unit, gap) if is_dist(battle.rules.value(effect.value, unit, gap)) else None
     if rolled is not None:  # a rolled move (2d6): drawn, then its side picks how far, up to it
         steps = list(range(rolled + 1))
@@ -66,6 +72,25 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
     return True
 
 
+def leave_melee(battle: Battle, unit: Unit) -> bool:
+    """An engaged unit moves off: each enemy it was locked with may answer (``when left: …``, its
+    attacks at the unit, which still stands in contact), then the engagement ends.  False when the
+    unit did not live through it (or the battle ended)."""
+    st = battle.state
+    for uid in list(unit.engaged):
+        foe = st.unit(uid)
+        if foe.alive:
+            react(battle, "left", foe, unit)
+        if not unit.alive or st.over:
+            return False
+    if battle.game.counters:
+        counters_on(battle, unit, "left")
+    st.disengage(unit)
+    if battle.record:
+        battle.emit("left_melee", unit=unit.label)
+    return True
+
+
 def greedy_step(battle: Battle, unit: Unit, value: A.Expr, gap: float) -> tuple[int | None, int]:
     """The greedy policy's move: the index of its pick among the steps (None: no choice) and the inches."""
     most = max(0, int(battle.rules.number(value, unit, gap)))
@@ -87,25 +112,42 @@ def attack(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
 
 
 def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Unit | None) -> bool:
-    """The attack of ``effect`` against ``target`` (or, None, an enemy chosen among those in reach)."""
+    """The attack of ``effect`` against ``target`` (or, None, an enemy chosen among those in reach).
+    A shooting attack at a given target (a reaction's, at the unit that caused it) is not made when a
+    terrain area that blocks sight stands between them."""
     attack = battle.rules.model.get(effect.name or "")
     assert isinstance(attack, A.Attack)
     est = battle.estimates
+    reach = effect.reach
     if target is None:
-        st = battle.state
+        st = battle.state  # (no view among the locals: the exact solver keys positions by them)
+        # on a table states seldom recur: each enemy in sight, the weapons that reach it and the
+        # volley's worth, are read from the view (as are the enemies in sight)
+        viewed = st.table is not None and not effect.without and not picky(effect)
         if effect.without:  # close-combat weapons: at an enemy the unit is engaged with
             foes = [f for f in (st.unit(i) for i in unit.engaged) if f.alive]
         else:
-            foes = st.enemies(unit) if st.table is None else [f for f in st.enemies(unit) if st.in_sight(unit, f)]
+            foes = st.enemies(unit) if st.table is None else [f for f, _ in est.view(unit).seen]
+        if picky(effect):  # only enemies it is engaged with, or none holding a status
+            foes = [f for f in foes if target_of(unit, f, effect)]
         if not foes:
-            if battle.record and st.table is not None:
+            if battle.record and picky(effect):  # none it is engaged with, or every one holds the status
+                battle.emit("no_target", unit=unit.label)
+            elif battle.record and st.table is not None:
                 battle.emit("out_of_sight", unit=unit.label)
             return False
-        key = (attack.id, effect.reach, est.signature(unit))
-        reached = battle.memos.reached.get(key)
-        if reached is None:  # the enemies some weapon reaches, kept per state
-            reached = battle.memos.reached.keep(key, tuple(k for k, f in enumerate(foes)
-                                                           if est.weapons(attack, unit, f, effect.reach)))
+        worth: list[float] | None = None
+        if viewed:
+            volleys = est.volleys(unit, attack, reach)
+            reached: tuple[int, ...] | None = tuple([k for k, (w, _) in enumerate(volleys) if w])
+            assert reached is not None
+            worth = [volleys[k][1] for k in reached]
+        else:
+            key = (attack.id, reach, picky(effect) and tuple(f.uid for f in foes), est.signature(unit))
+            reached = battle.memos.reached.get(key)
+            if reached is None:  # the enemies some weapon reaches, kept per state
+                reached = battle.memos.reached.keep(key, tuple(k for k, f in enumerate(foes)
+                                                               if est.weapons(attack, unit, f, reach)))
         foes = [foes[k] for k in reached]
         if not foes:
             if battle.record:
@@ -113,11 +155,15 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
             return False
         if len(foes) == 1:
             i = 0
+        elif battle.greedy(unit.side) and worth is not None:  # the best volley (the first of equals)
+            i = worth.index(max(worth))
+            battle.choices.append(i)
         elif battle.greedy(unit.side):  # the pick is kept per state
-            pick = (attack.id, effect.reach, unit.started, unit.points, est.signature(unit))
+            pick = (attack.id, reach, picky(effect) and tuple(f.uid for f in foes), unit.started, unit.points,
+                    est.signature(unit))
             found = battle.memos.targets.get(pick)
             if found is None:
-                values = [est.expected(attack, unit, f, reach=effect.reach) for f in foes]
+                values = [est.expected(attack, unit, f, reach=reach) for f in foes]
                 found = battle.memos.targets.keep(pick, values.index(max(values)))
             i = found
             battle.choices.append(i)
@@ -125,9 +171,17 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
             i = battle.choose(Choice("target", unit.side, unit.label, f"{attack.title}: which enemy unit?",
                                      tuple(Option(f"{f.label} ({battle.state.distance(unit, f):g}\")", f.uid)
                                            for f in foes),
-                                     lambda: [est.expected(attack, unit, f, reach=effect.reach) for f in foes]))
+                                     lambda: [est.expected(attack, unit, f, reach=reach) for f in foes]))
         target = foes[i]
-    battle.strike(attack, unit, target, effect.reach)
+    elif not effect.without and not battle.state.in_sight(unit, target):  # a reaction's fire: never at an unseen enemy
+        if battle.record:
+            battle.emit("out_of_sight", unit=unit.label)
+        return False
+    if not effect.without and battle.shot_reaction and not battle.reacting:
+        react(battle, "shot", target, unit)  # before the volley: ``when shot`` (no answer to a reaction's fire)
+        if not unit.alive or battle.state.over:
+            return True  # the shooter fell to the answer: its volley is not made
+    battle.strike(attack, unit, target, reach, shot=not effect.without)  # blows of close combat profiles are no shots
     return True
 
 
@@ -138,31 +192,34 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
     STATUS while engaged) and the unit stands where its target stands.  A reach that is rolled
     (``M + d6``) offers the enemies within the most it can roll; the roll (a chance node with its
     exact law) is made once the target is chosen, and one that falls short of it moves the unit
-    that far toward it, not engaged, and ends the action."""
+    that far toward it, not engaged, and ends the action.  On a table "within X" is X inches of
+    move (:meth:`~compiler.battle.state.State.travel`): round impassable ground, paying for
+    difficult ground, as the unit then goes."""
     st = battle.state
     gap = st.nearest_enemy(unit)
     law = reach_law(battle, unit, effect, st.distance(unit, gap) if gap else None)
     reach = law.values[-1]
-    foes = [f for f in st.enemies(unit) if st.distance(unit, f) <= reach]
+    ways = {f.uid: st.travel(unit, f) for f in st.enemies(unit)}
+    foes = [f for f in st.enemies(unit) if ways[f.uid] <= reach]
     if not foes:
         battle.emit("out_of_reach", unit=unit.label, reach=reach)
         return False
-    extra = tuple(e.name for e in (action.effects if action else ()) if e.kind == "sets" and e.name)
+    names = engagement(effect)
+    extra = tuple(e.name for e in (action.effects if action else ()) if e.kind == "sets" and e.name) + names
     est = battle.estimates
 
     def worth(f: Unit) -> float:  # the chance to reach it, times what the engagement is worth
-        return reached(law, st.distance(unit, f)) * (est.charge(unit, f, extra + (effect.name or "",))
-                                                     + est.blows(unit, f, action))
+        return reached(law, ways[f.uid]) * (est.charge(unit, f, extra, names) + est.blows(unit, f, action))
     i = 0 if len(foes) == 1 else battle.choose(
         Choice("target", unit.side, unit.label, f"Engage which enemy unit (within {reach:g}\")?",
                tuple(Option(f.label, f.uid) for f in foes), lambda: [worth(f) for f in foes]))
     target = foes[i]
     if len(law.values) > 1:
         rolled = law.values[battle.chance(law, "charge")]
-        distance = st.distance(unit, target)
+        distance = ways[target.uid]
         if battle.record:
             battle.emit("charge_roll", unit=unit.label, target=target.label, rolled=rolled, distance=round(distance, 3))
-        if rolled < distance:  # short: the unit moves as far as it rolled, toward its target
+        if rolled < distance:  # short: the unit moves as far as it rolled, toward its target (on its way)
             if st.table is None:
                 unit.position += rolled if target.position > unit.position else -rolled
             else:
@@ -178,12 +235,29 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
     for a, b in ((unit, target), (target, unit)):
         if b.uid not in a.engaged:
             a.engaged.append(b.uid)
-        if effect.name:
-            a.statuses[effect.name] = ""
-            a.engaged_as = effect.name
+        for name in names:
+            a.statuses[name] = ""
+        a.engaged_as = a.engaged_as + tuple(n for n in names if n not in a.engaged_as)
         if battle.game.counters:
             counters_on(battle, a, "engaged")
     unit.position, unit.y = target.position, target.y
+    if battle.game.engaged_statuses:
+        refresh_engaged(battle)
+    return True
+
+
+@effect("disengage")
+def disengage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
+    """``disengages``: the unit leaves every engagement (its foes too, as far as it is concerned);
+    each unit engaged with nobody now no longer holds the statuses its engagements set.  Nothing
+    happens (and the action goes on) when the unit is engaged with nobody."""
+    if unit.engaged:
+        foes = [battle.state.unit(uid).label for uid in unit.engaged]
+        battle.state.disengage(unit)
+        if battle.game.engaged_statuses:
+            refresh_engaged(battle)
+        if battle.record:
+            battle.emit("disengage", unit=unit.label, foes=foes)
     return True
 
 
@@ -222,6 +296,8 @@ def destroyed(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Acti
     does not happen."""
     battle.emit("destroyed", unit=unit.label, models=unit.models)
     battle.state.destroy(unit)
+    if battle.game.engaged_statuses:
+        refresh_engaged(battle)
     battle.referee.settle()
     return False
 
@@ -263,6 +339,13 @@ def clears(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
     return True
 
 
+def automatic(reaction: A.Reaction) -> bool:
+    """Whether a reaction simply happens, with nothing for the unit's side to decide: it only sets
+    or clears statuses and does not spend the unit's action (``when charged unless engaged: sets
+    charged_this_turn until end of game turn``)."""
+    return reaction.spends is None and all(e.kind in ("sets", "clears") for e in reaction.effects)
+
+
 def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
     """``unit`` may answer ``event`` (caused by ``cause``) with the game's reaction to it (its side
     chooses whether to), unless a status bars it or it has spent its action; its attacks go at
@@ -272,24 +355,31 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
     if reaction is None or not unit.alive or (reaction.requires is not None and not unit.has(reaction.requires)) \
             or any(unit.has(s) for s in reaction.unless) or unit.spent:
         return
-    options = (Option("Yes", True), Option("No", False))
-    attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
-    reach = next((e.reach for e in reaction.effects if e.kind == "attack"), None)
-    est = battle.estimates
-    i = battle.choose(Choice("react", unit.side, unit.label, f"{cause.label} engages {unit.label}: react ({event})?",
-                             options, lambda: [sum(est.expected(a, unit, cause, reach=reach) for a in attacks
-                                                   if isinstance(a, A.Attack)), 0.0]))
-    if i != 0:
-        return
+    if not automatic(reaction):
+        options = (Option("Yes", True), Option("No", False))
+        attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
+        reach = next((e.reach for e in reaction.effects if e.kind == "attack"), None)
+        est = battle.estimates
+        what = {"left": f"{cause.label} leaves the melee with {unit.label}",
+                "shot": f"{cause.label} shoots at {unit.label}"}.get(event, f"{cause.label} engages {unit.label}")
+        i = battle.choose(Choice("react", unit.side, unit.label, f"{what}: react ({event})?",
+                                 options, lambda: [sum(est.expected(a, unit, cause, reach=reach) for a in attacks
+                                                       if isinstance(a, A.Attack)), 0.0]))
+        if i != 0:
+            return
     battle.emit("reaction", unit=unit.label, reaction=event, cause=cause.label)
     failed = False
-    for e in reaction.effects:
-        done = attack_target(battle, unit, e, cause) if e.kind == "attack" else EFFECTS[e.kind](battle, unit, e, None)
-        if not done:
-            failed = e.kind == "tests"
-            break
-        if not cause.alive or battle.state.over:
-            break
+    battle.reacting = True  # a reaction's fire is answered by no reaction
+    try:
+        for e in reaction.effects:
+            done = attack_target(battle, unit, e, cause) if e.kind == "attack" else EFFECTS[e.kind](battle, unit, e, None)
+            if not done:
+                failed = e.kind == "tests"
+                break
+            if not cause.alive or battle.state.over:
+                break
+    finally:
+        battle.reacting = False
     if reaction.spends == "always" or (reaction.spends == "failure" and failed):
         unit.spent = True  # it does not act again this game turn
         battle.emit("spent", unit=unit.label, reaction=event)

@@ -20,7 +20,7 @@ happening is an event (a plain dict) that logs, terminals and pages read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence, cast
 
 from compiler import ast as A
 from compiler.battle.dice import VolleyDice
@@ -30,7 +30,8 @@ from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
-from compiler.battle.turns import counter_range, counters_fall, counters_on, rally, remove_marked, roll_initiative, outcome_law
+from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,
+                                   refresh_engaged, remove_marked, rest, rest_turns, roll_initiative)
 from compiler.battle.victory import Referee, outcome_fields
 
 Listener = Callable[[dict[str, Any]], None]
@@ -84,6 +85,9 @@ class Battle:
         self.listener = listener
         self.record = record or listener is not None  # a simulation keeps no events
         self.reactions = {r.event: r for r in game.reactions}
+        #: whether a shot unit may answer (``when shot``), and whether a reaction is under way (its fire is not answered)
+        self.shot_reaction = "shot" in self.reactions
+        self.reacting = False
         self.referee = Referee(rules, game, self.state, self.emit)
         for counter in game.counters:  # every unit starts at the counter's lowest value
             low = counter_range(self, counter.situation)[0]
@@ -91,9 +95,11 @@ class Battle:
                 u.values.setdefault(counter.situation, low)
         #: the periods whose end does something (a test, a score, a status that lapses)
         self.busy = {e.period for e in game.at_end} | {s.held_at for s in game.scores if s.held_at}
-        if game.casualties_at_end:
-            self.busy.add("phase")
+        if game.casualties_at_end or game.casualties_after is not None:
+            self.busy.add("phase")  # what is still marked when the phase ends goes then
         self.busy |= {c.period for c in game.counters if c.period and c.falls}
+        #: the weapons that rest after firing, and for how many of their player's turns
+        self.rest = rest_turns(rules, game)
         #: the names counters read when a unit is shot (a volley's step, ``hits``, is drawn with it)
         self.shot_reads = {e.id for c in game.counters if c.event == "shot"
                            for e in A.sub_expressions(c.rises) if isinstance(e, A.Name)}
@@ -143,7 +149,7 @@ class Battle:
                     self.at_turn(turn, first)
                 st.turn = turn
                 for u in st.units:
-                    u.spent = False
+                    u.spent = u.acted = False
                 if initiative:
                     first = roll_initiative(self, first)
                     order = [first, 1 - first]
@@ -247,6 +253,9 @@ class Battle:
     def pick_unit(self, side: int, pending: list[Unit], phase: A.Phase) -> Unit:
         if len(pending) == 1:
             return pending[0]
+        if self.greedy_sides[side]:  # no estimates: the greedy policy takes the first (recorded as a choice is)
+            self.choices.append(0)
+            return pending[0]
         i = self.choose(Choice("unit", side, self.state.side_titles[side], f"{phase.title}: which unit acts next?",
                                tuple(Option(u.label, u.uid) for u in pending)))
         return pending[i]
@@ -265,9 +274,11 @@ class Battle:
             return False  # every action of the phase is barred to the unit
         side, here = unit.side, unit.position
         if self.state.table is None:
-            sig = (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(statuses)) if statuses else (),
+            sig = (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
+                   tuple(sorted(statuses)) if statuses else (),
                    tuple(unit.values.items()) if unit.values else (),
-                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
+                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
+                           tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                           for f in self.state.units if f.side != side and f.models > 0]),
                    holding(self.state, unit))  # as signature() makes it
         else:
@@ -320,10 +331,15 @@ class Battle:
         """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once);
         ``shot`` (not a combat's blows): the target's counters that rise when shot then rise, by
         what they read of the volleys (their counts summed over the weapons)."""
-        dist = self.state.distance(unit, target)
-        cover = self.state.cover(unit, target)  # what the table sets: the target in cover, fire through smoke
+        table = self.state.table
+        if table is None:
+            dist, cover = abs(unit.position - target.position), cast(tuple[str, ...], ())
+        else:  # what the table sets: the target in cover, fire through smoke
+            found = table.pairs.get((unit.position, unit.y), {}).get((target.position, target.y))
+            dist, _, cover = found if found is not None else table.pair(unit.position, unit.y, target.position, target.y)
         key = (attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
-               tuple(unit.values.items()) if unit.values else (), target.profile, dist, cover)
+               tuple(unit.values.items()) if unit.values else (), target.profile, dist, cover,
+               (unit.models, unit.doomed, unit.lost_this_turn) if self.rules.derived else ())
         plan = self.memos.strikes.get(key)
         if plan is None:
             plan = self.memos.strikes.keep(key, (self.rules.situation(unit, dist, cover),
@@ -341,7 +357,8 @@ class Battle:
                 total += law.counts[i]
             shown = self.dice.volley(attack, unit, weapon, target, situation, law, i, counted) \
                 if self.dice is not None else {}
-            if self.game.casualties_at_end:  # marked now, removed when the phase ends
+            if self.game.casualties_at_end or (self.game.casualties_after is not None and not target.acted):
+                # marked now, removed when the phase ends (or the unit has acted)
                 removed = min(law.values[i], target.models - target.doomed)
                 target.doomed += removed
                 target.wounds = law.damaged[i] if target.models > target.doomed else 0
@@ -355,9 +372,13 @@ class Battle:
                           wounds=target.wounds,
                           distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
                           **shown, **({"counted": {counted: law.counts[i]}} if counted is not None else {}))
+            if weapon is not None and weapon in self.rest:
+                rest(self, unit, weapon, self.rest[weapon])
         if shot and self.game.counters and target.models > target.doomed:
             counters_on(self, target, "shot", {counted: total, "models": before} if counted is not None else
                         {"models": before})
+        if self.game.engaged_statuses and not target.alive:
+            refresh_engaged(self)  # an engagement ended with the unit wiped out
         self.referee.settle()
 
     def counted_step(self, attack: A.Attack) -> str | None:
@@ -377,6 +398,7 @@ class Battle:
             return
         attack = self.rules.model.get(c.attack)
         assert isinstance(attack, A.Attack)
+        reach = "-" + c.without if c.without else None  # `without Range`: the close combat profiles
         fighters.sort(key=lambda u: (-self.estimates.stat(u, c.order), u.side != st.active, u.uid))
         for u in fighters:
             foes = [st.unit(i) for i in u.engaged if st.unit(i).alive]
@@ -386,8 +408,9 @@ class Battle:
             if len(foes) > 1:
                 target = foes[self.choose(Choice("target", u.side, u.label, f"{attack.title}: strike which enemy unit?",
                                                  tuple(Option(f.label, f.uid) for f in foes),
-                                                 lambda: [self.estimates.expected(attack, u, f) for f in foes]))]
-            self.strike(attack, u, target, shot=False)
+                                                 lambda: [self.estimates.expected(attack, u, f, reach=reach)
+                                                          for f in foes]))]
+            self.strike(attack, u, target, reach, shot=False)
 
     # -- the end -----------------------------------------------------------------------------
 
@@ -443,7 +466,7 @@ class Battle:
         statuses lapse."""
         st = self.state
         if period in self.busy and not st.over:
-            if period == "phase" and self.game.casualties_at_end:
+            if period == "phase" and (self.game.casualties_at_end or self.game.casualties_after is not None):
                 remove_marked(self)
             if st.over:
                 return
@@ -456,6 +479,8 @@ class Battle:
             st.expire(period)
         if period == "turn":
             st.turn_begins()
+            if self.rest:
+                cool_down(st)
 
 
 #: Who acts when, by the name a game's ``activation`` line gives (filled by

@@ -16,6 +16,8 @@ from compiler import ast as A
 from compiler.battle.memo import Memo
 from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle.state import Marker, State, Unit
+from compiler.battle.view import View, look
+from compiler.model.static import int_range
 
 Signature = tuple[Any, ...]
 
@@ -36,30 +38,53 @@ class EstimateMemos:
 class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
-    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "sig", "_view")
+    __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view", "_view_sig",
+                 "lean", "lean_engage", "_sets_only")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
         self.rules, self.game, self.state, self.memos = rules, game, state, memos
-        self.combat_attack = next((c.attack for p in game.phases for c in p.combats), None)
+        # how engaged units fight: the game's combat, else an attack made only at engaged enemies
+        fights: list[tuple[str | None, str | None]] = [(c.attack, "-" + c.without if c.without else None)
+                                                       for p in game.phases for c in p.combats]
+        fights += [(e.name, e.reach) for p in game.phases for a in p.actions
+                   for e in a.effects if e.kind == "attack" and e.engaged_only and e.name]
+        self.combat_attack: str | None = fights[0][0] if fights else None
+        self.combat_reach: str | None = fights[0][1] if fights else None
         #: the acting unit's signature while it holds (the engine clears it when the state changes)
         self.sig: tuple[Unit, Signature] | None = None
-        #: the enemies in sight of the unit of a signature (see :meth:`in_sight`), kept while it holds
-        self._view: tuple[Unit, Signature, tuple[Any, ...], tuple[Any, ...]] | None = None
+        #: what the acting unit sees (:meth:`view`), kept while its signature holds (the same object)
+        self._view: View | None = None
+        self._view_sig: Signature | None = None
+        self._sets_only: dict[str, bool] = {}  # per action: whether it only sets statuses
+        # On a table without objectives, a move's worth reads of the enemies only what the later
+        # actions weigh at a hypothetical distance (:meth:`move_key`) when those actions only
+        # attack (every enemy in reach a target), test, engage, set or clear; a status held
+        # for a reaction weighs the whole state (its reaction and what it bars), and so does a
+        # move whose end takes objectives, an attack that picks its targets, or leaving a fight.
+        later = [a for p in game.phases for a in p.actions if not any(e.kind == "move" for e in a.effects)]
+        reacts = {r.requires for r in game.reactions}
+        self.lean = state.table is not None and not state.objectives and all(
+            e.kind in _LEAN_KINDS and not (e.kind == "attack" and picky(e)) and not (e.kind == "sets" and e.name in reacts)
+            for a in later for e in a.effects)
+        self.lean_engage = any(e.kind == "engage" for a in later for e in a.effects)
 
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
         """The weapons ``unit`` can use in ``attack`` against ``target`` (None: the attack takes no
         weapon); with ``reach``, only those whose stat of that name reaches the target (``-STAT``:
-        only those without that stat, at a target in contact).  Kept per profiles, weapons and gap."""
+        only those with no value of that stat, such as ``Range -``, at a target in contact).  Kept per
+        profiles, weapons and gap."""
         gap = None if reach is None else self.state.distance(unit, target) if distance is None else distance
-        key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap)
+        resting = unit.resting()
+        key = (attack.id, unit.profile, unit.weapons, target.profile, reach, gap, resting)
         found = self.memos.weapons.get(key)
         if found is None:
             options: tuple[str | None, ...] = unit.weapons if len(attack.params) > 2 and unit.weapons else (None,)
+            options = tuple(w for w in options if w not in resting)  # a weapon resting after it fired
             found = tuple(w for w in options if self.rules.usable(attack, unit, w, target))
             if reach is not None and reach.startswith("-"):  # close-combat weapons, at an enemy in contact
                 assert gap is not None
-                found = tuple(w for w in found if w is not None and gap <= 0 and not self.rules.reach(w, reach[1:]))
+                found = tuple(w for w in found if w is not None and gap <= 0 and self.rules.reach(w, reach[1:]) < 0)
             elif reach is not None:
                 assert gap is not None
                 found = tuple(w for w in found if w is not None and self.rules.reach(w, reach) >= gap)
@@ -85,7 +110,7 @@ class Estimates:
         dist = self.state.distance(unit, target) if distance is None else distance
         if cover is None:
             cover = self.state.cover(unit, target)
-        key = (attack.id, reach, unit.profile, unit.models, unit.weapons, tuple(unit.statuses),
+        key = (attack.id, reach, unit.profile, unit.models, unit.doomed, unit.weapons, tuple(unit.statuses),
                tuple(unit.values.items()) if unit.values else (), target.profile, target.models, target.doomed,
                target.wounds, target.points, dist, extra, cover)
         found = self.memos.expected.get(key)
@@ -96,12 +121,60 @@ class Estimates:
                                              * (target.points or 1))
         return found
 
+    def volleys(self, unit: Unit, attack: A.Attack, reach: str | None) -> tuple[tuple[tuple[str | None, ...], float], ...]:
+        """For each enemy ``unit`` sees (:attr:`View.seen`, in order): the weapons it can use in
+        ``attack`` that reach it (:meth:`weapons`) and the volley's worth (:meth:`expected`); kept
+        in the view (while the state holds)."""
+        v = self.view(unit)
+        key = (attack.id, reach)
+        found: tuple[tuple[tuple[str | None, ...], float], ...] | None = v.answers.get(key)
+        if found is None:
+            # the keys of weapons() and expected(), the unit's part made once
+            aid, profile, weapons, memo = attack.id, unit.profile, unit.weapons, self.memos.expected
+            head = (aid, reach, profile, unit.models, weapons, tuple(unit.statuses),
+                    tuple(unit.values.items()) if unit.values else ())
+            out = []
+            for (f, c), d in zip(v.seen, v.distances):
+                w = self.memos.weapons.get((aid, profile, weapons, f.profile, reach, None if reach is None else d))
+                x = memo.get(head + (f.profile, f.models, f.doomed, f.wounds, f.points, d, (), c))
+                out.append((self.weapons(attack, unit, f, reach, d) if w is None else w,
+                            self.expected(attack, unit, f, d, reach=reach, cover=c) if x is None else x))
+            found = v.answers[key] = tuple(out)
+        return found
+
+    def rally(self, unit: Unit, counter: str, by: A.Expr) -> float:
+        """What lowering the unit's counter (``lowers s_points by d6``: by the amount's mean) is
+        worth: how much more its best attack would then remove (none when it would not change)."""
+        held = unit.values.get(counter)
+        if not isinstance(held, int):
+            return 0.0
+        sit = self.rules.model.situations.get(counter)
+        ends = int_range(sit.range) if sit is not None and sit.range is not None else None
+        after = unit.copy()
+        after.values[counter] = max(ends[0] if ends else 0, held - int(self.rules.number(by, unit, None)))
+        if after.values[counter] == held:
+            return 0.0
+        gain = 0.0
+        for a in [a for p in self.game.phases for a in p.actions if not any(unit.has(s) for s in a.unless)]:
+            for e in a.effects:
+                attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                if isinstance(attack, A.Attack):
+                    gain = max([gain] + [self.expected(attack, after, f, reach=e.reach, cover=cover)
+                                         - self.expected(attack, unit, f, reach=e.reach, cover=cover)
+                                         for f, cover in self.in_sight(unit)[0] if target_of(unit, f, e)])
+        return gain
+
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
+        if not any(e.kind == "attack" for e in action.effects):
+            return True  # nothing to attack with: nothing to miss
+        if self.state.table is not None:  # a table's states seldom recur: answered from the view
+            return self._can_attack(unit, action)
         distance = self.state.distance
-        key = (action.id, unit.profile, unit.weapons, bool(unit.engaged),
-               tuple([(f.profile, distance(unit, f)) for f, _ in self.in_sight(unit)[0]]))
+        key = (action.id, unit.profile, unit.weapons, bool(unit.engaged), unit.resting(),
+               tuple([(f.profile, distance(unit, f), targeted(unit, f, action.effects))
+                      for f, _ in self.in_sight(unit)[0]]))
         found = self.memos.can.get(key)
         if found is None:
             found = self.memos.can.keep(key, self._can_attack(unit, action))
@@ -114,20 +187,34 @@ class Estimates:
             if e.without and not unit.engaged:
                 return False  # close-combat weapons strike only an enemy the unit is engaged with
             attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
-            if isinstance(attack, A.Attack) and not any(self.weapons(attack, unit, f, e.reach)
-                                                        for f, _ in self.in_sight(unit)[0]):
+            if isinstance(attack, A.Attack) and picky(e) and not any(
+                    self.weapons(attack, unit, f, e.reach, d) for (f, _), d in zip(self.view(unit).seen,
+                                                                                     self.view(unit).distances)
+                    if target_of(unit, f, e)):
+                return False
+            if isinstance(attack, A.Attack) and not picky(e) and not any(w for w, _ in self.volleys(unit, attack, e.reach)):
                 return False
         return True
 
-    def charge(self, unit: Unit, target: Unit, extra: tuple[str, ...]) -> float:
+    def charge(self, unit: Unit, target: Unit, extra: tuple[str, ...], engaged: tuple[str, ...] = ()) -> float:
         """What ``unit`` engaging ``target`` is worth: the first round of the game's combat, its
-        blows less the target's."""
+        blows (holding the statuses ``extra``) less the target's (holding ``engaged``, the statuses
+        the engagement sets)."""
         attack = self.rules.model.get(self.combat_attack or "")
         if not isinstance(attack, A.Attack):
             return 0.0
-        engaged = tuple(x for x in extra[-1:] if x)
-        return (self.expected(attack, unit, target, 0.0, extra)
-                - self.expected(attack, target, unit, 0.0, engaged))
+        return (self.expected(attack, unit, target, 0.0, extra, reach=self.combat_reach)
+                - self.expected(attack, target, unit, 0.0, engaged, reach=self.combat_reach))
+
+    def escape(self, unit: Unit) -> float:
+        """What leaving its engagements is worth to ``unit``: the blows of the game's fight it no
+        longer takes, one round from each enemy it is engaged with."""
+        attack = self.rules.model.get(self.combat_attack or "")
+        if not isinstance(attack, A.Attack):
+            return 0.0
+        st = self.state
+        return sum(self.expected(attack, st.unit(uid), unit, 0.0, tuple(st.unit(uid).engaged_as),
+                                 reach=self.combat_reach) for uid in unit.engaged if st.unit(uid).alive)
 
     def blows(self, unit: Unit, target: Unit, action: A.Action | None) -> float:
         """What the close-combat attacks of ``action`` (``attack … without Range``) are expected to
@@ -150,7 +237,10 @@ class Estimates:
     def _action(self, unit: Unit, action: A.Action, distance: float | None) -> float:
         st = self.state
         # an action that only sets statuses gains nothing the resolver can weigh: on a tie, do nothing
-        best = -1e-3 if all(e.kind == "sets" for e in action.effects) else 0.0
+        sets_only = self._sets_only.get(action.id)
+        if sets_only is None:
+            sets_only = self._sets_only[action.id] = all(e.kind == "sets" for e in action.effects)
+        best = -1e-3 if sets_only else 0.0
         chance = 1.0
         stays = False  # a move whose best step is 0": the unit would not move at all
         contact: list[tuple[Unit, float]] | None = None  # after an engage: the enemies it may reach
@@ -177,21 +267,29 @@ class Estimates:
                     best = max([best] + [p * self.expected(attack, unit, f, 0.0, reach=e.reach) for f, p in contact])
             elif e.kind == "attack":
                 attack = self.rules.model.get(e.name or "")
-                if isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
-                    foes = self.in_sight(unit)[1 if distance is not None else 0]
+                if isinstance(attack, A.Attack) and distance is None and not picky(e):  # every enemy in sight
+                    best = max([best] + [x for _, x in self.volleys(unit, attack, e.reach)])
+                elif isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
+                    aimed = picky(e)
+                    foes = self.in_sight(unit)[1 if distance is not None and not aimed else 0]
                     best = max([best] + [self.expected(attack, unit, f, distance, reach=e.reach, cover=cover)
-                                         for f, cover in foes])
+                                         for f, cover in foes if not aimed or target_of(unit, f, e)])
+            elif e.kind == "disengage":
+                best = max(best, self.escape(unit))
+            elif e.kind == "lowers" and e.name is not None and e.value is not None:
+                best = max(best, self.rally(unit, e.name, e.value))
             elif e.kind == "engage" and e.value is not None:
                 near = st.nearest_enemy(unit)
                 law = law_of(self.rules.value(e.value, unit, distance if distance is not None or near is None
                                               else st.distance(unit, near)))
-                extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + (e.name or "",)
-                contact = [(f, reached(law, st.distance(unit, f) if distance is None else distance))
+                engaged = engagement(e)
+                extra = tuple(x.name for x in action.effects if x.kind == "sets" and x.name) + engaged
+                contact = [(f, reached(law, st.travel(unit, f) if distance is None else distance))
                            for f in st.enemies(unit)]
                 contact = [(f, p) for f, p in contact if p > 0]  # each enemy the charge may reach, and its chance
                 if not contact:
                     return -1e-3  # nobody to engage: declaring it would do nothing
-                best = max([best] + [p * self.charge(unit, f, extra) for f, p in contact])
+                best = max([best] + [p * self.charge(unit, f, extra, engaged) for f, p in contact])
         return -1e-3 if stays and best <= 0 else best  # on a tie, hold still and keep the unit free
 
     def forgone(self, unit: Unit, action: A.Action, status: str) -> float:
@@ -210,10 +308,9 @@ class Estimates:
     def stays_put(self, unit: Unit, value: A.Expr) -> bool:
         """Whether the greedy move of ``value`` inches toward the nearest enemy is 0": nothing it
         could do from nearer is worth more than what it can do from where it stands."""
-        foe = self.state.nearest_enemy(unit)
+        foe, gap = self.nearest(unit)
         if foe is None:
             return True
-        gap = self.state.distance(unit, foe)
         steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
         if len(steps) == 1:
             return True
@@ -222,10 +319,9 @@ class Estimates:
 
     def taken(self, unit: Unit, value: A.Expr) -> float:
         """What the greedy move of ``value`` inches toward the nearest enemy gains in objectives."""
-        foe = self.state.nearest_enemy(unit)
+        foe, gap = self.nearest(unit)
         if foe is None or not self.state.objectives:
             return 0.0
-        gap = self.state.distance(unit, foe)
         steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
         values = self.moves(unit, gap, steps)
         best = steps[values.index(max(values))]
@@ -328,20 +424,44 @@ class Estimates:
     def in_sight(self, unit: Unit) -> tuple[tuple[tuple[Unit, tuple[str, ...]], ...], tuple[tuple[Unit, tuple[str, ...]], ...]]:
         """The enemies ``unit`` can see, each with the situations the table sets for a volley at
         it; then the same with one enemy of each kind (profile, models, marks, wounds, points and
-        those situations), whose volleys at a given distance are worth the same.  Kept while the
+        those situations), whose volleys at a given distance are worth the same (:meth:`view`)."""
+        v = self.view(unit)
+        return v.seen, v.distinct
+
+    def nearest(self, unit: Unit) -> tuple[Unit | None, float]:
+        """The enemy nearest ``unit`` (the first placed on a tie; None: none is left) and how far it stands."""
+        v = self.view(unit)
+        return v.nearest, v.gap
+
+    def view(self, unit: Unit) -> View:
+        """What ``unit`` sees of its enemies (:func:`~compiler.battle.view.look`): kept while the
         unit's signature holds (the same signature object: the state has not changed)."""
-        sig = self.signature(unit)
-        view = self._view
-        if view is not None and view[0] is unit and view[1] is sig:
-            return view[2], view[3]
+        held = self.sig
+        if held is None or held[0] is not unit:
+            return look(self.state, unit)
+        v = self._view
+        if v is None or v.unit is not unit or self._view_sig is not held[1]:
+            v = self._view = look(self.state, unit)
+            self._view_sig = held[1]
+        return v
+
+    def move_key(self, unit: Unit) -> tuple[Any, ...]:
+        """What a move of ``unit`` toward the enemy is worth depends on, besides the gap to the
+        nearest enemy (:meth:`moves`): on a table without objectives (see ``lean``), the unit
+        itself (all but where it stands), the kinds of enemies it sees (with what the table sets
+        for a volley at each), and with an engagement among the later actions, every enemy with
+        what the table sets both ways; else the whole :meth:`signature`."""
+        if not self.lean:
+            return self.signature(unit)
         st = self.state
-        seen = tuple((f, st.cover(unit, f)) for f in st.enemies(unit) if st.in_sight(unit, f))
-        kinds: dict[tuple[Any, ...], tuple[Unit, tuple[str, ...]]] = {}
-        for f, cover in seen:
-            kinds.setdefault((f.profile, f.models, f.doomed, f.wounds, f.points, cover), (f, cover))
-        distinct = tuple(kinds.values())
-        self._view = (unit, sig, seen, distinct)
-        return seen, distinct
+        enemies: tuple[Any, ...] = ()
+        if self.lean_engage:
+            enemies = tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.weapons, tuple(sorted(f.statuses)),
+                              tuple(f.values.items()), st.cover(unit, f), st.cover(f, unit))
+                             for f in st.enemies(unit)])
+        return ("lean", unit.profile, unit.models, unit.wounds, unit.doomed, unit.weapons, unit.started, unit.points,
+                tuple(sorted(unit.statuses)), tuple(unit.values.items()), tuple(unit.engaged), self.view(unit).kinds,
+                enemies)
 
     def signature(self, unit: Unit) -> Signature:
         """What an estimate for ``unit`` depends on: it, its wounds and statuses, and the enemies
@@ -358,6 +478,7 @@ class Estimates:
             return 0.0
         reach = charge = 0.0
         gap = self.state.distance(unit, foe)
+        way = self.state.travel(foe, unit)  # the inches of move it takes the enemy to come
         for p in self.game.phases:
             for a in p.actions:
                 for e in a.effects:
@@ -366,7 +487,7 @@ class Estimates:
                         reach += inches
                         if e.kind == "engage":
                             charge = max(charge, inches)
-        if gap > reach:
+        if way > reach:
             return 0.0
         gap = min(gap, charge)  # the reaction fires at a charger, which stands within its charge reach
         value = 0.0
@@ -380,7 +501,7 @@ class Estimates:
 
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         """Each move's worth: the best the unit could then do; closing in when nothing is in reach."""
-        key = (self.game.id, gap, len(steps), self.signature(unit))
+        key = (self.game.id, gap, len(steps), self.move_key(unit))
         found = self.memos.moves.get(key)
         if found is None:
             found = self.memos.moves.keep(key, self._moves(unit, gap, steps))
@@ -397,6 +518,34 @@ class Estimates:
         return [v + lean * d for v, d in zip(values, steps)]
 
 
+#: The kinds of effect a lean key of a move's worth can weigh (see ``Estimates.lean``).
+_LEAN_KINDS = frozenset({"attack", "tests", "engage", "sets", "clears"})
+
+
+def engagement(effect: A.ActionEffect) -> tuple[str, ...]:
+    """The statuses an ``engage`` effect sets on both units (``as engaged and pinned``)."""
+    return ((effect.name,) if effect.name else ()) + effect.also
+
+
+def picky(effect: A.ActionEffect) -> bool:
+    """Whether an attack effect chooses its targets by more than reach (``at engaged enemies``,
+    ``at enemies not STATUS``)."""
+    return effect.engaged_only or effect.spares is not None
+
+
+def target_of(unit: Unit, foe: Unit, effect: A.ActionEffect) -> bool:
+    """Whether ``foe`` may be a target of ``unit``'s attack ``effect``: one it is engaged with, for
+    ``at engaged enemies``; one not holding the status, for ``at enemies not STATUS``."""
+    if effect.engaged_only and foe.uid not in unit.engaged:
+        return False
+    return effect.spares is None or effect.spares not in foe.statuses
+
+
+def targeted(unit: Unit, foe: Unit, effects: Sequence[A.ActionEffect]) -> tuple[bool, ...]:
+    """Which of ``effects`` (those that pick targets by more than reach) may aim at ``foe``."""
+    return tuple(target_of(unit, foe, e) for e in effects if e.kind == "attack" and picky(e))
+
+
 def reached(law: Law, gap: float) -> float:
     """The chance that a reach of law ``law`` comes to ``gap`` inches or more."""
     return sum(float(p) for v, p in zip(law.values, law.probabilities) if v >= gap)
@@ -409,14 +558,17 @@ def signature(state: State, unit: Unit) -> Signature:
     with objectives, :func:`holding`)."""
     side, here = unit.side, unit.position
     if state.table is not None:
-        return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
+        return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
-                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y)
+                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
+                        tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                        for f in state.units if f.side != side and f.models > 0]),
                 holding(state, unit))
-    return (unit.profile, unit.models, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)) if unit.statuses else (),
+    return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
+            tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
-            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position))
+            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
+                    tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
                    for f in state.units if f.side != side and f.models > 0]),
             holding(state, unit))
 

@@ -23,43 +23,89 @@ from compiler.battle.streams import draws, draws_at
 
 #: The code of an outcome with nothing kept after it; codes below it are ends (``-2 - end``).
 UNKNOWN = -1
+#: Equal slices of [0, 1) per chance node whose outcome is looked up, when one outcome holds for
+#: every draw in the slice (a power of two: a draw's slice is exact).
+SLICES = 64
+_UNIT = 2.0 ** -53
 
 
 class Flat:
-    """The rows of a walk's kept chance nodes; the ends it kept, by code."""
+    """The rows of a walk's kept chance nodes, their laws (each distinct law once), and the ends
+    it kept, by code."""
 
-    def __init__(self, rows: int = 64, width: int = 8) -> None:
-        self.size = 0
-        self.cumulative = np.full((rows, width), np.inf)
-        self.total = np.ones(rows)
-        self.last = np.zeros(rows, dtype=np.int64)
-        self.child = np.full((rows, width), UNKNOWN, dtype=np.int64)
+    def __init__(self) -> None:
+        self.size = 0  # rows in the arrays
+        self.law = np.zeros(64, dtype=np.int32)  # each row's law
+        self.child = np.full((64, 8), UNKNOWN, dtype=np.int32)  # per row and outcome, what followed
+        self.laws = 0  # laws in the arrays: their cumulative chances (padded), total and last index
+        self.cumulative = np.full((16, 8), np.inf)
+        self.total = np.ones(16)
+        self.last = np.zeros(16, dtype=np.int64)
+        #: per law and slice of [0, 1), the outcome of every draw in the slice (-1: not one)
+        self.slices = np.full((16, SLICES), -1, dtype=np.int16)
+        self.sliced = 0  # the laws whose slices are worked out
         self.nodes: list[Any] = []  # the chance node of each row
+        self._law_ids: dict[tuple[float, ...], int] = {}  # a law's cumulative chances → its index
+        #: laws, rows and links kept since the arrays were last brought up to date (:meth:`sync`)
+        self._laws: list[tuple[float, ...]] = []
+        self._rows: list[int] = []
+        self._links: list[tuple[int, int, int]] = []
         self.ends: list[Any] = []  # the battle's ends kept, by their index
         self._end_codes: dict[int, int] = {}  # id of an end kept → its code
         self.depth = 1  # the most draws a game walked here has made
 
     def step(self, node: object, cumulative: Sequence[float]) -> int:
-        """A new row for chance node ``node`` with these cumulative chances."""
-        row = self.size
+        """A new row for chance node ``node`` with these cumulative chances (in the arrays at the
+        next :meth:`sync`)."""
+        key = tuple(cumulative)
+        law = self._law_ids.get(key)
+        if law is None:
+            law = self._law_ids[key] = len(self._law_ids)
+            self._laws.append(key)
         self.nodes.append(node)
-        width = len(cumulative)
-        rows, have = self.child.shape
-        if row >= rows or width > have:
-            self._grow(2 * rows if row >= rows else rows, max(have, width))
-        self.size = row + 1
-        self.cumulative[row, :width] = cumulative
-        self.total[row] = cumulative[-1]
-        self.last[row] = width - 1
-        return row
+        self._rows.append(law)
+        return len(self.nodes) - 1
 
-    def _grow(self, rows: int, width: int) -> None:
-        old = self.child.shape
-        total, last = np.ones(rows), np.zeros(rows, dtype=np.int64)
-        cumulative, child = np.full((rows, width), np.inf), np.full((rows, width), UNKNOWN, dtype=np.int64)
-        total[:old[0]], last[:old[0]] = self.total, self.last
-        cumulative[:old[0], :old[1]], child[:old[0], :old[1]] = self.cumulative, self.child
-        self.total, self.last, self.cumulative, self.child = total, last, cumulative, child
+    def sync(self) -> None:
+        """Bring the arrays up to date with the laws, rows and links kept since last time, at once."""
+        if self._laws:
+            new, start = self._laws, self.laws
+            self._laws = []
+            self.laws = start + len(new)
+            width = max(self.cumulative.shape[1], max(len(c) for c in new))
+            rows = max(self.cumulative.shape[0], 2 * self.laws)
+            self.cumulative = _grown(self.cumulative, (rows, width), np.inf)
+            self.total, self.last = _grown(self.total, (rows,), 1.0), _grown(self.last, (rows,), 0)
+            self.slices = _grown(self.slices, (rows, SLICES), -1)
+            self.cumulative[start:self.laws] = [c + (np.inf,) * (width - len(c)) for c in new]
+            self.total[start:self.laws] = [c[-1] for c in new]
+            self.last[start:self.laws] = [len(c) - 1 for c in new]
+        if self._rows:
+            new_rows, start = self._rows, self.size
+            self._rows = []
+            self.size = start + len(new_rows)
+            shape = (max(self.child.shape[0], 2 * self.size), max(self.child.shape[1], self.cumulative.shape[1]))
+            self.child, self.law = _grown(self.child, shape, UNKNOWN), _grown(self.law, shape[:1], 0)
+            self.law[start:self.size] = new_rows
+        if self._links:
+            rows_, index, codes = zip(*self._links)
+            self._links = []
+            self.child[list(rows_), list(index)] = codes
+
+    def _slice(self) -> None:
+        """Work out the slices of the laws added since last time: the outcome of the slice's least
+        draw and of its greatest (found as in :meth:`walk`; in between, by monotony, the outcome
+        lies between the two), kept where they agree."""
+        laws = slice(self.sliced, self.laws)
+        b = np.arange(SLICES, dtype=np.float64)
+        found = []
+        for u in (b / SLICES, ((b + 1) * 2.0 ** 53 / SLICES - 1) * _UNIT):  # the least and the greatest draws
+            x = u[None, :] * self.total[laws, None]
+            i = np.count_nonzero(self.cumulative[laws, None, :] <= x[:, :, None], axis=2)
+            found.append(np.minimum(i, self.last[laws, None]))
+        least, greatest = found
+        self.slices[laws] = np.where(least == greatest, least, -1)
+        self.sliced = self.laws
 
     def end(self, outcome: object) -> int:
         """The code of an end of the battle (kept on first use)."""
@@ -71,8 +117,9 @@ class Flat:
 
     def link(self, row: int, index: int, code: int) -> None:
         """What followed outcome ``index`` of chance node ``row``: a row, an end's code (positions
-        in between are passed over: the code is what follows them)."""
-        self.child[row, index] = code
+        in between are passed over: the code is what follows them); in the arrays at the next
+        :meth:`sync`."""
+        self._links.append((row, index, code))
 
     def walk(self, seeds: np.ndarray, at: np.ndarray,
              drawn: np.ndarray | None = None) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
@@ -85,15 +132,22 @@ class Flat:
         back: list[tuple[int, int, int, int]] = []
         k = 0 if drawn is None else drawn.copy()  # the draws each game still going has made
         ahead = draws(seeds, self.depth) if drawn is None else None  # the first draws of all at once
+        self.sync()
+        if self.sliced < self.laws and len(seeds) >= 2 * SLICES:  # (a law not sliced has no slice)
+            self._slice()
         at, games, k = self._aside(at, np.full(len(at), -1), games, -1, k, ended, back)
         while games.size:
             if ahead is not None and isinstance(k, int) and k < ahead.shape[1]:
                 u = ahead[games, k]
             else:
                 u = draws_at(seeds[games], k)
-            x = u * self.total[at]
-            i = np.count_nonzero(self.cumulative[at] <= x[:, None], axis=1)
-            np.minimum(i, self.last[at], out=i)
+            law = self.law[at]
+            i = self.slices[law, (u * SLICES).astype(np.int64)].astype(np.int64)
+            split = np.flatnonzero(i < 0)
+            if split.size:  # a draw in a slice with more than one outcome: its cumulative chances
+                law = law[split]
+                x = u[split] * self.total[law]
+                i[split] = np.minimum(np.count_nonzero(self.cumulative[law] <= x[:, None], axis=1), self.last[law])
             k = k + 1
             at, games, k = self._aside(self.child[at, i], at, games, i, k, ended, back)
         if isinstance(k, int):
@@ -121,3 +175,12 @@ class Flat:
             back.extend(zip(games[lost].tolist(), at[lost].tolist(), outcome, drawn))
         stay = ~gone
         return following[stay], games[stay], (k[stay] if isinstance(k, np.ndarray) else k)
+
+
+def _grown(a: np.ndarray, shape: tuple[int, ...], fill: float) -> np.ndarray:
+    """``a`` in an array of ``shape`` (filled with ``fill`` past it), or ``a`` itself if it fits."""
+    if a.shape == shape:
+        return a
+    out = np.full(shape, fill, dtype=a.dtype)
+    out[tuple(slice(0, n) for n in a.shape)] = a
+    return out

@@ -88,6 +88,7 @@ def move_elsewhere(battle: Battle, unit: Unit, effect: A.ActionEffect) -> bool:
     else:
         assert foe is not None
         goal = away_point(battle, unit, foe, float(step))
+    x0, y0 = unit.position, unit.y
     if st.table is None:
         d = min(float(step), abs(goal[0] - unit.position))
         unit.position = round(unit.position + (d if goal[0] > unit.position else -d), 3)
@@ -98,7 +99,9 @@ def move_elsewhere(battle: Battle, unit: Unit, effect: A.ActionEffect) -> bool:
             battle.emit("move", unit=unit.label, inches=step, objective=marker.title,
                         distance=round(st.distance_to(unit, marker.position, marker.y), 3))
         else:
-            assert foe is not None
-            battle.emit("move", unit=unit.label, inches=step, distance=round(st.distance(unit, foe), 3))
+            assert foe is not None  # the inches gone: short of the step at the edge of the battlefield
+            gone = round(math.hypot(unit.position - x0, unit.y - y0), 3)
+            battle.emit("move", unit=unit.label, inches=int(gone) if gone == int(gone) else gone,
+                        distance=round(st.distance(unit, foe), 3))
     battle.referee.watch()  # sticky control: a unit that walks onto an objective takes it
     return True

@@ -162,7 +162,7 @@ class Rules:
         key: tuple[Any, ...] = (tuple(unit.statuses), extra, None if distance is None else int(round(distance)),
                                 tuple(unit.values.items()))
         if self.derived:  # the derived situations' conditions read the unit's numbers too
-            key += (unit.profile, unit.models, unit.started, unit.points)
+            key += (unit.profile, unit.models, unit.doomed, unit.started, unit.points)
         found = self._situations.get(key)
         if found is None:
             found = self._situations[key] = self._situation(unit, distance, extra)
@@ -189,6 +189,11 @@ class Rules:
             if d.situation in given:
                 continue
             v = self.evaluator(base).evaluate(d.condition, self.env(unit, distance))
+            if not d.choice:  # ``is given by TABLE(…)``: the table's row names the choice
+                if is_dist(v):
+                    raise ValueError(f"the situation '{d.situation}' depends on dice: its table must give one value")
+                out.append((d.situation, str(unwrap(v))))
+                continue
             if is_dist(v):
                 p = float(self.evaluator(()).probability(v))
                 if p not in (0.0, 1.0):
@@ -247,14 +252,15 @@ class Rules:
         return ok
 
     def reach(self, weapon: str, stat: str) -> float:
-        """How far ``weapon`` reaches by its stat ``stat`` (``Range 24"``); 0 without one."""
+        """How far ``weapon`` reaches by its stat ``stat`` (``Range 24"``); -1 without one (``Range -``,
+        or no such stat: a blade reaches nobody, not even an enemy in base contact)."""
         key = ("reach", weapon, stat)
         found = self._values.get(key)
         if found is None:
             profile = self.model.profiles.get(weapon)
             sv = profile.stat(stat) if profile is not None else None
             value = sv.value if sv is not None else None
-            found = self._values[key] = float(value) if isinstance(value, (int, Fraction)) else 0.0
+            found = self._values[key] = float(value) if isinstance(value, (int, Fraction)) else -1.0
         return float(found)
 
     def _resolve(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
@@ -298,10 +304,12 @@ class Rules:
         return float(found)
 
     def env(self, unit: Unit, distance: float | None) -> dict[str, Any]:
-        """What an expression worked out for ``unit`` may read: its stats, models, started, points."""
+        """What an expression worked out for ``unit`` may read: its stats, models, started, points, and
+        ``unit``, its profile (``unit has fearless``)."""
         profile = self.model.profiles[unit.profile]
         env: dict[str, Any] = {s.stat: stat_value(s) for s in profile.stats if s.kind != "dice"}
-        env.update(models=unit.models, started=unit.started, points=unit.points, lost_this_turn=unit.lost_this_turn)
+        env.update(models=unit.models, started=unit.started, points=unit.points, lost_this_turn=unit.lost_this_turn,
+                   marked=unit.doomed, unit=ProfileRef(unit.profile, unit.models))
         for status in self.statuses:  # a status the rules name reads yes while the unit holds it
             env.setdefault(status, status in unit.statuses)
         if distance is not None:
@@ -347,6 +355,23 @@ class Rules:
             found = self._numbers[key] = float(v.mean()) if is_dist(v) else float(unwrap(v))
         return found
 
+    def against(self, expr: A.Expr, unit: Unit, foe: Unit) -> bool:
+        """Whether the yes/no expression ``expr`` holds for ``unit`` against the enemy ``foe`` (read
+        as ``foe.PC``); it must not depend on dice."""
+        key = ("against", id(expr), unit.profile, unit.models, foe.profile, foe.models)
+        found = self._values.get(key, _MISSING)
+        if found is _MISSING:
+            env = self.env(unit, None)
+            env["foe"] = ProfileRef(foe.profile, foe.models)
+            v = self.evaluator(self.situation(unit, None)).evaluate(expr, env)
+            if is_dist(v):
+                p = float(self.evaluator(()).probability(v))
+                if p not in (0.0, 1.0):
+                    raise ValueError("a status held while engaged depends on dice: its condition must be sure")
+                v = p == 1.0
+            found = self._values[key] = bool(unwrap(v))
+        return bool(found)
+
     def odds(self, expr: A.Expr, unit: Unit, distance: float | None) -> Any:
         """The chance that ``expr`` holds for ``unit``, exact (a fraction) when the rules are worked
         out exactly: what a chance node's law is made of."""
@@ -372,7 +397,7 @@ class Rules:
 
 def _value_key(expr: A.Expr, unit: Unit, distance: float | None) -> tuple[Any, ...]:
     """What :meth:`Rules.value` keeps a value under: the expression, the unit's numbers and statuses, the distance."""
-    return (id(expr), unit.profile, unit.models, unit.started, tuple(unit.statuses),
+    return (id(expr), unit.profile, unit.models, unit.doomed, unit.started, tuple(unit.statuses),
             None if distance is None else int(round(distance)), tuple(unit.values.items()) if unit.values else (),
             unit.lost_this_turn)
 

@@ -20,6 +20,7 @@ from compiler import ast as A
 from compiler.battle.engine import EFFECTS, Battle, activation
 from compiler.battle.policies import Choice, Option
 from compiler.battle.state import Unit
+from compiler.battle.turns import remove_marked
 
 
 def unit_worth(battle: Battle, unit: Unit, phases: Sequence[A.Phase]) -> float:
@@ -67,6 +68,7 @@ def alternating_activations(battle: Battle, order: Sequence[int]) -> None:
         unit = pick(battle, side, units, "Which unit do you activate?", battle.game.phases)
         battle.emit("activated", unit=unit.label, title=st.side_titles[side])
         activate(battle, unit, battle.game.phases)
+        used(battle, unit)
         battle.period_ends("turn")
         if st.over:
             return
@@ -94,6 +96,7 @@ def alternating_detachments(battle: Battle, order: Sequence[int]) -> None:
                     left.remove(unit)
                     battle.emit("activated", unit=unit.label, title=st.side_titles[s])
                     give_order(battle, unit, phase)
+                    used(battle, unit)
             for c in phase.combats:
                 if not st.over:
                     battle.combat(c)
@@ -138,6 +141,15 @@ def give_order(battle: Battle, unit: Unit, phase: A.Phase) -> None:
         action = todo.pop(k)
         if not any(unit.has(s) for s in action.unless):
             perform(battle, unit, action)
+
+
+def used(battle: Battle, unit: Unit) -> None:
+    """``unit`` has been used this game turn: under ``casualties removed after the unit acts`` the
+    casualties it was dealt before are removed now, and any later ones at once."""
+    if battle.game.casualties_after is not None and not unit.acted:
+        unit.acted = True
+        if unit.doomed:
+            remove_marked(battle, unit)
 
 
 def order_worth(battle: Battle, unit: Unit, order: A.Order, phase: A.Phase) -> float:

@@ -7,7 +7,8 @@ of small changes, and games are simulated by the thousand); nothing else writes 
 On the one-line battlefield (a scenario with only a ``distance``) a unit's position is one number;
 on a table (``table 48" by 48"``) it is a point (``position`` across, ``y`` up), distances are
 straight lines, and the table's terrain (:mod:`compiler.battle.table`) blocks sight and sets
-situations.
+situations; how far a unit must move to reach another (:meth:`State.travel`) goes round impassable
+ground.
 """
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ from compiler.battle.table import Table
 #: or (``""``) until something removes it; ``"passed"``: until the unit passes a test (its ``until``);
 #: ``"own turn"``: until the end of the next player turn of the unit's own side.
 PERIODS: tuple[str, ...] = ("phase", "turn", "game turn", "", "passed", "own turn")
+
+
+#: The prefix of a unit's value that keeps one of its weapons resting: its player's turns still to end.
+REST = "rest:"
 
 
 @dataclass(slots=True)
@@ -38,7 +43,7 @@ class Unit:
     position: float
     statuses: dict[str, str] = field(default_factory=dict)  # status → the period it lasts
     engaged: list[int] = field(default_factory=list)  # uids of the enemy units it is locked with
-    engaged_as: str | None = None  # the status an engagement sets
+    engaged_as: tuple[str, ...] = ()  # the statuses an engagement sets (held while engaged)
     wounds: int = 0  # wounds taken by the model in front (the next to be removed)
     values: dict[str, Any] = field(default_factory=dict)  # situation → its value for this unit (its order, a counter)
     until: dict[str, Any] = field(default_factory=dict)  # status → the test that ends it (``until passed``)
@@ -46,6 +51,7 @@ class Unit:
     y: float = 0.0  # on a table: inches up from the first side's edge (``position`` is across); 0 on a line
     spent: bool = False  # it spent its action (a reaction) and does not act again this game turn
     turn_start: int = -1  # its models when the player turn began (-1: the first turn, ``started``)
+    acted: bool = False  # it has been used this game turn (``casualties removed after the unit acts``)
 
     @property
     def lost_this_turn(self) -> int:
@@ -56,6 +62,10 @@ class Unit:
     def alive(self) -> bool:
         return self.models > 0
 
+    def resting(self) -> tuple[str, ...]:
+        """The weapons that may not fire yet (``weapons rest after firing``): kept among its values."""
+        return tuple(sorted(k[len(REST):] for k in self.values if k.startswith(REST))) if self.values else ()
+
     def has(self, status: str) -> bool:
         return status in self.statuses
 
@@ -63,7 +73,8 @@ class Unit:
         """A copy that shares nothing that changes (its statuses, engagements, values)."""
         return Unit(self.uid, self.side, self.label, self.profile, self.weapons, self.models, self.started,
                     self.points, self.position, dict(self.statuses), list(self.engaged), self.engaged_as,
-                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent, self.turn_start)
+                    self.wounds, dict(self.values), dict(self.until), self.doomed, self.y, self.spent, self.turn_start,
+                    self.acted)
 
     def snapshot(self) -> dict[str, Any]:
         return {"unit": self.label, "models": self.models, "wounds": self.wounds, "position": self.position, "y": self.y,
@@ -135,6 +146,14 @@ class State:
             return abs(a.position - b.position)
         return round(math.hypot(a.position - b.position, a.y - b.y), 3)
 
+    def travel(self, a: Unit, b: Unit) -> float:
+        """The inches of move ``a`` needs to reach ``b`` (a charge's reach is measured so): on a table
+        with terrain, along the way round impassable ground, paying for difficult ground (infinite
+        when there is no way); else the distance."""
+        if self.table is None or not self.table.areas:
+            return self.distance(a, b)
+        return round(self.table.travel((a.position, a.y), (b.position, b.y)), 3)
+
     def distance_to(self, unit: Unit, x: float, y: float) -> float:
         """How far ``unit`` stands from the point (x, y) (y is 0 on the one-line battlefield)."""
         return math.hypot(unit.position - x, unit.y - y)
@@ -197,13 +216,22 @@ class State:
         unit.wounds = 0
         unit.doomed = 0
         unit.statuses = {}
+        self.disengage(unit)
+
+    def disengage(self, unit: Unit) -> None:
+        """``unit`` leaves every engagement; it, and each enemy left engaged with nobody, no longer
+        holds the statuses its engagements set."""
         for uid in unit.engaged:
             other = self.units[uid]
             if unit.uid in other.engaged:
                 other.engaged.remove(unit.uid)
-            if not other.engaged and other.engaged_as is not None:
-                other.statuses.pop(other.engaged_as, None)
-        unit.engaged = []
+            if not other.engaged:
+                for name in other.engaged_as:
+                    other.statuses.pop(name, None)
+                other.engaged_as = ()
+        for name in unit.engaged_as:
+            unit.statuses.pop(name, None)
+        unit.engaged, unit.engaged_as = [], ()
 
     def snapshot(self) -> dict[str, Any]:
         out: dict[str, Any] = {"turn": self.turn, "active": self.sides[self.active],

@@ -10,7 +10,8 @@ across, y up from the first side's edge), distances are straight lines, and the 
 * ``blocks sight`` — a line of fire that crosses the area (standing in neither end) is no line
   of fire: the unit beyond is no target;
 * ``costs 2 inches per inch`` — moving through the area takes that many inches of move per inch;
-* ``impassable`` — no unit enters it: a move goes the shortest way round it (by its corners).
+* ``impassable`` — no unit enters it: a move goes the shortest way round it (by its corners),
+  and a charge reaches an enemy only when that way is within its reach (:meth:`Table.travel`).
 
 A scenario with only a ``distance`` is the one-line battlefield: no table, y = 0 everywhere.
 
@@ -33,6 +34,8 @@ from compiler import ast as A
 
 Point = tuple[float, float]
 _EPS = 1e-9
+#: how far clear of impassable ground a move stops, and a way round passes its corners (inches)
+_PAD = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,28 @@ class Table:
     _seen: dict[tuple[Point, Point], tuple[bool, tuple[str, ...]]] = field(default_factory=dict, compare=False,
                                                                            repr=False)
     _routes: dict[tuple[Point, Point], list[Point]] = field(default_factory=dict, compare=False, repr=False)
+    _travels: dict[tuple[Point, Point], float] = field(default_factory=dict, compare=False, repr=False)
+    _moves: dict[tuple[Point, Point, float], Point] = field(default_factory=dict, compare=False, repr=False)
+    #: what :meth:`pair` worked out, by the first point, then the second
+    pairs: dict[Point, dict[Point, tuple[float, bool, tuple[str, ...]]]] = field(
+        default_factory=dict, compare=False, repr=False)
+
+    def pair(self, ax: float, ay: float, bx: float, by: float) -> tuple[float, bool, tuple[str, ...]]:
+        """From a unit at (ax, ay) to one at (bx, by): the distance (to a thousandth of an inch, as
+        :meth:`~compiler.battle.state.State.distance` gives it), whether it is in sight
+        (:meth:`in_sight`), and the situations the table sets for a volley at it (:meth:`situations`);
+        kept in :attr:`pairs`."""
+        seen, cover = self._look((ax, ay), (bx, by))
+        found = (round(math.hypot(ax - bx, ay - by), 3), seen, cover if self.areas else ())
+        row = self.pairs.get((ax, ay))
+        if row is None:
+            if len(self.pairs) > 2_000:
+                self.pairs.clear()
+            row = self.pairs[(ax, ay)] = {}
+        elif len(row) > 2_000:
+            row.clear()
+        row[(bx, by)] = found
+        return found
 
     def _between(self, a: Point, b: Point) -> list[Area]:
         """The areas the line a→b crosses that stand at neither end."""
@@ -121,7 +146,18 @@ class Table:
     def move(self, start: Point, goal: Point, budget: float) -> Point:
         """Where a unit moving from ``start`` toward ``goal`` with ``budget`` inches of move stops:
         along the shortest way around impassable ground (:meth:`route`), each stretch costing what
-        the ground under it costs; at ``goal`` at the most."""
+        the ground under it costs; at ``goal`` at the most.  Kept per start, goal and budget
+        (positions on a table recur)."""
+        key = (start, goal, budget)
+        found = self._moves.get(key)
+        if found is None:
+            found = self._move(start, goal, budget)
+            if len(self._moves) > 200_000:
+                self._moves.clear()
+            self._moves[key] = found
+        return found
+
+    def _move(self, start: Point, goal: Point, budget: float) -> Point:
         if budget <= 0 or math.dist(start, goal) < _EPS:
             return start
         here = start
@@ -134,7 +170,7 @@ class Table:
     def route(self, start: Point, goal: Point) -> list[Point]:
         """The shortest way from ``start`` to ``goal`` that does not cross impassable ground: the
         straight line, or a path by the corners of the impassable areas (a visibility graph);
-        the straight line when there is no way round (the move then stops at the edge)."""
+        the straight line when there is no way round (the move then stops short of it)."""
         blocks = [ar for ar in self.areas if ar.kind.impassable]
         if not blocks or all(ar.crossing(start, goal) is None or ar.contains(start) for ar in blocks):
             return [start, goal]
@@ -142,7 +178,7 @@ class Table:
         found = self._routes.get(key)
         if found is not None:
             return found
-        pad = 0.01
+        pad = _PAD
         corners = [(x, y) for ar in blocks for x in (ar.x0 - pad, ar.x1 + pad) for y in (ar.y0 - pad, ar.y1 + pad)
                    if 0 <= x <= self.width and 0 <= y <= self.depth and not any(b.contains((x, y)) for b in blocks)]
         nodes = [start, goal] + corners
@@ -180,28 +216,61 @@ class Table:
         self._routes[key] = path
         return path
 
-    def _leg(self, start: Point, goal: Point, budget: float) -> tuple[Point, float]:
-        """Straight from ``start`` toward ``goal``: where the move stops, and the budget left."""
-        length = math.dist(start, goal)
-        if length < _EPS:
-            return start, budget
+    def travel(self, start: Point, goal: Point) -> float:
+        """The inches of move it takes to go from ``start`` to ``goal`` (a charge's reach is
+        measured so): along :meth:`route`, each stretch costing what the ground under it costs;
+        infinite when impassable ground bars every way."""
+        key = (start, goal)
+        found = self._travels.get(key)
+        if found is None:
+            route = self.route(start, goal)
+            found = sum((t1 - t0) * math.dist(a, b) * cost for a, b in zip(route, route[1:]) if math.dist(a, b) > _EPS
+                        for t0, t1, cost in self._pieces(a, b))
+            if len(self._travels) > 50_000:
+                self._travels.clear()
+            self._travels[key] = found
+        return found
+
+    def _pieces(self, start: Point, goal: Point) -> list[tuple[float, float, float]]:
+        """The straight line from ``start`` to ``goal`` cut where it enters or leaves an area: each
+        piece as (t0, t1, the inches of move an inch of it costs)."""
         cuts = {0.0, 1.0}
         for ar in self.areas:
             span = ar.crossing(start, goal)
             if span is not None:
                 cuts.update(span)
         ts = sorted(t for t in cuts if 0.0 <= t <= 1.0)
-        here = 0.0
-        for t0, t1 in zip(ts, ts[1:]):
-            cost = self.cost_at(_at(start, goal, (t0 + t1) / 2))
+        return [(t0, t1, self.cost_at(_at(start, goal, (t0 + t1) / 2))) for t0, t1 in zip(ts, ts[1:])]
+
+    def _leg(self, start: Point, goal: Point, budget: float) -> tuple[Point, float]:
+        """Straight from ``start`` toward ``goal``: where the move stops, and the budget left.  It
+        stops a hundredth of an inch short of impassable ground (as a way round passes its corners),
+        never on its edge or in it."""
+        length = math.dist(start, goal)
+        if length < _EPS:
+            return start, budget
+        for t0, t1, cost in self._pieces(start, goal):
             piece = (t1 - t0) * length
             if math.isinf(cost):
-                return _at(start, goal, here), 0.0
+                return self._short_of(start, goal, t0 - _PAD / length, length), 0.0
             if piece * cost >= budget - _EPS:
-                return _at(start, goal, t0 + budget / cost / length), 0.0
+                end = t0 + budget / cost / length
+                if t1 < 1.0 and math.isinf(self.cost_at(_at(start, goal, min(1.0, t1 + _EPS)))):
+                    end = min(end, t1 - _PAD / length)  # impassable ground just beyond
+                return self._short_of(start, goal, end, length), 0.0
             budget -= piece * cost
-            here = t1
         return goal, budget
+
+    def _short_of(self, start: Point, goal: Point, t: float, length: float) -> Point:
+        """The point at ``t`` of the way from ``start`` to ``goal``, stepped back toward ``start``
+        (a hundredth of an inch, then twice as far each time) while, kept to a thousandth of an
+        inch, it would stand in impassable ground (a line that meets the ground at a slant)."""
+        t, step = max(0.0, t), _PAD / length
+        p = _at(start, goal, t)
+        while t > 0 and math.isinf(self.cost_at(_round(p))):
+            t, step = max(0.0, t - step), step * 2
+            p = _at(start, goal, t)
+        return p
 
 
 def _at(a: Point, b: Point, t: float) -> Point:

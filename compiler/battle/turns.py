@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from compiler import ast as A
 from compiler.battle.rules import Law, Rules, bernoulli
 from compiler.battle.setup import EngineMemos
-from compiler.battle.state import State, Unit
+from compiler.battle.state import REST, State, Unit
 from compiler.battle.victory import Referee
 from compiler.model.static import int_range
 from compiler.resolve.core import is_dist, unwrap
@@ -103,15 +103,35 @@ def rally(battle: Battle, unit: Unit) -> None:
                 battle.emit("status", unit=unit.label, status=status, until="now")
 
 
-def remove_marked(battle: Battle) -> None:
-    """The phase ends: the casualties marked in it are removed."""
+def refresh_engaged(battle: Battle) -> None:
+    """``while engaged: pinned when pinned_by(PC, foe.PC)``: each unit holding the engagement status
+    holds the status while some enemy it is engaged with meets the condition, and no longer once
+    none does (an engagement made, broken, or ended by a unit wiped out)."""
+    game, st = battle.game, battle.state
+    for es in game.engaged_statuses:
+        for u in st.units:
+            holds = u.models > 0 and u.has(es.engagement) and any(
+                battle.rules.against(es.condition, u, st.unit(uid)) for uid in u.engaged if st.unit(uid).models > 0)
+            if holds and es.status not in u.engaged_as:  # held as part of the engagement: it ends with it
+                u.statuses[es.status] = ""
+                u.engaged_as += (es.status,)
+            elif not holds and es.status in u.engaged_as:
+                u.statuses.pop(es.status, None)
+                u.engaged_as = tuple(n for n in u.engaged_as if n != es.status)
+
+
+def remove_marked(battle: Battle, only: Unit | None = None) -> None:
+    """The phase ends (or ``only`` has acted, under ``casualties removed after the unit acts``): the
+    casualties marked in it (on ``only``) are removed."""
     st = battle.state
-    for u in st.units:
+    for u in st.units if only is None else [only]:
         if u.doomed:
             n, u.doomed = u.doomed, 0
             removed = st.remove_models(u, n)
             if battle.record:
-                battle.emit("removed", unit=u.label, removed=removed, left=u.models)
+                battle.emit("removed", unit=u.label, removed=removed, left=u.models, **({"acted": True} if only else {}))
+    if battle.game.engaged_statuses:
+        refresh_engaged(battle)
     battle.referee.settle()
 
 
@@ -236,3 +256,35 @@ def _label(k: Any) -> Any:
         return "passed" if success else "failed"
     v = unwrap(k)
     return ("yes" if v else "no") if isinstance(v, bool) else str(v)
+
+
+def rest_turns(rules: Rules, game: A.Game) -> dict[str, int]:
+    """``weapons rest after firing by cooldown``: each weapon with ``cooldown(N)``, N at least 1,
+    and its N."""
+    if game.rest_by is None:
+        return {}
+    out: dict[str, int] = {}
+    for p in rules.model.profiles.values():
+        for use in p.abilities:
+            if p.kind == "weapon" and use.ability == game.rest_by and use.arg:
+                out[p.id] = use.arg
+    return out
+
+
+def rest(battle: Battle, unit: Unit, weapon: str, turns: int) -> None:
+    """``weapon`` has fired: it rests until ``turns`` more of its player's turns have ended (the
+    turn it fired in ends first, so it is kept one more)."""
+    unit.values[REST + weapon] = turns + 1
+    if battle.record:
+        battle.emit("rest", unit=unit.label, weapon=weapon, turns=turns, rule=battle.game.rest_by or "")
+
+
+def cool_down(state: State) -> None:
+    """A player's turn ends: each of the player's resting weapons has one turn fewer to wait."""
+    for u in state.units:
+        if u.side == state.active and u.values:
+            for k in [k for k in u.values if k.startswith(REST)]:
+                if u.values[k] <= 1:
+                    del u.values[k]
+                else:
+                    u.values[k] -= 1

@@ -38,7 +38,6 @@ from __future__ import annotations
 import threading
 import weakref
 from bisect import bisect_right
-from functools import partial
 from typing import Any, Callable, Sequence, Union
 
 import numpy as np
@@ -64,9 +63,10 @@ TRIAL = 200
 GIVE_UP = 1.0
 #: Games between two looks at the positions kept (their bound, and whether they recur).
 REVIEW = 50
-#: Games walked at once, at most (:meth:`Walk.play_many`); of those handed back, how many are
-#: worth walking at once again.
+#: Games walked at once, at most (:meth:`Walk.play_many`), and at least (fewer are walked one
+#: by one); of those handed back, how many are worth walking at once again.
 BATCH = 4096
+FEW = 64
 AGAIN = 16
 
 
@@ -126,43 +126,48 @@ class _Reached(Exception):
 
 
 class _Keeper:
-    """The nature of a battle the engine plays for a walk: it replays the outcomes drawn since the
-    last position, draws the later ones from the walk's stream, and keeps what the engine meets."""
+    """The nature of the walk's one exploring battle: it replays the outcomes drawn since the last
+    position, draws the later ones from the game's stream, and keeps what the engine meets (one
+    keeper serves every exploration: :meth:`start` sets it for the next)."""
 
-    __slots__ = ("walk", "parent", "index", "replay", "at", "stream", "resumed", "position", "path")
+    __slots__ = ("walk", "battle", "parent", "index", "replay", "at", "stream", "resumed", "position", "path")
 
-    def __init__(self, walk: Walk, position: Position, replay: list[int], stream: Stream, resumed: bool) -> None:
-        self.walk, self.index = walk, -1  # -1: the position's own successor
+    def __init__(self, walk: Walk, battle: Battle) -> None:
+        self.walk, self.battle = walk, battle
+        battle.at_turn, battle.at_player = self.turn, self.player
+
+    def start(self, position: Position, replay: list[int], stream: Stream, resumed: bool) -> None:
         self.parent: Position | Step = position
+        self.index = -1  # -1: the position's own successor
         self.replay, self.at, self.stream, self.resumed = replay, 0, stream, resumed
         self.position = position  # the last position, and the outcomes drawn since
         self.path: tuple[int, ...] = ()
 
-    def _slot(self) -> Node:
-        parent = self.parent
-        return parent.next if isinstance(parent, Position) else parent.children[self.index]
-
     def _attach(self, node: Node) -> None:
-        found = self._slot()
-        if found is None:
-            parent = self.parent
-            if isinstance(parent, Position):
+        parent = self.parent
+        if type(parent) is Position:
+            found = parent.next
+            if found is None:
                 parent.next = node
-            else:
-                parent.children[self.index] = node
+        else:
+            found = parent.children[self.index]  # type: ignore[union-attr]
+            if found is None:
+                parent.children[self.index] = node  # type: ignore[union-attr]
+        if found is None:
             self.walk.link(parent, self.index, node)
         elif found is not node:
             raise WalkError(f"a kept transition leads to {found!r}; the engine now reaches {node!r}")
 
     def outcome(self, battle: Battle, law: Law, what: str) -> int:
         """A chance node (the :class:`~compiler.battle.engine.Nature` of the battle)."""
-        node = self._slot()
+        parent = self.parent
+        node = parent.next if type(parent) is Position else parent.children[self.index]  # type: ignore[union-attr]
         if node is None:
             node = Step(law, self.position, self.path)
             node.row = self.walk.flat.step(node, law.cumulative)
             self._attach(node)
             self.walk.steps += 1
-        elif not isinstance(node, Step) or (node.law is not law and node.law != law):
+        elif type(node) is not Step or (node.law is not law and node.law != law):
             raise WalkError(f"a kept chance node rolls {getattr(node, 'law', node)!r}; the engine now rolls {law!r}")
         if self.at < len(self.replay):
             i = self.replay[self.at]
@@ -173,23 +178,23 @@ class _Keeper:
         self.path += (i,)
         return i
 
-    def turn(self, battle: Battle, turn: int, first: int) -> None:
+    def turn(self, turn: int, first: int) -> None:
         """A game turn begins: a position (kept, or the walk goes on from the kept one)."""
         if self.resumed:  # the position the battle was resumed at
             self.resumed = False
             return
-        self._reach(battle, turn, first, 0)
+        self._reach(turn, first, 0)
 
-    def player(self, battle: Battle, k: int) -> None:
+    def player(self, k: int) -> None:
         """Player ``k`` of the game turn's order begins their turn: a position too (what a unit
         spent counts within a game turn)."""
-        self._reach(battle, battle.state.turn, battle.order[0], k)
+        self._reach(self.battle.state.turn, self.battle.order[0], k)
 
-    def _reach(self, battle: Battle, turn: int, first: int, k: int) -> None:
+    def _reach(self, turn: int, first: int, k: int) -> None:
         if self.at < len(self.replay):
             raise WalkError("the engine reached a new position before the kept rolls since the last one")
-        walk = self.walk
-        key = position_key(battle.state, turn, first, k)
+        walk, state = self.walk, self.battle.state
+        key = position_key(state, turn, first, k)
         position = walk.positions.get(key)
         if position is not None:
             self._attach(position)
@@ -199,7 +204,7 @@ class _Keeper:
                 raise _Reached(position)
             # else the walk would have the engine play on from here at once: it plays on now
         else:
-            position = walk.positions[key] = Position(turn, first, battle.state.copy(), k)
+            position = walk.positions[key] = Position(turn, first, state.copy(), k)
             walk.turns += k == 0
             self._attach(position)
         self.parent, self.index = position, -1
@@ -224,7 +229,7 @@ class Walk:
         self.turns = 0  # positions kept at the start of a game turn
         self.keeping = True
         self.review = REVIEW  # the game at which to look at the positions kept again
-        self._explorer: tuple[Battle, _Forward, State] | None = None  # the exploring battle, its nature, its start
+        self._explorer: tuple[Battle, _Keeper, State] | None = None  # the exploring battle, its nature, its start
 
     def play(self, seed: int) -> Outcome:
         """The outcome of the game the engine plays with ``seed`` (see the module's docstring)."""
@@ -259,7 +264,11 @@ class Walk:
             stop = min(len(seeds), start + self.review - 1 - self.games, start + BATCH)
             block = seeds[start:stop]
             self.games += stop - start
-            self._play_block(block, tally)
+            if stop - start < FEW:  # too few to be worth walking at once
+                for seed in block.tolist():
+                    tally(self._walk(seed, self.root), 1)
+            else:
+                self._play_block(block, tally)
             start = stop
         return [(out, games) for out, games in ends.values()]
 
@@ -283,6 +292,7 @@ class Walk:
                 else:  # the first to meet it: the engine plays on (and what it meets is kept)
                     seen.add((row, i))
                     tally(self._walk(int(seeds[game]), self.root if row < 0 else flat.nodes[row], k, i), 1)
+            flat.sync()
             if len(again) < AGAIN:
                 for game, row, i, k in again:
                     tally(self._walk(int(seeds[game]), self.root if row < 0 else flat.nodes[row], k, i), 1)
@@ -358,24 +368,20 @@ class Walk:
         self.root = Position(0, 0, None)
         self.steps = self.turns = 0
 
-    def _battle(self, seed: int, nature: _Keeper | None = None) -> Battle:
-        battle = Battle(self.rules, self.scenario, [GreedyPolicy() for _ in range(self.sides)], seed,
-                        record=False, nature=nature)
+    def _battle(self, seed: int) -> Battle:
+        battle = Battle(self.rules, self.scenario, [GreedyPolicy() for _ in range(self.sides)], seed, record=False)
         battle.greedy_sides = [True] * self.sides  # the greedy picks kept per state, as without a nature
         return battle
 
     def _explore(self, position: Position, drawn: list[int], stream: Stream) -> Position | Outcome:
         """The engine plays on from ``position`` (the outcomes ``drawn`` since it replayed); what it
         meets is kept.  The end of the battle, or the kept position it reached."""
-        keeper = _Keeper(self, position, drawn, stream, position.state is not None and not position.player)
         if self._explorer is None:  # one battle set up for every exploration: its state taken up each time
-            forward = _Forward()
-            battle = self._battle(0, forward)  # type: ignore[arg-type]
-            battle.at_turn = partial(forward.turn, battle)
-            battle.at_player = partial(forward.player, battle)
-            self._explorer = (battle, forward, battle.state.copy())
-        battle, forward, start = self._explorer
-        forward.keeper = keeper
+            battle = self._battle(0)
+            keeper = battle.nature = _Keeper(self, battle)
+            self._explorer = (battle, keeper, battle.state.copy())
+        battle, keeper, start = self._explorer
+        keeper.start(position, drawn, stream, position.state is not None and not position.player)
         battle.choices.clear()
         try:
             if position.state is None:
@@ -390,27 +396,6 @@ class Walk:
                       battle.state.copy())  # the battle's own state is taken up again
         keeper.end(out)
         return out
-
-
-class _Forward:
-    """The nature of the walk's one exploring battle: the keeper of the exploration at hand."""
-
-    __slots__ = ("keeper",)
-
-    def __init__(self) -> None:
-        self.keeper: _Keeper | None = None
-
-    def outcome(self, battle: Battle, law: Law, what: str) -> int:
-        assert self.keeper is not None
-        return self.keeper.outcome(battle, law, what)
-
-    def turn(self, battle: Battle, turn: int, first: int) -> None:
-        assert self.keeper is not None
-        self.keeper.turn(battle, turn, first)
-
-    def player(self, battle: Battle, k: int) -> None:
-        assert self.keeper is not None
-        self.keeper.player(battle, k)
 
 
 _WALKS: weakref.WeakKeyDictionary[Rules, dict[tuple[str, tuple[str, ...], int], Walk]] = weakref.WeakKeyDictionary()

@@ -5,8 +5,9 @@ of the same name (a roster names its entries as the catalogue does; a catalogue 
 ``export --battlescribe`` also carries the ids), with its model count — the sum of the models
 selected inside it, or the selection's own number for a single model — and the weapons selected
 with it that the ruleset knows.  A unit with a category named "Warlord", or holding a selection of
-that name (as the 40k data files mark the one the player picked), is the list's ``as warlord``.  A selection the ruleset has no unit for is reported by name;
-upgrades with no unit of their own are part of the unit they sit in.
+that name (as the 40k data files mark the one the player picked), is the list's ``as warlord``.
+A selection the ruleset has no unit for is reported by name; upgrades with no unit of their own
+are part of the unit they sit in.
 """
 from __future__ import annotations
 

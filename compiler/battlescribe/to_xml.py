@@ -9,7 +9,8 @@ shared ``model`` entry with the model's profile, weapons, keywords and cost, the
 the squad's size as ``min``/``max`` constraints); a unit outside any squad is a root ``model``
 entry; each weapon is a shared ``upgrade`` entry with its profile, linked from the models that
 carry it.  When the army rules read the warlord, each unit links to a shared ``Warlord`` upgrade
-(at most one a unit): a roster that selects it names that unit the warlord.  Ids are the language's ids, prefixed, so that exporting again gives the same ids.
+(at most one a unit): a roster that selects it names that unit the warlord.  Ids are the
+language's ids, prefixed, so that exporting again gives the same ids.
 """
 from __future__ import annotations
 

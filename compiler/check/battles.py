@@ -11,26 +11,28 @@ from __future__ import annotations
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context, Scope
+from compiler.check.engagements import (check_casualties, check_engaged_statuses, check_given, check_weapon_role,
+                                        check_without)
 from compiler.check.expressions import check_expr
+from compiler.check.fighting import OWN_TURNS, check_close_combat, check_rest, check_warlord
 from compiler.check.ground import Ground
 from compiler.diagnostics import Span, did_you_mean
 from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX_TERRAIN_AREAS
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
-UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn"})
+#: ``unit`` is the unit's profile, read as any profile is: ``unit has fearless``, ``unit.Ld``.
+UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn",
+                                       "marked", "unit"})
 
 #: The events a reaction can answer (``when charged: …``).
-EVENTS: tuple[str, ...] = ("charged", "shot")
+EVENTS: tuple[str, ...] = ("charged", "shot", "left")
 #: The events that may clear a counter (``cleared when engaged``): also a new engagement, for both units.
 CLEARING_EVENTS: tuple[str, ...] = EVENTS + ("engaged",)
 
 #: The activation schemes the battle engine runs (None: the default, whole_army).
 PLAYABLE: tuple[str | None, ...] = (None, "whole_army", "alternating_units", "activation_rolls",
                                      "alternating_activations", "alternating_detachments")
-
-#: The activation schemes in which a turn is one player's (``… held at end of own turn`` scores then).
-OWN_TURNS: tuple[str | None, ...] = (None, "whole_army", "activation_rolls", "alternating_activations")
 
 #: What ``first`` may say besides a side's id.
 FIRST_RANDOM = "random"
@@ -84,15 +86,28 @@ def _attack(ctx: Context, name: str, span: Span) -> None:
                        "end it with a step such as: killed = unsaved removes target")
 
 
-def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> None:
+def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], engages: bool = True) -> None:
     for e in effects:
         if e.kind == "attack" and e.name is not None:
             _attack(ctx, e.name, e.span)
             stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
             if e.stat is not None and e.stat not in stats:
                 _unknown(ctx, "stat", e.stat, e.span, stats, "a weapon reaches as far as one of its stats: within Range")
+            if e.without and e.stat is not None:
+                check_weapon_role(ctx, e.name, e.stat, e.span)
+            if e.spares is not None:
+                _status(ctx, e.spares, e.span)
+            if e.engaged_only and not e.without and not engages:
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{owner}' attacks only engaged enemies, but nothing in "
+                               "the game engages", e.span, 'add an action such as: action charge "Charge": '
+                               'engage within 12" as engaged')
+        elif e.kind == "disengage" and not engages:
+            ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{owner}' disengages, but nothing in the game engages", e.span,
+                           'add an action such as: action charge "Charge": engage within 12" as engaged')
         elif e.kind in ("sets", "engage", "clears") and e.name is not None:
             _status(ctx, e.name, e.span)
+            for name in e.also:
+                _status(ctx, name, e.span)
         elif e.kind == "lowers" and e.name is not None:
             _counter(ctx, e.name, e.span)
         if e.value is not None:
@@ -103,14 +118,18 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...]) -> N
 
 def _game(ctx: Context, game: A.Game) -> None:
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
+    engages = any(e.kind == "engage" for p in game.phases for a in p.actions for e in a.effects) or \
+        any(e.kind == "engage" for r in game.reactions for e in r.effects)
     for phase in game.phases:
         for act in phase.actions:
-            _effects(ctx, act.id, act.effects)
+            _effects(ctx, act.id, act.effects, engages)
             for name in act.unless:
                 _status(ctx, name, act.span)
         _orders(ctx, game, phase)
         for c in phase.combats:
             _attack(ctx, c.attack, c.span)
+            if c.without is not None:
+                check_without(ctx, c.attack, c.without, c.span)
             if c.order not in stats:
                 _unknown(ctx, "stat", c.order, c.span, stats, "combatants strike in the order of a stat")
     for end in game.at_end:
@@ -125,10 +144,11 @@ def _game(ctx: Context, game: A.Game) -> None:
     for r in game.reactions:
         if r.event not in EVENTS:
             _unknown(ctx, "event", r.event, r.span, set(EVENTS), "use one of: " + ", ".join(EVENTS))
-        _effects(ctx, game.id, r.effects)
+        _effects(ctx, game.id, r.effects, engages)
         for name in ((r.requires,) if r.requires is not None else ()) + r.unless:
             _status(ctx, name, r.span)
-    _close_combat(ctx, game)
+    check_close_combat(ctx, game)
+    check_rest(ctx, game)
     _scoring(ctx, game, stats)
     for counter in game.counters:
         _counter(ctx, counter.situation, counter.span)
@@ -153,6 +173,8 @@ def _game(ctx: Context, game: A.Game) -> None:
     if game.initiative is not None:
         check_expr(game.initiative.roll, Scope(ctx, game.id))
     _activation(ctx, game)
+    check_casualties(ctx, game)
+    check_engaged_statuses(ctx, game, unit_scope(ctx, game.id))
 
 
 def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
@@ -175,6 +197,8 @@ def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
     elif isinstance(decl, A.Formula):
         parts = [let.value for let in decl.lets] + ([decl.result] if decl.result is not None else [])
         words = {e.text for p in parts for e in A.sub_expressions(p) if isinstance(e, A.Label)}
+        if not words:
+            return  # a formula of numbers or tests: its values are not known before the battle
     else:
         return  # another expression: its values are not known before the battle
     for value, effects in end.cases:
@@ -223,24 +247,6 @@ def _counter(ctx: Context, name: str, span: Span) -> None:
     elif sit.range is None:
         ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{name}' is not a numeric situation, so it cannot count", span,
                        f'declare it with a range: situation {name} "{sit.title}" 0..6')
-
-
-def _close_combat(ctx: Context, game: A.Game) -> None:
-    """``attack … without Range`` strikes an enemy the unit is engaged with: the game must engage
-    somewhere, and a reaction to a charge (made before the engagement) cannot use it."""
-    acts = [e for p in game.phases for a in p.actions for e in a.effects]
-    engages = any(e.kind == "engage" for e in acts)
-    for e in acts:
-        if e.kind == "attack" and e.without and not engages:
-            ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"'attack {e.name} without {e.stat}' strikes only an enemy the "
-                           f"unit is engaged with, but game '{game.id}' never engages one", e.span,
-                           "add an action that engages, such as: action charge \"Charge\": engage within 6\" as locked")
-    for r in game.reactions:
-        for e in r.effects if r.event == "charged" else ():
-            if e.kind == "attack" and e.without:
-                ctx.sink.error(codes.BATTLE_WRONG_KIND, "a reaction to a charge comes before the engagement, so "
-                               f"'attack {e.name} without {e.stat}' would find no enemy in contact", e.span,
-                               f"fire with a reach instead: attack {e.name} within {e.stat}")
 
 
 def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
@@ -296,6 +302,8 @@ def _activation(ctx: Context, game: A.Game) -> None:
         if sit is None or not sit.choices:
             ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{d.situation}' is not a situation with choices", d.span,
                            "work out a situation declared with `one of …`")
+        elif not d.choice:
+            check_given(ctx, d, sit.id, sit.choices)
         else:
             for choice in (d.choice, d.otherwise):
                 if choice not in sit.choices:
@@ -349,7 +357,7 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for w in u.weapons:
                 if w not in weapons:
                     _unknown(ctx, "weapon", w, u.span, weapons, "name a weapon profile")
-        _warlord(ctx, side, played if isinstance(played, A.Game) else None)
+        check_warlord(ctx, side, played if isinstance(played, A.Game) else None)
         total = sum(max(u.count, 0) for u in side.units)
         if total > MAX_COUNT:
             ctx.sink.error(codes.TOO_MANY_DICE, f"side '{side.id}' fields {total:,} models; a battle counts at most "
@@ -361,19 +369,6 @@ def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
             for v in check_army(rs, army, listed_units(rs, side)):
                 ctx.sink.error(codes.ARMY_RULE_BROKEN, f"side '{side.id}' breaks the army rules: {v.message}",
                                side.span, cite(ctx, v))
-
-
-def _warlord(ctx: Context, side: A.Side, game: A.Game | None) -> None:
-    """A side names one warlord at most; it must name one when the game scores killing it (W864)."""
-    named = [u for u in side.units if u.warlord]
-    for extra in named[1:]:
-        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"side '{side.id}' names a second warlord", extra.span,
-                       f"a side has one warlord: keep `as warlord` on one line (line {named[0].span.line} has it)")
-    scored = [s for s in game.scores if s.warlord] if game is not None else []
-    if game is not None and scored and not named:
-        ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"side '{side.id}' names no warlord, but game '{game.id}' scores "
-                       f"killing one ({scored[0].id})", side.span,
-                       "add `as warlord` to the line of the unit that leads it: 1 captain as warlord")
 
 
 def _placement(ctx: Context, sc: A.Scenario, game: A.Game | None) -> None:

@@ -297,6 +297,10 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
         if held is not None:  # a battle sets every unit of a list on the table at its start
             raise usage_error(f"{held.span.file}:{held.span.line}: a battle plays every unit of a list from its "
                               f"start, and this one is held in reserve; take `in reserve` off to play the list")
+        grouped = next((u for u in units if u.detachment != 1), None)
+        if grouped is not None:  # said, not dropped silently
+            click.echo(f"{grouped.span.file}:{grouped.span.line}: warning: a battle activates each unit as a "
+                       f"detachment of its own; the list's `in detachment` marks are not played", err=True)
         lists.append((side, units))
     sc = with_armies(sc, tuple(lists))
     chosen = None
@@ -404,8 +408,8 @@ def army_app() -> None:
 @json_option("Print JSON: the units, the points, each violation with the rule it breaks.")
 def army_check(path: str, roster: Path, army: str | None, game_points: int | None, as_json: bool) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule, and
-    a rule no list can show met or broken (one reading `characters` or `special_points`) is said to be
-    not checked."""
+    a rule no list can show met or broken (one reading `characters` or `special_points` when no keyword
+    has that role) is said to be not checked."""
     from compiler import ast as A
     from compiler.diagnostics import Span
     from compiler.model.armies import army_quantities, check_army, listed_units

@@ -140,6 +140,14 @@ class Narrator:
                        else plural(event["successes"], "action"))
             return (f"{unit} rolls {plural(event['dice'], 'activation die', 'activation dice')} "
                     f"{self.cite(event['rule'])}, each a {chance_words(event['chance'])} chance: {verdict}.")
+        if kind == "rest":
+            return (f"{unit}: its {self.title(event['weapon'])} rests for {plural(event['turns'], 'turn')}"
+                    f" {self.cite(event['rule'])}.")
+        if kind == "disengage":
+            foes = ", ".join(self.unit(f) for f in event.get("foes") or ())
+            return f"{unit} breaks off from {foes}." if foes else f"{unit} breaks off."
+        if kind == "left_melee":
+            return f"{unit} leaves the melee."
         if kind == "charge_roll":
             short = "" if event["rolled"] >= event["distance"] else ": short, it moves that far and stops"
             return (f"{unit} charges {self.unit(event['target'])}, {event['distance']:g}\" away, and rolls "
@@ -147,6 +155,8 @@ class Narrator:
         if kind == "engage":
             status = f" ({self.state(event['status'])})" if event.get("status") else ""
             return f"{unit} engages {self.unit(event['target'])}{status}."
+        if kind == "no_target":
+            return f"{unit}: no enemy it may aim at."
         if kind == "out_of_reach":
             if event.get("reach") is None:
                 return f"{unit}: no enemy in reach of its weapons."
@@ -190,7 +200,8 @@ class Narrator:
                 tie = " (a tie: the order is kept)" if event.get("ties") == "keep" else " (a tie: the order swaps)"
             return f"Initiative: {_agree(first, 'goes', 'go')} first{tie}."
         if kind == "removed":
-            return (f"{unit}: {plural(event['removed'], 'model')} removed as the phase ends; "
+            when = "now that it has acted" if event.get("acted") else "as the phase ends"
+            return (f"{unit}: {plural(event['removed'], 'model')} removed {when}; "
                     f"{plural(event['left'], 'model')} left.")
         if kind == "counter":
             change = event["change"]

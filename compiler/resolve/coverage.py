@@ -154,7 +154,8 @@ def _nested(items: tuple[A.Decl, ...]) -> Iterator[A.Decl]:
 
 def played(model: Ruleset) -> set[str]:
     """The ids the battle engine may execute: every scenario, each game a scenario plays, the
-    phases of those games, and their actions, orders, scores and victory conditions."""
+    phases of those games, and their actions, orders, scores and victory conditions, the statuses
+    they set or clear and the counters they keep."""
     scenarios = model.of_type(A.Scenario)
     games = {s.game for s in scenarios if s.game}
     out = {s.id for s in scenarios if s.id}
@@ -166,7 +167,23 @@ def played(model: Ruleset) -> set[str]:
             out.update(o.id for ph in game.phases for o in ph.orders)
             out.update(sc.id for sc in game.scores)
             out.update(v.id for v in game.victories)
+            if game.rest_by:
+                out.add(game.rest_by)  # the ability whose value the engine reads: how long a weapon rests
+            out.update(_statuses_of(game))
     return out
+
+
+def _statuses_of(game: A.Game) -> Iterator[str]:
+    """The statuses and counters a game sets, clears or keeps (``sets pinned``, ``counter s_points``)."""
+    effects = [e for ph in game.phases for a in ph.actions for e in a.effects]
+    effects += [e for r in game.reactions for e in r.effects]
+    for end in game.at_end:
+        effects += ([end.failing] if end.failing is not None else []) + list(end.effects)
+        effects += [e for _, case in end.cases for e in case]
+    yield from (e.name for e in effects if e.kind in ("sets", "clears", "engage", "lowers") and e.name)
+    yield from (c.situation for c in game.counters)
+    if game.activation_dice is not None:
+        yield from (status for _, status in game.activation_dice.fewer)
 
 
 def coverage(model: Ruleset, battle: frozenset[str] | set[str] = frozenset()) -> Coverage:

@@ -44,9 +44,12 @@ def army_files(rs: Ruleset, sitemap: SiteMap) -> list[tuple[str, str, str]]:
     page = army_page(rs.id)
     r = PageTools(page, rs, sitemap, {})
     sheets = relative(page, ruleset_pages(rs.id)["datasheets"])
+    marks = [words for m, words in (("warlord", "name your warlord"), ("reserve", "hold units back in reserve"),
+                                    ("detachment", "put units in detachments")) if m in data["marks"]]
+    marked = (", " + ", ".join(marks[:-1]) + (" and " if len(marks) > 1 else "") + marks[-1]) if marks else ""
     lines = [
         "# Army builder", "",
-        f"Build an army for {plain(rs.title)}: add units, choose how many models each has, and see the list's "
+        f"Build an army for {plain(rs.title)}: add units, choose how many models each has{marked}, and see the list's "
         "points and every army rule it breaks, as the rules below say. Print the list with its units' "
         f"[datasheets]({sheets}){{ #ws-army-sheets }}, or copy or download it as a list file.", "",
         "[The army builder's data](army.json){ #ws-army-data }", "",

@@ -227,8 +227,17 @@ def _line(event: dict[str, Any], titles: Mapping[str, str]) -> tuple[str, str] |
     if kind == "test":
         return (f"{event['unit']} {'passes' if event['passed'] else 'fails'} a test "
                 f"(chance {event['chance']:.1%}).", event["rule"])
+    if kind == "charge_roll":
+        short = "" if event["rolled"] >= event["distance"] else ": short, so it moves that far and stops"
+        return (f"{event['unit']} charges {event['target']}, {event['distance']:g}\" away, and rolls "
+                f"{event['rolled']}\"{short}.", "")
     if kind == "engage":
         return (f"{event['unit']} engages {event['target']}.", "")
+    if kind == "left_melee":
+        return (f"{event['unit']} leaves the melee.", "")
+    if kind == "rest":
+        return (f"{event['unit']}: {titles.get(event['weapon'], event['weapon'])} rests for "
+                f"{plural(event['turns'], 'turn')}.", event["rule"])
     if kind == "activation":
         verdict = "goes bust, and the turn passes" if event["bust"] else f"scores {plural(event['successes'], 'action')}"
         return (f"{event['unit']} rolls {plural(event['dice'], 'activation die', 'activation dice')} and {verdict}.",

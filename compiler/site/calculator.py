@@ -49,18 +49,20 @@ from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.resolve import Evaluator, ResolveError, parse_expression
 from compiler.resolve.core import AttackResult
-from compiler.resolve.report import distribution_rows
+from compiler.resolve.evaluator import unwrap
 
 #: The largest model count worked out on either side, unless the site says otherwise.  The budget
 #: of the bundled site (mkdocs.yml): at most about 2 CPU s per ruleset on a first build and no
 #: document over 100 KB.  Measured cost of :func:`calculator_data` (CPU seconds; the largest
-#: document a page loads; all documents) at the counts it gives: console-40k at 10 0.10 s, 8 KB,
-#: 20 KB; classic-40k at 7 0.85 s, 35 KB, 0.25 MB; dark-millennia at 6 0.96 s, 20 KB, 0.14 MB;
-#: gemini-arap at 4 1.5 s, 25 KB, 0.18 MB; 40k-s at 4 2.1 s, 20 KB, 0.18 MB; nuceria-rts at 3
-#: 0.95 s, 54 KB, 0.37 MB: 6.5 s in all.  At 10 a side: classic-40k 1.8 s, dark-millennia 2.4 s,
-#: gemini-arap 7.9 s (largest document 432 KB), 40k-s 9.5 s (271 KB); nuceria-rts at 5 2.4 s
-#: (320 KB).  (Before the expression was parsed once and the plan shared across counts:
-#: classic-40k 6.2 s at 10, gemini-arap 26 s, 40k-s 30 s, nuceria-rts over 500 s.)
+#: document a page loads; all documents) at the counts it gives: console-40k at 10 0.08 s, 8 KB,
+#: 20 KB; classic-40k at 7 0.76 s, 35 KB, 0.25 MB; dark-millennia at 6 0.71 s, 20 KB, 0.14 MB;
+#: gemini-arap at 4 1.5 s, 25 KB, 0.22 MB; 40k-s at 4 1.6 s, 20 KB, 0.18 MB; nuceria-rts at 3
+#: 0.73 s, 54 KB, 0.37 MB: 5.3 s in all at load average 7 (6.3 s before each two-against-two answer
+#: that decides which situations an attack reads was worked out once, not once per situation).
+#: At 10 a side: classic-40k 1.8 s, dark-millennia 2.4 s, gemini-arap 7.9 s (largest document
+#: 432 KB), 40k-s 9.5 s (271 KB); nuceria-rts at 5 2.4 s (320 KB).  (Before the expression was
+#: parsed once and the plan shared across counts: classic-40k 6.2 s at 10, gemini-arap 26 s, 40k-s
+#: 30 s, nuceria-rts over 500 s.)
 MAX_MODELS = 10
 COMBINATION_BUDGET = 24
 _JS_EXACT = 2 ** 53 - 1
@@ -115,11 +117,14 @@ def _exact(ev: Evaluator, tree: Any) -> dict[int, Fraction] | None:
         value = list(value.steps.values())[-1]
     if not hasattr(value, "probabilities"):
         return None
+    merged: dict[Any, Any] = {}  # as distribution_rows merges outcomes that unwrap alike, without its tails
+    for o, p in value.probabilities().items():
+        merged[unwrap(o)] = merged.get(unwrap(o), 0) + p
     out: dict[int, Fraction] = {}
-    for v, p, _ in distribution_rows(value):
+    for v, p in merged.items():
         if isinstance(v, bool) or not isinstance(v, int):
             return None
-        out[v] = out.get(v, Fraction(0)) + Fraction(p)
+        out[v] = Fraction(p)
     return out
 
 
@@ -177,16 +182,15 @@ def calculator_data(rs: Ruleset, max_models: int = MAX_MODELS) -> dict[str, Any]
         pairs = [(u, w) for u in armed for w, _ in u.weapons if w in weapons]
         # Which situations this attack reads: those that change an answer at two models against two.
         calls = {(u.id, w, t.id): _call(attack, u.id, w, t.id) for u, w in pairs for t in units}
-        valid = [(u, w, t) for u, w in pairs for t in units
-                 if _exact(base, calls[u.id, w, t.id](2, 2)) is not None]
+        two = {(u.id, w, t.id): _exact(base, calls[u.id, w, t.id](2, 2)) for u, w in pairs for t in units}
+        valid = [(u, w, t) for u, w in pairs for t in units if two[u.id, w, t.id] is not None]
         if not valid:
             continue
         read = []
         for sit in _situations(rs):
             for v in sit.values[1:]:
                 ev = Evaluator(rs, situation={sit.id: v})
-                if any(_exact(ev, calls[u.id, w, t.id](2, 2)) != _exact(base, calls[u.id, w, t.id](2, 2))
-                       for u, w, t in valid):
+                if any(_exact(ev, calls[u.id, w, t.id](2, 2)) != two[u.id, w, t.id] for u, w, t in valid):
                     read.append(sit)
                     break
         combos = 1

@@ -87,7 +87,7 @@ _KEYWORDS = (
     "sum", "once", "group", "unclamped", "role", "pinned", "see", "aka", "as", "class", "mortal", "spill",
     "ignore", "attacked", "without", "it", "becomes", "capped",
     "unless", "within", "engage", "sets", "clears", "until", "failing", "surviving", "toward",
-    "away", "nearest",
+    "away", "nearest", "disengages",
 )
 # Stat types: keywords only right after a stat's title (stat Sv "Save" target:);
 # elsewhere they are ordinary names (removes target, distance > 24").

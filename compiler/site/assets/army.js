@@ -86,7 +86,7 @@
     env.set("limit", BigInt(size));
     // the list's own quantities, as army_quantities counts them: its marks, and one detachment if any unit
     env.set("detachments", BigInt(new Set(units.map(function (u) { return u.detachment || 1; })).size));
-    ["warlords", "reserve_warlords", "reserve_points"].forEach(function (k) { env.set(k, 0n); });
+    ["warlords", "reserve_warlords", "reserve_points", "special_points"].forEach(function (k) { env.set(k, 0n); });
     units.forEach(function (u) {
       const e = entryOf(data, u.id), cost = points(e, u.models);
       env.set("points", env.get("points") + cost);
@@ -95,6 +95,7 @@
       if (u.warlord) env.set("warlords", env.get("warlords") + 1n);
       if (u.warlord && u.reserve) env.set("reserve_warlords", env.get("reserve_warlords") + 1n);
       if (u.reserve) env.set("reserve_points", env.get("reserve_points") + cost);
+      if (e.special) env.set("special_points", env.get("special_points") + cost);  // its keyword is role special
     });
     const violations = [], unchecked = [];
     requires.forEach(function (r) {
@@ -483,8 +484,8 @@
           li.appendChild(document.createTextNode("."));
           if (v.never) {
             const names = Object.keys(v.never);
-            li.appendChild(el("span", " No list can meet this rule: a list file does not say how many "
-              + names.join(" or ").replace(/_/g, " ") + " it has, and warscribe army check counts "
+            li.appendChild(el("span", " No list can meet this rule: no unit or squad of the ruleset counts towards "
+              + names.join(" or ").replace(/_/g, " ") + ", and warscribe army check counts "
               + names.map(function (k) { return k.replace(/_/g, " ") + " as " + v.never[k]; }).join(" and ") + ".",
               "ws-army-never"));
           }
