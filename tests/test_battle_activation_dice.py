@@ -157,9 +157,9 @@ class Spy(GreedyPolicy):
 
 
 def test_the_dice_a_unit_holding_the_status_rolls_are_weighed_with_its_fewer_actions() -> None:
-    """Each die a success on 4+, two failures a bust (the other unit, still waiting, loses its go);
-    ``2 fewer actions when bold``: n dice are worth the successes less two (never below none)."""
-    text = RULES.format(red="    5 trooper\n    2 trooper").replace(
+    """Each die a success on 4+, two failures a bust (no other unit waits); ``2 fewer actions when
+    bold``: n dice are worth the successes less two, never below none."""
+    text = RULES.format(red="    5 trooper").replace(
         "activation dice 1..1 of ready(Rd), bust on 2 failures",
         "activation dice 1..3 of blow(Ld), bust on 2 failures, 2 fewer actions when bold")
     result = compile_text(text, "melee.rules")
@@ -167,18 +167,18 @@ def test_the_dice_a_unit_holding_the_status_rolls_are_weighed_with_its_fewer_act
     model = result.rulesets[0]
 
     def worth(n: int, fewer: int) -> Fraction:
-        return sum((comb(n, s) * Fraction(1, 2) ** n * (-1 if n - s >= 2 else max(0, s - fewer)) for s in range(n + 1)),
+        return sum((comb(n, s) * Fraction(1, 2) ** n * (0 if n - s >= 2 else max(0, s - fewer)) for s in range(n + 1)),
                    Fraction(0))
-    for fewer, dice in ((2, 1), (0, 2)):
-        spy = Spy()
-        battle = Battle(Rules(model), model.get("clash"), [spy, GreedyPolicy()], seed=3)
-        if fewer:
-            battle.state.units[0].statuses["bold"] = ""
-        battle.run()
-        assert spy.dice[0] == pytest.approx([float(worth(n, fewer)) for n in (1, 2, 3)], abs=1e-12)
-        assert next(e["dice"] for e in battle.events if e["event"] == "activation") == dice
-        greedy = Battle(Rules(model), model.get("clash"), [GreedyPolicy(), GreedyPolicy()], seed=3)
-        if fewer:
-            greedy.state.units[0].statuses["bold"] = ""
-        greedy.run()
-        assert next(e["dice"] for e in greedy.events if e["event"] == "activation") == dice
+    assert [worth(n, 2) for n in (1, 2, 3)] == [0, 0, Fraction(1, 8)]
+    for fewer in (2, 0):
+        picks = []
+        for policy in (Spy, GreedyPolicy):
+            battle = Battle(Rules(model), model.get("clash"), [policy(), GreedyPolicy()], seed=3)
+            if fewer:
+                battle.state.units[0].statuses["bold"] = ""
+            battle.run()
+            picks.append(next(e["dice"] for e in battle.events if e["event"] == "activation"))
+            if isinstance(battle.policies[0], Spy):
+                assert battle.policies[0].dice[0] == pytest.approx([float(worth(n, fewer)) for n in (1, 2, 3)],
+                                                                   abs=1e-12)
+        assert picks == [3, 3]
