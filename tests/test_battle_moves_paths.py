@@ -187,3 +187,17 @@ def test_a_move_toward_an_objective_of_no_inches_is_worth_nothing_to_the_greedy_
         battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
         take = model.get("paths").phases[0].actions[0].effects[0]
         assert battle.estimates.seize(battle.state.units[0], take) == worth
+
+
+def test_the_greedy_player_weighs_a_move_whose_length_reads_the_distance_at_that_distance() -> None:
+    """The Far objective 9" off scores 2 when held (within 3"): Blue 14" away makes the move 6",
+    enough to take it (worth the 2 points); read without the distance it would be 2"."""
+    text = RULES.format(effect='move up to (if distance > 12 then 6 else 2) toward objective far', red='10"',
+                        blue='24"', board=LINE, first="red", objectives='  objective far "Far" at 19"', move=6)
+    text = text.replace('  victory wipe', '  score held "Held": 2 for each objective held at end of turn\n  victory wipe')
+    result = compile_text(text, "paths.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    take = model.get("paths").phases[0].actions[0].effects[0]
+    assert battle.estimates.seize(battle.state.units[0], take) == 2 + 1e-3
