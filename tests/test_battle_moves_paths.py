@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import math
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -201,3 +202,20 @@ def test_the_greedy_player_weighs_a_move_whose_length_reads_the_distance_at_that
     battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
     take = model.get("paths").phases[0].actions[0].effects[0]
     assert battle.estimates.seize(battle.state.units[0], take) == 2 + 1e-3
+
+
+def test_a_rolled_move_of_no_inches_or_less_asks_nothing() -> None:
+    """``move up to (d6 - 3)``: the roll, a chance node of six even outcomes, is the most inches;
+    -2, -1 or 0 is a move of none (nothing asked: Blue's roll comes next, Red where it stood)."""
+    model = model_of('move up to (d6 - 3) toward objective far', '10"', '24"', objectives=TWO)
+    node = Node.root(Rules(model, exact=True), model.get("field"))
+    law = node.law()
+    assert node.chance_kind() == "move" and law is not None and law.values == (-2, -1, 0, 1, 2, 3)
+    assert [p for _, p in node.chance_outcomes()] == [Fraction(1, 6)] * 6
+    for i, most in enumerate(law.values):
+        after = node.child(i)
+        choice = after.choice()
+        if most > 0:
+            assert choice is not None and choice.kind == "move" and len(choice.options) == most + 1
+        else:
+            assert choice is None and after.chance_kind() == "move" and after.state().units[0].position == 10.0
