@@ -164,6 +164,7 @@ SCENARIO_UNPLAYABLE = _register("W864", _E, "a scenario cannot be played as it i
                                 "objectives-scores-and-victory")
 ARMY_RULE_UNCHECKED = _register("W865", _W, "an army rule that no list file can show to be met or broken",
                                 "army-construction")
+STAT_NOT_CARRIED = _register("W866", _E, "a battle reads a stat that a unit's profile does not carry", "battles")
 
 # -- W9xx: limits and internal failures ------------------------------------------------------------
 NOT_UNDERSTOOD = _register("W900", _E, "a part of the file warscribe cannot understand", _START)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-# Keyword counts, arithmetic with exact fractions, comparisons, and/or/not, ranges, if-else,
+# Keyword counts (characters and special points by a keyword's role), arithmetic with exact fractions, comparisons, and/or/not, ranges, if-else,
 # a table call worked out at build time, a division by a quantity that can be zero (the command
 # then leaves the requirement out), a squad with no points per extra model.
 RULES = '''ruleset armytest "Army test":
@@ -15,8 +15,8 @@ RULES = '''ruleset armytest "Army test":
 
 stat W "Wounds" 1..10 role wounds
 keyword infantry "Infantry": "On foot."
-keyword heavy "Heavy": "Big guns."
-keyword elite "Elite": "The best."
+keyword heavy "Heavy" role special: "Big guns."
+keyword elite "Elite" role characters: "The best."
 
 formula cap_for(size: 1..5000) "The cap" = size / 2
 
@@ -65,6 +65,7 @@ section building "Building an army":
     require max(points, 100) == points or squads == 0: "A list that is not empty costs at least 100."
     require units != 3: "Never three units."
     require characters <= 2 or warlords == 1: "At most two characters, unless one leads."
+    require special_points <= 150: "At most 150 points of special units."
 '''
 
 ENTRIES = ("trooper", "tank", "hero", "scout", "troop_squad", "veteran_squad", "loose_band")

@@ -40,9 +40,19 @@ def test_what_the_page_cannot_mirror_is_marked_with_its_reason() -> None:
     # by the page; `characters` no list can show: the reason is army check's own.
     assert requires["detachments in 1..2 and warlords <= 1"]["tree"] == \
         ["and", ["in", ["q", "detachments"], ["n", 1, 1], ["n", 2, 1]], ["<=", ["q", "warlords"], ["n", 1, 1]]]
-    unknown = requires["characters <= 2 or warlords == 1"]
-    assert unknown["tree"] is None and unknown["unknown"] and unknown["unsupported"] == UNKNOWN["characters"]
+    # characters and special points by the roles of the keywords elite and heavy
+    assert requires["characters <= 2 or warlords == 1"]["tree"] == \
+        ["or", ["<=", ["q", "characters"], ["n", 2, 1]], ["==", ["q", "warlords"], ["n", 1, 1]]]
+    entries = {e["id"]: e for e in army_rules_data(rs)["entries"]}
+    assert entries["hero"]["adds"]["characters"] == entries["veteran_squad"]["adds"]["characters"] == 1
+    assert "characters" not in entries["trooper"]["adds"] and "special_points" not in entries["tank"]["adds"]
+    assert [e for e in entries if entries[e]["special"]] == ["tank"]
     assert not requires["max(points, 100) == points or squads == 0"]["unknown"]
+    # without a keyword of that role, no list can show the quantity: the reason is army check's own
+    plain = compile_text(RULES.replace(" role characters", "")).rulesets[0]
+    unknown = {r["text"]: r for a in army_rules_data(plain)["armies"] for r in a["requires"]}[
+        "characters <= 2 or warlords == 1"]
+    assert unknown["tree"] is None and unknown["unknown"] and unknown["unsupported"] == UNKNOWN["characters"]
     assert requires["points / units >= 20"]["shown"] == ["points", "units"]
 
 

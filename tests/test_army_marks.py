@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from army_fixture import RULES
+from compiler.model.armies import UNKNOWN
 from conftest import ROOT, warscribe
 
 NUCERIA = ROOT / "rules" / "nuceria-rts"
@@ -77,24 +78,61 @@ def test_points_in_reserve_are_the_reserve_units_points(armytest: Path, tmp_path
     assert code == 0 and out["quantities"]["detachments"] == 1  # type: ignore[index]
 
 
-def test_a_rule_no_list_can_show_is_said_not_checked(armytest: Path, tmp_path: Path) -> None:
-    """The skirmish reads `characters`: neither met nor broken, in JSON (ok: null), in words (W865) and by `check`."""
-    code, out = check(armytest, "10 troop_squad\n", tmp_path, "--army", "skirmish")
+#: Army rules reading `characters` and `special_points` in a ruleset whose keywords have no role.
+NO_ROLES = ('ruleset plain "Plain":\n  version 1.0.0\nstat W "Wounds" 1..10 role wounds\n'
+            'keyword hq "HQ": "Leaders."\nunit boss "Boss":\n  W 3\n  keywords hq\n  points 50\n'
+            'unit grunt "Grunt":\n  W 1\n  points 5\narmy a "A":\n  require points <= 200: "Small."\n'
+            '  require characters <= 1 or special_points > 1000: "One leader at most."\n')
+
+
+def test_a_rule_no_list_can_show_is_said_not_checked(tmp_path: Path) -> None:
+    """No keyword is role characters or role special: the rule reading them is neither met nor broken, in JSON
+    (ok: null), in words (W865), and by `check`."""
+    rules = tmp_path / "plain"
+    rules.mkdir()
+    (rules / "ruleset.rules").write_text(NO_ROLES, encoding="utf-8")
+    code, out = check(rules, "1 boss\n1 boss\n", tmp_path)
     assert code == 0 and out["ok"] is None and out["violations"] == []
     [unchecked] = out["unchecked"]  # type: ignore[misc]
-    assert unchecked["message"] == "At most two characters, unless one leads."
-    assert unchecked["why"].startswith("a list file does not say which of its units are characters")
-    assert unchecked["span"]["line"] == RULES.splitlines().index(
-        '    require characters <= 2 or warlords == 1: "At most two characters, unless one leads."') + 1
-    assert "characters" not in out["quantities"]  # type: ignore[operator]
-    ran = warscribe("army", "check", str(armytest), str(tmp_path / "list.txt"), "--army", "skirmish")
-    assert ran.returncode == 0 and "warning[W865]: not checked: At most two characters, unless one leads." in ran.stdout
-    assert "the list meets the rules of 'A skirmish' that a list file can show; 1 rule not checked" in ran.stdout
+    assert unchecked["message"] == "One leader at most." and unchecked["span"]["line"] == 14
+    assert unchecked["why"] == UNKNOWN["characters"] + "; " + UNKNOWN["special_points"]
+    assert "characters" not in out["quantities"] and "special_points" not in out["quantities"]  # type: ignore
+    ran = warscribe("army", "check", str(rules), str(tmp_path / "list.txt"))
+    assert ran.returncode == 0 and "warning[W865]: not checked: One leader at most." in ran.stdout
+    assert "the list meets the rules of 'A' that a list file can show; 1 rule not checked" in ran.stdout
     # broken elsewhere: still broken, and the rule no list can show still said
-    code, out = check(armytest, "40 troop_squad\n", tmp_path, "--army", "skirmish")
+    code, out = check(rules, "5 boss\n", tmp_path)
     assert code == 1 and out["ok"] is False and len(out["unchecked"]) == 1  # type: ignore[arg-type]
-    checked = warscribe("check", str(armytest))
+    checked = warscribe("check", str(rules))
     assert "warning[W865]" in checked.stderr and "no army list can show this requirement met or broken" in checked.stderr
+    # with the roles, the same rule is checked: the boss's keyword counts characters, the grunt's special points
+    (rules / "ruleset.rules").write_text(NO_ROLES.replace('keyword hq "HQ":', 'keyword hq "HQ" role characters:')
+                                         .replace('unit grunt "Grunt":\n  W 1\n', 'keyword big "Big" role special\n'
+                                                  'unit grunt "Grunt":\n  W 1\n  keywords big\n'), encoding="utf-8")
+    code, out = check(rules, "1 boss\n1 boss\n3 grunt\n", tmp_path)
+    assert (code, out["unchecked"], out["quantities"]["characters"], out["quantities"]["special_points"]) == \
+        (1, [], 2, 15)  # type: ignore[index]
+    assert [v["message"] for v in out["violations"]] == [  # type: ignore[union-attr]
+        "One leader at most. (characters = 2, special_points = 15)"]
+    assert "W865" not in warscribe("check", str(rules)).stderr
+    exported = {d["id"]: d for d in json.loads(warscribe("export", str(rules)).stdout)["rulesets"][0]["declarations"]}
+    assert (exported["hq"]["role"], exported["big"]["role"]) == ("characters", "special")
+
+
+@pytest.mark.parametrize("lexicon, message", [
+    ('keyword hq "HQ" role leader', "unknown role 'leader' of keyword 'hq'"),
+    ('keyword hq "HQ" role character', "unknown role 'character' of keyword 'hq'; did you mean 'characters'?"),
+    ('status hq "HQ" role characters', "a status has no role; a keyword may have one the army rules count"),
+    ('keyword hq "HQ" role characters\nkeyword boss "Boss" role characters',
+     "keywords 'hq' and 'boss' are both role characters"),
+])
+def test_a_keyword_role_the_army_rules_cannot_count_is_refused(lexicon: str, message: str, tmp_path: Path) -> None:
+    rules = tmp_path / "roles"
+    rules.mkdir()
+    (rules / "ruleset.rules").write_text(f'ruleset roles "Roles":\n  version 1.0.0\n{lexicon}\n', encoding="utf-8")
+    ran = warscribe("check", str(rules))
+    assert ran.returncode == 1 and message in ran.stderr, ran.stderr
+    assert f"ruleset.rules:{lexicon.count(chr(10)) + 3}:1: error[" in ran.stderr  # at the (last) declaration
 
 
 def test_a_keyword_named_like_a_quantity_counts_the_units_that_have_it(tmp_path: Path) -> None:

@@ -474,3 +474,76 @@ def test_the_greedy_player_tries_a_pinned_unit_last(gemini: Ruleset) -> None:
     battle.state.active = 0
     try_units(battle, phase, 0)
     assert [e["unit"] for e in battle.events if e["event"] == "activation"] == [second.label]
+
+
+FEARLESS = '''
+section fearless_stand_ins "A fearless stand-in":
+  unit fearless_trooper "Fearless trooper (stand-in)":
+    WS 3  BS 3  S 3  T 3  W 1  I 3  A 1  Ld 7  Sv 5+  Inv -  M 4"  Size 2
+    keywords humanoid, fearless
+    weapons rifle
+
+  scenario fearless_line "Troopers fire on a fearless squad and an ordinary one":
+    game turn_structure
+    distance 30"
+    turns 6
+    side red "Red":
+      10 trooper with rifle
+    side blue "Blue":
+      10 fearless_trooper with rifle
+      10 trooper with rifle
+'''
+
+
+@pytest.fixture(scope="module")
+def with_fearless(tmp_path_factory: pytest.TempPathFactory) -> Ruleset:
+    import shutil
+    folder = tmp_path_factory.mktemp("gemini") / "gemini-arap"
+    shutil.copytree(ROOT / "rules" / "gemini-arap", folder)
+    (folder / "fearless.rules").write_text(FEARLESS, encoding="utf-8")
+    head = folder / "ruleset.rules"
+    head.write_text(head.read_text(encoding="utf-8") + '\ninclude "fearless.rules"\n', encoding="utf-8")
+    result = compiler.compile_paths([folder])
+    assert [d.message for d in result.diagnostics if d.severity.name == "ERROR"] == []
+    return result.rulesets[0]
+
+
+@pytest.mark.parametrize("profile, immune", [("fearless_trooper", True), ("war_beast", True),
+                                             ("armoured_warrior", True), ("trooper", False)])
+def test_a_unit_whose_profile_makes_it_immune_takes_no_s_points(with_fearless: Ruleset, profile: str,
+                                                                immune: bool) -> None:
+    # 3 hits on ten models, 1 removed, and a failed test if one is taken: the fearless (a keyword),
+    # the monstrous (a keyword) and the armoured (an invulnerable save) take none, the trooper one
+    battle, nature = battle_of(with_fearless, pick_outcome(3, 1, 1), "fearless_line")
+    attack = with_fearless.get("volley")
+    assert isinstance(attack, A.Attack)
+    shooter = battle.state.units[0]
+    target = battle.state.units[1] if profile == "fearless_trooper" else battle.state.units[2]
+    target.profile = profile
+    battle.strike(attack, shooter, target, "Range")
+    assert target.models == 9
+    rises = [law for what, law in nature.asked if what == "counter"]
+    if immune:
+        assert target.values["s_points"] == 0 and rises == []  # a sure 0 is no chance node
+    else:
+        ld = 7  # the trooper's Ld, no S-points yet
+        assert target.values["s_points"] == 1
+        assert dict(zip(rises[-1].values, rises[-1].probabilities)) == {0: two_d6_at_most(ld),
+                                                                        1: 1 - two_d6_at_most(ld)}
+
+
+def test_a_fearless_squad_keeps_no_s_points_through_a_whole_battle(with_fearless: Ruleset) -> None:
+    sc = with_fearless.get("fearless_line")
+    assert isinstance(sc, A.Scenario)
+    rules = Rules(with_fearless)
+    tested = rises = others = 0
+    for seed in range(3):
+        battle = Battle(rules, sc, [GreedyPolicy(), GreedyPolicy()], seed)
+        battle.run()
+        fearless = battle.state.units[1].label
+        assert battle.state.units[1].profile == "fearless_trooper"
+        tested += sum(1 for e in battle.events if e["event"] == "volley" and e["target"] == fearless
+                      and 4 * e["counted"]["hits"] > e["models"])  # enough hits for a test, were it not fearless
+        rises += sum(1 for e in battle.events if e["event"] == "counter" and e["unit"] == fearless)
+        others += sum(1 for e in battle.events if e["event"] == "counter" and e["why"] == "shot" and e["unit"] != fearless)
+    assert tested > 0 and others > 0 and rises == 0

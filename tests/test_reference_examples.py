@@ -99,7 +99,8 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     assert game.initiative is not None and game.casualties_at_end and game.phases[0].actions[0].must
     assert [(c.situation, c.rises.func, c.event, c.falls, c.period, c.cleared) for c in game.counters] == [
         ("pins", "pins_gained", "shot", 1, "game turn", ("engaged",))]
-    assert [(r.event, r.unless, r.spends) for r in game.reactions] == [("charged", ("pinned",), "failure")]
+    assert [(r.event, r.unless, r.spends) for r in game.reactions] == [("charged", ("pinned",), "failure"),
+                                                                      ("shot", ("pinned",), None)]
     takes = game.at_end[0]
     assert takes.takes and [e.kind for e in takes.effects] == ["clears"]
     assert [(v, [(e.kind, e.name, e.period) for e in effects]) for v, effects in takes.cases] == [
@@ -107,6 +108,10 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     assert model.get("dice_turns").activation_dice.fewer == ((2, "pinned"),)
     duel = Battle(Rules(model), model.get("pin_duel"), [GreedyPolicy(), GreedyPolicy()], seed=1)
     assert duel.run().reason in ("wipe_out_turns", "turn limit")
+    answers = [e for e in duel.events if e["event"] == "reaction" and e["reaction"] == "shot"]
+    assert answers  # the shot squads fire back before the volley at them
+    after = duel.events[duel.events.index(answers[0]) + 1]
+    assert after["event"] == "volley" and after["unit"] == answers[0]["unit"] and after["target"] == answers[0]["cause"]
 
 
 @pytest.mark.parametrize("title", SECTIONS)
@@ -135,3 +140,21 @@ def test_the_charges_close_combat_and_warlord_example_checks_and_plays() -> None
         assert out.reason in ("brawl_ten", "brawl_wipe") and out.winner is not None
         kinds |= {e["event"] for e in battle.events} | {str(e.get("weapon")) for e in battle.events}
     assert {"charge_roll", "engage", "knife"} <= kinds
+
+
+def test_the_what_a_battle_reads_example_checks_and_refuses_a_unit_without_ld() -> None:
+    source = subsection("What a battle reads of a unit")
+    assert "unit has fearless" in source or "u has fearless" in source
+    stats = 'stat Ld "Leadership" 2..12: "l"\nstat Inv "Invulnerable" target: "i"\nstat Range "Range" distance: "r"\n'
+    shooting = ('attack shooting(shooter, target) "Shooting":\n  hits = shooter.models each hit(shooter.BS)\n'
+                '  killed = hits removes target\n')
+    scenario = ('scenario pin_line "Pin line":\n  game pinning\n  distance 24"\n  side red "Red":\n    5 space_marine\n'
+                '  side blue "Blue":\n    5 ork_boy\n')
+    units = UNITS.replace("Sv 3+  A 1", "Sv 3+  A 1  Ld 8  Inv -").replace("Sv 6+  A 1", "Sv 6+  A 1  Inv -")
+    result = compile_text(PRELUDE + stats + units + shooting + "\n" + source + scenario)
+    found = [(d.code, d.message) for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert found == [("W866", "a battle reads 'Ld' for each unit here, but the profile of 'ork_boy' (scenario "
+                      "'pin_line', side 'blue') has no Ld")]
+    fixed = compile_text(PRELUDE + stats + units.replace("Sv 6+  A 1", "Sv 6+  A 1  Ld 7") + shooting + "\n"
+                         + source + scenario)
+    assert [d.message for d in fixed.diagnostics if d.severity.name == "ERROR"] == []

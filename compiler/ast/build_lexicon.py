@@ -50,8 +50,10 @@ class LexiconBuilder(BuilderBase):
     @with_meta
     def entry(self, meta: Any, c: list[Any]) -> A.Entry:
         kind, name, title = c[0], str(c[1]), unquote(str(c[2]))
-        short, prose, aka, see = self._entry_parts(c[3:])
-        return A.Entry(self.span(meta), name, kind, title, short, prose, aka, see)
+        roles = [str(x[1]) for x in c[3:] if isinstance(x, tuple) and len(x) == 2 and x[0] == "role"]
+        rest = [x for x in c[3:] if not (isinstance(x, tuple) and len(x) == 2 and x[0] == "role")]
+        short, prose, aka, see = self._entry_parts(rest)
+        return A.Entry(self.span(meta), name, kind, title, short, prose, aka, see, roles[0] if roles else None)
 
     def choices(self, c: list[Any]) -> tuple[str, ...]:
         return tuple(str(t) for t in c)

@@ -33,6 +33,7 @@ class Entry(Decl):
     prose: tuple[Prose, ...] = ()
     aka: tuple[str, ...] = ()
     see: tuple[tuple[str, Span], ...] = ()
+    role: str | None = None  # a keyword the army rules count: "characters", "special" (``role special``)
 
 
 @dataclass(frozen=True, slots=True)

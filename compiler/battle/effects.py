@@ -177,6 +177,10 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
         if battle.record:
             battle.emit("out_of_sight", unit=unit.label)
         return False
+    if not effect.without and battle.shot_reaction and not battle.reacting:
+        react(battle, "shot", target, unit)  # before the volley: ``when shot`` (no answer to a reaction's fire)
+        if not unit.alive or battle.state.over:
+            return True  # the shooter fell to the answer: its volley is not made
     battle.strike(attack, unit, target, reach, shot=not effect.without)  # blows of close combat profiles are no shots
     return True
 
@@ -356,8 +360,8 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
         attacks = [battle.rules.model.get(e.name or "") for e in reaction.effects if e.kind == "attack"]
         reach = next((e.reach for e in reaction.effects if e.kind == "attack"), None)
         est = battle.estimates
-        what = f"{cause.label} leaves the melee with {unit.label}" if event == "left" else \
-            f"{cause.label} engages {unit.label}"
+        what = {"left": f"{cause.label} leaves the melee with {unit.label}",
+                "shot": f"{cause.label} shoots at {unit.label}"}.get(event, f"{cause.label} engages {unit.label}")
         i = battle.choose(Choice("react", unit.side, unit.label, f"{what}: react ({event})?",
                                  options, lambda: [sum(est.expected(a, unit, cause, reach=reach) for a in attacks
                                                        if isinstance(a, A.Attack)), 0.0]))
@@ -365,13 +369,17 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
             return
     battle.emit("reaction", unit=unit.label, reaction=event, cause=cause.label)
     failed = False
-    for e in reaction.effects:
-        done = attack_target(battle, unit, e, cause) if e.kind == "attack" else EFFECTS[e.kind](battle, unit, e, None)
-        if not done:
-            failed = e.kind == "tests"
-            break
-        if not cause.alive or battle.state.over:
-            break
+    battle.reacting = True  # a reaction's fire is answered by no reaction
+    try:
+        for e in reaction.effects:
+            done = attack_target(battle, unit, e, cause) if e.kind == "attack" else EFFECTS[e.kind](battle, unit, e, None)
+            if not done:
+                failed = e.kind == "tests"
+                break
+            if not cause.alive or battle.state.over:
+                break
+    finally:
+        battle.reacting = False
     if reaction.spends == "always" or (reaction.spends == "failure" and failed):
         unit.spent = True  # it does not act again this game turn
         battle.emit("spent", unit=unit.label, reaction=event)

@@ -85,6 +85,9 @@ class Battle:
         self.listener = listener
         self.record = record or listener is not None  # a simulation keeps no events
         self.reactions = {r.event: r for r in game.reactions}
+        #: whether a shot unit may answer (``when shot``), and whether a reaction is under way (its fire is not answered)
+        self.shot_reaction = "shot" in self.reactions
+        self.reacting = False
         self.referee = Referee(rules, game, self.state, self.emit)
         for counter in game.counters:  # every unit starts at the counter's lowest value
             low = counter_range(self, counter.situation)[0]

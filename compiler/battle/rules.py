@@ -304,11 +304,12 @@ class Rules:
         return float(found)
 
     def env(self, unit: Unit, distance: float | None) -> dict[str, Any]:
-        """What an expression worked out for ``unit`` may read: its stats, models, started, points."""
+        """What an expression worked out for ``unit`` may read: its stats, models, started, points, and
+        ``unit``, its profile (``unit has fearless``)."""
         profile = self.model.profiles[unit.profile]
         env: dict[str, Any] = {s.stat: stat_value(s) for s in profile.stats if s.kind != "dice"}
         env.update(models=unit.models, started=unit.started, points=unit.points, lost_this_turn=unit.lost_this_turn,
-                   marked=unit.doomed)
+                   marked=unit.doomed, unit=ProfileRef(unit.profile, unit.models))
         for status in self.statuses:  # a status the rules name reads yes while the unit holds it
             env.setdefault(status, status in unit.statuses)
         if distance is not None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Callable
 
 from compiler.check.battles import check_battles
+from compiler.check.carried import check_carried
 from compiler.check.builtins import ARMY_NAMES, BUILTIN_ATTRS, BUILTIN_WORDS, BUILTINS
 from compiler.check.context import Context, Scope
 from compiler.check.declarations import check_names
@@ -62,6 +63,7 @@ CHECKS: tuple[Check, ...] = (
     check_dependent_results,
     check_traps,
     check_battles,
+    check_carried,
     check_prose,
     check_notes,
 )

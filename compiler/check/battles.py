@@ -21,8 +21,9 @@ from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
+#: ``unit`` is the unit's profile, read as any profile is: ``unit has fearless``, ``unit.Ld``.
 UNIT_NAMES: frozenset[str] = frozenset({"models", "started", "points", "distance_to_enemy", "lost_this_turn",
-                                       "marked"})
+                                       "marked", "unit"})
 
 #: The events a reaction can answer (``when charged: …``).
 EVENTS: tuple[str, ...] = ("charged", "shot", "left")

@@ -16,7 +16,7 @@ from compiler.check.expressions import (check_effect, check_expect, check_expr, 
                                         check_range)
 from compiler.check.names import report_unknown
 from compiler.diagnostics import did_you_mean
-from compiler.model.armies import unchecked_requirements
+from compiler.model.armies import KEYWORD_ROLES, unchecked_requirements
 from compiler.model.ruleset import Ruleset
 
 
@@ -175,6 +175,27 @@ def _situation(ctx: Context, d: A.Decl) -> None:
         check_range(ctx, d.range)
 
 
+def _entry(ctx: Context, d: A.Decl) -> None:
+    """A keyword's role: one the army rules count (``role characters``, ``role special``), one keyword each."""
+    assert isinstance(d, A.Entry)
+    if d.role is None:
+        return
+    roles = ", ".join(f"role {r}" for r in KEYWORD_ROLES)
+    if d.kind != "keyword":
+        ctx.sink.error(codes.UNKNOWN_NAME, f"a {d.kind} has no role; a keyword may have one the army rules count",
+                       d.span, f"take 'role {d.role}' off, or make it a keyword ({roles})")
+    elif d.role not in KEYWORD_ROLES:
+        close = did_you_mean(d.role, KEYWORD_ROLES)
+        ctx.sink.error(codes.UNKNOWN_NAME, f"unknown role '{d.role}' of keyword '{d.id}'"
+                       + (f"; did you mean '{close}'?" if close else ""), d.span, f"the roles of a keyword are: {roles}")
+    else:
+        first = next(k for k in ctx.ruleset.of_type(A.Entry) if k.kind == "keyword" and k.role == d.role)
+        if first is not d:
+            ctx.sink.error(codes.DUPLICATE, f"keywords '{first.id}' and '{d.id}' are both role {d.role}", d.span,
+                           f"one keyword counts the army's {KEYWORD_ROLES[d.role]}; give the role to one of them",
+                           related=((first.span, f"'{first.id}' is role {d.role} here"),))
+
+
 def _stat(ctx: Context, d: A.Decl) -> None:
     assert isinstance(d, A.Stat)
     if isinstance(d.type, A.RangeExpr):
@@ -184,5 +205,5 @@ def _stat(ctx: Context, d: A.Decl) -> None:
 _DECL_CHECKS: tuple[tuple[type[A.Decl], Callable[[Context, A.Decl], None]], ...] = (
     (A.Test, _test), (A.Table, _table), (A.Formula, _formula), (A.Attack, _attack),
     (A.Modifier, _modifier), (A.Ability, _ability), (A.Example, _example), (A.Property, _property),
-    (A.Army, _army), (A.Game, _game), (A.Situation, _situation), (A.Stat, _stat),
+    (A.Army, _army), (A.Game, _game), (A.Situation, _situation), (A.Stat, _stat), (A.Entry, _entry),
 )

@@ -61,6 +61,10 @@ def _name(expr: A.Expr, scope: Scope) -> None:
     decl = rs.get(expr.id)
     if scope.kind == "army" and isinstance(decl, A.Entry) and decl.kind == "keyword":
         return  # in army rules a keyword counts the list's units that have it
+    if decl is None and expr.id == "unit":
+        ctx.sink.error(codes.UNKNOWN_NAME, "'unit' is the unit a battle works an expression out for, and there is "
+                       "none here", expr.span, "take the profile as a parameter, e.g. (u: unit), then ask: u has KEYWORD")
+        return
     if decl is None:
         report_unknown(ctx, expr.id, expr.span, scope.visible() | set(rs.callables))
     elif isinstance(decl, A.Stat):

@@ -2,7 +2,7 @@
 :mod:`compiler.check.battles`).
 
 * ``attack … without Range`` strikes an enemy the unit is engaged with: the game must engage
-  somewhere, and a reaction to a charge (made before the engagement) cannot use it;
+  somewhere, and a reaction to a charge (made before the engagement) or to being shot cannot use it;
 * ``weapons rest after firing by cooldown`` names an ability with a value, in a game whose turns
   are one player's;
 * a scenario's side names one warlord at most, and one when its game scores killing it.
@@ -27,7 +27,7 @@ def unknown(ctx: Context, what: str, name: str, span: Span, pool: set[str], hint
 
 def check_close_combat(ctx: Context, game: A.Game) -> None:
     """``attack … without Range`` strikes an enemy the unit is engaged with: the game must engage
-    somewhere, and a reaction to a charge (made before the engagement) cannot use it."""
+    somewhere, and a reaction to a charge (made before the engagement) or to being shot cannot use it."""
     acts = [e for p in game.phases for a in p.actions for e in a.effects]
     engages = any(e.kind == "engage" for e in acts)
     for e in acts:
@@ -36,9 +36,10 @@ def check_close_combat(ctx: Context, game: A.Game) -> None:
                            f"unit is engaged with, but game '{game.id}' never engages one", e.span,
                            "add an action that engages, such as: action charge \"Charge\": engage within 6\" as locked")
     for r in game.reactions:
-        for e in r.effects if r.event == "charged" else ():
+        for e in r.effects if r.event in ("charged", "shot") else ():
             if e.kind == "attack" and e.without:
-                ctx.sink.error(codes.BATTLE_WRONG_KIND, "a reaction to a charge comes before the engagement, so "
+                what = "a charge comes before the engagement" if r.event == "charged" else "being shot answers a shooter"
+                ctx.sink.error(codes.BATTLE_WRONG_KIND, f"a reaction to {what}, so "
                                f"'attack {e.name} without {e.stat}' would find no enemy in contact", e.span,
                                f"fire with a reach instead: attack {e.name} within {e.stat}")
 

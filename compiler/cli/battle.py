@@ -253,8 +253,8 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--scheduler", help="A dask.distributed scheduler address.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: win and draw rates with 95% intervals.")
 @click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
-              help="Play this army list for a side: a list file (one unit a line) or a BattleScribe roster "
-                   "(.ros, .rosz); repeatable.")
+              help="Play this army list for a side: a list file (one unit a line; a unit `in reserve` is refused, "
+                   "since every unit starts on the table) or a BattleScribe roster (.ros, .rosz); repeatable.")
 @click.option("--exact", is_flag=True,
               help="Work out the exact law of the outcome instead of sampling (deterministic policies; refused, "
                    "with the count, past the limit of positions).")
@@ -408,8 +408,8 @@ def army_app() -> None:
 @json_option("Print JSON: the units, the points, each violation with the rule it breaks.")
 def army_check(path: str, roster: Path, army: str | None, game_points: int | None, as_json: bool) -> None:
     """Check an army list against the ruleset's army construction rules; each violation cites its rule, and
-    a rule no list can show met or broken (one reading `characters` or `special_points`) is said to be
-    not checked."""
+    a rule no list can show met or broken (one reading `characters` or `special_points` when no keyword
+    has that role) is said to be not checked."""
     from compiler import ast as A
     from compiler.diagnostics import Span
     from compiler.model.armies import army_quantities, check_army, listed_units

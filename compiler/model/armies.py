@@ -28,12 +28,18 @@ from compiler.syntax.unparse import expr_text
 SIZE_MESSAGE = "{label} has {models} models; a {squad} has {low} to {high}"
 LABEL_MANY = "{title} {number}"
 
-#: The quantities a requirement may read that no list file can show, each with the reason in words:
-#: a requirement reading one is reported as unchecked, never met or broken on a made-up value.
+#: The roles a keyword may have (``keyword hq "HQ" role characters``), each with the quantity it gives:
+#: ``characters`` counts the units that have the keyword, ``special_points`` adds up their points.
+KEYWORD_ROLES = {"characters": "characters", "special": "special_points"}
+
+#: The quantities a requirement may read that a list file cannot show unless a keyword of the ruleset
+#: has their role, each with the reason in words: a requirement reading one is then reported as
+#: unchecked, never met or broken on a made-up value.
 UNKNOWN = {
-    "characters": "a list file does not say which of its units are characters; a keyword of the ruleset "
-                  "counts the units that have it (`require character >= 1` with a keyword character)",
-    "special_points": "a list file does not say which of its units' points are special points",
+    "characters": "no keyword of the ruleset is `role characters`, so a list cannot say which of its units "
+                  "are characters",
+    "special_points": "no keyword of the ruleset is `role special`, so a list cannot say which of its units' "
+                      "points are special points",
 }
 
 
@@ -101,8 +107,11 @@ def army_quantities(model: Ruleset, units: list[ListedUnit], limit: int) -> dict
     it, ``warlords`` the units marked ``as warlord`` (``reserve_warlords`` those of them ``in reserve``),
     ``reserve_points`` the points of the units ``in reserve``, ``detachments`` the detachments its
     units belong to (``in detachment 2``; a unit without the mark is in the first: an empty list has
-    none).  The quantities of :data:`UNKNOWN` are not among them."""
+    none); ``characters`` and ``special_points`` count the units with the keyword of that role
+    (:data:`KEYWORD_ROLES`), and are not among them when no keyword has it (:data:`UNKNOWN`)."""
     counts: dict[str, Any] = {k.id: 0 for k in model.of_type(A.Entry) if k.kind == "keyword"}
+    roles = {k.role: k.id for k in model.of_type(A.Entry) if k.kind == "keyword" and k.role in KEYWORD_ROLES}
+    by_role: dict[str, Any] = {KEYWORD_ROLES[r]: 0 for r in roles}
     squads = {q.id: q for q in model.of_type(A.Squad)}
     for u in units:
         squad = squads.get(u.squad or "")
@@ -111,8 +120,12 @@ def army_quantities(model: Ruleset, units: list[ListedUnit], limit: int) -> dict
         for k in have:
             if k in counts:
                 counts[k] += 1
+        if roles.get("characters") in have:
+            by_role["characters"] += 1
+        if roles.get("special") in have:
+            by_role["special_points"] += u.points
     return {
-        **counts,
+        **counts, **by_role,
         "points": sum(u.points for u in units), "limit": limit, "squads": len(units), "units": len(units),
         "models": sum(u.models for u in units), "detachments": len({u.detachment for u in units}),
         "warlords": sum(1 for u in units if u.warlord),
@@ -147,8 +160,10 @@ def names_read(expr: Any) -> Iterator[str]:
 
 def unknown_reason(model: Ruleset, req: A.Requirement) -> str | None:
     """Why no list can meet or break ``req`` (the reasons of the quantities of :data:`UNKNOWN` it reads,
-    unless a keyword of ``model`` has that name: then it counts the units that have it), or None."""
-    keywords = {k.id for k in model.of_type(A.Entry) if k.kind == "keyword"}
+    unless a keyword of ``model`` has their role, or their name: then it counts the units that have it),
+    or None."""
+    keywords = {k.id for k in model.of_type(A.Entry) if k.kind == "keyword"} | \
+        {KEYWORD_ROLES[k.role] for k in model.of_type(A.Entry) if k.kind == "keyword" and k.role in KEYWORD_ROLES}
     unknown = sorted({n for n in names_read(req.expr) if n in UNKNOWN and n not in keywords})
     return "; ".join(UNKNOWN[n] for n in unknown) or None
 

@@ -7,7 +7,8 @@
   the smallest size ``None`` when a squad has none: then ``points = base``) and what one unit of it
   adds to the quantities a requirement reads (``adds``: the squads, units and keyword counts, worked
   out by :func:`~compiler.model.armies.army_quantities` on a list of that one unit; the quantities
-  of :data:`LISTED` are the list's own, counted by the page from its length and its units' marks);
+  of :data:`LISTED` are the list's own, counted by the page from its length, its units' marks and,
+  for a unit with the keyword of ``role special``, its points: ``special``);
 * the marks a unit of a list may carry that the army rules read (``marks``: ``warlord``, ``reserve``,
   ``detachment``);
 * each army: its game sizes (``sizes``, its ``points``; ``army check --points N`` picks one, by
@@ -58,9 +59,10 @@ _ARITH = frozenset({"+", "-", "*", "/", "min", "max"})
 _ORDER = frozenset({"<", "<=", ">", ">="})
 _SAME = frozenset({"==", "=", "!="})
 _LOGIC = frozenset({"and", "or"})
-#: The quantities a list's marks and its length give, which a page counts itself exactly as
-#: :func:`~compiler.model.armies.army_quantities` does (not per unit, as ``adds``).
-LISTED = ("detachments", "reserve_points", "reserve_warlords", "warlords")
+#: The quantities a list's marks, its length and its units' points give, which a page counts itself
+#: exactly as :func:`~compiler.model.armies.army_quantities` does (not per unit, as ``adds``):
+#: ``special_points`` adds up the points of the units whose entry is ``special``.
+LISTED = ("detachments", "reserve_points", "reserve_warlords", "special_points", "warlords")
 #: The marks a list line may carry, and the quantities that read each.
 _MARKS = {"warlord": ("warlords", "reserve_warlords"), "reserve": ("reserve_points", "reserve_warlords"),
           "detachment": ("detachments",)}
@@ -75,15 +77,18 @@ def army_rules_data(model: Ruleset) -> dict[str, Any]:
     squads = [q for q in model.of_type(A.Squad) if q.unit is not None and q.unit in model.profiles]
     units = [p for p in model.profiles.values() if p.kind == "unit"]
     empty = army_quantities(model, [], 0)
+    special = next((k.id for k in model.of_type(A.Entry) if k.kind == "keyword" and k.role == "special"), None)
     entries: list[dict[str, Any]] = []
     for q in squads:
         base, extra = squad_points(q)
+        have = {k for k, _ in q.keywords} | {k for k, _ in model.profiles[q.unit or ""].keywords}
         entries.append({"id": q.id, "title": q.title, "kind": "squad", "unit": q.unit, "min": q.min_models,
                         "max": q.max_models, "cost": [base, extra, q.min_models], "adds": _adds(model, q.id, empty),
-                        "rule": _cited(model, q.id)})
+                        "special": special in have, "rule": _cited(model, q.id)})
     for p in units:
         entries.append({"id": p.id, "title": p.title, "kind": "unit", "unit": p.id, "min": None, "max": None,
-                        "cost": [0, p.points or 0, 0], "adds": _adds(model, p.id, empty), "rule": None})
+                        "cost": [0, p.points or 0, 0], "adds": _adds(model, p.id, empty),
+                        "special": special in {k for k, _ in p.keywords}, "rule": None})
     return {
         "ruleset": model.id,
         "title": model.title,

@@ -104,6 +104,8 @@ def _decl(rs: Ruleset, d: A.Decl, sitemap: SiteMap, sources: Mapping[str, str], 
     }
     if hasattr(d, "aka"):
         out["aka"] = list(d.aka)
+    if isinstance(d, A.Entry) and d.role is not None:  # a keyword the army rules count (role characters)
+        out["role"] = d.role
     see = getattr(d, "see", None)
     if see:
         out["see"] = [name for name, _ in see]

@@ -86,7 +86,7 @@
     env.set("limit", BigInt(size));
     // the list's own quantities, as army_quantities counts them: its marks, and one detachment if any unit
     env.set("detachments", BigInt(new Set(units.map(function (u) { return u.detachment || 1; })).size));
-    ["warlords", "reserve_warlords", "reserve_points"].forEach(function (k) { env.set(k, 0n); });
+    ["warlords", "reserve_warlords", "reserve_points", "special_points"].forEach(function (k) { env.set(k, 0n); });
     units.forEach(function (u) {
       const e = entryOf(data, u.id), cost = points(e, u.models);
       env.set("points", env.get("points") + cost);
@@ -95,6 +95,7 @@
       if (u.warlord) env.set("warlords", env.get("warlords") + 1n);
       if (u.warlord && u.reserve) env.set("reserve_warlords", env.get("reserve_warlords") + 1n);
       if (u.reserve) env.set("reserve_points", env.get("reserve_points") + cost);
+      if (e.special) env.set("special_points", env.get("special_points") + cost);  // its keyword is role special
     });
     const violations = [], unchecked = [];
     requires.forEach(function (r) {
