@@ -18,6 +18,7 @@ from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle.state import Marker, State, Unit
 from compiler.battle.view import View, look
 from compiler.model.static import int_range
+from compiler.trace import note
 
 Signature = tuple[Any, ...]
 
@@ -543,7 +544,10 @@ def target_of(unit: Unit, foe: Unit, effect: A.ActionEffect) -> bool:
     ``at engaged enemies``; one not holding the status, for ``at enemies not STATUS``."""
     if effect.engaged_only and foe.uid not in unit.engaged:
         return False
-    return effect.spares is None or effect.spares not in foe.statuses
+    if effect.spares is not None and effect.spares in foe.statuses:
+        note(effect.spares)  # coverage: the status spared the enemy
+        return False
+    return True
 
 
 def targeted(unit: Unit, foe: Unit, effects: Sequence[A.ActionEffect]) -> tuple[bool, ...]:
