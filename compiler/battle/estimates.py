@@ -454,15 +454,20 @@ class Estimates:
         what the table sets both ways; else the whole :meth:`signature`."""
         if not self.lean:
             return self.signature(unit)
+        v = self.view(unit)
+        kept: tuple[Any, ...] | None = v.answers.get("move key")  # (the view holds while the state does)
+        if kept is not None:
+            return kept
         st = self.state
         enemies: tuple[Any, ...] = ()
         if self.lean_engage:
             enemies = tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.weapons, tuple(sorted(f.statuses)),
                               tuple(f.values.items()), st.cover(unit, f), st.cover(f, unit))
                              for f in st.enemies(unit)])
-        return ("lean", unit.profile, unit.models, unit.wounds, unit.doomed, unit.weapons, unit.started, unit.points,
-                tuple(sorted(unit.statuses)), tuple(unit.values.items()), tuple(unit.engaged), self.view(unit).kinds,
-                enemies)
+        kept = v.answers["move key"] = (
+            "lean", unit.profile, unit.models, unit.wounds, unit.doomed, unit.weapons, unit.started, unit.points,
+            tuple(sorted(unit.statuses)), tuple(unit.values.items()), tuple(unit.engaged), v.kinds, enemies)
+        return kept
 
     def signature(self, unit: Unit) -> Signature:
         """What an estimate for ``unit`` depends on: it, its wounds and statuses, and the enemies
