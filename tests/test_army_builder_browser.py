@@ -15,7 +15,8 @@ played by ``simulate --army``, run through axe-core in both schemes and laid out
 The fixture ruleset of tests/army_fixture.py, whose requirements use every kind of expression the
 page mirrors, is checked the same way by the page's checker (``window.wsArmy``) in a page of its own
 (the builder mounted on its data, no site build), at each game size; then through the page's
-controls (the army rules, the game's size) with the command line the page shows.
+controls (the army rules, the game's size) with the command line the page shows.  400 seeded list
+lines are read by the page and by the command's reader alike: the same units, the same located errors.
 """
 from __future__ import annotations
 
@@ -370,3 +371,38 @@ def test_a_rule_no_list_can_meet_is_explained(page: Page, tmp_path: Path) -> Non
     want = army_check(folder, shown["text"], tmp_path)
     assert page.locator(".ws-army-unchecked").all_text_contents() == [
         f"Not checked ({u['why']}): {u['message']}" for u in want["unchecked"]] and len(want["unchecked"]) == 1
+
+
+def test_the_page_reads_each_line_as_army_check_does(fixture_rules: Path, page: Page) -> None:
+    """400 seeded lines of the list file's words (marks, weapons, numbers, stray words) read by the page's
+    parser and by the command's reader (compiler.model.listfile): the same units, the same errors at the
+    same line and column."""
+    import random
+
+    from compiler.driver import compile_paths
+    from compiler.model.army_data import army_rules_data
+    from compiler.model.listfile import read_list_file
+
+    data = army_rules_data(compile_paths([fixture_rules]).rulesets[0])
+    mount(page, data)
+    words = ["1", "5", "12", "0", "99", "100", "1234567", "x", "hero", "tank", "troop_squad", "with", "as", "in",
+             "warlord", "reserve", "detachment", "detachmnt", "warlrd", ",", "laser", "!", "2x", "#", "é",
+             "as warlord", "in reserve", "in detachment 2", "in detachment 12"]
+    rng = random.Random(7)
+    lines = []
+    for _ in range(400):
+        head = [rng.choice(["1", "5", "10", "0", "x"]), rng.choice(["hero", "tank", "troop_squad", "nothing"])]
+        tail = [rng.choice(words) for _ in range(rng.choice([0, 0, 1, 1, 2, 3, 6]))]
+        lines.append(rng.choice([" ", "", "\t"]) + " ".join(head) + rng.choice([" ", "  ", "\t"]).join([""] + tail))
+    got = page.evaluate("""lines => fetch('army.json').then(r => r.json())
+        .then(d => lines.map(l => wsArmy.parseList(d, l)))""", lines)
+    units = {e["id"] for e in data["entries"]}
+    for line, shown in zip(lines, got):
+        want = read_list_file(line, units, set(data["weapons"]), data["ruleset"], sample=data["entries"][0]["id"])
+        assert shown["errors"] == [f"line {e.line}, column {e.column}: {e.message}" for e in want.errors], line
+        assert [(u["models"], u["id"], u["weapons"], u["warlord"], u["reserve"], u["detachment"])
+                for u in shown["units"]] == [(u.count, u.name, list(u.weapons), u.warlord, u.reserve, u.detachment)
+                                             for u in want.units], line
+    read = [u for s in got for u in s["units"]]  # lines of both kinds, marks of each kind among those read
+    assert len(read) >= 50 and len(lines) - len(read) >= 200, len(read)
+    assert all(any(u[k] for u in read) for k in ("warlord", "reserve")) and any(u["detachment"] > 1 for u in read)

@@ -115,3 +115,25 @@ def test_unit_means_nothing_outside_a_battle() -> None:
     found = [(d.code, d.message, d.hint) for d in compile_text(text, "carried.rules").diagnostics]
     assert ("W101", "'unit' is the unit a battle works an expression out for, and there is none here",
             "take the profile as a parameter, e.g. (u: unit), then ask: u has KEYWORD") in found
+
+
+def test_an_attack_reads_the_stats_of_the_unit_that_makes_it_and_of_its_target() -> None:
+    # a drone with no BS would make no volley, and one with no T could never be shot: both refused
+    text = RULES.replace("  hits = shooter.models each hit(shooter.BS)\n  killed = hits removes target",
+                         "  hits = shooter.models each hit(shooter.BS)\n  wounds = hits each hit(target.T)\n"
+                         "  killed = wounds removes target").replace('stat M "Move" 1..12', 'stat M "Move" 1..12\n'
+                                                                    'stat T "Toughness" 1..10')
+    text = text.replace("  BS 4  W 1  Ld 7  M 6  Blast 3", "  BS 4  W 1  Ld 7  M 6  Blast 3  T 3")
+    text = text.replace('unit drone "Drone":\n  BS 4  W 1{drone}', 'unit drone "Drone":\n  W 1{drone}')
+    lines = text.split("\n")
+    found = [(d.code, d.span.line, d.message) for d in compile_text(text.format(line="", drone=""), "c.rules").diagnostics
+             if d.severity.name == "ERROR"]
+    assert found == [
+        ("W866", lines.index("  hits = shooter.models each hit(shooter.BS)") + 1,
+         "a battle reads 'BS' of each unit that makes attack 'shooting' here, but the profile of 'drone' "
+         "(scenario 'field', side 'blue') has no BS"),
+        ("W866", lines.index("  wounds = hits each hit(target.T)") + 1,
+         "a battle reads 'T' of each unit attack 'shooting' is aimed at here, but the profile of 'drone' "
+         "(scenario 'field', side 'blue') has no T")]
+    assert [d for d in compile_text(text.format(line="", drone="  BS 5  T 4"), "c.rules").diagnostics
+            if d.severity.name == "ERROR"] == []

@@ -3,9 +3,11 @@
 A battle works out many expressions for one unit at a time — a move's ``up to M``, a charge's
 ``M + d6``, ``tests steady(Ld)`` at the end of a turn, a reaction's or an action's test, the dice
 of an activation, what a counter rises by, a derived situation's condition, ``foe.PC`` while
-engaged, a score per surviving model — and each reads its stats from the unit's profile.  A unit
-whose profile has no value of a stat read so (or has one that is a roll, ``D6``, which such an
-expression cannot read) would stop the battle when it is worked out.  So each scenario's units
+engaged, a score per surviving model — and each reads its stats from the unit's profile; so do
+the attack sequences it fires, of the unit that makes the attack (``shooter.BS``) and of the one
+it is aimed at (``target.T``).  A unit whose profile has no value of a stat read so (or has one
+that is a roll, ``D6``, which such an expression cannot read) would stop the battle when it is
+worked out, or never be shot at.  So each scenario's units
 are matched against the expressions of the game it plays, and each stat read is refused where it
 is written, naming the units that lack it.  (A combat's ``in order of I`` and an objective held
 ``by OC`` read a missing stat as 0, as the reference says.)
@@ -26,6 +28,21 @@ from compiler.model.ruleset import Ruleset
 PROFILE_NAMES: tuple[str, ...] = ("unit", "foe")
 
 
+@dataclass(frozen=True)
+class _Source:
+    """An expression a battle works out reading one unit's profile: through ``me`` (``unit``, or an
+    attack's role), and, when ``bare``, by bare stat names too (not those ``hidden``: local names);
+    reached only by the units that meet ``guard``; ``what`` says whose stat it is, in words."""
+
+    expr: A.Expr
+    me: str
+    bare: bool
+    hidden: frozenset[str]
+    guard: A.Expr | None
+    what: str
+    armed: bool = False  # only a unit with a weapon reaches it (it makes an attack with a weapon role)
+
+
 @dataclass
 class _Lack:
     """Who lacks one stat read at one place: profile id -> (the scenario unit's span, where)."""
@@ -33,6 +50,7 @@ class _Lack:
     stat: str
     span: Span
     via: str | None = None  # the callable that reads it of the unit handed to it
+    what: str = "for each unit"  # whose stat it is: "for each unit", "of each target of attack 'x'"
     units: dict[str, tuple[Span, str, str]] = field(default_factory=dict)
 
 
@@ -73,19 +91,21 @@ def check_carried(ctx: Context) -> None:
         game = rs.get(sc.game) if sc.game is not None else (games[0] if len(games) == 1 else None)
         if not isinstance(game, A.Game):
             continue
-        exprs = list(_unit_expressions(game, steps))
+        exprs = list(_sources(rs, game, steps))
         for side in sc.sides:
             for entry in side.units:
                 squad = squads.get(entry.name)
                 profile = rs.profiles.get(squad.unit if squad is not None and squad.unit else entry.name)
                 if profile is None or profile.kind != "unit":
                     continue  # an unknown unit is refused by the battles pass
-                reached = [(e, hidden) for e, hidden, guard in exprs if guard is None or _decided(guard, profile) is not False]
-                for stat, span, via in {r for e, hidden in reached for r in _reads(rs, e, stats, hidden, profile)}:
+                armed = bool(entry.weapons or (squad.weapons if squad is not None else ()) or profile.weapons)
+                reached = [src for src in exprs if (armed or not src.armed)
+                           and (src.guard is None or _decided(src.guard, profile, "unit") is not False)]
+                for stat, span, via, what in {r for src in reached for r in _reads(rs, src, stats, profile)}:
                     sv = profile.stat(stat)
                     if sv is not None and sv.kind != "dice":
                         continue
-                    lack = found.setdefault((span, stat), _Lack(stat, span, via))
+                    lack = found.setdefault((span, stat), _Lack(stat, span, via, what))
                     lack.units.setdefault(profile.id, (entry.span, sc.id, side.id))
     for key in sorted(found, key=lambda k: (k[0].file, k[0].line, k[0].column, k[1])):
         _report(ctx, found[key])
@@ -102,41 +122,43 @@ def _report(ctx: Context, lack: _Lack) -> None:
     shown = parts[:3] + ([f"{len(parts) - 3} more"] if len(parts) > 3 else [])
     first = sorted(lack.units)[0]
     through = f" (through '{lack.via}')" if lack.via else ""
-    ctx.sink.error(codes.STAT_NOT_CARRIED, f"a battle reads '{lack.stat}' for each unit here{through}, but "
+    ctx.sink.error(codes.STAT_NOT_CARRIED, f"a battle reads '{lack.stat}' {lack.what} here{through}, but "
                    + "; ".join(shown), lack.span,
                    f"give '{first}' a value of {lack.stat}, or field only units that have one in the scenario",
                    related=tuple((span, f"'{pid}' is fielded here") for pid, (span, _, _) in sorted(lack.units.items()))[:3])
 
 
-def _reads(rs: Ruleset, expr: A.Expr, stats: set[str], hidden: frozenset[str],
-           profile: A.Profile) -> Iterator[tuple[str, Span, str | None]]:
-    """The stats ``expr`` reads from ``profile``'s unit when it is worked out for it (a bare stat,
-    ``unit.M``, ``foe.PC``, a formula's ``u.Inv`` when it is called with ``unit`` for ``u``), each
-    with where it is read; ``hidden`` are local names that are no stat here.  A part the unit never reaches is skipped: the other branch of ``if unit has fearless then
-    … else …``, what follows a false ``unit has …`` before ``and`` (a true one before ``or``)."""
-    stack = [expr]
+def _reads(rs: Ruleset, src: _Source, stats: set[str],
+           profile: A.Profile) -> Iterator[tuple[str, Span, str | None, str]]:
+    """The stats ``src`` reads from ``profile``'s unit when it is worked out for it (a bare stat in a
+    unit expression, ``unit.M``, ``foe.PC``, an attack's ``target.T``, a formula's ``u.Inv`` when it
+    is called with the unit for ``u``), each with where it is read.  A part the unit never reaches
+    is skipped: the other branch of ``if unit has fearless then … else …``, what follows a false
+    ``unit has …`` before ``and`` (a true one before ``or``)."""
+    names = (src.me, "foe") if src.bare else (src.me,)
+    stack = [src.expr]
     while stack:
         e = stack.pop()
         if isinstance(e, A.Name):
-            if e.id in stats and e.id not in hidden:
-                yield e.id, e.span, None
+            if src.bare and e.id in stats and e.id not in src.hidden:
+                yield e.id, e.span, None, src.what
             continue
-        if isinstance(e, A.Attr) and isinstance(e.obj, A.Name) and e.obj.id in PROFILE_NAMES:
+        if isinstance(e, A.Attr) and isinstance(e.obj, A.Name) and e.obj.id in names:
             if e.name in stats:
-                yield e.name, e.span, None
+                yield e.name, e.span, None, src.what
             continue
         if isinstance(e, A.Call):
-            given = list(enumerate(e.args)) + list(e.kwargs)
-            for at, arg in given:
-                if isinstance(arg, A.Name) and arg.id in PROFILE_NAMES:
-                    yield from ((stat, arg.span, e.func) for stat in sorted(_through(rs, e.func, at, stats, set())))
+            for at, arg in list(enumerate(e.args)) + list(e.kwargs):
+                if isinstance(arg, A.Name) and arg.id in names:
+                    yield from ((stat, arg.span, e.func, src.what)
+                                for stat in sorted(_through(rs, e.func, at, stats, set())))
         if isinstance(e, A.IfElse):
-            decided = _decided(e.cond, profile)
+            decided = _decided(e.cond, profile, src.me)
             if decided is not None:
                 stack.append(e.then if decided else e.otherwise)
                 continue
         if isinstance(e, A.Binary) and e.op in ("and", "or"):
-            decided = _decided(e.left, profile)
+            decided = _decided(e.left, profile, src.me)
             if decided is not None and decided == (e.op == "or"):
                 continue  # the right side is never worked out for this unit (nor is the left one read)
         stack.extend(reversed(A.children(e)))
@@ -163,23 +185,23 @@ def _through(rs: Ruleset, func: str, at: int | str, stats: set[str], seen: set[t
     return out
 
 
-def _decided(cond: A.Expr, profile: A.Profile) -> bool | None:
+def _decided(cond: A.Expr, profile: A.Profile, me: str) -> bool | None:
     """Whether ``cond`` holds for every unit of ``profile``, when its profile alone decides it
     (``unit has fearless``, ``not …``, ``and``/``or`` of such, ``Inv is none``); None otherwise."""
-    if isinstance(cond, A.Has) and isinstance(cond.operand, A.Name) and cond.operand.id == "unit":
+    if isinstance(cond, A.Has) and isinstance(cond.operand, A.Name) and cond.operand.id == me:
         return (cond.keyword in {k for k, _ in profile.keywords}
                 or cond.keyword in {a.ability for a in profile.abilities} or profile.klass == cond.keyword)
     if isinstance(cond, A.IsNone):
         op = cond.operand
-        stat = op.id if isinstance(op, A.Name) else op.name if isinstance(op, A.Attr) and \
-            isinstance(op.obj, A.Name) and op.obj.id == "unit" else None
+        stat = op.id if isinstance(op, A.Name) and me == "unit" else op.name if isinstance(op, A.Attr) and \
+            isinstance(op.obj, A.Name) and op.obj.id == me else None
         sv = profile.stat(stat) if stat is not None else None
         return None if sv is None or sv.kind == "dice" else sv.kind == "none"
     if isinstance(cond, A.Unary) and cond.op == "not":
-        inner = _decided(cond.operand, profile)
+        inner = _decided(cond.operand, profile, me)
         return None if inner is None else not inner
     if isinstance(cond, A.Binary) and cond.op in ("and", "or"):
-        left, right = _decided(cond.left, profile), _decided(cond.right, profile)
+        left, right = _decided(cond.left, profile, me), _decided(cond.right, profile, me)
         if cond.op == "and":
             return False if False in (left, right) else True if left and right else None
         return True if True in (left, right) else False if left is False and right is False else None
@@ -221,3 +243,24 @@ def _unit_expressions(game: A.Game, steps: frozenset[str]) -> Iterator[tuple[A.E
     for s in game.scores:
         if s.surviving or s.destroyed:
             yield s.value, none, None
+
+
+def _sources(rs: Ruleset, game: A.Game, steps: frozenset[str]) -> Iterator[_Source]:
+    """What ``game`` reads of each unit: its unit expressions, and the attacks it fires (actions,
+    reactions, combats) read through their first role (the unit that attacks) and their last (the
+    unit attacked); a middle role is a weapon, which an attack may leave unused when it lacks a stat."""
+    for expr, hidden, guard in _unit_expressions(game, steps):
+        yield _Source(expr, "unit", True, hidden, guard, "for each unit")
+    fired = [e.name for p in game.phases for a in p.actions for e in a.effects if e.kind == "attack"]
+    fired += [e.name for r in game.reactions for e in r.effects if e.kind == "attack"]
+    fired += [c.attack for p in game.phases for c in p.combats]
+    for name in dict.fromkeys(n for n in fired if n):
+        attack = rs.get(name)
+        if not isinstance(attack, A.Attack) or len(attack.params) < 2:
+            continue  # refused by the battles pass
+        armed = len(attack.params) > 2  # a middle role: the attack is made with each weapon
+        roles = ((attack.params[0].name, f"of each unit that makes attack '{name}'", armed),
+                 (attack.params[-1].name, f"of each unit attack '{name}' is aimed at", False))
+        for expr in rs.expressions(attack):
+            for role, what, needs in roles:
+                yield _Source(expr, role, False, frozenset(), None, what, needs)

@@ -253,8 +253,8 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--scheduler", help="A dask.distributed scheduler address.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: win and draw rates with 95% intervals.")
 @click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
-              help="Play this army list for a side: a list file (one unit a line) or a BattleScribe roster "
-                   "(.ros, .rosz); repeatable.")
+              help="Play this army list for a side: a list file (one unit a line; a unit `in reserve` is refused, "
+                   "since every unit starts on the table) or a BattleScribe roster (.ros, .rosz); repeatable.")
 @click.option("--exact", is_flag=True,
               help="Work out the exact law of the outcome instead of sampling (deterministic policies; refused, "
                    "with the count, past the limit of positions).")
