@@ -14,6 +14,7 @@ from compiler.battle.stats import Z95, chi_square, chi_square_critical, diff_int
     (0, 20, 0.0, 0.1611),
     (1, 29, 0.0061, 0.1718),
     (20, 20, 0.8389, 1.0),
+    (1, 1, 0.2065, 1.0),         # one game is a rate too
 ])
 def test_the_wilson_interval_of_a_rate(k: int, n: int, lo: float, hi: float) -> None:
     got = wilson(k, n)
@@ -56,6 +57,8 @@ def test_pearsons_statistic_pools_the_rare_cells() -> None:
     # a cell expected exactly at the threshold stands alone
     assert chi_square([5, 7], [5.0, 7.0], min_expected=5.0) == (0.0, 1)
     assert chi_square([3, 7], [5.0, 5.0], min_expected=6.0) == (0.0, 1)  # pooled into one: 10 for 10
+    # a caller's lower threshold: cells of under one expected count are counted too
+    assert chi_square([2, 0], [0.5, 1.5], min_expected=0.5) == (pytest.approx(4.5 + 1.5), 1)
 
 
 # the table's values, and how far the approximation may stray from each (its docstring's bounds)
