@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Iterator
+from typing import Any, Container, Iterable, Iterator
 
 _USED: ContextVar[set[str] | None] = ContextVar("warscribe_used", default=None)
 
@@ -30,6 +30,20 @@ def note(decl_id: str) -> None:
     used = _USED.get()
     if used is not None:
         used.add(decl_id)
+
+
+def note_held(held: Container[str], names: Iterable[str]) -> None:
+    """Record each of ``names`` that ``held`` holds: the statuses of a unit that took effect (an
+    action they bar, a reaction they allow, an expression worked out for the unit that reads them).
+
+    >>> with recording() as used:
+    ...     note_held({"pinned": ""}, ["pinned", "routed"])
+    >>> sorted(used)
+    ['pinned']
+    """
+    used = _USED.get()
+    if used is not None and held:
+        used.update(n for n in names if n in held)
 
 
 @contextmanager

@@ -200,10 +200,19 @@ def test_a_rule_linking_a_table_nothing_uses_does_not_drive() -> None:
     assert "needing" in cov.unmarked and "need" in cov.unexercised
 
 
+#: Statuses whose effect the bundled battles apply (an order it allows: 40K-S's overwatch order
+#: for a unit charged this turn; actions it bars: the locks of melee, routing, pinning).
+APPLIED = {"40k-s": {"charged_this_turn", "engaged"},
+           "gemini-arap": {"close_quarters", "routing", "pinned", "s_points"},  # s_points: -s_points BS, Ld
+           "nuceria-rts": {"locked_in_combat"}}
+
+
 def test_every_bundled_rule_drives_something_or_says_why_not() -> None:
     for model in compile_paths([ROOT / "rules"]).rulesets:
-        cov = coverage(model, ran_in_battle(model, games=2))
+        ran = ran_in_battle(model, games=2)
+        cov = coverage(model, ran)
         assert cov.unmarked == (), (model.id, cov.unmarked)
+        assert APPLIED.get(model.id, set()) <= ran, model.id
 
 
 def test_the_examples_page_reuses_what_the_coverage_run_worked_out(monkeypatch) -> None:

@@ -13,6 +13,7 @@ from compiler import ast as A
 from compiler.battle.engine import Battle, activation
 from compiler.battle.policies import Choice, Option
 from compiler.battle.rules import binomial
+from compiler.trace import active, note_held
 
 
 @activation("whole_army")
@@ -64,6 +65,9 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
     dice = battle.game.activation_dice
     assert dice is not None
     st = battle.state
+    if active():  # coverage: the statuses that take an action from a unit (or all: it is not tried)
+        for u in st.side_units(side):
+            note_held(u.statuses, [s for a in phase.actions for s in a.unless])
     # a unit every action of the phase is barred to (one in melee, which fights its round) rolls no dice
     left = [u for u in st.side_units(side)
             if not (u.statuses and all(a.unless and any(x in u.statuses for x in a.unless) for a in phase.actions))]
@@ -86,6 +90,8 @@ def try_units(battle: Battle, phase: A.Phase, side: int) -> None:
         unit = left.pop(i)
         p = battle.rules.odds(dice.test, unit, None)
         fewer = sum(n for n, status in dice.fewer if unit.has(status))  # ``2 fewer actions when pinned``
+        if fewer:
+            note_held(unit.statuses, [status for _, status in dice.fewer])
         if greedy:
             j = 0 if len(counts) == 1 else _greedy_dice(battle, counts, p, dice.bust, len(left), fewer)
         else:

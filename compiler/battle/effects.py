@@ -17,6 +17,7 @@ from compiler.battle.estimates import engagement, picky, target_of
 from compiler.battle.rules import Law, bernoulli, law_of
 from compiler.battle.state import Unit
 from compiler.battle.turns import amount, change_counter, clear_counter, counters_on, refresh_engaged
+from compiler.trace import note_held
 from compiler.resolve.core import is_dist
 
 
@@ -353,7 +354,10 @@ def react(battle: Battle, event: str, unit: Unit, cause: Unit) -> None:
     leaves the unit unable to act again this game turn."""
     reaction = battle.reactions.get(event)
     if reaction is None or not unit.alive or (reaction.requires is not None and not unit.has(reaction.requires)) \
-            or any(unit.has(s) for s in reaction.unless) or unit.spent:
+            or unit.spent:
+        return
+    note_held(unit.statuses, reaction.unless + ((reaction.requires,) if reaction.requires else ()))  # coverage
+    if any(unit.has(s) for s in reaction.unless):
         return
     if not automatic(reaction):
         options = (Option("Yes", True), Option("No", False))

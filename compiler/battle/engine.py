@@ -33,6 +33,7 @@ from compiler.battle.streams import Draws, Stream
 from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,
                                    refresh_engaged, remove_marked, rest, rest_turns, roll_initiative)
 from compiler.battle.victory import Referee, outcome_fields
+from compiler.trace import active, note_held
 
 Listener = Callable[[dict[str, Any]], None]
 #: An action effect: ``(battle, unit, effect, action) -> bool`` (False: the rest of the action cannot happen).
@@ -269,6 +270,8 @@ class Battle:
             if not unit.alive or self.state.over:
                 return False
         statuses = unit.statuses
+        if statuses and active():  # coverage: the statuses that take an action from the unit
+            note_held(statuses, [s for a in phase.actions for s in a.unless])
         if statuses and all(a.unless and any(s in statuses for s in a.unless) for a in phase.actions):
             self.estimates.sig = None
             return False  # every action of the phase is barred to the unit

@@ -18,6 +18,7 @@ from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle.state import Marker, State, Unit
 from compiler.battle.view import View, look
 from compiler.model.static import int_range
+from compiler.trace import note
 
 Signature = tuple[Any, ...]
 
@@ -453,15 +454,20 @@ class Estimates:
         what the table sets both ways; else the whole :meth:`signature`."""
         if not self.lean:
             return self.signature(unit)
+        v = self.view(unit)
+        kept: tuple[Any, ...] | None = v.answers.get("move key")  # (the view holds while the state does)
+        if kept is not None:
+            return kept
         st = self.state
         enemies: tuple[Any, ...] = ()
         if self.lean_engage:
             enemies = tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.weapons, tuple(sorted(f.statuses)),
                               tuple(f.values.items()), st.cover(unit, f), st.cover(f, unit))
                              for f in st.enemies(unit)])
-        return ("lean", unit.profile, unit.models, unit.wounds, unit.doomed, unit.weapons, unit.started, unit.points,
-                tuple(sorted(unit.statuses)), tuple(unit.values.items()), tuple(unit.engaged), self.view(unit).kinds,
-                enemies)
+        kept = v.answers["move key"] = (
+            "lean", unit.profile, unit.models, unit.wounds, unit.doomed, unit.weapons, unit.started, unit.points,
+            tuple(sorted(unit.statuses)), tuple(unit.values.items()), tuple(unit.engaged), v.kinds, enemies)
+        return kept
 
     def signature(self, unit: Unit) -> Signature:
         """What an estimate for ``unit`` depends on: it, its wounds and statuses, and the enemies
@@ -538,7 +544,10 @@ def target_of(unit: Unit, foe: Unit, effect: A.ActionEffect) -> bool:
     ``at engaged enemies``; one not holding the status, for ``at enemies not STATUS``."""
     if effect.engaged_only and foe.uid not in unit.engaged:
         return False
-    return effect.spares is None or effect.spares not in foe.statuses
+    if effect.spares is not None and effect.spares in foe.statuses:
+        note(effect.spares)  # coverage: the status spared the enemy
+        return False
+    return True
 
 
 def targeted(unit: Unit, foe: Unit, effects: Sequence[A.ActionEffect]) -> tuple[bool, ...]:

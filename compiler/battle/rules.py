@@ -28,6 +28,7 @@ from compiler.model.static import int_range, stat_value
 from compiler.resolve import Evaluator, ResolveError
 from compiler.resolve.core import is_dist, unwrap
 from compiler.resolve.steps import LazySteps
+from compiler.trace import active, note_held
 
 _SPAN = Span("<battle>", 0, 0, 0, 0)
 # the two units of a volley, bound by names no ruleset can write (a profile with its damage is a value)
@@ -323,10 +324,18 @@ class Rules:
     def _value(self, key: tuple[Any, ...], expr: A.Expr, unit: Unit, distance: float | None) -> Any:
         found = self._values.get(key, _MISSING)
         if found is _MISSING:
+            if (unit.statuses or unit.values) and active():
+                self.note_read(expr, unit)
             situation = self.situation(unit, distance)
             ev = self.evaluator(situation)
             found = self._values[key] = ev.evaluate(expr, self.env_in(ev, unit, distance))
         return found
+
+    def note_read(self, expr: A.Expr, unit: Unit) -> None:
+        """Coverage: the statuses ``unit`` holds, and its counters, that ``expr`` reads by name took effect."""
+        names = [e.id for e in A.sub_expressions(expr) if isinstance(e, A.Name)]
+        note_held(unit.statuses, names)
+        note_held(unit.values, names)
 
     def env_in(self, ev: Evaluator, unit: Unit, distance: float | None) -> dict[str, Any]:
         """:meth:`env` with the unit's stats as the situation of ``ev`` modifies them (``-s_points

@@ -21,6 +21,7 @@ from compiler.battle.engine import EFFECTS, Battle, activation
 from compiler.battle.policies import Choice, Option
 from compiler.battle.state import Unit
 from compiler.battle.turns import remove_marked
+from compiler.trace import active, note_held
 
 
 def unit_worth(battle: Battle, unit: Unit, phases: Sequence[A.Phase]) -> float:
@@ -111,6 +112,8 @@ def alternating_detachments(battle: Battle, order: Sequence[int]) -> None:
 
 def orders_for(unit: Unit, phase: A.Phase) -> list[A.Order]:
     """The orders ``unit`` may be given: none barred by its statuses, each with the status it needs."""
+    if unit.statuses and active():  # coverage: the statuses that bar or allow an order
+        note_held(unit.statuses, [s for o in phase.orders for s in o.unless + ((o.requires,) if o.requires else ())])
     return [o for o in phase.orders if not any(unit.has(s) for s in o.unless)
             and (o.requires is None or unit.has(o.requires))]
 
@@ -141,6 +144,8 @@ def give_order(battle: Battle, unit: Unit, phase: A.Phase) -> None:
         action = todo.pop(k)
         if not any(unit.has(s) for s in action.unless):
             perform(battle, unit, action)
+        else:
+            note_held(unit.statuses, action.unless)
 
 
 def used(battle: Battle, unit: Unit) -> None:

@@ -30,6 +30,7 @@ from compiler.battle.state import REST, State, Unit
 from compiler.battle.victory import Referee
 from compiler.model.static import int_range
 from compiler.resolve.core import is_dist, unwrap
+from compiler.trace import active
 
 
 class Battle(Protocol):
@@ -193,6 +194,8 @@ def amount_law(battle: Battle, expr: A.Expr, unit: Unit, bound: dict[str, int]) 
     law = battle.memos.amounts.get(key)
     if law is None:
         rules = battle.rules
+        if (unit.statuses or unit.values) and active():
+            rules.note_read(expr, unit)
         ev = rules.evaluator(rules.situation(unit, None))
         value = ev.evaluate(expr, {**rules.env_in(ev, unit, None), **bound})
         faces: dict[Any, Any] = value.probabilities() if is_dist(value) else {unwrap(value): Fraction(1)}
@@ -231,6 +234,8 @@ def outcome_law(battle: Battle, expr: A.Expr, unit: Unit) -> tuple[tuple[Any, ..
     found = battle.memos.outcomes.get(key)
     if found is None:
         rules = battle.rules
+        if (unit.statuses or unit.values) and active():
+            rules.note_read(expr, unit)
         ev = rules.evaluator(rules.situation(unit, None))
         value = ev.evaluate(expr, rules.env_in(ev, unit, None))
         faces: dict[Any, Any] = value.probabilities() if is_dist(value) else {unwrap(value): Fraction(1)}

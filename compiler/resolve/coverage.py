@@ -11,7 +11,8 @@ A rule *runs in the resolver* when an executable declaration it holds or links (
 it holds) was exercised by an example, or a note it holds is pinned by one.  It *runs in battle*
 when something it holds or links was used while its scenarios were played — the ids a caller
 passes as ``battle`` (:func:`compiler.battle.ran_in_battle` finds them: the scenario, its game,
-the phases, actions, orders, attacks, tests and scores the games used).  Either way it counts as
+the phases, actions, orders, attacks, tests and scores the games used, and the statuses whose
+effect was applied — one the games only set is not among them).  Either way it counts as
 *driving*.  A rule that holds or links such declarations but none of them ran *only links*: it
 should say why nothing plays it, with a ``prose only "reason": …`` note, like any other rule
 that runs nothing; one that does not is *unmarked* (an only-linking one is listed apart).  An
