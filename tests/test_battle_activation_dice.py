@@ -12,6 +12,7 @@ import pytest
 
 from compiler.battle import Battle, GreedyPolicy, Rules
 from compiler.battle.exact import solve
+from compiler.battle.policies import Choice
 from compiler.driver import compile_text
 
 RULES = '''
@@ -124,3 +125,60 @@ def test_the_greedy_player_tries_its_units_in_the_order_listed() -> None:
         assert tried[:2] == ["Trooper 1", "Brute 2"]
         plays.append((out, battle.choices, battle.events))
     assert plays[0] == plays[1]
+
+
+def test_a_unit_holding_the_status_takes_that_many_actions_fewer() -> None:
+    """``1 fewer actions when bold``: the bold trooper's one success gives it no action (it rolls,
+    and does not charge); without the status it charges."""
+    text = RULES.format(red="    5 trooper").replace("bust on 2 failures", "bust on 2 failures, 1 fewer actions when bold")
+    result = compile_text(text, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    for bold, acted in ((True, []), (False, ["charge"])):
+        battle = Battle(Rules(model), model.get("clash"), [GreedyPolicy(), GreedyPolicy()], seed=3)
+        if bold:
+            battle.state.units[0].statuses["bold"] = ""
+        battle.run()
+        rolls = [(e["unit"], e["dice"], e["successes"]) for e in battle.events if e["event"] == "activation"]
+        assert rolls[0] == ("Trooper", 1, 1)
+        assert [e["action"] for e in battle.events if e["event"] == "action" and e["side"] == "red"] == acted
+
+
+class Spy(GreedyPolicy):
+    """The greedy policy on its general path, keeping the estimates of each dice choice."""
+
+    def __init__(self) -> None:
+        self.dice: list[list[float]] = []
+
+    def choose(self, choice: Choice) -> int:
+        if choice.kind == "dice" and choice.estimates is not None:
+            self.dice.append(list(choice.estimates()))
+        return super().choose(choice)
+
+
+def test_the_dice_a_unit_holding_the_status_rolls_are_weighed_with_its_fewer_actions() -> None:
+    """Each die a success on 4+, two failures a bust (no other unit waits); ``2 fewer actions when
+    bold``: n dice are worth the successes less two, never below none."""
+    text = RULES.format(red="    5 trooper").replace(
+        "activation dice 1..1 of ready(Rd), bust on 2 failures",
+        "activation dice 1..3 of blow(Ld), bust on 2 failures, 2 fewer actions when bold")
+    result = compile_text(text, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+
+    def worth(n: int, fewer: int) -> Fraction:
+        return sum((comb(n, s) * Fraction(1, 2) ** n * (0 if n - s >= 2 else max(0, s - fewer)) for s in range(n + 1)),
+                   Fraction(0))
+    assert [worth(n, 2) for n in (1, 2, 3)] == [0, 0, Fraction(1, 8)]
+    for fewer in (2, 0):
+        picks = []
+        for policy in (Spy, GreedyPolicy):
+            battle = Battle(Rules(model), model.get("clash"), [policy(), GreedyPolicy()], seed=3)
+            if fewer:
+                battle.state.units[0].statuses["bold"] = ""
+            battle.run()
+            picks.append(next(e["dice"] for e in battle.events if e["event"] == "activation"))
+            if isinstance(battle.policies[0], Spy):
+                assert battle.policies[0].dice[0] == pytest.approx([float(worth(n, fewer)) for n in (1, 2, 3)],
+                                                                   abs=1e-12)
+        assert picks == [3, 3]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import math
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -125,7 +126,8 @@ def test_the_length_of_a_move_toward_an_objective_reads_the_distance_to_the_enem
     assert [o.label for o in choice.options] == [f'{d}"' for d in range(most + 1)]
 
 
-@pytest.mark.parametrize("effect", ['move up to M toward objective far', 'move up to M away from the enemy'])
+@pytest.mark.parametrize("effect", ['move up to M toward objective far', 'move up to M away from the enemy',
+                                    'move up to (M - 2) toward objective far'])  # less than none: none
 def test_a_move_of_no_inches_asks_nothing_and_leaves_the_unit_where_it_stands(effect: str) -> None:
     model = model_of(effect, '10"', '24"', objectives=TWO, move=0)
     node = Node.root(Rules(model, exact=True), model.get("field"))  # Go, the one action, is not asked
@@ -175,3 +177,45 @@ def test_a_logged_greedy_battle_with_one_action_to_take_replays() -> None:
     write_log(out, battle, "paths", 4)
     again = replay(Rules(model), read_log(out.getvalue().splitlines()))
     assert again.events == battle.events
+
+
+def test_a_move_toward_an_objective_of_no_inches_is_worth_nothing_to_the_greedy_player() -> None:
+    """The Far objective 4" off: a move of 1" would draw nearer (worth a little); a move of 0" is
+    worth nothing."""
+    for inches, worth in ((0, 0.0), (1, 1e-3)):
+        model = model_of('move up to M toward objective far', '10"', '24"', objectives='  objective far "Far" at 14"',
+                         move=inches)
+        battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+        take = model.get("paths").phases[0].actions[0].effects[0]
+        assert battle.estimates.seize(battle.state.units[0], take) == worth
+
+
+def test_the_greedy_player_weighs_a_move_whose_length_reads_the_distance_at_that_distance() -> None:
+    """The Far objective 9" off scores 2 when held (within 3"): Blue 14" away makes the move 6",
+    enough to take it (worth the 2 points); read without the distance it would be 2"."""
+    text = RULES.format(effect='move up to (if distance > 12 then 6 else 2) toward objective far', red='10"',
+                        blue='24"', board=LINE, first="red", objectives='  objective far "Far" at 19"', move=6)
+    text = text.replace('  victory wipe', '  score held "Held": 2 for each objective held at end of turn\n  victory wipe')
+    result = compile_text(text, "paths.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    take = model.get("paths").phases[0].actions[0].effects[0]
+    assert battle.estimates.seize(battle.state.units[0], take) == 2 + 1e-3
+
+
+def test_a_rolled_move_of_no_inches_or_less_asks_nothing() -> None:
+    """``move up to (d6 - 3)``: the roll, a chance node of six even outcomes, is the most inches;
+    -2, -1 or 0 is a move of none (nothing asked: Blue's roll comes next, Red where it stood)."""
+    model = model_of('move up to (d6 - 3) toward objective far', '10"', '24"', objectives=TWO)
+    node = Node.root(Rules(model, exact=True), model.get("field"))
+    law = node.law()
+    assert node.chance_kind() == "move" and law is not None and law.values == (-2, -1, 0, 1, 2, 3)
+    assert [p for _, p in node.chance_outcomes()] == [Fraction(1, 6)] * 6
+    for i, most in enumerate(law.values):
+        after = node.child(i)
+        choice = after.choice()
+        if most > 0:
+            assert choice is not None and choice.kind == "move" and len(choice.options) == most + 1
+        else:
+            assert choice is None and after.chance_kind() == "move" and after.state().units[0].position == 10.0

@@ -41,16 +41,17 @@ def test_a_script_answers_in_order_then_hands_over_or_says_it_ran_out() -> None:
 
 def test_a_person_is_shown_the_options_and_asked_until_an_answer_fits() -> None:
     said: list[str] = []
-    answers = iter(["0", "4", "x", " 3 "])
     asked: list[str] = []
+    answers = iter(["0", "4", "x", "1", " 3 "])
 
     def ask(prompt: str) -> str:
         asked.append(prompt)
         return next(answers)
     human = HumanPolicy(ask, said.append)
-    assert human.choose(choice(3)) == 2
+    assert human.choose(choice(3)) == 0  # "1": the first option
     assert said[:4] == ["Orks: Shoot which unit?", "  1. Unit 0", "  2. Unit 1", "  3. Unit 2"]
     assert said[4:] == ["Please enter a number from 1 to 3."] * 3 and asked == ["Choose 1-3"] * 4
+    assert human.choose(choice(3)) == 2  # " 3 ": the last
     quiet: list[str] = []
     assert HumanPolicy(ask, quiet.append).choose(choice(1)) == 0 and quiet == []  # nothing to ask
 

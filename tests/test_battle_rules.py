@@ -79,6 +79,8 @@ def test_a_law_draws_each_outcome_over_its_share_of_0_to_1() -> None:
     assert (coin.sample(0.3), coin.sample(0.34)) == (1, 0)
     three = uniform(3)
     assert three.probabilities == (Fraction(1, 3),) * 3 and [three.sample(u) for u in (0.0, 0.5, 0.99)] == [0, 1, 2]
+    assert (three.mean, uniform(2).mean) == (1.0, 0.5)
+    assert [uniform(2).sample(u) for u in (0.49, 0.55)] == [0, 1]  # who goes first: even odds
     assert law_of(4) == Law((4,), (1.0,), 4.0, (1.0,))
     joint = joint_law({(1, 0): Fraction(1, 4), (0, 1): Fraction(3, 4), (2, 0): Fraction(0)})
     assert (joint.values, joint.damaged, joint.probabilities) == ((0, 1), (1, 0), (Fraction(3, 4), Fraction(1, 4)))
@@ -97,6 +99,10 @@ def test_chances_are_fractions_when_the_rules_are_worked_out_exactly(model: Any)
     sure.profile = "ace"
     assert exact.odds(hit, sure, None) == Fraction(1) and rough.chance(hit, sure, None) == 1.0
     assert exact.number(A.Name(hit.span, "BS"), unit, None) == 5.0
+    # a condition with no dice in it: sure, or impossible
+    for op, held in ((">=", 1), ("<", 0)):
+        cond = A.Binary(hit.span, op, A.Name(hit.span, "BS"), A.Int(hit.span, 5))
+        assert exact.odds(cond, unit, None) == Fraction(held) and rough.odds(cond, unit, None) == float(held)
 
 
 def test_the_situation_holds_the_units_statuses_and_the_distance_within_its_range(model: Any) -> None:
@@ -107,8 +113,11 @@ def test_the_situation_holds_the_units_statuses_and_the_distance_within_its_rang
     assert rules.situation(unit, 40.0)[1] == ("distance", 30)
     assert rules.situation(unit, 0.6)[1:] == (("distance", 2), ("band", "near"))
     assert rules.situation(unit, None) == (("charging", True),)
-    # a situation the caller gives is not worked out again
-    assert rules.situation(trooper(), 20.0, extra=()) == (("distance", 20), ("band", "far"))
+    assert rules.situation(trooper(), 20.0) == (("distance", 20), ("band", "far"))
+    # a situation the unit holds already (an order, a value) is not worked out again from the distance
+    held = trooper()
+    held.values["band"] = "near"
+    assert rules.situation(held, 20.0) == (("band", "near"), ("distance", 20))
 
 
 def test_a_derived_situation_that_depends_on_dice_is_refused(model: Any) -> None:

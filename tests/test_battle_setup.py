@@ -33,6 +33,7 @@ game g "A game":
   control within 3" by models
   phase fire "Shooting":
     action shoot "Shoot": attack shooting
+  terrain lake "Lake": impassable
   victory wipe "Annihilation" by annihilation
 scenario line "On a line":
   game g
@@ -46,12 +47,12 @@ scenario line "On a line":
     2 trooper
     4 trooper at 20"
 scenario table "On a table":
-  game g
   table 48" by 36"
   first red
   objective well "The well" at 20", 18"
+  terrain pond "The pond" lake from 30", 14" to 34", 20"
   side red "Red":
-    deploy from 0", 0" to 48", 8"
+    deploy from 4", 2" to 40", 8"
     3 trooper
     1 sniper at 10", 2"
   side blue "Blue":
@@ -81,15 +82,17 @@ def test_on_a_line_side_one_stands_at_0_and_side_two_at_the_distance(model: Any)
 
 def test_on_a_table_a_unit_stands_where_placed_else_mid_zone_else_mid_edge(model: Any) -> None:
     st = initial_state(model, model.get("table"), model.get("g"))
-    assert [(u.position, u.y) for u in st.units] == [(24.0, 4.0), (10.0, 2.0), (24.0, 36.0), (30.0, 30.0)]
+    assert [(u.position, u.y) for u in st.units] == [(22.0, 5.0), (10.0, 2.0), (24.0, 36.0), (30.0, 30.0)]
     assert st.table is not None and (st.table.width, st.table.depth) == (48, 36)
+    assert [(a.aid, a.kind.id, a.kind.impassable) for a in st.table.areas] == [("pond", "lake", True)]
     assert [(o.position, o.y) for o in st.objectives] == [(20.0, 18.0)]
 
 
 def test_each_battle_gets_a_fresh_copy_of_the_first_state(model: Any) -> None:
     rules = Rules(model)
     ready = prepared(rules, model.get("table"))
-    assert prepared(rules, model.get("table")) is ready and ready.game is model.get("g")
+    assert prepared(rules, model.get("table")) is ready
+    assert ready.game is model.get("g")  # a scenario that names no game plays the first
     one, two = ready.fresh_state(), ready.fresh_state()
     assert where(one) == where(two) == where(ready.first)
     one.units[0].models, one.units[0].position, one.objectives[0].holder = 0, 3.0, 1

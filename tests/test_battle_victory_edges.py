@@ -108,3 +108,17 @@ def test_a_score_is_reported_to_a_millionth() -> None:
     events = [(e["points"], e["total"]) for e in b.events if e["event"] == "score"]
     assert events == [(0.333333, 0.333333), (0.333333, 0.666667)]
     assert b.state.scores[0] == 2 / 3
+
+
+def test_a_unit_that_counts_against_control_gives_the_objective_to_nobody() -> None:
+    """By a stat that can be negative: Red's unit alone on the relic counts -2 a model; Blue has
+    nobody there (0).  Nobody holds it, not the side with nobody there."""
+    text = SOURCE.format(by="OC", sticky="", victories="").replace(
+        'stat W "Wounds" 1..10 role wounds', 'stat W "Wounds" 1..10 role wounds\nstat OC "Objective control" -2..2'
+    ).replace("  BS 7  W 1\n", "  BS 7  W 1  OC -2\n")
+    result = compile_text(text, "edge.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    b = Battle(Rules(model), model.get("relic"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    b.referee.control()
+    assert b.state.objectives[0].holder is None

@@ -239,7 +239,7 @@ def ability_use_text(u: A.AbilityUse) -> str:
 
 
 def requirement_text(r: A.Requirement) -> str:
-    return f"require {expr_text(r.expr)}" + (f': "{r.message}"' if r.message else "")
+    return f"require {'each unit: ' if r.each else ''}{expr_text(r.expr)}" + (f': "{r.message}"' if r.message else "")
 
 
 def binding_text(b: A.Binding) -> str:

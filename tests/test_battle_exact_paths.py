@@ -1,0 +1,71 @@
+"""The exact solver where positions look alike: two volleys of one unit (two weapons alike) reach
+the same table and the same law, and are not the same position (the second comes after the
+first) — the law worked out here; and what an exact law answers (wins, draws, models left, turns)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from compiler.battle import Rules
+from compiler.battle.exact import ExactLaw, mean, report, solve
+from compiler.driver import compile_text
+
+RULES = '''
+ruleset arms "Arms":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+attack shooting(shooter, weapon, target) "Shooting":
+  hits = shooter.models each hit(weapon.BS)
+  killed = hits removes target
+unit gunner "Gunner":
+  BS 4  W 1
+  weapons pistol, rifle
+unit trooper "Trooper":
+  BS 4  W 1
+weapon pistol "Pistol":
+  BS 4
+weapon rifle "Rifle":
+  BS 4
+game g "A game":
+  turns 1
+  activation whole_army
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  victory wipe "Annihilation" by annihilation
+scenario range "A range":
+  game g
+  distance 12"
+  first red
+  side red "Red":
+    1 gunner
+  side blue "Blue":
+    2 trooper
+'''
+
+
+def test_two_volleys_alike_are_two_positions_not_one() -> None:
+    """The gunner fires its pistol, then its rifle (each a hit on 4+, a hit a kill) at two troopers
+    who cannot shoot back: 0, 1 or 2 fall, binomially; two is an annihilation."""
+    result = compile_text(RULES, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    law = solve(Rules(model, exact=True), model.get("range"))
+    quarter = Fraction(1, 4)
+    assert law.endings == {(0, 1, (1, 0)): quarter, (None, 1, (1, 1)): 2 * quarter, (None, 1, (1, 2)): quarter}
+
+
+def test_what_an_exact_law_answers() -> None:
+    law = ExactLaw({(0, 1, (5, 0)): Fraction(1, 2), (None, 3, (3, 2)): Fraction(1, 6),
+                    (1, 2, (0, 4)): Fraction(1, 3)}, 7, 2)
+    assert (law.win(0), law.win(1), law.draw()) == (Fraction(1, 2), Fraction(1, 3), Fraction(1, 6))
+    assert law.survivors(0) == {0: Fraction(1, 3), 3: Fraction(1, 6), 5: Fraction(1, 2)}
+    assert list(law.survivors(1)) == [0, 2, 4]
+    assert law.turns() == {1: Fraction(1, 2), 2: Fraction(1, 3), 3: Fraction(1, 6)}
+    assert mean(law.turns()) == Fraction(1, 2) + Fraction(2, 3) + Fraction(1, 2)
+    result = compile_text(RULES, "arms.rules")
+    out = report("arms", result.rulesets[0].get("range"), law, ["greedy", "greedy"])
+    red, blue = out["sides"]
+    assert (red["id"], red["win"], red["survivors"], red["survivors_mean"]) == \
+        ("red", "1/2", {"0": "1/3", "3": "1/6", "5": "1/2"}, "3/1")
+    assert (blue["win"], out["draw"], out["turns"], out["states"]) == ("1/3", "1/6", {"1": "1/2", "2": "1/3", "3": "1/6"}, 7)
