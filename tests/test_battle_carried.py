@@ -3,6 +3,8 @@ located where it is read, for each kind of expression a battle works out for one
 unit's profile keeps it from needs nothing; and `unit` reads the unit's keywords in a battle only."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from compiler.battle import Battle, GreedyPolicy, Rules
@@ -156,3 +158,20 @@ def test_a_stat_read_before_a_keyword_decides_is_still_read() -> None:
     assert [c for c, *_ in compiled(line, "\n  keywords fearless")] == ["W866"]
     line = '    action brace "Brace": tests (if unit has fearless or unit.Ld > 8 then steady(12) else steady(7))'
     assert compiled(line, "\n  keywords fearless") == []
+
+
+def test_an_army_list_given_on_the_command_line_is_held_to_the_same_rule(tmp_path: Path) -> None:
+    from conftest import warscribe
+    folder = tmp_path / "carried"
+    folder.mkdir()
+    text = RULES.format(line='    action advance "Advance": move up to M toward the enemy', drone="")
+    (folder / "carried.rules").write_text(text.replace("    5 drone", "    5 trooper"), encoding="utf-8")
+    listed = tmp_path / "drones.txt"
+    listed.write_text("5 drone\n", encoding="utf-8")
+    assert warscribe("check", str(folder)).returncode == 0  # the scenario's own units carry M
+    ran = warscribe("simulate", str(folder), "--army", f"blue={listed}", "--games", "2")
+    assert ran.returncode == 1 and ran.stdout == ""
+    row = text.split("\n").index('    action advance "Advance": move up to M toward the enemy') + 1
+    assert f"carried.rules:{row}:42: error[W866]: a battle reads 'M' for each unit here, but the profile of 'drone' " \
+           "(scenario 'field', side 'blue') has no M" in ran.stderr
+    assert f"{listed}:1:1: 'drone' is fielded here" in ran.stderr

@@ -20,7 +20,7 @@ from typing import Iterator
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context
-from compiler.diagnostics import Span
+from compiler.diagnostics import Diagnostic, Sink, Span
 from compiler.model.ruleset import Ruleset
 
 #: The names through which a unit expression reads another profile's stats: ``unit`` (its own
@@ -81,32 +81,50 @@ def check_carried(ctx: Context) -> None:
     >>> [(d.code, d.span.line, d.message) for d in compile_text(text).diagnostics]
     [('W866', 11, "a battle reads 'M' for each unit here, but the profile of 'drone' (scenario 'field', side 'blue') has no M")]
     """
-    rs = ctx.ruleset
+    found: dict[tuple[Span, str], _Lack] = {}
+    for sc in ctx.ruleset.of_type(A.Scenario):
+        _collect(ctx.ruleset, sc, found)
+    _report_all(ctx, found)
+
+
+def carried_in(ruleset: Ruleset, scenario: A.Scenario) -> tuple[Diagnostic, ...]:
+    """W866 for one scenario as it will be played — with the army lists a command line gave its
+    sides (``simulate --army blue=list.txt``), which ``check`` never saw."""
+    ctx = Context(ruleset, Sink())
+    found: dict[tuple[Span, str], _Lack] = {}
+    _collect(ruleset, scenario, found)
+    _report_all(ctx, found)
+    return ctx.sink.items
+
+
+def _collect(rs: Ruleset, sc: A.Scenario, found: dict[tuple[Span, str], _Lack]) -> None:
+    """Add to ``found`` each stat the game ``sc`` plays reads of one of its units that lacks it."""
     games = rs.of_type(A.Game)
+    game = rs.get(sc.game) if sc.game is not None else (games[0] if len(games) == 1 else None)
+    if not isinstance(game, A.Game):
+        return
     stats = {s.id for s in rs.of_type(A.Stat)}
     squads = {q.id: q for q in rs.of_type(A.Squad)}
     steps = frozenset(s.name for a in rs.of_type(A.Attack) for s in a.steps)
-    found: dict[tuple[Span, str], _Lack] = {}
-    for sc in rs.of_type(A.Scenario):
-        game = rs.get(sc.game) if sc.game is not None else (games[0] if len(games) == 1 else None)
-        if not isinstance(game, A.Game):
-            continue
-        exprs = list(_sources(rs, game, steps))
-        for side in sc.sides:
-            for entry in side.units:
-                squad = squads.get(entry.name)
-                profile = rs.profiles.get(squad.unit if squad is not None and squad.unit else entry.name)
-                if profile is None or profile.kind != "unit":
-                    continue  # an unknown unit is refused by the battles pass
-                armed = bool(entry.weapons or (squad.weapons if squad is not None else ()) or profile.weapons)
-                reached = [src for src in exprs if (armed or not src.armed)
-                           and (src.guard is None or _decided(rs, src.guard, profile, "unit") is not False)]
-                for stat, span, via, what in {r for src in reached for r in _reads(rs, src, stats, profile)}:
-                    sv = profile.stat(stat)
-                    if sv is not None and sv.kind != "dice":
-                        continue
-                    lack = found.setdefault((span, stat), _Lack(stat, span, via, what))
-                    lack.units.setdefault(profile.id, (entry.span, sc.id, side.id))
+    exprs = list(_sources(rs, game, steps))
+    for side in sc.sides:
+        for entry in side.units:
+            squad = squads.get(entry.name)
+            profile = rs.profiles.get(squad.unit if squad is not None and squad.unit else entry.name)
+            if profile is None or profile.kind != "unit":
+                continue  # an unknown unit is refused by the battles pass
+            armed = bool(entry.weapons or (squad.weapons if squad is not None else ()) or profile.weapons)
+            reached = [src for src in exprs if (armed or not src.armed)
+                       and (src.guard is None or _decided(rs, src.guard, profile, "unit") is not False)]
+            for stat, span, via, what in {r for src in reached for r in _reads(rs, src, stats, profile)}:
+                sv = profile.stat(stat)
+                if sv is not None and sv.kind != "dice":
+                    continue
+                lack = found.setdefault((span, stat), _Lack(stat, span, via, what))
+                lack.units.setdefault(profile.id, (entry.span, sc.id, side.id))
+
+
+def _report_all(ctx: Context, found: dict[tuple[Span, str], _Lack]) -> None:
     for key in sorted(found, key=lambda k: (k[0].file, k[0].line, k[0].column, k[1])):
         _report(ctx, found[key])
 
