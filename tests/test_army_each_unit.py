@@ -74,13 +74,14 @@ def test_army_check_names_each_unit_that_breaks_the_rule_and_cites_it(demo: Path
     ran = warscribe("army", "check", str(demo), str(path), "--json")
     out = json.loads(ran.stdout)
     assert ran.returncode == 1 and out["ok"] is False
-    assert [(v["message"], v["rule"], v["army"], v["span"]["line"]) for v in out["violations"]] == [
-        ("Trooper 2: A unit has at most five models. (models = 6)", "picking", "std", 25),
+    assert [(v["message"], v["rule"], v["army"], v["span"]["line"], v["line"]) for v in out["violations"]] == [
+        ("Trooper 2: A unit has at most five models. (models = 6)", "picking", "std", 25, 2),
         ("Trooper 3: Infantry carry a weapon that is not Extra. (A = 1, extra = 1, infantry = 1, weapons = 1)",
-         "picking", "std", 26)]
+         "picking", "std", 26, 3)]
     assert RULES.splitlines()[24].strip().startswith("require each unit: models <= 5")
     text = warscribe("army", "check", str(demo), str(path)).stdout
-    assert "Trooper 2: A unit has at most five models." in text and "rule 'Picking units' (picking)" in text
+    assert f"{path}:2: error[W862]: Trooper 2: A unit has at most five models." in text
+    assert "rule 'Picking units' (picking), army 'Choosing' (std) at " in text
 
 
 def test_a_unit_that_meets_every_line_breaks_nothing(demo: Path, tmp_path: Path) -> None:
@@ -211,3 +212,18 @@ def test_the_reference_example_checks_and_army_check_prints_what_it_shows(tmp_pa
     ran = warscribe("army", "check", str(folder), str(path))
     assert ran.returncode == 1
     assert [x.replace(str(path), "list.txt") for x in ran.stdout.splitlines() if "error[W862]" in x] == shown
+
+
+def test_the_builder_page_and_the_export_list_the_rule_on_each_unit() -> None:
+    from compiler.site.army import army_files
+    from compiler.site.export import export
+    from compiler.site.sitemap import SiteMap
+
+    compiled = compile_paths([S40K])
+    rs = compiled.rulesets[0]
+    files = {path: text for path, _, text in army_files(rs, SiteMap((rs,)))}
+    assert "    - Each unit: A model that fights in close combat carries either its basic profile" \
+        in files["40k-s/army.md"]
+    army = next(d for d in export(compiled)["rulesets"][0]["declarations"] if d.get("kind") == "army")
+    assert [q["message"].split(",")[0] for q in army["each_unit_requires"]] == \
+        ["A model that fights in close combat carries either its basic profile or a melee profile that is not Extra"]

@@ -423,7 +423,8 @@ def army_app() -> None:
                    "roster's own limit, else their first size, else 0).")
 @json_option("Print JSON: the units, the points, each violation with the rule it breaks.")
 def army_check(path: str, roster: Path, army: str | None, game_points: int | None, as_json: bool) -> None:
-    """Check an army list against the ruleset's army construction rules; each violation cites its rule, and
+    """Check an army list against the ruleset's army construction rules (the list's own, and each unit's:
+    `require each unit:`, reported at the unit's line); each violation cites its rule, and
     a rule no list can show met or broken (one reading `characters` or `special_points` when no keyword
     has that role) is said to be not checked."""
     from compiler import ast as A
@@ -513,7 +514,7 @@ def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any]
         for v in violations:
             trail = model.section_path(v.army)
             found.append({"message": v.message, "army": v.army, "rule": trail[-1].id if trail else None,
-                          "span": v.span.to_json()})
+                          "span": v.span.to_json(), "line": v.unit.line if v.unit is not None else None})
         trail = model.section_path(chosen.id)
         click.echo(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
                                "ok": False if violations else None if unchecked else True, "violations": found,
@@ -527,7 +528,8 @@ def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any]
         trail = model.section_path(v.army)
         rule = trail[-1] if trail else None
         cited = f"rule '{rule.title}' ({rule.id}), " if rule is not None else ""
-        say(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
+        where = f"{roster}:{v.unit.line}" if v.unit is not None else str(roster)  # the unit's line
+        say(f"{where}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
                    f"({v.army}) at {v.span.file}:{v.span.line}, on the site #{rule.id if rule else v.army}")
     for u in unchecked:
         say(f"{roster}: warning[W865]: not checked: {u.message}\n  = {u.why}\n  = see army '{u.army_title}' "

@@ -83,6 +83,7 @@ class Violation:
     requirement: str
     message: str
     span: Span
+    unit: Span | None = None  # the list line of the unit it is about (a rule on each unit, a squad's size)
 
 
 def weapon_quantities(model: Ruleset, weapon: str) -> dict[str, int]:
@@ -261,7 +262,7 @@ def check_army(model: Ruleset, army: A.Army, units: list[ListedUnit], limit: int
                 detail = ", ".join(f"{k} = {quantities[k]}" for k in shown_quantities(text, quantities))
                 message = UNIT_MESSAGE.format(label=u.label, message=req.message or text)
                 out.append(Violation(army.id, army.title, f"each unit: {text}",
-                                     message + (f" ({detail})" if detail else ""), req.span))
+                                     message + (f" ({detail})" if detail else ""), req.span, u.span))
     squads = {q.id: q for q in model.of_type(A.Squad)}
     for u in units:
         squad = squads.get(u.squad or "")
@@ -271,7 +272,7 @@ def check_army(model: Ruleset, army: A.Army, units: list[ListedUnit], limit: int
         if not lo <= u.models <= hi:
             out.append(Violation(squad.id, squad.title, f"models {lo}..{hi}",
                                  SIZE_MESSAGE.format(label=u.label, models=u.models, squad=squad.title, low=lo, high=hi),
-                                 squad.span))
+                                 squad.span, u.span))
     return out
 
 
