@@ -47,6 +47,11 @@ def pytest_configure(config: pytest.Config) -> None:
     given = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
     if getattr(config.option, "dist", "no") == "load" and not any(a == "-d" or a.startswith("--dist") for a in given):
         config.option.dist = "loadfile"
+        # Files in the order of :func:`pytest_collection_modifyitems` (longest first), not xdist's
+        # default of the files with the most tests first (which put the longest, one-test browser
+        # files last, so that one worker ran on alone at the end).
+        if not any(a.endswith("loadscope-reorder") for a in given):
+            config.option.loadscopereorder = False
 
 
 #: The test files that take longest (about half the suite's time), longest first.  Under xdist each

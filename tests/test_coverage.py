@@ -202,7 +202,8 @@ def test_a_rule_linking_a_table_nothing_uses_does_not_drive() -> None:
 
 #: Statuses whose effect the bundled battles apply (an order it allows: 40K-S's overwatch order
 #: for a unit charged this turn; actions it bars: the locks of melee, routing, pinning).
-APPLIED = {"40k-s": {"charged_this_turn", "engaged"}, "gemini-arap": {"close_quarters", "routing", "pinned"},
+APPLIED = {"40k-s": {"charged_this_turn", "engaged"},
+           "gemini-arap": {"close_quarters", "routing", "pinned", "s_points"},  # s_points: -s_points BS, Ld
            "nuceria-rts": {"locked_in_combat"}}
 
 

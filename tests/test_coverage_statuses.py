@@ -134,3 +134,28 @@ def test_each_way_a_status_takes_effect_is_traced(phases: str, extra: str) -> No
     applies = bool(extra) or "not braced" in phases or "step(braced)" in phases
     assert ("braced" in ran) is applies
     assert ("holding_fire" in coverage(model, ran).in_battle) is applies
+
+
+COUNTER = '''  counter pins: rises by 1 when shot, falls by 1 at end of game turn
+'''
+
+
+@pytest.mark.parametrize("read", [False, True])
+def test_a_counter_counts_when_something_read_it_not_when_it_rose(read: bool) -> None:
+    """Pins rise on every unit shot; a rule linking them runs in battle only when a modifier of
+    their amount (``-pins BS``) changed a number, here the next volley of a pinned unit."""
+    text = RULES.format(phases=SHOOT + COUNTER).replace(
+        'rule holding_fire', 'situation pins "Pins" 0..6: "Fire taken."\nrule pinning "Pinning":\n'
+        '  """Each volley at a unit adds to its [[pins]]."""\nrule holding_fire', 1)
+    if read:
+        text = text.replace("attack shooting(", 'modifier pinned_aim "Pinned": -pins BS\nattack shooting(', 1)
+    result = compile_text(text, "pins.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("line"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    battle.run()
+    assert any(e["event"] == "counter" and e["counter"] == "pins" and e["change"] > 0 for e in battle.events)
+    ran = ran_in_battle(model, games=1)
+    assert ("pins" in ran) is read
+    cov = coverage(model, ran)
+    assert ("pinning" in cov.in_battle) is read and ("pinning" in cov.links_only) is not read

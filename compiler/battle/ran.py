@@ -4,15 +4,15 @@
 or links was used by a battle, not merely linked.  This module plays a few games of each
 scenario with the default (greedy) players, keeping the events, and reads off what ran: the
 scenario and its game, each phase in which something happened, every action, order, attack,
-test, score, counter and reaction the events name, and — through
+test, score and reaction the events name, and — through
 :func:`compiler.trace.recording` around the games — every test, table, formula, modifier or
 attack the resolver worked out for them.
 
 A status counts only when what it does took effect, not when it was merely set: an action or
 order it took from a unit that held it, a reaction it allowed or barred, an enemy it spared a
 shot, an expression worked out for a unit holding it that reads it (the engine notes these,
-:func:`compiler.trace.note_held`), or a modifier or ability whose condition reads it and that
-changed a number.
+:func:`compiler.trace.note_held`), or a modifier or ability whose condition or amount reads it
+and that changed a number.  So does a counter: it counts when something read it, not when it rose.
 
 Nothing here runs unless coverage asks for it: a simulation keeps no events and records nothing.
 
@@ -37,9 +37,9 @@ from compiler.trace import recording
 
 #: The games played of each scenario: enough for each side to take the lead once.
 GAMES = 4
-#: The event fields that name a declaration (or a counter a declaration keeps).  Not ``status``: a
-#: status set has done nothing yet (what it does is noted when it takes effect).
-NAMING = ("action", "order", "rule", "score", "counter", "reaction", "reason")
+#: The event fields that name a declaration.  Not ``status`` nor ``counter``: a status set, a
+#: counter risen, has done nothing yet (what it does is noted when it takes effect).
+NAMING = ("action", "order", "rule", "score", "reaction", "reason")
 
 
 def ids_in(events: Iterable[dict[str, Any]]) -> set[str]:
@@ -60,15 +60,19 @@ def ids_in(events: Iterable[dict[str, Any]]) -> set[str]:
 
 
 def conditioned(model: Ruleset, used: set[str]) -> set[str]:
-    """The statuses read by the condition of a modifier or ability in ``used`` (one the resolver
-    notes only when it changed a number: its condition held)."""
+    """The statuses and counters read by a modifier or ability in ``used`` — by its condition or by
+    the amount of one of its effects (``-s_points Ld``); the resolver notes one only when it changed
+    a number (its condition held)."""
     statuses = {e.id for e in model.of_type(A.Entry) if e.kind == "status"} | set(model.situations)
     out: set[str] = set()
     for decl_id in used:
         decl = model.get(decl_id)
-        when = decl.when if isinstance(decl, (A.Modifier, A.Ability)) else None
-        if when is not None:
-            out.update(e.id for e in A.sub_expressions(when) if isinstance(e, A.Name) and e.id in statuses)
+        if not isinstance(decl, (A.Modifier, A.Ability)):
+            continue
+        read = [decl.when] + [e.value for e in decl.effects]
+        for expr in read:
+            if expr is not None:
+                out.update(e.id for e in A.sub_expressions(expr) if isinstance(e, A.Name) and e.id in statuses)
     return out
 
 

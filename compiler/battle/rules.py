@@ -324,7 +324,7 @@ class Rules:
     def _value(self, key: tuple[Any, ...], expr: A.Expr, unit: Unit, distance: float | None) -> Any:
         found = self._values.get(key, _MISSING)
         if found is _MISSING:
-            if unit.statuses and active():
+            if (unit.statuses or unit.values) and active():
                 self.note_read(expr, unit)
             situation = self.situation(unit, distance)
             ev = self.evaluator(situation)
@@ -332,8 +332,10 @@ class Rules:
         return found
 
     def note_read(self, expr: A.Expr, unit: Unit) -> None:
-        """Coverage: the statuses ``unit`` holds that ``expr`` reads by name took effect."""
-        note_held(unit.statuses, (e.id for e in A.sub_expressions(expr) if isinstance(e, A.Name)))
+        """Coverage: the statuses ``unit`` holds, and its counters, that ``expr`` reads by name took effect."""
+        names = [e.id for e in A.sub_expressions(expr) if isinstance(e, A.Name)]
+        note_held(unit.statuses, names)
+        note_held(unit.values, names)
 
     def env_in(self, ev: Evaluator, unit: Unit, distance: float | None) -> dict[str, Any]:
         """:meth:`env` with the unit's stats as the situation of ``ev`` modifies them (``-s_points

@@ -194,7 +194,7 @@ def amount_law(battle: Battle, expr: A.Expr, unit: Unit, bound: dict[str, int]) 
     law = battle.memos.amounts.get(key)
     if law is None:
         rules = battle.rules
-        if unit.statuses and active():
+        if (unit.statuses or unit.values) and active():
             rules.note_read(expr, unit)
         ev = rules.evaluator(rules.situation(unit, None))
         value = ev.evaluate(expr, {**rules.env_in(ev, unit, None), **bound})
@@ -234,7 +234,7 @@ def outcome_law(battle: Battle, expr: A.Expr, unit: Unit) -> tuple[tuple[Any, ..
     found = battle.memos.outcomes.get(key)
     if found is None:
         rules = battle.rules
-        if unit.statuses and active():
+        if (unit.statuses or unit.values) and active():
             rules.note_read(expr, unit)
         ev = rules.evaluator(rules.situation(unit, None))
         value = ev.evaluate(expr, rules.env_in(ev, unit, None))

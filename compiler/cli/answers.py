@@ -124,7 +124,7 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     grid"); it fails only when it cannot be worked out.  --coverage adds a table per ruleset:
     of its tables, tests, formulas, modifiers, attacks and abilities, how many the examples
     exercise; which rules run in battle (a few games of each scenario are played, recording
-    what they use; a status counts when what it does took effect, not when it was set), which run only in the resolver, which only link what nothing ran, and which
+    what they use; a status or counter counts when what it does took effect, not when it was set), which run only in the resolver, which only link what nothing ran, and which
     are prose only; --strict then also fails when a table, test,
     formula, modifier or attack is exercised by none.
     """
