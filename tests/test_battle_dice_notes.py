@@ -24,8 +24,8 @@ def gunners() -> Unit:
     return Unit(0, 0, "Gunners", "gunner", ("pistol",), 3, 3, 0, 0.0)
 
 
-def troopers(models: int, doomed: int = 0) -> Unit:
-    unit = Unit(1, 1, "Troopers", "trooper", ("lance",), models, 3, 0, 12.0)
+def troopers(models: int, doomed: int = 0, profile: str = "trooper") -> Unit:
+    unit = Unit(1, 1, "Troopers", profile, ("lance",), models, 3, 0, 12.0)
     unit.doomed = doomed
     return unit
 
@@ -45,6 +45,11 @@ def test_a_test_that_rerolls_shows_its_count_with_a_note_and_no_faces() -> None:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_volley_at_a_unit_with_casualties_marked_shows_the_dice_at_the_models_left(seed: int) -> None:
+    """Three shots at gunners (one wound each), one of three marked: at most the two left can fall,
+    so the dice given two removed are those of a volley at two (every shot that got through, two or
+    three), not at three."""
     rules = rules_of(DUEL)
+    law = rules.volley(rules.model.get("shooting"), gunners(), "pistol", troopers(3, 1, "gunner"), ())
+    assert law.values == (0, 1, 2)
     for outcome in range(3):
-        assert shown(rules, troopers(3, doomed=1), outcome, seed) == shown(rules, troopers(2), outcome, seed)
+        assert shown(rules, troopers(3, 1, "gunner"), outcome, seed) == shown(rules, troopers(2, 0, "gunner"), outcome, seed)
