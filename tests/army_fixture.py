@@ -73,11 +73,13 @@ SIZES = {"troop_squad": (5, 10), "veteran_squad": (3, 5), "loose_band": (1, 3)}
 
 
 def random_lists(seed: int, ids: list[str], sizes: dict[str, tuple[int, int]], count: int,
-                 most_units: int = 6, marks: bool = True) -> list[list[tuple[int, str, str]]]:
+                 most_units: int = 6, marks: bool = True,
+                 weapons: list[str] | None = None) -> list[list[tuple[int, str, str]]]:
     """``count`` lists of (models, id, marks): mostly within each squad's size range, sometimes out of
     it; with ``marks``, mostly one warlord a list (sometimes none or two), a unit in four in reserve and
     some in a second or third detachment (``marks`` is what the list line writes after the unit, in the
-    order the page writes them: `` as warlord in reserve in detachment 2``, or "")."""
+    order the page writes them: `` as warlord in reserve in detachment 2``, or ""); with ``weapons``, a
+    unit in three is listed ``with`` one to three of them (for the ``require each unit:`` lines)."""
     rng = random.Random(seed)
     out: list[list[tuple[int, str, str]]] = [[]]
     while len(out) < count:
@@ -90,6 +92,8 @@ def random_lists(seed: int, ids: list[str], sizes: dict[str, tuple[int, int]], c
             n = rng.randint(low, high) if rng.random() < 0.8 else rng.choice([max(1, low - 1), high + 1])
             mark = (" as warlord" if i in lead else "") + (" in reserve" if marks and rng.random() < 0.25 else "") \
                 + (f" in detachment {rng.choice([2, 3])}" if marks and rng.random() < 0.3 else "")
+            if weapons and rng.random() < 0.35:
+                mark = " with " + ", ".join(rng.sample(weapons, rng.randint(1, min(3, len(weapons))))) + mark
             units.append((n, name, mark))
         out.append(units)
     return out

@@ -3,7 +3,8 @@
 For each bundled ruleset with army rules, one load of its builder page (the session's one site
 build, ``site_url``): a list built with the keyboard, a list downloaded, then twenty lists (seeded,
 valid and invalid in every ruleset: over the points, too few squads, squads under and over their
-size, no warlord or two, a warlord in reserve, detachments, an empty list) read through the page's list box; the
+size, no warlord or two, a warlord in reserve, detachments, an empty list, units listed with weapons
+that break a ``require each unit:`` line) read through the page's list box; the
 file the page then holds is checked by ``warscribe army check --json`` and the page must say the
 same: the verdict, the points, every message in order, each citing its rule.  On nuceria-rts, whose
 army rules read the warlord and the reserves, the units' Warlord and In reserve boxes write the
@@ -118,13 +119,14 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
 
     ids = [e["id"] for e in data["entries"]]
     sizes = {e["id"]: (e["min"], e["max"]) for e in data["entries"] if e["min"] is not None}
-    lists = random_lists(30, ids, sizes, 18)
+    each_unit = [r for a in data["armies"] for r in a["unit_requires"]]
+    lists = random_lists(30, ids, sizes, 18, weapons=data["weapons"] if each_unit else None)
     if sizes:  # the bounds themselves: a squad at its largest, one past it
         big = max(sizes, key=lambda k: sizes[k][1])
         lists += [[(sizes[big][1], big, "")] * 3, [(sizes[big][1] + 1, big, ""), (sizes[big][0] - 1, big, "")]]
     else:
         lists += [[(1, ids[0], "")] * 7, [(10_000, ids[-1], " as warlord")]]
-    verdicts = set()
+    verdicts, broken = set(), set()
     for i, units in enumerate(lists):
         text = "".join(f"{n} {name}{mark}\n" for n, name, mark in units)
         if i < 2:  # typed and clicked as a player does; the rest in one call each
@@ -137,6 +139,7 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
         want = army_check(rules, shown["text"], tmp_path)
         same_verdict(shown, want, text)
         verdicts.add(want["ok"])
+        broken |= {v["span"]["line"] for v in want["violations"] if v["span"]}
     if ruleset == "40k-s":  # no sizes declared: the game's size is any number the players agree
         page.fill("#ws-army-size", "1500")
         page.press("#ws-army-size", "Tab")
@@ -147,8 +150,11 @@ def test_twenty_lists_equal_army_check(ruleset: str, page: Page, site_url: str, 
     assert page.locator(".ws-army-never").count() == 0  # every rule is one a list can meet
     assert errors == []
     # Lists of both kinds in every ruleset: nuceria-rts's lists name their warlord (`as warlord`);
-    # 40k-s's stand-in units carry no points, so its lists break its rules by being empty (no detachment).
+    # 40k-s's stand-in units carry no points, so its lists break its rules by being empty (no detachment)
+    # or by a unit's melee profiles.
     assert verdicts == {True, False}, verdicts
+    # 40k-s's `require each unit:` line (melee profiles) is broken by some lists, unit by unit.
+    assert {r["line"] for r in each_unit} <= broken and (ruleset != "40k-s" or each_unit), (each_unit, broken)
     # The marks the army rules read are controls on each unit, written to the list file.
     assert data["marks"] == {"nuceria-rts": ["warlord", "reserve"], "40k-s": ["detachment"], "console-40k": []}[ruleset]
     if ruleset == "40k-s":

@@ -3,6 +3,8 @@ located where it is read, for each kind of expression a battle works out for one
 unit's profile keeps it from needs nothing; and `unit` reads the unit's keywords in a battle only."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from compiler.battle import Battle, GreedyPolicy, Rules
@@ -137,3 +139,39 @@ def test_an_attack_reads_the_stats_of_the_unit_that_makes_it_and_of_its_target()
          "(scenario 'field', side 'blue') has no T")]
     assert [d for d in compile_text(text.format(line="", drone="  BS 5  T 4"), "c.rules").diagnostics
             if d.severity.name == "ERROR"] == []
+
+
+@pytest.mark.parametrize("drone, errors", [("\n  keywords fearless", 0), ("  Ld 9", 0), ("", 2)])
+def test_a_formula_of_one_result_called_with_unit_decides_what_the_unit_reaches(drone: str, errors: int) -> None:
+    # brave(unit) is decided by the profile for a fearless drone (never reading Ld), not for another:
+    # its `u.Ld > 8` reads Ld (once through brave), and the test the else branch takes reads it too
+    line = '    action brace "Brace": tests (if brave(unit) then steady(12) else steady(Ld))'
+    found = compiled(line, drone)
+    assert [c for c, *_ in found] == ["W866"] * errors
+    if errors:
+        assert "(through 'brave')" in found[0][3] and "has no Ld" in found[1][3]
+
+
+def test_a_stat_read_before_a_keyword_decides_is_still_read() -> None:
+    # `unit.Ld > 8 or unit has fearless` works out Ld first, whatever the keyword says
+    line = '    action brace "Brace": tests (if unit.Ld > 8 or unit has fearless then steady(12) else steady(7))'
+    assert [c for c, *_ in compiled(line, "\n  keywords fearless")] == ["W866"]
+    line = '    action brace "Brace": tests (if unit has fearless or unit.Ld > 8 then steady(12) else steady(7))'
+    assert compiled(line, "\n  keywords fearless") == []
+
+
+def test_an_army_list_given_on_the_command_line_is_held_to_the_same_rule(tmp_path: Path) -> None:
+    from conftest import warscribe
+    folder = tmp_path / "carried"
+    folder.mkdir()
+    text = RULES.format(line='    action advance "Advance": move up to M toward the enemy', drone="")
+    (folder / "carried.rules").write_text(text.replace("    5 drone", "    5 trooper"), encoding="utf-8")
+    listed = tmp_path / "drones.txt"
+    listed.write_text("5 drone\n", encoding="utf-8")
+    assert warscribe("check", str(folder)).returncode == 0  # the scenario's own units carry M
+    ran = warscribe("simulate", str(folder), "--army", f"blue={listed}", "--games", "2")
+    assert ran.returncode == 1 and ran.stdout == ""
+    row = text.split("\n").index('    action advance "Advance": move up to M toward the enemy') + 1
+    assert f"carried.rules:{row}:42: error[W866]: a battle reads 'M' for each unit here, but the profile of 'drone' " \
+           "(scenario 'field', side 'blue') has no M" in ran.stderr
+    assert f"{listed}:1:1: 'drone' is fielded here" in ran.stderr

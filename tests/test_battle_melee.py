@@ -250,6 +250,27 @@ def test_a_unit_that_falls_back_takes_the_attack_of_each_enemy_it_leaves_then_go
     assert both.state().units[2].models == 0 and both.current_player() == 0
 
 
+def test_a_unit_that_disengages_takes_the_attack_of_each_enemy_it_leaves_as_one_that_moves_off() -> None:
+    """`disengages` is leaving the melee too: the enemy answers (`when left`) before the break."""
+    text = RULES.format(gap=9, red="3 trooper as warlord", blue='2 trooper at 5"', held="own turn", turns=4)
+    text = text.replace('  score held', '    action back "Break off": disengages, move up to M away from the enemy\n'
+                        '  when left: attack strike without Range\n  score held')
+    result = compile_text(text, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    blue = root(result.rulesets[0]).child(1).child(1).child(0).child(0).child(1)  # charged, locked, as above
+    assert options(blue) == ["Fight", "Break off", "Nothing"]
+    react = blue.child(1)  # they break off: Red's troopers may strike first, still in contact
+    assert react.choice() is not None and react.choice().kind == "react"  # type: ignore[union-attr]
+    assert react.current_player() == 0 and options(react) == ["Yes", "No"]
+    strike = react.child(0)
+    assert strike.chance_kind() == "volley"
+    assert [p for _, p in strike.chance_outcomes()] == removed(binomial(6, Fraction(1, 2)), 2)
+    one = strike.child(1)  # one falls; the other breaks off and moves
+    assert one.state().units[2].engaged == [] and one.state().units[0].engaged == []
+    assert one.choice() is not None and one.choice().kind == "move"  # type: ignore[union-attr]
+    assert strike.child(2).state().units[2].models == 0  # both fall: nothing is left to break off
+
+
 def test_a_weapon_rests_after_firing_for_its_cooldown_counted_in_its_players_turns() -> None:
     """Cooldown 1: the rifle fires in Red's first turn, may not in its second (the volley's
     weapons leave it out, so Shoot is not offered), and fires again in its third."""

@@ -204,3 +204,20 @@ def test_overwatch_fire_never_goes_at_a_charger_out_of_sight(kind: str, fired: b
     events = [e["event"] for e in battle.events]
     assert ("volley" in events) is fired and ("out_of_sight" in events) is not fired
     assert red.engaged == [blue.uid] or (fired and red.models == 0)
+
+
+@pytest.mark.parametrize("name, rider_move, rider_assault", [("classic-40k", 6, 12), ("dark-millennia", 12, 6)])
+def test_a_mounted_unit_moves_and_assaults_by_the_keyword_on_its_profile(models: dict[str, Ruleset], name: str,
+                                                                         rider_move: int, rider_assault: int) -> None:
+    """The base game's cavalry charge 12"; the house rules' mounted infantry move 12" and assault 6".
+    The battle reads `mounted` from the profile: Rough Riders go so far, Space Marines 6" either way."""
+    from compiler.battle.state import Unit
+    model = models[name]
+    rules = Rules(model)
+    game = model.get("battle")
+    (advance,) = [e for p in game.phases for a in p.actions if a.id == "advance" for e in a.effects if e.kind == "move"]
+    (assault,) = [e for p in game.phases for a in p.actions if a.id == "assault" for e in a.effects if e.kind == "engage"]
+    assert advance.value is not None and assault.value is not None
+    for profile, move, reach in (("rough_rider", rider_move, rider_assault), ("space_marine", 6, 6)):
+        unit = Unit(0, 0, profile, profile, (), 5, 5, 0, 0.0)
+        assert (rules.number(advance.value, unit, 12.0), rules.number(assault.value, unit, 12.0)) == (move, reach)

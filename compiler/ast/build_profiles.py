@@ -154,8 +154,9 @@ class ProfilesBuilder(BuilderBase):
     def army(self, meta: Any, c: list[Any]) -> A.Army:
         items = self._flat(c[2:])
         points = tuple(p for x in items if isinstance(x, Item) and x.tag == "army_points" for p in x.data)
-        reqs = tuple(x for x in items if isinstance(x, A.Requirement))
-        return A.Army(self.span(meta), str(c[0]), unquote(str(c[1])), points, reqs, self._prose(items))
+        reqs = tuple(x for x in items if isinstance(x, A.Requirement) and not x.each)
+        each = tuple(x for x in items if isinstance(x, A.Requirement) and x.each)
+        return A.Army(self.span(meta), str(c[0]), unquote(str(c[1])), points, reqs, self._prose(items), each)
 
     @with_meta
     def army_points(self, meta: Any, c: list[Any]) -> Item:
@@ -165,3 +166,8 @@ class ProfilesBuilder(BuilderBase):
     def require(self, meta: Any, c: list[Any]) -> A.Requirement:
         msg = unquote(str(c[1])) if len(c) > 1 and c[1] is not None else None
         return A.Requirement(self.span(meta), c[0], msg)
+
+    @with_meta
+    def require_each(self, meta: Any, c: list[Any]) -> A.Requirement:
+        msg = unquote(str(c[1])) if len(c) > 1 and c[1] is not None else None
+        return A.Requirement(self.span(meta), c[0], msg, each=True)

@@ -243,6 +243,7 @@ class Score:
     destroyed: bool = False  # ``for each enemy unit destroyed``: the value (for the unit) goes to its enemies
     own: bool = False  # ``… held at end of own turn``: only the side whose turn ends scores
     warlord: bool = False  # ``for each enemy warlord destroyed``: ``destroyed``, for a side's warlord only
+    corners: float | None = None  # ``for units within 12" of every corner at end of …``: the reach (``held_at`` says when)
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,11 +91,13 @@ class Squad(Decl):
 
 @dataclass(frozen=True, slots=True)
 class Requirement:
-    """``require expr "message"``: a condition an army list must meet."""
+    """``require expr: "message"``: a condition an army list must meet; ``require each unit: expr``
+    (``each``) one that each unit of the list must meet, on its own quantities."""
 
     span: Span
     expr: Expr
     message: str | None
+    each: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,3 +108,4 @@ class Army(Decl):
     points: tuple[int, ...]
     requires: tuple[Requirement, ...] = ()
     prose: tuple[Prose, ...] = ()
+    unit_requires: tuple[Requirement, ...] = ()  # ``require each unit: …``

@@ -77,6 +77,18 @@ def leave_melee(battle: Battle, unit: Unit) -> bool:
     """An engaged unit moves off: each enemy it was locked with may answer (``when left: …``, its
     attacks at the unit, which still stands in contact), then the engagement ends.  False when the
     unit did not live through it (or the battle ended)."""
+    if not answer_leaving(battle, unit):
+        return False
+    battle.state.disengage(unit)
+    if battle.record:
+        battle.emit("left_melee", unit=unit.label)
+    return True
+
+
+def answer_leaving(battle: Battle, unit: Unit) -> bool:
+    """``unit`` leaves its melee (a move off, or ``disengages``): each enemy it was locked with may
+    answer (``when left``), then its counters that rise or clear on ``left`` do.  False when the
+    unit did not live through it (or the battle ended)."""
     st = battle.state
     for uid in list(unit.engaged):
         foe = st.unit(uid)
@@ -86,9 +98,6 @@ def leave_melee(battle: Battle, unit: Unit) -> bool:
             return False
     if battle.game.counters:
         counters_on(battle, unit, "left")
-    st.disengage(unit)
-    if battle.record:
-        battle.emit("left_melee", unit=unit.label)
     return True
 
 
@@ -249,10 +258,14 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
 
 @effect("disengage")
 def disengage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
-    """``disengages``: the unit leaves every engagement (its foes too, as far as it is concerned);
+    """``disengages``: the unit leaves every engagement (its foes too, as far as it is concerned),
+    first taking the answer of each enemy it leaves (``when left``) as a unit that moves off does;
     each unit engaged with nobody now no longer holds the statuses its engagements set.  Nothing
-    happens (and the action goes on) when the unit is engaged with nobody."""
+    happens (and the action goes on) when the unit is engaged with nobody; the action ends when
+    the unit does not live through the answers."""
     if unit.engaged:
+        if not answer_leaving(battle, unit):
+            return False
         foes = [battle.state.unit(uid).label for uid in unit.engaged]
         battle.state.disengage(unit)
         if battle.game.engaged_statuses:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from compiler import ast as A
+from compiler.battle import corners
 from compiler.battle.engine import Battle
 from compiler.battle.policies import Choice, Option
 from compiler.battle.state import Marker, State, Unit
@@ -24,9 +25,9 @@ from compiler.battle.turns import amount
 from compiler.resolve.core import is_dist
 
 
-def goal_marker(state: State, unit: Unit, effect: A.ActionEffect) -> Marker | None:
-    """The objective a move toward an objective heads for (None: there is none)."""
-    return state.objective(unit, effect.name if effect.goal == "objective" else None)
+def goal_marker(state: State, game: A.Game, unit: Unit, effect: A.ActionEffect) -> Marker | None:
+    """The objective (or corner) a move toward one heads for (None: there is none)."""
+    return corners.goal(state, game, unit, effect)
 
 
 def away_point(battle: Battle, unit: Unit, foe: Unit, inches: float) -> tuple[float, float]:
@@ -65,7 +66,7 @@ def move_elsewhere(battle: Battle, unit: Unit, effect: A.ActionEffect) -> bool:
     st = battle.state
     assert effect.value is not None
     foe = st.nearest_enemy(unit) if effect.goal == "away" else None
-    marker = goal_marker(st, unit, effect) if effect.goal != "away" else None
+    marker = goal_marker(st, battle.game, unit, effect) if effect.goal != "away" else None
     if foe is None and marker is None:
         return False
     near = foe if foe is not None else st.nearest_enemy(unit)

@@ -79,6 +79,7 @@ def army_data(model: Ruleset) -> ArmyData:
             elif not (isinstance(e, A.Binary) and e.op == "<=" and isinstance(e.left, A.Name) and e.left.id == "points"
                       and isinstance(e.right, A.Name) and e.right.id == "limit"):
                 unsupported.append(f"army '{army.id}': require {expr_text(e)}")
+        unsupported += [f"army '{army.id}': require each unit: {expr_text(r.expr)}" for r in army.unit_requires]
         armies.append(ArmyRule(army.id, army.title, tuple(Limit(k, lo, hi) for k, (lo, hi) in limits.items()),
                                army.points[0] if army.points else None))
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Callable
 
 from compiler.check.battles import check_battles
-from compiler.check.carried import check_carried
+from compiler.check.carried import carried_in, check_carried
 from compiler.check.builtins import ARMY_NAMES, BUILTIN_ATTRS, BUILTIN_WORDS, BUILTINS
 from compiler.check.context import Context, Scope
 from compiler.check.declarations import check_names
@@ -86,7 +86,7 @@ def run_checks(ruleset: Ruleset, sink: Sink, checks: tuple[Check, ...] = CHECKS)
 
 
 __all__ = [
-    "ARMY_NAMES", "BUILTINS", "BUILTIN_ATTRS", "BUILTIN_WORDS", "CHECKS", "PROSE_REF", "Check", "Context",
+    "carried_in", "ARMY_NAMES", "BUILTINS", "BUILTIN_ATTRS", "BUILTIN_WORDS", "CHECKS", "PROSE_REF", "Check", "Context",
     "Scope", "check_cycles", "check_dice", "check_duplicates", "check_effect", "check_expect", "check_expr",
     "check_dependent_results", "check_header", "check_hook", "check_names", "check_notes", "check_params", "check_profiles", "check_prose", "check_semantics",
     "check_range", "check_setting", "check_situation_keywords", "check_situations", "check_stat_value", "check_tables", "check_traps", "check_types",

@@ -256,7 +256,7 @@ def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
             check_expr(s.value, unit_scope(ctx, s.id))  # worked out for the unit left (or destroyed)
         elif s.held_at is not None:
             check_expr(s.value, Scope(ctx, s.id))
-            if game.control is None:
+            if game.control is None and s.corners is None:
                 ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{game.id}' scores objectives held but does not say "
                                "who holds one", s.span, 'add a line such as: control within 3" by models')
             if s.own and game.activation not in OWN_TURNS:

@@ -20,7 +20,7 @@ from typing import Iterator
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context
-from compiler.diagnostics import Span
+from compiler.diagnostics import Diagnostic, Sink, Span
 from compiler.model.ruleset import Ruleset
 
 #: The names through which a unit expression reads another profile's stats: ``unit`` (its own
@@ -81,32 +81,50 @@ def check_carried(ctx: Context) -> None:
     >>> [(d.code, d.span.line, d.message) for d in compile_text(text).diagnostics]
     [('W866', 11, "a battle reads 'M' for each unit here, but the profile of 'drone' (scenario 'field', side 'blue') has no M")]
     """
-    rs = ctx.ruleset
+    found: dict[tuple[Span, str], _Lack] = {}
+    for sc in ctx.ruleset.of_type(A.Scenario):
+        _collect(ctx.ruleset, sc, found)
+    _report_all(ctx, found)
+
+
+def carried_in(ruleset: Ruleset, scenario: A.Scenario) -> tuple[Diagnostic, ...]:
+    """W866 for one scenario as it will be played — with the army lists a command line gave its
+    sides (``simulate --army blue=list.txt``), which ``check`` never saw."""
+    ctx = Context(ruleset, Sink())
+    found: dict[tuple[Span, str], _Lack] = {}
+    _collect(ruleset, scenario, found)
+    _report_all(ctx, found)
+    return ctx.sink.items
+
+
+def _collect(rs: Ruleset, sc: A.Scenario, found: dict[tuple[Span, str], _Lack]) -> None:
+    """Add to ``found`` each stat the game ``sc`` plays reads of one of its units that lacks it."""
     games = rs.of_type(A.Game)
+    game = rs.get(sc.game) if sc.game is not None else (games[0] if len(games) == 1 else None)
+    if not isinstance(game, A.Game):
+        return
     stats = {s.id for s in rs.of_type(A.Stat)}
     squads = {q.id: q for q in rs.of_type(A.Squad)}
     steps = frozenset(s.name for a in rs.of_type(A.Attack) for s in a.steps)
-    found: dict[tuple[Span, str], _Lack] = {}
-    for sc in rs.of_type(A.Scenario):
-        game = rs.get(sc.game) if sc.game is not None else (games[0] if len(games) == 1 else None)
-        if not isinstance(game, A.Game):
-            continue
-        exprs = list(_sources(rs, game, steps))
-        for side in sc.sides:
-            for entry in side.units:
-                squad = squads.get(entry.name)
-                profile = rs.profiles.get(squad.unit if squad is not None and squad.unit else entry.name)
-                if profile is None or profile.kind != "unit":
-                    continue  # an unknown unit is refused by the battles pass
-                armed = bool(entry.weapons or (squad.weapons if squad is not None else ()) or profile.weapons)
-                reached = [src for src in exprs if (armed or not src.armed)
-                           and (src.guard is None or _decided(src.guard, profile, "unit") is not False)]
-                for stat, span, via, what in {r for src in reached for r in _reads(rs, src, stats, profile)}:
-                    sv = profile.stat(stat)
-                    if sv is not None and sv.kind != "dice":
-                        continue
-                    lack = found.setdefault((span, stat), _Lack(stat, span, via, what))
-                    lack.units.setdefault(profile.id, (entry.span, sc.id, side.id))
+    exprs = list(_sources(rs, game, steps))
+    for side in sc.sides:
+        for entry in side.units:
+            squad = squads.get(entry.name)
+            profile = rs.profiles.get(squad.unit if squad is not None and squad.unit else entry.name)
+            if profile is None or profile.kind != "unit":
+                continue  # an unknown unit is refused by the battles pass
+            armed = bool(entry.weapons or (squad.weapons if squad is not None else ()) or profile.weapons)
+            reached = [src for src in exprs if (armed or not src.armed)
+                       and (src.guard is None or _decided(rs, src.guard, profile, "unit") is not False)]
+            for stat, span, via, what in {r for src in reached for r in _reads(rs, src, stats, profile)}:
+                sv = profile.stat(stat)
+                if sv is not None and sv.kind != "dice":
+                    continue
+                lack = found.setdefault((span, stat), _Lack(stat, span, via, what))
+                lack.units.setdefault(profile.id, (entry.span, sc.id, side.id))
+
+
+def _report_all(ctx: Context, found: dict[tuple[Span, str], _Lack]) -> None:
     for key in sorted(found, key=lambda k: (k[0].file, k[0].line, k[0].column, k[1])):
         _report(ctx, found[key])
 
@@ -128,14 +146,15 @@ def _report(ctx: Context, lack: _Lack) -> None:
                    related=tuple((span, f"'{pid}' is fielded here") for pid, (span, _, _) in sorted(lack.units.items()))[:3])
 
 
-def _reads(rs: Ruleset, src: _Source, stats: set[str],
-           profile: A.Profile) -> Iterator[tuple[str, Span, str | None, str]]:
+def _reads(rs: Ruleset, src: _Source, stats: set[str], profile: A.Profile,
+           seen: set[tuple[str, str]] | None = None) -> Iterator[tuple[str, Span, str | None, str]]:
     """The stats ``src`` reads from ``profile``'s unit when it is worked out for it (a bare stat in a
     unit expression, ``unit.M``, ``foe.PC``, an attack's ``target.T``, a formula's ``u.Inv`` when it
     is called with the unit for ``u``), each with where it is read.  A part the unit never reaches
     is skipped: the other branch of ``if unit has fearless then … else …``, what follows a false
     ``unit has …`` before ``and`` (a true one before ``or``)."""
     names = (src.me, "foe") if src.bare else (src.me,)
+    seen = set() if seen is None else seen  # the (callable, parameter) pairs looked into
     stack = [src.expr]
     while stack:
         e = stack.pop()
@@ -151,43 +170,42 @@ def _reads(rs: Ruleset, src: _Source, stats: set[str],
             for at, arg in list(enumerate(e.args)) + list(e.kwargs):
                 if isinstance(arg, A.Name) and arg.id in names:
                     yield from ((stat, arg.span, e.func, src.what)
-                                for stat in sorted(_through(rs, e.func, at, stats, set())))
+                                for stat in sorted(_through(rs, e.func, at, stats, profile, seen)))
         if isinstance(e, A.IfElse):
-            decided = _decided(e.cond, profile, src.me)
-            if decided is not None:
-                stack.append(e.then if decided else e.otherwise)
+            decided = _decided(rs, e.cond, profile, src.me)
+            if decided is not None:  # the condition is worked out, then one branch only
+                stack.extend((e.then if decided else e.otherwise, e.cond))
                 continue
         if isinstance(e, A.Binary) and e.op in ("and", "or"):
-            decided = _decided(e.left, profile, src.me)
+            decided = _decided(rs, e.left, profile, src.me)
             if decided is not None and decided == (e.op == "or"):
-                continue  # the right side is never worked out for this unit (nor is the left one read)
+                stack.append(e.left)  # the right side is never worked out for this unit
+                continue
         stack.extend(reversed(A.children(e)))
 
 
-def _through(rs: Ruleset, func: str, at: int | str, stats: set[str], seen: set[tuple[str, str]]) -> set[str]:
-    """The stats a callable reads of the profile given as its argument ``at`` (a position or a
-    name): ``p.STAT`` in its body, and what the callables it hands ``p`` on to read of it."""
+def _through(rs: Ruleset, func: str, at: int | str, stats: set[str], profile: A.Profile,
+             seen: set[tuple[str, str]]) -> set[str]:
+    """The stats a callable reads of ``profile``, given as its argument ``at`` (a position or a
+    name): ``p.STAT`` in its body, and what the callables it hands ``p`` on to read of it, but not
+    in a part ``p``'s profile keeps it from (as :func:`_reads`)."""
     decl = rs.callables.get(func)
-    params = getattr(decl, "params", ())
-    names = [p.name for p in params]
+    names = [p.name for p in getattr(decl, "params", ())]
     name = names[at] if isinstance(at, int) and at < len(names) else at if at in names else None
     if decl is None or not isinstance(name, str) or (func, name) in seen:
         return set()
     seen.add((func, name))
-    out: set[str] = set()
-    for e in rs.sub_expressions(decl):
-        if isinstance(e, A.Attr) and isinstance(e.obj, A.Name) and e.obj.id == name and e.name in stats:
-            out.add(e.name)
-        elif isinstance(e, A.Call):
-            for inner, arg in list(enumerate(e.args)) + list(e.kwargs):
-                if isinstance(arg, A.Name) and arg.id == name:
-                    out |= _through(rs, e.func, inner, stats, seen)
-    return out
+    return {stat for expr in rs.expressions(decl)
+            for stat, _, _, _ in _reads(rs, _Source(expr, name, False, frozenset(), None, ""), stats, profile, seen)}
 
 
-def _decided(cond: A.Expr, profile: A.Profile, me: str) -> bool | None:
-    """Whether ``cond`` holds for every unit of ``profile``, when its profile alone decides it
-    (``unit has fearless``, ``not …``, ``and``/``or`` of such, ``Inv is none``); None otherwise."""
+def _decided(rs: Ruleset, cond: A.Expr, profile: A.Profile, me: str, depth: int = 0) -> bool | None:
+    """Whether ``cond``, read through ``me``, holds for every unit of ``profile`` when its profile
+    alone decides it, as the resolver works it out (``unit has fearless``, ``Inv is none``, ``not``
+    of such, ``and``/``or`` whose left side decides or whose both sides do, a formula of one
+    result called with the unit: ``never_pinned(unit)``); None otherwise."""
+    if depth > 8:
+        return None
     if isinstance(cond, A.Has) and isinstance(cond.operand, A.Name) and cond.operand.id == me:
         return (cond.keyword in {k for k, _ in profile.keywords}
                 or cond.keyword in {a.ability for a in profile.abilities} or profile.klass == cond.keyword)
@@ -198,13 +216,21 @@ def _decided(cond: A.Expr, profile: A.Profile, me: str) -> bool | None:
         sv = profile.stat(stat) if stat is not None else None
         return None if sv is None or sv.kind == "dice" else sv.kind == "none"
     if isinstance(cond, A.Unary) and cond.op == "not":
-        inner = _decided(cond.operand, profile, me)
+        inner = _decided(rs, cond.operand, profile, me, depth + 1)
         return None if inner is None else not inner
     if isinstance(cond, A.Binary) and cond.op in ("and", "or"):
-        left, right = _decided(cond.left, profile, me), _decided(cond.right, profile, me)
-        if cond.op == "and":
-            return False if False in (left, right) else True if left and right else None
-        return True if True in (left, right) else False if left is False and right is False else None
+        left = _decided(rs, cond.left, profile, me, depth + 1)
+        if left is None or left == (cond.op == "or"):
+            return left  # undecided, or decided before the right side is worked out
+        return _decided(rs, cond.right, profile, me, depth + 1)
+    if isinstance(cond, A.Call):
+        decl = rs.callables.get(cond.func)
+        if isinstance(decl, A.Formula) and not decl.lets and decl.result is not None:
+            for param, arg in zip(decl.params, cond.args):
+                if isinstance(arg, A.Name) and arg.id == me:
+                    found = _decided(rs, decl.result, profile, param.name, depth + 1)
+                    if found is not None:
+                        return found
     return None
 
 

@@ -16,7 +16,8 @@ from compiler.check.expressions import (check_effect, check_expect, check_expr, 
                                         check_range)
 from compiler.check.names import report_unknown
 from compiler.diagnostics import did_you_mean
-from compiler.model.armies import KEYWORD_ROLES, unchecked_requirements
+from compiler.check.builtins import ARMY_NAMES
+from compiler.model.armies import KEYWORD_ROLES, UNIT_NAMES, unchecked_requirements
 from compiler.model.ruleset import Ruleset
 
 
@@ -150,6 +151,39 @@ def _army(ctx: Context, d: A.Decl) -> None:
     for u in unchecked_requirements(ctx.ruleset, d):
         ctx.sink.warning(codes.ARMY_RULE_UNCHECKED, f"no army list can show this requirement met or broken: "
                          f"{u.why}", u.span, "army check and the army builder report it as not checked")
+    for r in d.unit_requires:
+        _unit_requirement(ctx, d, r)
+
+
+def _unit_requirement(ctx: Context, d: A.Army, r: A.Requirement) -> None:
+    """``require each unit: …`` reads only one unit's own quantities: its models, points and weapons
+    (UNIT_NAMES), its keywords, its weapons' abilities, a weapon's name, a stat of its profile."""
+    rs = ctx.ruleset
+    own = set(UNIT_NAMES) | {e.id for e in rs.of_type(A.Entry) if e.kind == "keyword"} \
+        | {a.id for a in rs.of_type(A.Ability)} \
+        | {p.id for p in rs.profiles.values() if p.kind == "weapon"} | {s.id for s in rs.of_type(A.Stat)}
+    wrong: set[str] = set()
+    for node in _names_in(r.expr):
+        if node.id in own or node.id in wrong:
+            continue
+        wrong.add(node.id)
+        if node.id in ARMY_NAMES:
+            ctx.sink.error(codes.UNKNOWN_NAME, f"'{node.id}' is a quantity of the whole list, not of one unit",
+                           node.span, f"write it in a `require` line of its own; `require each unit:` reads "
+                           f"{', '.join(UNIT_NAMES)}, a keyword, an ability, a weapon or a stat")
+        else:
+            report_unknown(ctx, node.id, node.span, own, "quantity of one unit")
+    check_expr(r.expr, Scope(ctx, d.id, own | wrong))
+
+
+def _names_in(expr: A.Expr) -> list[A.Name]:
+    """Every name an expression reads, as nodes (with their spans)."""
+    if isinstance(expr, A.Name):
+        return [expr]
+    out: list[A.Name] = []
+    for child in A.children(expr):
+        out += _names_in(child)
+    return out
 
 
 def _game(ctx: Context, d: A.Decl) -> None:

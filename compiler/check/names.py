@@ -21,7 +21,8 @@ from compiler.syntax.prose import PROSE_REF as PROSE_REF  # one pattern for chec
 # Kinds of name an overlay cannot have removed: they live inside one definition.
 _LOCAL_KINDS = ("parameter", "step", "role (a parameter of an attack)")
 #: How a hint names several of a kind ("the situations are: …").
-_PLURALS = {"ability": "abilities", "keyword or ability": "keywords and abilities", "choice": "choices"}
+_PLURALS = {"ability": "abilities", "keyword or ability": "keywords and abilities", "choice": "choices",
+            "quantity of one unit": "quantities of one unit"}
 
 
 def report_unknown(ctx: Context, name: str, span: Span, pool: Iterable[str], what: str = "name") -> None:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.markup import escape
 
-from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, json_option, refuse, report_resolve_error, say, unknown_name,
-                                 usage_error)
+from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, json_option, print_diagnostics, refuse,
+                                 report_resolve_error, say, unknown_name, usage_error)
 from compiler.cli.common import console as make_console
 from compiler.limits import MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
 from compiler.terminal import rich_text
@@ -168,6 +168,20 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
             click.echo(f"warscribe: the battle log is written to {log}", err=True)
 
 
+def _carried(compiled: Any, model: Ruleset, sc: A.Scenario, armies: tuple[str, ...]) -> None:
+    """Army lists from the command line, which ``check`` never saw: what the game reads of each of
+    their units must be on its profile (W866), else the located errors and exit 1."""
+    if not armies:
+        return
+    from compiler.check import carried_in
+
+    lacking = carried_in(model, sc)
+    if lacking:
+        files = {given.partition("=")[2] for given in armies}
+        print_diagnostics(lacking, {**dict(compiled.sources), **{f: _read_list(Path(f)) for f in files}})
+        raise Exit(1)
+
+
 def _log_target(log: Path, path: str, force: bool) -> Path:
     """Where ``--log`` writes, checked before the battle (a usage error for a source or a foreign file)."""
     from compiler.battle.log import is_log
@@ -303,6 +317,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
                        f"detachment of its own; the list's `in detachment` marks are not played", err=True)
         lists.append((side, units))
     sc = with_armies(sc, tuple(lists))
+    _carried(compiled, model, sc, armies)
     chosen = None
     if policy is None and against is not None and not (exact or tournament):
         from compiler.battle import Rules
@@ -333,9 +348,10 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
 
     base_model = None
     if against is not None:
-        _, base_model = compile_one(against)
+        base_compiled, base_model = compile_one(against)
         if not any(getattr(d, "id", None) == sc.id for d in base_model.walk()):
             raise usage_error(f"the base ruleset '{base_model.id}' has no scenario '{sc.id}'")
+        _carried(base_compiled, base_model, sc, armies)
     try:
         with progress("simulate", games * (2 if against else 1), "game") as advance:
             tally = run(path, sc, games, seed, jobs, policy, scheduler=scheduler, armies=tuple(lists),
@@ -407,7 +423,8 @@ def army_app() -> None:
                    "roster's own limit, else their first size, else 0).")
 @json_option("Print JSON: the units, the points, each violation with the rule it breaks.")
 def army_check(path: str, roster: Path, army: str | None, game_points: int | None, as_json: bool) -> None:
-    """Check an army list against the ruleset's army construction rules; each violation cites its rule, and
+    """Check an army list against the ruleset's army construction rules (the list's own, and each unit's:
+    `require each unit:`, reported at the unit's line); each violation cites its rule, and
     a rule no list can show met or broken (one reading `characters` or `special_points` when no keyword
     has that role) is said to be not checked."""
     from compiler import ast as A
@@ -497,7 +514,7 @@ def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any]
         for v in violations:
             trail = model.section_path(v.army)
             found.append({"message": v.message, "army": v.army, "rule": trail[-1].id if trail else None,
-                          "span": v.span.to_json()})
+                          "span": v.span.to_json(), "line": v.unit.line if v.unit is not None else None})
         trail = model.section_path(chosen.id)
         click.echo(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
                                "ok": False if violations else None if unchecked else True, "violations": found,
@@ -511,7 +528,8 @@ def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any]
         trail = model.section_path(v.army)
         rule = trail[-1] if trail else None
         cited = f"rule '{rule.title}' ({rule.id}), " if rule is not None else ""
-        say(f"{roster}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
+        where = f"{roster}:{v.unit.line}" if v.unit is not None else str(roster)  # the unit's line
+        say(f"{where}: error[W862]: {v.message}\n  = see {cited}army '{v.army_title}' "
                    f"({v.army}) at {v.span.file}:{v.span.line}, on the site #{rule.id if rule else v.army}")
     for u in unchecked:
         say(f"{roster}: warning[W865]: not checked: {u.message}\n  = {u.why}\n  = see army '{u.army_title}' "

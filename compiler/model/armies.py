@@ -6,7 +6,8 @@ that size, with its weapons and its points; ``1 captain as warlord`` names the a
 ``5 scout_squad in reserve`` holds a unit back in reserve and ``… in detachment 2`` puts it in the
 army's second detachment.  :func:`check_army` evaluates the
 ``require`` lines of an ``army`` declaration on a list — points, squads, units, models, warlords,
-points in reserve — and each failure keeps the requirement's line, so that whoever reports it can
+points in reserve — and its ``require each unit:`` lines on each unit (:func:`unit_quantities`: its
+models, points, weapons, keywords, stats), and each failure keeps the requirement's line, so that whoever reports it can
 cite the rule.  A requirement that reads a quantity no list file can show (:data:`UNKNOWN`) is
 neither met nor broken: :func:`unchecked_requirements` names it, with the reason.
 """
@@ -27,6 +28,19 @@ from compiler.syntax.unparse import expr_text
 #: :func:`check_army` fills them in, and so does the army builder's page (compiler.model.army_data).
 SIZE_MESSAGE = "{label} has {models} models; a {squad} has {low} to {high}"
 LABEL_MANY = "{title} {number}"
+#: The words of a unit that breaks a ``require each unit:`` line: its label, then the requirement's message.
+UNIT_MESSAGE = "{label}: {message}"
+
+#: The quantities of one unit a ``require each unit:`` line may read besides its keywords (1 if the
+#: unit has it, else 0), its weapons' abilities (how many of its weapons have it), each weapon (how
+#: many times the unit is listed with it) and its profile's stats (a number; none for ``-``).
+UNIT_NAMES = {
+    "models": "the unit's models",
+    "points": "the unit's points",
+    "weapons": "the weapons the unit is listed with (else its profile's or squad's own)",
+    "melee_weapons": "its weapons whose Range is `-`, \"melee\" or \"close combat\"",
+    "ranged_weapons": "its weapons with a Range of a distance",
+}
 
 #: The roles a keyword may have (``keyword hq "HQ" role characters``), each with the quantity it gives:
 #: ``characters`` counts the units that have the keyword, ``special_points`` adds up their points.
@@ -69,6 +83,43 @@ class Violation:
     requirement: str
     message: str
     span: Span
+    unit: Span | None = None  # the list line of the unit it is about (a rule on each unit, a squad's size)
+
+
+def weapon_quantities(model: Ruleset, weapon: str) -> dict[str, int]:
+    """What one weapon a unit is listed with adds to the unit's quantities (:data:`UNIT_NAMES`): one
+    weapon, one of its kind (melee or ranged, by its Range; neither without one), one of itself and one
+    for each ability it has."""
+    profile = model.profiles.get(weapon)
+    out = {"weapons": 1, weapon: 1}
+    reach = profile.stat("Range") if profile is not None else None
+    if reach is not None:
+        melee = reach.kind == "none" or (reach.kind == "text" and str(reach.value).strip().casefold()
+                                         in ("melee", "close combat"))
+        out["melee_weapons" if melee else "ranged_weapons"] = 1
+    for a in (profile.abilities if profile is not None else ()):
+        out[a.ability] = out.get(a.ability, 0) + 1
+    return out
+
+
+def unit_quantities(model: Ruleset, unit: ListedUnit) -> dict[str, Any]:
+    """The numbers a ``require each unit:`` line may name, for one unit of a list (:data:`UNIT_NAMES`;
+    a stat the profile gives as ``-`` or as dice is absent: a requirement reading it is neither met nor
+    broken by that unit)."""
+    squad = next((q for q in model.of_type(A.Squad) if q.id == unit.squad), None)
+    profile = model.profiles.get(unit.profile)
+    have = {k for k, _ in (squad.keywords if squad else ())} | {k for k, _ in (profile.keywords if profile else ())}
+    env: dict[str, Any] = {k.id: int(k.id in have) for k in model.of_type(A.Entry) if k.kind == "keyword"}
+    env |= {a.id: 0 for a in model.of_type(A.Ability)}
+    env |= {w.id: 0 for w in model.profiles.values() if w.kind == "weapon"}
+    for s in (profile.stats if profile is not None else ()):
+        if s.kind in ("int", "high", "low", "inches") and isinstance(s.value, int) and s.dice is None:
+            env[s.stat] = s.value
+    env |= {"models": unit.models, "points": unit.points, "weapons": 0, "melee_weapons": 0, "ranged_weapons": 0}
+    for w in unit.weapons:
+        for k, n in weapon_quantities(model, w).items():
+            env[k] = env.get(k, 0) + n
+    return env
 
 
 def listed_units(model: Ruleset, side: A.Side) -> list[ListedUnit]:
@@ -199,6 +250,19 @@ def check_army(model: Ruleset, army: A.Army, units: list[ListedUnit], limit: int
             detail = ", ".join(f"{k} = {env[k]}" for k in shown_quantities(text, env))
             out.append(Violation(army.id, army.title, text, (req.message or text) + (f" ({detail})" if detail else ""),
                                  req.span))
+    for req in army.unit_requires:
+        text = requirement_text(req)
+        for u in units:
+            quantities = unit_quantities(model, u)
+            try:
+                ok = evaluate(req.expr, quantities, model)
+            except (NotStatic, StaticError):
+                continue  # it cannot be worked out on this unit (a stat it gives as `-`)
+            if ok is False:
+                detail = ", ".join(f"{k} = {quantities[k]}" for k in shown_quantities(text, quantities))
+                message = UNIT_MESSAGE.format(label=u.label, message=req.message or text)
+                out.append(Violation(army.id, army.title, f"each unit: {text}",
+                                     message + (f" ({detail})" if detail else ""), req.span, u.span))
     squads = {q.id: q for q in model.of_type(A.Squad)}
     for u in units:
         squad = squads.get(u.squad or "")
@@ -208,7 +272,7 @@ def check_army(model: Ruleset, army: A.Army, units: list[ListedUnit], limit: int
         if not lo <= u.models <= hi:
             out.append(Violation(squad.id, squad.title, f"models {lo}..{hi}",
                                  SIZE_MESSAGE.format(label=u.label, models=u.models, squad=squad.title, low=lo, high=hi),
-                                 squad.span))
+                                 squad.span, u.span))
     return out
 
 

@@ -40,14 +40,16 @@ pass it silently.  One that no list can show met or broken (it reads a quantity 
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from compiler import ast as A
 from compiler.diagnostics import Span
 from compiler.limits import MAX_COUNT
-from compiler.model.armies import (LABEL_MANY, SIZE_MESSAGE, army_quantities, listed_units, names_read,
-                                   requirement_text, shown_quantities, squad_points, unknown_reason)
+from compiler.model.armies import (LABEL_MANY, SIZE_MESSAGE, UNIT_MESSAGE, army_quantities, listed_units,
+                                   names_read, requirement_text, shown_quantities, squad_points, unit_quantities,
+                                   unknown_reason, weapon_quantities)
 from compiler.model.ruleset import Ruleset
 from compiler.model.static import NotStatic, StaticError, evaluate
 
@@ -84,18 +86,21 @@ def army_rules_data(model: Ruleset) -> dict[str, Any]:
         have = {k for k, _ in q.keywords} | {k for k, _ in model.profiles[q.unit or ""].keywords}
         entries.append({"id": q.id, "title": q.title, "kind": "squad", "unit": q.unit, "min": q.min_models,
                         "max": q.max_models, "cost": [base, extra, q.min_models], "adds": _adds(model, q.id, empty),
-                        "special": special in have, "rule": _cited(model, q.id)})
+                        "special": special in have, "rule": _cited(model, q.id), **_own(model, q.id)})
     for p in units:
         entries.append({"id": p.id, "title": p.title, "kind": "unit", "unit": p.id, "min": None, "max": None,
                         "cost": [0, p.points or 0, 0], "adds": _adds(model, p.id, empty),
-                        "special": special in {k for k, _ in p.keywords}, "rule": None})
+                        "special": special in {k for k, _ in p.keywords}, "rule": None, **_own(model, p.id)})
+    weapons = sorted(p.id for p in model.profiles.values() if p.kind == "weapon")
     return {
         "ruleset": model.id,
         "title": model.title,
         "entries": entries,
-        "weapons": sorted(p.id for p in model.profiles.values() if p.kind == "weapon"),
+        "weapons": weapons,
+        "weapon_adds": {w: weapon_quantities(model, w) for w in weapons},
         "max_count": MAX_COUNT,
         "size_message": SIZE_MESSAGE,
+        "unit_message": UNIT_MESSAGE,
         "label_many": LABEL_MANY,
         "armies": [_army(model, a, entries) for a in model.of_type(A.Army)],
         "marks": [m for m, reads in _MARKS.items()
@@ -106,6 +111,16 @@ def army_rules_data(model: Ruleset) -> dict[str, Any]:
 def _one(model: Ruleset, name: str) -> list[Any]:
     span = Span("<builder>", 1, 1, 1, 1)
     return listed_units(model, A.Side(span, "list", "List", (A.SideUnit(span, 1, name),)))
+
+
+def _own(model: Ruleset, name: str) -> dict[str, Any]:
+    """A unit's own quantities for ``require each unit:`` lines without its models, points and weapons
+    (``own``: its keywords, stats, and a zero for each ability and weapon), and the weapons it has when
+    its list line names none (``default_weapons``)."""
+    unit = _one(model, name)[0]
+    bare = unit_quantities(model, replace(unit, weapons=()))
+    return {"own": {k: int(v) for k, v in sorted(bare.items()) if k not in ("models", "points")},
+            "default_weapons": list(unit.weapons)}
 
 
 def _adds(model: Ruleset, name: str, empty: dict[str, Any]) -> dict[str, int]:
@@ -133,6 +148,7 @@ def _army(model: Ruleset, army: A.Army, entries: list[dict[str, Any]]) -> dict[s
             "base": {k: int(v) for k, v in sorted(env.items())},
             "requires": _requires(model, army, army_quantities(model, [], sizes[0]), varying),
             "sized": {str(n): _requires(model, army, army_quantities(model, [], n), varying) for n in sizes[1:]},
+            "unit_requires": _unit_requires(model, army, entries),
             "rule": _cited(model, army.id)}
 
 
@@ -152,6 +168,23 @@ def _requires(model: Ruleset, army: A.Army, env: dict[str, Any], varying: set[st
                     "tree": tree, "unsupported": why, "unknown": unknown is not None, "line": req.span.line,
                     # broken by every list: it reads quantities a list file does not carry
                     "never": {k: int(env[k]) for k in fixed} if tree == ["b", False] else None})
+    return out
+
+
+def _unit_requires(model: Ruleset, army: A.Army, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``require each unit:`` lines: trees over one unit's quantities (``own`` and ``weapon_adds``
+    added up, its models and points), each with the quantities its message shows when the unit has them."""
+    names = {"models", "points"} | {k for e in entries for k in e["own"]}
+    names |= {k for w in model.profiles.values() if w.kind == "weapon" for k in weapon_quantities(model, w.id)}
+    out = []
+    for req in army.unit_requires:
+        text = requirement_text(req)
+        try:
+            tree, why = requirement_tree(req.expr, {}, names, model), None
+        except Unsupported as e:
+            tree, why = None, str(e)
+        out.append({"text": text, "message": req.message or text, "shown": shown_quantities(text, names),
+                    "tree": tree, "unsupported": why, "line": req.span.line})
     return out
 
 

@@ -135,6 +135,7 @@ _FIELD_TEXT: dict[tuple[type | None, str], tuple[str, Callable[[Any], str | None
     (A.Die, "faces"): ("faces", lambda v: ", ".join(str(f) for f in v)),
     (A.Army, "points"): ("points", lambda v: " or ".join(str(p) for p in v) or None),
     (A.Army, "requires"): ("requires", lambda v: _lines(requirement_text(r) for r in v)),
+    (A.Army, "unit_requires"): ("requires of each unit", lambda v: _lines(requirement_text(r) for r in v)),
     (A.Property, "bindings"): ("for", lambda v: ", ".join(binding_text(b) for b in v) or None),
     (A.Claim, "bindings"): ("for", lambda v: ", ".join(binding_text(b) for b in v) or None),
     (A.Note, "pinned_by"): ("pinned by", _names),

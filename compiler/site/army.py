@@ -64,6 +64,8 @@ def army_files(rs: Ruleset, sitemap: SiteMap) -> list[tuple[str, str, str]]:
         lines.append(f"- **{head}**{size}")
         for req in army.requires:
             lines.append(f"    - {r.text(req.message) if req.message else r.code(requirement_text(req))}")
+        for req in army.unit_requires:
+            lines.append(f"    - Each unit: {r.text(req.message) if req.message else r.code(requirement_text(req))}")
         lines.append("")
     sized = [q for q in rs.of_type(A.Squad) if q.min_models is not None and q.max_models is not None
              and q.unit is not None]

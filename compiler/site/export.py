@@ -177,6 +177,7 @@ def _decl(rs: Ruleset, d: A.Decl, sitemap: SiteMap, sources: Mapping[str, str], 
     elif isinstance(d, A.Army):
         out["points"] = list(d.points)
         out["requires"] = [{"rule": expr(q.expr), "message": q.message} for q in d.requires]
+        out["each_unit_requires"] = [{"rule": expr(q.expr), "message": q.message} for q in d.unit_requires]
     elif isinstance(d, A.Game):
         out["turns"] = d.turns
         out["activation"] = d.activation

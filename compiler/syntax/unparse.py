@@ -239,7 +239,7 @@ def ability_use_text(u: A.AbilityUse) -> str:
 
 
 def requirement_text(r: A.Requirement) -> str:
-    return f"require {expr_text(r.expr)}" + (f': "{r.message}"' if r.message else "")
+    return f"require {'each unit: ' if r.each else ''}{expr_text(r.expr)}" + (f': "{r.message}"' if r.message else "")
 
 
 def binding_text(b: A.Binding) -> str:
@@ -262,6 +262,8 @@ def score_text(s: A.Score) -> str:
     head = f'score {s.id} "{s.title}": {expr_text(s.value)}'
     if s.surviving:
         return head + " per surviving model"
+    if s.corners is not None:
+        return head + f' for units within {s.corners:g}" of every corner at end of {"own " if s.own else ""}{s.held_at}'
     if s.held_at is not None:
         return head + f" for each objective held at end of {'own ' if s.own else ''}{s.held_at}"
     if s.warlord:

@@ -34,7 +34,7 @@
     const k = t[0];
     if (k === "n") return num(BigInt(t[1]), BigInt(t[2]));
     if (k === "b") return t[1];
-    if (k === "q") return num(env.get(t[1]), 1n);
+    if (k === "q") return quantity(env, t[1]);
     if (k === "not") return !evaluate(t[1], env);
     if (k === "neg") { const v = evaluate(t[1], env); return num(-v.n, v.d); }
     if (k === "and") return evaluate(t[1], env) && evaluate(t[2], env);
@@ -75,6 +75,24 @@
     return Number.isSafeInteger(n) && n >= 0 ? n : army.limit;
   }
 
+  /* One unit's quantities: its own (keywords, stats), its models and points, and what each weapon it is
+     listed with adds (its profile's or squad's own weapons when the line names none). */
+  function unitEnv(data, e, u) {
+    const env = new Map();
+    Object.keys(e.own).forEach(function (k) { env.set(k, BigInt(e.own[k])); });
+    env.set("models", BigInt(u.models));
+    env.set("points", points(e, u.models));
+    (u.weapons && u.weapons.length ? u.weapons : e.default_weapons).forEach(function (w) {
+      const adds = data.weapon_adds[w] || {};
+      Object.keys(adds).forEach(function (k) { env.set(k, (env.get(k) || 0n) + BigInt(adds[k])); });
+    });
+    return env;
+  }
+  function quantity(env, k) {
+    if (!env.has(k)) throw new Error("no value for " + k);  // as the command: neither met nor broken
+    return num(env.get(k), 1n);
+  }
+
   /* Check a list ([{id, models, weapons}]) against army `armyId` in a game of `limit` points: its
      points, each violation (the message `army check` prints and what it cites), and the requirements
      only the command checks. */
@@ -106,6 +124,21 @@
       const detail = r.shown.map(function (k) { return k + " = " + env.get(k); }).join(", ");
       violations.push({ message: r.message + (detail ? " (" + detail + ")" : ""), cites: army.id,
                         title: army.title, rule: army.rule, never: r.never });
+    });
+    // `require each unit:` lines, unit by unit, on the unit's own quantities (armies.unit_quantities)
+    const labelOf = function (e, i) { return units.length > 1 ? fill(data.label_many, { title: e.title, number: i + 1 }) : e.title; };
+    (army.unit_requires || []).forEach(function (r) {
+      if (!r.tree) { unchecked.push({ message: r.message, why: r.unsupported, unknown: false }); return; }
+      units.forEach(function (u, i) {
+        const e = entryOf(data, u.id), own = unitEnv(data, e, u);
+        let ok;
+        try { ok = evaluate(r.tree, own); } catch (err) { return; }  // a stat the unit gives as `-`
+        if (ok !== false) return;
+        const detail = r.shown.filter(function (k) { return own.has(k); })
+          .map(function (k) { return k + " = " + own.get(k); }).join(", ");
+        violations.push({ message: fill(data.unit_message, { label: labelOf(e, i), message: r.message })
+                            + (detail ? " (" + detail + ")" : ""), cites: army.id, title: army.title, rule: army.rule });
+      });
     });
     units.forEach(function (u, i) {
       const e = entryOf(data, u.id);
