@@ -150,6 +150,7 @@ def test_the_corner_score_reads_back_and_scores_a_ring_of_scouts_each_own_turn()
 
 def test_a_corner_score_with_no_reach_or_no_own_turn_is_refused_on_its_line() -> None:
     [err] = [d for d in compiled('0"').diagnostics if d.severity == "error"]
-    assert err.span.line == SCORE_LINE and "more than 0" in err.message
+    assert (err.code, err.span.line) == ("W863", SCORE_LINE) and "more than 0" in err.message
     [err] = [d for d in compiled('12"', "alternating_units").diagnostics if d.severity == "error"]
-    assert err.span.line == SCORE_LINE and "own turn" in err.message
+    assert (err.code, err.span.line) == ("W863", SCORE_LINE) and "own turn" in err.message
+    assert err.hint is not None and "of every corner at end of game turn" in err.hint

@@ -1,7 +1,8 @@
 """Moves toward an objective, and away from the enemy.
 
-``move up to X toward the nearest objective`` (``toward objective ID``) takes the unit toward
-that objective marker, never past it; ``move up to X away from the enemy`` takes it straight away
+``move up to X toward the nearest objective`` (``toward objective ID``; ``toward the nearest
+corner``, the one :func:`compiler.battle.corners.heading` picks) takes the unit toward that
+objective marker (or corner), never past it; ``move up to X away from the enemy`` takes it straight away
 from the nearest enemy (on a line, toward its own edge when they stand together), never off the
 battlefield.  Its side chooses how far (0 to X whole inches, as for a move toward the enemy; X a
 roll, ``2d6``, is drawn first, from its exact law); on

@@ -11,7 +11,9 @@ The :class:`Referee` is the battle's collaborator that reads the game's ``contro
 * ``score … for each objective held at end of turn`` (``phase``, ``game turn``, ``game``) — each
   side scores the value for each objective it holds then; ``… at end of own turn`` — when a
   player's turn ends, that player alone scores for each objective it holds (so two players never
-  score objectives at one moment); ``score … for each enemy unit destroyed`` — the value, worked
+  score objectives at one moment); ``score … for units within 12" of every corner at end of …``
+  — then, each side (or the player whose turn ends) with a unit within that reach of each of the
+  table's four corners scores the value once; ``score … for each enemy unit destroyed`` — the value, worked
   out for the destroyed unit (``points * started`` is its cost), goes to each of its enemies;
   ``… for each enemy warlord destroyed`` — the same, for a unit its side names ``as warlord``; ``score … per surviving model`` — counted when the battle ends;
 * ``victory … by annihilation`` — a side with no models left loses at once; ``by reaching N`` —

@@ -262,7 +262,9 @@ def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
             if s.own and game.activation not in OWN_TURNS:
                 ctx.sink.error(codes.BATTLE_WRONG_KIND, f"game '{game.id}' activates by '{game.activation}', where a "
                                "turn is not one player's, so no player has an own turn to score at the end of", s.span,
-                               "score at the end of the game turn instead: … for each objective held at end of game turn")
+                               "score at the end of the game turn instead: … " + ("of every corner" if s.corners else
+                                                                                 "for each objective held")
+                               + " at end of game turn")
     control = game.control
     if control is not None and control.by not in ("models", "presence") and control.by not in stats:
         _unknown(ctx, "stat", control.by, control.span, stats | {"models", "presence"},
