@@ -55,6 +55,21 @@ def test_two_volleys_alike_are_two_positions_not_one() -> None:
     assert law.endings == {(0, 1, (1, 0)): quarter, (None, 1, (1, 1)): 2 * quarter, (None, 1, (1, 2)): quarter}
 
 
+def test_two_units_alike_volleys_alike_are_kept_apart() -> None:
+    """Two gunners, each firing both weapons (four shots, a kill on 4+ each) at three troopers: the
+    first gunner's rifle after its pistol killed one, and the second gunner's pistol after the
+    first's rifle did, meet the same table and the same roll, with a different number of volleys
+    still to come.  Blue's models left: 3 less a binomial count of four, the last ending the battle."""
+    text = RULES.replace("    1 gunner\n", "    1 gunner\n    1 gunner\n").replace("    2 trooper\n", "    3 trooper\n")
+    result = compile_text(text, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    law = solve(Rules(model, exact=True), model.get("range"))
+    sixteenth = Fraction(1, 16)
+    assert law.endings == {(0, 1, (2, 0)): 5 * sixteenth, (None, 1, (2, 1)): 6 * sixteenth,
+                           (None, 1, (2, 2)): 4 * sixteenth, (None, 1, (2, 3)): sixteenth}
+
+
 def test_what_an_exact_law_answers() -> None:
     law = ExactLaw({(0, 1, (5, 0)): Fraction(1, 2), (None, 3, (3, 2)): Fraction(1, 6),
                     (1, 2, (0, 4)): Fraction(1, 3)}, 7, 2)

@@ -35,7 +35,8 @@ SCENARIOS = [("40k-s", "rifle_line"), ("classic-40k", "firefight"), ("classic-40
              ("classic-40k", "prepared_position"), ("console-40k", "full_armies"), ("console-40k", "sample_battle"),
              ("dark-millennia", "firefight"), ("dark-millennia", "gorge"), ("dark-millennia", "prepared_position"),
              ("gemini-arap", "firefight"), ("gemini-arap", "patrol_clash"), ("gemini-arap", "stealer_rush"),
-             ("nuceria-rts", "ambush"), ("nuceria-rts", "line_skirmish")]
+             ("nuceria-rts", "ambush"), ("nuceria-rts", "closing_the_perimeter"),
+             ("nuceria-rts", "line_skirmish")]
 
 
 def test_every_bundled_scenario_is_played_here(rulesets: dict[str, compiler.Ruleset]) -> None:

@@ -92,6 +92,11 @@ def test_the_objectives_and_victory_example_checks_and_plays() -> None:
     assert held and out.reason in ("raid_won", "turn limit")
     counted = [e for e in raid.events if e["event"] == "score" and e["score"] == "raid_held"]
     assert len(counted) == sum(h is not None for h in held[-1].values())  # the counters held at the end
+    ring = Battle(Rules(model), model.get("ring_field"), [GreedyPolicy(), GreedyPolicy()], seed=2)
+    assert ring.run().reason == "ring_won"
+    assert any(e["event"] == "move" and e.get("objective") == "the nearest corner" for e in ring.events)
+    rings = [(e["to"], e["points"]) for e in ring.events if e["event"] == "score" and e["score"] == "ring_held"]
+    assert rings == [("marines", 5.0)] * 2  # the squads hold the four corners for two turns; the Orks cannot
     table = Battle(Rules(model), model.get("table_fight"), [GreedyPolicy(), GreedyPolicy()], seed=3)
     assert table.state.table is not None and [a.aid for a in table.state.table.areas] == ["copse", "east_wall"]
     assert table.run().reason in ("table_wipe", "turn limit")

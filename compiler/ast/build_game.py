@@ -211,6 +211,26 @@ class GameBuilder(BuilderBase):
         return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, held_at="turn", own=True)
 
     @with_meta
+    def score_corners(self, meta: Any, c: list[Any]) -> A.Score:
+        _, prose, _, _ = self._entry_parts([x for x in c[5:] if isinstance(x, list)])
+        return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, held_at=str(c[4]),
+                       corners=self._reach(c[3]))
+
+    @with_meta
+    def score_corners_own(self, meta: Any, c: list[Any]) -> A.Score:
+        _, prose, _, _ = self._entry_parts([x for x in c[4:] if isinstance(x, list)])
+        return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, held_at="turn", own=True,
+                       corners=self._reach(c[3]))
+
+    def _reach(self, tok: Token) -> float:
+        """The reach of a corner score: more than 0 inches (a unit stands at a point, never on a corner)."""
+        reach = _inches(tok)
+        if reach <= 0:
+            self.sink.error(codes.BATTLE_WRONG_KIND, "a unit counts for a corner only within a reach of more than 0\"",
+                            self.tspan(tok), 'say how near, as the rules do: for units within 12" of every corner')
+        return float(reach)
+
+    @with_meta
     def score_warlord(self, meta: Any, c: list[Any]) -> A.Score:
         _, prose, _, _ = self._entry_parts([x for x in c[3:] if isinstance(x, list)])
         return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, destroyed=True, warlord=True)
@@ -261,6 +281,10 @@ class GameBuilder(BuilderBase):
     @with_meta
     def eff_move_nearest(self, meta: Any, c: list[Any]) -> A.ActionEffect:
         return A.ActionEffect(self.span(meta), "move", None, c[0], goal="nearest objective")
+
+    @with_meta
+    def eff_move_corner(self, meta: Any, c: list[Any]) -> A.ActionEffect:
+        return A.ActionEffect(self.span(meta), "move", None, c[0], goal="nearest corner")
 
     @with_meta
     def eff_move_objective(self, meta: Any, c: list[Any]) -> A.ActionEffect:

@@ -59,7 +59,8 @@ class ActionEffect:
     """One thing an action or a reaction does.
 
     ``kind`` is ``move`` (up to ``value`` toward its ``goal``: ``enemy``, the nearest enemy;
-    ``away``, away from it; ``nearest objective``; ``objective``, the one ``name``), ``attack`` (the attack
+    ``away``, away from it; ``nearest objective``; ``objective``, the one ``name``; ``nearest corner``, of
+    the table, see :mod:`compiler.battle.corners`), ``attack`` (the attack
     sequence ``name`` against an enemy unit, each weapon only within its ``stat``, if given, or,
     ``without``, only the weapons with no value of that stat, at an enemy the unit is engaged with;
     only at enemies it is engaged with when ``engaged_only``, never at one holding the status
@@ -243,6 +244,7 @@ class Score:
     destroyed: bool = False  # ``for each enemy unit destroyed``: the value (for the unit) goes to its enemies
     own: bool = False  # ``… held at end of own turn``: only the side whose turn ends scores
     warlord: bool = False  # ``for each enemy warlord destroyed``: ``destroyed``, for a side's warlord only
+    corners: float | None = None  # ``for units within 12" of every corner at end of …``: the reach (``held_at`` says when)
 
 
 @dataclass(frozen=True, slots=True)

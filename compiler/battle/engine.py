@@ -94,6 +94,9 @@ class Battle:
             low = counter_range(self, counter.situation)[0]
             for u in self.state.units:
                 u.values.setdefault(counter.situation, low)
+        #: on a line, which has no corners, the actions that move toward one are not offered
+        self.cornerless = {a.id for p in game.phases for a in p.actions
+                           if any(e.goal == "nearest corner" for e in a.effects)} if self.state.table is None else set()
         #: the periods whose end does something (a test, a score, a status that lapses)
         self.busy = {e.period for e in game.at_end} | {s.held_at for s in game.scores if s.held_at}
         if game.casualties_at_end or game.casualties_after is not None:
@@ -293,8 +296,8 @@ class Battle:
         offer = memo.get(key)
         if offer is None:
             statuses = unit.statuses
-            acts = [a for a in phase.actions
-                    if not (a.unless and any(s in statuses for s in a.unless)) and est.can_attack(unit, a)]
+            acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))
+                    and a.id not in self.cornerless and est.can_attack(unit, a)]
             # the actions, their options, and (once worked out) the greedy policy's pick
             must = any(a.must for a in acts)  # a unit offered a `must` action may not do nothing
             offer = memo.keep(key, [acts, tuple(Option(a.title, a.id) for a in acts) +

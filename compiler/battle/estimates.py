@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from compiler import ast as A
+from compiler.battle import corners
 from compiler.battle.memo import Memo
 from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle.state import Marker, State, Unit
@@ -348,9 +349,10 @@ class Estimates:
         objectives where it ends (:meth:`held_gain`, over every objective: one it would leave counts
         too), and a millionth per inch it draws nearer."""
         st = self.state
-        marker = st.objective(unit, effect.name if effect.goal == "objective" else None)
+        marker = corners.goal(st, self.game, unit, effect)
         if marker is None:
             return [0.0] * (most + 1)
+        near = corners.pull(st, self.game, self.rules.constant, unit, effect, (marker.position, marker.y))
         here = (unit.position, unit.y)
         goal = (marker.position, marker.y)
         out = []
@@ -360,7 +362,8 @@ class Estimates:
             else:
                 step = min(float(d), abs(goal[0] - here[0]))
                 there = (here[0] + (step if goal[0] > here[0] else -step), 0.0)
-            out.append(self.held_gain(unit, here, there, st.objectives) + 1e-6 * math.dist(here, there))
+            out.append(self.held_gain(unit, here, there, st.objectives) + 1e-6 * math.dist(here, there)
+                       + near(there) - near(here))
         return out
 
     def held_gain(self, unit: Unit, here: tuple[float, float], there: tuple[float, float],
@@ -374,7 +377,8 @@ class Estimates:
         st, control = self.state, self.game.control
         if control is None or not markers:
             return 0.0
-        points = sum(self.rules.constant(sc.value) for sc in self.game.scores if sc.held_at is not None)
+        points = sum(self.rules.constant(sc.value) for sc in self.game.scores
+                     if sc.held_at is not None and sc.corners is None)
         if not points:
             return 0.0
         presence = control.by == "presence"  # one side alone there holds it: what counts is being there

@@ -1,7 +1,8 @@
 """Moves toward an objective, and away from the enemy.
 
-``move up to X toward the nearest objective`` (``toward objective ID``) takes the unit toward
-that objective marker, never past it; ``move up to X away from the enemy`` takes it straight away
+``move up to X toward the nearest objective`` (``toward objective ID``; ``toward the nearest
+corner``, the one :func:`compiler.battle.corners.heading` picks) takes the unit toward that
+objective marker (or corner), never past it; ``move up to X away from the enemy`` takes it straight away
 from the nearest enemy (on a line, toward its own edge when they stand together), never off the
 battlefield.  Its side chooses how far (0 to X whole inches, as for a move toward the enemy; X a
 roll, ``2d6``, is drawn first, from its exact law); on
@@ -17,6 +18,7 @@ from __future__ import annotations
 import math
 
 from compiler import ast as A
+from compiler.battle import corners
 from compiler.battle.engine import Battle
 from compiler.battle.policies import Choice, Option
 from compiler.battle.state import Marker, State, Unit
@@ -24,9 +26,9 @@ from compiler.battle.turns import amount
 from compiler.resolve.core import is_dist
 
 
-def goal_marker(state: State, unit: Unit, effect: A.ActionEffect) -> Marker | None:
-    """The objective a move toward an objective heads for (None: there is none)."""
-    return state.objective(unit, effect.name if effect.goal == "objective" else None)
+def goal_marker(state: State, game: A.Game, unit: Unit, effect: A.ActionEffect) -> Marker | None:
+    """The objective (or corner) a move toward one heads for (None: there is none)."""
+    return corners.goal(state, game, unit, effect)
 
 
 def away_point(battle: Battle, unit: Unit, foe: Unit, inches: float) -> tuple[float, float]:
@@ -65,7 +67,7 @@ def move_elsewhere(battle: Battle, unit: Unit, effect: A.ActionEffect) -> bool:
     st = battle.state
     assert effect.value is not None
     foe = st.nearest_enemy(unit) if effect.goal == "away" else None
-    marker = goal_marker(st, unit, effect) if effect.goal != "away" else None
+    marker = goal_marker(st, battle.game, unit, effect) if effect.goal != "away" else None
     if foe is None and marker is None:
         return False
     near = foe if foe is not None else st.nearest_enemy(unit)

@@ -69,8 +69,10 @@ def chi_square(observed: Sequence[int], expected: Sequence[float], min_expected:
 def chi_square_critical(df: int, alpha: float = 0.001) -> float:
     """The upper ``alpha`` critical value of chi-square with ``df`` degrees of freedom.
 
-    The Wilson–Hilferty cube-root approximation, accurate to a few parts in a thousand for
-    df >= 3; ``alpha`` is one of 0.05, 0.01, 0.001.
+    The Wilson–Hilferty cube-root approximation; ``alpha`` is one of 0.05, 0.01, 0.001.  For
+    df >= 3 it is within 0.6 % of the table at 0.05 and 0.01; at 0.001 it is high by 1.8 % at
+    df 3, 1.2 % at df 5, 0.6 % at df 10 and 0.3 % at df 20 (a test at that level then rejects a
+    little less often than it says).
 
     >>> abs(chi_square_critical(10, 0.05) - 18.307) < 0.05   # the table value
     True

@@ -11,7 +11,9 @@ The :class:`Referee` is the battle's collaborator that reads the game's ``contro
 * ``score … for each objective held at end of turn`` (``phase``, ``game turn``, ``game``) — each
   side scores the value for each objective it holds then; ``… at end of own turn`` — when a
   player's turn ends, that player alone scores for each objective it holds (so two players never
-  score objectives at one moment); ``score … for each enemy unit destroyed`` — the value, worked
+  score objectives at one moment); ``score … for units within 12" of every corner at end of …``
+  — then, each side (or the player whose turn ends) with a unit within that reach of each of the
+  table's four corners scores the value once; ``score … for each enemy unit destroyed`` — the value, worked
   out for the destroyed unit (``points * started`` is its cost), goes to each of its enemies;
   ``… for each enemy warlord destroyed`` — the same, for a unit its side names ``as warlord``; ``score … per surviving model`` — counted when the battle ends;
 * ``victory … by annihilation`` — a side with no models left loses at once; ``by reaching N`` —
@@ -28,6 +30,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from compiler import ast as A
+from compiler.battle import corners
 from compiler.battle.rules import Rules
 from compiler.battle.state import State
 
@@ -40,12 +43,13 @@ TURN_LIMIT = "turn limit"
 class Referee:
     """Keeps the score of one battle and says when, and how, it ends."""
 
-    __slots__ = ("rules", "game", "state", "emit", "kinds", "held", "destroyed", "surviving", "reaching")
+    __slots__ = ("rules", "game", "state", "emit", "kinds", "held", "corners", "destroyed", "surviving", "reaching")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, emit: Emit) -> None:
         self.rules, self.game, self.state, self.emit = rules, game, state, emit
         self.kinds = {v.kind: v for v in game.victories if v.kind}
-        self.held = [s for s in game.scores if s.held_at is not None]
+        self.held = [s for s in game.scores if s.held_at is not None and s.corners is None]
+        self.corners = [s for s in game.scores if s.corners is not None]
         self.destroyed = [s for s in game.scores if s.destroyed]
         self.surviving = [s for s in game.scores if s.surviving]
         self.reaching = self.kinds.get("reaching")
@@ -100,10 +104,15 @@ class Referee:
     def period_ends(self, period: str) -> None:
         """Objectives held at the end of ``period`` score; then a score reached ends the battle."""
         scoring = [s for s in self.held if s.held_at == period]
-        if not scoring or self.state.over:
+        perimeter = [s for s in self.corners if s.held_at == period]
+        if not (scoring or perimeter) or self.state.over:
             return
-        self.control()
-        for obj in self.state.objectives:
+        for sc in perimeter:
+            for side in self.perimeter_sides(sc):
+                self.add(side, self.rules.constant(sc.value), sc, "every corner")
+        if scoring:
+            self.control()
+        for obj in self.state.objectives if scoring else ():
             if obj.holder is not None:
                 for sc in scoring:
                     if sc.own and obj.holder != self.state.active:
@@ -112,6 +121,15 @@ class Referee:
         self.settle()
         if not self.state.over and self.reaching is not None:
             self.reached()
+
+    def perimeter_sides(self, sc: A.Score) -> list[int]:
+        """The sides with a unit within ``sc``'s reach of each of the table's four corners (only the
+        side whose turn ends, for ``… at end of own turn``); none on a line, which has no corners."""
+        st = self.state
+        if st.table is None or sc.corners is None:
+            return []
+        sides = [st.active] if sc.own else range(len(st.sides))
+        return [side for side in sides if corners.covered(st, side, sc.corners) == 4]
 
     def control(self, quiet: bool = False) -> None:
         """Who holds each objective now (see the module's docstring); ``quiet``: no event."""

@@ -256,13 +256,15 @@ def _scoring(ctx: Context, game: A.Game, stats: set[str]) -> None:
             check_expr(s.value, unit_scope(ctx, s.id))  # worked out for the unit left (or destroyed)
         elif s.held_at is not None:
             check_expr(s.value, Scope(ctx, s.id))
-            if game.control is None:
+            if game.control is None and s.corners is None:
                 ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"game '{game.id}' scores objectives held but does not say "
                                "who holds one", s.span, 'add a line such as: control within 3" by models')
             if s.own and game.activation not in OWN_TURNS:
                 ctx.sink.error(codes.BATTLE_WRONG_KIND, f"game '{game.id}' activates by '{game.activation}', where a "
                                "turn is not one player's, so no player has an own turn to score at the end of", s.span,
-                               "score at the end of the game turn instead: … for each objective held at end of game turn")
+                               "score at the end of the game turn instead: … " + ("of every corner" if s.corners else
+                                                                                 "for each objective held")
+                               + " at end of game turn")
     control = game.control
     if control is not None and control.by not in ("models", "presence") and control.by not in stats:
         _unknown(ctx, "stat", control.by, control.span, stats | {"models", "presence"},

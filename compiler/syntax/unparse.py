@@ -262,6 +262,8 @@ def score_text(s: A.Score) -> str:
     head = f'score {s.id} "{s.title}": {expr_text(s.value)}'
     if s.surviving:
         return head + " per surviving model"
+    if s.corners is not None:
+        return head + f' for units within {s.corners:g}" of every corner at end of {"own " if s.own else ""}{s.held_at}'
     if s.held_at is not None:
         return head + f" for each objective held at end of {'own ' if s.own else ''}{s.held_at}"
     if s.warlord:
