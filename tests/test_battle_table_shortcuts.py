@@ -181,6 +181,11 @@ def plain(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Table, "pair", pair)
     monkeypatch.setattr(Estimates, "view", lambda self, unit: look(self.state, unit))
     monkeypatch.setattr(Estimates, "move_key", lambda self, unit: self.signature(unit))
+    monkeypatch.setattr(Estimates, "volleys", lambda self, unit, attack, reach: tuple(
+        (self.weapons(attack, unit, f, reach, d), self.expected(attack, unit, f, d, reach=reach, cover=c))
+        for (f, c), d in zip(self.view(unit).seen, self.view(unit).distances)))
+    monkeypatch.setattr(Estimates, "worths", lambda self, unit, attack, reach, distance: [
+        self.expected(attack, unit, f, distance, reach=reach, cover=c) for f, c in self.view(unit).distinct])
 
 
 SCENARIOS = ["zoo_table", "zoo_lean", "ten_a_side"]
@@ -207,11 +212,11 @@ def test_the_games_are_the_engines_without_the_shortcuts(scenarios: dict[str, An
 
 @pytest.fixture()
 def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Every view, every volley's worth read from a view and every move's worth, checked against
-    the same worked out afresh as it is answered (a move's worth over every enemy in sight, not one
-    of each kind); the counts of each check."""
-    counts = [0, 0, 0]
-    view, volleys, moves = Estimates.view, Estimates.volleys, Estimates.moves
+    """Every view, every volley's worth read from a view or a unit's row of volleys at a distance,
+    and every move's worth, checked against the same worked out afresh as it is answered (a move's
+    worth over every enemy in sight, not one of each kind); the counts of each check."""
+    counts = [0, 0, 0, 0]
+    view, volleys, moves, worths = Estimates.view, Estimates.volleys, Estimates.moves, Estimates.worths
 
     def checked_view(self: Estimates, unit: Any) -> View:
         got, fresh = view(self, unit), look(self.state, unit)
@@ -235,7 +240,15 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
             assert got == self._moves(unit, gap, steps)
         counts[2] += 1
         return got
+
+    def checked_worths(self: Estimates, unit: Any, attack: A.Attack, reach: str | None, distance: float) -> list[float]:
+        got = worths(self, unit, attack, reach, distance)
+        assert got == [self.expected(attack, unit, f, distance, reach=reach, cover=self.state.cover(unit, f))
+                       for f, _ in look(self.state, unit).distinct]
+        counts[3] += 1
+        return got
     monkeypatch.setattr(Estimates, "view", checked_view)
+    monkeypatch.setattr(Estimates, "worths", checked_worths)
     monkeypatch.setattr(Estimates, "volleys", checked_volleys)
     monkeypatch.setattr(Estimates, "moves", checked_moves)
     yield counts
@@ -262,7 +275,7 @@ def test_what_the_shortcuts_keep_is_what_is_worked_out_afresh(scenarios: dict[st
 
 
 def test_a_view_is_kept_only_while_the_signature_holds(scenarios: dict[str, Any]) -> None:
-    from compiler.battle.estimates import signature
+    from compiler.battle.signature import signature
     rs, sc = scenarios["ten_a_side"]
     battle = Battle(Rules(rs), sc, [GreedyPolicy(), GreedyPolicy()], 1)
     est, st = battle.estimates, battle.state
@@ -286,7 +299,7 @@ def lean_key(scenarios: dict[str, Any], unit_at: tuple[float, float], foe_at: tu
     """On zoo_lean, North's first gunner unit at ``unit_at`` and South's first gunner unit at
     ``foe_at`` (South's second gunner unit at ``hidden_at``, behind the wall, its other units gone):
     the gunner's move key and a move's worth (6 steps) worked out afresh over every enemy in sight."""
-    from compiler.battle.estimates import signature
+    from compiler.battle.signature import signature
     rs, sc = scenarios["zoo_lean"]
     battle = Battle(Rules(rs), sc, [GreedyPolicy(), GreedyPolicy()], 1)
     est, st = battle.estimates, battle.state
@@ -325,7 +338,7 @@ def test_a_moves_lean_key_holds_everything_its_worth_depends_on(scenarios: dict[
 def test_without_an_engagement_the_lean_key_holds_the_cover_of_each_kind_in_sight(scenarios: dict[str, Any]) -> None:
     """On ten_a_side (no engagement among the later actions) two states alike but for the one
     enemy in sight standing in the woods or in the open, at the same distance, get keys of their own."""
-    from compiler.battle.estimates import signature
+    from compiler.battle.signature import signature
     rs, sc = scenarios["ten_a_side"]
     rules = Rules(rs)
     keys = []

@@ -24,10 +24,11 @@ from typing import Any, Callable, Protocol, Sequence, cast
 
 from compiler import ast as A
 from compiler.battle.dice import VolleyDice
-from compiler.battle.estimates import Estimates, holding, signature
+from compiler.battle.estimates import Estimates
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
+from compiler.battle.signature import holding, signature
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
 from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,

@@ -1,8 +1,8 @@
 """What the greedy policy reads: the expected worth of actions, moves, charges and reactions.
 
 :class:`Estimates` is the battle's collaborator that works out expected values from the
-resolver's exact laws.  Each answer is kept per state — a unit's :meth:`Estimates.signature`:
-it, its wounds and statuses, and the enemies with their wounds and distances — in the
+resolver's exact laws.  Each answer is kept per state — a unit's :meth:`Estimates.signature`
+(:mod:`compiler.battle.signature`) — in the
 :class:`EstimateMemos` of the scenario, which outlive one battle (a simulation meets the same
 states again and again).
 """
@@ -16,12 +16,11 @@ from compiler import ast as A
 from compiler.battle import corners
 from compiler.battle.memo import Memo
 from compiler.battle.rules import Law, Rules, law_of
+from compiler.battle.signature import Signature, signature
 from compiler.battle.state import Marker, State, Unit
 from compiler.battle.view import View, look
 from compiler.model.static import int_range
 from compiler.trace import note
-
-Signature = tuple[Any, ...]
 
 
 @dataclass(slots=True)
@@ -35,6 +34,10 @@ class EstimateMemos:
     moves: Memo[tuple[Any, ...], list[float]] = field(default_factory=lambda: Memo("move estimates"))
     offers: Memo[tuple[Any, ...], list[float]] = field(default_factory=lambda: Memo("a phase's action values"))
     expected: Memo[tuple[Any, ...], float] = field(default_factory=lambda: Memo("expected volleys"))
+    volleys: Memo[tuple[Any, ...], dict[tuple[Any, ...], tuple[tuple[str | None, ...], float]]] = field(
+        default_factory=lambda: Memo("a unit's volleys, by enemy"))
+    worths: Memo[tuple[Any, ...], dict[tuple[Any, ...], float]] = field(
+        default_factory=lambda: Memo("a unit's volleys at a distance, by enemy"))
 
 
 class Estimates:
@@ -131,18 +134,41 @@ class Estimates:
         key = (attack.id, reach)
         found: tuple[tuple[tuple[str | None, ...], float], ...] | None = v.answers.get(key)
         if found is None:
-            # the keys of weapons() and expected(), the unit's part made once
-            aid, profile, weapons, memo = attack.id, unit.profile, unit.weapons, self.memos.expected
-            head = (aid, reach, profile, unit.models, weapons, tuple(unit.statuses),
+            # a row per attack and what of the unit weapons() and expected() read; in it, an answer
+            # per what they read of the enemy (how far it stands, and the table's situations)
+            head = (attack.id, reach, unit.profile, unit.models, unit.doomed, unit.weapons, tuple(unit.statuses),
                     tuple(unit.values.items()) if unit.values else ())
+            row = self.memos.volleys.get(head)
+            if row is None:
+                row = self.memos.volleys.keep(head, {})
             out = []
             for (f, c), d in zip(v.seen, v.distances):
-                w = self.memos.weapons.get((aid, profile, weapons, f.profile, reach, None if reach is None else d))
-                x = memo.get(head + (f.profile, f.models, f.doomed, f.wounds, f.points, d, (), c))
-                out.append((self.weapons(attack, unit, f, reach, d) if w is None else w,
-                            self.expected(attack, unit, f, d, reach=reach, cover=c) if x is None else x))
+                fk = (f.profile, f.models, f.doomed, f.wounds, f.points, d, c)
+                x = row.get(fk)
+                if x is None:
+                    x = row[fk] = (self.weapons(attack, unit, f, reach, d),
+                                   self.expected(attack, unit, f, d, reach=reach, cover=c))
+                out.append(x)
             found = v.answers[key] = tuple(out)
         return found
+
+    def worths(self, unit: Unit, attack: A.Attack, reach: str | None, distance: float) -> list[float]:
+        """The worth of a volley of ``attack`` at each kind of enemy ``unit`` sees
+        (:attr:`View.distinct`), were it at ``distance`` (:meth:`expected`): a row per attack and
+        what of the unit expected() reads, in it an answer per what it reads of the enemy."""
+        head = (attack.id, reach, unit.profile, unit.models, unit.doomed, unit.weapons, tuple(unit.statuses),
+                tuple(unit.values.items()) if unit.values else ())
+        row = self.memos.worths.get(head)
+        if row is None:
+            row = self.memos.worths.keep(head, {})
+        out = []
+        for f, c in self.view(unit).distinct:
+            fk = (f.profile, f.models, f.doomed, f.wounds, f.points, distance, c)
+            x = row.get(fk)
+            if x is None:
+                x = row[fk] = self.expected(attack, unit, f, distance, reach=reach, cover=c)
+            out.append(x)
+        return out
 
     def rally(self, unit: Unit, counter: str, by: A.Expr) -> float:
         """What lowering the unit's counter (``lowers s_points by d6``: by the amount's mean) is
@@ -271,6 +297,8 @@ class Estimates:
                 attack = self.rules.model.get(e.name or "")
                 if isinstance(attack, A.Attack) and distance is None and not picky(e):  # every enemy in sight
                     best = max([best] + [x for _, x in self.volleys(unit, attack, e.reach)])
+                elif isinstance(attack, A.Attack) and distance is not None and not picky(e):
+                    best = max([best] + self.worths(unit, attack, e.reach, distance))
                 elif isinstance(attack, A.Attack):  # at a distance given, equal enemies are worth the same
                     aimed = picky(e)
                     foes = self.in_sight(unit)[1 if distance is not None and not aimed else 0]
@@ -562,37 +590,3 @@ def targeted(unit: Unit, foe: Unit, effects: Sequence[A.ActionEffect]) -> tuple[
 def reached(law: Law, gap: float) -> float:
     """The chance that a reach of law ``law`` comes to ``gap`` inches or more."""
     return sum(float(p) for v, p in zip(law.values, law.probabilities) if v >= gap)
-
-
-def signature(state: State, unit: Unit) -> Signature:
-    """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
-    orders, and each enemy's profile, models (and those marked to be removed when the phase ends),
-    wounds, points and distance (on a table, where each stands too: sight and cover depend on it;
-    with objectives, :func:`holding`)."""
-    side, here = unit.side, unit.position
-    if state.table is not None:
-        return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
-                tuple(unit.values.items()), (unit.position, unit.y),
-                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
-                        tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
-                       for f in state.units if f.side != side and f.models > 0]),
-                holding(state, unit))
-    return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
-            tuple(sorted(unit.statuses)) if unit.statuses else (),
-            tuple(unit.values.items()) if unit.values else (),
-            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
-                    tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
-                   for f in state.units if f.side != side and f.models > 0]),
-            holding(state, unit))
-
-
-def holding(state: State, unit: Unit) -> tuple[Any, ...] | None:
-    """With objectives on the battlefield, what a move's worth in objectives depends on besides the
-    enemies: where ``unit`` stands, where its friends stand with how many models, and who holds each
-    objective (sticky control keeps one with its last holder; None without objectives)."""
-    if not state.objectives:
-        return None
-    return ((unit.position, unit.y),
-            tuple([(f.profile, f.models, f.position, f.y) for f in state.units
-                   if f.side == unit.side and f.models > 0 and f is not unit]),
-            tuple([m.holder for m in state.objectives]))
