@@ -1,0 +1,55 @@
+"""The dice a volley shows, at their edges: a test that re-rolls shows its counts with a note and
+no faces; a volley at a unit with casualties marked this phase shows the dice of a volley at the
+models left."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from compiler.battle import Rules
+from compiler.battle.dice import VolleyDice
+from compiler.battle.state import Unit
+from compiler.driver import compile_text
+from test_battle_wounds import DUEL
+
+
+def rules_of(text: str) -> Rules:
+    result = compile_text(text)
+    assert result.ok, [d.message for d in result.diagnostics]
+    return Rules(result.rulesets[0])
+
+
+def gunners() -> Unit:
+    return Unit(0, 0, "Gunners", "gunner", ("pistol",), 3, 3, 0, 0.0)
+
+
+def troopers(models: int, doomed: int = 0, profile: str = "trooper") -> Unit:
+    unit = Unit(1, 1, "Troopers", profile, ("lance",), models, 3, 0, 12.0)
+    unit.doomed = doomed
+    return unit
+
+
+def shown(rules: Rules, target: Unit, outcome: int, seed: int = 1) -> dict[str, Any]:
+    attack = rules.model.get("shooting")
+    law = rules.volley(attack, gunners(), "pistol", target, ())
+    return VolleyDice(rules, seed).volley(attack, gunners(), "pistol", target, (), law, outcome)
+
+
+def test_a_test_that_rerolls_shows_its_count_with_a_note_and_no_faces() -> None:
+    rules = rules_of(DUEL.replace("test hit(BS) = roll d6 >= BS", "test hit(BS) = roll d6 >= BS, reroll 1s"))
+    steps = {s["step"]: s for s in shown(rules, troopers(3), 1)["dice"]}
+    assert steps["hits"]["note"] == "the test re-rolls" and "faces" not in steps["hits"]
+    assert "note" not in steps["unsaved"] and len(steps["unsaved"]["faces"]) == steps["unsaved"]["rolled"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_volley_at_a_unit_with_casualties_marked_shows_the_dice_at_the_models_left(seed: int) -> None:
+    """Three shots at gunners (one wound each), one of three marked: at most the two left can fall,
+    so the dice given two removed are those of a volley at two (every shot that got through, two or
+    three), not at three."""
+    rules = rules_of(DUEL)
+    law = rules.volley(rules.model.get("shooting"), gunners(), "pistol", troopers(3, 1, "gunner"), ())
+    assert law.values == (0, 1, 2)
+    for outcome in range(3):
+        assert shown(rules, troopers(3, 1, "gunner"), outcome, seed) == shown(rules, troopers(2, 0, "gunner"), outcome, seed)
