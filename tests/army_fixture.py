@@ -97,3 +97,65 @@ def random_lists(seed: int, ids: list[str], sizes: dict[str, tuple[int, int]], c
             units.append((n, name, mark))
         out.append(units)
     return out
+
+
+# Rules on each unit (`require each unit:`) over every kind of quantity a unit has: models, points (a
+# squad's by its cost law), weapons listed or its own, melee and ranged weapons, a weapon's id, an
+# ability of its weapons, a keyword (on the squad or its profile), a stat (and one given as `-`, which
+# the unit neither meets nor breaks), a table call worked out at build time; one the page cannot mirror
+# (a yes/no used as a number) is left to the command.
+EACH_RULES = '''ruleset eachtest "Each test":
+  version 1.0.0
+
+stat A "Attacks" 0..10: "a"
+stat Range "Range" distance: "r"
+keyword infantry "Infantry": "On foot."
+keyword elite "Elite": "The best."
+ability extra "Extra": "A bonus blade."
+ability basic "Basic": "Bare hands."
+formula half(n: 0..100) "Half" = n / 2
+
+section forces "Forces":
+  unit trooper "Trooper":
+    A 1  Range -
+    keywords infantry
+    points 10
+    weapons rifle, fists
+  unit drone "Drone":
+    A -  Range -
+    points 15
+    weapons laser
+  unit hero "Hero":
+    A 3  Range -
+    points 40
+  squad guard "Guard":
+    models trooper 3..6
+    points 40 + 12 per extra model
+    keywords elite
+    weapons rifle, rifle, fists
+  weapon rifle "Rifle":
+    Range 24"
+  weapon laser "Laser":
+    Range 36"
+  weapon fists "Fists":
+    Range -
+    abilities basic
+  weapon blade "Blade":
+    Range -
+    abilities extra
+  weapon sword "Sword":
+    Range -
+
+section building "Building an army":
+  army each "Each unit":
+    require points <= 2000: "At most 2000 points."
+    require each unit: models <= 8: "At most eight models a unit."
+    require each unit: A == 0 or (basic >= 1) != (melee_weapons - extra - basic >= 1): "Fists or a blade."
+    require each unit: laser + rifle <= 1 or ranged_weapons * 2 <= weapons + 1: "Few guns."
+    require each unit: points <= models * half(20) + 30 or elite == 1: "Not too dear a model."
+    require each unit: (infantry == 1 and A >= 1) or (infantry == 0 and weapons <= 2): "Infantry fight."
+    require each unit: (models > 4) + 1 <= 2: "A yes/no as a number."
+'''
+
+EACH_ENTRIES = ("trooper", "drone", "hero", "guard")
+EACH_WEAPONS = ["rifle", "laser", "fists", "blade", "sword"]

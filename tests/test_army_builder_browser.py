@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from army_fixture import ENTRIES, RULES, SIZES, random_lists
+from army_fixture import EACH_ENTRIES, EACH_RULES, EACH_WEAPONS, ENTRIES, RULES, SIZES, random_lists
 from browser_site import HAVE_CHROMIUM, ROOT
 from conftest import warscribe
 
@@ -271,6 +271,38 @@ def test_every_kind_of_requirement_equals_army_check(army: str, fixture_rules: P
                          ["7:20", "the unit is marked `in reserve` twice"],
                          ["8:19", "cannot read 'with' here; the weapons come first, after `with`"]]
     assert "= hint: did you mean 'warlord'?" in refused.stdout  # the command also hints
+
+
+def test_each_unit_requirements_equal_army_check(page: Page, tmp_path: Path) -> None:
+    """``require each unit:`` lines over every kind of unit quantity (tests/army_fixture.py's EACH_RULES),
+    on seeded lists with and without weapons: the page's messages, unit by unit, are the command's."""
+    from compiler.driver import compile_paths
+    from compiler.model.army_data import army_rules_data
+
+    folder = tmp_path / "eachtest"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(EACH_RULES, encoding="utf-8")
+    data = army_rules_data(compile_paths([folder]).rulesets[0])
+    each = data["armies"][0]["unit_requires"]
+    unchecked = [r["message"] for r in each if r["tree"] is None]
+    assert unchecked == ["A yes/no as a number."]
+    mount(page, data)
+    broken: set[str] = set()
+    seen_ok = 0
+    for units in random_lists(11, list(EACH_ENTRIES), {"guard": (3, 6)}, 24, most_units=4, marks=False,
+                              weapons=EACH_WEAPONS):
+        listed = [{"id": name, "models": n, "weapons": mark.removeprefix(" with ").split(", ") if mark else []}
+                  for n, name, mark in units]
+        got = page.evaluate("([d, u]) => ({r: wsArmy.check(d, 'each', u), t: wsArmy.listText(d, 'each', u)})",
+                            [data, listed])
+        assert body(got["t"]) == [f"{n} {name}{mark}" for n, name, mark in units]
+        want = army_check(folder, got["t"], tmp_path)
+        kept = [v["message"] for v in want["violations"] if unchecked[0] not in v["message"]]
+        assert [v["message"] for v in got["r"]["violations"]] == kept, units
+        assert [u["message"] for u in got["r"]["unchecked"]] == unchecked
+        seen_ok += not kept
+        broken |= {m.split(": ", 1)[-1].split(" (")[0] for m in kept}  # a squad out of its size has no ":"
+    assert seen_ok >= 2 and broken >= {r["message"] for r in each if r["tree"] is not None}, broken
 
 
 def mount(page: Page, data: dict[str, Any]) -> None:

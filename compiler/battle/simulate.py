@@ -9,9 +9,11 @@ chunks.  Each chunk reports the CPU time it used, so a benchmark can count the w
 from __future__ import annotations
 
 import dataclasses
-
+import gc
+import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
@@ -31,6 +33,9 @@ from compiler.model.ruleset import Ruleset
 CHUNK = 250
 #: Games whose seeds are made at once.
 BLOCK = 256
+#: While games are played, the collector's full passes come at most this many times rarer than
+#: its passes over the middle generation (Python's default: 10).
+FULL_PASSES = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +79,43 @@ def side_policies(policy: str, sides: int) -> list[str]:
     return names
 
 
+@contextmanager
+def fewer_full_collections() -> Iterator[None]:
+    """Python's cyclic collector with its full passes made rarer (:data:`FULL_PASSES`), restored
+    after.  A run keeps what it works out (the volley laws, the estimates' memos, the walk's
+    transitions): hundreds of thousands of objects that every full pass goes over again, while
+    what a game leaves behind is young and collected by the passes over the younger generations,
+    which stay as they are.  Nothing a game does depends on when the collector runs.  Runs on
+    several threads at once (a dask worker's) share the setting: the first raises it, the last
+    to end puts back what the first found."""
+    with _COLLECTOR:
+        if not _RUNS:
+            _SAVED[:] = [gc.get_threshold()]
+            first, middle, full = _SAVED[0]
+            gc.set_threshold(first, middle, max(full, FULL_PASSES))
+        _RUNS.append(1)
+    try:
+        yield
+    finally:
+        with _COLLECTOR:
+            _RUNS.pop()
+            if not _RUNS:
+                gc.set_threshold(*_SAVED.pop())
+
+
+#: One entry per run under way, and the collector's thresholds before the first began.
+_RUNS: list[int] = []
+_SAVED: list[tuple[int, int, int]] = []
+_COLLECTOR = threading.Lock()
+
+
 def play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start: int, stop: int) -> Tally:
     """Games ``start`` to ``stop - 1`` of a run, tallied (``policy``: ``A`` or ``A:B``, one per side)."""
+    with fewer_full_collections():
+        return _play_games(rules, scenario, policy, seed, start, stop)
+
+
+def _play_games(rules: Rules, scenario: A.Scenario, policy: str, seed: int, start: int, stop: int) -> Tally:
     began = time.process_time()
     n = len(scenario.sides)
     names = side_policies(policy, n)
