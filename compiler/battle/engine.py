@@ -344,12 +344,14 @@ class Battle:
         else:  # what the table sets: the target in cover, fire through smoke
             found = table.pairs.get((unit.position, unit.y), {}).get((target.position, target.y))
             dist, _, cover = found if found is not None else table.pair(unit.position, unit.y, target.position, target.y)
+        if self.state.defending:  # the target's statuses the volley reads of it (gone to ground)
+            cover += self.state.held_against(target)
         key = (attack.id, reach, unit.profile, unit.weapons, tuple(unit.statuses),
                tuple(unit.values.items()) if unit.values else (), target.profile, dist, cover,
                (unit.models, unit.doomed, unit.lost_this_turn) if self.rules.derived else ())
         plan = self.memos.strikes.get(key)
         if plan is None:
-            plan = self.memos.strikes.keep(key, (self.rules.situation(unit, dist, cover),
+            plan = self.memos.strikes.keep(key, (self.rules.situation(unit, dist, cover, volley=True),
                                                  self.estimates.weapons(attack, unit, target, reach)))
         situation, weapons = plan
         counted = self.counted_step(attack) if shot and self.shot_reads else None

@@ -120,7 +120,7 @@ class Estimates:
                target.wounds, target.points, dist, extra, cover)
         found = self.memos.expected.get(key)
         if found is None:
-            situation = self.rules.situation(unit, dist, extra + cover)
+            situation = self.rules.situation(unit, dist, extra + cover, volley=True)
             found = self.memos.expected.keep(key, sum(self.rules.volley(attack, unit, w, target, situation).mean
                                                       for w in self.weapons(attack, unit, target, reach, dist))
                                              * (target.points or 1))

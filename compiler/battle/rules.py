@@ -7,7 +7,9 @@ and the engine samples one outcome from it.  The laws are cached per state, so a
 pays for each distinct state once per process.
 
 Statuses and situations meet here: a status the unit holds that is also a declared situation
-(``locked``, ``ran``, ``charging``) is set to yes while the resolver works for that unit, and the
+(``locked``, ``ran``, ``charging``) is set to yes while the resolver works for that unit (in a
+volley, a status the rules read for the side attacked — ``+1 to save when gone_to_ground`` — is
+set when the unit shot at holds it, not the shooter: :mod:`compiler.model.sides`), and the
 situation ``distance``, when the ruleset declares it, is the distance to the unit's opponent.
 """
 from __future__ import annotations
@@ -23,6 +25,7 @@ from compiler.battle.joint import joint_with_count
 from compiler.battle.state import Unit
 from compiler.diagnostics import Span
 from compiler.model.ruleset import Ruleset
+from compiler.model.sides import status_sides
 from compiler.model.values import ProfileRef
 from compiler.model.static import int_range, stat_value
 from compiler.resolve import Evaluator, ResolveError
@@ -154,23 +157,30 @@ class Rules:
         self._situations: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
         self._usable: dict[tuple[str, str, str | None, str], bool] = {}
         self.derived = tuple(d for g in model.of_type(A.Game) for d in g.derived)
+        #: the statuses a volley reads of the unit it is at, not of the shooter (``+1 to save when
+        #: gone_to_ground``: :func:`~compiler.model.sides.status_sides`)
+        self.defending = status_sides(model).defending
 
     # -- situations ------------------------------------------------------------------
 
-    def situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:
+    def situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...] = (),
+                  volley: bool = False) -> tuple[tuple[str, Any], ...]:
         """The situation the resolver works in for ``unit``: its statuses (and ``extra`` ones) that
-        are situations, and the distance."""
+        are situations, and the distance.  For a ``volley`` of the unit's, its statuses the rules
+        read for the side attacked (:attr:`defending`) are left out: those of its target come in
+        ``extra``."""
         key: tuple[Any, ...] = (tuple(unit.statuses), extra, None if distance is None else int(round(distance)),
-                                tuple(unit.values.items()))
+                                tuple(unit.values.items()), volley and bool(self.defending))
         if self.derived:  # the derived situations' conditions read the unit's numbers too
             key += (unit.profile, unit.models, unit.doomed, unit.started, unit.points)
         found = self._situations.get(key)
         if found is None:
-            found = self._situations[key] = self._situation(unit, distance, extra)
+            found = self._situations[key] = self._situation(unit, distance, extra, volley)
         return found
 
-    def _situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
-        held = set(unit.statuses) | set(extra)
+    def _situation(self, unit: Unit, distance: float | None, extra: tuple[str, ...],
+                   volley: bool = False) -> tuple[tuple[str, Any], ...]:
+        held = (set(unit.statuses) - self.defending if volley else set(unit.statuses)) | set(extra)
         out: list[tuple[str, Any]] = [(s, True) for s in sorted(held) if s in self.situations]
         out += sorted((k, v) for k, v in unit.values.items() if k in self.situations)
         if distance is not None and "distance" in self.situations and "distance" not in held:

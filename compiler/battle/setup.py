@@ -22,6 +22,7 @@ from compiler.battle.state import Marker, State, Unit
 from compiler.battle.table import table_of
 from compiler.model.armies import listed_units
 from compiler.model.ruleset import Ruleset
+from compiler.model.sides import status_sides
 
 
 def initial_state(model: Ruleset, scenario: A.Scenario, game: A.Game | None = None) -> State:
@@ -49,7 +50,8 @@ def initial_state(model: Ruleset, scenario: A.Scenario, game: A.Game | None = No
                               lu.per_model, x, y=y))
     return State(units, tuple(side.id for side in scenario.sides), tuple(side.title for side in scenario.sides),
                  objectives=[Marker(o.id, o.title, float(o.at[0]), y=float(o.at[1]) if len(o.at) > 1 else 0.0)
-                             for o in scenario.objectives], table=table, warlords=frozenset(warlords))
+                             for o in scenario.objectives], table=table, warlords=frozenset(warlords),
+                 defending=status_sides(model).defending)
 
 
 #: A phase's offer to a unit in a state: the actions open to it, their options (and "Nothing"),
@@ -94,7 +96,7 @@ class Prepared:
         return State([Unit(u.uid, u.side, u.label, u.profile, u.weapons, u.models, u.started, u.points, u.position,
                            y=u.y) for u in first.units], first.sides, first.side_titles,
                      objectives=[Marker(o.oid, o.title, o.position, y=o.y) for o in first.objectives], table=first.table,
-                     warlords=first.warlords)
+                     warlords=first.warlords, defending=first.defending)
 
 
 _PREPARED: weakref.WeakKeyDictionary[Rules, dict[str, Prepared]] = weakref.WeakKeyDictionary()

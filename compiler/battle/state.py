@@ -115,10 +115,14 @@ class State:
     first: int = 0  # the side that took the first turn
     table: Table | None = None  # the table in two dimensions (None: the one-line battlefield)
     warlords: frozenset[int] = frozenset()  # the uids of the units named ``as warlord`` (never changes)
+    #: the statuses a volley reads of the unit it is at, not of the shooter (never changes; see
+    #: :mod:`compiler.model.sides`)
+    defending: frozenset[str] = frozenset()
 
     def copy(self) -> State:
         """A copy that shares nothing that changes (the table is never changed, so it is shared)."""
-        out = State(self.units, self.sides, self.side_titles, table=self.table, warlords=self.warlords)
+        out = State(self.units, self.sides, self.side_titles, table=self.table, warlords=self.warlords,
+                    defending=self.defending)
         out.load(self)
         return out
 
@@ -163,10 +167,19 @@ class State:
         return self.table is None or self.table.in_sight((a.position, a.y), (b.position, b.y))
 
     def cover(self, shooter: Unit, target: Unit) -> tuple[str, ...]:
-        """The situations the table sets for a volley from ``shooter`` at ``target`` (none on a line)."""
+        """The situations the table sets for a volley from ``shooter`` at ``target`` (none on a
+        line), then the target's statuses that such a volley reads of it (:meth:`held_against`)."""
+        held = self.held_against(target)
         if self.table is None or not self.table.areas:
+            return held
+        return self.table.situations((shooter.position, shooter.y), (target.position, target.y)) + held
+
+    def held_against(self, target: Unit) -> tuple[str, ...]:
+        """The statuses ``target`` holds that a volley at it is worked out with (those the rules
+        read for the side attacked: ``+1 to save when gone_to_ground``), in order."""
+        if not self.defending or not target.statuses:
             return ()
-        return self.table.situations((shooter.position, shooter.y), (target.position, target.y))
+        return tuple(sorted(s for s in target.statuses if s in self.defending))
 
     def nearest_enemy(self, unit: Unit) -> Unit | None:
         foes = self.enemies(unit)

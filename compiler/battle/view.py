@@ -80,7 +80,7 @@ def look(state: State, unit: Unit) -> View:
                 if nearest is None or d < gap:
                     nearest, gap = f, d
                 if sight:
-                    seen.append((f, cover))
+                    seen.append((f, cover + state.held_against(f) if state.defending else cover))
                     distances.append(d)
     else:
         here = unit.position
@@ -89,6 +89,6 @@ def look(state: State, unit: Unit) -> View:
                 d = abs(here - f.position)
                 if nearest is None or d < gap:
                     nearest, gap = f, d
-                seen.append((f, ()))
+                seen.append((f, state.held_against(f)))
                 distances.append(d)
     return View(unit, tuple(seen), tuple(distances), nearest, gap)
