@@ -110,3 +110,15 @@ def test_check_refuses_a_status_read_for_both_sides_of_a_volley() -> None:
     assert [d.code for d in errors] == ["W867"], errors
     assert text.splitlines()[errors[0].span.line - 1].startswith("modifier hug")
     assert "'steady'" in errors[0].message and "one side only" in (errors[0].hint or "")
+
+
+def test_a_stat_of_the_target_read_when_gone_to_ground_is_the_targets() -> None:
+    """``-1 Sv when gone_to_ground`` (no role: the attack reads Sv of the target only) and
+    ``Sv of target better by 1`` both make the status the target's; ``-1 BS`` the shooter's."""
+    def sides(modifier: str) -> frozenset[str]:
+        text = RULES.format(extra="", reaction="").replace(
+            'modifier hug "Hugging the ground": +1 to save when gone_to_ground', modifier)
+        return status_sides(compile_text(text, "ground.rules").rulesets[0]).defending
+    assert sides('modifier hug "Hug": -1 Sv when gone_to_ground') == {"gone_to_ground"}
+    assert sides('modifier hug "Hug": Sv of target better by 1 when gone_to_ground') == {"gone_to_ground"}
+    assert sides('modifier hug "Hug": -1 BS when gone_to_ground') == frozenset()

@@ -57,7 +57,8 @@ def _roles(expr: A.Expr, params: set[str]) -> set[str]:
 def _test_sides(model: Ruleset) -> dict[str, set[str]]:
     """Each test an attack calls → the sides of the volley whose profiles its arguments read
     (``save(target.Sv)``: the defender; ``hit(shooter.BS)``: the attacker; ``wound(weapon.S,
-    target.T)``: both)."""
+    target.T)``: both); and each stat an attack reads of a profile, as ``.Sv`` → the sides whose
+    profiles it is read of."""
     out: dict[str, set[str]] = {}
     for attack in model.of_type(A.Attack):
         params = {p.name for p in attack.params}
@@ -67,6 +68,8 @@ def _test_sides(model: Ruleset) -> dict[str, set[str]]:
                 if part is None:
                     continue
                 for e in A.sub_expressions(part):
+                    if isinstance(e, A.Attr) and isinstance(e.obj, A.Name) and e.obj.id in params:
+                        out.setdefault("." + e.name, set()).add(DEFENDER if e.obj.id == defender else ATTACKER)
                     if isinstance(e, A.Call):
                         roles: set[str] = set()
                         for arg in e.args:
@@ -84,7 +87,12 @@ def _effect_side(effect: A.Effect, tests: dict[str, set[str]], defenders: set[st
         if sides is None:
             return OWN  # a test no attack makes: the unit's own
         return DEFENDER if sides == {DEFENDER} else ATTACKER
-    return ATTACKER if effect.stat is not None else OWN
+    if effect.stat is not None:  # ``+1 Sv``: wherever the attacks read it
+        sides = tests.get("." + effect.stat)
+        if sides is None:
+            return OWN
+        return DEFENDER if sides == {DEFENDER} else ATTACKER
+    return OWN
 
 
 def held_statuses(model: Ruleset) -> set[str]:
