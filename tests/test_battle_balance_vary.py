@@ -1,0 +1,50 @@
+"""``--vary`` read strictly: a step of 0 or less, a range that holds no value of a point or more,
+an unknown profile and one without points each get one sentence; a good sweep its values."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from compiler.battle.balance import MAX_VALUES, parse_vary
+from compiler.driver import compile_text
+
+RULES = '''
+ruleset sweep "Sweep":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+unit trooper "Trooper":
+  BS 4  W 1
+  points 10
+unit drone "Drone":
+  BS 4  W 1
+'''
+
+
+@pytest.fixture(scope="module")
+def model() -> Any:
+    result = compile_text(RULES, "sweep.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    return result.rulesets[0]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("trooper.points=1..5:0", "the step must be a whole number above 0"),
+    ("trooper.points=1..5:-2", "the step must be a whole number above 0"),
+    ("trooper.points=-5..0", "holds no value of 1 point or more"),
+    ("drone.points=1..5", "'drone' has no points to vary"),
+    ("sniper.points=1..5", "'sniper' is not a unit profile of sweep"),
+    ("trooper.cost=1..5", "write PROFILE.points=LO..HI"),
+    (f"trooper.points=1..{MAX_VALUES + 1}", f"{MAX_VALUES + 1} values is more than the {MAX_VALUES}"),
+])
+def test_a_sweep_that_cannot_be_run_gets_one_sentence(model: Any, text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")) as err:
+        parse_vary(text, model)
+    assert str(err.value).startswith(f"--vary {text}")
+
+
+def test_a_sweep_lists_its_values_from_one_point_up(model: Any) -> None:
+    vary = parse_vary("trooper.points = -2..9:3", model)
+    assert (vary.profile, vary.values) == ("trooper", (1, 4, 7))
+    assert parse_vary(f"trooper.points=1..{MAX_VALUES}", model).values == tuple(range(1, MAX_VALUES + 1))
