@@ -106,3 +106,16 @@ def test_runs_on_several_threads_put_back_what_the_first_found(
         t.join()
     assert len(seen) == 6 and raised(seen)
     assert gc.get_threshold() == (650, 9, 11) and gc.get_freeze_count() == 0
+
+
+def test_a_process_that_froze_objects_itself_keeps_them_frozen(duel: tuple[Rules, A.Scenario],
+                                                               seen: list[tuple[int, int, int, int]]) -> None:
+    rules, sc = duel
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        play_games(rules, sc, "greedy", 1, 0, 5)
+        assert seen and all(t[:3] == (650, 9, FULL_PASSES) for t in seen)
+        assert gc.get_freeze_count() == frozen and gc.get_threshold() == (650, 9, 11)
+    finally:
+        gc.unfreeze()
