@@ -2,6 +2,7 @@
 an unknown profile and one without points each get one sentence; a good sweep its values."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -48,3 +49,22 @@ def test_a_sweep_lists_its_values_from_one_point_up(model: Any) -> None:
     vary = parse_vary("trooper.points = -2..9:3", model)
     assert (vary.profile, vary.values) == ("trooper", (1, 4, 7))
     assert parse_vary(f"trooper.points=1..{MAX_VALUES}", model).values == tuple(range(1, MAX_VALUES + 1))
+
+
+def test_a_sweep_played_from_built_rules_plays_the_games_a_run_plays() -> None:
+    """``sweep`` with the rules already built (one job) and without them (the ruleset compiled again
+    at its path, each value's games run): the same games, the same answer; the progress reported
+    counts every value's games, those of a value whose lists an earlier value played too."""
+    import compiler
+    from compiler.battle import Rules
+    from compiler.battle.balance import sweep
+
+    path = str(Path(__file__).resolve().parent.parent / "rules" / "console-40k")
+    console = compiler.compile_paths([path]).rulesets[0]
+    sc = console.get("sample_battle")
+    vary = parse_vary("space_marine.points=13..15", console)  # 70 points buy 5, 5 and 4 marines
+    told: list[int] = []
+    built = sweep(path, console, sc, vary, 12, 3, rules=Rules(console), progress=told.append)
+    assert built == sweep(path, console, sc, vary, 12, 3)
+    assert told == [24]  # the second value's lists are the first's: its 12 games counted without a run
+    assert [p["models"] for p in built["points"]] == [5, 5, 4]

@@ -1,5 +1,5 @@
-"""A run plays its games with the collector's full passes made rarer
-(:func:`compiler.battle.simulate.fewer_full_collections`), and puts the collector back as it
+"""A run plays its games with the collector's full passes made rarer and what was there before
+frozen (:func:`compiler.battle.simulate.fewer_full_collections`), and puts the collector back as it
 found it: after the run, after a run that fails, and after runs on several threads at once."""
 from __future__ import annotations
 
@@ -28,14 +28,15 @@ def duel() -> tuple[Rules, A.Scenario]:
 
 
 @pytest.fixture()
-def seen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[int, int, int]]]:
+def seen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[int, int, int, int]]]:
     """The collector's thresholds as each game's outcome is counted, under thresholds of our own
     (so that putting back a default could not pass for putting back what was found)."""
-    out: list[tuple[int, int, int]] = []
+    out: list[tuple[int, int, int, int]] = []
+    assert gc.get_freeze_count() == 0
     add = simulate._Count.add
 
     def counted(self: Any, outcome: Any, games: int) -> None:
-        out.append(gc.get_threshold())
+        out.append(gc.get_threshold() + (gc.get_freeze_count(),))
         add(self, outcome, games)
     monkeypatch.setattr(simulate._Count, "add", counted)
     before = gc.get_threshold()
@@ -46,17 +47,23 @@ def seen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[int, int, int]]
         gc.set_threshold(*before)
 
 
+def raised(seen: list[tuple[int, int, int, int]]) -> bool:
+    """Whether each game was played with the full passes rarer and what was there before frozen
+    (the rules and laws at least: thousands of objects)."""
+    return all(t[:3] == (650, 9, FULL_PASSES) and t[3] > 1000 for t in seen)
+
+
 def test_a_run_plays_with_rarer_full_passes_and_puts_the_collector_back(
-        duel: tuple[Rules, A.Scenario], seen: list[tuple[int, int, int]]) -> None:
+        duel: tuple[Rules, A.Scenario], seen: list[tuple[int, int, int, int]]) -> None:
     rules, sc = duel
     for policy in ("greedy", "random:greedy"):  # walked, and played game by game
         seen.clear()
         assert play_games(rules, sc, policy, 1, 0, 20).games == 20
-        assert seen and set(seen) == {(650, 9, FULL_PASSES)}
-        assert gc.get_threshold() == (650, 9, 11)
+        assert seen and raised(seen)
+        assert gc.get_threshold() == (650, 9, 11) and gc.get_freeze_count() == 0
 
 
-def test_a_failed_run_puts_the_collector_back(duel: tuple[Rules, A.Scenario], seen: list[tuple[int, int, int]],
+def test_a_failed_run_puts_the_collector_back(duel: tuple[Rules, A.Scenario], seen: list[tuple[int, int, int, int]],
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     rules, sc = duel
 
@@ -65,11 +72,11 @@ def test_a_failed_run_puts_the_collector_back(duel: tuple[Rules, A.Scenario], se
     monkeypatch.setattr(simulate._Count, "add", broken)
     with pytest.raises(RuntimeError):
         play_games(rules, sc, "greedy", 1, 0, 5)
-    assert gc.get_threshold() == (650, 9, 11)
+    assert gc.get_threshold() == (650, 9, 11) and gc.get_freeze_count() == 0
 
 
 def test_runs_on_several_threads_put_back_what_the_first_found(
-        duel: tuple[Rules, A.Scenario], seen: list[tuple[int, int, int]], monkeypatch: pytest.MonkeyPatch) -> None:
+        duel: tuple[Rules, A.Scenario], seen: list[tuple[int, int, int, int]], monkeypatch: pytest.MonkeyPatch) -> None:
     """Two runs under way at once; the one that began second ends last (each run taking the
     thresholds it found and putting them back as it ends would leave the full passes rare)."""
     rules, sc = duel
@@ -97,5 +104,18 @@ def test_runs_on_several_threads_put_back_what_the_first_found(
     threads[1].start()
     for t in threads:
         t.join()
-    assert len(seen) == 6 and set(seen) == {(650, 9, FULL_PASSES)}
-    assert gc.get_threshold() == (650, 9, 11)
+    assert len(seen) == 6 and raised(seen)
+    assert gc.get_threshold() == (650, 9, 11) and gc.get_freeze_count() == 0
+
+
+def test_a_process_that_froze_objects_itself_keeps_them_frozen(duel: tuple[Rules, A.Scenario],
+                                                               seen: list[tuple[int, int, int, int]]) -> None:
+    rules, sc = duel
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        play_games(rules, sc, "greedy", 1, 0, 5)
+        assert seen and all(t[:3] == (650, 9, FULL_PASSES) for t in seen)
+        assert gc.get_freeze_count() == frozen and gc.get_threshold() == (650, 9, 11)
+    finally:
+        gc.unfreeze()

@@ -156,6 +156,25 @@ def test_scenarios_that_cannot_be_played_on_the_table_are_refused(change: tuple[
     assert all(d.span.line > 0 for d in errors)
 
 
+@pytest.mark.parametrize("change", [
+    ('4 trooper at 10", 24"', '4 trooper at 10.5", 24"'),
+    ('table 48" by 48"', 'table 48" by 47.25"'),
+])
+def test_a_fraction_of_an_inch_in_a_scenario_is_refused_where_written(change: tuple[str, str]) -> None:
+    """Scenario measures are whole inches: 10.5" was once cut to 10" without a word."""
+    source = RULES.format(terrain="", red='10", 24"', blue='40", 24"')
+    assert change[0] in source
+    changed = source.replace(change[0], change[1], 1)
+    result = compile_text(changed, "skirmish.rules")
+    errors = [d for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert [d.code for d in errors] == ["W863"], [d.message for d in errors]
+    (error,) = errors
+    fraction = change[1].split()[-1] if "by" in change[1] else '10.5"'
+    assert f"{fraction} is not one" in error.message and error.hint and "whole inches" in error.hint
+    line = changed.splitlines()[error.span.line - 1]
+    assert line[error.span.column - 1:].startswith(fraction), (line, error.span)
+
+
 def test_an_objective_in_impassable_ground_is_refused_and_one_on_the_table_exported() -> None:
     from compiler.site.export import export
     game = RULES.replace("  victory wipe", '  control within 3" by models\n  victory wipe')

@@ -107,7 +107,7 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def control(self, meta: Any, c: list[Any]) -> A.Control:
-        return A.Control(self.span(meta), _inches(c[0]), str(c[1]), sticky=len(c) > 2)
+        return A.Control(self.span(meta), self._whole_inches(c[0]), str(c[1]), sticky=len(c) > 2)
 
     def control_sticky(self, c: list[Any]) -> bool:
         return True
@@ -222,9 +222,18 @@ class GameBuilder(BuilderBase):
         return A.Score(self.span(meta), str(c[0]), unquote(str(c[1])), c[2], None, prose, held_at="turn", own=True,
                        corners=self._reach(c[3]))
 
+    def _whole_inches(self, tok: Any) -> int:
+        """Whole inches of a scenario's measure (``36"``): a table, a position, a distance, a reach.
+        A fraction of an inch (``10.5"``) is refused where written rather than cut."""
+        value = float(str(tok).rstrip('"'))
+        if value != int(value):
+            self.sink.error(codes.BATTLE_WRONG_KIND, f"a battle's measures are whole inches: {tok} is not one",
+                            self.tspan(tok), f'write whole inches, such as {round(value)}"')
+        return int(value)
+
     def _reach(self, tok: Token) -> float:
         """The reach of a corner score: more than 0 inches (a unit stands at a point, never on a corner)."""
-        reach = _inches(tok)
+        reach = self._whole_inches(tok)
         if reach <= 0:
             self.sink.error(codes.BATTLE_WRONG_KIND, "a unit counts for a corner only within a reach of more than 0\"",
                             self.tspan(tok), 'say how near, as the rules do: for units within 12" of every corner')
@@ -415,17 +424,17 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def sc_table(self, meta: Any, c: list[Any]) -> Item:
-        return Item("table", self.span(meta), (_inches(c[0]), _inches(c[1])))
+        return Item("table", self.span(meta), (self._whole_inches(c[0]), self._whole_inches(c[1])))
 
     @with_meta
     def sc_terrain(self, meta: Any, c: list[Any]) -> A.TerrainArea:
-        x0, y0, x1, y1 = (_inches(t) for t in c[3:7])
+        x0, y0, x1, y1 = (self._whole_inches(t) for t in c[3:7])
         return A.TerrainArea(self.span(meta), str(c[0]), unquote(str(c[1])), str(c[2]),
                              (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
 
     @with_meta
     def sc_objective(self, meta: Any, c: list[Any]) -> A.Objective:
-        at = tuple(_inches(x) for x in c[2:] if isinstance(x, Token) and x.type == "INCHES")
+        at = tuple(self._whole_inches(x) for x in c[2:] if isinstance(x, Token) and x.type == "INCHES")
         return A.Objective(self.span(meta), str(c[0]), unquote(str(c[1])), at)
 
     @with_meta
@@ -442,7 +451,7 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def sc_distance(self, meta: Any, c: list[Any]) -> Item:
-        return Item("distance", self.span(meta), _inches(c[0]))
+        return Item("distance", self.span(meta), self._whole_inches(c[0]))
 
     @with_meta
     def sc_first(self, meta: Any, c: list[Any]) -> Item:
@@ -457,7 +466,7 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def side_deploy(self, meta: Any, c: list[Any]) -> Item:
-        x0, y0, x1, y1 = (_inches(t) for t in c[:4])
+        x0, y0, x1, y1 = (self._whole_inches(t) for t in c[:4])
         return Item("zone", self.span(meta), (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
 
     def side_warlord(self, c: list[Any]) -> bool:
@@ -466,7 +475,7 @@ class GameBuilder(BuilderBase):
     @with_meta
     def side_unit(self, meta: Any, c: list[Any]) -> A.SideUnit:
         names = [str(x) for x in c[1:] if isinstance(x, Token) and x.type == "NAME"]
-        at = [_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"]
+        at = [self._whole_inches(x) for x in c if isinstance(x, Token) and x.type == "INCHES"]
         warlord = any(x is True for x in c)
         return A.SideUnit(self.span(meta), int(str(c[0])), names[0], tuple(names[1:]), at[0] if at else None,
                           at[1] if len(at) > 1 else None, warlord)
@@ -479,6 +488,3 @@ class Until:
     test: A.Expr
 
 
-def _inches(token: Any) -> int:
-    """Whole inches of an ``INCHES`` token (``36"``); fractions of an inch are cut."""
-    return int(float(str(token).rstrip('"')))

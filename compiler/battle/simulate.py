@@ -33,9 +33,9 @@ from compiler.model.ruleset import Ruleset
 CHUNK = 250
 #: Games whose seeds are made at once.
 BLOCK = 256
-#: While games are played, the collector's full passes come at most this many times rarer than
-#: its passes over the middle generation (Python's default: 10).
-FULL_PASSES = 100
+#: While games are played, the collector's full passes come after this many passes over the middle
+#: generation (Python's default: 10).
+FULL_PASSES = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,18 +81,24 @@ def side_policies(policy: str, sides: int) -> list[str]:
 
 @contextmanager
 def fewer_full_collections() -> Iterator[None]:
-    """Python's cyclic collector with its full passes made rarer (:data:`FULL_PASSES`), restored
-    after.  A run keeps what it works out (the volley laws, the estimates' memos, the walk's
-    transitions): hundreds of thousands of objects that every full pass goes over again, while
-    what a game leaves behind is young and collected by the passes over the younger generations,
-    which stay as they are.  Nothing a game does depends on when the collector runs.  Runs on
-    several threads at once (a dask worker's) share the setting: the first raises it, the last
-    to end puts back what the first found."""
+    """Python's cyclic collector, while games are played, leaving alone what was there before they
+    began (``gc.freeze``) and with its full passes made rarer (:data:`FULL_PASSES`); put back as it
+    was after (a process that froze objects itself keeps them frozen, and the run adds none).
+    A run keeps what it works out (the volley laws, the estimates' memos, the walk's
+    transitions): hundreds of thousands of objects that every full pass went over again (some
+    40 % of a table battle's time), while what a game leaves behind is young, or held by what is
+    kept: the passes over the younger generations, which stay as they are, collect it.  Nothing a
+    game does depends on when the collector runs.  Runs on several threads at once (a dask
+    worker's) share the setting: the first makes it, the last to end puts back what the first
+    found."""
     with _COLLECTOR:
         if not _RUNS:
             _SAVED[:] = [gc.get_threshold()]
             first, middle, full = _SAVED[0]
             gc.set_threshold(first, middle, max(full, FULL_PASSES))
+            _THAWS[:] = [not gc.get_freeze_count()]  # objects frozen already: the process's own (kept so)
+            if _THAWS[0]:
+                gc.freeze()
         _RUNS.append(1)
     try:
         yield
@@ -100,12 +106,15 @@ def fewer_full_collections() -> Iterator[None]:
         with _COLLECTOR:
             _RUNS.pop()
             if not _RUNS:
+                if _THAWS.pop():
+                    gc.unfreeze()
                 gc.set_threshold(*_SAVED.pop())
 
 
 #: One entry per run under way, and the collector's thresholds before the first began.
 _RUNS: list[int] = []
 _SAVED: list[tuple[int, int, int]] = []
+_THAWS: list[bool] = []
 _COLLECTOR = threading.Lock()
 
 
