@@ -116,6 +116,8 @@ def test_a_process_that_froze_objects_itself_keeps_them_frozen(duel: tuple[Rules
         frozen = gc.get_freeze_count()
         play_games(rules, sc, "greedy", 1, 0, 5)
         assert seen and all(t[:3] == (650, 9, FULL_PASSES) for t in seen)
-        assert gc.get_freeze_count() == frozen and gc.get_threshold() == (650, 9, 11)
+        # still frozen (not thawed to 0), and nothing added: a frozen object may still be freed when
+        # nothing refers to it any more, so the count can only stay or fall
+        assert 0 < gc.get_freeze_count() <= frozen and gc.get_threshold() == (650, 9, 11)
     finally:
         gc.unfreeze()
