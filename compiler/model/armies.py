@@ -86,6 +86,13 @@ class Violation:
     unit: Span | None = None  # the list line of the unit it is about (a rule on each unit, a squad's size)
 
 
+def is_melee_range(reach: Any) -> bool:
+    """Whether a weapon's Range stat, as written, makes it a melee weapon: ``-``, "melee" or
+    "close combat" (a distance makes it ranged; the army rules and the unit cards read it alike)."""
+    return bool(reach.kind == "none" or (reach.kind == "text"
+                                         and str(reach.value).strip().casefold() in ("melee", "close combat")))
+
+
 def weapon_quantities(model: Ruleset, weapon: str) -> dict[str, int]:
     """What one weapon a unit is listed with adds to the unit's quantities (:data:`UNIT_NAMES`): one
     weapon, one of its kind (melee or ranged, by its Range; neither without one), one of itself and one
@@ -94,9 +101,7 @@ def weapon_quantities(model: Ruleset, weapon: str) -> dict[str, int]:
     out = {"weapons": 1, weapon: 1}
     reach = profile.stat("Range") if profile is not None else None
     if reach is not None:
-        melee = reach.kind == "none" or (reach.kind == "text" and str(reach.value).strip().casefold()
-                                         in ("melee", "close combat"))
-        out["melee_weapons" if melee else "ranged_weapons"] = 1
+        out["melee_weapons" if is_melee_range(reach) else "ranged_weapons"] = 1
     for a in (profile.abilities if profile is not None else ()):
         out[a.ability] = out.get(a.ability, 0) + 1
     return out

@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from compiler import ast as A
 from compiler.diagnostics import Span
+from compiler.model.armies import is_melee_range
 from compiler.model.ruleset import Ruleset, kind_of
 from compiler.site.markup import plain, prose
 from compiler.site.sitemap import SiteMap, relative, ruleset_pages
@@ -156,9 +157,7 @@ class PageTools:
 
         def ranged(w: Any) -> bool:
             sv = next((v for v in w.stats if v.stat == reach), None)
-            if sv is None or sv.kind == "none":
-                return False
-            return not (sv.kind == "text" and str(sv.value).strip().casefold() in ("melee", "close combat"))
+            return sv is not None and not is_melee_range(sv)
         far, near = [w for w in ws if ranged(w)], [w for w in ws if not ranged(w)]
         out: list[tuple[str, list[Any], list[str]]] = []
         if far:
