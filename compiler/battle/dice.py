@@ -31,16 +31,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import partial
 from math import comb
 from typing import Any, Callable
 
 from compiler import ast as A
+from compiler.battle.joint import removal_given_dice
 from compiler.battle.rules import Law, Rules, removal_step
 from compiler.battle.state import Unit
 from compiler.diagnostics import Span
 from compiler.model.values import ProfileRef
-from compiler.resolve import Dist, ResolveError
+from compiler.resolve import ResolveError
 from compiler.resolve.core import Roll, is_dist, unwrap
 from compiler.resolve.steps import LazySteps
 from compiler.resolve.tokens import hooked_tests
@@ -192,12 +192,8 @@ class VolleyDice:
         def removed_given(n: int) -> dict[tuple[int, int], float]:
             found = self._removals.get(key + (n,))
             if found is None:
-                view = LazySteps()
-                for s in steps:
-                    view.later(s, partial(_read, steps, s))
-                view.wound_states = steps.wound_states
-                view[last] = Dist.const(n)
-                found = self._removals[key + (n,)] = {k: float(p) for k, p in view.removal_state(removal).items()}
+                found = self._removals[key + (n,)] = {k: float(p) for k, p in
+                                                      removal_given_dice(steps, last, removal, n).items()}
             return found
         return Chain(count, prior, tuple(chain_steps), removed_given)
 
@@ -234,11 +230,6 @@ def draw_counts(chain: Chain, outcome: tuple[int, int], rng: random.Random,
         w = [_binomial(n, x, step.p) * betas[j][x] for x in range(n + 1)]
         counts.append(rng.choices(range(n + 1), weights=w)[0])
     return counts
-
-
-def _read(steps: LazySteps, name: str, _view: LazySteps) -> Any:
-    """Step ``name`` as ``steps`` works it out (a view of the steps reads through to them)."""
-    return steps[name]
 
 
 def _binomial(n: int, x: int, p: float) -> float:

@@ -104,14 +104,21 @@ def _removals(steps: LazySteps, last: str, removal: str) -> Any:
     def given(u: int) -> dict[tuple[int, int], Any]:
         found = kept.get(u)
         if found is None:
-            view = LazySteps()
-            for s in steps:
-                view.later(s, partial(_read, steps, s))
-            view.wound_states = steps.wound_states
-            view[last] = Dist.const(u)
-            found = kept[u] = dict(view.removal_state(removal))
+            found = kept[u] = removal_given_dice(steps, last, removal, u)
         return found
     return given
+
+
+def removal_given_dice(steps: LazySteps, last: str, removal: str, u: int) -> dict[tuple[int, int], Any]:
+    """The joint law of the removal step (models removed, wounds on the damaged model) when step
+    ``last`` comes out at exactly ``u``: the steps before are read through, the later ones worked
+    out again from that count."""
+    view = LazySteps()
+    for s in steps:
+        view.later(s, partial(_read, steps, s))
+    view.wound_states = steps.wound_states
+    view[last] = Dist.const(u)
+    return dict(view.removal_state(removal))
 
 
 def _read(steps: LazySteps, name: str, _view: LazySteps) -> Any:
