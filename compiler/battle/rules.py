@@ -15,6 +15,7 @@ situation ``distance``, when the ruleset declares it, is the distance to the uni
 from __future__ import annotations
 
 import bisect
+from itertools import accumulate
 from math import comb
 from fractions import Fraction
 from dataclasses import dataclass
@@ -78,14 +79,16 @@ def law_of(value: Any) -> Law:
         return Law((n,), (1.0,), float(n), (1.0,))
     probs = value.probabilities()
     items = sorted((int(unwrap(k)), p) for k, p in probs.items() if p > 0)
-    values = tuple(k for k, _ in items)
-    ps = tuple(p for _, p in items)  # exact fractions when the resolver gives them
-    cum: list[float] = []
-    acc = 0.0
-    for p in ps:
-        acc += float(p)
-        cum.append(acc)
-    return Law(values, tuple(cum), sum(k * float(p) for k, p in items) / (acc or 1.0), ps)
+    return law_over(tuple(k for k, _ in items), tuple(p for _, p in items))
+
+
+def law_over(values: tuple[int, ...], ps: tuple[Any, ...], mean: float | None = None) -> Law:
+    """The :class:`Law` of ``values`` with chances ``ps`` (exact fractions when the resolver gives
+    them): their cumulative chances, and the mean of the values unless ``mean`` is given."""
+    cum = tuple(accumulate(float(p) for p in ps))
+    if mean is None:
+        mean = sum(k * float(p) for k, p in zip(values, ps)) / ((cum[-1] if cum else 0.0) or 1.0)
+    return Law(values, cum, mean, ps)
 
 
 def joint_law(weights: dict[tuple[int, int], Any]) -> Law:

@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from compiler import ast as A
-from compiler.battle.rules import Law, Rules, bernoulli
+from compiler.battle.rules import Law, Rules, bernoulli, law_over
 from compiler.battle.setup import EngineMemos
 from compiler.battle.state import REST, State, Unit
 from compiler.battle.victory import Referee
@@ -193,22 +193,21 @@ def amount_law(battle: Battle, expr: A.Expr, unit: Unit, bound: dict[str, int]) 
            tuple(unit.values.items()) if unit.values else (), tuple(sorted(bound.items())))
     law = battle.memos.amounts.get(key)
     if law is None:
-        rules = battle.rules
-        if (unit.statuses or unit.values) and active():
-            rules.note_read(expr, unit)
-        ev = rules.evaluator(rules.situation(unit, None))
-        value = ev.evaluate(expr, {**rules.env_in(ev, unit, None), **bound})
-        faces: dict[Any, Any] = value.probabilities() if is_dist(value) else {unwrap(value): Fraction(1)}
+        faces = _faces(battle, expr, unit, bound)
         items = sorted((_whole(unwrap(k)), p) for k, p in faces.items() if p)
-        cum: list[float] = []
-        acc = 0.0
-        for _, p in items:
-            acc += float(p)
-            cum.append(acc)
-        law = battle.memos.amounts.keep(key, Law(tuple(k for k, _ in items), tuple(cum),
-                                                 sum(k * float(p) for k, p in items) / (acc or 1.0),
-                                                 tuple(p for _, p in items)))
+        law = battle.memos.amounts.keep(key, law_over(tuple(k for k, _ in items), tuple(p for _, p in items)))
     return law
+
+
+def _faces(battle: Battle, expr: A.Expr, unit: Unit, bound: dict[str, int]) -> dict[Any, Any]:
+    """Each value ``expr`` may take for ``unit`` in its situation, with its exact chance (the
+    statuses and counters it reads noted for coverage)."""
+    rules = battle.rules
+    if (unit.statuses or unit.values) and active():
+        rules.note_read(expr, unit)
+    ev = rules.evaluator(rules.situation(unit, None))
+    value = ev.evaluate(expr, {**rules.env_in(ev, unit, None), **bound})
+    return value.probabilities() if is_dist(value) else {unwrap(value): Fraction(1)}
 
 
 def _whole(v: Any) -> int:
@@ -233,23 +232,13 @@ def outcome_law(battle: Battle, expr: A.Expr, unit: Unit) -> tuple[tuple[Any, ..
            tuple(unit.values.items()) if unit.values else (), unit.lost_this_turn)
     found = battle.memos.outcomes.get(key)
     if found is None:
-        rules = battle.rules
-        if (unit.statuses or unit.values) and active():
-            rules.note_read(expr, unit)
-        ev = rules.evaluator(rules.situation(unit, None))
-        value = ev.evaluate(expr, rules.env_in(ev, unit, None))
-        faces: dict[Any, Any] = value.probabilities() if is_dist(value) else {unwrap(value): Fraction(1)}
+        faces = _faces(battle, expr, unit, {})
         merged: dict[Any, Any] = {}
         for k, p in faces.items():
             label = _label(k)
             merged[label] = merged.get(label, 0) + p
         items = sorted(((k, p) for k, p in merged.items() if p), key=lambda kp: str(kp[0]))
-        cum: list[float] = []
-        acc = 0.0
-        for _, p in items:
-            acc += float(p)
-            cum.append(acc)
-        law = Law(tuple(range(len(items))), tuple(cum), 0.0, tuple(p for _, p in items))
+        law = law_over(tuple(range(len(items))), tuple(p for _, p in items), mean=0.0)
         found = battle.memos.outcomes.keep(key, (tuple(k for k, _ in items), law))
     return found
 
