@@ -45,27 +45,26 @@ def test_the_fair_value_is_where_the_rate_crosses_half() -> None:
 
 
 XS = [10, 20, 30, 40]
-FALLING = [0.8, 0.6, 0.4, 0.2]  # crosses 50 % at 25
-RISING = FALLING[::-1]
+FALLING = [0.8, 0.6, 0.3, 0.2]  # crosses 50 % at 20 + 1/3 × 10
+RISING = FALLING[::-1]  # at 20 + 2/3 × 10
 
 
-@pytest.mark.parametrize("rates,lows,highs,ci95", [
+@pytest.mark.parametrize("rates,lows,highs,fair", [
     # falling: the lower bound crosses before the rate, the upper after; one that stays on its side
     # of 50 % leaves the interval open to the end of the range it would have crossed toward
-    (FALLING, [0.45, 0.35, 0.2, 0.1], [0.95, 0.85, 0.7, 0.4], [10.0, 36.667]),  # upper crosses at 30 + 2/3 × 10
-    (FALLING, [0.65, 0.45, 0.3, 0.1], [0.95, 0.85, 0.7, 0.6], [17.5, 40.0]),  # lower crosses at 10 + 3/4 × 10
-    (FALLING, [0.45, 0.35, 0.2, 0.1], [0.95, 0.85, 0.7, 0.6], [10.0, 40.0]),
+    (FALLING, [0.45, 0.35, 0.2, 0.1], [0.95, 0.85, 0.7, 0.4], [23.333, 10.0, 36.667]),  # upper: 30 + 2/3 × 10
+    (FALLING, [0.65, 0.45, 0.3, 0.1], [0.95, 0.85, 0.7, 0.6], [23.333, 17.5, 40.0]),  # lower: 10 + 3/4 × 10
+    (FALLING, [0.45, 0.35, 0.2, 0.1], [0.95, 0.85, 0.7, 0.6], [23.333, 10.0, 40.0]),
     # rising: the other way round
-    (RISING, [0.1, 0.2, 0.35, 0.45], [0.4, 0.7, 0.85, 0.95], [13.333, 40.0]),  # upper crosses at 10 + 1/3 × 10
-    (RISING, [0.1, 0.3, 0.45, 0.65], [0.6, 0.7, 0.85, 0.95], [10.0, 32.5]),  # lower crosses at 30 + 1/4 × 10
-    (RISING, [0.1, 0.2, 0.35, 0.45], [0.6, 0.7, 0.85, 0.95], [10.0, 40.0]),
+    (RISING, [0.1, 0.2, 0.35, 0.45], [0.4, 0.7, 0.85, 0.95], [26.667, 13.333, 40.0]),  # upper: 10 + 1/3 × 10
+    (RISING, [0.1, 0.3, 0.45, 0.65], [0.6, 0.7, 0.85, 0.95], [26.667, 10.0, 32.5]),  # lower: 30 + 1/4 × 10
+    (RISING, [0.1, 0.2, 0.35, 0.45], [0.6, 0.7, 0.85, 0.95], [26.667, 10.0, 40.0]),
     # a curve that ends where it began counts as falling: its lower bound opens it to the first value
-    ([0.6, 0.4, 0.6, 0.6], [0.45, 0.2, 0.45, 0.45], [0.8, 0.45, 0.8, 0.8], [10.0, 18.571]),
+    ([0.6, 0.4, 0.6, 0.6], [0.45, 0.2, 0.45, 0.45], [0.8, 0.45, 0.8, 0.8], [15.0, 10.0, 18.571]),
 ])
 def test_a_bound_that_does_not_cross_half_leaves_the_fair_interval_open_at_its_end(
-        rates: list[float], lows: list[float], highs: list[float], ci95: list[float]) -> None:
-    fair = fair_value(XS, rates, lows, highs)
-    assert fair == {"value": 25.0 if rates[0] == 0.8 or rates[0] == 0.2 else 15.0, "ci95": ci95}
+        rates: list[float], lows: list[float], highs: list[float], fair: list[float]) -> None:
+    assert fair_value(XS, rates, lows, highs) == {"value": fair[0], "ci95": fair[1:]}
 
 
 def test_rates_that_do_not_cross_half_have_no_fair_value() -> None:

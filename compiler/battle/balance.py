@@ -122,6 +122,11 @@ def fair_value(values: list[int], rates: list[float], lows: list[float],
     return {"value": round(fair, 3), "ci95": [round(min(fair, low, high), 3), round(max(fair, low, high), 3)]}
 
 
+def _rate(x: float) -> float:
+    """A rate or a bound as the answer gives it (and the fair value is worked out from): to six decimals."""
+    return round(x, 6)
+
+
 def _after(progress: Callable[[int], None], done: int) -> Callable[[int], None]:
     """``progress`` told the games of one value after the ``done`` of the values before it."""
     return lambda n: progress(done + n)
@@ -157,14 +162,15 @@ def sweep(path: str, model: Ruleset, sc: A.Scenario, vary: Vary, games: int, see
                                          progress=None if progress is None else _after(progress, i * games))
         lo, hi = wilson(tally.wins[side], tally.games)
         models = {sid: sum(u.count for u in units if u.name == vary.profile) for sid, units in armies}
-        points.append({"value": value, "models": models[sc.sides[side].id],
-                       "win_rate": round(tally.wins[side] / tally.games, 6), "ci95": [round(lo, 6), round(hi, 6)],
-                       "sides": [{"id": s.id, "win_rate": round(tally.wins[k] / tally.games, 6)}
+        rate = _rate(tally.wins[side] / tally.games)
+        points.append({"value": value, "models": models[sc.sides[side].id], "win_rate": rate,
+                       "ci95": [_rate(lo), _rate(hi)],
+                       "sides": [{"id": s.id, "win_rate": _rate(tally.wins[k] / tally.games)}
                                  for k, s in enumerate(sc.sides)],
-                       "draw_rate": round(tally.draws / tally.games, 6)})
-        rates.append(round(tally.wins[side] / tally.games, 6))
-        lows.append(round(lo, 6))
-        highs.append(round(hi, 6))
+                       "draw_rate": _rate(tally.draws / tally.games)})
+        rates.append(rate)
+        lows.append(_rate(lo))
+        highs.append(_rate(hi))
     fair = fair_value(list(vary.values), rates, lows, highs)
     return {"ruleset": model.id, "scenario": sc.id, "vary": vary.text, "profile": vary.profile,
             "side": sc.sides[side].id, "games": games, "seed": seed, "policy": policy, "points": points,
