@@ -253,3 +253,30 @@ def test_the_references_example_is_refused_as_it_shows() -> None:
     assert line[errors[0].span.column - 1:].startswith("overheat(3)")
     handed = text.replace("overheat(3)", "overheat(shooter.BS)")
     assert [d.code for d in compile_text(handed, "ground.rules").diagnostics if d.is_error] == ["W867"]
+
+
+def test_a_status_read_through_a_derived_situation_is_sorted_by_what_reads_that() -> None:
+    """``situation posture is prone when gone_to_ground`` and ``+1 to save when posture is prone``:
+    the save reads the status through the situation the game works out, so it is the target's."""
+    text = variant(
+        (HUG, 'situation posture "Posture" one of prone, upright\n'
+              'modifier hug "Hug": +1 to save when posture is prone'),
+        ("  turns 1\n", "  turns 1\n  situation posture is prone when gone_to_ground, otherwise upright\n"),
+        reaction=WHEN_SHOT)
+    assert_targets_status(text)
+    both = text + 'modifier steady "Steady aim": +1 to hit when posture is prone\n'
+    assert [d.code for d in compile_text(both, "ground.rules").diagnostics if d.is_error] == ["W867"]
+
+
+def test_a_counter_read_for_the_unit_attacked_is_refused() -> None:
+    """A counter is the acting unit's value: a volley is worked out with the shooter's, so one read
+    for the target's save (``+1 to save when pins >= 1``) would never count (W869); read for the
+    shooter's hit it is what the volley uses."""
+    counter = "  counter pins: rises by 1 when shot, falls by 1 at end of game turn\n"
+    text = variant((HUG, 'situation pins "Pins" 0..3\nmodifier hug "Hug": +1 to save when pins >= 1'),
+                   ("  turns 1\n", "  turns 1\n" + counter))
+    errors = [d for d in compile_text(text, "ground.rules").diagnostics if d.is_error]
+    assert [d.code for d in errors] == ["W869"], errors
+    assert text.splitlines()[errors[0].span.line - 1].startswith("modifier hug") and "'pins'" in errors[0].message
+    shooter = text.replace("+1 to save when pins >= 1", "-1 to hit when pins >= 1")
+    assert [d.code for d in compile_text(shooter, "ground.rules").diagnostics if d.is_error] == []
