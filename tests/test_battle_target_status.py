@@ -280,3 +280,13 @@ def test_a_counter_read_for_the_unit_attacked_is_refused() -> None:
     assert text.splitlines()[errors[0].span.line - 1].startswith("modifier hug") and "'pins'" in errors[0].message
     shooter = text.replace("+1 to save when pins >= 1", "-1 to hit when pins >= 1")
     assert [d.code for d in compile_text(shooter, "ground.rules").diagnostics if d.is_error] == []
+
+
+def test_a_status_read_for_a_roll_made_for_both_sides_is_refused() -> None:
+    """``save`` rolled for the target (``save(target.Sv)``) and for the shooter (``save(shooter.Sv)``,
+    a hazard): ``+1 to save when gone_to_ground`` reads the status for both units (W867)."""
+    text = variant((SAVE, "burnt = shooter.models each not save(shooter.Sv)\n  " + SAVE))
+    errors = [d for d in compile_text(text, "ground.rules").diagnostics if d.is_error]
+    assert [d.code for d in errors] == ["W867"], errors
+    assert "'hug'" in errors[0].message and "both for the unit attacked and for the attacker" in errors[0].message
+    assert text.splitlines()[errors[0].span.line - 1].startswith("modifier hug")
