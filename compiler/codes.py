@@ -169,6 +169,8 @@ STATUS_BOTH_SIDES = _register("W867", _E, "a status read for both the attacker a
                               "whose-status-a-volley-reads")
 STATUS_SIDE_UNKNOWN = _register("W868", _E, "a status read for a roll whose side a volley cannot tell",
                                 "whose-status-a-volley-reads")
+VALUE_OF_TARGET = _register("W869", _E, "a counter or an order read for the unit attacked",
+                            "whose-status-a-volley-reads")
 
 # -- W9xx: limits and internal failures ------------------------------------------------------------
 NOT_UNDERSTOOD = _register("W900", _E, "a part of the file warscribe cannot understand", _START)

@@ -20,6 +20,11 @@ not save(5)``: the unit attacked rolls to stop the wounds) and the attacker's wh
 successes (``hits = shots each hit(4)``); elsewhere it takes the side its other calls give it, and
 a status read for such a roll whose side nothing tells is *unknown*, which ``check`` refuses (W868).
 
+A situation the game works out for a unit (``situation posture is prone when gone_to_ground``)
+reads the statuses of its condition for whatever reads it.  A counter or an order is a value the
+battle keeps for each unit, and a volley is worked out with the shooter's: one read for the unit
+attacked is listed (:attr:`Sides.values`) for ``check`` to refuse (W869).
+
 :func:`status_sides` sorts the statuses so: those only the attacked side's rolls read are
 *defending* (in a volley they come from the target's statuses, not the shooter's), and those read
 by both sides are conflicts, which ``check`` refuses (W867): one situation cannot be both units'.
@@ -37,6 +42,7 @@ from compiler.diagnostics import Span
 from compiler.model.ruleset import Ruleset
 
 ATTACKER, DEFENDER, OWN, UNKNOWN = "attacker", "defender", "own", "unknown"
+BOTH = "both"  # a roll (or stat) some calls make for the attacker and others for the unit attacked
 _Callee = A.Test | A.Formula | A.Table
 
 
@@ -54,13 +60,16 @@ class Reader:
 @dataclass(frozen=True, slots=True)
 class Sides:
     """The statuses read only for the side attacked, those read for both sides, and those read for
-    a roll whose side cannot be told."""
+    a roll whose side cannot be told; and the unit's values (a counter, an order) read for the
+    side attacked, which a volley takes from the shooter."""
 
     defending: frozenset[str] = frozenset()
     #: status → its readers, for a status that some read for the attacked side and others for the attacker
     conflicts: dict[str, tuple[Reader, ...]] = field(default_factory=dict)
-    #: status → its readers whose side is UNKNOWN
+    #: status (or value) → its readers whose side is UNKNOWN
     unknown: dict[str, tuple[Reader, ...]] = field(default_factory=dict)
+    #: a counter or order → its readers for the side attacked
+    values: dict[str, tuple[Reader, ...]] = field(default_factory=dict)
 
 
 def _side(carried: set[str]) -> str:
@@ -69,14 +78,25 @@ def _side(carried: set[str]) -> str:
     return DEFENDER if carried == {DEFENDER} else ATTACKER
 
 
+def _derived(model: Ruleset) -> dict[str, tuple[A.Expr, ...]]:
+    """Each situation a game works out for a unit (``situation exposed is yes when not
+    gone_to_ground``) → the conditions it is worked out from: what reads it reads them."""
+    out: dict[str, tuple[A.Expr, ...]] = {}
+    for game in model.of_type(A.Game):
+        for d in game.derived:
+            out[d.situation] = out.get(d.situation, ()) + (d.condition,)
+    return out
+
+
 class _Reads:
-    """Which statuses a test, formula or table reads, through what it calls."""
+    """Which statuses a test, formula, table or derived situation reads, through what it calls."""
 
     def __init__(self, model: Ruleset, statuses: set[str]) -> None:
         self.callables: dict[str, _Callee] = {d.id: d for d in model.of_type(A.Test)}
         self.callables.update((d.id, d) for d in model.of_type(A.Formula))
         self.callables.update((d.id, d) for d in model.of_type(A.Table))
         self.statuses = statuses
+        self.derived = _derived(model)
         self._of: dict[str, frozenset[str]] = {}
 
     def expr(self, expr: A.Expr | None, shadow: frozenset[str] = frozenset()) -> set[str]:
@@ -86,6 +106,8 @@ class _Reads:
         for e in A.sub_expressions(expr):
             if isinstance(e, A.Name) and e.id in self.statuses and e.id not in shadow:
                 out.add(e.id)
+            elif isinstance(e, A.Name) and e.id in self.derived and e.id not in shadow:
+                out |= self.callable("situation " + e.id)
             elif isinstance(e, A.Call) and e.func in self.callables:
                 out |= self.callable(e.func)
         return out
@@ -94,10 +116,13 @@ class _Reads:
         found = self._of.get(name)
         if found is None:
             self._of[name] = frozenset()  # a circle (refused by check, W401) reads nothing more
-            decl = self.callables[name]
-            shadow = frozenset(p.name for p in decl.params)
-            found = self._of[name] = frozenset(
-                s for x in A.expressions_in(decl) for s in self.expr(x, shadow))
+            if name.startswith("situation "):
+                found = frozenset(s for x in self.derived[name[10:]] for s in self.expr(x))
+            else:
+                decl = self.callables[name]
+                shadow = frozenset(p.name for p in decl.params)
+                found = frozenset(s for x in A.expressions_in(decl) for s in self.expr(x, shadow))
+            self._of[name] = found
         return found
 
 
@@ -106,7 +131,8 @@ class _Volleys:
     read of a role's profile (as ``.Sv``), and each status read with the side it is read for."""
 
     def __init__(self, model: Ruleset, statuses: set[str], roled: dict[str, set[str]]) -> None:
-        self.callables = _Reads(model, statuses).callables
+        reads = _Reads(model, statuses)
+        self.callables, self.derived = reads.callables, reads.derived
         self.statuses = statuses
         self.roled = roled  # test → the sides of its calls whose arguments carry a profile
         self.tests: dict[str, set[str]] = {}  # test or ".stat" → the sides it is called (read) for
@@ -154,6 +180,9 @@ class _Volleys:
                 return
             if e.id in lets and depth < 8:
                 self.expr(lets[e.id], env, lets, side, call, depth + 1)
+            elif e.id in self.derived and depth < 8:  # worked out from its conditions, for the same side
+                for cond in self.derived[e.id]:
+                    self.expr(cond, {}, {}, side, call, depth + 1)
             elif e.id in self.statuses:
                 self.reads.append((e.id, side or ATTACKER, e.span, self._attack, call))
             return
@@ -238,6 +267,8 @@ def _effect_side(effect: A.Effect, walk: _Volleys, defenders: set[str]) -> tuple
         return OWN, None  # a roll or stat no attack makes: the unit's own (``+1 Sv`` wherever read)
     if UNKNOWN in sides:
         return UNKNOWN, walk.unknown.get(key)
+    if sides == {DEFENDER, ATTACKER}:  # ``save(target.Sv)`` in one attack, ``save(shooter.Sv)`` in another
+        return BOTH, None
     return (DEFENDER if sides == {DEFENDER} else ATTACKER), None
 
 
@@ -258,10 +289,18 @@ def held_statuses(model: Ruleset) -> set[str]:
     return out
 
 
+def unit_values(model: Ruleset) -> set[str]:
+    """The situations a battle holds a value of for each unit, its counters and its order: a volley
+    is worked out with the shooter's."""
+    out = {c.situation for g in model.of_type(A.Game) for c in g.counters}
+    out |= {g.order_situation for g in model.of_type(A.Game) if g.order_situation is not None}
+    return out & set(model.situations)
+
+
 def status_readers(model: Ruleset) -> dict[str, list[Reader]]:
-    """Each status that is a situation → the declarations that read it in a volley, with the side
-    each reads it for."""
-    statuses = held_statuses(model) & set(model.situations)
+    """Each status that is a situation, and each value a battle keeps of a unit (:func:`unit_values`)
+    → the declarations that read it in a volley, with the side each reads it for."""
+    statuses = (held_statuses(model) & set(model.situations)) | unit_values(model)
     if not statuses:
         return {}
     reads = _Reads(model, statuses)
@@ -271,7 +310,8 @@ def status_readers(model: Ruleset) -> dict[str, list[Reader]]:
 
     def add(read: set[str], name: str, span: Span, side: tuple[str, Span | None]) -> None:
         for status in sorted(read):
-            readers[status].append(Reader(name, span, side[0], side[1]))
+            for one in ((DEFENDER, ATTACKER) if side[0] == BOTH else (side[0],)):
+                readers[status].append(Reader(name, span, one, side[1]))
 
     for mod in model.of_type(A.Modifier):
         for eff in mod.effects:
@@ -292,13 +332,17 @@ def status_readers(model: Ruleset) -> dict[str, list[Reader]]:
 
 def status_sides(model: Ruleset) -> Sides:
     """Sort the statuses that are situations by the side of a volley the rules read them for."""
-    defending, conflicts, unknown = set(), {}, {}
+    defending, conflicts, unknown, values = set(), {}, {}, {}
+    kept = unit_values(model)
     for status, found in status_readers(model).items():
         sides = {r.side for r in found} - {OWN, UNKNOWN}
         if any(r.side == UNKNOWN for r in found):
             unknown[status] = tuple(r for r in found if r.side == UNKNOWN)
-        if sides == {DEFENDER}:
+        if status in kept:
+            if DEFENDER in sides:
+                values[status] = tuple(r for r in found if r.side == DEFENDER)
+        elif sides == {DEFENDER}:
             defending.add(status)
         elif sides == {DEFENDER, ATTACKER}:
             conflicts[status] = tuple(found)
-    return Sides(frozenset(defending), conflicts, unknown)
+    return Sides(frozenset(defending), conflicts, unknown, values)
