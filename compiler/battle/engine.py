@@ -136,12 +136,13 @@ class Battle:
         st.first = first
         return self.play_from(1, first)
 
-    def play_from(self, start: int, first: int, player: int = 0) -> Outcome:
+    def play_from(self, start: int, first: int) -> Outcome:
         """The game turns from ``start`` on, then the end (``first``: the side that went first the
         turn before).  :meth:`run` calls it after the roll for the first turn; a walk over kept
-        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state: at the
-        start of a game turn, or (``player`` > 0, ``first`` the side that went first this turn)
-        between two players' turns of game turn ``start``, where :attr:`at_player` was told."""
+        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state
+        (:meth:`resume`): at the start of a game turn, or (resumed before player ``player`` > 0,
+        ``first`` the side that went first this turn) between two players' turns of game turn
+        ``start``, where :attr:`at_player` was told."""
         st = self.state
         n = len(st.sides)
         order = [(first + i) % n for i in range(n)]
