@@ -53,3 +53,23 @@ def test_a_volley_at_a_unit_with_casualties_marked_shows_the_dice_at_the_models_
     assert law.values == (0, 1, 2)
     for outcome in range(3):
         assert shown(rules, troopers(3, 1, "gunner"), outcome, seed) == shown(rules, troopers(2, 0, "gunner"), outcome, seed)
+
+
+@pytest.mark.parametrize("counted", ["hits", "unsaved"])
+def test_a_volley_drawn_with_a_steps_count_shows_dice_that_agree_with_that_count(counted: str) -> None:
+    """A volley whose law comes with the count of one of its steps (what a counter reads when the
+    target is shot): for every outcome, the dice shown pass exactly that many at that step, and
+    wound as the outcome says (three pistols, a wound each, at troopers of two wounds).  A step the chain does not count dice at gets a note, no dice."""
+    rules = rules_of(DUEL)
+    attack = rules.model.get("shooting")
+    law = rules.volley_counting(attack, gunners(), "pistol", troopers(3), (), counted)
+    if counted == "hits":  # outcomes told apart by the count alone (of unsaved dice, the wounds tell it)
+        assert len(set(zip(law.values, law.damaged))) < len(law.values)
+    dice = VolleyDice(rules, 1)
+    for i in range(len(law.values)):
+        for _ in range(3):
+            steps = {s["step"]: s for s in dice.volley(attack, gunners(), "pistol", troopers(3), (), law, i, counted)["dice"]}
+            assert steps[counted]["passed"] == law.counts[i]
+            assert steps["unsaved"]["passed"] == 2 * law.values[i] + law.damaged[i]  # a wound each, W2
+    assert dice.volley(attack, gunners(), "pistol", troopers(3), (), law, 0, "killed") == \
+        {"dice_note": "its steps do not account for this outcome"}
