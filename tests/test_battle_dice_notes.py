@@ -1,6 +1,7 @@
-"""The dice a volley shows, at their edges: a test that re-rolls shows its counts with a note and
-no faces; a volley at a unit with casualties marked this phase shows the dice of a volley at the
-models left."""
+"""The dice a volley shows, at their edges: a test that re-rolls, rolls a custom die, several dice
+or a chained roll shows its counts with a note and no faces; a volley at a unit with casualties
+marked this phase shows the dice of a volley at the models left; a volley drawn with a step's count
+shows that count; an outcome whose chance the steps do not give shows no dice."""
 from __future__ import annotations
 
 from typing import Any
@@ -72,4 +73,28 @@ def test_a_volley_drawn_with_a_steps_count_shows_dice_that_agree_with_that_count
             assert steps[counted]["passed"] == law.counts[i]
             assert steps["unsaved"]["passed"] == 2 * law.values[i] + law.damaged[i]  # a wound each, W2
     assert dice.volley(attack, gunners(), "pistol", troopers(3), (), law, 0, "killed") == \
+        {"dice_note": "its steps do not account for this outcome"}
+
+
+@pytest.mark.parametrize("test,note", [
+    ("roll highest(2, d6) >= BS", "a custom die"),
+    ("roll 2d6 >= BS + 3", "several dice a test"),
+    ("roll d6 against 6 then 4+", "a chained roll"),
+])
+def test_a_test_whose_faces_are_not_one_die_shows_its_count_with_a_note_and_no_faces(test: str, note: str) -> None:
+    rules = rules_of(DUEL.replace("test hit(BS) = roll d6 >= BS", f"test hit(BS) = {test}"))
+    steps = {s["step"]: s for s in shown(rules, troopers(3), 1)["dice"]}
+    assert steps["hits"]["note"] == note and "faces" not in steps["hits"]
+    assert len(steps["unsaved"]["faces"]) == steps["unsaved"]["rolled"] == steps["hits"]["passed"]
+
+
+def test_an_outcome_whose_chance_the_steps_do_not_give_shows_no_dice() -> None:
+    """The dice are drawn only for an outcome the steps give the volley's chance: asked with the law
+    of three gunners for two (no wound: (2/3)^3 against (2/3)^2), a note and no dice."""
+    rules = rules_of(DUEL)
+    attack = rules.model.get("shooting")
+    law = rules.volley(attack, gunners(), "pistol", troopers(3), ())
+    assert (law.values[0], law.damaged[0], law.probabilities[0]) == (0, 0, pytest.approx(8 / 27))
+    two = Unit(0, 0, "Gunners", "gunner", ("pistol",), 2, 3, 0, 0.0)
+    assert VolleyDice(rules, 1).volley(attack, two, "pistol", troopers(3), (), law, 0) == \
         {"dice_note": "its steps do not account for this outcome"}
