@@ -98,3 +98,14 @@ def test_an_outcome_whose_chance_the_steps_do_not_give_shows_no_dice() -> None:
     two = Unit(0, 0, "Gunners", "gunner", ("pistol",), 2, 3, 0, 0.0)
     assert VolleyDice(rules, 1).volley(attack, two, "pistol", troopers(3), (), law, 0) == \
         {"dice_note": "its steps do not account for this outcome"}
+
+
+def test_a_step_no_die_reaches_shows_its_dice_all_the_same() -> None:
+    """Gunners who cannot hit (BS 7 on a d6): three shots, no hit, no save to roll — shown as such,
+    not refused as steps that depend on each other (the step after the hits, reached by no die,
+    passes a die with its own test's chance)."""
+    rules = rules_of(DUEL.replace("  BS 4  W 1  Sv 6+\n", "  BS 7  W 1  Sv 6+\n"))
+    dice = shown(rules, troopers(3), 0)["dice"]
+    assert [(s["step"], s.get("rolled"), s["passed"]) for s in dice] == [("shots", None, 3), ("hits", 3, 0),
+                                                                          ("unsaved", 0, 0)]
+    assert all(face < 7 for face in dice[1]["faces"]) and len(dice[1]["faces"]) == 3 and dice[2]["faces"] == []

@@ -179,10 +179,10 @@ class VolleyDice:
             if per is None or not set(per) <= {0, 1}:
                 return f"its step '{step.name}' makes more than one die of one"
             now = per.get(1, 0.0)
-            p = now / before if before else 0.0
             faces = _face_law(sub.evaluate(call, dict(sub.roles)), negate)
-            if faces is None or abs(faces[0] - p) > TOLERANCE:
+            if faces is None or before and abs(faces[0] - now / before) > TOLERANCE:
                 return f"the dice of its step '{step.name}' depend on the steps before"
+            p = now / before if before else faces[0]  # no die gets this far (never hits): its test's own chance
             why = _not_shown(sub, test)
             chain_steps.append(StepDice(step.name, test.id, p, None if why else faces[1], None if why else faces[2],
                                         why))
