@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.battle.balance import armies_at, crossing, parse_vary
+from compiler.battle.balance import armies_at, crossing, fair_value, parse_vary
 from compiler.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,6 +42,48 @@ def test_the_fair_value_is_where_the_rate_crosses_half() -> None:
     assert crossing([10, 12, 14], [0.9, 0.7, 0.3]) == 13.0
     assert crossing([10, 12], [0.6, 0.55]) is None
     assert crossing([10, 11, 12], [0.8, 0.5, 0.2]) == 11.0
+
+
+XS = [10, 20, 30, 40]
+FALLING = [0.8, 0.6, 0.3, 0.2]  # crosses 50 % at 20 + 1/3 × 10
+RISING = FALLING[::-1]  # at 20 + 2/3 × 10
+
+
+@pytest.mark.parametrize("rates,lows,highs,fair", [
+    # falling: the lower bound crosses before the rate, the upper after; one that stays on its side
+    # of 50 % leaves the interval open to the end of the range it would have crossed toward
+    (FALLING, [0.45, 0.35, 0.2, 0.1], [0.95, 0.85, 0.7, 0.4], [23.333, 10.0, 36.667]),  # upper: 30 + 2/3 × 10
+    (FALLING, [0.65, 0.45, 0.3, 0.1], [0.95, 0.85, 0.7, 0.6], [23.333, 17.5, 40.0]),  # lower: 10 + 3/4 × 10
+    (FALLING, [0.45, 0.35, 0.2, 0.1], [0.95, 0.85, 0.7, 0.6], [23.333, 10.0, 40.0]),
+    # rising: the other way round
+    (RISING, [0.1, 0.2, 0.35, 0.45], [0.4, 0.7, 0.85, 0.95], [26.667, 13.333, 40.0]),  # upper: 10 + 1/3 × 10
+    (RISING, [0.1, 0.3, 0.45, 0.65], [0.6, 0.7, 0.85, 0.95], [26.667, 10.0, 32.5]),  # lower: 30 + 1/4 × 10
+    (RISING, [0.1, 0.2, 0.35, 0.45], [0.6, 0.7, 0.85, 0.95], [26.667, 10.0, 40.0]),
+    # a curve that ends where it began counts as falling: its lower bound opens it to the first value
+    ([0.6, 0.4, 0.6, 0.6], [0.45, 0.2, 0.45, 0.45], [0.8, 0.45, 0.8, 0.8], [15.0, 10.0, 18.571]),
+])
+def test_a_bound_that_does_not_cross_half_leaves_the_fair_interval_open_at_its_end(
+        rates: list[float], lows: list[float], highs: list[float], fair: list[float]) -> None:
+    assert fair_value(XS, rates, lows, highs) == {"value": fair[0], "ci95": fair[1:]}
+
+
+def test_rates_that_do_not_cross_half_have_no_fair_value() -> None:
+    assert fair_value(XS, [0.9, 0.8, 0.7, 0.6], [0.8, 0.7, 0.6, 0.5], [0.95, 0.9, 0.8, 0.7]) is None
+
+
+def test_a_sweep_of_exactly_the_most_games_a_run_may_play_is_not_refused_for_its_size(console) -> None:  # type: ignore[no-untyped-def]
+    """Refused for its size only past the bound: at exactly MAX_GAMES the sweep goes on (here to the
+    check of its values' armies, which refuses it before any game)."""
+    from compiler.battle.balance import sweep
+    from compiler.limits import MAX_GAMES
+
+    sc = console.get("sample_battle")
+    vary = parse_vary("space_marine.points=80..81", console)  # 70 points buy no marine at 80
+    with pytest.raises(ValueError, match="its army is empty"):
+        sweep(CONSOLE, console, sc, vary, MAX_GAMES // 2, 1)
+    with pytest.raises(ValueError, match=f"{MAX_GAMES // 2 + 1:,} games at each of 2 values is more than the "
+                                         f"{MAX_GAMES:,} one run may play"):
+        sweep(CONSOLE, console, sc, vary, MAX_GAMES // 2 + 1, 1)
 
 
 def test_a_sweep_gives_the_same_answer_for_any_number_of_workers() -> None:

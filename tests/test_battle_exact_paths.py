@@ -4,6 +4,7 @@ first) — the law worked out here; and what an exact law answers (wins, draws, 
 from __future__ import annotations
 
 from fractions import Fraction
+from math import comb
 
 from compiler.battle import Rules
 from compiler.battle.exact import ExactLaw, mean, report, solve
@@ -84,3 +85,25 @@ def test_what_an_exact_law_answers() -> None:
     assert (red["id"], red["win"], red["survivors"], red["survivors_mean"]) == \
         ("red", "1/2", {"0": "1/3", "3": "1/6", "5": "1/2"}, "3/1")
     assert (blue["win"], out["draw"], out["turns"], out["states"]) == ("1/3", "1/6", {"1": "1/2", "2": "1/3", "3": "1/6"}, 7)
+
+
+def test_a_volley_with_another_action_to_come_is_not_the_last_one() -> None:
+    """Activation dice, two a turn for two turns: each success a shot (a kill on 4+) at three
+    troopers.  The gunner's first shot with two successes rolled and its only shot with one meet the
+    same table and the same roll, and differ only in the actions still to come (where the engine
+    stands in its turn); its shot in the second turn after a first turn of no kill meets the table of
+    the first turn but for the clock.  Each of the four dice gives a kill with chance 1/2 × 1/2, so
+    the kills are binomial (4, 1/4), and a third ends the battle."""
+    text = RULES.replace("stat W ", "stat Rd \"Readiness\" 1..6\nstat W ") \
+        .replace("test hit(BS) = roll d6 >= BS\n", "test hit(BS) = roll d6 >= BS\ntest ready(Rd) = roll d6 >= Rd\n") \
+        .replace("  BS 4  W 1\n", "  BS 4  Rd 4  W 1\n").replace("weapons pistol, rifle", "weapons rifle") \
+        .replace("  turns 1\n  activation whole_army\n",
+                 "  turns 2\n  activation activation_rolls\n  activation dice 2..2 of ready(Rd), bust on 3 failures\n") \
+        .replace("    2 trooper\n", "    3 trooper\n")
+    result = compile_text(text, "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    kills = [comb(4, k) * Fraction(1, 4) ** k * Fraction(3, 4) ** (4 - k) for k in range(5)]
+    law = solve(Rules(model, exact=True), model.get("range"))
+    assert law.endings == {(0, 2, (1, 0)): kills[3] + kills[4], (None, 2, (1, 1)): kills[2],
+                           (None, 2, (1, 2)): kills[1], (None, 2, (1, 3)): kills[0]}

@@ -16,3 +16,14 @@ def test_a_memo_keeps_each_answer_and_starts_again_past_its_limit(monkeypatch: p
     assert dict(seen) == {"d": 4}  # full at 3: it started again
     seen.keep("d", 5)
     assert seen.get("d") == 5 and seen.name == "volleys" and not hasattr(seen, "__dict__")
+
+
+def test_a_memo_keeps_500_000_entries_and_starts_again_at_the_next() -> None:
+    """The documented bound, at exactly the bound: the 500,000th answer is kept with all the
+    others, the 500,001st finds the memo full and starts it again."""
+    seen: Memo[int, int] = Memo("picks")
+    for k in range(500_000):
+        seen.keep(k, k)
+    assert len(seen) == 500_000 and seen[0] == 0 and seen[499_999] == 499_999
+    assert seen.keep(-1, 7) == 7
+    assert dict(seen) == {-1: 7}

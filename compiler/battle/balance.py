@@ -100,6 +100,33 @@ def crossing(values: list[int], rates: list[float]) -> float | None:
     return None
 
 
+def fair_value(values: list[int], rates: list[float], lows: list[float],
+               highs: list[float]) -> dict[str, Any] | None:
+    """The fair value (where ``rates`` cross 50%) and its 95% interval (where the ``lows`` and the
+    ``highs``, the bounds of each rate, cross 50%); None when the rates do not cross.
+
+    A bound that does not cross in the range leaves the interval open at that end: on a falling
+    curve (the last rate no higher than the first) the lower bound crosses before the rate and the
+    upper bound after, so a lower bound that does not cross opens it to the first value and an upper
+    bound to the last; on a rising curve the other way round."""
+    fair = crossing(values, rates)
+    if fair is None:
+        return None
+    falling = rates[-1] <= rates[0]
+    low = crossing(values, lows)
+    high = crossing(values, highs)
+    if low is None:
+        low = float(values[0] if falling else values[-1])
+    if high is None:
+        high = float(values[-1] if falling else values[0])
+    return {"value": round(fair, 3), "ci95": [round(min(fair, low, high), 3), round(max(fair, low, high), 3)]}
+
+
+def _rate(x: float) -> float:
+    """A rate or a bound as the answer gives it (and the fair value is worked out from): to six decimals."""
+    return round(x, 6)
+
+
 def _after(progress: Callable[[int], None], done: int) -> Callable[[int], None]:
     """``progress`` told the games of one value after the ``done`` of the values before it."""
     return lambda n: progress(done + n)
@@ -135,26 +162,16 @@ def sweep(path: str, model: Ruleset, sc: A.Scenario, vary: Vary, games: int, see
                                          progress=None if progress is None else _after(progress, i * games))
         lo, hi = wilson(tally.wins[side], tally.games)
         models = {sid: sum(u.count for u in units if u.name == vary.profile) for sid, units in armies}
-        points.append({"value": value, "models": models[sc.sides[side].id],
-                       "win_rate": round(tally.wins[side] / tally.games, 6), "ci95": [round(lo, 6), round(hi, 6)],
-                       "sides": [{"id": s.id, "win_rate": round(tally.wins[k] / tally.games, 6)}
+        rate = _rate(tally.wins[side] / tally.games)
+        points.append({"value": value, "models": models[sc.sides[side].id], "win_rate": rate,
+                       "ci95": [_rate(lo), _rate(hi)],
+                       "sides": [{"id": s.id, "win_rate": _rate(tally.wins[k] / tally.games)}
                                  for k, s in enumerate(sc.sides)],
-                       "draw_rate": round(tally.draws / tally.games, 6)})
-        rates.append(round(tally.wins[side] / tally.games, 6))
-        lows.append(round(lo, 6))
-        highs.append(round(hi, 6))
-    xs = list(vary.values)
-    fair = crossing(xs, rates)
-    # where the bounds cross 50% (the lower bound before the rate, the upper after, on a falling
-    # curve); a bound that does not cross in the range leaves the interval open at that end
-    falling = rates[-1] <= rates[0]
-    low = crossing(xs, lows)
-    high = crossing(xs, highs)
-    if low is None:
-        low = float(xs[0] if falling else xs[-1])
-    if high is None:
-        high = float(xs[-1] if falling else xs[0])
-    interval = None if fair is None else [round(min(fair, low, high), 3), round(max(fair, low, high), 3)]
+                       "draw_rate": _rate(tally.draws / tally.games)})
+        rates.append(rate)
+        lows.append(_rate(lo))
+        highs.append(_rate(hi))
+    fair = fair_value(list(vary.values), rates, lows, highs)
     return {"ruleset": model.id, "scenario": sc.id, "vary": vary.text, "profile": vary.profile,
             "side": sc.sides[side].id, "games": games, "seed": seed, "policy": policy, "points": points,
-            "fair": None if fair is None else {"value": round(fair, 3), "ci95": interval}}
+            "fair": fair}

@@ -28,7 +28,7 @@ from compiler.battle.estimates import Estimates
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
-from compiler.battle.signature import holding, signature
+from compiler.battle.signature import signature
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
 from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,
@@ -287,17 +287,7 @@ class Battle:
         if statuses and all(a.unless and any(s in statuses for s in a.unless) for a in phase.actions):
             self.estimates.sig = None
             return False  # every action of the phase is barred to the unit
-        side, here = unit.side, unit.position
-        if self.state.table is None:
-            sig = (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
-                   tuple(sorted(statuses)) if statuses else (),
-                   tuple(unit.values.items()) if unit.values else (),
-                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
-                           tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
-                          for f in self.state.units if f.side != side and f.models > 0]),
-                   holding(self.state, unit))  # as signature() makes it
-        else:
-            sig = signature(self.state, unit)
+        side, sig = unit.side, signature(self.state, unit)
         est = self.estimates
         est.sig = (unit, sig)  # valid until the first effect changes the state
         key = (phase.id, sig)
