@@ -241,14 +241,22 @@ class Battle:
                     self.act(unit, phase)
         elif phase.actions:
             pending = [st.side_units(s) for s in sides]
+            greedy = self.greedy_sides
             while not st.over and any(pending):
                 for s, left in zip(sides, pending):
-                    left[:] = [u for u in left if u.models > 0]  # one wiped out since the phase began is not offered
+                    if not all(u.models > 0 for u in left):  # one wiped out since the phase began is not offered
+                        left[:] = [u for u in left if u.models > 0]
                     if not left or st.over:
                         continue
                     st.active = s
-                    unit = left[0] if len(left) == 1 else self.pick_unit(s, left, phase)
-                    left.remove(unit)
+                    if len(left) == 1:
+                        unit = left.pop()
+                    elif greedy[s]:  # no estimates: the greedy policy takes the first (as pick_unit does)
+                        self.choices.append(0)
+                        unit = left.pop(0)
+                    else:
+                        unit = self.pick_unit(s, left, phase)
+                        left.remove(unit)
                     self.act(unit, phase)
         for c in phase.combats:
             if not st.over:
@@ -291,9 +299,7 @@ class Battle:
             acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))
                     and a.id not in self.cornerless and est.can_attack(unit, a)]
             # the actions, their options, and (once worked out) the greedy policy's pick
-            must = any(a.must for a in acts)  # a unit offered a `must` action may not do nothing
-            offer = memo.keep(key, [acts, tuple(Option(a.title, a.id) for a in acts) +
-                                    (() if must else (Option("Nothing", None),)), None])
+            offer = memo.keep(key, [acts, self.options(phase, acts), None])
         actions = offer[0]
         if not actions:
             est.sig = None
@@ -324,6 +330,18 @@ class Battle:
                 break  # an effect that could not happen ends the action
         est.sig = None
         return True
+
+    def options(self, phase: A.Phase, acts: list[A.Action]) -> tuple[Option, ...]:
+        """The options of a phase whose actions ``acts`` are offered to a unit: one per action, and
+        doing nothing unless one is a ``must`` (kept per phase and actions: states seldom recur,
+        the phase's offers do)."""
+        key = (phase.id, *[a.id for a in acts])
+        found = self.memos.menus.get(key)
+        if found is None:
+            must = any(a.must for a in acts)  # a unit offered a `must` action may not do nothing
+            found = self.memos.menus.keep(key, tuple(Option(a.title, a.id) for a in acts) +
+                                          (() if must else (Option("Nothing", None),)))
+        return found
 
     def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None, shot: bool = True) -> None:
         """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once);
