@@ -231,9 +231,6 @@ class Battle:
         if phase.actions and len(sides) == 1:
             side = st.active = sides[0]
             left = [u for u in st.units if u.side == side and u.models > 0]
-            if len(left) == 1 and not st.over:
-                self.act(left[0], phase)
-                left = []
             while left and not st.over:
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
