@@ -74,3 +74,53 @@ def test_on_a_table_the_start_reports_how_far_apart_the_nearest_enemies_stand(mo
     event = start(model, "table")
     assert (event["first"], event["table"]) == ("red", [36.0, 24.0])
     assert event["distance"] == round(math.hypot(12 - 3, 14 - 2), 3) == 15.0
+
+
+def test_each_action_taken_is_reported_before_what_it_does(model: compiler.Ruleset) -> None:
+    """Each unit shoots in its side's turn: an "action" event (the unit, the action and its title)
+    comes before the unit's volley, one per volley."""
+    battle = Battle(Rules(model), model.get("line"), [GreedyPolicy(), GreedyPolicy()], seed=3)
+    battle.run()
+    kinds = [e["event"] for e in battle.events if e["event"] in ("action", "volley")]
+    assert kinds and kinds == ["action", "volley"] * (len(kinds) // 2)
+    for action, volley in zip(battle.events, battle.events[1:]):
+        if action["event"] == "action":
+            assert (action["action"], action["title"], volley["event"], volley["unit"]) == \
+                ("shoot", "Shoot", "volley", action["unit"])
+
+
+TESTED = RULES.replace('''test hit(BS) = roll d6 >= BS''', '''test hit(BS) = roll d6 >= BS
+stat Ld "Leadership" 2..12
+test steady(Ld) = roll 2d6 <= Ld
+status shaken "Shaken": "Lost models this turn."
+status pinned "Pinned": "Failed its test."''').replace('''  BS 4  W 1''', '''  BS 4  W 1  Ld 7''').replace(
+    '''  victory wipe''', '''  at end of turn: each unit with models < started takes steady(Ld), sets shaken
+    on "failed": sets pinned
+  victory wipe''')
+
+
+class Fixed:
+    """Nature: each volley removes one model; every test gives outcome ``test``."""
+
+    def __init__(self, test: int) -> None:
+        self.test = test
+
+    def outcome(self, battle: Battle, law: object, what: str) -> int:
+        values = getattr(law, "values")
+        return values.index(1) if what == "volley" else self.test
+
+
+def test_a_test_at_the_end_of_a_turn_does_everything_after_it_then_its_case() -> None:
+    """Each side loses a model, so at the end of the turn each unit takes its test: it is shaken
+    whatever the result, and pinned too when it fails."""
+    result = compile_text(TESTED, "tested.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    held = set()
+    for test in (0, 1):
+        battle = Battle(Rules(model), model.get("line"), [GreedyPolicy(), GreedyPolicy()], seed=0, nature=Fixed(test))
+        battle.run()
+        assert [u.models for u in battle.state.units] == [4, 4]
+        [statuses] = {frozenset(u.statuses) for u in battle.state.units}
+        held.add(statuses)
+    assert held == {frozenset({"shaken"}), frozenset({"shaken", "pinned"})}
