@@ -377,9 +377,8 @@ class Walk:
         self.steps = self.turns = 0
 
     def _battle(self, seed: int) -> Battle:
-        battle = Battle(self.rules, self.scenario, [GreedyPolicy() for _ in range(self.sides)], seed, record=False)
-        battle.greedy_sides = [True] * self.sides  # the greedy picks kept per state, as without a nature
-        return battle
+        # (made with no nature, so the greedy picks are kept per state even for the exploring battle)
+        return Battle(self.rules, self.scenario, [GreedyPolicy() for _ in range(self.sides)], seed, record=False)
 
     def _explore(self, position: Position, drawn: list[int], stream: Stream) -> Position | Outcome:
         """The engine plays on from ``position`` (the outcomes ``drawn`` since it replayed); what it
