@@ -165,7 +165,12 @@ SCENARIO_UNPLAYABLE = _register("W864", _E, "a scenario cannot be played as it i
 ARMY_RULE_UNCHECKED = _register("W865", _W, "an army rule that no list file can show to be met or broken",
                                 "army-construction")
 STAT_NOT_CARRIED = _register("W866", _E, "a battle reads a stat that a unit's profile does not carry", "battles")
-STATUS_BOTH_SIDES = _register("W867", _E, "a status read for both the attacker and the unit attacked", "battles")
+STATUS_BOTH_SIDES = _register("W867", _E, "a status read for both the attacker and the unit attacked",
+                              "whose-status-a-volley-reads")
+STATUS_SIDE_UNKNOWN = _register("W868", _E, "a status read for a roll whose side a volley cannot tell",
+                                "whose-status-a-volley-reads")
+VALUE_OF_TARGET = _register("W869", _E, "a counter or an order read for the unit attacked",
+                            "whose-status-a-volley-reads")
 
 # -- W9xx: limits and internal failures ------------------------------------------------------------
 NOT_UNDERSTOOD = _register("W900", _E, "a part of the file warscribe cannot understand", _START)

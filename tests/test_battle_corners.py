@@ -3,12 +3,13 @@
 document's 48" by 60" table."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import compiler
-from compiler.battle import Battle, GreedyPolicy, Node, Rules
+from compiler.battle import Battle, GreedyPolicy, Node, Rules, corners
 from compiler.driver import compile_text
 from compiler.model.ruleset import Ruleset
 
@@ -154,3 +155,81 @@ def test_a_corner_score_with_no_reach_or_no_own_turn_is_refused_on_its_line() ->
     [err] = [d for d in compiled('12"', "alternating_units").diagnostics if d.severity == "error"]
     assert (err.code, err.span.line) == ("W863", SCORE_LINE) and "own turn" in err.message
     assert err.hint is not None and "of every corner at end of game turn" in err.hint
+
+
+def four_scouts() -> tuple[Ruleset, Battle]:
+    model = compiled('12"').rulesets[0]
+    return model, Battle(Rules(model), model.get("four_scouts"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+
+
+def test_a_corner_is_held_by_a_standing_unit_of_the_side_at_most_the_reach_from_it() -> None:
+    """On the 24" table: red's scouts at (6, 6) and (18, 6) stand 8.5" from the two lower corners,
+    those at (6, 12) and (18, 12) 13.4" from every corner; exactly 12" away still holds, a unit
+    with no models left never does, and ``but`` leaves one unit out."""
+    _, b = four_scouts()
+    st = b.state
+    red, blue = st.units[:4], st.units[4]
+    assert corners.corners(st) == ((0.0, 0.0), (24.0, 0.0), (0.0, 24.0), (24.0, 24.0))
+    assert (corners.covered(st, 0, 12.0), corners.covered(st, 1, 12.0)) == (2, 0)
+    assert corners.covered(st, 0, 12.0, but=red[0]) == 1 and corners.covered(st, 0, 8.0) == 0
+    blue.position, blue.y = 0.0, 12.0  # exactly 12" from both left corners
+    assert corners.covered(st, 1, 12.0) == 2 and corners.covered(st, 1, 11.99) == 0
+    red[2].position, red[2].y, red[2].models = 24.0, 24.0, 0  # a unit wiped out, on the corner
+    assert corners.covered(st, 0, 12.0) == 2 and not corners.near(st, 0, (24.0, 24.0), 12.0)
+
+
+def test_a_move_toward_a_corner_heads_for_the_nearest_one_no_friend_holds() -> None:
+    _, b = four_scouts()
+    st = b.state
+    scout = st.units[2]  # at (6, 12): 13.4" from (0, 0) and (0, 24) alike; (0, 0) is held
+    first = corners.heading(st, scout, 12.0)
+    assert first is not None and (first.position, first.y) == (0.0, 24.0)
+    scout.position, scout.y = 14.0, 6.0  # nearest (24, 0), then (0, 0), both held: the nearest free one
+    first = corners.heading(st, scout, 12.0)
+    assert first is not None and (first.position, first.y) == (24.0, 24.0)
+    # each corner held by another scout (one at each left corner's 12", one at each right one's):
+    # the nearest of all
+    st.units[0].position, st.units[0].y = 0.0, 12.0
+    st.units[1].position, st.units[1].y = 24.0, 12.0
+    scout.position, scout.y = 20.0, 14.0
+    first = corners.heading(st, scout, 12.0)
+    assert first is not None and (first.position, first.y) == (24.0, 24.0)
+
+
+def test_a_line_has_no_corner_to_head_for(nuceria: Ruleset) -> None:
+    b = Battle(Rules(nuceria), nuceria.get("line_skirmish"), [GreedyPolicy(), GreedyPolicy()], seed=0)
+    assert corners.corners(b.state) == () and corners.heading(b.state, b.state.units[0], 12.0) is None
+
+
+def test_a_move_toward_an_objective_heads_for_it_and_one_toward_a_corner_for_the_corner(nuceria: Ruleset) -> None:
+    b = scripted(nuceria)
+    st, game = b.state, nuceria.get("rts_game")
+    captain = next(u for u in st.units if u.side == 0 and u.uid in st.warlords)  # at (30, 40)
+    [effect] = next(a for p in game.phases for a in p.actions if a.id == "to_corner").effects
+    corner = corners.goal(st, game, captain, effect)
+    assert corner is not None and (corner.position, corner.y) == (48.0, 60.0)  # the one corner no squad holds
+    for toward in (replace(effect, goal="nearest objective"), replace(effect, goal="objective", name="last_objective")):
+        marker = corners.goal(st, game, captain, toward)
+        assert marker is not None and (marker.oid, marker.position, marker.y) == ("last_objective", 24.0, 30.0)
+
+
+def test_a_step_toward_a_free_corner_is_worth_the_score_times_the_share_held_then_by_reach_over_distance() -> None:
+    """The ring scores 3 with a unit within 12" of every corner; red holds two lower corners, so a
+    third held is worth 3 × 3/4 = 2.25 at the corner or within 12" of it, and in proportion to
+    12" over the distance farther off (the fourth, the last missing: 3 in full); a corner another
+    scout holds pulls nothing, nor does a corner on a move toward anything else."""
+    model, b = four_scouts()
+    st, game = b.state, model.get("corners_game")
+    [effect] = game.phases[0].actions[0].effects
+    scout = st.units[2]
+    value = b.rules.constant
+    pull = corners.pull(st, game, value, scout, effect, (0.0, 24.0))
+    assert [pull(p) for p in ((0.0, 24.0), (0.0, 18.0), (0.0, 12.0), (0.0, 0.0))] == [2.25, 2.25, 2.25, 1.125]
+    st.units[0].position, st.units[0].y = 4.0, 22.0  # that scout now holds (0, 24), and (0, 0) is free
+    assert corners.covered(st, 0, 12.0, but=scout) == 2
+    assert corners.pull(st, game, value, scout, effect, (0.0, 24.0))((0.0, 0.0)) == 0.0
+    assert corners.pull(st, game, value, scout, effect, (0.0, 0.0))((0.0, 24.0)) == 1.125
+    st.units[3].position, st.units[3].y = 20.0, 20.0  # and (24, 24) held too: the last corner counts in full
+    assert corners.pull(st, game, value, scout, effect, (0.0, 0.0))((0.0, 12.0)) == 3.0
+    other = replace(effect, goal="enemy")
+    assert corners.pull(st, game, value, scout, other, (0.0, 0.0))((0.0, 24.0)) == 0.0

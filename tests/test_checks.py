@@ -294,8 +294,8 @@ def test_the_passes_run_in_their_registered_order() -> None:
     assert [c.__name__ for c in check.CHECKS] == [
         "check_header", "check_duplicates", "check_names", "check_types", "check_cycles", "check_tables",
         "check_profiles", "check_dice", "check_situations", "check_situation_keywords", "check_semantics",
-        "check_dependent_results", "check_traps", "check_battles", "check_carried", "check_prose",
-        "check_notes"]
+        "check_dependent_results", "check_traps", "check_battles", "check_volley_sides", "check_carried",
+        "check_prose", "check_notes"]
     assert len(set(check.CHECKS)) == len(check.CHECKS)
 
 

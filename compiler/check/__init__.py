@@ -41,6 +41,7 @@ from compiler.check.structure import check_cycles, check_duplicates, check_heade
 from compiler.check.traps import check_traps
 from compiler.check.tables import check_tables, param_domain, situation_domain
 from compiler.check.types import check_types, static_kind
+from compiler.check.volleys import check_volley_sides
 from compiler.diagnostics import Sink
 from compiler.model.ruleset import Ruleset
 
@@ -63,6 +64,7 @@ CHECKS: tuple[Check, ...] = (
     check_dependent_results,
     check_traps,
     check_battles,
+    check_volley_sides,
     check_carried,
     check_prose,
     check_notes,

@@ -19,7 +19,6 @@ from compiler.check.ground import Ground
 from compiler.diagnostics import Span, did_you_mean
 from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX_TERRAIN_AREAS
 from compiler.model.armies import Violation, check_army, listed_units
-from compiler.model.sides import ATTACKER, DEFENDER, status_sides
 
 #: What the engine knows about a unit while it works out an expression for it.
 #: ``unit`` is the unit's profile, read as any profile is: ``unit has fearless``, ``unit.Ld``.
@@ -40,29 +39,12 @@ FIRST_RANDOM = "random"
 
 
 def check_battles(ctx: Context) -> None:
-    """Pass: the executable parts of each game and each scenario (W101, W861, W863, W864, W867)."""
+    """Pass: the executable parts of each game and each scenario (W101, W861, W863, W864)."""
     for game in ctx.ruleset.of_type(A.Game):
         _game(ctx, game)
     games = ctx.ruleset.of_type(A.Game)
-    if games:
-        _sides(ctx)
     for sc in ctx.ruleset.of_type(A.Scenario):
         _scenario(ctx, sc, games)
-
-
-def _sides(ctx: Context) -> None:
-    """A status that is a situation, read by one declaration for the side of a volley attacked and
-    by another for the attacker (W867): a battle sets it from one unit only, so one of them would
-    read the wrong unit's status."""
-    for status, readers in status_sides(ctx.ruleset).conflicts.items():
-        defence = next(r for r in readers if r.side == DEFENDER)
-        attack = next(r for r in readers if r.side == ATTACKER)
-        ctx.sink.error(codes.STATUS_BOTH_SIDES,
-                       f"the status '{status}' is read by '{defence.name}' for the unit attacked and by "
-                       f"'{attack.name}' for the attacker: a volley cannot take it from both units", defence.span,
-                       f"read it for one side only: give the other reading a situation of its own "
-                       f"(a status '{status}' is set from the target when a roll or stat of the unit "
-                       f"attacked reads it, from the attacker otherwise)")
 
 
 def unit_scope(ctx: Context, owner: str) -> Scope:
