@@ -119,7 +119,8 @@ def strongest(rules: Rules, scenario: A.Scenario, games: int, budget: float, sid
     unseen = once * (once - 1) / (2 * (twice + 1))
     positions = workers * (len(seen) + min(unseen, max(0, games - played) * rate))
     estimates = {"mcts": _cost(sides, games, q, positions, MCTS_ITERATIONS),
-                 "lookahead": _cost(sides, games, q, positions, LOOKAHEAD_NODES), "greedy": _cost(sides, games, q, 0, 0)}
+                 "lookahead": _cost(sides, games, q, positions, LOOKAHEAD_NODES),
+                 "greedy": _cost(sides, games, q, positions, 0)}  # no plays: greedy searches nothing
     chosen = next((k for k in STRONGEST_FIRST if estimates[k] <= budget), "greedy")
     return Pick(chosen, budget, estimates)
 
