@@ -1,7 +1,8 @@
 """The table's shortcuts (compiler.battle.view, Table.pair and Table.move kept per points, the lean
-key of a move's worth): every answer they keep must be the answer worked out afresh, and the
-games must be the games the engine plays without them, on a table with every kind of terrain,
-objectives, an engagement with a reaction, and on the bench's ten units a side."""
+key of a move's worth, the bands of distance a move's worth is kept and worked out by): every
+answer they keep must be the answer worked out afresh, and the games must be the games the engine
+plays without them, on a table with every kind of terrain, objectives, an engagement with a
+reaction, on a table whose volleys read the distance (bands), and on the bench's ten units a side."""
 from __future__ import annotations
 
 import math
@@ -13,6 +14,7 @@ import pytest
 import compiler
 from compiler import ast as A
 from compiler.battle import Battle, GreedyPolicy, RandomPolicy, Rules, game_seed
+from compiler.battle.bands import Bands
 from compiler.battle.estimates import Estimates
 from compiler.battle.table import Table
 from compiler.battle.view import View, look
@@ -150,6 +152,73 @@ scenario zoo_lean "A table without objectives or reactions":
     5 gunner at 30", 30"
 '''
 
+# No derived situation (so distances fall in bands), the situation ``distance`` read by the volley
+# (a band is a whole inch within its range), weapons of two ranges, woods and a wall; no
+# engagement, no objective: a move's worth is kept and worked out by bands of distance.
+BANDED = '''
+ruleset banded "Banded":
+  version 1.0.0
+
+stat BS "Ballistic Skill" 1..10
+stat A "Attacks" 1..10
+stat Sv "Save" 1..7
+stat W "Wounds" 1..10 role wounds
+stat Range "Range" 0..100
+
+situation in_cover "In cover"
+situation distance "Distance" 0..20
+
+test hit(BS) = roll d6 >= BS
+test save(Sv) = roll d6 >= Sv
+
+attack shooting(shooter, weapon, target) "Shooting":
+  shots = shooter.models each (if distance <= 6 then weapon.A + 1 else weapon.A)
+  hits = shots each hit(shooter.BS)
+  unsaved = hits each not save(if in_cover then target.Sv - 1 else target.Sv)
+  killed = unsaved removes target
+
+unit ogre "Ogre":
+  BS 4  Sv 5  W 3
+  weapons cleaver, pistol
+unit gunner "Gunner":
+  BS 4  Sv 6  W 1
+  weapons rifle
+weapon cleaver "Cleaver":
+  A 2  Range 8
+weapon pistol "Pistol":
+  A 1  Range 12
+weapon rifle "Rifle":
+  A 1  Range 24
+
+game field "A field battle":
+  turns 4
+  activation alternating_units
+  terrain woods "Woods": sets in_cover for units in it, costs 2 inches per inch
+  terrain wall "Wall": blocks sight
+  phase field_move "Movement":
+    action advance "Advance": move up to 6" toward the enemy
+  phase field_fire "Shooting":
+    action field_shoot "Shoot": attack shooting within Range
+  victory field_wipe "Annihilation" by annihilation: "A side with no models left loses."
+
+scenario banded_table "A table whose volleys read the distance":
+  game field
+  table 36" by 36"
+  first random
+  terrain west_wood "West wood" woods from 4", 12" to 12", 20"
+  terrain middle_wall "Middle wall" wall from 16", 16" to 20", 20"
+  side north "North":
+    2 ogre at 4", 2"
+    2 ogre at 20", 2"
+    5 gunner at 12", 6"
+    5 gunner at 28", 6"
+  side south "South":
+    2 ogre at 6", 34"
+    2 ogre at 22", 34"
+    5 gunner at 14", 30"
+    5 gunner at 30", 30"
+'''
+
 
 @pytest.fixture(scope="module")
 def scenarios() -> dict[str, tuple[compiler.Ruleset, A.Scenario]]:
@@ -157,9 +226,11 @@ def scenarios() -> dict[str, tuple[compiler.Ruleset, A.Scenario]]:
     assert result.ok, [d.message for d in result.diagnostics]
     bench = compiler.compile_paths([str(ROOT / "bench" / "battles")])
     assert bench.ok
+    banded = compile_text(BANDED, "banded.rules")
+    assert banded.ok, [d.message for d in banded.diagnostics]
     out = {}
     for rs, sid in ((result.rulesets[0], "zoo_table"), (result.rulesets[0], "zoo_lean"),
-                    (bench.rulesets[0], "ten_a_side")):
+                    (bench.rulesets[0], "ten_a_side"), (banded.rulesets[0], "banded_table")):
         sc = rs.get(sid)
         assert isinstance(sc, A.Scenario)
         out[sid] = (rs, sc)
@@ -174,13 +245,14 @@ def game(rules: Rules, sc: A.Scenario, index: int, mixed: bool) -> tuple[Any, ..
 
 def plain(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine without the shortcuts: each view looked at afresh, no pair of points kept, a
-    move's worth kept under the whole signature."""
+    move's worth kept under the whole signature and worked out at each distance (no bands)."""
     def pair(self: Table, ax: float, ay: float, bx: float, by: float) -> tuple[float, bool, tuple[str, ...]]:
         return (round(math.hypot(ax - bx, ay - by), 3), self.in_sight((ax, ay), (bx, by)),
                 self.situations((ax, ay), (bx, by)) if self.areas else ())
     monkeypatch.setattr(Table, "pair", pair)
     monkeypatch.setattr(Estimates, "view", lambda self, unit: look(self.state, unit))
     monkeypatch.setattr(Estimates, "move_key", lambda self, unit: self.signature(unit))
+    monkeypatch.setattr(Bands, "of", lambda self, distance: distance)
     monkeypatch.setattr(Estimates, "volleys", lambda self, unit, attack, reach: tuple(
         (self.weapons(attack, unit, f, reach, d), self.expected(attack, unit, f, d, reach=reach, cover=c))
         for (f, c), d in zip(self.view(unit).seen, self.view(unit).distances)))
@@ -188,13 +260,13 @@ def plain(monkeypatch: pytest.MonkeyPatch) -> None:
         self.expected(attack, unit, f, distance, reach=reach, cover=c) for f, c in self.view(unit).distinct])
 
 
-SCENARIOS = ["zoo_table", "zoo_lean", "ten_a_side"]
+SCENARIOS = ["zoo_table", "zoo_lean", "ten_a_side", "banded_table"]
 
 
 def test_a_move_is_weighed_by_its_lean_key_where_nothing_else_counts(scenarios: dict[str, Any]) -> None:
     lean = {sid: Battle(Rules(rs), sc, [GreedyPolicy(), GreedyPolicy()], 1).estimates.lean
             for sid, (rs, sc) in scenarios.items()}
-    assert lean == {"zoo_table": False, "zoo_lean": True, "ten_a_side": True}
+    assert lean == {"zoo_table": False, "zoo_lean": True, "ten_a_side": True, "banded_table": True}
 
 
 @pytest.mark.parametrize("sid", SCENARIOS)
@@ -237,6 +309,7 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         got = moves(self, unit, gap, steps)
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(View, "distinct", property(lambda v: v.seen))
+            mp.setattr(Bands, "of", lambda self, distance: distance)  # each step at its own distance
             assert got == self._moves(unit, gap, steps)
         counts[2] += 1
         return got
@@ -361,3 +434,47 @@ def test_the_views_example_holds() -> None:
 
     from compiler.battle import view
     assert doctest.testmod(view).failed == 0
+
+
+def band_faults(scenarios: dict[str, Any], sid: str, band: Any) -> tuple[int, int]:
+    """Over every shooter, target and cover of ``sid`` and distances 0" to 30" by quarter inches:
+    the volleys at two distances of one ``band`` whose worth differs, and the bands met."""
+    import bisect
+    rs, sc = scenarios[sid]
+    battle = Battle(Rules(rs), sc, [GreedyPolicy(), GreedyPolicy()], 1)
+    est, st = battle.estimates, battle.state
+    attack = rs.get("shooting")
+    assert isinstance(attack, A.Attack)
+    faults, bands = 0, set()
+    for unit in (st.units[0], st.units[-1]):  # an ogre, a gunner (of the other side)
+        for foe in (st.units[0], st.units[-1]):
+            for cover in ((), ("in_cover",)):
+                seen: dict[Any, float] = {}
+                for d in (i / 4 for i in range(121)):
+                    worth = est.expected(attack, unit, foe, d, reach="Range", cover=cover)
+                    b = band(est.bands, d, bisect)
+                    bands.add(b)
+                    faults += seen.setdefault(b, worth) != worth
+    return faults, len(bands)
+
+
+@pytest.mark.parametrize("sid", ["banded_table", "ten_a_side"])
+def test_a_band_of_distance_holds_distances_of_equal_worth(scenarios: dict[str, Any], sid: str) -> None:
+    """Two distances of one band give every volley the same worth; bands left without the weapons'
+    reaches, or (where the volley reads the situation ``distance``) without the whole inch, do not."""
+    faults, bands = band_faults(scenarios, sid, lambda b, d, bisect: b.of(d))
+    assert faults == 0 and 2 < bands < 40  # and they do group distances (121 of them)
+    no_reach = band_faults(scenarios, sid, lambda b, d, bisect: int(round(d)) if b.rounded else 0)
+    assert no_reach[0] > 0
+    if sid == "banded_table":
+        assert band_faults(scenarios, sid, lambda b, d, bisect: bisect.bisect_left(b.thresholds, d))[0] > 0
+    else:
+        assert not scenarios[sid][0].situations.get("distance")
+
+
+def test_bands_are_left_out_where_a_derived_situation_reads_the_distance(scenarios: dict[str, Any]) -> None:
+    rs, sc = scenarios["zoo_lean"]  # a derived situation (crowd): each distance its own band
+    bands = Battle(Rules(rs), sc, [GreedyPolicy(), GreedyPolicy()], 1).estimates.bands
+    assert bands.exact and bands.of(3.25) == 3.25 and bands.of(3.25) != bands.of(3.5)
+    assert bands.run(10.5, 3) == (10.5, 9.5, 8.5)
+

@@ -238,20 +238,27 @@ def test_a_status_read_for_a_roll_no_side_is_told_of_is_refused_where_it_is_roll
     assert status_sides(compile_text(chained, "ground.rules").rulesets[0]).defending == {"gone_to_ground"}
 
 
-def test_the_references_example_is_refused_as_it_shows() -> None:
-    """The example of "Whose status a volley reads" (site/language.md), on this file's game: W868
-    at ``overheat(3)``, with the message the reference prints; handed the shooter, W867."""
+def test_the_references_examples_are_refused_as_they_show() -> None:
+    """The examples of "Whose status a volley reads" (site/language.md), on this file's game: W869
+    at the modifier that reads a counter for the target's save; W868 at ``overheat(3)``, and,
+    handed the shooter, W867 — each with the message the reference prints."""
     md = (Path(__file__).resolve().parent.parent / "site" / "language.md").read_text(encoding="utf-8")
     part = md.split("\n### Whose status a volley reads\n", 1)[1].split("\n### ", 1)[0]
-    (block,) = re.findall(r"```warscribe\n(.*?)```", part, re.S)
-    (shown,) = re.findall(r"```text\n(.*?)\n```", part, re.S)
+    pins, shooting = re.findall(r"```warscribe\n(.*?)```", part, re.S)
+    shown = re.findall(r"```text\n(.*?)\n```", part, re.S)
+    counter = "  counter pins: rises by 1 when shot, falls by 1 at end of game turn\n"
+    assert counter.strip() in " ".join(part.split())
     attack = RULES[RULES.index("attack shooting"):RULES.index("modifier hug")]
-    text = variant((attack, ""), (HUG, block))
-    errors = [d for d in compile_text(text, "ground.rules").diagnostics if d.is_error]
-    assert [f"error[{d.code}]: {d.message}" for d in errors] == [shown]
-    line = text.splitlines()[errors[0].span.line - 1]
-    assert line[errors[0].span.column - 1:].startswith("overheat(3)")
-    handed = text.replace("overheat(3)", "overheat(shooter.BS)")
+    found = []
+    texts = (variant((HUG, pins), ("  turns 1\n", "  turns 1\n" + counter)), variant((attack, ""), (HUG, shooting)))
+    for text in texts:
+        errors = [d for d in compile_text(text, "ground.rules").diagnostics if d.is_error]
+        assert len(errors) == 1, errors
+        found.append(f"error[{errors[0].code}]: {errors[0].message}")
+        where = text.splitlines()[errors[0].span.line - 1][errors[0].span.column - 1:]
+        assert where.startswith("modifier pinned_down" if errors[0].code == "W869" else "overheat(3)")
+    assert found == shown
+    handed = variant((attack, ""), (HUG, shooting.replace("overheat(3)", "overheat(shooter.BS)")))
     assert [d.code for d in compile_text(handed, "ground.rules").diagnostics if d.is_error] == ["W867"]
 
 
@@ -280,3 +287,13 @@ def test_a_counter_read_for_the_unit_attacked_is_refused() -> None:
     assert text.splitlines()[errors[0].span.line - 1].startswith("modifier hug") and "'pins'" in errors[0].message
     shooter = text.replace("+1 to save when pins >= 1", "-1 to hit when pins >= 1")
     assert [d.code for d in compile_text(shooter, "ground.rules").diagnostics if d.is_error] == []
+
+
+def test_a_status_read_for_a_roll_made_for_both_sides_is_refused() -> None:
+    """``save`` rolled for the target (``save(target.Sv)``) and for the shooter (``save(shooter.Sv)``,
+    a hazard): ``+1 to save when gone_to_ground`` reads the status for both units (W867)."""
+    text = variant((SAVE, "burnt = shooter.models each not save(shooter.Sv)\n  " + SAVE))
+    errors = [d for d in compile_text(text, "ground.rules").diagnostics if d.is_error]
+    assert [d.code for d in errors] == ["W867"], errors
+    assert "'hug'" in errors[0].message and "both for the unit attacked and for the attacker" in errors[0].message
+    assert text.splitlines()[errors[0].span.line - 1].startswith("modifier hug")

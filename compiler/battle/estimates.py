@@ -8,19 +8,21 @@ states again and again).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from compiler import ast as A
-from compiler.battle import corners
-from compiler.battle.memo import Memo
-from compiler.battle.rules import Law, Rules, law_of
+from compiler.battle import gains
+from compiler.battle.aims import engagement, picky, reached, target_of, targeted
+from compiler.battle.bands import Bands
+from compiler.battle.memo import Hashed, Memo
+from compiler.battle.rules import Rules, law_of
 from compiler.battle.signature import Signature, signature
 from compiler.battle.state import Marker, State, Unit
 from compiler.battle.view import View, look
 from compiler.model.static import int_range
-from compiler.trace import note
+
+__all__ = ["EstimateMemos", "Estimates", "engagement", "picky", "reached", "target_of", "targeted"]
 
 
 @dataclass(slots=True)
@@ -38,13 +40,20 @@ class EstimateMemos:
         default_factory=lambda: Memo("a unit's volleys, by enemy"))
     worths: Memo[tuple[Any, ...], dict[tuple[Any, ...], float]] = field(
         default_factory=lambda: Memo("a unit's volleys at a distance, by enemy"))
+    #: the bands of distance of the scenario's volleys (made by the first battle's estimates)
+    bands: Bands | None = None
+
+
+#: The kinds of effect a lean key of a move's worth can weigh (see ``Estimates.lean``).
+_LEAN_KINDS = frozenset({"attack", "tests", "engage", "sets", "clears"})
 
 
 class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
     __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view", "_view_sig",
-                 "lean", "lean_engage", "_sets_only")
+                 "lean", "lean_engage", "_sets_only",
+                 "banded", "bands", "_held")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
         self.rules, self.game, self.state, self.memos = rules, game, state, memos
@@ -72,6 +81,14 @@ class Estimates:
             e.kind in _LEAN_KINDS and not (e.kind == "attack" and picky(e)) and not (e.kind == "sets" and e.name in reacts)
             for a in later for e in a.effects)
         self.lean_engage = any(e.kind == "engage" for a in later for e in a.effects)
+        # without an engagement the later actions read a hypothetical distance only through their
+        # volleys: a move's worth is the same for two gaps whose steps fall in the same bands
+        self.banded = self.lean and not self.lean_engage
+        if memos.bands is None:
+            memos.bands = Bands(rules)
+        self.bands: Bands = memos.bands
+        #: the acting unit's signature under a key hashed once (:meth:`hashed`), and the signature it is of
+        self._held: tuple[Signature, Hashed] | None = None
 
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
@@ -256,7 +273,7 @@ class Estimates:
 
     def action(self, unit: Unit, action: A.Action, distance: float | None = None) -> float:
         """What taking ``action`` is worth to ``unit`` (at ``distance`` from the enemy, or where it is)."""
-        key = (action.id, distance, self.signature(unit))
+        key = (action.id, distance, self.hashed(unit))
         found = self.memos.actions.get(key)
         if found is None:
             found = self.memos.actions.keep(key, self._action(unit, action, distance))
@@ -355,7 +372,7 @@ class Estimates:
         steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
         values = self.moves(unit, gap, steps)
         best = steps[values.index(max(values))]
-        return max(0.0, self.step_gains(unit, gap, [best])[0])
+        return max(0.0, gains.step_gains(self, unit, gap, [best])[0])
 
     def seize(self, unit: Unit, effect: A.ActionEffect) -> float:
         """What a move toward an objective is worth to ``unit``: what its best step gains in
@@ -373,82 +390,19 @@ class Estimates:
         return max(0.0, round(best, 4)) + 1e-3
 
     def goal_steps(self, unit: Unit, effect: A.ActionEffect, most: int) -> list[float]:
-        """Each step, 0 to ``most`` inches, of a move toward an objective: what it gains in
-        objectives where it ends (:meth:`held_gain`, over every objective: one it would leave counts
-        too), and a millionth per inch it draws nearer."""
-        st = self.state
-        marker = corners.goal(st, self.game, unit, effect)
-        if marker is None:
-            return [0.0] * (most + 1)
-        near = corners.pull(st, self.game, self.rules.constant, unit, effect, (marker.position, marker.y))
-        here = (unit.position, unit.y)
-        goal = (marker.position, marker.y)
-        out = []
-        for d in range(most + 1):
-            if st.table is not None:
-                there = st.table.move(here, goal, float(d))
-            else:
-                step = min(float(d), abs(goal[0] - here[0]))
-                there = (here[0] + (step if goal[0] > here[0] else -step), 0.0)
-            out.append(self.held_gain(unit, here, there, st.objectives) + 1e-6 * math.dist(here, there)
-                       + near(there) - near(here))
-        return out
+        """Each step of a move toward an objective: :func:`compiler.battle.gains.goal_steps`."""
+        return gains.goal_steps(self, unit, effect, most)
 
     def held_gain(self, unit: Unit, here: tuple[float, float], there: tuple[float, float],
                   markers: Sequence[Marker]) -> float:
-        """The points ``unit``'s side gains at a scoring (every ``score … for each objective held``)
-        by moving from ``here`` to ``there``: for each of ``markers`` it would then hold and did not,
-        their value; for each it held and would not, less their value.  The side holds one when its
-        units within the game's control reach of it (the unit where it would be, its friends where they
-        stand) outweigh the enemies there (where they stand), or, with sticky control, it holds one
-        already and no enemy is there."""
-        st, control = self.state, self.game.control
-        if control is None or not markers:
-            return 0.0
-        points = sum(self.rules.constant(sc.value) for sc in self.game.scores
-                     if sc.held_at is not None and sc.corners is None)
-        if not points:
-            return 0.0
-        presence = control.by == "presence"  # one side alone there holds it: what counts is being there
-
-        def strength(u: Unit) -> float:
-            return 1.0 if presence else (1.0 if control.by == "models" else self.stat(u, control.by)) * u.models
-        mine = strength(unit)
-        gain = 0.0
-        for m in markers:
-            goal = (m.position, m.y)
-            near = [u for u in st.units if u.models > 0 and u is not unit
-                    and st.distance_to(u, *goal) <= control.reach]
-            theirs = sum(strength(u) for u in near if u.side != unit.side)
-            friends = sum(strength(u) for u in near if u.side == unit.side)
-            if presence:
-                theirs, friends = min(theirs, 1.0), min(friends, 1.0)
-            kept = control.sticky and m.holder == unit.side and not theirs  # sticky: ours till they come
-
-            def held(p: tuple[float, float]) -> bool:
-                ours = max(friends, mine) if presence else friends + mine
-                return kept or (ours if math.dist(p, goal) <= control.reach else friends) > theirs
-            gain += points * (held(there) - held(here))
-        return gain
-
-    def step_gains(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
-        """What each step of a move toward the nearest enemy gains in objectives (:meth:`held_gain`)."""
-        st = self.state
-        foe = st.nearest_enemy(unit)
-        if foe is None or not st.objectives or self.game.control is None:
-            return [0.0] * len(steps)
-        here = (unit.position, unit.y)
-        out = []
-        for d in steps:
-            if st.table is not None:
-                there = st.table.move(here, (foe.position, foe.y), float(d))
-            else:
-                there = (here[0] + (min(d, gap) if foe.position > here[0] else -min(d, gap)), 0.0)
-            out.append(self.held_gain(unit, here, there, st.objectives))
-        return out
+        """What moving gains in objectives: :func:`compiler.battle.gains.held_gain`."""
+        return gains.held_gain(self, unit, here, there, markers)
 
     def actions(self, key: tuple[Any, ...], unit: Unit, actions: list[A.Action]) -> list[float]:
-        """Each of a phase's actions' estimates (and doing nothing's, last), kept under ``key``."""
+        """Each of a phase's actions' estimates (and doing nothing's, last), kept under ``key``
+        (a phase's id and the unit's signature)."""
+        held = self.sig
+        key = (key[0], self.hashed(unit)) if held is not None and held[0] is unit and key[1] is held[1] else (Hashed(key),)
         found = self.memos.offers.get(key)
         if found is None:
             found = self.memos.offers.keep(key, [self.action(unit, a) for a in actions] + [0.0])
@@ -501,6 +455,16 @@ class Estimates:
             tuple(sorted(unit.statuses)), tuple(unit.values.items()), tuple(unit.engaged), v.kinds, enemies)
         return kept
 
+    def hashed(self, unit: Unit) -> Hashed:
+        """:meth:`signature` under a key whose hash is worked out once while the state holds."""
+        held = self.sig
+        if held is None or held[0] is not unit:
+            return Hashed(signature(self.state, unit))
+        kept = self._held
+        if kept is None or kept[0] is not held[1]:
+            kept = self._held = (held[1], Hashed(held[1]))
+        return kept[1]
+
     def signature(self, unit: Unit) -> Signature:
         """What an estimate for ``unit`` depends on: it, its wounds and statuses, and the enemies
         with their wounds and distances."""
@@ -539,7 +503,14 @@ class Estimates:
 
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         """Each move's worth: the best the unit could then do; closing in when nothing is in reach."""
-        key = (self.game.id, gap, len(steps), self.move_key(unit))
+        if not self.lean:
+            key: tuple[Any, ...] = (self.game.id, gap, len(steps), self.hashed(unit))
+        else:
+            v = self.view(unit)
+            lean: Hashed | None = v.answers.get("hashed move key")  # (the view holds while the state does)
+            if lean is None:
+                lean = v.answers["hashed move key"] = Hashed(self.move_key(unit))
+            key = (self.game.id, self.bands.run(gap, len(steps)) if self.banded else gap, len(steps), lean)
         found = self.memos.moves.get(key)
         if found is None:
             found = self.memos.moves.keep(key, self._moves(unit, gap, steps))
@@ -548,45 +519,20 @@ class Estimates:
     def _moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         later = [a for p in self.game.phases for a in p.actions
                  if not any(e.kind == "move" for e in a.effects) and not any(unit.has(s) for s in a.unless)]
-        # each worked out afresh (not kept per distance: a move's values are kept whole, by moves())
-        values = [max([0.0] + [self._action(unit, a, max(0.0, gap - d)) for a in later]) for d in steps]
+        # each worked out afresh (not kept per distance: a move's values are kept whole, by moves());
+        # banded, once per band of the distance left (the steps of one band are worth the same)
+        values: list[float] = []
+        band: Any = None
+        for d in steps:
+            left = max(0.0, gap - d)
+            if self.banded:
+                b = self.bands.of(left)
+                if values and b == band:
+                    values.append(values[-1])
+                    continue
+                band = b
+            values.append(max([0.0] + [self._action(unit, a, left) for a in later]))
         if self.state.objectives:  # where the move stops may take (or give up) an objective
-            values = [v + g for v, g in zip(values, self.step_gains(unit, gap, steps))]
+            values = [v + g for v, g in zip(values, gains.step_gains(self, unit, gap, steps))]
         lean = 1e-6 if max(values) <= 0 else -1e-6
         return [v + lean * d for v, d in zip(values, steps)]
-
-
-#: The kinds of effect a lean key of a move's worth can weigh (see ``Estimates.lean``).
-_LEAN_KINDS = frozenset({"attack", "tests", "engage", "sets", "clears"})
-
-
-def engagement(effect: A.ActionEffect) -> tuple[str, ...]:
-    """The statuses an ``engage`` effect sets on both units (``as engaged and pinned``)."""
-    return ((effect.name,) if effect.name else ()) + effect.also
-
-
-def picky(effect: A.ActionEffect) -> bool:
-    """Whether an attack effect chooses its targets by more than reach (``at engaged enemies``,
-    ``at enemies not STATUS``)."""
-    return effect.engaged_only or effect.spares is not None
-
-
-def target_of(unit: Unit, foe: Unit, effect: A.ActionEffect) -> bool:
-    """Whether ``foe`` may be a target of ``unit``'s attack ``effect``: one it is engaged with, for
-    ``at engaged enemies``; one not holding the status, for ``at enemies not STATUS``."""
-    if effect.engaged_only and foe.uid not in unit.engaged:
-        return False
-    if effect.spares is not None and effect.spares in foe.statuses:
-        note(effect.spares)  # coverage: the status spared the enemy
-        return False
-    return True
-
-
-def targeted(unit: Unit, foe: Unit, effects: Sequence[A.ActionEffect]) -> tuple[bool, ...]:
-    """Which of ``effects`` (those that pick targets by more than reach) may aim at ``foe``."""
-    return tuple(target_of(unit, foe, e) for e in effects if e.kind == "attack" and picky(e))
-
-
-def reached(law: Law, gap: float) -> float:
-    """The chance that a reach of law ``law`` comes to ``gap`` inches or more."""
-    return sum(float(p) for v, p in zip(law.values, law.probabilities) if v >= gap)

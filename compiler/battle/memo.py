@@ -42,3 +42,31 @@ class Memo(dict[K, V]):
 
     def __repr__(self) -> str:
         return f"Memo({self.name!r}, {len(self)} entries)"
+
+
+class Hashed:
+    """A key whose hash is worked out once: a state's signature (a tuple of tuples, whose hash
+    Python works out afresh at each look-up) asked under several memos while the state holds.
+    Equal to another ``Hashed`` of an equal key, and to nothing else.
+
+    >>> a, b = Hashed(("ogre", (1, 2.5))), Hashed(("ogre", (1, 2.5)))
+    >>> a == b, hash(a) == hash(("ogre", (1, 2.5))), a == ("ogre", (1, 2.5))
+    (True, True, False)
+    >>> Hashed(-1) == Hashed(-2), hash(Hashed(-1)) == hash(Hashed(-2))  # one hash, two keys
+    (False, True)
+    """
+
+    __slots__ = ("key", "hash")
+
+    def __init__(self, key: object) -> None:
+        self.key = key
+        self.hash = hash(key)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Hashed) and self.hash == other.hash and self.key == other.key)
+
+    def __repr__(self) -> str:
+        return f"Hashed({self.key!r})"

@@ -389,7 +389,7 @@ class Walk:
                 out = battle.run()
             else:
                 battle.resume(position.state, position.player)
-                out = battle.play_from(position.turn, position.first, position.player)
+                out = battle.play_from(position.turn, position.first)
         except _Reached as reached:
             return reached.position
         out = Outcome(out.winner, out.turns, out.survivors, out.scores, out.reason,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context
-from compiler.model.sides import ATTACKER, DEFENDER, status_sides
+from compiler.model.sides import ATTACKER, DEFENDER, Reader, status_sides
 
 
 def check_volley_sides(ctx: Context) -> None:
@@ -23,6 +23,15 @@ def check_volley_sides(ctx: Context) -> None:
         return
     sides = status_sides(ctx.ruleset)
     for status, readers in sides.conflicts.items():
+        split = next((r for r in readers if r.side == DEFENDER and Reader(r.name, r.span, ATTACKER, r.call) in readers),
+                     None)
+        if split is not None:  # one modifier on a roll some attacks make for each side
+            ctx.sink.error(codes.STATUS_BOTH_SIDES,
+                           f"the status '{status}' is read by '{split.name}' for a roll the attacks make both for "
+                           f"the unit attacked and for the attacker: a volley cannot take it from both units",
+                           split.span, "give each side's roll a test of its own (a `save` the target makes, a "
+                           "`hazard` the shooter makes), or read the status for one of them only")
+            continue
         defence = next(r for r in readers if r.side == DEFENDER)
         attack = next(r for r in readers if r.side == ATTACKER)
         ctx.sink.error(codes.STATUS_BOTH_SIDES,

@@ -42,6 +42,7 @@ from compiler.diagnostics import Span
 from compiler.model.ruleset import Ruleset
 
 ATTACKER, DEFENDER, OWN, UNKNOWN = "attacker", "defender", "own", "unknown"
+BOTH = "both"  # a roll (or stat) some calls make for the attacker and others for the unit attacked
 _Callee = A.Test | A.Formula | A.Table
 
 
@@ -266,6 +267,8 @@ def _effect_side(effect: A.Effect, walk: _Volleys, defenders: set[str]) -> tuple
         return OWN, None  # a roll or stat no attack makes: the unit's own (``+1 Sv`` wherever read)
     if UNKNOWN in sides:
         return UNKNOWN, walk.unknown.get(key)
+    if sides == {DEFENDER, ATTACKER}:  # ``save(target.Sv)`` in one attack, ``save(shooter.Sv)`` in another
+        return BOTH, None
     return (DEFENDER if sides == {DEFENDER} else ATTACKER), None
 
 
@@ -307,7 +310,8 @@ def status_readers(model: Ruleset) -> dict[str, list[Reader]]:
 
     def add(read: set[str], name: str, span: Span, side: tuple[str, Span | None]) -> None:
         for status in sorted(read):
-            readers[status].append(Reader(name, span, side[0], side[1]))
+            for one in ((DEFENDER, ATTACKER) if side[0] == BOTH else (side[0],)):
+                readers[status].append(Reader(name, span, one, side[1]))
 
     for mod in model.of_type(A.Modifier):
         for eff in mod.effects:
