@@ -55,8 +55,8 @@ class Unit:
 
     @property
     def lost_this_turn(self) -> int:
-        """The models it lost since the player turn began."""
-        return max(0, (self.started if self.turn_start is None else self.turn_start) - self.models)
+        """The models it lost since the player turn began (a unit never gains models)."""
+        return (self.started if self.turn_start is None else self.turn_start) - self.models
 
     @property
     def alive(self) -> bool:
