@@ -28,7 +28,7 @@ from compiler.battle.estimates import Estimates
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import prepared
-from compiler.battle.signature import holding, signature
+from compiler.battle.signature import signature
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
 from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,
@@ -136,12 +136,13 @@ class Battle:
         st.first = first
         return self.play_from(1, first)
 
-    def play_from(self, start: int, first: int, player: int = 0) -> Outcome:
+    def play_from(self, start: int, first: int) -> Outcome:
         """The game turns from ``start`` on, then the end (``first``: the side that went first the
         turn before).  :meth:`run` calls it after the roll for the first turn; a walk over kept
-        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state: at the
-        start of a game turn, or (``player`` > 0, ``first`` the side that went first this turn)
-        between two players' turns of game turn ``start``, where :attr:`at_player` was told."""
+        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state
+        (:meth:`resume`): at the start of a game turn, or (resumed before player ``player`` > 0,
+        ``first`` the side that went first this turn) between two players' turns of game turn
+        ``start``, where :attr:`at_player` was told."""
         st = self.state
         n = len(st.sides)
         order = [(first + i) % n for i in range(n)]
@@ -230,9 +231,6 @@ class Battle:
         if phase.actions and len(sides) == 1:
             side = st.active = sides[0]
             left = [u for u in st.units if u.side == side and u.models > 0]
-            if len(left) == 1 and not st.over:
-                self.act(left[0], phase)
-                left = []
             while left and not st.over:
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
@@ -240,14 +238,22 @@ class Battle:
                     self.act(unit, phase)
         elif phase.actions:
             pending = [st.side_units(s) for s in sides]
+            greedy = self.greedy_sides
             while not st.over and any(pending):
                 for s, left in zip(sides, pending):
-                    left[:] = [u for u in left if u.models > 0]  # one wiped out since the phase began is not offered
+                    if not all(u.models > 0 for u in left):  # one wiped out since the phase began is not offered
+                        left[:] = [u for u in left if u.models > 0]
                     if not left or st.over:
                         continue
                     st.active = s
-                    unit = left[0] if len(left) == 1 else self.pick_unit(s, left, phase)
-                    left.remove(unit)
+                    if len(left) == 1:
+                        unit = left.pop()
+                    elif greedy[s]:  # no estimates: the greedy policy takes the first (as pick_unit does)
+                        self.choices.append(0)
+                        unit = left.pop(0)
+                    else:
+                        unit = self.pick_unit(s, left, phase)
+                        left.remove(unit)
                     self.act(unit, phase)
         for c in phase.combats:
             if not st.over:
@@ -270,26 +276,14 @@ class Battle:
         if unit.spent:
             return False  # a reaction took its action this game turn
         if unit.until:
-            rally(self, unit)
-            if not unit.alive or self.state.over:
-                return False
+            rally(self, unit)  # (a test taken to end a status neither removes models nor ends the battle)
         statuses = unit.statuses
         if statuses and active():  # coverage: the statuses that take an action from the unit
             note_held(statuses, [s for a in phase.actions for s in a.unless])
         if statuses and all(a.unless and any(s in statuses for s in a.unless) for a in phase.actions):
             self.estimates.sig = None
             return False  # every action of the phase is barred to the unit
-        side, here = unit.side, unit.position
-        if self.state.table is None:
-            sig = (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
-                   tuple(sorted(statuses)) if statuses else (),
-                   tuple(unit.values.items()) if unit.values else (),
-                   tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
-                           tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
-                          for f in self.state.units if f.side != side and f.models > 0]),
-                   holding(self.state, unit))  # as signature() makes it
-        else:
-            sig = signature(self.state, unit)
+        side, sig = unit.side, signature(self.state, unit)
         est = self.estimates
         est.sig = (unit, sig)  # valid until the first effect changes the state
         key = (phase.id, sig)
@@ -300,9 +294,7 @@ class Battle:
             acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))
                     and a.id not in self.cornerless and est.can_attack(unit, a)]
             # the actions, their options, and (once worked out) the greedy policy's pick
-            must = any(a.must for a in acts)  # a unit offered a `must` action may not do nothing
-            offer = memo.keep(key, [acts, tuple(Option(a.title, a.id) for a in acts) +
-                                    (() if must else (Option("Nothing", None),)), None])
+            offer = memo.keep(key, [acts, self.options(phase, acts), None])
         actions = offer[0]
         if not actions:
             est.sig = None
@@ -333,6 +325,18 @@ class Battle:
                 break  # an effect that could not happen ends the action
         est.sig = None
         return True
+
+    def options(self, phase: A.Phase, acts: list[A.Action]) -> tuple[Option, ...]:
+        """The options of a phase whose actions ``acts`` are offered to a unit: one per action, and
+        doing nothing unless one is a ``must`` (kept per phase and actions: states seldom recur,
+        the phase's offers do)."""
+        key = (phase.id, *[a.id for a in acts])
+        found = self.memos.menus.get(key)
+        if found is None:
+            must = any(a.must for a in acts)  # a unit offered a `must` action may not do nothing
+            found = self.memos.menus.keep(key, tuple(Option(a.title, a.id) for a in acts) +
+                                          (() if must else (Option("Nothing", None),)))
+        return found
 
     def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None, shot: bool = True) -> None:
         """``unit`` resolves ``attack`` against ``target`` with each of its weapons in reach (or once);
@@ -375,11 +379,11 @@ class Battle:
                 removed = self.state.remove_models(target, law.values[i])
                 if target.models:
                     target.wounds = law.damaged[i]
-            if self.record:
+            if self.record:  # (``dist``: whole inches on a line, a thousandth at most on a table)
                 self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
-                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
+                          distance=dist, situation=[k if v is True else f"{k}={v}" for k, v in situation],
                           **shown, **({"counted": {counted: law.counts[i]}} if counted is not None else {}))
             if weapon is not None and weapon in self.rest:
                 rest(self, unit, weapon, self.rest[weapon])

@@ -64,6 +64,7 @@ class EngineMemos:
     """The engine's kept picks and plans (one set per scenario and process)."""
 
     offers: Memo[tuple[Any, ...], Offer] = field(default_factory=lambda: Memo("a phase's offers"))
+    menus: Memo[tuple[str, ...], tuple[Option, ...]] = field(default_factory=lambda: Memo("a phase's options"))
     steps: Memo[tuple[Any, ...], tuple[int | None, int]] = field(default_factory=lambda: Memo("greedy moves"))
     reached: Memo[tuple[Any, ...], tuple[int, ...]] = field(default_factory=lambda: Memo("enemies in reach"))
     targets: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy targets"))

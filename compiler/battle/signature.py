@@ -12,23 +12,23 @@ Signature = tuple[Any, ...]
 
 def signature(state: State, unit: Unit) -> Signature:
     """``unit`` and what its choices depend on: its profile, models, wounds, weapons, statuses and
-    orders, and each enemy's profile, models (and those marked to be removed when the phase ends),
-    wounds, points and distance (on a table, where each stands too: sight and cover depend on it;
-    with objectives, :func:`holding`)."""
-    side, here = unit.side, unit.position
+    orders, and each enemy standing: its profile, models (and those marked to be removed when the
+    phase ends), wounds, points, distance and whether ``unit`` is locked with it (on a table, where
+    each stands too: sight and cover depend on it; with objectives, :func:`holding`)."""
     if state.table is not None:
         return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
                 tuple(unit.values.items()), (unit.position, unit.y),
                 tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
                         tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
-                       for f in state.units if f.side != side and f.models > 0]),
+                       for f in state.enemies(unit)]),
                 holding(state, unit))
+    here = unit.position
     return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
             tuple(sorted(unit.statuses)) if unit.statuses else (),
             tuple(unit.values.items()) if unit.values else (),
             tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
                     tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
-                   for f in state.units if f.side != side and f.models > 0]),
+                   for f in state.enemies(unit)]),
             holding(state, unit))
 
 
@@ -36,9 +36,7 @@ def holding(state: State, unit: Unit) -> tuple[Any, ...] | None:
     """With objectives on the battlefield, what a move's worth in objectives depends on besides the
     enemies: where ``unit`` stands, where its friends stand with how many models, and who holds each
     objective (sticky control keeps one with its last holder; None without objectives)."""
-    if not state.objectives:
-        return None
-    return ((unit.position, unit.y),
-            tuple([(f.profile, f.models, f.position, f.y) for f in state.units
-                   if f.side == unit.side and f.models > 0 and f is not unit]),
-            tuple([m.holder for m in state.objectives]))
+    return None if not state.objectives else (
+        (unit.position, unit.y),
+        tuple([(f.profile, f.models, f.position, f.y) for f in state.side_units(unit.side) if f is not unit]),
+        tuple([m.holder for m in state.objectives]))
