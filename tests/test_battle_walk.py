@@ -296,3 +296,61 @@ def test_a_game_walked_again_is_not_played_by_the_engine_again(wounds: compiler.
     first = walk.play(seed)
     assert (walk.games, walk.played) == (1, 1)
     assert walk.play(seed) == first and (walk.games, walk.played) == (2, 1)
+    seeds = [game_seed(13, i) for i in range(1, 21)]
+    for s in seeds:  # new games: those that meet an outcome not met before are played from there on
+        walk.play(s)
+    assert 1 < walk.played <= 21
+    played = walk.played
+    for s in seeds:
+        walk.play(s)
+    assert walk.played == played
+
+
+def test_the_flat_arrays_mirror_every_kept_transition(wounds: compiler.Ruleset) -> None:
+    """After games walked many at once, each kept chance node's row holds, per outcome, the code of
+    what followed it — passing over the positions between, which draw nothing — or nothing kept."""
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    walk = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    walk.play_many(game_seed_array(14, 0, 300))
+    flat = walk.flat
+    flat.sync()
+
+    def code(node: object) -> int:
+        while isinstance(node, Position):
+            node = node.next
+        if node is None:
+            return walk_module.UNKNOWN
+        if isinstance(node, Step):
+            return node.row
+        return -2 - next(k for k, end in enumerate(flat.ends) if end is node)
+
+    assert walk.root.code == code(walk.root) != walk_module.UNKNOWN
+    assert len(flat.nodes) == walk.steps > 50
+    linked = 0
+    for row, step in enumerate(flat.nodes):
+        assert step.row == row
+        for i, child in enumerate(step.children):
+            assert flat.child[row, i] == code(child), (row, i)
+            linked += child is not None
+    assert linked > len(flat.nodes)
+
+
+def test_a_kept_successor_other_than_the_one_the_engine_reaches_is_an_error(wounds: compiler.Ruleset) -> None:
+    """The exploring battle's nature, told the engine reached a position, an outcome or a chance node
+    after an outcome whose successor is kept: the same one goes on; any other is an error."""
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    walk = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    walk.play(game_seed(1, 0))
+    first = walk.root.next
+    assert isinstance(first, Step) and walk._explorer is not None
+    i = 0 if first.children[0] is not None else 1
+    kept = first.children[i]
+    assert isinstance(kept, Position)
+    keeper = walk._explorer[1]
+    keeper.parent, keeper.index = first, i
+    keeper._attach(kept)  # the same successor
+    assert first.children[i] is kept
+    with pytest.raises(WalkError, match="kept transition leads to"):
+        keeper._attach(Position(kept.turn, kept.first, kept.state, kept.player))
