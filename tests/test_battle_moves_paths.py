@@ -282,3 +282,12 @@ def test_a_move_away_with_no_enemy_left_does_nothing(board: str, red: str, blue:
     assert (red_unit.position, red_unit.y) == ((10.0, 0.0) if board == LINE else (10.0, 10.0))
     assert not [e for e in battle.events if e["event"] == "move"]
     assert [e["action"] for e in battle.events if e["event"] == "action"] == ["shoot", "back"]
+
+
+def test_an_action_goes_on_after_a_move_away() -> None:
+    """Fall back, then fire: after its move away Red's unit fires its volley."""
+    model = model_of(AWAY + ", attack shooting", '10", 10"', '10", 14"', board=TABLE)
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    battle.run()
+    done = [(e["event"], e["side"]) for e in battle.events if e["event"] in ("move", "volley")]
+    assert done[:2] == [("move", "red"), ("volley", "red")]
