@@ -91,7 +91,7 @@ def joint_with_count(steps: LazySteps, attack: A.Attack, step: str, removal: str
 
 
 def _agrees(joint: dict[tuple[int, int, int], Any], law: dict[tuple[int, int], Any], attack: A.Attack,
-            step: str, span: Span) -> None:
+            step: str, span: Span | None = None) -> None:
     """The joint law summed over the count must be the volley's own law."""
     summed: dict[tuple[int, int], Any] = {}
     for (_, r, d), p in joint.items():
@@ -136,7 +136,7 @@ def _binomial(n: int, k: int, p: Any) -> Any:
     return comb(n, k) * p ** k * (1 - p) ** (n - k)
 
 
-def _counts(value: Any, name: str, span: Span) -> dict[int, Any]:
+def _counts(value: Any, name: str, span: Span | None = None) -> dict[int, Any]:
     """A count (a whole number or a distribution of them) as {count: chance}."""
     if not is_dist(value):
         n = unwrap(value)
