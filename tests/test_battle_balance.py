@@ -140,3 +140,5 @@ def test_values_that_buy_the_same_lists_share_one_run_with_its_own_answer(consol
         alone = play(CONSOLE, sc, 120, 3, armies=armies_at(console, sc, vary, value))
         assert point["win_rate"] == round(alone.wins[0] / 120, 6)
         assert point["draw_rate"] == round(alone.draws / 120, 6)
+        assert point["sides"] == [{"id": s.id, "win_rate": round(alone.wins[k] / 120, 6)} for k, s in enumerate(sc.sides)]
+        assert 0 < alone.wins[1] < 120
