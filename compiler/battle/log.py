@@ -134,8 +134,6 @@ def read_log(lines: Iterable[str]) -> Log:
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        if len(events) >= MAX_LOG_EVENTS:
-            raise LogError(f"line {n}: the log has more than {MAX_LOG_EVENTS:,} events")
         if tail is not None:
             raise LogError(f"line {n}: the log goes on after its list of choices (line {tail[0]})")
         row = _row(line, n)
@@ -153,6 +151,8 @@ def read_log(lines: Iterable[str]) -> Log:
             continue
         if not isinstance(row.get("event"), str):
             raise LogError(f"line {n}: an event should name its kind (\"event\": \"...\")")
+        if len(events) >= MAX_LOG_EVENTS:
+            raise LogError(f"line {n}: the log has more than {MAX_LOG_EVENTS:,} events")
         events.append(json.dumps(row, sort_keys=True, ensure_ascii=False))
         numbers.append(n)
     if head is None:
