@@ -1,6 +1,8 @@
-"""What a recorded battle reports as it starts: who goes first and how far apart the sides stand —
-on a line the scenario's distance, on a table the distance between the nearest two enemies (each
-pair of units of different sides measured, friends never)."""
+"""What a recorded battle reports, and in what order it does things: as it starts, who goes first
+and how far apart the sides stand (on a line the scenario's distance, on a table the distance
+between the nearest two enemies: each pair of units of different sides measured, friends never);
+each action before what it does; a test at the end of a turn, then everything after it and its
+case; a volley's count that a counter reads, for a shot and never for a blow in a combat."""
 from __future__ import annotations
 
 import math
@@ -124,3 +126,54 @@ def test_a_test_at_the_end_of_a_turn_does_everything_after_it_then_its_case() ->
         [statuses] = {frozenset(u.statuses) for u in battle.state.units}
         held.add(statuses)
     assert held == {frozenset({"shaken"}), frozenset({"shaken", "pinned"})}
+
+
+PINS = '''
+ruleset pins "Pins":
+  version 1.0.0
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+situation pins "Pins" 0..20
+test blow(Ld) = roll d6 >= Ld
+status locked "Locked": "In combat."
+attack brawl(attacker, defender) "Brawl":
+  hits = attacker.models each blow(attacker.Ld)
+  killed = hits removes defender
+unit trooper "Trooper":
+  Ld 4  W 1
+game g "A game":
+  turns 1
+  activation whole_army
+  counter pins: rises by hits when shot, falls by 1 at end of game turn
+  phase assault "Assault":
+    must action charge "Charge": engage within 6" as locked
+  phase fire "Fire":
+    must action shoot "Shoot": attack brawl
+  phase fight "Fight":
+    combat brawl in order of Ld
+  victory wipe "Annihilation" by annihilation
+scenario clash "A clash":
+  game g
+  distance 4"
+  first red
+  side red "Red":
+    8 trooper
+  side blue "Blue":
+    8 trooper
+'''
+
+
+def test_a_volley_shot_reports_the_hits_its_counter_reads_and_a_blow_in_a_combat_none() -> None:
+    """``pins`` rises by the hits of each volley a unit is shot with: a volley of the fire phase is
+    drawn with its hits, which its event reports; the blows of the fight phase are no shots, drawn
+    and reported without a count."""
+    result = compile_text(PINS, "pins.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("clash"), [GreedyPolicy(), GreedyPolicy()], seed=5)
+    battle.run()
+    volleys = [e for e in battle.events if e["event"] == "volley"]
+    fired = [e for e in volleys if e["phase"] == "fire"]
+    blows = [e for e in volleys if e["phase"] == "fight"]
+    assert fired and blows
+    assert all(e["counted"]["hits"] >= e["removed"] for e in fired) and not any("counted" in e for e in blows)

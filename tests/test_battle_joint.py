@@ -37,6 +37,17 @@ attack shooting(shooter, weapon, target) "Shooting":
   hits = shots each hit(shooter.BS)
   wounds = hits each wound()
   killed = wounds removes target, damage weapon.D
+attack doubled(shooter, weapon, target) "Doubled":
+  shots = D3
+  pairs = shots each becomes 2
+  hits = pairs each hit(shooter.BS)
+  wounds = hits each wound()
+  killed = wounds removes target, damage weapon.D
+attack blind(shooter, weapon, target) "Blind":
+  shots = D3
+  hits = shots each hit(7)
+  wounds = hits each wound()
+  killed = wounds removes target, damage weapon.D
 attack volley(shooter, weapon, target) "Volley":
   shots = 3
   hits = shots each hit(shooter.BS)
@@ -123,15 +134,56 @@ def test_a_volley_drawn_with_a_count_follows_the_law_of_its_dice(duel: tuple[Rul
     brutes.wounds = 0
 
 
-@pytest.mark.parametrize("weapon, counted, message", [
-    ("gun", "killed", "attack 'shooting' does not count 'killed' on its way to the models removed"),
-    ("storm", "hits", "its step 'wounds' makes more than one die of one"),  # a 6 to hit is two hits
-    ("needle", "wounds", "an ability acts on its test 'hit'"),  # a 6 to hit wounds without the wound roll
+@pytest.mark.parametrize("attack, weapon, counted, message", [
+    ("shooting", "gun", "killed", "attack 'shooting' does not count 'killed' on its way to the models removed"),
+    ("shooting", "storm", "hits", "its step 'wounds' makes more than one die of one"),  # a 6 to hit is two hits
+    ("shooting", "needle", "wounds", "an ability acts on its test 'hit'"),  # a 6 to hit wounds without the wound roll
+    ("doubled", "gun", "hits", "its steps count from different dice"),  # the chain of tests starts at the pairs
 ])
 def test_a_volley_whose_count_does_not_follow_a_chain_of_dice_is_refused(
-        duel: tuple[Rules, Ruleset, Unit, Unit], weapon: str, counted: str, message: str) -> None:
+        duel: tuple[Rules, Ruleset, Unit, Unit], attack: str, weapon: str, counted: str, message: str) -> None:
     rules, model, gunner, brutes = duel
-    decl = model.get("shooting")
+    decl = model.get(attack)
     assert isinstance(decl, A.Attack)
     with pytest.raises(CountError, match=message):
         rules.volley_counting(decl, gunner, weapon, brutes, (), counted)
+
+
+def test_a_step_no_die_passes_counts_none(duel: tuple[Rules, Ruleset, Unit, Unit]) -> None:
+    rules, model, gunner, brutes = duel
+    decl = model.get("blind")  # hits on a 7: never
+    assert isinstance(decl, A.Attack)
+    for counted in ("hits", "wounds"):
+        law = rules.volley_counting(decl, gunner, "gun", brutes, (), counted)
+        assert set(zip(law.counts, law.values, law.damaged)) == {(0, 0, 0)} and sum(law.probabilities) == 1
+
+
+def test_a_count_is_a_whole_number_of_dice_or_a_law_of_them() -> None:
+    from compiler.battle.joint import _counts
+    from compiler.resolve import Dist
+
+    assert _counts(3, "shots") == {3: 1} and _counts(0, "shots") == {0: 1}  # no dice is a number of them
+    assert _counts(Dist.die(2) - 1, "shots") == {0: Fraction(1, 2), 1: Fraction(1, 2)}
+    assert _counts(Dist.die(3), "shots") == {1: Fraction(1, 3), 2: Fraction(1, 3), 3: Fraction(1, 3)}
+    for bad in (-1, True, 2.5, Dist.die(3) - 2):
+        with pytest.raises(CountError, match="^its step 'shots' is not a number of dice$"):
+            _counts(bad, "shots")
+
+
+def test_the_law_summed_over_the_count_is_held_to_the_volleys_own(duel: tuple[Rules, Ruleset, Unit, Unit]) -> None:
+    """Exactly with fractions, to 1e-9 with floats (the fast mode's rounding); an outcome of chance
+    0 on one side only is no difference."""
+    from compiler.battle.joint import _agrees
+
+    _, model, _, _ = duel
+    decl = model.get("shooting")
+    assert isinstance(decl, A.Attack)
+    half = Fraction(1, 2)
+    joint = {(0, 0, 0): half, (1, 0, 1): half, (2, 1, 0): Fraction(0)}
+    _agrees(joint, {(0, 0): half, (0, 1): half}, decl, "hits")
+    _agrees(joint, {(0, 0): half, (0, 1): half, (2, 0): Fraction(0)}, decl, "hits")
+    _agrees({k: float(p) for k, p in joint.items()}, {(0, 0): 0.5 + 1e-10, (0, 1): 0.5 - 1e-10}, decl, "hits")
+    for law in ({(0, 0): half, (0, 1): half - Fraction(1, 10**12)}, {(0, 0): half, (0, 2): half},
+                {(0, 0): 0.5 + 1e-8, (0, 1): 0.5 - 1e-8}):
+        with pytest.raises(CountError, match="^the count of 'hits' does not decide the models attack 'shooting' removes"):
+            _agrees(joint, law, decl, "hits")

@@ -196,6 +196,14 @@ def test_a_replay_names_where_it_parts_from_a_changed_log(written: tuple[Rules, 
     said = mismatch(rules, changed)
     assert said.startswith("the replay parts from the log at line 4: the log has ")
     assert "x" * 120 + "..., the replay " in said and "x" * 160 not in said  # the long event cut short
+    for size, shown in ((160, "whole"), (161, "cut")):  # an event of 160 characters is shown whole
+        row["changed"] = ""
+        row["changed"] = "x" * (size - len(json.dumps(row, sort_keys=True, ensure_ascii=False)))
+        logged = json.dumps(row, sort_keys=True, ensure_ascii=False)
+        assert len(logged) == size
+        said = mismatch(rules, [*text[:3], logged, *text[4:]])
+        assert (f"the log has {logged}, the replay " in said) == (shown == "whole")
+        assert (f"the log has {logged[:157]}..., the replay " in said) == (shown == "cut")
     # an event left out: the replay's next event is not the log's next line
     assert mismatch(rules, ["", *text[:3], *text[4:]]).startswith("the replay parts from the log at line 5: ")
     assert mismatch(rules, [*text[:-2], text[-1]]).startswith(

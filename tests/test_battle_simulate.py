@@ -2,7 +2,9 @@
 one here, the run cut in chunks, its bound, and the JSON answers built from tallies given by hand."""
 from __future__ import annotations
 
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,8 +22,13 @@ from battle_duels import OGRES
 
 @pytest.fixture(scope="module")
 def ogres(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Ruleset, A.Scenario]:
-    folder = tmp_path_factory.mktemp("ogres")
+    """The duel's folder (with an overlay of it beside, in ``house``), its ruleset and scenario."""
+    root = tmp_path_factory.mktemp("rules")
+    folder, house = root / "ogres", root / "house"
+    folder.mkdir()
+    house.mkdir()
     (folder / "ogres.rules").write_text(OGRES, "utf-8")
+    (house / "house.rules").write_text('ruleset house "House":\n  version 1.0.0\n  extends ogres ^1.0.0\n', "utf-8")
     result = compile_text(OGRES, "ogres.rules")
     assert result.ok, [d.message for d in result.diagnostics]
     sc = result.rulesets[0].get("ogres")
@@ -53,7 +60,7 @@ def same(a: Tally, b: Tally) -> bool:
                                                                            b.ends)
 
 
-@pytest.mark.parametrize("policy", ["greedy", "random:greedy"])  # walked, and played game by game
+@pytest.mark.parametrize("policy", ["greedy", "random:random"])  # walked, and played game by game
 def test_a_run_in_chunks_tallies_its_games_played_one_by_one(ogres: tuple[str, Ruleset, A.Scenario], policy: str,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     path, model, sc = ogres
@@ -66,6 +73,47 @@ def test_a_run_in_chunks_tallies_its_games_played_one_by_one(ogres: tuple[str, R
     assert same(total, by_hand) and total.draws and any(total.wins)  # both kinds of ending met
     part = play_games(Rules(model), sc, policy, 3, 4, 9)
     assert same(part, one_by_one(model, sc, names, 3, 4, 9))
+
+
+class InPlace:
+    """A pool of processes played in this process, telling how many chunks were handed to it when
+    each tally is taken."""
+
+    made: list["InPlace"] = []
+
+    def __init__(self, max_workers: int) -> None:
+        self.workers, self.handed, self.taken_at = max_workers, 0, []  # type: ignore[var-annotated]
+        InPlace.made.append(self)
+
+    def __enter__(self) -> "InPlace":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def submit(self, fn: Any, job: Any) -> Future[Tally]:
+        self.handed += 1
+        done: Future[Tally] = Future()
+        done.set_result(fn(job))
+        return done
+
+
+def test_a_pool_has_at_most_twice_its_workers_chunks_waiting(ogres: tuple[str, Ruleset, A.Scenario],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    path, model, sc = ogres
+    monkeypatch.setattr(simulate, "CHUNK", 2)
+    monkeypatch.setattr(simulate, "ProcessPoolExecutor", InPlace)
+    InPlace.made.clear()
+    handed: list[int] = []
+    total = run(path, sc, 15, seed=2, jobs=1, progress=lambda n: handed.append(n))
+    assert InPlace.made == [] and handed == [2, 4, 6, 8, 10, 12, 14, 15]  # one job: played here, no pool
+    told: list[tuple[int, int]] = []
+    pooled = run(path, sc, 15, seed=2, jobs=3, progress=lambda n: told.append((n, InPlace.made[-1].handed)))
+    assert [p.workers for p in InPlace.made] == [3] and same(pooled, total)
+    # six chunks handed out before the first tally is taken, then one more for each tally, to the eighth
+    assert told == [(2, 6), (4, 7), (6, 8), (8, 8), (10, 8), (12, 8), (14, 8), (15, 8)]
+    run(path, sc, 4, seed=2, jobs=3)
+    assert InPlace.made[-1].workers == 2  # no more workers than chunks
 
 
 def test_a_run_is_bounded_before_any_game_is_played(ogres: tuple[str, Ruleset, A.Scenario],
@@ -93,24 +141,25 @@ def test_each_side_names_its_policy_or_the_count_is_refused() -> None:
 
 
 def test_the_json_answers_are_the_tallies_rates_with_their_intervals(ogres: tuple[str, Ruleset, A.Scenario]) -> None:
+    """Seven games: every rate a seventh, so each is seen rounded to a millionth."""
     _, model, sc = ogres
-    tally = Tally((5, 2), 3, 10, 27, (9, 14), 1.0, (("wipe_out", 7), ("turn limit", 3)))
+    tally = Tally((3, 1), 3, 7, 20, (9, 13), 1.0, (("wipe_out", 4), ("turn limit", 3)))
     out = summary(model, sc, tally, 8, "random:greedy")
     assert {k: out[k] for k in ("ruleset", "scenario", "games", "seed", "draws", "draw_rate", "turns_mean")} == {
-        "ruleset": "ogres", "scenario": "ogres", "games": 10, "seed": 8, "draws": 3, "draw_rate": 0.3,
-        "turns_mean": 2.7}
-    assert out["draw_ci95"] == [round(x, 6) for x in wilson(3, 10)]
+        "ruleset": "ogres", "scenario": "ogres", "games": 7, "seed": 8, "draws": 3, "draw_rate": 0.428571,
+        "turns_mean": 2.857143}
+    assert out["draw_ci95"] == [round(x, 6) for x in wilson(3, 7)]
     assert out["policy"] == {"ogres": "random", "gunners": "greedy"}
-    assert out["ends"] == {"wipe_out": 7, "turn limit": 3}
+    assert out["ends"] == {"wipe_out": 4, "turn limit": 3}
     assert [(s["id"], s["wins"], s["win_rate"], s["survivors_mean"]) for s in out["sides"]] == [
-        ("ogres", 5, 0.5, 0.9), ("gunners", 2, 0.2, 1.4)]
-    assert out["sides"][1]["ci95"] == [round(x, 6) for x in wilson(2, 10)]
+        ("ogres", 3, 0.428571, 1.285714), ("gunners", 1, 0.142857, 1.857143)]
+    assert out["sides"][1]["ci95"] == [round(x, 6) for x in wilson(1, 7)]
     assert summary(model, sc, Tally((0, 0), 0, 0, 0, (0, 0), 0.0), 1)["turns_mean"] == 0  # no games: no division
-    base = Tally((1, 6), 3, 10, 30, (2, 20), 1.0)
+    base = Tally((1, 5), 1, 7, 30, (2, 20), 1.0)
     changes = against(sc, tally, base)
     assert [(c["id"], c["overlay_win_rate"], c["base_win_rate"], c["change"]) for c in changes] == [
-        ("ogres", 0.5, 0.1, 0.4), ("gunners", 0.2, 0.6, -0.4)]
-    assert changes[1]["ci95"] == [round(x, 6) for x in diff_interval(2, 10, 6, 10)]
+        ("ogres", 0.428571, 0.142857, 0.285714), ("gunners", 0.142857, 0.714286, -0.571429)]
+    assert [c["ci95"] for c in changes] == [[round(x, 6) for x in diff_interval(k, 7, b, 7)] for k, b in ((3, 1), (1, 5))]
 
 
 def test_army_lists_stand_in_for_their_sides_only(ogres: tuple[str, Ruleset, A.Scenario]) -> None:
@@ -125,6 +174,8 @@ def test_a_ruleset_that_does_not_compile_or_has_no_base_is_refused_in_one_senten
                                                                                      ogres: tuple[str, Ruleset, A.Scenario]) -> None:
     path, _, _ = ogres
     assert load(path).id == "ogres"
+    house = str(Path(path).parent / "house")
+    assert (load(house).id, load(house, base=True).id) == ("house", "ogres")
     with pytest.raises(ValueError, match="^ruleset 'ogres' is not an overlay: it has no base to compare with$"):
         load(path, base=True)
     (tmp_path / "bad.rules").write_text("ruleset bad\n", "utf-8")

@@ -334,3 +334,23 @@ def test_the_flat_arrays_mirror_every_kept_transition(wounds: compiler.Ruleset) 
             assert flat.child[row, i] == code(child), (row, i)
             linked += child is not None
     assert linked > len(flat.nodes)
+
+
+def test_a_kept_successor_other_than_the_one_the_engine_reaches_is_an_error(wounds: compiler.Ruleset) -> None:
+    """The exploring battle's nature, told the engine reached a position, an outcome or a chance node
+    after an outcome whose successor is kept: the same one goes on; any other is an error."""
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    walk = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    walk.play(game_seed(1, 0))
+    first = walk.root.next
+    assert isinstance(first, Step) and walk._explorer is not None
+    i = 0 if first.children[0] is not None else 1
+    kept = first.children[i]
+    assert isinstance(kept, Position)
+    keeper = walk._explorer[1]
+    keeper.parent, keeper.index = first, i
+    keeper._attach(kept)  # the same successor
+    assert first.children[i] is kept
+    with pytest.raises(WalkError, match="kept transition leads to"):
+        keeper._attach(Position(kept.turn, kept.first, kept.state, kept.player))

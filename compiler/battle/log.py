@@ -223,14 +223,15 @@ def replay(rules: Rules, log: Log, listener: Listener | None = None,
     if not isinstance(scenario, A.Scenario):
         raise LogError(f"ruleset '{rules.model.id}' has no scenario '{log.scenario}'")
     script = ScriptedPolicy(log.choices)
-    seen = [0]
+    seen = 0  # events compared so far
 
     def line(i: int) -> str:
         return f"line {log.lines[i]}" if i < len(log.lines) else f"event {i + 1}"
 
     def compare(event: dict[str, Any]) -> None:
-        i = seen[0]
-        seen[0] += 1
+        nonlocal seen
+        i = seen
+        seen += 1
         text = json.dumps(event, sort_keys=True, ensure_ascii=False)
         if i >= len(log.events):
             raise ReplayMismatch(f"the replay parts from the log after its last event: it goes on with {_short(text)}")
@@ -249,10 +250,10 @@ def replay(rules: Rules, log: Log, listener: Listener | None = None,
     try:
         battle.run()
     except ScriptError as err:
-        raise ReplayMismatch(f"the replay parts from the log at {line(seen[0])}: {err}") from None
-    if seen[0] < len(log.events):
-        raise ReplayMismatch(f"the replay ends before the log does: the log goes on at {line(seen[0])} with "
-                             f"{_short(log.events[seen[0]])}")
+        raise ReplayMismatch(f"the replay parts from the log at {line(seen)}: {err}") from None
+    if seen < len(log.events):
+        raise ReplayMismatch(f"the replay ends before the log does: the log goes on at {line(seen)} with "
+                             f"{_short(log.events[seen])}")
     if script.position < len(log.choices):
         raise ReplayMismatch(f"the log lists {len(log.choices)} answers but the replay asked for {script.position}")
     return battle
