@@ -11,7 +11,10 @@ own law, so that
 
     P(h, removed, damaged) = Σₙ P(n) · Bin(n, pₕ)(h) · Σᵤ Bin(h, p_last / pₕ)(u) · P(removed, damaged | u)
 
-with ``pₕ`` the chance that a first die gets as far as the named step.  The numbers are the
+with ``pₕ`` the chance that a first die gets as far as the named step.  The count the removal
+takes (``u`` itself) needs no chain: P(u, removed, damaged) = P(u) · P(removed, damaged | u),
+whatever made ``u`` (extra hits, ``each becomes``), as long as its dice carry nothing of their
+own into the removal (a hook's ``+1 D`` or mortal wounds).  The numbers are the
 resolver's (exact fractions when the rules are worked out exactly); the law summed over ``h`` is
 held to the volley's own law, so an attack that is no such chain (an ability acting on one of its
 tests, a test that reads an earlier step) is refused rather than drawn wrong.  What ``check``
@@ -30,7 +33,7 @@ from compiler.diagnostics import Span
 from compiler.resolve import Dist, ResolveError
 from compiler.resolve.core import is_dist, unwrap
 from compiler.resolve.steps import LazySteps
-from compiler.resolve.tokens import hooked_tests
+from compiler.resolve.tokens import held_hooks
 
 __all__ = ["CountError", "joint_with_count"]
 
@@ -44,8 +47,8 @@ class CountError(ResolveError, ValueError):
 
     def __init__(self, message: str, span: Span | None = None) -> None:
         super().__init__(f"a volley cannot be drawn with the count a counter reads: {message}", span,
-                         "make the counter read a step on the attack's chain of tests toward its removal "
-                         "(hits = shots each hit(…)) whose tests no ability acts on")
+                         "make the counter read the count the removal takes, or a step on the attack's chain "
+                         "of tests toward it (hits = shots each hit(…)) whose tests no hook is on")
 
 
 def joint_with_count(steps: LazySteps, attack: A.Attack, step: str, removal: str,
@@ -54,11 +57,20 @@ def joint_with_count(steps: LazySteps, attack: A.Attack, step: str, removal: str
     volley whose worked-out steps are ``steps`` (see the module's docstring)."""
     chain = attack.counted_chain(tests)
     span = next((s.span for s in attack.steps if s.name == step), attack.span)
-    hooked = hooked_tests(steps.sums[chain[0]][0]) if len(chain) > 1 and chain[0] in steps.sums else frozenset()
-    refused = attack.uncounted(step, tests, hooked)
+    # every step through a test is worked out in the one evaluator of the call
+    hooks = held_hooks(next(iter(steps.sums.values()))[0]) if steps.sums else ()
+    refused = attack.uncounted(step, tests, hooks)
     if refused is not None:
-        raise CountError(refused, span)
+        raise CountError(refused[0], span)
     last, first = chain[0], chain[-1]
+    removal_given = _removals(steps, last, removal)
+    out: dict[tuple[int, int, int], Any] = {}
+    if step == last:  # the count the removal takes: the models removed given it, whatever made it
+        for u, pu in _counts(steps[last], last, span).items():
+            for (r, d), pr in removal_given(u).items() if pu else ():
+                out[(u, r, d)] = out.get((u, r, d), 0) + pu * pr
+        _agrees(out, steps.removal_state(removal), attack, step, span)
+        return out
     prior = _counts(steps[first], first, span)
     # the chance that a first die gets as far as each step of the chain (1 for the first dice)
     reach: dict[str, Any] = {first: Fraction(1)}
@@ -74,8 +86,6 @@ def joint_with_count(steps: LazySteps, attack: A.Attack, step: str, removal: str
         reach[name] = per.get(1, 0)
     p_step, p_last = reach[step], reach[last]
     q = p_last / p_step if p_step else p_last  # no die gets to the step: none to the last either
-    removal_given = _removals(steps, last, removal)
-    out: dict[tuple[int, int, int], Any] = {}
     for n, pn in prior.items():
         for h in range(n + 1):
             ph = pn * _binomial(n, h, p_step)

@@ -213,7 +213,9 @@ def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
 def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
     """What a counter rises by: worked out for the unit; when it rises on ``shot``, a name that is a
     step of an attack the game fires is that volley's count, which must be one the engine can draw
-    with the models removed: a step on the chain of tests that leads to the removal (W861)."""
+    with the models removed: a step on the chain of tests that leads to the removal (W863), one
+    :meth:`~compiler.ast.Attack.uncounted` finds drawable with the hooks of every profile's
+    abilities (W870)."""
     steps: set[str] = set()
     if counter.event == "shot":
         fired = [e.name for p in game.phases for a in p.actions for e in a.effects if e.kind == "attack"]
@@ -236,29 +238,29 @@ def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
                                    counter.span, "name a step of every attack the game fires that passes its dice "
                                    "through a test toward the removal, e.g. hits = shots each hit(shooter.BS)")
                     continue
-                why = attack.uncounted(name, tests, hooked)
-                if why is not None:
-                    test = next((t for t in hooked if f"test '{t}'" in why), None)
+                refused = attack.uncounted(name, tests, list(hooked))
+                if refused is not None:
+                    why, hook = refused
                     ctx.sink.error(codes.COUNT_NOT_DRAWN, f"'{counter.situation}' rises by the count of '{name}', "
                                    f"which a volley of attack '{attack.id}' cannot be drawn with: {why}"
-                                   + (f" ({hooked[test]})" if test else ""), counter.rises.span,
-                                   "read a count the dice reach one by one, each on its own: a step of a chain "
-                                   "hits = shots each hit(…) that starts from a number of dice and whose tests no "
-                                   "ability's hook is on; or let the counter rise by a number (rises by 1)")
+                                   + (f" ({hooked[hook]})" if hook is not None else ""), counter.rises.span,
+                                   "read the count the removal takes (killed = hits removes target: hits), or a "
+                                   "step of a chain hits = shots each hit(…) from dice of its own whose tests no "
+                                   "hook is on; or let the counter rise by a number (rises by 1)")
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
     check_expr(counter.rises, Scope(ctx, game.id, stats | UNIT_NAMES | steps))
 
 
-def _hooked(ctx: Context) -> dict[str, str]:
-    """The tests some ability's hook is on, of a profile that may attack (any unit or weapon):
-    test → which ability of which profile."""
+def _hooked(ctx: Context) -> dict[A.Hook, str]:
+    """The hooks on tests of the abilities of a profile that may attack (any unit or weapon, whether
+    or not the ability's ``when`` holds): hook → which ability of which profile."""
     abilities = {a.id: a for a in ctx.ruleset.of_type(A.Ability)}
-    out: dict[str, str] = {}
+    out: dict[A.Hook, str] = {}
     for profile in ctx.ruleset.profiles.values():
         for use in profile.abilities:
             for hook in abilities[use.ability].hooks if use.ability in abilities else ():
                 if hook.test is not None:
-                    out.setdefault(hook.test, f"the ability '{use.ability}' of '{profile.id}' has a hook on it")
+                    out.setdefault(hook, f"the ability '{use.ability}' of '{profile.id}' has it")
     return out
 
 
