@@ -243,18 +243,20 @@ class Battle:
             greedy = self.greedy_sides
             while not st.over and any(pending):
                 for s, left in zip(sides, pending):
-                    if not all(u.models > 0 for u in left):  # one wiped out since the phase began is not offered
-                        left[:] = [u for u in left if u.models > 0]
+                    while left and left[0].models <= 0:  # one wiped out since the phase began is not offered
+                        del left[0]
                     if not left or st.over:
                         continue
                     st.active = s
-                    if len(left) == 1:
-                        unit = left.pop()
-                    elif greedy[s]:  # no estimates: the greedy policy takes the first (as pick_unit does)
-                        self.choices.append(0)
+                    if greedy[s]:  # no estimates: the greedy policy takes the first (as pick_unit does)
                         unit = left.pop(0)
+                        for u in left:
+                            if u.models > 0:  # a choice of more than one unit: recorded
+                                self.choices.append(0)
+                                break
                     else:
-                        unit = self.pick_unit(s, left, phase)
+                        left[:] = [u for u in left if u.models > 0]
+                        unit = left[0] if len(left) == 1 else self.pick_unit(s, left, phase)
                         left.remove(unit)
                     self.act(unit, phase)
         for c in phase.combats:
@@ -290,15 +292,16 @@ class Battle:
         side, sig = unit.side, signature(self.state, unit)
         est = self.estimates
         est.sig = (unit, sig)  # valid until the first effect changes the state
-        key = (phase.id, sig)
+        key = (phase.id, sig)  # (what est.actions reads: the phase and the signature)
+        kept = (phase.id, est.hashed(unit))  # the signature hashed once, shared with the estimates
         memo = self.memos.offers
-        offer = memo.get(key)
+        offer = memo.get(kept)
         if offer is None:
             statuses = unit.statuses
             acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))
                     and a.id not in self.cornerless and est.can_attack(unit, a)]
             # the actions, their options, and (once worked out) the greedy policy's pick
-            offer = memo.keep(key, [acts, self.options(phase, acts), None])
+            offer = memo.keep(kept, [acts, self.options(phase, acts), None])
         actions = offer[0]
         if not actions:
             est.sig = None
