@@ -301,8 +301,8 @@ class Battle:
             acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))
                     and a.id not in self.cornerless and est.can_attack(unit, a)]
             # the actions, their options, and (once worked out) the greedy policy's pick
-            offer = memo.keep(kept, [acts, self.options(phase, acts), None])
-        actions = offer[0]
+            offer = memo.keep(kept, self.menu(phase, acts) + (None,))
+        actions, options = offer[0], offer[1]
         if not actions:
             est.sig = None
             return False
@@ -310,13 +310,14 @@ class Battle:
         if self.greedy_sides[side]:
             i = offer[2]
             if i is None:
-                values = est.actions(key, unit, actions)[:len(offer[1])]
-                i = offer[2] = values.index(max(values))
-            if len(offer[1]) > 1:  # as choose() records: a choice of one option is no answer
+                values = est.actions(key, unit, actions)[:len(options)]
+                i = values.index(max(values))
+                offer = memo[kept] = (actions, options, i)
+            if len(options) > 1:  # as choose() records: a choice of one option is no answer
                 self.choices.append(i)
         else:
             i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
-                                   offer[1], lambda: est.actions(key, unit, actions)[:len(offer[1])]))
+                                   options, lambda: est.actions(key, unit, actions)[:len(options)]))
         if i == len(actions):
             est.sig = None
             return False
@@ -333,16 +334,16 @@ class Battle:
         est.sig = None
         return True
 
-    def options(self, phase: A.Phase, acts: list[A.Action]) -> tuple[Option, ...]:
-        """The options of a phase whose actions ``acts`` are offered to a unit: one per action, and
-        doing nothing unless one is a ``must`` (kept per phase and actions: states seldom recur,
-        the phase's offers do)."""
+    def menu(self, phase: A.Phase, acts: list[A.Action]) -> tuple[list[A.Action], tuple[Option, ...]]:
+        """The actions ``acts`` of a phase offered to a unit, and their options: one per action,
+        and doing nothing unless one is a ``must`` (kept per phase and actions, one list and one
+        tuple shared by every state that offers them: states seldom recur, the phase's offers do)."""
         key = (phase.id, *[a.id for a in acts])
         found = self.memos.menus.get(key)
         if found is None:
             must = any(a.must for a in acts)  # a unit offered a `must` action may not do nothing
-            found = self.memos.menus.keep(key, tuple(Option(a.title, a.id) for a in acts) +
-                                          (() if must else (Option("Nothing", None),)))
+            found = self.memos.menus.keep(key, (acts, tuple(Option(a.title, a.id) for a in acts) +
+                                                (() if must else (Option("Nothing", None),))))
         return found
 
     def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None, shot: bool = True) -> None:
