@@ -1,6 +1,7 @@
-"""The dice a volley shows, at their edges: a test that re-rolls shows its counts with a note and
-no faces; a volley at a unit with casualties marked this phase shows the dice of a volley at the
-models left."""
+"""The dice a volley shows, at their edges: a test that re-rolls, rolls a custom die, several dice
+or a chained roll shows its counts with a note and no faces; a volley at a unit with casualties
+marked this phase shows the dice of a volley at the models left; a volley drawn with a step's count
+shows that count; an outcome whose chance the steps do not give shows no dice."""
 from __future__ import annotations
 
 from typing import Any
@@ -53,3 +54,58 @@ def test_a_volley_at_a_unit_with_casualties_marked_shows_the_dice_at_the_models_
     assert law.values == (0, 1, 2)
     for outcome in range(3):
         assert shown(rules, troopers(3, 1, "gunner"), outcome, seed) == shown(rules, troopers(2, 0, "gunner"), outcome, seed)
+
+
+@pytest.mark.parametrize("counted", ["hits", "unsaved"])
+def test_a_volley_drawn_with_a_steps_count_shows_dice_that_agree_with_that_count(counted: str) -> None:
+    """A volley whose law comes with the count of one of its steps (what a counter reads when the
+    target is shot): for every outcome, the dice shown pass exactly that many at that step, and
+    wound as the outcome says (three pistols, a wound each, at troopers of two wounds).  A step the chain does not count dice at gets a note, no dice."""
+    rules = rules_of(DUEL)
+    attack = rules.model.get("shooting")
+    law = rules.volley_counting(attack, gunners(), "pistol", troopers(3), (), counted)
+    if counted == "hits":  # outcomes told apart by the count alone (of unsaved dice, the wounds tell it)
+        assert len(set(zip(law.values, law.damaged))) < len(law.values)
+    dice = VolleyDice(rules, 1)
+    for i in range(len(law.values)):
+        for _ in range(3):
+            steps = {s["step"]: s for s in dice.volley(attack, gunners(), "pistol", troopers(3), (), law, i, counted)["dice"]}
+            assert steps[counted]["passed"] == law.counts[i]
+            assert steps["unsaved"]["passed"] == 2 * law.values[i] + law.damaged[i]  # a wound each, W2
+    assert dice.volley(attack, gunners(), "pistol", troopers(3), (), law, 0, "killed") == \
+        {"dice_note": "its steps do not account for this outcome"}
+
+
+@pytest.mark.parametrize("test,note", [
+    ("roll highest(2, d6) >= BS", "a custom die"),
+    ("roll 2d6 >= BS + 3", "several dice a test"),
+    ("roll d6 against 6 then 4+", "a chained roll"),
+])
+def test_a_test_whose_faces_are_not_one_die_shows_its_count_with_a_note_and_no_faces(test: str, note: str) -> None:
+    rules = rules_of(DUEL.replace("test hit(BS) = roll d6 >= BS", f"test hit(BS) = {test}"))
+    steps = {s["step"]: s for s in shown(rules, troopers(3), 1)["dice"]}
+    assert steps["hits"]["note"] == note and "faces" not in steps["hits"]
+    assert len(steps["unsaved"]["faces"]) == steps["unsaved"]["rolled"] == steps["hits"]["passed"]
+
+
+def test_an_outcome_whose_chance_the_steps_do_not_give_shows_no_dice() -> None:
+    """The dice are drawn only for an outcome the steps give the volley's chance: asked with the law
+    of three gunners for two (no wound: (2/3)^3 against (2/3)^2), a note and no dice."""
+    rules = rules_of(DUEL)
+    attack = rules.model.get("shooting")
+    law = rules.volley(attack, gunners(), "pistol", troopers(3), ())
+    assert (law.values[0], law.damaged[0], law.probabilities[0]) == (0, 0, pytest.approx(8 / 27))
+    two = Unit(0, 0, "Gunners", "gunner", ("pistol",), 2, 3, 0, 0.0)
+    assert VolleyDice(rules, 1).volley(attack, two, "pistol", troopers(3), (), law, 0) == \
+        {"dice_note": "its steps do not account for this outcome"}
+
+
+def test_a_step_no_die_reaches_shows_its_dice_all_the_same() -> None:
+    """Gunners who cannot hit (BS 7 on a d6): three shots, no hit, no save to roll — shown as such,
+    not refused as steps that depend on each other (the step after the hits, reached by no die,
+    passes a die with its own test's chance)."""
+    rules = rules_of(DUEL.replace("  BS 4  W 1  Sv 6+\n", "  BS 7  W 1  Sv 6+\n"))
+    dice = shown(rules, troopers(3), 0)["dice"]
+    assert [(s["step"], s.get("rolled"), s["passed"]) for s in dice] == [("shots", None, 3), ("hits", 3, 0),
+                                                                          ("unsaved", 0, 0)]
+    assert all(face < 7 for face in dice[1]["faces"]) and len(dice[1]["faces"]) == 3 and dice[2]["faces"] == []

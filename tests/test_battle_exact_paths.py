@@ -1,6 +1,9 @@
 """The exact solver where positions look alike: two volleys of one unit (two weapons alike) reach
 the same table and the same law, and are not the same position (the second comes after the
-first) — the law worked out here; and what an exact law answers (wins, draws, models left, turns)."""
+first), nor are a shot with another to come and the last one, or a turn's shot and the next
+turn's — each law worked out here; a battle certain to end one way has that one ending; a battle
+of many rolls and few positions is worked out position by position; and what an exact law answers
+(wins, draws, models left, turns)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -87,6 +90,16 @@ def test_what_an_exact_law_answers() -> None:
     assert (blue["win"], out["draw"], out["turns"], out["states"]) == ("1/3", "1/6", {"1": "1/2", "2": "1/3", "3": "1/6"}, 7)
 
 
+def dice_rules(turns: int, ready: int, red: str, blue: str) -> str:
+    """The arms ruleset under activation dice (two a unit, a success on ``ready``+; never bust)."""
+    return RULES.replace("stat W ", "stat Rd \"Readiness\" 1..6\nstat W ") \
+        .replace("test hit(BS) = roll d6 >= BS\n", "test hit(BS) = roll d6 >= BS\ntest ready(Rd) = roll d6 >= Rd\n") \
+        .replace("  BS 4  W 1\n", f"  BS 4  Rd {ready}  W 1\n").replace("weapons pistol, rifle", "weapons rifle") \
+        .replace("  turns 1\n  activation whole_army\n",
+                 f"  turns {turns}\n  activation activation_rolls\n  activation dice 2..2 of ready(Rd), bust on 3 failures\n") \
+        .replace("    1 gunner\n", red).replace("    2 trooper\n", blue)
+
+
 def test_a_volley_with_another_action_to_come_is_not_the_last_one() -> None:
     """Activation dice, two a turn for two turns: each success a shot (a kill on 4+) at three
     troopers.  The gunner's first shot with two successes rolled and its only shot with one meet the
@@ -94,12 +107,7 @@ def test_a_volley_with_another_action_to_come_is_not_the_last_one() -> None:
     stands in its turn); its shot in the second turn after a first turn of no kill meets the table of
     the first turn but for the clock.  Each of the four dice gives a kill with chance 1/2 × 1/2, so
     the kills are binomial (4, 1/4), and a third ends the battle."""
-    text = RULES.replace("stat W ", "stat Rd \"Readiness\" 1..6\nstat W ") \
-        .replace("test hit(BS) = roll d6 >= BS\n", "test hit(BS) = roll d6 >= BS\ntest ready(Rd) = roll d6 >= Rd\n") \
-        .replace("  BS 4  W 1\n", "  BS 4  Rd 4  W 1\n").replace("weapons pistol, rifle", "weapons rifle") \
-        .replace("  turns 1\n  activation whole_army\n",
-                 "  turns 2\n  activation activation_rolls\n  activation dice 2..2 of ready(Rd), bust on 3 failures\n") \
-        .replace("    2 trooper\n", "    3 trooper\n")
+    text = dice_rules(2, 4, "    1 gunner\n", "    3 trooper\n")
     result = compile_text(text, "arms.rules")
     assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
     model = result.rulesets[0]
@@ -107,3 +115,24 @@ def test_a_volley_with_another_action_to_come_is_not_the_last_one() -> None:
     law = solve(Rules(model, exact=True), model.get("range"))
     assert law.endings == {(0, 2, (1, 0)): kills[3] + kills[4], (None, 2, (1, 1)): kills[2],
                            (None, 2, (1, 2)): kills[1], (None, 2, (1, 3)): kills[0]}
+
+
+def test_a_battle_certain_to_end_one_way_has_that_one_ending() -> None:
+    """The gunner is always ready (two successes, each 1+) and always hits (BS 1): the lone trooper
+    falls to its first shot.  The dice's other counts cannot happen: no ending of chance 0 is listed."""
+    result = compile_text(dice_rules(1, 1, "    1 gunner\n", "    1 trooper\n").replace("  BS 4\n", "  BS 1\n"),
+                          "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    assert solve(Rules(model, exact=True), model.get("range")).endings == {(0, 1, (1, 0)): Fraction(1)}
+
+
+def test_a_battle_of_many_rolls_and_few_positions_is_worked_out_position_by_position() -> None:
+    """Two troopers with no weapon roll their activation dice each turn for twelve turns: 3^24 ways
+    through the rolls, and every way leaves the table as it was.  Each turn's two rolls are two
+    positions, each worked out once: 24 positions, one ending (a draw at the turn limit)."""
+    result = compile_text(dice_rules(12, 4, "    1 trooper\n", "    1 trooper\n"), "arms.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    law = solve(Rules(model, exact=True), model.get("range"))
+    assert (law.endings, law.states) == ({(None, 12, (1, 1)): Fraction(1)}, 24)

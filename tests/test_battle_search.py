@@ -238,3 +238,65 @@ def test_a_position_is_searched_once_whatever_the_game_that_reaches_it(watching:
     more = play_games(rules, sc, "mcts:greedy", 4, 8, 40)
     assert 0 < searched <= 3 and answers_kept() - before == searched
     assert first.wins[1] == more.wins[1] == 0  # and on overwatch, Red never loses
+
+
+def test_a_finished_battle_is_worth_its_result_and_a_tenth_of_its_material_share(sniping: Ruleset) -> None:
+    """The mcts's reward, by hand: Red's two gunners are worth 10 points each, Blue's sniper 5 and
+    its crate 15."""
+    from compiler.battle.engine import Outcome
+    from compiler.battle.search import material, reward
+
+    state = Battle(Rules(sniping), sniping.get("duel"), [GreedyPolicy(), GreedyPolicy()], seed=0).state
+    red, sniper, crate = (next(u for u in state.units if u.label.startswith(n)) for n in ("Gunner", "Sniper", "Crate"))
+    red.models, crate.models = 1, 0  # Red has half its points left, Blue a quarter (the sniper)
+    assert (material(state, 0), material(state, 1)) == (0.5, 0.25)
+    share = 0.5 / 0.75
+
+    def ended(winner: int | None) -> Outcome:
+        return Outcome(winner, 1, (1, 1), (), "")
+    assert reward(state, 0, ended(0)) == pytest.approx(0.9 + 0.1 * share, abs=1e-15)
+    assert reward(state, 1, ended(0)) == pytest.approx(0.1 * (1 - share), abs=1e-15)
+    assert reward(state, 0, ended(None)) == pytest.approx(0.45 + 0.1 * share, abs=1e-15)
+    red.models = sniper.models = 0  # nothing left on either side: an even share
+    assert reward(state, 1, ended(None)) == pytest.approx(0.45 + 0.05, abs=1e-15)
+    red.models = 2
+    assert material(state, 0) == 1.0 and reward(state, 1, ended(0)) == 0.0
+
+
+def test_a_search_needs_a_choice_to_weigh_and_a_playout_to_make() -> None:
+    for make in (lambda: LookaheadPolicy(0), lambda: MctsPolicy(iterations=0), lambda: MctsPolicy(depth=0)):
+        with pytest.raises(ValueError):
+            make()
+    assert LookaheadPolicy(1).depth == 1 and MctsPolicy(iterations=1, depth=1).iterations == 1
+
+
+def test_without_playouts_to_compare_an_option_with_the_greedy_pick_stands(sniping: Ruleset) -> None:
+    """Two playouts a decision, and Red's two decisions (shoot or not, then the crate or the sniper)
+    have two options each: each option played once, no spread to judge a difference by, so the
+    greedy pick stands; and a searcher not seated at a battle picks as greedy does."""
+    node = first_decision(sniping).child(0)
+    choice = node.choice()
+    assert choice is not None and len(choice.options) == 2
+    greedy = greedy_order(choice)[0]
+    battle = Battle(Rules(sniping), sniping.get("duel"), [MctsPolicy(iterations=2, seed=1), GreedyPolicy()], seed=3,
+                    record=False)
+    battle.run()
+    assert battle.choices[:2] == [0, greedy]
+    assert MctsPolicy().choose(choice) == LookaheadPolicy().choose(choice) == greedy
+
+
+def test_another_option_replaces_the_greedy_pick_only_beyond_twice_the_standard_error() -> None:
+    """Paired differences (0.75, 0.25): mean 0.5, standard error 0.25, so 0.5 is not beyond twice
+    it; (0.75, 0.5): mean 0.625 against 0.25."""
+    from compiler.battle.search import _Arm, surely_better
+
+    def arm(other: list[float]) -> _Arm:
+        a = _Arm([1, 0])  # option 1 is the greedy pick
+        a.rewards = [other, [0.0, 0.0]]
+        return a
+    assert surely_better(arm([0.75, 0.25])) == 1
+    assert surely_better(arm([0.75, 0.5])) == 0
+    assert surely_better(arm([0.75])) == 1  # one playout: no spread
+    three = _Arm([2, 0, 1])
+    three.rewards = [[0.75, 0.5], [1.0, 1.0], [0.0, 0.0]]  # both beat the greedy pick; the better one is taken
+    assert surely_better(three) == 1

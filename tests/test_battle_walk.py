@@ -250,3 +250,107 @@ def test_each_thread_walks_on_its_own(wounds: compiler.Ruleset) -> None:
     assert len(there) == 2 and here not in there and there[0] is not there[1]
     alone = play_games(rules, sc, "greedy", 4, 0, 150)
     assert all(t.wins == alone.wins and t.turns == alone.turns for t in tallies)
+
+
+def tallied(ends: list[tuple[Outcome, int]]) -> Counter[Outcome]:
+    out: Counter[Outcome] = Counter()
+    for outcome, games in ends:
+        out[outcome] += games
+    return out
+
+
+def test_a_walk_whose_positions_do_not_recur_gives_up_keeping_at_its_two_hundredth_game() -> None:
+    """Forty gunners a side over six turns: nearly every game turn begins at a position not met
+    before, more than one a game; the walk keeps them for its first TRIAL = 200 games (the
+    documented bound, at exactly the bound), then the engine plays alone — the same games, walked
+    one at a time or many at once."""
+    text = OGRES.replace("turns 4", "turns 6").replace("    2 ogre\n", "    40 gunner\n").replace(
+        "    6 gunner\n", "    40 gunner\n")
+    result = compile_text(text, "crowd.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    sc = model.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    rules = Rules(model)
+    assert walk_module.TRIAL == 200
+    seeds = game_seed_array(12, 0, 201)
+    one, many = Walk(Rules(model), sc, ["greedy", "greedy"]), Walk(Rules(model), sc, ["greedy", "greedy"])
+    walked = [one.play(s) for s in seeds[:199].tolist()]
+    assert tallied(many.play_many(seeds[:199])) == Counter(walked)
+    for walk in (one, many):
+        assert walk.keeping and walk.games == 199 and walk.turns > 199 and walk.positions
+    walked += [one.play(s) for s in seeds[199:].tolist()]  # the 200th game is played with nothing kept
+    assert tallied(many.play_many(seeds[199:])) == Counter(walked[199:])
+    for walk in (one, many):
+        assert not walk.keeping and not walk.positions and walk.games == 199
+    assert walked[::20] + walked[199:] == [engine(rules, sc, s) for s in seeds[::20].tolist() + seeds[199:].tolist()]
+
+
+def test_a_game_walked_again_is_not_played_by_the_engine_again(wounds: compiler.Ruleset) -> None:
+    """``played`` counts the games the engine had to play some of: the first game of a fresh walk,
+    not the same game walked again (everything it met is kept)."""
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    walk = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    seed = game_seed(13, 0)
+    first = walk.play(seed)
+    assert (walk.games, walk.played) == (1, 1)
+    assert walk.play(seed) == first and (walk.games, walk.played) == (2, 1)
+    seeds = [game_seed(13, i) for i in range(1, 21)]
+    for s in seeds:  # new games: those that meet an outcome not met before are played from there on
+        walk.play(s)
+    assert 1 < walk.played <= 21
+    played = walk.played
+    for s in seeds:
+        walk.play(s)
+    assert walk.played == played
+
+
+def test_the_flat_arrays_mirror_every_kept_transition(wounds: compiler.Ruleset) -> None:
+    """After games walked many at once, each kept chance node's row holds, per outcome, the code of
+    what followed it — passing over the positions between, which draw nothing — or nothing kept."""
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    walk = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    walk.play_many(game_seed_array(14, 0, 300))
+    flat = walk.flat
+    flat.sync()
+
+    def code(node: object) -> int:
+        while isinstance(node, Position):
+            node = node.next
+        if node is None:
+            return walk_module.UNKNOWN
+        if isinstance(node, Step):
+            return node.row
+        return -2 - next(k for k, end in enumerate(flat.ends) if end is node)
+
+    assert walk.root.code == code(walk.root) != walk_module.UNKNOWN
+    assert len(flat.nodes) == walk.steps > 50
+    linked = 0
+    for row, step in enumerate(flat.nodes):
+        assert step.row == row
+        for i, child in enumerate(step.children):
+            assert flat.child[row, i] == code(child), (row, i)
+            linked += child is not None
+    assert linked > len(flat.nodes)
+
+
+def test_a_kept_successor_other_than_the_one_the_engine_reaches_is_an_error(wounds: compiler.Ruleset) -> None:
+    """The exploring battle's nature, told the engine reached a position, an outcome or a chance node
+    after an outcome whose successor is kept: the same one goes on; any other is an error."""
+    sc = wounds.get("ogres")
+    assert isinstance(sc, A.Scenario)
+    walk = Walk(Rules(wounds), sc, ["greedy", "greedy"])
+    walk.play(game_seed(1, 0))
+    first = walk.root.next
+    assert isinstance(first, Step) and walk._explorer is not None
+    i = 0 if first.children[0] is not None else 1
+    kept = first.children[i]
+    assert isinstance(kept, Position)
+    keeper = walk._explorer[1]
+    keeper.parent, keeper.index = first, i
+    keeper._attach(kept)  # the same successor
+    assert first.children[i] is kept
+    with pytest.raises(WalkError, match="kept transition leads to"):
+        keeper._attach(Position(kept.turn, kept.first, kept.state, kept.player))

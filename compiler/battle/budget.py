@@ -99,7 +99,7 @@ def strongest(rules: Rules, scenario: A.Scenario, games: int, budget: float, sid
     ``sides`` rulesets, e.g. 2 for an overlay and its base) fits ``budget`` CPU seconds, the games
     spread over ``workers`` processes (each searches the positions it meets itself)."""
     seen: Counter[tuple[Any, ...]] = Counter()
-    marks = [0]  # distinct positions after each probe
+    marks: list[int] = []  # distinct positions after each probe
     questions = 0
     for i in range(PROBES):
         counter = _Counting(seen)
@@ -111,15 +111,16 @@ def strongest(rules: Rules, scenario: A.Scenario, games: int, budget: float, sid
         if i + 1 == PROBES // 4 and _cost(sides, games, questions / (i + 1), workers * len(seen),
                                           LOOKAHEAD_NODES) > budget:
             break  # even the positions met so far put the cheapest search past the budget
-    played = len(marks) - 1
+    played = len(marks)
     q = questions / played
-    rate = (marks[-1] - marks[played // 2]) / (played - played // 2)
+    rate = (marks[-1] - marks[played // 2 - 1]) / (played - played // 2)
     once = sum(1 for k in seen.values() if k == 1)
     twice = sum(1 for k in seen.values() if k == 2)
     unseen = once * (once - 1) / (2 * (twice + 1))
     positions = workers * (len(seen) + min(unseen, max(0, games - played) * rate))
     estimates = {"mcts": _cost(sides, games, q, positions, MCTS_ITERATIONS),
-                 "lookahead": _cost(sides, games, q, positions, LOOKAHEAD_NODES), "greedy": _cost(sides, games, q, 0, 0)}
+                 "lookahead": _cost(sides, games, q, positions, LOOKAHEAD_NODES),
+                 "greedy": _cost(sides, games, q, positions, 0)}  # no plays: greedy searches nothing
     chosen = next((k for k in STRONGEST_FIRST if estimates[k] <= budget), "greedy")
     return Pick(chosen, budget, estimates)
 

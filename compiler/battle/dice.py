@@ -142,8 +142,7 @@ class VolleyDice:
         args.append(A.Name(_SPAN, _TARGET))
         env = {_ACTOR: ProfileRef(actor.profile, actor.models), _TARGET: ProfileRef(target.profile, left, target.wounds)}
         steps = self.rules.evaluator(situation).evaluate(A.Call(_SPAN, attack.id, _SPAN, tuple(args), ()), env).steps
-        if not isinstance(steps, LazySteps):
-            return "its steps are not worked out one by one"
+        assert isinstance(steps, LazySteps)  # an attack's steps always are (compiler.resolve.attack)
         removal = removal_step(attack)
         by_name = {s.name: s for s in attack.steps}
         last = by_name[removal].removes_from if removal in by_name else None
@@ -180,10 +179,10 @@ class VolleyDice:
             if per is None or not set(per) <= {0, 1}:
                 return f"its step '{step.name}' makes more than one die of one"
             now = per.get(1, 0.0)
-            p = now / before if before else 0.0
             faces = _face_law(sub.evaluate(call, dict(sub.roles)), negate)
-            if faces is None or abs(faces[0] - p) > TOLERANCE:
+            if faces is None or before and abs(faces[0] - now / before) > TOLERANCE:
                 return f"the dice of its step '{step.name}' depend on the steps before"
+            p = now / before if before else faces[0]  # no die gets this far (never hits): its test's own chance
             why = _not_shown(sub, test)
             chain_steps.append(StepDice(step.name, test.id, p, None if why else faces[1], None if why else faces[2],
                                         why))
@@ -198,12 +197,11 @@ class VolleyDice:
         return Chain(count, prior, tuple(chain_steps), removed_given)
 
 
-def draw_counts(chain: Chain, outcome: tuple[int, int], rng: random.Random,
-                expected: float | None = None, fixed: tuple[int, int] | None = None) -> list[int] | None:
+def draw_counts(chain: Chain, outcome: tuple[int, int], rng: random.Random, expected: float,
+                fixed: tuple[int, int] | None = None) -> list[int] | None:
     """Each step's count (the first dice, then each step's), drawn from their exact law given
     ``outcome`` (and, given ``fixed`` = (j, h), the count h at step j: 0 the first dice); None when
-    the chain gives the outcome no chance (or, given ``expected``, a chance other than the volley's
-    law gives it)."""
+    the chain gives the outcome no chance, or a chance other than ``expected`` (the volley's law's)."""
     top = max(chain.prior)
     key = outcome if fixed is None else outcome + fixed
     known = chain.given.get(key)
@@ -222,7 +220,7 @@ def draw_counts(chain: Chain, outcome: tuple[int, int], rng: random.Random,
         known = chain.given[key] = (sum(chain.prior.get(n, 0.0) * betas[0][n] for n in range(top + 1)), betas)
     total, betas = known
     weights = [chain.prior.get(n, 0.0) * betas[0][n] for n in range(top + 1)]
-    if total <= 0 or (expected is not None and abs(total - expected) > TOLERANCE * max(1.0, expected) + 1e-12):
+    if total <= 0 or abs(total - expected) > TOLERANCE:  # a chance is at most 1: the tolerance is absolute
         return None
     counts = [rng.choices(range(top + 1), weights=weights)[0]]
     for j, step in enumerate(chain.steps, 1):

@@ -136,12 +136,13 @@ class Battle:
         st.first = first
         return self.play_from(1, first)
 
-    def play_from(self, start: int, first: int, player: int = 0) -> Outcome:
+    def play_from(self, start: int, first: int) -> Outcome:
         """The game turns from ``start`` on, then the end (``first``: the side that went first the
         turn before).  :meth:`run` calls it after the roll for the first turn; a walk over kept
-        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state: at the
-        start of a game turn, or (``player`` > 0, ``first`` the side that went first this turn)
-        between two players' turns of game turn ``start``, where :attr:`at_player` was told."""
+        transitions (:mod:`compiler.battle.walk`) resumes a battle here from a kept state
+        (:meth:`resume`): at the start of a game turn, or (resumed before player ``player`` > 0,
+        ``first`` the side that went first this turn) between two players' turns of game turn
+        ``start``, where :attr:`at_player` was told."""
         st = self.state
         n = len(st.sides)
         order = [(first + i) % n for i in range(n)]
@@ -230,9 +231,6 @@ class Battle:
         if phase.actions and len(sides) == 1:
             side = st.active = sides[0]
             left = [u for u in st.units if u.side == side and u.models > 0]
-            if len(left) == 1 and not st.over:
-                self.act(left[0], phase)
-                left = []
             while left and not st.over:
                 unit = left[0] if len(left) == 1 else self.pick_unit(side, left, phase)
                 left.remove(unit)
@@ -280,9 +278,7 @@ class Battle:
         if unit.spent:
             return False  # a reaction took its action this game turn
         if unit.until:
-            rally(self, unit)
-            if not unit.alive or self.state.over:
-                return False
+            rally(self, unit)  # (a test taken to end a status neither removes models nor ends the battle)
         statuses = unit.statuses
         if statuses and active():  # coverage: the statuses that take an action from the unit
             note_held(statuses, [s for a in phase.actions for s in a.unless])
@@ -387,11 +383,11 @@ class Battle:
                 removed = self.state.remove_models(target, law.values[i])
                 if target.models:
                     target.wounds = law.damaged[i]
-            if self.record:
+            if self.record:  # (``dist``: whole inches on a line, a thousandth at most on a table)
                 self.emit("volley", rule=attack.id, unit=unit.label, weapon=weapon, target=target.label,
                           models=unit.models, removed=removed, mean=round(law.mean, 6), left=target.models,
                           wounds=target.wounds,
-                          distance=round(dist, 3), situation=[k if v is True else f"{k}={v}" for k, v in situation],
+                          distance=dist, situation=[k if v is True else f"{k}={v}" for k, v in situation],
                           **shown, **({"counted": {counted: law.counts[i]}} if counted is not None else {}))
             if weapon is not None and weapon in self.rest:
                 rest(self, unit, weapon, self.rest[weapon])

@@ -272,7 +272,10 @@ class Estimates:
         return total
 
     def action(self, unit: Unit, action: A.Action, distance: float | None = None) -> float:
-        """What taking ``action`` is worth to ``unit`` (at ``distance`` from the enemy, or where it is)."""
+        """What taking ``action`` is worth to ``unit`` (at ``distance`` from the enemy, or where it is);
+        kept per state but on a table, where states seldom recur (the engine keeps its pick per state)."""
+        if self.state.table is not None:
+            return self._action(unit, action, distance)
         key = (action.id, distance, self.hashed(unit))
         found = self.memos.actions.get(key)
         if found is None:
@@ -400,7 +403,9 @@ class Estimates:
 
     def actions(self, key: tuple[Any, ...], unit: Unit, actions: list[A.Action]) -> list[float]:
         """Each of a phase's actions' estimates (and doing nothing's, last), kept under ``key``
-        (a phase's id and the unit's signature)."""
+        (a phase's id and the unit's signature), but on a table (see :meth:`action`)."""
+        if self.state.table is not None:
+            return [self._action(unit, a, None) for a in actions] + [0.0]
         held = self.sig
         key = (key[0], self.hashed(unit)) if held is not None and held[0] is unit and key[1] is held[1] else (Hashed(key),)
         found = self.memos.offers.get(key)

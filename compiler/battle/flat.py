@@ -2,14 +2,18 @@
 
 :mod:`compiler.battle.walk` keeps, per position, the chance nodes the engine met and what
 followed each outcome, as objects.  :class:`Flat` mirrors them in NumPy arrays as they are kept
-— a row per chance node: its cumulative chances, their total, its last outcome's index, and per
+— a row per chance node: its cumulative chances, their total, and per
 outcome the code of what followed (the next chance node's row, passing over the positions in
 between, which draw nothing; the end of the battle; or nothing kept yet) — so that
 :meth:`Flat.walk` can play many games at once: each round, every game still going draws its
 next number from its own stream (:func:`~compiler.battle.streams.draws_at`, bit for bit the
 stream's), finds its outcome in its node's cumulative chances exactly as
 :meth:`~compiler.battle.rules.Law.index` does (the count of cumulative chances at most the draw
-times their total, at most the last index), and moves to what followed.  A game that reaches an
+times their total), and moves to what followed.  (``Law.index`` also caps the count at the last
+outcome's index; a draw is a multiple of 2⁻⁵³ below 1, and such a draw times a total rounds
+below the total — exactly when the total is a power of two, by more than half its last place
+otherwise — so the last cumulative chance, the total, is never counted and the cap never
+applies.)  A game that reaches an
 outcome with nothing kept after it is handed back, for the engine to play
 (:meth:`~compiler.battle.walk.Walk.play_many`); the others end where the engine would end them.
 """
@@ -24,7 +28,9 @@ from compiler.battle.streams import draws, draws_at
 #: The code of an outcome with nothing kept after it; codes below it are ends (``-2 - end``).
 UNKNOWN = -1
 #: Equal slices of [0, 1) per chance node whose outcome is looked up, when one outcome holds for
-#: every draw in the slice (a power of two: a draw's slice is exact).
+#: every draw in the slice (a power of two: a draw's slice is exact); a walk of at least
+#: ``2 * SLICES`` games first works out the slices of the laws kept since the last such walk
+#: (fewer are not worth it: a law not sliced is looked up in its cumulative chances).
 SLICES = 64
 _UNIT = 2.0 ** -53
 
@@ -34,15 +40,15 @@ class Flat:
     it kept, by code."""
 
     def __init__(self) -> None:
+        # the arrays start empty, and each grows to twice what it holds when it must (:meth:`sync`)
         self.size = 0  # rows in the arrays
-        self.law = np.zeros(64, dtype=np.int32)  # each row's law
-        self.child = np.full((64, 8), UNKNOWN, dtype=np.int32)  # per row and outcome, what followed
-        self.laws = 0  # laws in the arrays: their cumulative chances (padded), total and last index
-        self.cumulative = np.full((16, 8), np.inf)
-        self.total = np.ones(16)
-        self.last = np.zeros(16, dtype=np.int64)
+        self.law = np.array([], dtype=np.int32)  # each row's law
+        self.child = np.array([[]], dtype=np.int32)  # per row and outcome, what followed
+        self.laws = 0  # laws in the arrays: their cumulative chances (padded) and total
+        self.cumulative = np.array([[]])
+        self.total = np.array([])
         #: per law and slice of [0, 1), the outcome of every draw in the slice (-1: not one)
-        self.slices = np.full((16, SLICES), -1, dtype=np.int16)
+        self.slices = np.array([[]], dtype=np.int16)
         self.sliced = 0  # the laws whose slices are worked out
         self.nodes: list[Any] = []  # the chance node of each row
         self._law_ids: dict[tuple[float, ...], int] = {}  # a law's cumulative chances → its index
@@ -75,11 +81,10 @@ class Flat:
             width = max(self.cumulative.shape[1], max(len(c) for c in new))
             rows = max(self.cumulative.shape[0], 2 * self.laws)
             self.cumulative = _grown(self.cumulative, (rows, width), np.inf)
-            self.total, self.last = _grown(self.total, (rows,), 1.0), _grown(self.last, (rows,), 0)
+            self.total = _grown(self.total, (rows,), 1.0)
             self.slices = _grown(self.slices, (rows, SLICES), -1)
             self.cumulative[start:self.laws] = [c + (np.inf,) * (width - len(c)) for c in new]
             self.total[start:self.laws] = [c[-1] for c in new]
-            self.last[start:self.laws] = [len(c) - 1 for c in new]
         if self._rows:
             new_rows, start = self._rows, self.size
             self._rows = []
@@ -102,7 +107,7 @@ class Flat:
         for u in (b / SLICES, ((b + 1) * 2.0 ** 53 / SLICES - 1) * _UNIT):  # the least and the greatest draws
             x = u[None, :] * self.total[laws, None]
             i = np.count_nonzero(self.cumulative[laws, None, :] <= x[:, :, None], axis=2)
-            found.append(np.minimum(i, self.last[laws, None]))
+            found.append(i)
         least, greatest = found
         self.slices[laws] = np.where(least == greatest, least, -1)
         self.sliced = self.laws
@@ -147,7 +152,7 @@ class Flat:
             if split.size:  # a draw in a slice with more than one outcome: its cumulative chances
                 law = law[split]
                 x = u[split] * self.total[law]
-                i[split] = np.minimum(np.count_nonzero(self.cumulative[law] <= x[:, None], axis=1), self.last[law])
+                i[split] = np.count_nonzero(self.cumulative[law] <= x[:, None], axis=1)
             k = k + 1
             at, games, k = self._aside(self.child[at, i], at, games, i, k, ended, back)
         if isinstance(k, int):

@@ -64,14 +64,12 @@ def joint_with_count(steps: LazySteps, attack: A.Attack, step: str, removal: str
             raise CountError(f"an ability acts on its test '{hooked[0]}'")
         reach[name] = per.get(1, 0)
     p_step, p_last = reach[step], reach[last]
-    q = p_last / p_step if p_step else 0
+    q = p_last / p_step if p_step else p_last  # no die gets to the step: none to the last either
     removal_given = _removals(steps, last, removal)
     out: dict[tuple[int, int, int], Any] = {}
     for n, pn in prior.items():
         for h in range(n + 1):
             ph = pn * _binomial(n, h, p_step)
-            if not ph:
-                continue
             for u in range(h + 1):
                 pu = ph * _binomial(h, u, q)
                 if not pu:
@@ -141,8 +139,5 @@ def _counts(value: Any, name: str) -> dict[int, Any]:
         n = unwrap(k)
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise CountError(f"its step '{name}' is not a number of dice")
-        if p:
-            out[n] = out.get(n, 0) + p
-    if not out:
-        raise CountError(f"its step '{name}' counts nothing")
+        out[n] = out.get(n, 0) + p
     return out

@@ -134,8 +134,6 @@ def read_log(lines: Iterable[str]) -> Log:
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        if len(events) >= MAX_LOG_EVENTS:
-            raise LogError(f"line {n}: the log has more than {MAX_LOG_EVENTS:,} events")
         if tail is not None:
             raise LogError(f"line {n}: the log goes on after its list of choices (line {tail[0]})")
         row = _row(line, n)
@@ -153,6 +151,8 @@ def read_log(lines: Iterable[str]) -> Log:
             continue
         if not isinstance(row.get("event"), str):
             raise LogError(f"line {n}: an event should name its kind (\"event\": \"...\")")
+        if len(events) >= MAX_LOG_EVENTS:
+            raise LogError(f"line {n}: the log has more than {MAX_LOG_EVENTS:,} events")
         events.append(json.dumps(row, sort_keys=True, ensure_ascii=False))
         numbers.append(n)
     if head is None:
@@ -223,14 +223,15 @@ def replay(rules: Rules, log: Log, listener: Listener | None = None,
     if not isinstance(scenario, A.Scenario):
         raise LogError(f"ruleset '{rules.model.id}' has no scenario '{log.scenario}'")
     script = ScriptedPolicy(log.choices)
-    seen = [0]
+    seen = 0  # events compared so far
 
     def line(i: int) -> str:
         return f"line {log.lines[i]}" if i < len(log.lines) else f"event {i + 1}"
 
     def compare(event: dict[str, Any]) -> None:
-        i = seen[0]
-        seen[0] += 1
+        nonlocal seen
+        i = seen
+        seen += 1
         text = json.dumps(event, sort_keys=True, ensure_ascii=False)
         if i >= len(log.events):
             raise ReplayMismatch(f"the replay parts from the log after its last event: it goes on with {_short(text)}")
@@ -249,10 +250,10 @@ def replay(rules: Rules, log: Log, listener: Listener | None = None,
     try:
         battle.run()
     except ScriptError as err:
-        raise ReplayMismatch(f"the replay parts from the log at {line(seen[0])}: {err}") from None
-    if seen[0] < len(log.events):
-        raise ReplayMismatch(f"the replay ends before the log does: the log goes on at {line(seen[0])} with "
-                             f"{_short(log.events[seen[0]])}")
+        raise ReplayMismatch(f"the replay parts from the log at {line(seen)}: {err}") from None
+    if seen < len(log.events):
+        raise ReplayMismatch(f"the replay ends before the log does: the log goes on at {line(seen)} with "
+                             f"{_short(log.events[seen])}")
     if script.position < len(log.choices):
         raise ReplayMismatch(f"the log lists {len(log.choices)} answers but the replay asked for {script.position}")
     return battle

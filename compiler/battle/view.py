@@ -54,8 +54,11 @@ class View:
     def _kinds(self) -> tuple[tuple[tuple[Any, ...], ...], tuple[Seen, ...]]:
         if self._distinct is None:
             kinds: dict[tuple[Any, ...], Seen] = {}
-            for f, cover in self.seen:
-                kinds.setdefault((f.profile, f.models, f.doomed, f.wounds, f.points, cover), (f, cover))
+            for seen in self.seen:
+                f = seen[0]
+                key = (f.profile, f.models, f.doomed, f.wounds, f.points, seen[1])
+                if key not in kinds:
+                    kinds[key] = seen
             self._distinct = (tuple(kinds), tuple(kinds.values()))
         return self._distinct
 
@@ -70,18 +73,21 @@ def look(state: State, unit: Unit) -> View:
     nearest: Unit | None = None
     gap = 0.0
     if table is not None:
-        pair = table.pair
         x, y = unit.position, unit.y
-        row = table.pairs.get((x, y)) or {}
+        kept = (table.pairs.get((x, y)) or {}).get
+        defending = state.defending
         for f in state.units:
-            if f.side != side and f.models > 0:
-                found = row.get((f.position, f.y))
-                d, sight, cover = found if found is not None else pair(x, y, f.position, f.y)
-                if nearest is None or d < gap:
-                    nearest, gap = f, d
-                if sight:
-                    seen.append((f, cover + state.held_against(f) if state.defending else cover))
-                    distances.append(d)
+            if f.side == side or f.models <= 0:
+                continue
+            found = kept((f.position, f.y))
+            if found is None:
+                found = table.pair(x, y, f.position, f.y)
+            d = found[0]
+            if nearest is None or d < gap:
+                nearest, gap = f, d
+            if found[1]:  # in sight
+                seen.append((f, found[2] + state.held_against(f) if defending else found[2]))
+                distances.append(d)
     else:
         here = unit.position
         for f in state.units:

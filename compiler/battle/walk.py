@@ -71,19 +71,27 @@ AGAIN = 16
 
 
 class Position:
-    """The battle at the start of a game turn (or, with no state, before its first roll), or
+    """The battle at the start of a game turn (or, :meth:`before_battle`, before its first roll), or
     (``player`` > 0) between two players' turns of one (``first``: the side that went first the
     turn before, or this turn between two players' turns)."""
 
     __slots__ = ("turn", "first", "player", "state", "next", "code", "waiting")
 
-    def __init__(self, turn: int, first: int, state: State | None, player: int = 0) -> None:
+    def __init__(self, turn: int, first: int, state: State | None, player: int) -> None:
         self.turn, self.first, self.state, self.player = turn, first, state, player
         self.next: Node = None  # the first chance node met from here (or the next position, or the end)
         #: what follows it in the walk's flat arrays (:class:`~compiler.battle.flat.Flat`: a chance
         #: node's row, an end's code), once known; and the outcomes that lead to it until then
         self.code = UNKNOWN
         self.waiting: list[tuple[Position | Step, int]] = []
+
+    @classmethod
+    def before_battle(cls) -> Position:
+        """The battle before its first roll: no state, and no game turn, side or player of its own
+        (none is ever read: the engine plays it from its start)."""
+        root = cls.__new__(cls)
+        root.state, root.next, root.code, root.waiting = None, None, UNKNOWN, []
+        return root
 
 
 class Step:
@@ -224,7 +232,7 @@ class Walk:
         self.rules, self.scenario, self.sides = rules, scenario, len(policies)
         self.positions: dict[tuple[Any, ...], Position] = {}
         self.flat = Flat()
-        self.root = Position(0, 0, None)
+        self.root = Position.before_battle()
         self.games = self.played = self.steps = 0  # games walked; those the engine had to play some of; chance nodes kept
         self.turns = 0  # positions kept at the start of a game turn
         self.keeping = True
@@ -365,13 +373,12 @@ class Walk:
     def _start_again(self) -> None:
         self.positions.clear()
         self.flat = Flat()
-        self.root = Position(0, 0, None)
+        self.root = Position.before_battle()
         self.steps = self.turns = 0
 
     def _battle(self, seed: int) -> Battle:
-        battle = Battle(self.rules, self.scenario, [GreedyPolicy() for _ in range(self.sides)], seed, record=False)
-        battle.greedy_sides = [True] * self.sides  # the greedy picks kept per state, as without a nature
-        return battle
+        # (made with no nature, so the greedy picks are kept per state even for the exploring battle)
+        return Battle(self.rules, self.scenario, [GreedyPolicy() for _ in range(self.sides)], seed, record=False)
 
     def _explore(self, position: Position, drawn: list[int], stream: Stream) -> Position | Outcome:
         """The engine plays on from ``position`` (the outcomes ``drawn`` since it replayed); what it
@@ -389,7 +396,7 @@ class Walk:
                 out = battle.run()
             else:
                 battle.resume(position.state, position.player)
-                out = battle.play_from(position.turn, position.first, position.player)
+                out = battle.play_from(position.turn, position.first)
         except _Reached as reached:
             return reached.position
         out = Outcome(out.winner, out.turns, out.survivors, out.scores, out.reason,
