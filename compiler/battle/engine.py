@@ -27,8 +27,8 @@ from compiler.battle.dice import VolleyDice
 from compiler.battle.estimates import Estimates
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
-from compiler.battle.setup import prepared
-from compiler.battle.signature import signature
+from compiler.battle.setup import Offer, prepared
+from compiler.battle.signature import Signature, signature
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
 from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,
@@ -289,15 +289,7 @@ class Battle:
         est = self.estimates
         est.sig = (unit, sig)  # valid until the first effect changes the state
         key = (phase.id, sig)  # (what est.actions reads: the phase and the signature)
-        kept = (phase.id, est.hashed(unit))  # the signature hashed once, shared with the estimates
-        memo = self.memos.offers
-        offer = memo.get(kept)
-        if offer is None:
-            statuses = unit.statuses
-            acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))
-                    and a.id not in self.cornerless and est.can_attack(unit, a)]
-            # the actions, their options, and (once worked out) the greedy policy's pick
-            offer = memo.keep(kept, self.menu(phase, acts) + (None,))
+        offer = self.offer(unit, phase, key)
         actions, options = offer[0], offer[1]
         if not actions:
             est.sig = None
@@ -305,10 +297,7 @@ class Battle:
 
         if self.greedy_sides[side]:
             i = offer[2]
-            if i is None:
-                values = est.actions(key, unit, actions)[:len(options)]
-                i = values.index(max(values))
-                offer = memo[kept] = (actions, options, i)
+            assert i is not None  # (worked out by offer() for a greedy side)
             if len(options) > 1:  # as choose() records: a choice of one option is no answer
                 self.choices.append(i)
         else:
@@ -329,6 +318,25 @@ class Battle:
                 break  # an effect that could not happen ends the action
         est.sig = None
         return True
+
+    def offer(self, unit: Unit, phase: A.Phase, key: tuple[str, Signature]) -> Offer:
+        """What ``phase`` offers ``unit`` in this state (``key``: the phase and its signature) and,
+        for a greedy side, its pick: kept under the signature hashed once, which the estimates
+        share (out of :meth:`act`'s frame: the exact solver keys a position by its frames' values)."""
+        est = self.estimates
+        kept = (phase.id, est.hashed(unit))
+        memo = self.memos.offers
+        offer = memo.get(kept)
+        if offer is None:
+            statuses = unit.statuses
+            acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))
+                    and a.id not in self.cornerless and est.can_attack(unit, a)]
+            # the actions, their options, and (once worked out) the greedy policy's pick
+            offer = memo.keep(kept, self.menu(phase, acts) + (None,))
+        if offer[2] is None and offer[0] and self.greedy_sides[unit.side]:
+            values = est.actions(key, unit, offer[0])[:len(offer[1])]
+            offer = memo[kept] = (offer[0], offer[1], values.index(max(values)))
+        return offer
 
     def menu(self, phase: A.Phase, acts: list[A.Action]) -> tuple[list[A.Action], tuple[Option, ...]]:
         """The actions ``acts`` of a phase offered to a unit, and their options: one per action,
