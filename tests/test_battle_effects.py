@@ -241,3 +241,36 @@ def test_a_charger_shot_down_by_overwatch_engages_nobody() -> None:
     red, _, blue = shot.state().units
     assert red.models == 0 and (blue.statuses, blue.engaged) == ({"on_overwatch": ""}, [])
     assert shot.choice().kind == "action" and shot.current_player() == 1  # type: ignore[union-attr]
+
+
+def test_a_rolled_move_toward_the_enemy_offers_each_inch_up_to_the_roll() -> None:
+    """``move up to (d6 - 3) toward the enemy``: the roll, six even outcomes, is the most inches;
+    its side then picks 0" up to it (and the unit goes that far); a roll of 0 or less moves it
+    nowhere, asking nothing (Red's orders come next)."""
+    result = compile_text(RULES.replace('move up to 4" toward', 'move up to (d6 - 3) toward'), "effects.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Advance
+    law = node.law()
+    assert node.chance_kind() == "move" and law is not None and law.values == (-2, -1, 0, 1, 2, 3)
+    for i, most in enumerate(law.values):
+        after = node.child(i)
+        choice = after.choice()
+        assert choice is not None
+        if most > 0:
+            assert choice.kind == "move" and [o.label for o in choice.options] == [f'{d}"' for d in range(most + 1)]
+            assert [after.child(d).state().units[0].position for d in range(most + 1)] == [float(d) for d in range(most + 1)]
+        else:
+            assert choice.kind == "action" and after.state().units[0].position == 0.0 and after.state().phase == "orders"
+
+
+def test_a_move_whose_length_works_out_below_nothing_goes_nowhere_and_asks_nothing() -> None:
+    """``move up to I - 5 toward the enemy``: Red's troopers (I 3) may move no inches at all — no
+    choice of how far, Red where it stood, its orders next."""
+    result = compile_text(RULES.replace('move up to 4" toward', 'move up to I - 5 toward'), "effects.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    after = Node.root(Rules(model, exact=True), model.get("duel")).child(0)  # Advance
+    choice = after.choice()
+    assert choice is not None and choice.kind == "action" and after.state().phase == "orders"
+    assert after.state().units[0].position == 0.0

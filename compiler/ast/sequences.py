@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Collection
 
 from compiler.ast.common import Decl, Let, Param, Prose
-from compiler.ast.expr import Call, Each, Expr, Name
+from compiler.ast.expr import Call, Each, Expr, IfElse, Name
 from compiler.diagnostics import Span
 
 
@@ -139,3 +139,37 @@ class Attack(Decl):
                 break
             name = value.count.id
         return tuple(out)
+
+    def uncounted(self, step: str, tests: Collection[str], hooked: Collection[str]) -> str | None:
+        """Why a volley of this attack cannot be drawn with the count of ``step`` (None when it can):
+        the count is drawn die by die along :meth:`counted_chain`, so the step must lie on it, the
+        chain's first dice must be dice of their own (not ``each becomes`` or an amount over an
+        earlier step's), and no test on it may be one in ``hooked``, the tests an ability of an
+        attacking profile acts on (its dice would not pass one by one, each on its own)."""
+        chain = self.counted_chain(tests)
+        if step not in chain:
+            return f"attack '{self.id}' does not count '{step}' on its way to the models removed"
+        by_name = {s.name: s for s in self.steps}
+        first = by_name[chain[-1]]
+        if len(chain) > 1:
+            earlier = _follows(first.value, set(by_name) - {first.name})
+            if earlier is not None:
+                return f"its dice at '{first.name}' are made from those of '{earlier}', not dice of their own"
+        for name in chain[:-1]:
+            value = by_name[name].value
+            assert isinstance(value, Each) and isinstance(value.item, Call)  # a step of the chain
+            if value.item.func in hooked:
+                return f"an ability acts on its test '{value.item.func}' (at '{name}')"
+        return None
+
+
+def _follows(value: Expr | None, steps: set[str]) -> str | None:
+    """The earlier step whose dice a step's value carries on (``hits each becomes 2``, ``hits``, an
+    amount ``hits each weapon.D``, either branch of an ``if``), if it carries any on."""
+    if isinstance(value, IfElse):
+        return _follows(value.then, steps) or _follows(value.otherwise, steps)
+    if isinstance(value, Name) and value.id in steps:
+        return value.id
+    if isinstance(value, Each) and isinstance(value.count, Name) and value.count.id in steps:
+        return value.count.id
+    return None

@@ -226,9 +226,9 @@ def engage(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
     target = foes[i]
     if len(law.values) > 1:
         rolled = law.values[battle.chance(law, "charge")]
-        distance = ways[target.uid]
+        distance = ways[target.uid]  # (kept to a thousandth of an inch, as every distance)
         if battle.record:
-            battle.emit("charge_roll", unit=unit.label, target=target.label, rolled=rolled, distance=round(distance, 3))
+            battle.emit("charge_roll", unit=unit.label, target=target.label, rolled=rolled, distance=distance)
         if rolled < distance:  # short: the unit moves as far as it rolled, toward its target (on its way)
             if st.table is None:
                 unit.position += rolled if target.position > unit.position else -rolled
@@ -335,8 +335,8 @@ def lowers(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action 
     """``lowers COUNTER by N``: the unit's counter comes down by N (not below its lowest value); N
     may be a roll (``by d6``), drawn from its exact law."""
     value = effect.value
-    n = value.value if isinstance(value, A.Int) else amount(battle, value, unit, {}, "counter") \
-        if value is not None else 1
+    assert value is not None  # the sentence has its ``by N``
+    n = value.value if isinstance(value, A.Int) else amount(battle, value, unit, {}, "counter")
     change_counter(battle, unit, effect.name or "", -n, action.id if action is not None else "")
     return True
 

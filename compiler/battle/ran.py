@@ -63,7 +63,8 @@ def conditioned(model: Ruleset, used: set[str]) -> set[str]:
     """The statuses and counters read by a modifier or ability in ``used`` — by its condition or by
     the amount of one of its effects (``-s_points Ld``); the resolver notes one only when it changed
     a number (its condition held)."""
-    statuses = {e.id for e in model.of_type(A.Entry) if e.kind == "status"} | set(model.situations)
+    # a status a modifier or ability reads is a situation (one that is not is refused there: W201)
+    statuses = set(model.situations)
     out: set[str] = set()
     for decl_id in used:
         decl = model.get(decl_id)
@@ -85,15 +86,7 @@ def ran_in_battle(model: Ruleset, games: int = GAMES, seed: int = 1) -> frozense
     out: set[str] = set()
     with recording() as used:
         rules = Rules(model)  # a fresh one: its caches fill while the resolver is being recorded
-        for scenario in model.of_type(A.Scenario):
-            if not scenario.sides:
-                continue
-            game = model.get(scenario.game) if scenario.game else None
-            games_ = model.of_type(A.Game)
-            if game is None and games_:
-                game = games_[0]
-            if not isinstance(game, A.Game):
-                continue
+        for scenario in model.of_type(A.Scenario):  # each has two sides or more, and a game (W861)
             for i in range(games):
                 try:
                     battle = Battle(rules, scenario, [GreedyPolicy() for _ in scenario.sides],
@@ -101,7 +94,7 @@ def ran_in_battle(model: Ruleset, games: int = GAMES, seed: int = 1) -> frozense
                     battle.run()
                 except ValueError:
                     break  # a scenario the engine cannot set up plays nothing
-                out |= ids_in(battle.events) | {scenario.id, game.id}
+                out |= ids_in(battle.events) | {scenario.id, battle.game.id}
     found = frozenset(out | used | conditioned(model, used))
     model.__dict__[key[0]] = (key, found)
     return found

@@ -31,9 +31,7 @@ def unit_worth(battle: Battle, unit: Unit, phases: Sequence[A.Phase]) -> float:
 
 
 def pick(battle: Battle, side: int, units: list[Unit], prompt: str, phases: Sequence[A.Phase]) -> Unit:
-    """The side's choice of one of ``units``, each weighed by :func:`unit_worth`."""
-    if len(units) == 1:
-        return units[0]
+    """The side's choice of one of ``units``, each weighed by :func:`unit_worth` (none asked of one)."""
     i = battle.choose(Choice("unit", side, battle.state.side_titles[side], prompt,
                              tuple(Option(u.label, u.uid) for u in units),
                              lambda: [unit_worth(battle, u, phases) for u in units]))
@@ -120,9 +118,7 @@ def orders_for(unit: Unit, phase: A.Phase) -> list[A.Order]:
 
 def give_order(battle: Battle, unit: Unit, phase: A.Phase) -> None:
     """``unit`` is given one of the orders open to it (or none) and carries out its actions."""
-    allowed = orders_for(unit, phase)
-    if not allowed:
-        return
+    allowed = orders_for(unit, phase)  # (with none, "No order" is no choice: none asked)
     options = tuple(Option(o.title, o.id) for o in allowed) + (Option("No order", None),)
     i = battle.choose(Choice("order", unit.side, unit.label, f"{phase.title}: which order for {unit.label}?", options,
                              lambda: [order_worth(battle, unit, o, phase) for o in allowed] + [0.0]))
@@ -137,7 +133,7 @@ def give_order(battle: Battle, unit: Unit, phase: A.Phase) -> None:
     todo = [actions[name] for name in given.actions if name in actions]
     while todo and unit.alive and not battle.state.over:
         k = 0
-        if given.any_order and len(todo) > 1:
+        if given.any_order:  # (the last one left is no choice: none asked)
             k = battle.choose(Choice("action", unit.side, unit.label, f"{given.title}: which action first?",
                                      tuple(Option(a.title, a.id) for a in todo),
                                      lambda: [battle.estimates.action(unit, a) for a in todo]))

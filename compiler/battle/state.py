@@ -50,13 +50,13 @@ class Unit:
     doomed: int = 0  # casualties marked this phase, removed when it ends (``casualties removed at end of phase``)
     y: float = 0.0  # on a table: inches up from the first side's edge (``position`` is across); 0 on a line
     spent: bool = False  # it spent its action (a reaction) and does not act again this game turn
-    turn_start: int = -1  # its models when the player turn began (-1: the first turn, ``started``)
+    turn_start: int | None = None  # its models when the player turn began (None: the first turn, ``started``)
     acted: bool = False  # it has been used this game turn (``casualties removed after the unit acts``)
 
     @property
     def lost_this_turn(self) -> int:
-        """The models it lost since the player turn began."""
-        return max(0, (self.turn_start if self.turn_start >= 0 else self.started) - self.models)
+        """The models it lost since the player turn began (a unit never gains models)."""
+        return (self.started if self.turn_start is None else self.turn_start) - self.models
 
     @property
     def alive(self) -> bool:

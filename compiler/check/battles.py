@@ -39,7 +39,7 @@ FIRST_RANDOM = "random"
 
 
 def check_battles(ctx: Context) -> None:
-    """Pass: the executable parts of each game and each scenario (W101, W861, W863, W864)."""
+    """Pass: the executable parts of each game and each scenario (W101, W861, W863, W864, W870)."""
     for game in ctx.ruleset.of_type(A.Game):
         _game(ctx, game)
     games = ctx.ruleset.of_type(A.Game)
@@ -227,6 +227,7 @@ def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
             ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{counter.situation}' rises by the counts of several steps ("
                            + ", ".join(sorted(named & steps)) + "), but a volley is drawn with one", counter.span,
                            "read one step's count, e.g. hits")
+        hooked = _hooked(ctx)
         for name in sorted(named & steps):
             for attack in attacks:
                 if name not in attack.counted_chain(tests):
@@ -234,8 +235,31 @@ def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
                                    f"which attack '{attack.id}' does not count on its way to the models removed",
                                    counter.span, "name a step of every attack the game fires that passes its dice "
                                    "through a test toward the removal, e.g. hits = shots each hit(shooter.BS)")
+                    continue
+                why = attack.uncounted(name, tests, hooked)
+                if why is not None:
+                    test = next((t for t in hooked if f"test '{t}'" in why), None)
+                    ctx.sink.error(codes.COUNT_NOT_DRAWN, f"'{counter.situation}' rises by the count of '{name}', "
+                                   f"which a volley of attack '{attack.id}' cannot be drawn with: {why}"
+                                   + (f" ({hooked[test]})" if test else ""), counter.rises.span,
+                                   "read a count the dice reach one by one, each on its own: a step of a chain "
+                                   "hits = shots each hit(…) that starts from a number of dice and whose tests no "
+                                   "ability's hook is on; or let the counter rise by a number (rises by 1)")
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
     check_expr(counter.rises, Scope(ctx, game.id, stats | UNIT_NAMES | steps))
+
+
+def _hooked(ctx: Context) -> dict[str, str]:
+    """The tests some ability's hook is on, of a profile that may attack (any unit or weapon):
+    test → which ability of which profile."""
+    abilities = {a.id: a for a in ctx.ruleset.of_type(A.Ability)}
+    out: dict[str, str] = {}
+    for profile in ctx.ruleset.profiles.values():
+        for use in profile.abilities:
+            for hook in abilities[use.ability].hooks if use.ability in abilities else ():
+                if hook.test is not None:
+                    out.setdefault(hook.test, f"the ability '{use.ability}' of '{profile.id}' has a hook on it")
+    return out
 
 
 def _counter(ctx: Context, name: str, span: Span) -> None:
