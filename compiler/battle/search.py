@@ -143,14 +143,14 @@ class _Store:
             code = frame.f_code
             if code.co_filename.startswith(_FOLDER) and code.co_filename != _HERE:
                 frames.append((code.co_filename, code.co_name, frame.f_lineno,
-                               tuple((k, self.keys.freeze(v, names, 0)) for k, v in frame.f_locals.items())))
+                               tuple((k, self.keys.freeze(v, names)) for k, v in frame.f_locals.items())))
             if code is _RUN and frame.f_locals.get("self") is battle:
                 break
             frame = frame.f_back
         sig = battle.estimates.sig
         return (state_key(battle.state), tuple(frames), choice.kind, choice.side, choice.prompt,
                 tuple(o.label for o in choice.options),
-                None if sig is None else (sig[0].uid, self.keys.freeze(sig[1], names, 0)))
+                None if sig is None else (sig[0].uid, self.keys.freeze(sig[1], names)))
 
 
 _STORES: dict[tuple[Any, ...], tuple[Rules, _Store]] = {}
