@@ -59,6 +59,8 @@ RISING = FALLING[::-1]  # at 20 + 2/3 × 10
     (RISING, [0.1, 0.2, 0.35, 0.45], [0.4, 0.7, 0.85, 0.95], [26.667, 13.333, 40.0]),  # upper: 10 + 1/3 × 10
     (RISING, [0.1, 0.3, 0.45, 0.65], [0.6, 0.7, 0.85, 0.95], [26.667, 10.0, 32.5]),  # lower: 30 + 1/4 × 10
     (RISING, [0.1, 0.2, 0.35, 0.45], [0.6, 0.7, 0.85, 0.95], [26.667, 10.0, 40.0]),
+    # a rising curve whose first step falls (noise) is rising: its end is above its start
+    ([0.3, 0.2, 0.6, 0.8], [0.1, 0.1, 0.35, 0.45], [0.45, 0.35, 0.8, 0.95], [27.5, 23.333, 40.0]),
     # a curve that ends where it began counts as falling: its lower bound opens it to the first value
     ([0.6, 0.4, 0.6, 0.6], [0.45, 0.2, 0.45, 0.45], [0.8, 0.45, 0.8, 0.8], [15.0, 10.0, 18.571]),
 ])
@@ -140,3 +142,5 @@ def test_values_that_buy_the_same_lists_share_one_run_with_its_own_answer(consol
         alone = play(CONSOLE, sc, 120, 3, armies=armies_at(console, sc, vary, value))
         assert point["win_rate"] == round(alone.wins[0] / 120, 6)
         assert point["draw_rate"] == round(alone.draws / 120, 6)
+        assert point["sides"] == [{"id": s.id, "win_rate": round(alone.wins[k] / 120, 6)} for k, s in enumerate(sc.sides)]
+        assert 0 < alone.wins[1] < 120

@@ -54,7 +54,7 @@ def test_a_sweep_lists_its_values_from_one_point_up(model: Any) -> None:
 def test_a_sweep_played_from_built_rules_plays_the_games_a_run_plays() -> None:
     """``sweep`` with the rules already built (one job) and without them (the ruleset compiled again
     at its path, each value's games run): the same games, the same answer; the progress reported
-    counts every value's games, those of a value whose lists an earlier value played too."""
+    counts every value's games, those of a value whose lists an earlier value played too, either way."""
     import compiler
     from compiler.battle import Rules
     from compiler.battle.balance import sweep
@@ -65,6 +65,41 @@ def test_a_sweep_played_from_built_rules_plays_the_games_a_run_plays() -> None:
     vary = parse_vary("space_marine.points=13..15", console)  # 70 points buy 5, 5 and 4 marines
     told: list[int] = []
     built = sweep(path, console, sc, vary, 12, 3, rules=Rules(console), progress=told.append)
-    assert built == sweep(path, console, sc, vary, 12, 3)
+    run: list[int] = []
+    assert built == sweep(path, console, sc, vary, 12, 3, progress=run.append)
     assert told == [24]  # the second value's lists are the first's: its 12 games counted without a run
+    assert run == [12, 24, 36]  # each value's run tells its games after those of the values before it
     assert [p["models"] for p in built["points"]] == [5, 5, 4]
+
+
+def test_a_battle_no_side_can_win_is_a_draw_at_every_value_and_has_no_fair_value(model: Any) -> None:
+    """Troopers with no weapon on either side: every game ends at the turn limit, a draw — a draw
+    rate of 1 and win rates of 0 at each value, and no value where the rate crosses 50 %."""
+    from compiler.battle import Rules
+    from compiler.battle.balance import sweep
+
+    text = RULES + '''game g "A game":
+  turns 1
+  activation whole_army
+  phase fire "Fire":
+    action shoot "Shoot": attack shooting
+  victory wipe "Annihilation" by annihilation
+attack shooting(shooter, weapon, target) "Shooting":
+  hits = shooter.models each 1
+  killed = hits removes target
+scenario stand "A standoff":
+  game g
+  distance 12"
+  side red "Red":
+    2 trooper
+  side blue "Blue":
+    2 trooper
+'''
+    result = compile_text(text, "sweep.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    standoff = result.rulesets[0]
+    vary = parse_vary("trooper.points=5..10:5", standoff)
+    out = sweep("", standoff, standoff.get("stand"), vary, 7, 1, rules=Rules(standoff))
+    assert [(p["value"], p["models"], p["win_rate"], p["draw_rate"]) for p in out["points"]] == \
+        [(5, 4, 0.0, 1.0), (10, 2, 0.0, 1.0)]
+    assert out["fair"] is None

@@ -1,7 +1,9 @@
 """The dice a volley shows, at their edges: a test that re-rolls, rolls a custom die, several dice
-or a chained roll shows its counts with a note and no faces; a volley at a unit with casualties
-marked this phase shows the dice of a volley at the models left; a volley drawn with a step's count
-shows that count; an outcome whose chance the steps do not give shows no dice."""
+or a chained roll shows its counts with a note and no faces; a step that makes several of one shows
+no dice; a volley at a unit with casualties marked this phase shows the dice of a volley at the
+models left; a volley drawn with a step's count shows that count; an outcome whose chance the steps
+do not give shows no dice; the faces agree with the counts, highest first; an attack of two parties
+(no weapon) and a weapon of no shots show theirs."""
 from __future__ import annotations
 
 from typing import Any
@@ -109,3 +111,45 @@ def test_a_step_no_die_reaches_shows_its_dice_all_the_same() -> None:
     assert [(s["step"], s.get("rolled"), s["passed"]) for s in dice] == [("shots", None, 3), ("hits", 3, 0),
                                                                           ("unsaved", 0, 0)]
     assert all(face < 7 for face in dice[1]["faces"]) and len(dice[1]["faces"]) == 3 and dice[2]["faces"] == []
+
+
+@pytest.mark.parametrize("outcome", [0, 1, 2])
+def test_the_faces_shown_agree_with_the_counts_highest_first(outcome: int) -> None:
+    """A step's faces: one a die rolled, as many at or above the target (hit on 4+) as passed, and
+    of the saves (5+ fails to save: a die goes on below 5), as many below 5 as go on; highest first."""
+    rules = rules_of(DUEL)
+    for seed in (1, 2, 3):
+        steps = {s["step"]: s for s in shown(rules, troopers(3), outcome, seed)["dice"]}
+        hits, unsaved = steps["hits"], steps["unsaved"]
+        assert len(hits["faces"]) == hits["rolled"] and sum(f >= 4 for f in hits["faces"]) == hits["passed"]
+        assert len(unsaved["faces"]) == unsaved["rolled"] == hits["passed"]
+        assert sum(f < 5 for f in unsaved["faces"]) == unsaved["passed"]
+        assert hits["faces"] == sorted(hits["faces"], reverse=True)
+        assert unsaved["faces"] == sorted(unsaved["faces"], reverse=True)
+
+
+def test_an_attack_of_two_parties_shows_its_dice() -> None:
+    """A brawl names no weapon (two parameters): its blows are shown all the same — one blow that
+    got through, for one wound left on a two-wound trooper."""
+    rules = rules_of(DUEL + '''attack brawl(attacker, defender) "Brawl":
+  blows = attacker.models each hit(attacker.BS)
+  killed = blows removes defender
+''')
+    attack = rules.model.get("brawl")
+    law = rules.volley(attack, gunners(), None, troopers(3), ())
+    assert (law.values[1], law.damaged[1]) == (0, 1)
+    assert VolleyDice(rules, 1).volley(attack, gunners(), None, troopers(3), (), law, 1) == \
+        {"dice": [{"step": "blows", "passed": 1}]}
+
+
+def test_a_step_that_makes_several_of_one_shows_no_dice() -> None:
+    rules = rules_of(DUEL.replace("  unsaved = hits each not save(target.Sv)\n",
+                                  "  blasted = hits each becomes 2\n  unsaved = blasted each not save(target.Sv)\n"))
+    assert shown(rules, troopers(3), 0) == {"dice_note": "its step 'blasted' is not one test a die"}
+
+
+def test_a_weapon_of_no_shots_shows_no_die_rolled() -> None:
+    rules = rules_of(DUEL.replace("  shots = shooter.models each weapon.A\n", "  shots = shooter.models each weapon.A - 1\n"))
+    assert shown(rules, troopers(3), 0) == {"dice": [{"step": "shots", "passed": 0},
+                                                     {"step": "hits", "rule": "hit", "rolled": 0, "passed": 0, "faces": []},
+                                                     {"step": "unsaved", "rule": "save", "rolled": 0, "passed": 0, "faces": []}]}

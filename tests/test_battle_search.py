@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
+from typing import Any
 
 import pytest
 
 from compiler.battle import Battle, GreedyPolicy, LookaheadPolicy, MctsPolicy, Rules, ScriptedPolicy, game_seed
 from compiler.battle.exact import solve
+from compiler.battle.policies import Choice
 from compiler.battle.search import answers_kept, greedy_order
 from compiler.battle.simulate import play_games
 from compiler.battle.tree import Node
@@ -300,3 +302,74 @@ def test_another_option_replaces_the_greedy_pick_only_beyond_twice_the_standard_
     three = _Arm([2, 0, 1])
     three.rewards = [[0.75, 0.5], [1.0, 1.0], [0.0, 0.0]]  # both beat the greedy pick; the better one is taken
     assert surely_better(three) == 1
+
+
+def test_the_answers_kept_are_emptied_past_their_bound(sniping: Ruleset, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a bound of one answer, the store holds two at most (it is emptied when a search finds
+    it past the bound), and a battle of four decisions still plays as it does unbounded."""
+    from compiler.battle import search
+
+    class Watched(LookaheadPolicy):
+        def choose(self, choice: Choice) -> int:
+            picked = super().choose(choice)
+            held.append(answers_kept() - before)
+            return picked
+
+    rules, sc = Rules(sniping), sniping.get("duel")
+    free = Battle(rules, sc, [LookaheadPolicy(), LookaheadPolicy()], seed=3, record=False)
+    free.run()
+    monkeypatch.setattr(search, "KEPT", 1)
+    rules = Rules(sniping)  # a store of its own
+    held: list[int] = []
+    before = answers_kept()
+    bounded = Battle(rules, sc, [Watched(), Watched()], seed=3, record=False)
+    bounded.run()
+    assert held == [1, 2, 1, 2] and bounded.choices == free.choices
+
+
+def test_a_playout_plays_from_the_position_searched_and_asks_only_the_searching_sides_choices_in_its_tree(
+        sniping: Ruleset, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each playout replays the battle's answers so far (choices and rolls) to the position searched,
+    then asks its tree only the searching side's choices, as many as the tree is deep (one by
+    default: the decision searched); everything else is the engine's greedy shortcut.  Blue's
+    decisions come after Red's volley, so its playouts replay rolls."""
+    from compiler.battle import search
+    from compiler.battle.exact import state_key
+
+    playouts: list[Any] = []
+
+    class Recorded(search._Playout):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self.asked: list[tuple[int, Any]] = []
+            playouts.append(self)
+
+        def choose(self, choice: Choice) -> int:
+            if self.at >= len(self.trail):
+                assert self.battle is not None
+                self.asked.append((choice.side, state_key(self.battle.state)))
+            return super().choose(choice)
+
+    searched: list[tuple[int, Any, int]] = []
+
+    class Watched(MctsPolicy):
+        def search(self, battle: Battle, trail: tuple[int, ...], choice: Choice) -> int:
+            searched.append((choice.side, state_key(battle.state), len(playouts)))
+            return super().search(battle, trail, choice)
+
+    monkeypatch.setattr(search, "_Playout", Recorded)
+    sc = sniping.get("duel")
+    for depth in (1, 2):
+        playouts.clear()
+        searched.clear()
+        battle = Battle(Rules(sniping), sc, [Watched(iterations=8, seed=4, depth=depth)] * 2, seed=3, record=False)
+        battle.run()
+        assert {side for side, _, _ in searched} == {0, 1}
+        for k, (side, state, start) in enumerate(searched):
+            mine = playouts[start:start + 8]
+            assert len(mine) == 8 and len({id(p.tree) for p in mine}) == 1
+            for p in mine:
+                assert p.asked[0] == (side, state) and {s for s, _ in p.asked} == {side}
+                assert len(p.asked) <= depth
+            assert (len(mine[0].tree) == 1) == (depth == 1 or all(len(p.asked) == 1 for p in mine))
+        assert depth == 1 or any(len(p.asked) == 2 for p in playouts)  # Red's target, in the tree two deep

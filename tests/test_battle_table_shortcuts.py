@@ -154,7 +154,9 @@ scenario zoo_lean "A table without objectives or reactions":
 
 # No derived situation (so distances fall in bands), the situation ``distance`` read by the volley
 # (a band is a whole inch within its range), weapons of two ranges, woods and a wall; no
-# engagement, no objective: a move's worth is kept and worked out by bands of distance.
+# engagement, no objective: a move's worth is kept and worked out by bands of distance.  A status
+# the rules read for the unit attacked (hunkered: +1 to save), which no greedy unit takes (it only
+# sets a status) and a random one may.
 BANDED = '''
 ruleset banded "Banded":
   version 1.0.0
@@ -167,6 +169,7 @@ stat Range "Range" 0..100
 
 situation in_cover "In cover"
 situation distance "Distance" 0..20
+situation hunkered "Gone to ground"
 
 test hit(BS) = roll d6 >= BS
 test save(Sv) = roll d6 >= Sv
@@ -176,6 +179,8 @@ attack shooting(shooter, weapon, target) "Shooting":
   hits = shots each hit(shooter.BS)
   unsaved = hits each not save(if in_cover then target.Sv - 1 else target.Sv)
   killed = unsaved removes target
+
+modifier hug "Hugging the ground": +1 to save when hunkered
 
 unit ogre "Ogre":
   BS 4  Sv 5  W 3
@@ -199,6 +204,7 @@ game field "A field battle":
     action advance "Advance": move up to 6" toward the enemy
   phase field_fire "Shooting":
     action field_shoot "Shoot": attack shooting within Range
+    action hunker "Go to ground": sets hunkered unless hunkered
   victory field_wipe "Annihilation" by annihilation: "A side with no models left loses."
 
 scenario banded_table "A table whose volleys read the distance":
@@ -468,8 +474,11 @@ def test_a_band_of_distance_holds_distances_of_equal_worth(scenarios: dict[str, 
     assert no_reach[0] > 0
     if sid == "banded_table":
         assert band_faults(scenarios, sid, lambda b, d, bisect: bisect.bisect_left(b.thresholds, d))[0] > 0
-    else:
+    else:  # no situation distance: a band per reach short of the distance, no more
         assert not scenarios[sid][0].situations.get("distance")
+        thresholds = Battle(Rules(scenarios[sid][0]), scenarios[sid][1], [GreedyPolicy(), GreedyPolicy()],
+                            1).estimates.bands.thresholds
+        assert bands == 1 + sum(1 for t in thresholds if 0 <= t < 30)
 
 
 def test_bands_are_left_out_where_a_derived_situation_reads_the_distance(scenarios: dict[str, Any]) -> None:
@@ -478,3 +487,22 @@ def test_bands_are_left_out_where_a_derived_situation_reads_the_distance(scenari
     assert bands.exact and bands.of(3.25) == 3.25 and bands.of(3.25) != bands.of(3.5)
     assert bands.run(10.5, 3) == (10.5, 9.5, 8.5)
 
+
+
+def test_a_view_holds_the_statuses_a_volley_reads_of_each_enemy(scenarios: dict[str, Any]) -> None:
+    """An enemy that holds a status the rules read for the side attacked (hunkered: +1 to save) is
+    seen with it after the table's situations, as the volley at it is worked out; the others without."""
+    rs, sc = scenarios["banded_table"]
+    battle = Battle(Rules(rs), sc, [GreedyPolicy(), GreedyPolicy()], 1)
+    est, st = battle.estimates, battle.state
+    assert st.defending == frozenset({"hunkered"})
+    unit, foe, other = st.units[2], st.units[6], st.units[7]
+    (unit.position, unit.y), (foe.position, foe.y), (other.position, other.y) = (8.0, 10.0), (8.0, 16.0), (20.0, 10.0)
+    foe.statuses, unit.statuses = {"hunkered": ""}, {"hunkered": ""}  # the shooter's own is not read
+    seen = {f.uid: cover for f, cover in look(st, unit).seen}
+    assert seen[foe.uid] == ("in_cover", "hunkered") == st.cover(unit, foe)
+    assert seen[other.uid] == () == st.cover(unit, other)
+    attack = rs.get("shooting")
+    assert isinstance(attack, A.Attack)
+    assert est.expected(attack, unit, foe, 6.0, reach="Range", cover=seen[foe.uid]) < \
+        est.expected(attack, unit, foe, 6.0, reach="Range", cover=("in_cover",))

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Collection
 
 from compiler.ast.common import Decl, Let, Param, Prose
-from compiler.ast.expr import Call, Each, Expr, Name
+from compiler.ast.expr import Call, Each, Expr, IfElse, Name
 from compiler.diagnostics import Span
 
 
@@ -139,3 +139,76 @@ class Attack(Decl):
                 break
             name = value.count.id
         return tuple(out)
+
+    def uncounted(self, step: str, tests: Collection[str],
+                  hooks: Collection[Hook]) -> tuple[str, Hook | None] | None:
+        """Why a volley of this attack cannot be drawn with the count of ``step``, and the hook to
+        blame if one is (None when it can be drawn); ``hooks``: the hooks on tests of the abilities
+        that may act for the attacking profiles.
+
+        The count the removal takes (the step it ``removes`` from) is drawn with the models removed
+        whatever made it — ``each becomes``, extra hits — unless a hook on a test its dice passed
+        through changes them one by one (``+1 D``, ``mortal wounds``: their damage is their own).
+        An earlier step's count is drawn die by die along :meth:`counted_chain`: the chain's
+        first dice must be dice of their own (not made from an earlier step's) and no hook may be
+        on a test of the chain (its dice would not pass each on its own)."""
+        chain = self.counted_chain(tests)
+        if step not in chain:
+            return f"attack '{self.id}' does not count '{step}' on its way to the models removed", None
+        by_name = {s.name: s for s in self.steps}
+        order = [s.name for s in self.steps]
+        if step == chain[0]:
+            feeding = self._feeding(step, by_name)
+            for name in feeding:
+                value = by_name[name].value
+                if not isinstance(value, Each) or not isinstance(value.item, Call) or value.item.func not in tests:
+                    continue
+                later = set(order[order.index(name) + 1:]) - set(feeding)  # extra dice joining it come plain
+                for hook in hooks:
+                    if hook.test == value.item.func and any(
+                            e.kind in ("modify", "mortal") or e.kind == "extra" and e.word in later
+                            for e in hook.effects):
+                        return (f"a hook on its test '{hook.test}' (at '{name}') changes the dice it passes one "
+                                "by one, so that the models removed are not decided by their count"), hook
+            return None
+        first = by_name[chain[-1]]
+        earlier = _follows(first.value, set(by_name) - {first.name})
+        if earlier is not None:
+            return f"its dice at '{first.name}' are made from those of '{earlier}', not dice of their own", None
+        for name in chain[:-1]:
+            value = by_name[name].value
+            assert isinstance(value, Each) and isinstance(value.item, Call)  # a step of the chain
+            on = next((h for h in hooks if h.test == value.item.func), None)
+            if on is not None:
+                return f"an ability acts on its test '{on.test}' (at '{name}')", on
+        return None
+
+    @staticmethod
+    def _feeding(name: str, by_name: dict[str, Step]) -> list[str]:
+        """The step ``name`` and the earlier steps whose dice it carries on."""
+        out = [name]
+        for current in out:
+            for expr in _carried(by_name[current].value):
+                earlier = _follows(expr, set(by_name))
+                if earlier is not None and earlier not in out:
+                    out.append(earlier)
+        return out
+
+
+def _carried(value: Expr | None) -> list[Expr]:
+    """A step's value and, in an ``if``, each of its branches."""
+    if isinstance(value, IfElse):
+        return _carried(value.then) + _carried(value.otherwise)
+    return [] if value is None else [value]
+
+
+def _follows(value: Expr | None, steps: set[str]) -> str | None:
+    """The earlier step whose dice a step's value carries on (``hits each becomes 2``, ``hits``, an
+    amount ``hits each weapon.D``, either branch of an ``if``), if it carries any on."""
+    if isinstance(value, IfElse):
+        return _follows(value.then, steps) or _follows(value.otherwise, steps)
+    if isinstance(value, Name) and value.id in steps:
+        return value.id
+    if isinstance(value, Each) and isinstance(value.count, Name) and value.count.id in steps:
+        return value.count.id
+    return None

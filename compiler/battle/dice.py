@@ -145,9 +145,8 @@ class VolleyDice:
         assert isinstance(steps, LazySteps)  # an attack's steps always are (compiler.resolve.attack)
         removal = removal_step(attack)
         by_name = {s.name: s for s in attack.steps}
-        last = by_name[removal].removes_from if removal in by_name else None
-        if last is None:
-            return "it removes no models"
+        last = by_name[removal].removes_from
+        assert last is not None  # a battle's attack removes models (W863)
         # walk back from the removal through the steps that pass dice through a test
         piped: list[tuple[A.Step, A.Test, A.Call, bool]] = []
         name = last
@@ -236,11 +235,8 @@ def _binomial(n: int, x: int, p: float) -> float:
 
 def _law(value: Any) -> dict[int, float] | None:
     """A count (a whole number or a distribution of them) as {count: chance}; None if not one."""
-    if not is_dist(value):
-        n = unwrap(value)
-        return {n: 1.0} if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
     out: dict[int, float] = {}
-    for k, p in value.probabilities().items():
+    for k, p in (value.probabilities() if is_dist(value) else {value: 1}).items():
         n = unwrap(k)
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             return None

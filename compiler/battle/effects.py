@@ -46,7 +46,7 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
         step = steps[battle.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{rolled}\")?",
                                           tuple(Option(f'{d}"', d) for d in steps), lambda: values))]
     elif battle.greedy(unit.side):  # the pick is kept per state
-        key = (id(effect), unit.started, est.signature(unit))
+        key = (id(effect), unit.started, est.hashed(unit))
         found = battle.memos.steps.get(key)
         if found is None:
             found = battle.memos.steps.keep(key, greedy_step(battle, unit, effect.value, gap))

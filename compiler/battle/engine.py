@@ -27,8 +27,8 @@ from compiler.battle.dice import VolleyDice
 from compiler.battle.estimates import Estimates
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
-from compiler.battle.setup import prepared
-from compiler.battle.signature import signature
+from compiler.battle.setup import Offer, prepared
+from compiler.battle.signature import Signature, signature
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
 from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,
@@ -241,18 +241,20 @@ class Battle:
             greedy = self.greedy_sides
             while not st.over and any(pending):
                 for s, left in zip(sides, pending):
-                    if not all(u.models > 0 for u in left):  # one wiped out since the phase began is not offered
-                        left[:] = [u for u in left if u.models > 0]
+                    while left and left[0].models <= 0:  # one wiped out since the phase began is not offered
+                        del left[0]
                     if not left or st.over:
                         continue
                     st.active = s
-                    if len(left) == 1:
-                        unit = left.pop()
-                    elif greedy[s]:  # no estimates: the greedy policy takes the first (as pick_unit does)
-                        self.choices.append(0)
+                    if greedy[s]:  # no estimates: the greedy policy takes the first (as pick_unit does)
                         unit = left.pop(0)
+                        for u in left:
+                            if u.models > 0:  # a choice of more than one unit: recorded
+                                self.choices.append(0)
+                                break
                     else:
-                        unit = self.pick_unit(s, left, phase)
+                        left[:] = [u for u in left if u.models > 0]
+                        unit = left[0] if len(left) == 1 else self.pick_unit(s, left, phase)
                         left.remove(unit)
                     self.act(unit, phase)
         for c in phase.combats:
@@ -286,30 +288,21 @@ class Battle:
         side, sig = unit.side, signature(self.state, unit)
         est = self.estimates
         est.sig = (unit, sig)  # valid until the first effect changes the state
-        key = (phase.id, sig)
-        memo = self.memos.offers
-        offer = memo.get(key)
-        if offer is None:
-            statuses = unit.statuses
-            acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))
-                    and a.id not in self.cornerless and est.can_attack(unit, a)]
-            # the actions, their options, and (once worked out) the greedy policy's pick
-            offer = memo.keep(key, [acts, self.options(phase, acts), None])
-        actions = offer[0]
+        key = (phase.id, sig)  # (what est.actions reads: the phase and the signature)
+        offer = self.offer(unit, phase, key)
+        actions, options = offer[0], offer[1]
         if not actions:
             est.sig = None
             return False
 
         if self.greedy_sides[side]:
             i = offer[2]
-            if i is None:
-                values = est.actions(key, unit, actions)[:len(offer[1])]
-                i = offer[2] = values.index(max(values))
-            if len(offer[1]) > 1:  # as choose() records: a choice of one option is no answer
+            assert i is not None  # (worked out by offer() for a greedy side)
+            if len(options) > 1:  # as choose() records: a choice of one option is no answer
                 self.choices.append(i)
         else:
             i = self.choose(Choice("action", unit.side, unit.label, f"{phase.title}: what does {unit.label} do?",
-                                   offer[1], lambda: est.actions(key, unit, actions)[:len(offer[1])]))
+                                   options, lambda: est.actions(key, unit, actions)[:len(options)]))
         if i == len(actions):
             est.sig = None
             return False
@@ -326,16 +319,35 @@ class Battle:
         est.sig = None
         return True
 
-    def options(self, phase: A.Phase, acts: list[A.Action]) -> tuple[Option, ...]:
-        """The options of a phase whose actions ``acts`` are offered to a unit: one per action, and
-        doing nothing unless one is a ``must`` (kept per phase and actions: states seldom recur,
-        the phase's offers do)."""
+    def offer(self, unit: Unit, phase: A.Phase, key: tuple[str, Signature]) -> Offer:
+        """What ``phase`` offers ``unit`` in this state (``key``: the phase and its signature) and,
+        for a greedy side, its pick: kept under the signature hashed once, which the estimates
+        share (out of :meth:`act`'s frame: the exact solver keys a position by its frames' values)."""
+        est = self.estimates
+        kept = (phase.id, est.hashed(unit))
+        memo = self.memos.offers
+        offer = memo.get(kept)
+        if offer is None:
+            statuses = unit.statuses
+            acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))
+                    and a.id not in self.cornerless and est.can_attack(unit, a)]
+            # the actions, their options, and (once worked out) the greedy policy's pick
+            offer = memo.keep(kept, self.menu(phase, acts) + (None,))
+        if offer[2] is None and offer[0] and self.greedy_sides[unit.side]:
+            values = est.actions(key, unit, offer[0])[:len(offer[1])]
+            offer = memo[kept] = (offer[0], offer[1], values.index(max(values)))
+        return offer
+
+    def menu(self, phase: A.Phase, acts: list[A.Action]) -> tuple[list[A.Action], tuple[Option, ...]]:
+        """The actions ``acts`` of a phase offered to a unit, and their options: one per action,
+        and doing nothing unless one is a ``must`` (kept per phase and actions, one list and one
+        tuple shared by every state that offers them: states seldom recur, the phase's offers do)."""
         key = (phase.id, *[a.id for a in acts])
         found = self.memos.menus.get(key)
         if found is None:
             must = any(a.must for a in acts)  # a unit offered a `must` action may not do nothing
-            found = self.memos.menus.keep(key, tuple(Option(a.title, a.id) for a in acts) +
-                                          (() if must else (Option("Nothing", None),)))
+            found = self.memos.menus.keep(key, (acts, tuple(Option(a.title, a.id) for a in acts) +
+                                                (() if must else (Option("Nothing", None),))))
         return found
 
     def strike(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None, shot: bool = True) -> None:

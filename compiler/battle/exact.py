@@ -133,13 +133,16 @@ class Keys:
             code = frame.f_code
             if code.co_filename.startswith(self.folder) and code.co_filename != self.here:
                 frames.append((code.co_filename, code.co_name, tb.tb_lineno,
-                               tuple((k, self.freeze(v, names, 0)) for k, v in frame.f_locals.items())))
+                               tuple((k, self.freeze(v, names)) for k, v in frame.f_locals.items())))
             tb = tb.tb_next
         sig = battle.estimates.sig
         return (state_key(battle.state), tuple(frames), law_key(stop.law),
-                None if sig is None else (sig[0].uid, self.freeze(sig[1], names, 0)))
+                None if sig is None else (sig[0].uid, self.freeze(sig[1], names)))
 
-    def freeze(self, v: Any, names: dict[int, str], depth: int) -> Any:
+    def freeze(self, v: Any, names: dict[int, str]) -> Any:
+        """``v`` as a key: plain values and the plain containers (the engine's locals hold no cycles)
+        by value, the engine's own objects by name, units by id, anything else by identity (a cache,
+        a dict's subclass, is one): never equal unless it is the same object."""
         kind = type(v)
         if v is None or kind in _PLAIN:
             return v
@@ -148,21 +151,17 @@ class Keys:
             return name
         if kind is Unit:
             return ("unit", v.uid)
-        if depth < 6:  # only the plain containers by value: a cache (a dict's subclass) by identity
-            if kind is list or kind is tuple:
-                return (kind.__name__,) + tuple([self.freeze(x, names, depth + 1) for x in v])
-            if kind is dict:
-                return ("dict",) + tuple([(self.freeze(k, names, depth + 1), self.freeze(x, names, depth + 1))
-                                          for k, x in v.items()])
-            if kind is set or kind is frozenset:
-                return ("set", frozenset([self.freeze(x, names, depth + 1) for x in v]))
-            if kind is Law:
-                return law_key(v)
-            if kind is Option:  # a choice's option, made afresh each time it is offered
-                return ("option", v.label, self.freeze(v.value, names, depth + 1))
-            if kind is types.FunctionType:
-                cells = tuple([self.freeze(c.cell_contents, names, depth + 1) for c in v.__closure__ or ()])
-                return ("fn", v.__code__.co_filename, v.__code__.co_firstlineno, cells)
+        if kind is list or kind is tuple:
+            return (kind.__name__,) + tuple([self.freeze(x, names) for x in v])
+        if kind is dict:
+            return ("dict",) + tuple([(self.freeze(k, names), self.freeze(x, names)) for k, x in v.items()])
+        if kind is Law:
+            return law_key(v)
+        if kind is Option:  # a choice's option, made afresh each time it is offered
+            return ("option", v.label, self.freeze(v.value, names))
+        if kind is types.FunctionType:
+            return ("fn", v.__code__.co_filename, v.__code__.co_firstlineno,
+                    tuple([self.freeze(c.cell_contents, names) for c in v.__closure__ or ()]))
         self.keep.append(v)
         return ("id", id(v))
 

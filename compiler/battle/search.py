@@ -143,14 +143,14 @@ class _Store:
             code = frame.f_code
             if code.co_filename.startswith(_FOLDER) and code.co_filename != _HERE:
                 frames.append((code.co_filename, code.co_name, frame.f_lineno,
-                               tuple((k, self.keys.freeze(v, names, 0)) for k, v in frame.f_locals.items())))
+                               tuple((k, self.keys.freeze(v, names)) for k, v in frame.f_locals.items())))
             if code is _RUN and frame.f_locals.get("self") is battle:
                 break
             frame = frame.f_back
         sig = battle.estimates.sig
         return (state_key(battle.state), tuple(frames), choice.kind, choice.side, choice.prompt,
                 tuple(o.label for o in choice.options),
-                None if sig is None else (sig[0].uid, self.keys.freeze(sig[1], names, 0)))
+                None if sig is None else (sig[0].uid, self.keys.freeze(sig[1], names)))
 
 
 _STORES: dict[tuple[Any, ...], tuple[Rules, _Store]] = {}
@@ -215,7 +215,7 @@ def reward(state: State, side: int, outcome: Outcome) -> float:
     won = 0.45 if outcome.winner is None else 0.9 if outcome.winner == side else 0.0
     mine = material(state, side)
     theirs = max((material(state, s) for s in range(len(state.sides)) if s != side), default=0.0)
-    return won + 0.1 * (mine / (mine + theirs) if mine + theirs else 0.5)
+    return won + 0.1 * (mine / (mine + theirs) if mine or theirs else 0.5)
 
 
 def greedy_order(choice: Choice) -> list[int]:
@@ -329,9 +329,8 @@ class _Playout:
         arm = self.tree.get(key)
         if arm is None:
             arm = self.tree[key] = _Arm(greedy_order(choice))
-        untried = [a for a in arm.order if arm.visits[a] == 0]
-        if untried:
-            pick = untried[0]
+        pick = next((a for a in arm.order if arm.visits[a] == 0), None)  # the first option not tried yet
+        if pick is not None:
             self.in_tree = False  # expanded: the rest is a greedy rollout
         else:
             n = sum(arm.visits)
@@ -372,7 +371,8 @@ class MctsPolicy(_Searcher):
         side = choice.side
         for _ in range(self.iterations):
             play = _Playout(trail, side, tree, seed, self.depth)
-            probe = Battle(battle.rules, battle.scenario, [play] * n, seed=0, record=False, nature=play)
+            # every roll answered by the playout (its nature): the battle's own seed draws nothing
+            probe = Battle(battle.rules, battle.scenario, [play] * n, seed, record=False, nature=play)
             play.battle = probe
             out = probe.run()
             r = reward(probe.state, side, out)

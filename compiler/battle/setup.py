@@ -55,8 +55,8 @@ def initial_state(model: Ruleset, scenario: A.Scenario, game: A.Game | None = No
 
 
 #: A phase's offer to a unit in a state: the actions open to it, their options (and "Nothing"),
-#: and the greedy policy's pick once worked out.
-Offer = list[Any]
+#: and the greedy policy's pick once worked out (None before).
+Offer = tuple[list[A.Action], tuple[Option, ...], int | None]
 
 
 @dataclass(slots=True)
@@ -64,7 +64,8 @@ class EngineMemos:
     """The engine's kept picks and plans (one set per scenario and process)."""
 
     offers: Memo[tuple[Any, ...], Offer] = field(default_factory=lambda: Memo("a phase's offers"))
-    menus: Memo[tuple[str, ...], tuple[Option, ...]] = field(default_factory=lambda: Memo("a phase's options"))
+    menus: Memo[tuple[str, ...], tuple[list[A.Action], tuple[Option, ...]]] = field(
+        default_factory=lambda: Memo("a phase's actions offered and their options"))
     steps: Memo[tuple[Any, ...], tuple[int | None, int]] = field(default_factory=lambda: Memo("greedy moves"))
     reached: Memo[tuple[Any, ...], tuple[int, ...]] = field(default_factory=lambda: Memo("enemies in reach"))
     targets: Memo[tuple[Any, ...], int] = field(default_factory=lambda: Memo("greedy targets"))

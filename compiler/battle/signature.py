@@ -15,21 +15,26 @@ def signature(state: State, unit: Unit) -> Signature:
     orders, and each enemy standing: its profile, models (and those marked to be removed when the
     phase ends), wounds, points, distance and whether ``unit`` is locked with it (on a table, where
     each stands too: sight and cover depend on it; with objectives, :func:`holding`)."""
+    # one flat tuple, each enemy a run of the same width after the unit's own part: a signature is
+    # kept as a memo's key for every new state, and a tuple of tuples is a dozen objects for the
+    # cyclic collector to go over (and to hash) where one does
+    side, engaged = unit.side, unit.engaged
+    out: list[Any] = [unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
+                      tuple(sorted(unit.statuses)) if unit.statuses else (),
+                      tuple(unit.values.items()) if unit.values else (), holding(state, unit)]
     if state.table is not None:
-        return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons, tuple(sorted(unit.statuses)),
-                tuple(unit.values.items()), (unit.position, unit.y),
-                tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
-                        tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
-                       for f in state.enemies(unit)]),
-                holding(state, unit))
+        out += (unit.position, unit.y)
+        for f in state.units:
+            if f.side != side and f.models > 0:
+                out += (f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
+                        tuple(sorted(f.statuses)) if f.statuses else (), f.uid in engaged)
+        return tuple(out)
     here = unit.position
-    return (unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
-            tuple(sorted(unit.statuses)) if unit.statuses else (),
-            tuple(unit.values.items()) if unit.values else (),
-            tuple([(f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
-                    tuple(sorted(f.statuses)) if f.statuses else (), f.uid in unit.engaged)
-                   for f in state.enemies(unit)]),
-            holding(state, unit))
+    for f in state.units:
+        if f.side != side and f.models > 0:
+            out += (f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
+                    tuple(sorted(f.statuses)) if f.statuses else (), f.uid in engaged)
+    return tuple(out)
 
 
 def holding(state: State, unit: Unit) -> tuple[Any, ...] | None:

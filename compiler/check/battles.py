@@ -39,7 +39,7 @@ FIRST_RANDOM = "random"
 
 
 def check_battles(ctx: Context) -> None:
-    """Pass: the executable parts of each game and each scenario (W101, W861, W863, W864)."""
+    """Pass: the executable parts of each game and each scenario (W101, W861, W863, W864, W870)."""
     for game in ctx.ruleset.of_type(A.Game):
         _game(ctx, game)
     games = ctx.ruleset.of_type(A.Game)
@@ -213,7 +213,9 @@ def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
 def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
     """What a counter rises by: worked out for the unit; when it rises on ``shot``, a name that is a
     step of an attack the game fires is that volley's count, which must be one the engine can draw
-    with the models removed: a step on the chain of tests that leads to the removal (W861)."""
+    with the models removed: a step on the chain of tests that leads to the removal (W863), one
+    :meth:`~compiler.ast.Attack.uncounted` finds drawable with the hooks of every profile's
+    abilities (W870)."""
     steps: set[str] = set()
     if counter.event == "shot":
         fired = [e.name for p in game.phases for a in p.actions for e in a.effects if e.kind == "attack"]
@@ -227,6 +229,7 @@ def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
             ctx.sink.error(codes.BATTLE_WRONG_KIND, f"'{counter.situation}' rises by the counts of several steps ("
                            + ", ".join(sorted(named & steps)) + "), but a volley is drawn with one", counter.span,
                            "read one step's count, e.g. hits")
+        hooked = _hooked(ctx)
         for name in sorted(named & steps):
             for attack in attacks:
                 if name not in attack.counted_chain(tests):
@@ -234,8 +237,31 @@ def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
                                    f"which attack '{attack.id}' does not count on its way to the models removed",
                                    counter.span, "name a step of every attack the game fires that passes its dice "
                                    "through a test toward the removal, e.g. hits = shots each hit(shooter.BS)")
+                    continue
+                refused = attack.uncounted(name, tests, list(hooked))
+                if refused is not None:
+                    why, hook = refused
+                    ctx.sink.error(codes.COUNT_NOT_DRAWN, f"'{counter.situation}' rises by the count of '{name}', "
+                                   f"which a volley of attack '{attack.id}' cannot be drawn with: {why}"
+                                   + (f" ({hooked[hook]})" if hook is not None else ""), counter.rises.span,
+                                   "read the count the removal takes (killed = hits removes target: hits), or a "
+                                   "step of a chain hits = shots each hit(…) from dice of its own whose tests no "
+                                   "hook is on; or let the counter rise by a number (rises by 1)")
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
     check_expr(counter.rises, Scope(ctx, game.id, stats | UNIT_NAMES | steps))
+
+
+def _hooked(ctx: Context) -> dict[A.Hook, str]:
+    """The hooks on tests of the abilities of a profile that may attack (any unit or weapon, whether
+    or not the ability's ``when`` holds): hook → which ability of which profile."""
+    abilities = {a.id: a for a in ctx.ruleset.of_type(A.Ability)}
+    out: dict[A.Hook, str] = {}
+    for profile in ctx.ruleset.profiles.values():
+        for use in profile.abilities:
+            for hook in abilities[use.ability].hooks if use.ability in abilities else ():
+                if hook.test is not None:
+                    out.setdefault(hook, f"the ability '{use.ability}' of '{profile.id}' has it")
+    return out
 
 
 def _counter(ctx: Context, name: str, span: Span) -> None:

@@ -171,9 +171,14 @@ def hooks_for(ev: Evaluator, test_id: str) -> list[tuple[A.Hook, Any, str]]:
 
 def hooked_tests(ev: Evaluator) -> frozenset[str]:
     """The tests some hook of the attacking profiles' abilities (that hold now) is on."""
+    return frozenset(hook.test for hook in held_hooks(ev) if hook.test is not None)
+
+
+def held_hooks(ev: Evaluator) -> tuple[A.Hook, ...]:
+    """The hooks on tests of the attacking profiles' abilities that hold now."""
     abilities = ev.effects.attacker_abilities()
-    return frozenset(hook.test for ability, arg in abilities if ev.effects.ability_holds(ability, arg)
-                     for hook in ability.hooks if hook.test is not None)
+    return tuple(hook for ability, arg in abilities if ev.effects.ability_holds(ability, arg)
+                 for hook in ability.hooks if hook.test is not None)
 
 
 def advance(ev: Evaluator, bags: Any, test_call: TestCall, env: dict[str, Any], step: A.Step,
