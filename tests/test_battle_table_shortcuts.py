@@ -474,8 +474,11 @@ def test_a_band_of_distance_holds_distances_of_equal_worth(scenarios: dict[str, 
     assert no_reach[0] > 0
     if sid == "banded_table":
         assert band_faults(scenarios, sid, lambda b, d, bisect: bisect.bisect_left(b.thresholds, d))[0] > 0
-    else:
+    else:  # no situation distance: a band per reach short of the distance, no more
         assert not scenarios[sid][0].situations.get("distance")
+        thresholds = Battle(Rules(scenarios[sid][0]), scenarios[sid][1], [GreedyPolicy(), GreedyPolicy()],
+                            1).estimates.bands.thresholds
+        assert bands == 1 + sum(1 for t in thresholds if 0 <= t < 30)
 
 
 def test_bands_are_left_out_where_a_derived_situation_reads_the_distance(scenarios: dict[str, Any]) -> None:
