@@ -45,8 +45,8 @@ class CountError(ResolveError, ValueError):
 
     def __init__(self, message: str, span: Span | None = None) -> None:
         super().__init__(f"a volley cannot be drawn with the count a counter reads: {message}", span,
-                         "make the counter read the count the removal takes, or a step on the attack's chain "
-                         "of tests toward it (hits = shots each hit(…)) whose tests no hook is on")
+                         "make the counter read the count the removal takes (killed = wounds removes "
+                         "target: wounds), or rise by a number")
 
 
 def joint_with_count(steps: LazySteps, attack: A.Attack, step: str, removal: str,
