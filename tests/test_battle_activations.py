@@ -250,3 +250,19 @@ def test_casualties_marked_in_a_phase_wait_for_its_end_even_once_the_unit_is_use
              for e in battle.events if e["event"] in ("volley", "removed")]
     assert shown == [("volley", "Trooper", 3, 3, None), ("volley", "Trooper", 5, 3, None),
                      ("removed", "Trooper", None, 3, None), ("removed", "Trooper", None, 3, None)]
+
+
+def test_an_orders_action_stops_at_an_effect_that_fails() -> None:
+    """``tests doubt(BS), sets done``: the test cannot be passed (a 7 on a d6), so the unit never
+    holds ``done``."""
+    from compiler.battle import Battle, GreedyPolicy
+    text = SURE.replace("test hit(BS) = roll d6 >= BS", "test hit(BS) = roll d6 >= BS\ntest doubt(BS) = roll d6 >= 6 + BS").replace(
+        "sets proud until end of turn, attack shooting, sets done", "tests doubt(BS), sets done")
+    result = compile_text(text, "sure.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("s"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    battle.run()
+    tests = [e for e in battle.events if e["event"] == "test"]
+    assert len(tests) == 2 and not any(e["passed"] for e in tests)  # each side's unit took it, in its order
+    assert all("done" not in u.statuses for u in battle.state.units)

@@ -42,6 +42,8 @@ weapon rifle "Rifle":
   Range 24"  S 4
 weapon knife "Knife":
   S 3
+weapon flag "Flag":
+  Range 6"
 game g "A game":
   turns 1
   activation whole_army
@@ -149,3 +151,40 @@ def test_a_volley_law_is_kept_per_state(model: Any) -> None:
     assert rules.volley(shooting, trooper(), "rifle", trooper(1), ()) is law
     two = rules.volley(shooting, trooper(models=2), "rifle", trooper(1), ())
     assert two.values == (0, 1, 2)
+
+
+def test_the_law_of_a_roll_is_each_value_in_order_with_its_exact_chance_and_their_mean(model: Any) -> None:
+    """``d6 - 3`` (a rolled move, a charge's reach): six values in order, each 1/6, drawn over
+    sixths of [0, 1); their mean 1/2.  A number is a law of one value."""
+    from compiler.resolve import Evaluator, parse_expression
+    law = law_of(Evaluator(model, exact=True).evaluate(parse_expression("d6 - 3")))
+    assert law.values == (-2, -1, 0, 1, 2, 3) and law.probabilities == (Fraction(1, 6),) * 6
+    assert law.cumulative == pytest.approx([k / 6 for k in range(1, 7)], rel=1e-12)
+    assert law.mean == pytest.approx(0.5, rel=1e-12)
+    assert [law.sample(u) for u in (0.0, 0.17, 0.51, 0.99)] == [-2, -1, 1, 3]
+    assert law_of(Evaluator(model, exact=True).evaluate(parse_expression("2 + 1"))).values == (3,)
+
+
+def test_an_attack_cannot_use_a_weapon_without_a_stat_it_reads(model: Any) -> None:
+    """Shooting reads the weapon's S: a rifle or a knife can be used with it, a flag (a Range and
+    no S) cannot; asked again, the same answer (kept)."""
+    rules = Rules(model)
+    shooting = model.get("shooting")
+    assert rules.usable(shooting, trooper(), "knife", trooper(1))
+    assert not rules.usable(shooting, trooper(), "flag", trooper(1))
+    assert not rules.usable(shooting, trooper(), "flag", trooper(1))
+
+
+def test_a_volley_removes_the_models_of_the_attacks_last_removes_step() -> None:
+    """An attack with two ``removes`` steps (the hits would remove some, the wounds do): a volley
+    is the law of the last one."""
+    from compiler.battle.rules import removal_step
+    text = RULES.replace("  killed = wounds removes target", "  grazed = hits removes target\n  killed = wounds removes target")
+    result = compile_text(text, "view.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    shooting = model.get("shooting")
+    assert removal_step(shooting) == "killed"
+    ace = Unit(0, 0, "Ace", "ace", ("rifle",), 1, 1, 12, 0.0)  # hits on 1+: one sure hit, wounds on 4+
+    law = Rules(model, exact=True).volley(shooting, ace, "rifle", trooper(1), ())
+    assert (law.values, law.probabilities) == ((0, 1), (Fraction(1, 2), Fraction(1, 2)))

@@ -243,3 +243,48 @@ def test_a_reaction_barred_by_what_the_unit_did_and_a_failed_test_that_spends_it
     assert failed.state().units[1].spent and failed.is_terminal()  # a failure spent its action
     dashed = root.child(2).child(1).child(0)  # Blue dashed (on overwatch, but it moved): no reaction
     assert dashed.choice() is not None and dashed.choice().kind == "action" and dashed.current_player() == 1  # type: ignore[union-attr]
+
+
+def test_a_counter_rising_by_a_sure_amount_that_is_no_literal_is_no_chance_node() -> None:
+    """``rises by BS - 2`` (1 for these troopers): worked out for the unit, sure, so Red's volley is
+    followed by no roll for the counter: Blue's counter is 1 at once, and Blue's choice comes next."""
+    result = compile_text(COUNTED.replace("rises by 1 when shot", "rises by BS - 2 when shot"), "counted.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    shot = Node.root(Rules(model, exact=True), model.get("duel")).child(0).child(0)  # Red shoots; nobody falls
+    assert not shot.is_chance_node() and shot.choice() is not None
+    assert [u.values["suppression"] for u in shot.state().units] == [0, 1]
+
+
+def test_a_status_ended_otherwise_is_no_longer_tested_for() -> None:
+    """Pinned ``until passed rally(Ld)``, then cleared by something else: when the unit is next
+    about to act, no rally test is taken (no chance drawn), and the test is forgotten."""
+    from compiler.battle import Battle, GreedyPolicy
+    from compiler.battle.turns import rally
+    model = model_of()
+    duck = model.get("g").phases[0].actions[1].effects[0]
+    assert duck.kind == "sets" and duck.until is not None
+    battle = Battle(Rules(model), model.get("duel"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    unit = battle.state.units[0]
+    unit.until = {"pinned": duck.until}
+    rally(battle, unit)
+    assert unit.until == {} and unit.statuses == {}
+    assert not [e for e in battle.events if e["event"] == "test"]
+
+
+def test_a_value_taken_at_the_end_of_a_turn_that_is_sure_is_reported_with_chance_one() -> None:
+    """``takes mood(Ld)``: Ld 7 troopers are surely "steady" (no chance node); the log reports the
+    value with its chance, 1, and the case for "shaken" never applies."""
+    from compiler.battle import Battle, GreedyPolicy
+    text = RULES.format(game="g", activation="whole_army", extra="", shoot='action shoot "Shoot": attack shooting')
+    text = text.replace('attack shooting(', 'formula mood(Ld) "Mood" = if Ld > 5 then "steady" else "shaken"\n'
+                        'attack shooting(').replace(
+        '  victory wipe', '  at end of turn: each unit takes mood(Ld)\n    on "shaken": sets pinned until end of turn\n'
+        '  victory wipe').replace('    2 trooper', '    9 trooper')  # Blue lives through the first turn
+    result = compile_text(text, "turns.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("duel"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    battle.run()
+    taken = [(e["result"], e["chance"]) for e in battle.events if e["event"] == "test" and e["rule"] == "mood"]
+    assert taken and set(taken) == {("steady", 1.0)}

@@ -159,3 +159,17 @@ def test_a_counter_counts_when_something_read_it_not_when_it_rose(read: bool) ->
     assert ("pins" in ran) is read
     cov = coverage(model, ran)
     assert ("pinning" in cov.in_battle) is read and ("pinning" in cov.links_only) is not read
+
+
+
+def test_a_counter_read_by_its_own_rise_runs_in_battle() -> None:
+    """``rises by 1 + pins when shot``: each rise, worked out for the unit shot, reads its pins; the
+    counter runs in battle with nothing else reading it (compare the test above, unread)."""
+    text = RULES.format(phases=SHOOT + COUNTER.replace("rises by 1 when", "rises by 1 + pins when")).replace(
+        'rule holding_fire', 'situation pins "Pins" 0..6: "Fire taken."\nrule pinning "Pinning":\n'
+        '  """Each volley at a unit adds to its [[pins]]."""\nrule holding_fire', 1)
+    result = compile_text(text, "pins.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    ran = ran_in_battle(model, games=1)
+    assert "pins" in ran and "pinning" in coverage(model, ran).in_battle

@@ -44,7 +44,8 @@ _MISSING = object()
 @dataclass(frozen=True, slots=True)
 class Law:
     """A chance node's exact law: its outcomes, their chances (exact fractions when the rules are
-    worked out exactly), their cumulative chances for sampling, the mean of its values.
+    worked out exactly), their cumulative chances for sampling, the mean of its values (0 for a law
+    of labels — who goes first, a case taken — whose mean nothing reads).
 
     A volley's outcome is the models removed (``values``) and the wounds then on the target's
     damaged model (``damaged``, 0 when none is): wounds that do not kill a model stay on it.

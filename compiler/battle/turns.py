@@ -66,7 +66,7 @@ def initiative_law(rules: Rules, initiative: A.Initiative) -> Law:
         higher, lower, tie = higher / total, lower / total, 0 * total
     ps = (higher, lower, tie)
     cum = (float(higher), float(higher + lower), 1.0)
-    return Law((FIRST_HIGHER, SECOND_HIGHER, TIE), cum, float(lower + 2 * tie), ps)
+    return Law((FIRST_HIGHER, SECOND_HIGHER, TIE), cum, 0.0, ps)  # labels, whose mean nothing reads
 
 
 def roll_initiative(battle: Battle, before: int) -> int:
@@ -137,10 +137,12 @@ def remove_marked(battle: Battle, only: Unit | None = None) -> None:
 
 
 def counter_range(battle: Battle, name: str) -> tuple[int, int]:
-    """The lowest and highest value of the counter ``name`` (its situation's range)."""
-    sit = battle.rules.model.situations.get(name)
-    ends = int_range(sit.range) if sit is not None and sit.range is not None else None
-    return ends if ends is not None else (0, 1_000)
+    """The lowest and highest value of the counter ``name``: its situation's range (``check``
+    refuses a counter that is no situation with a range of whole numbers)."""
+    rng = battle.rules.model.situations[name].range
+    ends = int_range(rng) if rng is not None else None
+    assert ends is not None
+    return ends
 
 
 def change_counter(battle: Battle, unit: Unit, name: str, by: int, why: str) -> None:
