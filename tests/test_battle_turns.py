@@ -288,3 +288,15 @@ def test_a_value_taken_at_the_end_of_a_turn_that_is_sure_is_reported_with_chance
     battle.run()
     taken = [(e["result"], e["chance"]) for e in battle.events if e["event"] == "test" and e["rule"] == "mood"]
     assert taken and set(taken) == {("steady", 1.0)}
+
+
+def test_a_counter_lowered_by_a_roll_of_two_faces_is_a_chance_node_of_both() -> None:
+    """``lowers suppression by d2``: Blue, suppressed 1, rallies: a roll of 1 or 2, even odds,
+    either way down to 0 (its lowest)."""
+    result = compile_text(COUNTED.replace("lowers suppression by 2", "lowers suppression by d2"), "counted.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    rallied = Node.root(Rules(model, exact=True), model.get("duel")).child(0).child(0).child(1)
+    assert rallied.is_chance_node() and rallied.chance_kind() == "counter"
+    assert rallied.chance_outcomes() == [(0, Fraction(1, 2)), (1, Fraction(1, 2))]
+    assert [rallied.child(k).state().units[1].values["suppression"] for k in (0, 1)] == [0, 0]
