@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler.check.ground import Ground
@@ -133,6 +133,7 @@ rect = st.tuples(st.integers(0, SIZE), st.integers(0, SIZE), st.integers(0, 3), 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(rect, max_size=6), st.tuples(coord, coord), st.tuples(coord, coord))
+@example([(0, 0, 1, 1), (0, 0, 2, 0)], (0, 1.5), (0.5, 0))  # free ground just off a corner: (1+, 0+)
 def test_the_free_ground_is_the_ground_a_walk_reaches(blocks: list[tuple[int, int, int, int]],
                                                       start: tuple[float, float], goal: tuple[float, float]) -> None:
     ground = Ground(SIZE, SIZE, [tuple(map(float, b)) for b in blocks])  # type: ignore[misc]
@@ -140,11 +141,14 @@ def test_the_free_ground_is_the_ground_a_walk_reaches(blocks: list[tuple[int, in
     goal_free = not any(x0 <= goal[0] <= x1 and y0 <= goal[1] <= y1 for x0, y0, x1, y1 in blocks)
     if goal_free:
         assert ground.near([start], goal[0], goal[1], 0) == (goal in walked)
-    # within a reach: the nearest half-inch point walked to is as near as the nearest free ground
-    # (to within the half-inch grid's coarseness: half an inch along a line between two blocks)
+    # within a reach: the nearest half-inch point walked to is as near as the nearest free ground,
+    # to within the half-inch grid's coarseness: every free point lies within half an inch of a
+    # walked point along a line between two blocks, and within half a diagonal (√2 / 2) of one
+    # inside a free square whose corner touches two blocks (free ground just off the corner where
+    # a block's side meets another's, which no half-inch point stands on)
     if walked:
         nearest = min(((p[0] - goal[0]) ** 2 + (p[1] - goal[1]) ** 2) ** .5 for p in walked)
         assert ground.near([start], goal[0], goal[1], nearest + 1e-9)
-        assert not ground.near([start], goal[0], goal[1], nearest - 0.5 - 1e-9)
+        assert not ground.near([start], goal[0], goal[1], nearest - 0.5 * 2 ** .5 - 1e-9)
     else:
         assert not ground.near([start], goal[0], goal[1], 2 * SIZE)

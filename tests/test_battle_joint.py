@@ -134,51 +134,52 @@ def test_a_volley_drawn_with_a_count_follows_the_law_of_its_dice(duel: tuple[Rul
     brutes.wounds = 0
 
 
-def wounds_of_a_shot(weapon: str) -> dict[int, Fraction]:
-    """The wounds one shot makes, face by face: a 4+ hits, a 4+ wounds; a natural 6 to hit is two
-    hits with the storm, a wound without its roll with the needle."""
-    out: dict[int, Fraction] = {}
-    for face in range(1, 7):
-        hits = 0 if face < 4 else 2 if face == 6 and weapon == "storm" else 1
-        if face == 6 and weapon == "needle":
-            out[1] = out.get(1, Fraction(0)) + Fraction(1, 6)
-            continue
-        for rolls in product(range(1, 7), repeat=hits):
-            n = sum(r >= 4 for r in rolls)
-            out[n] = out.get(n, Fraction(0)) + Fraction(1, 6) / 6 ** hits
+def fates_of_a_shot(weapon: str, pairs: bool = False) -> dict[tuple[int, int], Fraction]:
+    """The (hits, wounds) one shot makes, face by face: a 4+ hits, a 4+ wounds; a natural 6 to hit
+    is two hits with the storm, a wound without its roll with the needle; ``pairs``: the shot is
+    two dice to hit."""
+    out: dict[tuple[int, int], Fraction] = {}
+    for faces in product(range(1, 7), repeat=2 if pairs else 1):
+        hits = sum(0 if f < 4 else 2 if f == 6 and weapon == "storm" else 1 for f in faces)
+        sure = sum(f == 6 and weapon == "needle" for f in faces)
+        for rolls in product(range(1, 7), repeat=hits - sure):
+            key = (hits, sure + sum(r >= 4 for r in rolls))
+            out[key] = out.get(key, Fraction(0)) + Fraction(1, 6 ** len(faces)) / 6 ** (hits - sure)
     return out
 
 
-@pytest.mark.parametrize("weapon", ["storm", "needle"])
-def test_the_count_the_removal_takes_is_drawn_with_it_whatever_hooks_made_it(
-        duel: tuple[Rules, Ruleset, Unit, Unit], weapon: str) -> None:
+@pytest.mark.parametrize("attack, weapon, counted", [
+    ("shooting", "storm", "wounds"), ("volley", "storm", "wounds"), ("shooting", "needle", "wounds"),
+    ("volley", "storm", "hits"), ("shooting", "storm", "hits"), ("doubled", "gun", "hits"),
+])
+def test_a_count_is_drawn_with_the_volley_whatever_made_it(duel: tuple[Rules, Ruleset, Unit, Unit], attack: str,
+                                                          weapon: str, counted: str) -> None:
     rules, model, gunner, brutes = duel
-    per_shot = wounds_of_a_shot(weapon)
-    for attack, shots in (("shooting", {n: Fraction(1, 3) for n in (1, 2, 3)}), ("volley", {3: Fraction(1)})):
-        decl = model.get(attack)
-        assert isinstance(decl, A.Attack)
-        law = rules.volley_counting(decl, gunner, weapon, brutes, (), "wounds")
-        got: dict[tuple[int, int, int], Fraction] = {}
-        for key, p in zip(zip(law.counts, law.values, law.damaged), law.probabilities):
-            got[key] = got.get(key, Fraction(0)) + p
-        want: dict[tuple[int, int, int], Fraction] = {}
-        for n, pn in shots.items():
-            for outcome in product(per_shot, repeat=n):
-                p = pn
-                for w in outcome:
-                    p *= per_shot[w]
-                wounds = sum(outcome)
-                removed = min(wounds // 3, 2)
-                key = (wounds, removed, wounds % 3 if removed < 2 else 0)
-                want[key] = want.get(key, Fraction(0)) + p
-        assert got == want, attack
+    per_shot = fates_of_a_shot(weapon, pairs=attack == "doubled")
+    shots = {3: Fraction(1)} if attack == "volley" else {n: Fraction(1, 3) for n in (1, 2, 3)}
+    decl = model.get(attack)
+    assert isinstance(decl, A.Attack)
+    law = rules.volley_counting(decl, gunner, weapon, brutes, (), counted)
+    got: dict[tuple[int, int, int], Fraction] = {}
+    for key, p in zip(zip(law.counts, law.values, law.damaged), law.probabilities):
+        got[key] = got.get(key, Fraction(0)) + p
+    want: dict[tuple[int, int, int], Fraction] = {}
+    for n, pn in shots.items():
+        for outcome in product(per_shot, repeat=n):
+            p = pn
+            for fate in outcome:
+                p *= per_shot[fate]
+            hits, wounds = sum(f[0] for f in outcome), sum(f[1] for f in outcome)
+            removed = min(wounds // 3, 2)
+            key = (hits if counted == "hits" else wounds, removed, wounds % 3 if removed < 2 else 0)
+            want[key] = want.get(key, Fraction(0)) + p
+    assert got == want
 
 
 @pytest.mark.parametrize("attack, weapon, counted, message", [
     ("shooting", "gun", "killed", "attack 'shooting' does not count 'killed' on its way to the models removed"),
-    ("shooting", "storm", "hits", "an ability acts on its test 'hit'"),  # a 6 to hit is two hits
-    ("shooting", "needle", "hits", "an ability acts on its test 'hit'"),  # a 6 to hit wounds without the wound roll
-    ("doubled", "gun", "hits", "its dice at 'pairs' are made from those of 'shots'"),  # the chain of tests starts at the pairs
+    # a 6 to hit wounds without the wound roll: the hits do not go on to wound each with one chance
+    ("shooting", "needle", "hits", "a hook on its test 'hit' \\(at 'hits'\\) changes the dice it passes"),
 ])
 def test_a_volley_whose_count_does_not_follow_a_chain_of_dice_is_refused(
         duel: tuple[Rules, Ruleset, Unit, Unit], attack: str, weapon: str, counted: str, message: str) -> None:

@@ -219,3 +219,75 @@ def test_a_rolled_move_of_no_inches_or_less_asks_nothing() -> None:
             assert choice is not None and choice.kind == "move" and len(choice.options) == most + 1
         else:
             assert choice is None and after.chance_kind() == "move" and after.state().units[0].position == 10.0
+
+
+@pytest.mark.parametrize("red,blue,end", [
+    ('45", 14"', '41", 11"', (48.0, 16.25)),  # straight away at a slant (4 across, 3 up): the edge after 3.75"
+    ('14", 45"', '11", 41"', (16.25, 48.0)),
+])
+def test_a_move_away_at_a_slant_stops_where_its_line_meets_the_edge(red: str, blue: str,
+                                                                    end: tuple[float, float]) -> None:
+    assert after_move(model_of(AWAY, red, blue, board=TABLE), 6) == end
+
+
+def test_the_log_of_a_move_away_cut_short_at_the_edge_gives_the_inches_gone() -> None:
+    """Red's 6" away at a slant ends at the edge after 3.75"; Blue's, straight away from Red, goes
+    the whole 6": the log gives each the inches gone and the distance to the enemy after."""
+    model = model_of(AWAY, '45", 14"', '41", 11"', board=TABLE)
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    battle.run()
+    moves = [(e["side"], e["inches"], e["distance"]) for e in battle.events if e["event"] == "move"]
+    assert moves == [("red", 3.75, 8.75), ("blue", 6, 14.75)]
+
+
+GONE = '''
+ruleset gone "Gone":
+  version 1.0.0
+stat W "Wounds" 1..10 role wounds
+test hit() = roll d6 >= 1
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit()
+  killed = hits removes target
+unit trooper "Trooper":
+  W 1
+game gone "Gone":
+  turns 1
+  activation whole_army
+  phase fire "Fire":
+    must action shoot "Shoot": attack shooting
+  phase back "Back":
+    must action back "Fall back": {effect}
+scenario field "A field":
+  game gone
+{board}
+  first red
+  side red "Red":
+    5 trooper at {red}
+  side blue "Blue":
+    1 trooper at {blue}
+'''
+
+
+@pytest.mark.parametrize("board,red,blue", [(LINE, '10"', '14"'), (TABLE, '10", 10"', '10", 14"')])
+def test_a_move_away_with_no_enemy_left_does_nothing(board: str, red: str, blue: str) -> None:
+    """Red's five sure shots leave Blue no model; Red's fall back then has nothing to go away from:
+    it stays where it stands, and nothing is logged as moved."""
+    result = compile_text(GONE.format(effect=AWAY, board=board, red=red, blue=blue), "gone.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    battle.run()
+    red_unit, blue_unit = battle.state.units
+    assert blue_unit.models == 0 and red_unit.models == 5
+    assert (red_unit.position, red_unit.y) == ((10.0, 0.0) if board == LINE else (10.0, 10.0))
+    assert not [e for e in battle.events if e["event"] == "move"]
+    assert [e["action"] for e in battle.events if e["event"] == "action"] == ["shoot", "back"]
+
+
+def test_an_action_goes_on_after_a_move_away() -> None:
+    """Fall back, then fire: after its move away Red's unit fires its volley."""
+    model = model_of(AWAY + ", attack shooting", '10", 10"', '10", 14"', board=TABLE)
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    battle.run()
+    done = [(e["event"], e["side"]) for e in battle.events if e["event"] in ("move", "volley")]
+    assert done[:2] == [("move", "red"), ("volley", "red")]

@@ -1,8 +1,7 @@
 """A counter that rises by the count of an attack's step (``rises by gained(Ld, hits, models)``)
-is drawn with the volley from their joint law.  The count the removal takes plays whatever made
-it (extra hits, ``each becomes``), with the exact law; ``check`` refuses (W870), at the rise, the
-counts the engine cannot draw (an earlier step's count with a hook on a test of the chain, or dice
-made from an earlier step's; the removal's count with a hook that changes dice one by one), and
+is drawn with the volley from their joint law.  The count plays whatever made it (extra hits,
+``each becomes``), with the exact law; ``check`` refuses (W870), at the rise, the counts the engine
+cannot draw (a hook on a test after the step, or one that changes dice one by one before it), and
 the engine's own refusal is located at the attack's step.
 """
 from __future__ import annotations
@@ -57,35 +56,55 @@ def shoot(source: str) -> tuple[dict[tuple[int, int], Fraction], A.Attack]:
     return out, attack
 
 
-def by_faces(dice: int, hits_of: dict[int, int]) -> dict[tuple[int, int], Fraction]:
-    """Every roll of ``dice`` d6 to hit, a face making ``hits_of[face]`` hits, each hit killing one of 4."""
+def by_faces(dice: int, hits_of: dict[int, int], wounding: bool = False) -> dict[tuple[int, int], Fraction]:
+    """Every face of each of ``dice`` d6 to hit, a face making ``hits_of[face]`` hits; each hit
+    (``wounding``: each that then wounds on a 4+) kills one of 4: (hits, removed) → chance."""
+    wound = Fraction(sum(f >= 4 for f in range(1, 7)), 6)
+    one: dict[tuple[int, int], Fraction] = {}  # a die's (hits, kills)
+    for face in range(1, 7):
+        h = hits_of[face]
+        for wounds in product((True, False), repeat=h if wounding else 0):
+            p = Fraction(1, 6)
+            for w in wounds:
+                p *= wound if w else 1 - wound
+            key = (h, sum(wounds) if wounding else h)
+            one[key] = one.get(key, Fraction(0)) + p
     out: dict[tuple[int, int], Fraction] = {}
-    for faces in product(range(1, 7), repeat=dice):
-        h = sum(hits_of[f] for f in faces)
-        out[(h, min(h, 4))] = out.get((h, min(h, 4)), Fraction(0)) + Fraction(1, 6 ** dice)
+    for outcome in product(one, repeat=dice):
+        p = Fraction(1)
+        for o in outcome:
+            p *= one[o]
+        h, k = sum(o[0] for o in outcome), sum(o[1] for o in outcome)
+        out[(h, min(k, 4))] = out.get((h, min(k, 4)), Fraction(0)) + p
     return out
 
 
 PLAIN = {1: 0, 2: 0, 3: 1, 4: 1, 5: 1, 6: 1}  # hits on 3+
 
 
-@pytest.mark.parametrize("source, dice, hits_of", [
-    (BASE, 3, PLAIN),
-    # the reported cases: the count the removal takes, made by a hook's extra hits or from pairs
-    (with_ability(EXTRA), 3, {**PLAIN, 6: 2}),
-    (BASE.replace(HIT, BECOMES), 6, PLAIN),
+@pytest.mark.parametrize("source, dice, hits_of, wounding", [
+    (BASE, 3, PLAIN, False),
+    # the reported cases: extra hits from a hook on the test, dice made from pairs
+    (with_ability(EXTRA), 3, {**PLAIN, 6: 2}, False),
+    (BASE.replace(HIT, BECOMES), 6, PLAIN, False),
+    # the same, the hits then rolling to wound: the removal takes the wounds
+    (wounded(with_ability(EXTRA)), 3, {**PLAIN, 6: 2}, True),
+    (wounded(BASE.replace(HIT, BECOMES)), 6, PLAIN, True),
     # a hook on a test the attack does not roll leaves its dice alone
-    (with_ability("on natural 6 to steady: succeeds"), 3, PLAIN),
+    (with_ability("on natural 6 to steady: succeeds"), 3, PLAIN, False),
 ])
-def test_the_count_the_removal_takes_plays_with_the_exact_law(source: str, dice: int, hits_of: dict[int, int]) -> None:
+def test_a_counted_volley_plays_with_the_exact_law(source: str, dice: int, hits_of: dict[int, int],
+                                                   wounding: bool) -> None:
     law, _ = shoot(source)
-    assert law == by_faces(dice, hits_of)
+    assert law == by_faces(dice, hits_of, wounding)
 
 
 @pytest.mark.parametrize("source, why", [
-    (wounded(with_ability(EXTRA)),
-     "an ability acts on its test 'hit' (at 'hits') (the ability 'knack' of 'trooper' has it)"),
-    (wounded(BASE.replace(HIT, BECOMES)), "its dice at 'two' are made from those of 'shots', not dice of their own"),
+    (wounded(with_ability("on natural 6 to wound: 1 extra wounds")),
+     "an ability acts on its test 'wound' (at 'wounds') (the ability 'knack' of 'trooper' has it)"),
+    (wounded(with_ability("on natural 6 to hit: wound automatically")),
+     "a hook on its test 'hit' (at 'hits') changes the dice it passes one by one, so that they do not go on to "
+     "the removal each with the same chance (the ability 'knack' of 'trooper' has it)"),
     (with_ability("on natural 6 to hit: mortal wounds"),
      "a hook on its test 'hit' (at 'hits') changes the dice it passes one by one, so that the models removed "
      "are not decided by their count (the ability 'knack' of 'trooper' has it)"),
@@ -112,5 +131,5 @@ def test_check_refuses_at_the_rise_a_count_the_engine_cannot_draw(source: str, w
 def test_the_reference_shows_the_refusal_check_gives() -> None:
     text = (Path(__file__).resolve().parent.parent / "site" / "language.md").read_text(encoding="utf-8")
     shown = next(line.strip() for line in text.splitlines() if line.strip().startswith("error[W870]: "))
-    result = compile_text(wounded(with_ability(EXTRA)), "counting.rules")
+    result = compile_text(wounded(with_ability("on natural 6 to wound: 1 extra wounds")), "counting.rules")
     assert [f"error[{d.code}]: {d.message}" for d in result.diagnostics if d.code == "W870"] == [shown]

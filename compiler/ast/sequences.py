@@ -146,41 +146,45 @@ class Attack(Decl):
         blame if one is (None when it can be drawn); ``hooks``: the hooks on tests of the abilities
         that may act for the attacking profiles.
 
-        The count the removal takes (the step it ``removes`` from) is drawn with the models removed
-        whatever made it — ``each becomes``, extra hits — unless a hook on a test its dice passed
-        through changes them one by one (``+1 D``, ``mortal wounds``: their damage is their own).
-        An earlier step's count is drawn die by die along :meth:`counted_chain`: the chain's
-        first dice must be dice of their own (not made from an earlier step's) and no hook may be
-        on a test of the chain (its dice would not pass each on its own)."""
+        The step must lie on :meth:`counted_chain`.  Its count is drawn whatever made it (extra
+        hits, ``each becomes``), and the count the removal takes from it, die by die along the
+        chain: each of its dice must go on alone, with the same chance, so no hook may be on a
+        test of the chain after it, and none on a test its dice passed may change them one by one
+        (``+1 D``, ``mortal wounds``, an automatic pass or fail of a later test of the chain, extra
+        dice that join a step after it)."""
         chain = self.counted_chain(tests)
         if step not in chain:
             return f"attack '{self.id}' does not count '{step}' on its way to the models removed", None
         by_name = {s.name: s for s in self.steps}
         order = [s.name for s in self.steps]
-        if step == chain[0]:
-            feeding = self._feeding(step, by_name)
-            for name in feeding:
-                value = by_name[name].value
-                if not isinstance(value, Each) or not isinstance(value.item, Call) or value.item.func not in tests:
-                    continue
-                later = set(order[order.index(name) + 1:]) - set(feeding)  # extra dice joining it come plain
-                for hook in hooks:
-                    if hook.test == value.item.func and any(
-                            e.kind in ("modify", "mortal") or e.kind == "extra" and e.word in later
-                            for e in hook.effects):
-                        return (f"a hook on its test '{hook.test}' (at '{name}') changes the dice it passes one "
-                                "by one, so that the models removed are not decided by their count"), hook
-            return None
-        first = by_name[chain[-1]]
-        earlier = _follows(first.value, set(by_name) - {first.name})
-        if earlier is not None:
-            return f"its dice at '{first.name}' are made from those of '{earlier}', not dice of their own", None
-        for name in chain[:-1]:
+        onward = chain[:chain.index(step)]  # the chain's steps after ``step``, to the removal's count
+        onward_tests: dict[str, str] = {}
+        for name in onward:
             value = by_name[name].value
             assert isinstance(value, Each) and isinstance(value.item, Call)  # a step of the chain
-            on = next((h for h in hooks if h.test == value.item.func), None)
+            onward_tests.setdefault(value.item.func, name)
+        value = by_name[step].value
+        if onward and isinstance(value, (Each, IfElse)) and _follows(value, set(by_name) - {step}) is not None \
+                and not (isinstance(value, Each) and (value.becomes or isinstance(value.item, Call)
+                                                      and value.item.func in tests)):
+            return f"its dice at '{step}' are not followed one by one toward the removal", None
+        for test, name in onward_tests.items():
+            on = next((h for h in hooks if h.test == test), None)
             if on is not None:
-                return f"an ability acts on its test '{on.test}' (at '{name}')", on
+                return f"an ability acts on its test '{test}' (at '{name}')", on
+        feeding = self._feeding(step, by_name)
+        for name in feeding:
+            value = by_name[name].value
+            if not isinstance(value, Each) or not isinstance(value.item, Call) or value.item.func not in tests:
+                continue
+            later = set(order[order.index(name) + 1:]) - set(feeding)  # extra dice joining it come plain
+            for hook in hooks:
+                if hook.test == value.item.func and any(
+                        e.kind in ("modify", "mortal") or e.kind == "extra" and e.word in later
+                        or e.kind in ("pass", "fail") and e.test in onward_tests for e in hook.effects):
+                    return (f"a hook on its test '{hook.test}' (at '{name}') changes the dice it passes one by "
+                            + ("one, so that the models removed are not decided by their count" if not onward
+                               else "one, so that they do not go on to the removal each with the same chance")), hook
         return None
 
     @staticmethod

@@ -2,22 +2,20 @@
 
 A rule may read what a volley counted on its way (a counter that rises with the *hits*, while the
 casualties come from the models removed): the volley's chance node must then draw the pair from
-its joint law, not each from its own.  The attack is read as a chain of counts, as
-:mod:`compiler.battle.dice` reads it for the dice shown: a number of first dice ``n`` (``shots``),
-then steps that each pass every die of the step before through a test with the same chance, on its
-own, then the removal of the last count.  The count ``h`` of the named step given ``n`` is then
-binomial, the last count ``u`` given ``h`` binomial too, and the removal given ``u`` the resolver's
-own law, so that
+its joint law, not each from its own.  The named step's count ``h`` has the resolver's own law,
+whatever made it (extra hits from a hook, ``each becomes``); from there the attack is read as a
+chain, as :mod:`compiler.battle.dice` reads it for the dice shown: steps that each pass every die
+of the step before through a test, on its own and with the same chance, up to the count ``u`` the
+removal takes.  Given ``h``, ``u`` is then binomial and the removal given ``u`` the resolver's own
+law, so that
 
-    P(h, removed, damaged) = Σₙ P(n) · Bin(n, pₕ)(h) · Σᵤ Bin(h, p_last / pₕ)(u) · P(removed, damaged | u)
+    P(h, removed, damaged) = P(h) · Σᵤ Bin(h, q)(u) · P(removed, damaged | u)
 
-with ``pₕ`` the chance that a first die gets as far as the named step.  The count the removal
-takes (``u`` itself) needs no chain: P(u, removed, damaged) = P(u) · P(removed, damaged | u),
-whatever made ``u`` (extra hits, ``each becomes``), as long as its dice carry nothing of their
-own into the removal (a hook's ``+1 D`` or mortal wounds).  The numbers are the
-resolver's (exact fractions when the rules are worked out exactly); the law summed over ``h`` is
-held to the volley's own law, so an attack that is no such chain (an ability acting on one of its
-tests, a test that reads an earlier step) is refused rather than drawn wrong.  What ``check``
+with ``q`` the chance that a die at the step gets to the removal's count: what a first die makes
+there on average over what it makes at the step (1 when the step is the removal's).  The numbers
+are the resolver's (exact fractions when the rules are worked out exactly); the law summed over
+``h`` is held to the volley's own law, so an attack that is no such chain (a test that reads an
+earlier step) is refused rather than drawn wrong.  What ``check``
 refuses before the battle (W870) is decided by :meth:`compiler.ast.Attack.uncounted`, which this
 module asks first.
 """
@@ -47,8 +45,8 @@ class CountError(ResolveError, ValueError):
 
     def __init__(self, message: str, span: Span | None = None) -> None:
         super().__init__(f"a volley cannot be drawn with the count a counter reads: {message}", span,
-                         "make the counter read the count the removal takes, or a step on the attack's chain "
-                         "of tests toward it (hits = shots each hit(…)) whose tests no hook is on")
+                         "make the counter read the count the removal takes (killed = wounds removes "
+                         "target: wounds), or rise by a number")
 
 
 def joint_with_count(steps: LazySteps, attack: A.Attack, step: str, removal: str,
@@ -62,42 +60,40 @@ def joint_with_count(steps: LazySteps, attack: A.Attack, step: str, removal: str
     refused = attack.uncounted(step, tests, hooks)
     if refused is not None:
         raise CountError(refused[0], span)
-    last, first = chain[0], chain[-1]
+    last = chain[0]
     removal_given = _removals(steps, last, removal)
+    # the count of the step, whatever made it; each of its dice goes on to the removal's count alone
+    q = _onward(steps, step, last, span) if step != last else Fraction(1)
     out: dict[tuple[int, int, int], Any] = {}
-    if step == last:  # the count the removal takes: the models removed given it, whatever made it
-        for u, pu in _counts(steps[last], last, span).items():
-            for (r, d), pr in removal_given(u).items() if pu else ():
-                out[(u, r, d)] = out.get((u, r, d), 0) + pu * pr
-        _agrees(out, steps.removal_state(removal), attack, step, span)
-        return out
-    prior = _counts(steps[first], first, span)
-    # the chance that a first die gets as far as each step of the chain (1 for the first dice)
-    reach: dict[str, Any] = {first: Fraction(1)}
-    for name in chain[:-1]:
-        if name not in steps.sums:
-            raise CountError(f"its step '{name}' is not worked out die by die", span)
-        _, per_attack, src, _ = steps.sums[name]
-        if src != first:
-            raise CountError("its steps count from different dice", span)
-        per = _counts(per_attack, name, span)
-        if not set(per) <= {0, 1}:
-            raise CountError(f"its step '{name}' makes more than one die of one", span)
-        reach[name] = per.get(1, 0)
-    p_step, p_last = reach[step], reach[last]
-    q = p_last / p_step if p_step else p_last  # no die gets to the step: none to the last either
-    for n, pn in prior.items():
-        for h in range(n + 1):
-            ph = pn * _binomial(n, h, p_step)
-            for u in range(h + 1):
-                pu = ph * _binomial(h, u, q)
-                if not pu:
-                    continue
-                for (r, d), pr in removal_given(u).items():
-                    key = (h, r, d)
-                    out[key] = out.get(key, 0) + pu * pr
+    for h, ph in _counts(steps[step], step, span).items():
+        for u in range(h + 1):
+            pu = ph * _binomial(h, u, q)
+            if not pu:
+                continue
+            for (r, d), pr in removal_given(u).items():
+                key = (h, r, d)
+                out[key] = out.get(key, 0) + pu * pr
     _agrees(out, steps.removal_state(removal), attack, step, span)
     return out
+
+
+def _onward(steps: LazySteps, step: str, last: str, span: Span) -> Any:
+    """The chance that one die at ``step`` gets to ``last``: what a first die makes there on
+    average over what it makes at ``step`` (each die at ``step`` goes on alone, with that chance)."""
+    if last not in steps.sums:
+        raise CountError(f"its step '{last}' is not worked out die by die", span)
+    _, per_last, src, _ = steps.sums[last]
+    if step == src:
+        at_step: Any = Fraction(1)
+    elif step in steps.sums and steps.sums[step][2] == src:
+        at_step = _mean(_counts(steps.sums[step][1], step, span))
+    else:
+        raise CountError("its steps count from different dice", span)
+    return _mean(_counts(per_last, last, span)) / at_step if at_step else Fraction(0)
+
+
+def _mean(law: dict[int, Any]) -> Any:
+    return sum((k * p for k, p in law.items()), Fraction(0))
 
 
 def _agrees(joint: dict[tuple[int, int, int], Any], law: dict[tuple[int, int], Any], attack: A.Attack,

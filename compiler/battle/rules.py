@@ -30,7 +30,7 @@ from compiler.model.sides import status_sides
 from compiler.model.values import ProfileRef
 from compiler.model.static import int_range, stat_value
 from compiler.resolve import Evaluator, ResolveError
-from compiler.resolve.core import is_dist, unwrap
+from compiler.resolve.core import ProfileLacks, is_dist, unwrap
 from compiler.resolve.steps import LazySteps
 from compiler.trace import active, note_held
 
@@ -233,7 +233,12 @@ class Rules:
         key = (attack.id, actor.profile, actor.models, weapon, target.profile, left, target.wounds, situation)
         law = self._volleys.get(key)
         if law is None:
-            law = self._volleys[key] = joint_law(self._resolve(attack, actor, weapon, target, situation, left))
+            try:
+                law = self._volleys[key] = joint_law(self._resolve(attack, actor, weapon, target, situation, left))
+            except ResolveError as err:  # located at what the rules leave unanswered, naming the attack
+                where = f" with {weapon}" if weapon else ""
+                raise ResolveError(f"attack '{attack.id}'{where} at {target.profile}: {err.message}",
+                                   err.span or attack.span, err.hint) from None
         return law
 
     def volley_counting(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
@@ -251,8 +256,11 @@ class Rules:
         return law
 
     def usable(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit) -> bool:
-        """Whether ``attack`` can be resolved with ``weapon`` at all (a weapon without the stats the
-        attack reads — a close-combat blade in a shooting attack — cannot be used with it)."""
+        """Whether ``attack`` can be resolved with ``weapon`` at all: not when a profile lacks a stat
+        the attack reads (:class:`~compiler.resolve.core.ProfileLacks`: a close-combat blade in a
+        shooting attack), nor when the attack takes a weapon and the unit has none.  Any other
+        question the probe (one model each, no wounds, no situation) leaves unanswered is the
+        battle's: :meth:`volley` works it out where it is fought, and reports what it cannot."""
         key = (attack.id, actor.profile, weapon, target.profile)
         ok = self._usable.get(key)
         if ok is None:
@@ -261,8 +269,10 @@ class Rules:
             try:
                 self._resolve(attack, probe_a, weapon, probe_t, ())
                 ok = True
-            except ResolveError:
+            except ProfileLacks:
                 ok = False
+            except ResolveError as err:
+                ok = err.span is not _SPAN  # at the call's weapon: the unit has none to give it
             self._usable[key] = ok
         return ok
 

@@ -29,13 +29,28 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from compiler import ast as A
 
 Point = tuple[float, float]
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 _EPS = 1e-9
 #: how far clear of impassable ground a move stops, and a way round passes its corners (inches)
 _PAD = 0.01
+#: how many answers a table's kept look-ups hold before they start afresh: sight and situations,
+#: and where moves stop (small, and many recur); the ways round and their lengths (fewer, larger)
+_KEPT_LOOKS = 200_000
+_KEPT_WAYS = 50_000
+
+
+def _keep(kept: dict[_K, _V], key: _K, value: _V, most: int) -> _V:
+    """``value``, kept in ``kept`` under ``key`` (``kept`` emptied first when it holds more than ``most``)."""
+    if len(kept) > most:
+        kept.clear()
+    kept[key] = value
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,10 +142,8 @@ class Table:
             between = self._between(a, b)
             out = {ar.kind.inside for ar in self.areas if ar.kind.inside and ar.contains(b)}
             out |= {ar.kind.through for ar in between if ar.kind.through}
-            found = (not any(ar.kind.blocks for ar in between), tuple(sorted(s for s in out if s)))
-            if len(self._seen) > 200_000:
-                self._seen.clear()
-            self._seen[(a, b)] = found
+            found = _keep(self._seen, (a, b), (not any(ar.kind.blocks for ar in between),
+                                               tuple(sorted(s for s in out if s))), _KEPT_LOOKS)
         return found
 
     def cost_at(self, p: Point) -> float:
@@ -151,10 +164,7 @@ class Table:
         key = (start, goal, budget)
         found = self._moves.get(key)
         if found is None:
-            found = self._move(start, goal, budget)
-            if len(self._moves) > 200_000:
-                self._moves.clear()
-            self._moves[key] = found
+            found = _keep(self._moves, key, self._move(start, goal, budget), _KEPT_LOOKS)
         return found
 
     def _move(self, start: Point, goal: Point, budget: float) -> Point:
@@ -169,8 +179,10 @@ class Table:
 
     def route(self, start: Point, goal: Point) -> list[Point]:
         """The shortest way from ``start`` to ``goal`` that does not cross impassable ground: the
-        straight line, or a path by the corners of the impassable areas (a visibility graph);
-        the straight line when there is no way round (the move then stops short of it)."""
+        straight line, or a path by the corners of the impassable areas (a visibility graph; of
+        two ways alike in length, the one by the corners listed first: each area's left before
+        its right, its lower before its upper); the straight line when there is no way round (the move then stops
+        short of it)."""
         blocks = [ar for ar in self.areas if ar.kind.impassable]
         if not blocks or all(ar.crossing(start, goal) is None or ar.contains(start) for ar in blocks):
             return [start, goal]
@@ -211,10 +223,7 @@ class Table:
                 i = back[i]
                 path.append(nodes[i])
             path.reverse()
-        if len(self._routes) > 50_000:
-            self._routes.clear()
-        self._routes[key] = path
-        return path
+        return _keep(self._routes, key, path, _KEPT_WAYS)
 
     def travel(self, start: Point, goal: Point) -> float:
         """The inches of move it takes to go from ``start`` to ``goal`` (a charge's reach is
@@ -224,11 +233,9 @@ class Table:
         found = self._travels.get(key)
         if found is None:
             route = self.route(start, goal)
-            found = sum((t1 - t0) * math.dist(a, b) * cost for a, b in zip(route, route[1:]) if math.dist(a, b) > _EPS
-                        for t0, t1, cost in self._pieces(a, b))
-            if len(self._travels) > 50_000:
-                self._travels.clear()
-            self._travels[key] = found
+            found = _keep(self._travels, key, sum((t1 - t0) * math.dist(a, b) * cost
+                                                  for a, b in zip(route, route[1:]) if math.dist(a, b) > _EPS
+                                                  for t0, t1, cost in self._pieces(a, b)), _KEPT_WAYS)
         return found
 
     def _pieces(self, start: Point, goal: Point) -> list[tuple[float, float, float]]:

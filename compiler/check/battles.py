@@ -244,9 +244,9 @@ def _rise(ctx: Context, game: A.Game, counter: A.Counter) -> None:
                     ctx.sink.error(codes.COUNT_NOT_DRAWN, f"'{counter.situation}' rises by the count of '{name}', "
                                    f"which a volley of attack '{attack.id}' cannot be drawn with: {why}"
                                    + (f" ({hooked[hook]})" if hook is not None else ""), counter.rises.span,
-                                   "read the count the removal takes (killed = hits removes target: hits), or a "
-                                   "step of a chain hits = shots each hit(…) from dice of its own whose tests no "
-                                   "hook is on; or let the counter rise by a number (rises by 1)")
+                                   "read the count the removal takes (killed = wounds removes target: wounds), "
+                                   "which no hook after it can change, or let the counter rise by a number "
+                                   "(rises by 1)")
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
     check_expr(counter.rises, Scope(ctx, game.id, stats | UNIT_NAMES | steps))
 
