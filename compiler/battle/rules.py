@@ -438,5 +438,4 @@ def _value_key(expr: A.Expr, unit: Unit, distance: float | None) -> tuple[Any, .
 def removal_step(attack: A.Attack) -> str:
     """The step of an attack whose count is the models removed: its last ``removes`` step (``check``
     refuses a battle that uses an attack without one)."""
-    removal = [s.name for s in attack.steps if s.removes_from is not None]
-    return removal[-1] if removal else attack.steps[-1].name
+    return [s.name for s in attack.steps if s.removes_from is not None][-1]
