@@ -4,16 +4,22 @@ is played (its exact law), one the rules leave unanswered is an error naming the
 is written, and one whose test reads a step's total is refused by ``check`` where it is read."""
 from __future__ import annotations
 
+import pickle
 from fractions import Fraction
 from math import comb
+from pathlib import Path
 
 import pytest
 
 from battle_duels import OGRES
+from conftest import warscribe
 from compiler.battle import Rules, Unit
+from compiler.battle.joint import CountError
+from compiler.diagnostics import Span
 from compiler.driver import compile_text
 from compiler.model.ruleset import Ruleset
 from compiler.resolve import ResolveError
+from compiler.resolve.core import ProfileLacks
 
 #: the duel, its hit roll read from the distance (``24 / distance``: 2+ at 12", no answer at 0")
 BY_DISTANCE = OGRES.replace("test hit(BS) = roll d6 >= BS",
@@ -89,3 +95,30 @@ def test_a_test_rolled_per_attack_reading_a_step_total_is_refused(step: str, rea
 ])
 def test_a_step_over_totals_still_reads_them(step: str) -> None:
     compiled(OGRES.replace("unsaved = hits each not save(target.Sv)", step))
+
+
+#: the duel fought at 0": the shots' ``24 / distance`` has no answer in the battle itself
+AT_ZERO = BY_DISTANCE.replace('distance 12"', 'distance 0"')
+
+
+@pytest.mark.parametrize("args", [
+    ("simulate", "{path}", "--games", "2"),
+    ("test", "--coverage", "{path}"),
+    ("render", "{path}", "-o", "{out}"),
+])
+def test_an_unanswered_battle_is_one_located_sentence(write_ruleset, tmp_path: Path, args: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    path = write_ruleset({"duel.rules": AT_ZERO})
+    r = warscribe(*(a.format(path=path, out=tmp_path / "site") for a in args))
+    assert r.returncode == 1
+    assert "Traceback" not in r.stderr
+    line = AT_ZERO.splitlines().index("  hits = shots each hit(24 / distance)") + 1
+    assert f"duel.rules:{line}:25: " in r.stderr and "attack 'shooting' with " in r.stderr and "division by zero" in r.stderr
+
+
+def test_a_resolver_error_keeps_its_place_across_processes() -> None:
+    span = Span("duel.rules", 13, 25, 13, 38)
+    for err in (ResolveError("division by zero", span, "a hint"), ProfileLacks("Fist has no A", span),
+                CountError("its steps count from different dice", span)):
+        back = pickle.loads(pickle.dumps(err))
+        assert (type(back), back.message, back.span, back.hint, str(back)) == \
+            (type(err), err.message, err.span, err.hint, str(err))

@@ -46,6 +46,17 @@ class ResolveError(Exception):
         self.span = span
         self.hint = hint
 
+    def __reduce__(self) -> tuple[Any, ...]:  # whole across processes (a worker's error keeps its place)
+        return (_rebuilt, (type(self), self.message, self.span, self.hint))
+
+
+def _rebuilt(cls: type[ResolveError], message: str, span: Span | None, hint: str | None) -> ResolveError:
+    """A :class:`ResolveError` (or a subclass, whatever its ``__init__``) as it was pickled."""
+    err = cls.__new__(cls, message)
+    Exception.__init__(err, message)
+    err.message, err.span, err.hint = message, span, hint
+    return err
+
 
 class ProfileLacks(ResolveError):
     """A profile lacks what the rules read of it: a stat it has no line for, or one written ``-``
