@@ -437,3 +437,23 @@ def test_check_refuses_a_status_held_while_engaged_that_no_engagement_sets() -> 
     found = {(d.code, d.message) for d in compile_text(text, "sizes.rules").diagnostics}
     assert ("W863", "no engagement of game 'g' sets 'held'") in found
     assert ("W863", "'locked' is set by an engagement outright and held while engaged under a condition") in found
+
+
+def test_casualties_removed_at_the_end_of_a_phase_end_the_statuses_their_engagement_set() -> None:
+    """The big one's last model, marked in the phase, is removed when it ends: the mid one it was
+    pinning, still engaged with the small one, is no longer pinned (as when a volley removes it)."""
+    from compiler.battle.turns import remove_marked
+    result = compile_text(CLASSES, "sizes.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    m = result.rulesets[0]
+    charge = m.get("g").phases[0].actions[0]
+    b = Battle(Rules(m), m.get("s"), [Script([])] * 2, seed=0)
+    red, _, small, _, big = b.state.units
+    for unit, foe in ((red, small), (big, red)):
+        for u in b.state.units:
+            u.position = 0.0 if u is unit or u is foe or u.side == unit.side else 50.0
+        EFFECTS["engage"](b, unit, charge.effects[0], charge)
+    assert red.statuses == {"locked": "", "fire_locked": "", "pinned": ""}
+    big.doomed = 1
+    remove_marked(b)
+    assert big.models == 0 and red.engaged == [small.uid] and red.statuses == {"locked": "", "fire_locked": ""}

@@ -274,3 +274,45 @@ def test_a_move_whose_length_works_out_below_nothing_goes_nowhere_and_asks_nothi
     choice = after.choice()
     assert choice is not None and choice.kind == "action" and after.state().phase == "orders"
     assert after.state().units[0].position == 0.0
+
+
+PICKY = RULES.replace('    action stop "Stop watching": clears watching\n',
+                      '    action stop "Stop watching": clears watching\n'
+                      '    action snipe "Snipe": attack brawl at enemies not watching\n'
+                      '    action flee "Break off": disengages\n')
+
+
+def _battle_of(text: str):  # type: ignore[no-untyped-def]
+    from compiler.battle import Battle, GreedyPolicy
+    result = compile_text(text, "effects.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    actions = {a.id: a for p in model.get("g").phases for a in p.actions}
+    return Battle(Rules(model), model.get("duel"), [GreedyPolicy(), GreedyPolicy()], seed=1), actions
+
+
+def test_an_attack_at_enemies_not_holding_a_status_finds_no_target_when_all_hold_it() -> None:
+    """``attack brawl at enemies not watching``: the only enemy is watching, so nothing happens and
+    the log says there was no target; once it stops watching, the blows are struck."""
+    battle, actions = _battle_of(PICKY)
+    red, blue = battle.state.units
+    blue.statuses = {"watching": ""}
+    snipe = actions["snipe"]
+    assert EFFECTS["attack"](battle, red, snipe.effects[0], snipe) is False
+    assert battle.events[-1]["event"] == "no_target" and blue.models == 2
+    blue.statuses = {}
+    assert EFFECTS["attack"](battle, red, snipe.effects[0], snipe) is True
+    assert battle.events[-1]["event"] == "volley" and battle.events[-1]["target"] == "Brute"
+
+
+def test_a_unit_that_disengages_leaves_its_foe_free_and_the_log_names_the_foe() -> None:
+    battle, actions = _battle_of(PICKY)
+    red, blue = battle.state.units
+    red.engaged, blue.engaged = [1], [0]
+    red.engaged_as = blue.engaged_as = ("locked",)
+    red.statuses, blue.statuses = {"locked": ""}, {"locked": ""}
+    flee = actions["flee"]
+    assert EFFECTS["disengage"](battle, red, flee.effects[0], flee) is True
+    assert (red.engaged, blue.engaged, red.statuses, blue.statuses) == ([], [], {}, {})
+    assert {k: battle.events[-1][k] for k in ("event", "unit", "foes")} == \
+        {"event": "disengage", "unit": "Trooper", "foes": ["Brute"]}

@@ -311,3 +311,19 @@ def test_check_refuses_weapons_resting_by_an_ability_without_a_value_or_without_
         assert len(errors) == 1 and errors[0].code == code and said in errors[0].message, errors
         assert errors[0].span.line == text.splitlines().index(next(
             line for line in text.splitlines() if line.startswith("  weapons rest"))) + 1
+
+
+def test_only_the_resting_ability_sets_how_long_a_weapon_rests() -> None:
+    """A rifle with ``cooldown(1)`` and another valued ability (``heavy(2)``) rests one turn; the
+    blade without cooldown never rests."""
+    from compiler.battle.turns import rest_turns
+    text = RULES.format(gap=20, red="3 trooper as warlord", blue="2 trooper", held="own turn", turns=4)
+    text = text.replace("game skirmish", 'ability cooldown(N: 0..3) "Cooldown": "Rests N turns after firing."\n'
+                        'ability heavy(N: 0..3) "Heavy": "Hard to carry."\n'
+                        "game skirmish", 1).replace("  control within", "  weapons rest after firing by cooldown\n"
+                                                    "  control within", 1)
+    text = text.replace('  Range 24"  A 1', '  Range 24"  A 1\n  abilities cooldown(1), heavy(2)')
+    result = compile_text(text, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    assert rest_turns(Rules(model), model.get("skirmish")) == {"rifle": 1}

@@ -188,3 +188,18 @@ def test_a_volley_removes_the_models_of_the_attacks_last_removes_step() -> None:
     ace = Unit(0, 0, "Ace", "ace", ("rifle",), 1, 1, 12, 0.0)  # hits on 1+: one sure hit, wounds on 4+
     law = Rules(model, exact=True).volley(shooting, ace, "rifle", trooper(1), ())
     assert (law.values, law.probabilities) == ((0, 1), (Fraction(1, 2), Fraction(1, 2)))
+
+
+def test_a_volley_drawn_with_a_count_has_the_law_and_mean_of_the_volley(model: Any) -> None:
+    """Drawn with its hits (a counter reads them), a volley removes models by the same law, with the
+    same mean the log reports."""
+    rules = Rules(model, exact=True)
+    shooting = model.get("shooting")
+    plain = rules.volley(shooting, trooper(), "rifle", trooper(1), ())
+    counted = rules.volley_counting(shooting, trooper(), "rifle", trooper(1), (), "hits")
+    law: dict[int, Any] = {}
+    for k, p in zip(counted.values, counted.probabilities):
+        law[k] = law.get(k, 0) + p
+    assert law == dict(zip(plain.values, plain.probabilities))
+    assert counted.mean == pytest.approx(plain.mean, rel=1e-12) and plain.mean == pytest.approx(
+        float(sum(k * p for k, p in law.items())), rel=1e-12)

@@ -318,3 +318,13 @@ def test_a_way_round_may_run_along_the_tables_edge(lake: tuple[float, float, flo
     t = Table(48, 48, (Area("l", "Lake", _kind(impassable=True), *lake),))
     route = t.route(start, goal)
     assert len(route) == 4 and route[1] == corner
+
+
+def test_an_attack_with_every_enemy_out_of_sight_is_not_made_and_the_log_says_so() -> None:
+    from compiler.battle import EFFECTS
+    model = model_of(terrain='  terrain stone "Stone wall" wall from 20", 10" to 22", 40"')
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    red, blue = battle.state.units
+    shoot = model.get("skirmish").phases[1].actions[0]
+    assert EFFECTS["attack"](battle, red, shoot.effects[0], shoot) is False
+    assert battle.events[-1]["event"] == "out_of_sight" and blue.models == 3

@@ -288,3 +288,29 @@ def test_a_value_taken_at_the_end_of_a_turn_that_is_sure_is_reported_with_chance
     battle.run()
     taken = [(e["result"], e["chance"]) for e in battle.events if e["event"] == "test" and e["rule"] == "mood"]
     assert taken and set(taken) == {("steady", 1.0)}
+
+
+def test_a_counter_lowered_by_a_roll_of_two_faces_is_a_chance_node_of_both() -> None:
+    """``lowers suppression by d2``: Blue, suppressed 1, rallies: a roll of 1 or 2, even odds,
+    either way down to 0 (its lowest)."""
+    result = compile_text(COUNTED.replace("lowers suppression by 2", "lowers suppression by d2"), "counted.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    rallied = Node.root(Rules(model, exact=True), model.get("duel")).child(0).child(0).child(1)
+    assert rallied.is_chance_node() and rallied.chance_kind() == "counter"
+    assert rallied.chance_outcomes() == [(0, Fraction(1, 2)), (1, Fraction(1, 2))]
+    assert [rallied.child(k).state().units[1].values["suppression"] for k in (0, 1)] == [0, 0]
+
+
+def test_a_players_turn_ending_cools_only_that_players_resting_weapons() -> None:
+    """``weapons rest after firing``: at the end of Red's turn Red's resting weapons have one turn
+    fewer to wait (one with a turn left is ready again); Blue's keep theirs."""
+    from compiler.battle.state import REST, State, Unit
+    from compiler.battle.turns import cool_down
+    red = Unit(0, 0, "Red", "trooper", ("gun", "cannon"), 2, 2, 0, 0.0, values={REST + "gun": 1, REST + "cannon": 3, "pins": 1})
+    blue = Unit(1, 1, "Blue", "trooper", ("gun",), 2, 2, 0, 9.0, values={REST + "gun": 2})
+    st = State([red, blue], ("red", "blue"), ("Red", "Blue"))
+    st.active = 0
+    cool_down(st)
+    assert red.values == {REST + "cannon": 2, "pins": 1} and red.resting() == ("cannon",)
+    assert blue.values == {REST + "gun": 2}

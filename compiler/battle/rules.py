@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler import ast as A
-from compiler.battle.joint import joint_with_count
+from compiler.battle.joint import CountError, joint_with_count
 from compiler.battle.state import Unit
 from compiler.diagnostics import Span
 from compiler.model.ruleset import Ruleset
@@ -30,7 +30,7 @@ from compiler.model.sides import status_sides
 from compiler.model.values import ProfileRef
 from compiler.model.static import int_range, stat_value
 from compiler.resolve import Evaluator, ResolveError
-from compiler.resolve.core import is_dist, unwrap
+from compiler.resolve.core import ProfileLacks, is_dist, unwrap
 from compiler.resolve.steps import LazySteps
 from compiler.trace import active, note_held
 
@@ -142,6 +142,14 @@ def binomial(n: int, p: Any) -> Law:
     return Law(tuple(range(n + 1)), tuple(cum), float(n * p), ps)
 
 
+def unanswered(err: ResolveError, attack: A.Attack, weapon: str | None, target: Unit) -> ResolveError:
+    """What the rules leave unanswered in a volley, located where it is written and naming the
+    attack, the weapon and the target."""
+    where = f" with {weapon}" if weapon else ""
+    return ResolveError(f"attack '{attack.id}'{where} at {target.profile}: {err.message}",
+                        err.span or attack.span, err.hint)
+
+
 class Rules:
     """The ruleset as the engine asks it: volleys, tests and unit values, each cached."""
 
@@ -233,7 +241,10 @@ class Rules:
         key = (attack.id, actor.profile, actor.models, weapon, target.profile, left, target.wounds, situation)
         law = self._volleys.get(key)
         if law is None:
-            law = self._volleys[key] = joint_law(self._resolve(attack, actor, weapon, target, situation, left))
+            try:
+                law = self._volleys[key] = joint_law(self._resolve(attack, actor, weapon, target, situation, left))
+            except ResolveError as err:
+                raise unanswered(err, attack, weapon, target) from None
         return law
 
     def volley_counting(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
@@ -245,14 +256,23 @@ class Rules:
         key = (attack.id, actor.profile, actor.models, weapon, target.profile, left, target.wounds, situation, step)
         law = self._volleys.get(key)
         if law is None:
-            steps = self._steps(attack, actor, weapon, target, situation, left)
             tests = {k: v for k, v in self.model.callables.items() if isinstance(v, A.Test)}
-            law = self._volleys[key] = counted_law(joint_with_count(steps, attack, step, removal_step(attack), tests))
+            try:
+                steps = self._steps(attack, actor, weapon, target, situation, left)
+                law = self._volleys[key] = counted_law(joint_with_count(steps, attack, step, removal_step(attack),
+                                                                        tests))
+            except CountError:
+                raise
+            except ResolveError as err:
+                raise unanswered(err, attack, weapon, target) from None
         return law
 
     def usable(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit) -> bool:
-        """Whether ``attack`` can be resolved with ``weapon`` at all (a weapon without the stats the
-        attack reads — a close-combat blade in a shooting attack — cannot be used with it)."""
+        """Whether ``attack`` can be resolved with ``weapon`` at all: not when a profile lacks a stat
+        the attack reads (:class:`~compiler.resolve.core.ProfileLacks`: a close-combat blade in a
+        shooting attack), nor when the attack takes a weapon and the unit has none.  Any other
+        question the probe (one model each, no wounds, no situation) leaves unanswered is the
+        battle's: :meth:`volley` works it out where it is fought, and reports what it cannot."""
         key = (attack.id, actor.profile, weapon, target.profile)
         ok = self._usable.get(key)
         if ok is None:
@@ -261,8 +281,10 @@ class Rules:
             try:
                 self._resolve(attack, probe_a, weapon, probe_t, ())
                 ok = True
-            except ResolveError:
+            except ProfileLacks:
                 ok = False
+            except ResolveError as err:
+                ok = err.span is not _SPAN  # at the call's weapon: the unit has none to give it
             self._usable[key] = ok
         return ok
 
@@ -428,5 +450,4 @@ def _value_key(expr: A.Expr, unit: Unit, distance: float | None) -> tuple[Any, .
 def removal_step(attack: A.Attack) -> str:
     """The step of an attack whose count is the models removed: its last ``removes`` step (``check``
     refuses a battle that uses an attack without one)."""
-    removal = [s.name for s in attack.steps if s.removes_from is not None]
-    return removal[-1] if removal else attack.steps[-1].name
+    return [s.name for s in attack.steps if s.removes_from is not None][-1]

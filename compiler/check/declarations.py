@@ -80,10 +80,29 @@ def _formula(ctx: Context, d: A.Decl) -> None:
     check_expr(d.result, scope)
 
 
+def _totals_in_test(ctx: Context, d: A.Attack, step: A.Step, steps: set[str]) -> None:
+    """A test rolled for each attack of an earlier step (``hits each hit(…)``) reads the attack's
+    parameters, lets and the situation, never a step's total: ``hits each hit(hits + 2)`` is
+    refused where the total is read (W101), rather than resolved as something else."""
+    v = step.value
+    if not (isinstance(v, A.Each) and not v.becomes and isinstance(v.count, A.Name) and v.count.id in steps
+            and isinstance(v.item, A.Call) and isinstance(ctx.ruleset.callables.get(v.item.func), A.Test)):
+        return
+    for arg in v.item.args + tuple(x for _, x in v.item.kwargs):
+        for e in A.sub_expressions(arg):
+            if isinstance(e, A.Name) and e.id in steps:
+                ctx.sink.error(codes.UNKNOWN_NAME,
+                               f"'{e.id}' is the total of a step of attack '{d.id}'; the test '{v.item.func}' "
+                               f"rolled for each attack of '{v.count.id}' cannot read it", e.span,
+                               "a test rolled for each attack reads the attack's parameters, its lets and the "
+                               "situation; a step's total is read by a step over totals, e.g. capped = min(hits, 3)")
+
+
 def _attack(ctx: Context, d: A.Decl) -> None:
     assert isinstance(d, A.Attack)
     check_params(ctx, d.params, d.id)
     scope = _with_lets(Scope.of(ctx, d.id, d.params), d.lets)
+    steps: set[str] = set()  # the earlier steps
     for step in d.steps:
         if step.removes_from is not None:
             if step.removes_from not in scope.locals:
@@ -92,9 +111,11 @@ def _attack(ctx: Context, d: A.Decl) -> None:
             check_expr(step.damage, scope)
         else:
             check_expr(step.value, scope)
+            _totals_in_test(ctx, d, step, steps)
         if step.name in scope.locals:
             ctx.sink.error(codes.DUPLICATE, f"'{step.name}' is already a name in attack '{d.id}'", step.span)
         scope = scope.child([step.name])
+        steps.add(step.name)
     if not d.steps:
         ctx.sink.error(codes.MISSING_PART, f"attack '{d.id}' has no steps", d.span,
                        "write steps such as: hits = attacks each hit(shooter.BS)")

@@ -154,8 +154,14 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
             if coverage:  # the coverage run is the test run: every example, recording what it uses
                 from compiler.battle.ran import ran_in_battle
                 from compiler.resolve.coverage import coverage as coverage_of
+                from compiler.resolve import ResolveError
 
-                covs.append(coverage_of(model, ran_in_battle(model)))
+                try:
+                    played = ran_in_battle(model)
+                except ResolveError as err:  # a battle meets a question its rules leave unanswered
+                    report_resolve_error(err, dict(result.sources))
+                    raise Exit(1)
+                covs.append(coverage_of(model, played))
                 pairs.extend((model, r) for r in covs[-1].examples)
             else:
                 pairs.extend((model, r) for r in run_ruleset(model, exact=exact))

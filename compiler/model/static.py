@@ -37,6 +37,10 @@ class StaticError(Exception):
         self.span = span
 
 
+class NoneInArithmetic(StaticError):
+    """A none (a stat written ``-``, the value of an ability not held) met with arithmetic."""
+
+
 NONE = None
 
 
@@ -225,7 +229,7 @@ def binary(op: str, left: Any, right: Any) -> Any:
         if op in ("+", "-", "*", "/"):
             # A stat written '-' has no number: adding it to one would silently make the
             # whole sum none (and a roll against it fail), so it is refused.
-            raise StaticError(f"'{op}' needs two numbers, but one side is none (a stat written '-'); "
+            raise NoneInArithmetic(f"'{op}' needs two numbers, but one side is none (a stat written '-'); "
                               "ask 'x is none' first, e.g. if AP is none then Sv else Sv + AP")
         return False
     a, b = as_number(left), as_number(right)

@@ -28,7 +28,7 @@ from compiler import ast as A
 from compiler.model.values import ProfileRef
 from compiler.resolve.casualties import (ability_wounds, casualties, casualties_per_attack, feel_no_pain, has_stat,
                                         wounds_ability, wounds_stat)
-from compiler.resolve.core import AttackResult, ProfileMix, ResolveError, hashable, is_dist, num_int, unwrap
+from compiler.resolve.core import AttackResult, ProfileLacks, ProfileMix, ResolveError, hashable, is_dist, num_int, unwrap
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import Evaluator, declaration
 from compiler.resolve.expressions import stat_of
@@ -198,7 +198,7 @@ def _removal(ev: Evaluator, decl: A.Attack, step: A.Step, env: dict[str, Any], d
                            'declare it: stat W "Wounds" 1..10 role wounds')
     else:
         if not has_stat(ev, target, stat):
-            raise ResolveError(f"'removes' needs the wounds of {target.id}, but its profile has no {stat}", step.span,
+            raise ProfileLacks(f"'removes' needs the wounds of {target.id}, but its profile has no {stat}", step.span,
                                f"add {stat} to its profile line")
         wounds = stat_of(ev, target, stat, role, step.span)
         if is_dist(wounds) or wounds is None:

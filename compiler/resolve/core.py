@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, TypeAlias, TypeGuard
 from compiler import ast as A
 from compiler.diagnostics import Span
 from compiler.limits import MAX_COUNT, MAX_PAIRS
-from compiler.model.static import StaticError
+from compiler.model.static import NoneInArithmetic, StaticError
 from compiler.model.static import binary as static_binary
 from compiler.model.values import ProfileRef, TargetValue
 from compiler.resolve.dist import Dist, FastDist
@@ -45,6 +45,24 @@ class ResolveError(Exception):
         self.message = message
         self.span = span
         self.hint = hint
+
+    def __reduce__(self) -> tuple[Any, ...]:  # whole across processes (a worker's error keeps its place)
+        return (_rebuilt, (type(self), self.message, self.span, self.hint))
+
+
+def _rebuilt(cls: type[ResolveError], message: str, span: Span | None, hint: str | None) -> ResolveError:
+    """A :class:`ResolveError` (or a subclass, whatever its ``__init__``) as it was pickled."""
+    err = cls.__new__(cls, message)
+    Exception.__init__(err, message)
+    err.message, err.span, err.hint = message, span, hint
+    return err
+
+
+class ProfileLacks(ResolveError):
+    """A profile lacks what the rules read of it: a stat it has no line for, or one written ``-``
+    (none) reaching arithmetic.  The battle engine skips a weapon whose profile lacks what an
+    attack reads (a close-combat blade in a shooting attack); any other :class:`ResolveError`
+    is a question the rules leave unanswered, reported where it is written."""
 
 
 # ---------------------------------------------------------------------------
@@ -265,6 +283,8 @@ def binary_fn(op: str, span: Any) -> Callable[[Any, Any], Any]:
             return (x and y) if op == "and" else (x or y)
         try:
             return static_binary(op, a, b)
+        except NoneInArithmetic as err:
+            raise ProfileLacks(str(err), span) from None
         except StaticError as err:
             raise ResolveError(str(err), span) from None
     return fn

@@ -21,8 +21,8 @@ from compiler import ast as A
 from compiler.limits import MAX_COUNT, MAX_DICE
 from compiler.model.static import StaticError, as_number, int_range, is_none, profile_has, stat_number, to_target
 from compiler.model.values import ProfileRef, TargetValue
-from compiler.resolve.core import (AttackResult, Pool, ProfileMix, ResolveError, all_int, as_count, exact_to_fast, fast_to_exact,
-                                   is_dist, natural, num, num_int, plain_ints, show, truth, unwrap)
+from compiler.resolve.core import (AttackResult, Pool, ProfileLacks, ProfileMix, ResolveError, all_int, as_count,
+                                   exact_to_fast, fast_to_exact, is_dist, natural, num, num_int, plain_ints, show, truth, unwrap)
 from compiler.resolve.dist import Dist, FastDist
 from compiler.resolve.evaluator import BUILTIN_CALLS, Env, Evaluator, expression
 
@@ -374,7 +374,7 @@ def stat_of(ev: Evaluator, ref: ProfileRef, name: str, role: str | None, span: A
             ability = ev.model.get(name)
             if isinstance(ability, A.Ability) and ability.params:
                 return ability_value(ability, profile)
-            raise ResolveError(f"{profile.title} has no {name}", span,
+            raise ProfileLacks(f"{profile.title} has no {name}", span,
                                f"add {name} to its profile line")
         value = _written_stat(ev, sv, span)
         if type(value) is int or type(value) is TargetValue or type(value) is Dist:

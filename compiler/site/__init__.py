@@ -41,6 +41,7 @@ from compiler import ast as A
 from compiler.ast.cached import keep, recall
 from compiler.driver import Compilation
 from compiler.model.ruleset import Ruleset
+from compiler.resolve import ResolveError
 from compiler.site.compare import Matchup, MatchupError, answers, comparison
 from compiler.site.env import environment
 from compiler.site.markup import nav_html
@@ -165,10 +166,14 @@ def site(compilation: Compilation, options: SiteOptions | None = None,
     if options.keep:
         todo = [rs for rs in todo if not _stored_pages(rs.id, keys[rs.id], cache)]
     state = _RenderState(env, sitemap, compilation.sources, site_info, {rs.id: rs for rs in todo})
-    for rs_id, ruleset_pages_rendered in _render_rulesets(state, options.workers):
-        cache[("ruleset", rs_id)] = (keys[rs_id], ruleset_pages_rendered)
-        if options.keep:
-            keep("pages", keys[rs_id].encode(), ruleset_pages_rendered)
+    try:
+        for rs_id, ruleset_pages_rendered in _render_rulesets(state, options.workers):
+            cache[("ruleset", rs_id)] = (keys[rs_id], ruleset_pages_rendered)
+            if options.keep:
+                keep("pages", keys[rs_id].encode(), ruleset_pages_rendered)
+    except ResolveError as err:  # a battle the pages play meets a question its rules leave unanswered
+        where = f"{err.span.file}:{err.span.line}:{err.span.column}: " if err.span is not None else ""
+        raise RenderError(f"{where}{err.message}") from err
     for rs in rulesets:
         rendered.extend(cache[("ruleset", rs.id)][1])
     stubs = stub_chapters(rulesets)
