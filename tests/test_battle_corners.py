@@ -233,3 +233,20 @@ def test_a_step_toward_a_free_corner_is_worth_the_score_times_the_share_held_the
     assert corners.pull(st, game, value, scout, effect, (0.0, 0.0))((0.0, 12.0)) == 3.0
     other = replace(effect, goal="enemy")
     assert corners.pull(st, game, value, scout, other, (0.0, 0.0))((0.0, 24.0)) == 0.0
+
+
+def test_a_game_whose_only_move_is_toward_a_corner_plays_through_on_a_line() -> None:
+    """On a line there are no corners: the side weighs each scout's activation (alternating, its
+    choice of scout) and finds nothing to do; nobody moves and nothing scores, to the turn limit."""
+    text = GAME.replace("REACH", '12"').replace("ACTIVATION", "alternating_activations").replace(
+        '  table 24" by 24"', '  distance 24"')
+    text = text.replace('6", 6"', '6"').replace('18", 6"', '18"').replace('6", 12"', '6"').replace(
+        '18", 12"', '18"').replace('12", 20"', '20"')
+    result = compile_text(text)
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("four_scouts"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    out = battle.run()
+    assert not [e for e in battle.events if e["event"] in ("move", "score", "action")]
+    assert [u.position for u in battle.state.units] == [6.0, 18.0, 6.0, 18.0, 20.0]
+    assert out.winner is None

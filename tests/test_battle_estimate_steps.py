@@ -177,3 +177,22 @@ def test_a_move_that_works_out_at_no_inches_is_worth_less_than_holding_still() -
                 '    5 trooper at 7"', '    5 trooper at 0"')
     assert [o.label for o in node.choice().options] == ["Go", "Nothing"]  # type: ignore[union-attr]
     assert estimates(node) == pytest.approx([-1e-3, 0.0], rel=1e-12, abs=1e-12)
+
+
+def test_a_destroyed_unit_on_the_objective_contests_nothing() -> None:
+    """Control by presence: Blue's squad on the relic is destroyed (no models left, where it fell);
+    each step of Red's move toward the relic weighs taking it as if nobody stood there."""
+    text = RULES.format(phases=MOVE.format(name="take", goal="the nearest objective"),
+                        objectives='  objective relic "The relic" at 4"', red='    5 trooper at 10"',
+                        blue='    5 trooper at 24"\n    5 trooper at 4"').replace(
+        'control within 3" by models', 'control within 3" by presence')
+    result = compile_text(text, "steps.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("field"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    red, _, fallen = battle.state.units
+    effect = model.get("g").phases[0].actions[0].effects[0]
+    assert battle.estimates.goal_steps(red, effect, 6) == pytest.approx([1e-6 * d for d in range(7)], abs=1e-12)
+    fallen.models = 0
+    want = [2.0 * held(10 - d, 4) + 1e-6 * d for d in range(7)]
+    assert battle.estimates.goal_steps(red, effect, 6) == pytest.approx(want, rel=1e-12, abs=1e-12)
