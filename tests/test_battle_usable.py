@@ -65,11 +65,15 @@ def test_a_weapon_lacking_what_the_attack_reads_is_skipped(rules: Rules) -> None
     assert not rules.usable(attack, unit("gunner", 6), None, ogres)  # no weapon to shoot with
 
 
-def test_what_the_rules_leave_unanswered_in_battle_names_the_attack(rules: Rules) -> None:
+@pytest.mark.parametrize("counted", [None, "unsaved"])  # a volley, or one drawn with a count a counter reads
+def test_what_the_rules_leave_unanswered_in_battle_names_the_attack(rules: Rules, counted: str | None) -> None:
     attack = rules.model.get("shooting")
     gunners, ogres = unit("gunner", 6, ("pistol",)), unit("ogre", 2, ("cleaver",))
     with pytest.raises(ResolveError) as raised:
-        rules.volley(attack, gunners, "pistol", ogres, (("distance", 0),))
+        if counted is None:
+            rules.volley(attack, gunners, "pistol", ogres, (("distance", 0),))
+        else:
+            rules.volley_counting(attack, gunners, "pistol", ogres, (("distance", 0),), counted)
     err = raised.value
     assert err.message.startswith("attack 'shooting' with pistol at ogre: ")
     line = BY_DISTANCE.splitlines().index("  hits = shots each hit(24 / distance)") + 1

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler import ast as A
-from compiler.battle.joint import joint_with_count
+from compiler.battle.joint import CountError, joint_with_count
 from compiler.battle.state import Unit
 from compiler.diagnostics import Span
 from compiler.model.ruleset import Ruleset
@@ -142,6 +142,14 @@ def binomial(n: int, p: Any) -> Law:
     return Law(tuple(range(n + 1)), tuple(cum), float(n * p), ps)
 
 
+def unanswered(err: ResolveError, attack: A.Attack, weapon: str | None, target: Unit) -> ResolveError:
+    """What the rules leave unanswered in a volley, located where it is written and naming the
+    attack, the weapon and the target."""
+    where = f" with {weapon}" if weapon else ""
+    return ResolveError(f"attack '{attack.id}'{where} at {target.profile}: {err.message}",
+                        err.span or attack.span, err.hint)
+
+
 class Rules:
     """The ruleset as the engine asks it: volleys, tests and unit values, each cached."""
 
@@ -235,10 +243,8 @@ class Rules:
         if law is None:
             try:
                 law = self._volleys[key] = joint_law(self._resolve(attack, actor, weapon, target, situation, left))
-            except ResolveError as err:  # located at what the rules leave unanswered, naming the attack
-                where = f" with {weapon}" if weapon else ""
-                raise ResolveError(f"attack '{attack.id}'{where} at {target.profile}: {err.message}",
-                                   err.span or attack.span, err.hint) from None
+            except ResolveError as err:
+                raise unanswered(err, attack, weapon, target) from None
         return law
 
     def volley_counting(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit,
@@ -250,9 +256,15 @@ class Rules:
         key = (attack.id, actor.profile, actor.models, weapon, target.profile, left, target.wounds, situation, step)
         law = self._volleys.get(key)
         if law is None:
-            steps = self._steps(attack, actor, weapon, target, situation, left)
             tests = {k: v for k, v in self.model.callables.items() if isinstance(v, A.Test)}
-            law = self._volleys[key] = counted_law(joint_with_count(steps, attack, step, removal_step(attack), tests))
+            try:
+                steps = self._steps(attack, actor, weapon, target, situation, left)
+                law = self._volleys[key] = counted_law(joint_with_count(steps, attack, step, removal_step(attack),
+                                                                        tests))
+            except CountError:
+                raise
+            except ResolveError as err:
+                raise unanswered(err, attack, weapon, target) from None
         return law
 
     def usable(self, attack: A.Attack, actor: Unit, weapon: str | None, target: Unit) -> bool:
