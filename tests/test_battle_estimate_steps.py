@@ -196,3 +196,14 @@ def test_a_destroyed_unit_on_the_objective_contests_nothing() -> None:
     fallen.models = 0
     want = [2.0 * held(10 - d, 4) + 1e-6 * d for d in range(7)]
     assert battle.estimates.goal_steps(red, effect, 6) == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def test_a_move_toward_the_enemy_is_worth_the_objective_its_best_step_takes() -> None:
+    """Blue at 2", Red at 16", the relic at 10": nothing can shoot, and the move's best step (3",
+    the shortest that holds the relic) takes it: the move is worth its 2 points (and the little a
+    move that is made is worth), doing nothing 0."""
+    node = root(MOVE.format(name="go", goal="the enemy"), '  objective relic "The relic" at 10"',
+                '    5 trooper at 16"', '    5 trooper at 2"')
+    assert [o.label for o in node.choice().options] == ["Go", "Nothing"]  # type: ignore[union-attr]
+    assert max(range(7), key=lambda d: steps_of(node)[d]) == 3
+    assert estimates(node) == pytest.approx([2.0 + 1e-3, 0.0], rel=1e-12, abs=1e-12)
