@@ -3,6 +3,7 @@
 document's 48" by 60" table."""
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -250,3 +251,22 @@ def test_a_game_whose_only_move_is_toward_a_corner_plays_through_on_a_line() -> 
     assert not [e for e in battle.events if e["event"] in ("move", "score", "action")]
     assert [u.position for u in battle.state.units] == [6.0, 18.0, 6.0, 18.0, 20.0]
     assert out.winner is None
+
+
+def test_a_move_toward_a_corner_is_worth_the_pull_its_best_step_gains() -> None:
+    """A lone scout 6" up and 6" across from the nearest corner, reach 3": where it stands the
+    corner pulls 3 points × its share (1 of 4 corners) × 3" over its √72" off; 6" on it stands within
+    the reach, pulled in full. The move is worth that gain (to 10⁻⁴), and the 10⁻³ of a move made."""
+    text = GAME.replace("REACH", '3"').replace("ACTIVATION", "whole_army").replace(" own turn", " turn")
+    text = text.split('    1 scout at 18", 6"')[0] + '  side blue "Blue":\n    1 scout at 12", 20"\n'
+    result = compile_text(text)
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    node = Node.root(Rules(model), model.get("four_scouts"))
+    choice = node.choice()
+    assert choice is not None and [o.label for o in choice.options] == ["Go", "Nothing"]
+    assert choice.estimates is not None
+    share = 3 * 1 / 4
+    gain = share - share * 3 / math.sqrt(72) + 6e-6
+    worth, nothing = choice.estimates()
+    assert worth == pytest.approx(gain + 1e-3, abs=1e-4) and nothing == 0.0
