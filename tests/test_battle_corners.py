@@ -236,11 +236,15 @@ def test_a_step_toward_a_free_corner_is_worth_the_score_times_the_share_held_the
     assert corners.pull(st, game, value, scout, other, (0.0, 0.0))((0.0, 24.0)) == 0.0
 
 
-def test_a_game_whose_only_move_is_toward_a_corner_plays_through_on_a_line() -> None:
+@pytest.mark.parametrize("length,move", [('6"', 6), ("M", 0)])
+def test_a_game_whose_only_move_is_toward_a_corner_plays_through_on_a_line(length: str, move: int) -> None:
     """On a line there are no corners: the side weighs each scout's activation (alternating, its
-    choice of scout) and finds nothing to do; nobody moves and nothing scores, to the turn limit."""
+    choice of scout) and finds nothing to do; nobody moves and nothing scores, to the turn limit
+    (scouts that move 6", or that cannot move at all)."""
     text = GAME.replace("REACH", '12"').replace("ACTIVATION", "alternating_activations").replace(
-        '  table 24" by 24"', '  distance 24"')
+        '  table 24" by 24"', '  distance 24"').replace('stat M "Move" 1..12', 'stat M "Move" 0..12').replace(
+        "  M 6  W 1", f"  M {move}  W 1").replace('move up to 6" toward the nearest corner',
+                                                  f"move up to {length} toward the nearest corner")
     text = text.replace('6", 6"', '6"').replace('18", 6"', '18"').replace('6", 12"', '6"').replace(
         '18", 12"', '18"').replace('12", 20"', '20"')
     result = compile_text(text)
