@@ -83,7 +83,8 @@ def test_a_volley_too_big_to_work_out_is_one_located_error(rulesets: dict[str, s
     result = CliRunner().invoke(app, [command[0], rulesets["horde"], *command[1:]])
     no_traceback(result)
     assert result.exit_code == 1
-    assert re.search(r"rulebook\.rules:\d+:\d+: error\[W800\]: [\d,]+ is more than warscribe will count", result.output)
+    assert re.search(r"rulebook\.rules:\d+:\d+: error\[W800\]: attack 'assault' at space_marine: [\d,]+ is more than "
+                     r"warscribe will count", result.output)
 
 
 def test_eval_json_fast_beyond_floating_point() -> None:
