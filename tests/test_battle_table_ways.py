@@ -51,3 +51,18 @@ def test_a_move_at_a_slant_stops_at_the_first_point_back_that_stands_clear(goal:
             break
         back *= 2
     assert t.move((0, 24), goal, 100) == (round(x, 3), round(y, 3))
+
+
+def test_a_move_at_a_very_shallow_slant_steps_back_four_hundredths() -> None:
+    """On a table 96" wide, from (0", 24") toward (96", 26.2"), the line meets the gorge (from 26")
+    at 2/2.2 of the way.  An inch along it climbs 2.2/L (L = √(96² + 2.2²)), so a hundredth back
+    is 0.00023" below the gorge and two hundredths 0.00046": kept to a thousandth both are 26.000",
+    in it.  Four hundredths back, 0.00092" below, is 25.999": the move stops there."""
+    t = Table(96, 48, (Area("g", "Gorge", LAKE, 0, 26, 96, 30),))
+    length = math.hypot(96, 2.2)
+    meets = 2 / 2.2
+    for hundredths in (1, 2):
+        assert round(24 + 2.2 * (meets - hundredths * 0.01 / length), 3) == 26.0
+    back = meets - 0.04 / length
+    assert t.move((0, 24), (96, 26.2), 100) == (round(96 * back, 3), round(24 + 2.2 * back, 3))
+    assert t.move((0, 24), (96, 26.2), 100)[1] == 25.999
