@@ -261,3 +261,25 @@ def test_the_overview_and_battles_pages_say_what_the_battles_play_and_leave_out(
     ended = battles[battles.index("How the battles ended"):battles.index("### A sample battle")]
     counts = [int(n) for n in re.findall(r"\| (\d+) of 400 \|", ended)]
     assert counts and sum(counts) == 400  # every battle ended one of the ways listed
+
+
+def test_a_scenario_the_engine_cannot_play_is_reported_by_coverage_and_the_site(tmp_path: Path) -> None:
+    """A ruleset that checks clean but whose scenario the engine cannot set going: the coverage
+    table, its ``--json`` and the site's overview and Battles pages each say it was not played,
+    where, and why — rather than quietly moving what it would have played to a lesser column."""
+    from test_battle_ran import UNPLAYABLE, UNPLAYED_AT, UNPLAYED_WHY
+
+    folder = _write(tmp_path, UNPLAYABLE)
+    at = str(folder / "ruleset.rules") + UNPLAYED_AT[len("ran.rules"):]
+    runner = CliRunner()
+    out = runner.invoke(app, ["test", "--coverage", str(folder)], env={"COLUMNS": "400"})  # one line each
+    assert out.exit_code == 0, out.output
+    assert f"\nnot played: ran scenario clash: {at}: {UNPLAYED_WHY}\n" in out.output
+    data = json.loads(runner.invoke(app, ["test", "--coverage", "--json", str(folder)]).output)
+    assert data["coverage"][0]["not_played"] == [{"scenario": "clash", "reason": f"{at}: {UNPLAYED_WHY}"}]
+    pages = {p.path: p.markdown for p in site(compile_text(UNPLAYABLE, "ran.rules")).pages}
+    assert f"[A clash](battles.md#clash \"Scenario: A clash\"): not played: {UNPLAYED_AT}: {UNPLAYED_WHY}" \
+        in pages["ran/index.md"]
+    battles = pages["ran/battles.md"]
+    assert f"### A clash {{ #clash }}\n\nNot played: {UNPLAYED_AT}: {UNPLAYED_WHY}" in battles
+    assert battles.count("{ #clash }") == 1  # no view of a battle that was never played

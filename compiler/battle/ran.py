@@ -14,6 +14,10 @@ shot, an expression worked out for a unit holding it that reads it (the engine n
 :func:`compiler.trace.note_held`), or a modifier or ability whose condition or amount reads it
 and that changed a number.  So does a counter: it counts when something read it, not when it rose.
 
+A scenario that checks clean but that the engine cannot play (a game whose situation hangs on a
+die roll, say) stops there, and :func:`not_played` names it with where it is written and why, so
+that coverage and the site say so instead of quietly counting what it would have used as unplayed.
+
 Nothing here runs unless coverage asks for it: a simulation keeps no events and records nothing.
 
 >>> from pathlib import Path
@@ -79,11 +83,23 @@ def conditioned(model: Ruleset, used: set[str]) -> set[str]:
 
 def ran_in_battle(model: Ruleset, games: int = GAMES, seed: int = 1) -> frozenset[str]:
     """The ids of the declarations ``games`` battles of each scenario of ``model`` used (memoised)."""
+    return _played(model, games, seed)[0]
+
+
+def not_played(model: Ruleset, games: int = GAMES, seed: int = 1) -> tuple[tuple[str, str], ...]:
+    """Each scenario of ``model`` the engine could not play, with why, located at the scenario
+    (``file:line:col: reason``): what it would have used is missing from :func:`ran_in_battle`,
+    so coverage says so rather than quietly counting its rules as unplayed."""
+    return _played(model, games, seed)[1]
+
+
+def _played(model: Ruleset, games: int, seed: int) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
     key = ("_ran_in_battle", games, seed)
     cached = model.__dict__.get(key[0])
     if cached is not None and cached[0] == key:
         return cached[1]  # type: ignore[no-any-return]
     out: set[str] = set()
+    refused: list[tuple[str, str]] = []
     with recording() as used:
         rules = Rules(model)  # a fresh one: its caches fill while the resolver is being recorded
         for scenario in model.of_type(A.Scenario):  # each has two sides or more, and a game (W861)
@@ -92,9 +108,10 @@ def ran_in_battle(model: Ruleset, games: int = GAMES, seed: int = 1) -> frozense
                     battle = Battle(rules, scenario, [GreedyPolicy() for _ in scenario.sides],
                                     game_seed(seed, i), record=True)
                     battle.run()
-                except ValueError:
-                    break  # a scenario the engine cannot set up plays nothing
+                except ValueError as err:  # rules check accepts but the engine cannot play (a dice-bound situation)
+                    refused.append((scenario.id, f"{scenario.span}: {err}"))
+                    break
                 out |= ids_in(battle.events) | {scenario.id, battle.game.id}
-    found = frozenset(out | used | conditioned(model, used))
+    found = (frozenset(out | used | conditioned(model, used)), tuple(refused))
     model.__dict__[key[0]] = (key, found)
     return found

@@ -113,7 +113,8 @@ def table(path: str, name: str, with_: tuple[str, ...], as_json: bool) -> None:
 @click.option("--coverage", is_flag=True,
               help="Also report, per ruleset, which tests, tables, formulas, modifiers, attacks and abilities the "
                    "examples exercise; which rules run in battle (in a few games of each scenario), which run only "
-                   "in the resolver, which only link declarations nothing ran, and which are prose only or unmarked.")
+                   "in the resolver, which only link declarations nothing ran, and which are prose only or unmarked; "
+                   "and each scenario the engine could not play, with where and why.")
 @click.option("--strict", is_flag=True,
               help="With --coverage: exit 1 when a table, test, formula, modifier or attack is exercised by no "
                    "example.")
@@ -124,9 +125,10 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     grid"); it fails only when it cannot be worked out.  --coverage adds a table per ruleset:
     of its tables, tests, formulas, modifiers, attacks and abilities, how many the examples
     exercise; which rules run in battle (a few games of each scenario are played, recording
-    what they use; a status or counter counts when what it does took effect, not when it was set), which run only in the resolver, which only link what nothing ran, and which
-    are prose only; --strict then also fails when a table, test,
-    formula, modifier or attack is exercised by none.
+    what they use; a status or counter counts when what it does took effect, not when it was
+    set), which run only in the resolver, which only link what nothing ran, and which are prose
+    only; a scenario the engine could not play is named, with where and why ("not played: …").
+    --strict then also fails when a table, test, formula, modifier or attack is exercised by none.
     """
     verbose = verbose or is_verbose()  # -v given before the command too
     if strict and not coverage:
@@ -152,7 +154,7 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
     with progress("test", len(result.rulesets), "ruleset") as advance:
         for done, model in enumerate(result.rulesets, 1):
             if coverage:  # the coverage run is the test run: every example, recording what it uses
-                from compiler.battle.ran import ran_in_battle
+                from compiler.battle.ran import not_played, ran_in_battle
                 from compiler.resolve.coverage import coverage as coverage_of
                 from compiler.resolve import ResolveError
 
@@ -161,7 +163,7 @@ def test_(paths: tuple[str, ...], exact: bool, as_json: bool, verbose: bool, cov
                 except ResolveError as err:  # a battle meets a question its rules leave unanswered
                     report_resolve_error(err, dict(result.sources))
                     raise Exit(1)
-                covs.append(coverage_of(model, played))
+                covs.append(coverage_of(model, played, not_played(model)))
                 pairs.extend((model, r) for r in covs[-1].examples)
             else:
                 pairs.extend((model, r) for r in run_ruleset(model, exact=exact))

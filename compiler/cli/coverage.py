@@ -35,6 +35,7 @@ def coverage_json(cov: Coverage) -> dict[str, Any]:
         "links_only": list(cov.links_only),
         "prose_only": [{"id": i, "kind": k, "reason": r} for i, k, r in cov.prose_only],
         "unmarked_rules": list(cov.unmarked),
+        "not_played": [{"scenario": i, "reason": r} for i, r in cov.not_played],
     }
 
 
@@ -90,6 +91,9 @@ def print_coverage(covs: Sequence[Coverage], spans: dict[str, dict[str, str]], v
                 where = spans.get(cov.ruleset, {}).get(decl_id, "")
                 console.print(shown(f"not exercised: {cov.ruleset} {kind} {decl_id}" + (f" ({where})" if where else "")),
                               markup=False)
+    for cov in covs:  # a scenario the engine could not play: what it would have run is missing above
+        for scenario_id, reason in cov.not_played:
+            console.print(shown(f"not played: {cov.ruleset} scenario {scenario_id}: {reason}"), markup=False)
     if verbose:
         for cov in covs:
             for decl_id, kind, reason in cov.prose_only:

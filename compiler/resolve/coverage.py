@@ -68,6 +68,7 @@ class Coverage:
     unmarked: tuple[str, ...] = ()  # rules that run nothing and do not say why
     in_battle: tuple[str, ...] = ()  # driving rules something of which ran in battle
     links_only: tuple[str, ...] = ()  # rules that hold or link executable or battle declarations, none of which ran
+    not_played: tuple[tuple[str, str], ...] = ()  # (scenario id, located reason): scenarios the engine could not play
 
     @property
     def resolver_only(self) -> tuple[str, ...]:
@@ -187,10 +188,14 @@ def _statuses_of(game: A.Game) -> Iterator[str]:
         yield from (status for _, status in game.activation_dice.fewer)
 
 
-def coverage(model: Ruleset, battle: frozenset[str] | set[str] = frozenset()) -> Coverage:
+def coverage(model: Ruleset, battle: frozenset[str] | set[str] = frozenset(),
+             not_played: tuple[tuple[str, str], ...] = ()) -> Coverage:
     """Run every example of a ruleset, recording what each one exercises; classify its rules.
 
     ``battle``: the ids its battles used (:func:`compiler.battle.ran_in_battle`); none by default.
+    ``not_played``: the scenarios whose battles could not be played, each with its located reason
+    (:func:`compiler.battle.ran.not_played`), kept so that what they would have used is not taken
+    for rules nothing plays.
     """
     pinned, results = exercised_by(model)
     executable = tuple((d.id, kind_of(d)) for d in model.walk() if _executable(d))
@@ -227,7 +232,8 @@ def coverage(model: Ruleset, battle: frozenset[str] | set[str] = frozenset()) ->
         else:
             unmarked.append(rule.id)
     return Coverage(model.id, executable, {i: pinned[i] for i in runnable if i in pinned}, results,
-                    tuple(driving), tuple(prose_only), tuple(unmarked), tuple(in_battle), tuple(links_only))
+                    tuple(driving), tuple(prose_only), tuple(unmarked), tuple(in_battle), tuple(links_only),
+                    not_played)
 
 
 def pins(model: Ruleset) -> dict[str, tuple[str, ...]]:

@@ -20,6 +20,7 @@ from typing import Any, Mapping
 from compiler import ast as A
 from compiler.ast.cached import remembered
 from compiler.battle import POLICIES, Battle, Rules, Tally, game_seed
+from compiler.battle.ran import not_played
 from compiler.battle.simulate import against, play_games
 from compiler.battle.stats import wilson
 from compiler.diagnostics import Span
@@ -281,7 +282,8 @@ def _report(rs: Ruleset, rules: Rules, sc: A.Scenario, policy: str) -> tuple[tup
 
 
 def scenario_views(rs: Ruleset, balance: Mapping[str, BalanceSetting] | None = None) -> list[ScenarioView]:
-    """The Battles page's view of every scenario of ``rs``; a scenario named in ``balance`` (by its
+    """The Battles page's view of every scenario of ``rs`` the engine can play (one it cannot is
+    named apart, :func:`compiler.battle.ran.not_played`); a scenario named in ``balance`` (by its
     id) gets a Balance section swept with those settings."""
     scenarios = rs.of_type(A.Scenario)
     if not scenarios:
@@ -289,8 +291,11 @@ def scenario_views(rs: Ruleset, balance: Mapping[str, BalanceSetting] | None = N
     rules, key = Rules(rs), rules_key(rs)
     base = rs.base
     base_rules = Rules(base) if base is not None else None
+    unplayable = {i for i, _ in not_played(rs)}  # named apart on the page, with why
     views = []
     for sc in scenarios:
+        if sc.id in unplayable:
+            continue
         game = rs.get(sc.game) if sc.game else next(iter(rs.of_type(A.Game)), None)
         turns = sc.turns or (game.turns if isinstance(game, A.Game) and game.turns else 1)
         sides = tuple((side.title, tuple(_unit_words(rs, side))) for side in sc.sides)

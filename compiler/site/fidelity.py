@@ -10,14 +10,16 @@ Generated from the ruleset, never typed on a page: :func:`fidelity` runs the cov
 * ``prose only`` — nothing runs it; the reason is the rule's ``prose only`` note (or, if it has
   none, that nothing it links ran).
 
-The overview page shows the whole table; the Battles page lists what is not played.
+The overview page shows the whole table; the Battles page lists what is not played.  A scenario
+the engine cannot play (:func:`compiler.battle.ran.not_played`) is named on both, with its located
+reason: the rules only it would have played are then not "played" for want of a battle, not of a rule.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from compiler import ast as A
-from compiler.battle.ran import ran_in_battle
+from compiler.battle.ran import not_played, ran_in_battle
 from compiler.model.ruleset import Ruleset
 from compiler.resolve.coverage import coverage
 
@@ -61,3 +63,8 @@ def left_out(rs: Ruleset) -> tuple[Standing, ...]:
     the resolver works out."""
     rows = fidelity(rs)
     return tuple(s for s in rows if s.status == PROSE_ONLY) + tuple(s for s in rows if s.status == ODDS_ONLY)
+
+
+def unplayed(rs: Ruleset) -> tuple[tuple[str, str], ...]:
+    """The scenarios of ``rs`` the engine cannot play: (scenario id, its located reason)."""
+    return not_played(rs) if rs.of_type(A.Scenario) else ()

@@ -49,7 +49,8 @@ _RULESET = ("site", "rs", "r")
 TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
     "home.md.j2": ("site", "r", "summaries"),
     "comparison.md.j2": ("site", "r", "matchups"),
-    "overview.md.j2": _RULESET + ("counts", "contents", "loose", "notes", "base", "fidelity", "words"),
+    "overview.md.j2": _RULESET + ("counts", "contents", "loose", "notes", "base", "fidelity", "words",
+                                    "not_played"),
     "rulebook.md.j2": _RULESET + ("section", "body", "previous", "next"),
     "lexicon.md.j2": _RULESET + ("groups", "entries"),
     "quick-reference.md.j2": _RULESET + ("tables", "records", "tests", "modifiers", "abilities", "games", "attacks"),
@@ -59,7 +60,7 @@ TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
     "notes.md.j2": _RULESET + ("groups",),
     "house-rules.md.j2": _RULESET + ("base", "view"),
     "changes.md.j2": _RULESET + ("history", "releases"),
-    "battles.md.j2": _RULESET + ("views", "games", "seed", "left_out", "words"),
+    "battles.md.j2": _RULESET + ("views", "games", "seed", "left_out", "words", "not_played"),
     REFERENCES_TEMPLATE: ("refs", "level", "r", "rs", "extra"),
     **{name: ("d", "level", "r", "rs", "extra") for name in ITEM_TEMPLATES.values()},
 }
@@ -220,13 +221,13 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
     sections = [d for d in rs.items if isinstance(d, A.Section)]
     loose = tuple(d for d in rs.items if not isinstance(d, A.Section))
 
-    from compiler.site.fidelity import WORDS, fidelity, left_out
+    from compiler.site.fidelity import WORDS, fidelity, left_out, unplayed
 
     r = data.tools(roles["overview"])
     pages.append(Page(roles["overview"], rs.title, "overview.md.j2", dict(
         site=site, rs=rs, r=r, counts=counts(rs), contents=_contents(rs),
         loose=Markup(render_items(env, data, loose, 2, r)),
-        notes=_notes(rs), base=rs.base, fidelity=fidelity(rs), words=WORDS,
+        notes=_notes(rs), base=rs.base, fidelity=fidelity(rs), words=WORDS, not_played=unplayed(rs),
     )))
     for i, sec in enumerate(sections):
         path = section_page(rs.id, sec.id)
@@ -282,7 +283,7 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
         r = data.tools(roles["battles"])
         pages.append(Page(roles["battles"], "Battles", "battles.md.j2", dict(
             site=site, rs=rs, r=r, views=scenario_views(rs, site.get("balance", {}).get(rs.id)), games=GAMES, seed=SEED, left_out=left_out(rs),
-            words=WORDS,
+            words=WORDS, not_played=unplayed(rs),
         )))
     r = data.tools(roles["changes"])
     pages.append(Page(roles["changes"], "Changes", "changes.md.j2", dict(
