@@ -172,6 +172,8 @@ STATUS_SIDE_UNKNOWN = _register("W868", _E, "a status read for a roll whose side
 VALUE_OF_TARGET = _register("W869", _E, "a counter or an order read for the unit attacked",
                             "whose-status-a-volley-reads")
 COUNT_NOT_DRAWN = _register("W870", _E, "a counter reads a count a volley cannot be drawn with", "battles")
+SURE_ON_DICE = _register("W871", _E, "a worked-out situation or a status held while engaged depends on dice",
+                         "battles")
 
 # -- W9xx: limits and internal failures ------------------------------------------------------------
 NOT_UNDERSTOOD = _register("W900", _E, "a part of the file warscribe cannot understand", _START)

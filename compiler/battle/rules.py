@@ -150,6 +150,15 @@ def unanswered(err: ResolveError, attack: A.Attack, weapon: str | None, target: 
                         err.span or attack.span, err.hint)
 
 
+class NotSure(ResolveError, ValueError):
+    """What must be sure (a worked-out situation, a status held while engaged) depends on dice:
+    located at its condition (``check`` refuses the dice it can see, W871)."""
+
+    def __init__(self, message: str, span: Span | None = None) -> None:
+        super().__init__(message, span, "work it out from the unit's stats, its statuses or the distance; "
+                         "roll the dice in a test or an attack instead")
+
+
 class Rules:
     """The ruleset as the engine asks it: volleys, tests and unit values, each cached."""
 
@@ -214,13 +223,15 @@ class Rules:
             v = self.evaluator(base).evaluate(d.condition, self.env(unit, distance))
             if not d.choice:  # ``is given by TABLE(…)``: the table's row names the choice
                 if is_dist(v):
-                    raise ValueError(f"the situation '{d.situation}' depends on dice: its table must give one value")
+                    raise NotSure(f"the situation '{d.situation}' depends on dice: its table must give one value",
+                                  d.condition.span)
                 out.append((d.situation, str(unwrap(v))))
                 continue
             if is_dist(v):
                 p = float(self.evaluator(()).probability(v))
                 if p not in (0.0, 1.0):
-                    raise ValueError(f"the situation '{d.situation}' depends on dice: its condition must be sure")
+                    raise NotSure(f"the situation '{d.situation}' depends on dice: its condition must be sure",
+                                  d.condition.span)
                 v = p == 1.0
             out.append((d.situation, d.choice if unwrap(v) else d.otherwise))
         return out
@@ -412,7 +423,7 @@ class Rules:
             if is_dist(v):
                 p = float(self.evaluator(()).probability(v))
                 if p not in (0.0, 1.0):
-                    raise ValueError("a status held while engaged depends on dice: its condition must be sure")
+                    raise NotSure("a status held while engaged depends on dice: its condition must be sure", expr.span)
                 v = p == 1.0
             found = self._values[key] = bool(unwrap(v))
         return bool(found)

@@ -16,6 +16,7 @@ from compiler.check.engagements import (check_casualties, check_engaged_statuses
 from compiler.check.expressions import check_expr
 from compiler.check.fighting import OWN_TURNS, check_close_combat, check_rest, check_warlord
 from compiler.check.ground import Ground
+from compiler.check.sure import check_sure
 from compiler.diagnostics import Span, did_you_mean
 from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX_TERRAIN_AREAS
 from compiler.model.armies import Violation, check_army, listed_units
@@ -175,6 +176,7 @@ def _game(ctx: Context, game: A.Game) -> None:
     _activation(ctx, game)
     check_casualties(ctx, game)
     check_engaged_statuses(ctx, game, unit_scope(ctx, game.id))
+    check_sure(ctx, game)
 
 
 def _takes(ctx: Context, game: A.Game, end: A.AtEnd) -> None:
