@@ -136,3 +136,52 @@ def test_a_battle_of_many_rolls_and_few_positions_is_worked_out_position_by_posi
     model = result.rulesets[0]
     law = solve(Rules(model, exact=True), model.get("range"))
     assert (law.endings, law.states) == ({(None, 12, (1, 1)): Fraction(1)}, 24)
+
+
+MELEE = '''
+ruleset melee "Melee":
+  version 1.0.0
+stat Ld "Leadership" 2..12
+stat W "Wounds" 1..10 role wounds
+test blow(Ld) = roll d6 >= Ld
+status locked "Locked": "In combat."
+attack brawl(attacker, defender) "Brawl":
+  hits = attacker.models each blow(attacker.Ld)
+  killed = hits removes defender
+unit trooper "Trooper":
+  Ld 4  W 1
+unit brute "Brute":
+  Ld 12  W 1
+game g "A game":
+  turns 1
+  activation whole_army
+  phase assault "Assault":
+    must action charge "Charge": engage within 6" as locked
+  phase fight "Fight":
+    combat brawl in order of Ld
+  victory wipe "Annihilation" by annihilation
+scenario clash "A clash":
+  game g
+  distance 4"
+  first red
+  side red "Red":
+    1 trooper
+    1 trooper
+    1 trooper
+  side blue "Blue":
+    4 brute
+'''
+
+
+def test_fighters_alike_in_one_combat_are_told_apart_by_which_strikes() -> None:
+    """Three lone troopers charge four brutes, whose blows never land (a d6 of 12 or more): each of the two
+    combats (Red's turn, then Blue's) is three blows, a kill on 4+.  The second trooper striking after
+    the first killed one and the third striking after the second did meet the same table and the same
+    roll, with a different number of blows still to come; only which unit strikes (the combat's
+    loop) tells them apart.  The kills are binomial (6, 1/2), a fourth ending the battle."""
+    result = compile_text(MELEE, "melee.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    law = solve(Rules(model, exact=True), model.get("clash"))
+    kills = [Fraction(comb(6, k), 64) for k in range(7)]
+    assert law.endings == {(None, 1, (3, 4 - k)): kills[k] for k in range(4)} | {(0, 1, (3, 0)): sum(kills[4:])}
