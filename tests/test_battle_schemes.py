@@ -73,11 +73,13 @@ def test_play_auto_reaches_a_result_and_simulate_answers_in_json(path) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
     last = r.stdout.strip().splitlines()[-1]
     assert " win " in last or " wins " in last or last.lower().startswith("a draw")
-    s = warscribe("simulate", path, SCENARIOS[path], "--games", "200", "--seed", "3", "--json")
+    # As many games as it takes to see the tally add up (the greedy games themselves are played by
+    # the hundred in the simulation tests above and in test_battle_shortcuts.py).
+    s = warscribe("simulate", path, SCENARIOS[path], "--games", "40", "--seed", "3", "--json")
     assert s.returncode == 0, s.stdout + s.stderr
     out = json.loads(s.stdout)
-    assert out["scenario"] == SCENARIOS[path] and out["games"] == 200
-    assert sum(side["wins"] for side in out["sides"]) + out["draws"] == 200
+    assert out["scenario"] == SCENARIOS[path] and out["games"] == 40
+    assert sum(side["wins"] for side in out["sides"]) + out["draws"] == 40
 
 
 # -- nuceria-rts: alternating activations --------------------------------------------------
