@@ -92,7 +92,8 @@ def test_the_battles_page_names_its_policy_and_how_sure_each_change_is() -> None
             return ""
 
     text = environment().get_template("battles.md.j2").render(
-        site={}, rs=model, r=Page(), views=[view], games=battles.GAMES, seed=battles.SEED, left_out=[], words={})
+        site={}, rs=model, r=Page(), views=[view], games=battles.GAMES, seed=battles.SEED, left_out=[], words={},
+        not_played=[])
     assert f"played by the {view.policy} policy" in text and "| How sure |" in text
     assert all(f"| {c.verdict} |" in text for c in view.changes)
 
