@@ -13,9 +13,6 @@ D6``) is refused where a battle reads it (W866).
 """
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Iterator
-
 from compiler import ast as A
 from compiler import codes
 from compiler.check.context import Context
@@ -42,23 +39,10 @@ def dice_in(rs: Ruleset, expr: A.Expr, seen: frozenset[str] = frozenset()) -> A.
             if isinstance(decl, (A.Test, A.Attack)):
                 return e
             if isinstance(decl, (A.Table, A.Formula)) and decl.id not in seen:
-                if any(dice_in(rs, inner, seen | {decl.id}) is not None for inner in _expressions(decl)):
+                if any(dice_in(rs, inner, seen | {decl.id}) is not None for inner in rs.expressions(decl)):
                     return e
         stack.extend(reversed(A.children(e)))
     return None
-
-
-def _expressions(node: Any) -> Iterator[A.Expr]:
-    """The expressions written in a declaration (its rows, cells, lets, formula)."""
-    if isinstance(node, A.Expr):
-        yield node
-    elif isinstance(node, tuple):
-        for item in node:
-            yield from _expressions(item)
-    elif dataclasses.is_dataclass(node) and not isinstance(node, type) and not isinstance(node, A.Span):
-        for f in dataclasses.fields(node):
-            if f.name != "span":
-                yield from _expressions(getattr(node, f.name))
 
 
 def check_sure(ctx: Context, game: A.Game) -> None:
