@@ -1,0 +1,50 @@
+"""Mistakes a new author makes while writing a first ruleset, each answered by one located
+sentence: no cascade of errors about what only follows from the first one."""
+from __future__ import annotations
+
+from compiler.driver import compile_text
+
+# An attack whose section is lost to a line indented one space too far, and an example that
+# reads the steps of that attack through a `let`.
+LOST_ATTACK = '''ruleset r "R":
+  version 1.0.0
+
+stat AIM "Aim" 1..9: "a"
+stat W "Wounds" 1..3 role wounds: "w"
+
+section combat "Combat":
+  test shoot(AIM) "Shoot":
+    roll d10 >= 11 - AIM
+     natural 1 fails
+
+  attack volley(shooter, target) "Volley":
+    shots = shooter.models
+    hits = shots each shoot(shooter.AIM)
+    killed = hits removes target
+
+unit scav "Scavenger":
+  AIM 5  W 1
+
+example fire "Five scavengers fire":
+  let r = volley(5 scav, 5 scav)
+  let again = r
+  expect mean(r.hits) = 5/2
+  expect mean(again.killed) = 5/2
+  expect mean(volley(5 scav, 5 scav).hits) = 5/2
+  expect mean(r.nonsense) = 1
+'''
+
+
+def test_the_steps_of_an_attack_lost_to_a_syntax_error_are_not_unknown_stats() -> None:
+    result = compile_text(LOST_ATTACK, "r.rules")
+    errors = [(d.code, d.span.line, d.message) for d in result.diagnostics if d.is_error]
+    # one error for the broken section; reading the lost attack's steps (through a let, a let of
+    # a let, or the call itself) says nothing more, whatever step is read
+    assert [(code, line) for code, line, _ in errors] == [(errors[0][0], 10)] and errors[0][0] in ("W001", "W003"), errors
+
+
+def test_a_step_read_from_a_profile_is_still_an_unknown_stat() -> None:
+    text = LOST_ATTACK.replace("     natural 1 fails", "    natural 1 fails")
+    result = compile_text(text, "r.rules")
+    errors = [(d.code, d.message) for d in result.diagnostics if d.is_error]
+    assert errors == [("W101", "unknown stat 'nonsense'")], errors
