@@ -48,3 +48,30 @@ def test_a_step_read_from_a_profile_is_still_an_unknown_stat() -> None:
     result = compile_text(text, "r.rules")
     errors = [(d.code, d.message) for d in result.diagnostics if d.is_error]
     assert errors == [("W101", "unknown stat 'nonsense'")], errors
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    from click.testing import CliRunner
+
+    from compiler.cli import app
+
+    r = CliRunner().invoke(app, list(args), env={"NO_COLOR": "1"})
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_an_option_given_twice_is_refused_not_the_last_kept() -> None:
+    # before any work: the ruleset is not even read
+    for args in (["simulate", "no-such-folder", "--games", "10", "--games", "20"],
+                 ["simulate", "no-such-folder", "--seed=1", "-q", "--seed", "2"]):
+        code, out, err = _run(*args)
+        name = args[2] if args[2].startswith("--games") else "--seed"
+        assert code == 2 and out == "" and err == f"warscribe: error: {name} is given twice; give it once\n", err
+    code, _, err = _run("table", "no-such-folder", "x", "--json", "--json")  # a flag may repeat
+    assert "given" not in err and "no such file or folder" in err
+
+
+def test_a_repeatable_option_still_repeats() -> None:
+    code, out, err = _run("eval", "rules/classic-40k", "P(d6 >= 4)", "-w", "target_cover = soft", "-w", "dug_in")
+    assert code == 0 and out.splitlines()[-1].strip() == "1/2", (out, err)
