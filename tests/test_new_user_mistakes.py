@@ -2,6 +2,8 @@
 sentence: no cascade of errors about what only follows from the first one."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from compiler.driver import compile_text
 
 # An attack whose section is lost to a line indented one space too far, and an example that
@@ -75,3 +77,33 @@ def test_an_option_given_twice_is_refused_not_the_last_kept() -> None:
 def test_a_repeatable_option_still_repeats() -> None:
     code, out, err = _run("eval", "rules/classic-40k", "P(d6 >= 4)", "-w", "target_cover = soft", "-w", "dug_in")
     assert code == 0 and out.splitlines()[-1].strip() == "1/2", (out, err)
+
+
+CONSOLE = "rules/console-40k"
+
+
+def test_an_army_list_for_a_scenario_must_meet_the_army_rules_it_names(tmp_path: Path) -> None:
+    # full_armies names the army rules `standard`: at most 400 points, at least two squads
+    one = tmp_path / "one.txt"
+    one.write_text("10 space_marine_squad\n", encoding="utf-8")
+    code, out, err = _run("simulate", CONSOLE, "full_armies", "--army", f"space_marines={one}", "--games", "1")
+    assert code == 1 and out == "", (out, err)
+    assert err.splitlines()[0] == (f"{one}: error[W862]: side 'space_marines' breaks the army rules of scenario "
+                                   "'full_armies': The army has at least two squads. (squads = 1)")
+    assert "army 'Choosing an army' (standard) at rules/console-40k/rulebook.rules:52" in err
+    two = tmp_path / "two.txt"
+    two.write_text("10 space_marine_squad\n10 space_marine_squad\n", encoding="utf-8")  # 280 points: within
+    code, out, err = _run("simulate", CONSOLE, "full_armies", "--army", f"space_marines={two}", "--games", "1")
+    assert code == 0 and "1 games" in out, (out, err)
+    # a scenario that names no army rules plays any list, as before
+    code, out, err = _run("simulate", CONSOLE, "sample_battle", "--army", f"space_marines={one}", "--games", "1")
+    assert code == 0, (out, err)
+
+
+def test_a_side_given_two_army_lists_is_refused(tmp_path: Path) -> None:
+    one = tmp_path / "one.txt"
+    one.write_text("10 space_marine_squad\n", encoding="utf-8")
+    code, out, err = _run("simulate", CONSOLE, "--army", f"space_marines={one}", "--army",
+                          f"space_marines={one}", "--games", "1")
+    assert code == 2 and out == "" and err == (f"warscribe: error: --army space_marines={one}: side 'space_marines' "
+                                               "is given two army lists; give it one\n"), err
