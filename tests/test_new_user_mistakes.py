@@ -107,3 +107,43 @@ def test_a_side_given_two_army_lists_is_refused(tmp_path: Path) -> None:
                           f"space_marines={one}", "--games", "1")
     assert code == 2 and out == "" and err == (f"warscribe: error: --army space_marines={one}: side 'space_marines' "
                                                "is given two army lists; give it one\n"), err
+
+
+def _folder(tmp_path: Path, lexicon: bytes) -> Path:
+    folder = tmp_path / "r"
+    folder.mkdir(parents=True)
+    (folder / "ruleset.rules").write_text(LOST_ATTACK.replace("     natural 1 fails", "    natural 1 fails")
+                                          .replace('stat AIM "Aim" 1..9: "a"\nstat W "Wounds" 1..3 role wounds: "w"\n',
+                                                   'include "lexicon.rules"\n')
+                                          .replace("  expect mean(r.nonsense) = 1\n", ""), encoding="utf-8")
+    (folder / "lexicon.rules").write_bytes(lexicon)
+    return folder
+
+
+LEXICON = 'stat AIM "Aim" 1..9: "How well a model shoots."\nstat W "Wounds" 1..3 role wounds: "w"\n'
+
+
+def test_a_stray_byte_that_is_not_utf8_is_one_located_error(tmp_path: Path) -> None:
+    from compiler.driver import compile_paths
+
+    assert compile_paths([_folder(tmp_path, LEXICON.encode())]).ok  # the ruleset as written is clean
+    # "shoots." saved as Latin-1 with an accent: one error where the byte is, and nothing else
+    # (the file used to be dropped whole: an unknown name for every use of AIM and W)
+    text = LEXICON.encode().replace(b"shoots.", b"shoots \xe0 vue.")
+    result = compile_paths([_folder(tmp_path / "1", text)])
+    errors = [(d.code, d.span.line, d.span.column, d.message) for d in result.diagnostics if d.is_error]
+    column = LEXICON.index("shoots.") + len("shoots ") + 1
+    assert errors == [("W005", 1, column, "this file is not UTF-8 text (byte 0xE0)")], errors
+    # a byte inside a name: the declaration it breaks is lost, and what only follows from that is not said
+    text = LEXICON.encode().replace(b'stat W "Wounds"', b'stat W\xe9 "Wounds"')
+    result = compile_paths([_folder(tmp_path / "2", text)])
+    errors = [(d.code, d.span.line) for d in result.diagnostics if d.is_error]
+    assert sorted(errors) == [("W001", 2), ("W005", 2)], errors
+
+
+def test_a_binary_file_is_not_read_as_rules(tmp_path: Path) -> None:
+    from compiler.driver import compile_paths
+
+    result = compile_paths([_folder(tmp_path, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xd8\n" * 50)])
+    errors = [(d.code, d.span.line) for d in result.diagnostics if d.is_error]
+    assert errors[0] == ("W005", 1) and not [e for e in errors if e[0] in ("W001", "W003")], errors
