@@ -2,6 +2,7 @@
 sentence: no cascade of errors about what only follows from the first one."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from compiler.driver import compile_text
@@ -147,3 +148,45 @@ def test_a_binary_file_is_not_read_as_rules(tmp_path: Path) -> None:
     result = compile_paths([_folder(tmp_path, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xd8\n" * 50)])
     errors = [(d.code, d.span.line) for d in result.diagnostics if d.is_error]
     assert errors[0] == ("W005", 1) and not [e for e in errors if e[0] in ("W001", "W003")], errors
+
+
+EXPLODING = '''ruleset boom "Boom":
+  version 1.0.0
+
+formula blast() "Blast" = explode(d6, 6, 3)
+
+formula sure() "Surely at least one" = P(blast() >= 1)
+
+example blast_odds "A blast is at least one":
+  expect P(blast() >= 1) = 1
+  expect sure() = 1
+'''
+
+
+def test_a_cut_off_roll_is_said_where_p_and_mean_turn_it_into_a_number(tmp_path: Path) -> None:
+    folder = tmp_path / "boom"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(EXPLODING, encoding="utf-8")
+    # explode(d6, 6, 3): four sixes in a row would roll a fifth die, past the bound: (1/6)^4 is cut off
+    from fractions import Fraction
+    from itertools import product
+
+    cut = Fraction(1, 6) ** 4
+    weights: dict[int, Fraction] = {}
+    for n in range(1, 5):  # n dice: a six on each but the last, which stops the explosion
+        for f in product(range(1, 7), repeat=n):
+            if all(x == 6 for x in f[:-1]) and f[-1] != 6:
+                weights[sum(f)] = weights.get(sum(f), Fraction(0)) + Fraction(1, 6) ** n
+    assert sum(weights.values()) == 1 - cut
+    mean = sum(t * p for t, p in weights.items())
+    for expression, value in (("P(blast() >= 1)", 1 - cut), ("mean(blast())", mean), ("sure()", 1 - cut)):
+        code, out, err = _run("eval", str(folder), expression)
+        assert code == 0 and out.splitlines()[1:] == [f"  {value.numerator}/{value.denominator}",
+                                                      "  cut off (not counted): 1/1296 (≈ 0.000771605)"], (out, err)
+        code, out, err = _run("eval", str(folder), expression, "--json")
+        assert code == 0 and json.loads(out)["truncated"] == "1/1296"
+    code, out, err = _run("eval", str(folder), "P(d6 >= 1)", "--json")  # nothing cut off: nothing said
+    assert "truncated" not in json.loads(out)
+    code, out, err = _run("test", str(folder))
+    assert code == 1 and "  note: a roll here was cut off at its bound (explode): 1/1296 (≈ 0.000771605) of its " \
+                         "chance is counted nowhere" in out, (out, err)
