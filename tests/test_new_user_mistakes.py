@@ -190,3 +190,21 @@ def test_a_cut_off_roll_is_said_where_p_and_mean_turn_it_into_a_number(tmp_path:
     code, out, err = _run("test", str(folder))
     assert code == 1 and "  note: a roll here was cut off at its bound (explode): 1/1296 (≈ 0.000771605) of its " \
                          "chance is counted nowhere" in out, (out, err)
+
+
+def test_the_battlescribe_export_names_the_weapon_abilities_and_values_it_cannot_carry(tmp_path: Path) -> None:
+    code, out, err = _run("export", "rules/nuceria-rts", "--battlescribe", str(tmp_path / "bs"))
+    said = out + err
+    assert code == 0, said
+    assert "weapon 'battle_cannon': its abilities (cooldown(2), blast); the catalogue links abilities to units " \
+           "and squads only" in said
+    assert "unit 'stalker': the value of sustained_hits(1)" in said
+    # what it says is what an import of the catalogue gives back: the cannon without its abilities,
+    # the Stalker Beast's Sustained Hits without its value
+    code, out, err = _run("import", "battlescribe", str(tmp_path / "bs" / "nuceria-rts.gst"),
+                          str(tmp_path / "bs" / "nuceria-rts.cat"), "--out", str(tmp_path / "again"))
+    assert code == 0, out + err
+    profiles = (tmp_path / "again" / "profiles.rules").read_text("utf-8")
+    cannon = profiles.split('weapon battle_cannon "Battle Cannon":')[1].split("\n\n")[0]
+    stalker = profiles.split('unit stalker "Stalker Beast":')[1].split("\n\n")[0]
+    assert "abilities" not in cannon and "    abilities sustained_hits\n" in stalker + "\n", (cannon, stalker)
