@@ -328,6 +328,9 @@ def failure_lines(result: Result, sources: dict[str, str]) -> list[str]:
             lines.append(f"    actual   {f.actual}")
         if f.hint:
             lines.append(f"    hint: {f.hint}")
+    if result.failures and result.truncated:
+        lines.append(f"  note: a roll here was cut off at its bound (explode): "
+                     f"{number_words(Fraction(result.truncated))} of its chance is counted nowhere")
     return lines
 
 
