@@ -208,3 +208,20 @@ def test_the_battlescribe_export_names_the_weapon_abilities_and_values_it_cannot
     cannon = profiles.split('weapon battle_cannon "Battle Cannon":')[1].split("\n\n")[0]
     stalker = profiles.split('unit stalker "Stalker Beast":')[1].split("\n\n")[0]
     assert "abilities" not in cannon and "    abilities sustained_hits\n" in stalker + "\n", (cannon, stalker)
+
+
+def test_eval_prints_short_fractions_and_leaves_long_ones_to_json() -> None:
+    from fractions import Fraction
+
+    # the highest of fifteen d10: P(k) = (k^15 - (k-1)^15) / 10^15, fractions of up to 31 characters
+    law = {k: Fraction(k**15 - (k - 1) ** 15, 10**15) for k in range(1, 11)}
+    code, out, err = _run("eval", "rules/classic-40k", "highest(15, d10)")
+    assert code == 0, err
+    rows = out.splitlines()[1:11]
+    for k, row in zip(range(1, 11), rows):
+        text = f"{law[k].numerator}/{law[k].denominator}"
+        assert row.split()[0] == str(k) and (text in row) == (len(text) <= 24), row
+        assert len(row) < 80, row
+    assert "  (chances whose fractions run over 24 characters: exactly in --json)" in out.splitlines()
+    code, out, err = _run("eval", "rules/classic-40k", "highest(15, d10)", "--json")
+    assert {int(r["value"]): Fraction(r["p"]) for r in json.loads(out)["distribution"]} == law
