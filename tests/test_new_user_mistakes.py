@@ -1,9 +1,12 @@
-"""Mistakes a new author makes while writing a first ruleset, each answered by one located
-sentence: no cascade of errors about what only follows from the first one."""
+"""What a new author meets while writing, checking, simulating and publishing a first ruleset:
+each mistake answered by one located sentence (no cascade of errors about what only follows from
+the first one, no option dropped in silence), and each answer saying what it leaves out."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pytest
 
 from compiler.driver import compile_text
 
@@ -225,3 +228,50 @@ def test_eval_prints_short_fractions_and_leaves_long_ones_to_json() -> None:
     assert "  (chances whose fractions run over 24 characters: exactly in --json)" in out.splitlines()
     code, out, err = _run("eval", "rules/classic-40k", "highest(15, d10)", "--json")
     assert {int(r["value"]): Fraction(r["p"]) for r in json.loads(out)["distribution"]} == law
+
+
+SKIRMISH = '''ruleset alt "Alternating":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 6  W 1
+game g "A firefight":
+  turns 3
+  activation {activation}
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  victory wipe "Annihilation" by annihilation: "A side with no models left loses."
+scenario line "On a line":
+  game g
+  distance 18"
+  first red
+  side red "Red":
+    2 trooper
+  side blue "Blue":
+    2 trooper
+'''
+
+
+@pytest.mark.parametrize("activation", ["alternating_units", "whole_army", "alternating_activations"])
+def test_each_game_turn_of_a_battle_starts_with_its_heading(activation: str) -> None:
+    """A battle under alternating_units told no game turn: `play` printed none, and the Battles
+    page put the whole sample battle under "Deployment"."""
+    from compiler.battle import Battle, GreedyPolicy, Rules
+
+    result = compile_text(SKIRMISH.format(activation=activation), "alt.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("line"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    out = battle.run()
+    turns = [e["turn"] for e in battle.events if e["event"] == "turn"]
+    shots = [e["turn"] for e in battle.events if e["event"] not in ("turn", "start")]
+    # every event of a game turn comes after that turn's heading; each game turn played has one
+    assert sorted(set(turns)) == list(range(1, out.turns + 1)), (turns, out.turns)
+    assert all(t in turns for t in shots)
+    first = {t: next(i for i, e in enumerate(battle.events) if e["event"] == "turn" and e["turn"] == t) for t in turns}
+    assert all(i >= first[e["turn"]] for i, e in enumerate(battle.events) if e["event"] not in ("turn", "start"))
