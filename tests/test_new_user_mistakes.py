@@ -275,3 +275,27 @@ def test_each_game_turn_of_a_battle_starts_with_its_heading(activation: str) -> 
     assert all(t in turns for t in shots)
     first = {t: next(i for i, e in enumerate(battle.events) if e["event"] == "turn" and e["turn"] == t) for t in turns}
     assert all(i >= first[e["turn"]] for i, e in enumerate(battle.events) if e["event"] not in ("turn", "start"))
+
+
+def _fmt_stdin(data: bytes) -> tuple[int, bytes, str]:
+    from click.testing import CliRunner
+
+    from compiler.cli import app
+
+    r = CliRunner().invoke(app, ["fmt", "-"], input=data, env={"NO_COLOR": "1"})
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return r.exit_code, r.stdout_bytes, r.stderr
+
+
+def test_fmt_of_standard_input_never_changes_a_byte_it_cannot_read() -> None:
+    from compiler.limits import MAX_FILE_BYTES
+
+    code, out, err = _fmt_stdin('stat   X "café"  1..3\n'.encode())
+    assert (code, out) == (0, 'stat X "café" 1..3\n'.encode()), err
+    # a Latin-1 accent: refused where it stands, nothing on standard output (it was written back
+    # as U+FFFD, or a traceback, by the locale)
+    code, out, err = _fmt_stdin(b'stat X "caf\xe9" 1..3\n')
+    assert (code, out) == (1, b"") and err.startswith("<stdin>:1:12: error[W005]: this text is not UTF-8 (byte 0xE9)")
+    code, out, err = _fmt_stdin(b"# " + b"x" * MAX_FILE_BYTES)  # read up to the limit of a file, never on
+    assert (code, out) == (1, b"") and "error[W902]: standard input runs past 2,000,000 bytes" in err
