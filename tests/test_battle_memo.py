@@ -29,23 +29,12 @@ def test_a_memo_keeps_500_000_entries_and_starts_again_at_the_next() -> None:
     assert dict(seen) == {-1: 7}
 
 
-def test_a_hashed_key_is_hashed_once_and_equal_only_to_an_equal_key() -> None:
-    from compiler.battle.memo import Hashed
-
-    class Counted(tuple):  # type: ignore[type-arg]
-        calls = 0
-
-        def __hash__(self) -> int:
-            Counted.calls += 1
-            return tuple.__hash__(self)
-    key = Hashed(Counted(("ogre", 2, (3.5, 4.0))))
-    seen: Memo[Hashed, int] = Memo("moves")
-    seen.keep(key, 1)
-    assert seen.get(key) == 1 and seen.get(Hashed(("ogre", 2, (3.5, 4.0)))) == 1  # an equal key built anew
-    assert Counted.calls == 1  # worked out when made, never at a look-up
-    assert hash(key) == hash(("ogre", 2, (3.5, 4.0))) and key != ("ogre", 2, (3.5, 4.0))
-    assert seen.get(Hashed(("ogre", 2, (3.5, 4.5)))) is None
-    assert hash(-1) == hash(-2) and Hashed(-1) != Hashed(-2)  # one hash, two keys: kept apart
-    seen.keep(Hashed(-1), 7)
-    assert seen.get(Hashed(-2)) is None and seen.get(Hashed(-1)) == 7
-    assert not hasattr(key, "__dict__") and repr(Hashed(3)) == "Hashed(3)"
+def test_a_numbered_key_is_looked_up_once_and_its_number_never_given_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.battle.memo import Numbered
+    ids: Numbered[tuple[object, ...]] = Numbered()
+    assert [ids.number(k) for k in (("ogre", 2, (3.5, 4.0)), ("ogre", 2, (3.5, 4.5)), ("ogre", 2, (3.5, 4.0)))] == [0, 1, 0]
+    assert hash(-1) == hash(-2) and ids.number((-1,)) != ids.number((-2,))  # one hash, two keys: two numbers
+    assert ids.number((-1,)) == 2 and len(ids) == 4 and not hasattr(ids, "__dict__")
+    monkeypatch.setattr(memo, "LIMIT", 4)
+    assert ids.number(("new",)) == 4  # full at 4: it started again, and the numbers go on
+    assert ids.number(("ogre", 2, (3.5, 4.0))) == 5 and dict(ids) == {("new",): 4, ("ogre", 2, (3.5, 4.0)): 5}

@@ -16,6 +16,7 @@ from compiler import ast as A
 from compiler.battle import Battle, GreedyPolicy, RandomPolicy, Rules, game_seed
 from compiler.battle.bands import Bands
 from compiler.battle.estimates import Estimates
+from compiler.battle.signature import signature
 from compiler.battle.table import Table
 from compiler.battle.view import View, look
 from compiler.driver import compile_text
@@ -291,10 +292,22 @@ def test_the_games_are_the_engines_without_the_shortcuts(scenarios: dict[str, An
 @pytest.fixture()
 def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Every view, every volley's worth read from a view or a unit's row of volleys at a distance,
-    and every move's worth, checked against the same worked out afresh as it is answered (a move's
+    every move's worth, and each acting unit's signature and view made in one pass, checked against the same worked out afresh as it is answered (a move's
     worth over every enemy in sight, not one of each kind); the counts of each check."""
-    counts = [0, 0, 0, 0]
-    view, volleys, moves, worths = Estimates.view, Estimates.volleys, Estimates.moves, Estimates.worths
+    counts = [0, 0, 0, 0, 0]
+    view, volleys, moves, worths, scan = Estimates.view, Estimates.volleys, Estimates.moves, Estimates.worths, \
+        Estimates.scan
+
+    def checked_scan(self: Estimates, unit: Any) -> Any:
+        """The signature and the view of one pass are those worked out each on its own."""
+        got = scan(self, unit)
+        fresh = look(self.state, unit)
+        assert got == signature(self.state, unit) and self.sig == (unit, got)
+        kept = self.view(unit)
+        assert (kept.seen, kept.distances, kept.nearest, kept.gap) == (fresh.seen, fresh.distances, fresh.nearest,
+                                                                       fresh.gap)
+        counts[4] += 1
+        return got
 
     def checked_view(self: Estimates, unit: Any) -> View:
         got, fresh = view(self, unit), look(self.state, unit)
@@ -327,6 +340,7 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         counts[3] += 1
         return got
     monkeypatch.setattr(Estimates, "view", checked_view)
+    monkeypatch.setattr(Estimates, "scan", checked_scan)
     monkeypatch.setattr(Estimates, "worths", checked_worths)
     monkeypatch.setattr(Estimates, "volleys", checked_volleys)
     monkeypatch.setattr(Estimates, "moves", checked_moves)
@@ -354,7 +368,6 @@ def test_what_the_shortcuts_keep_is_what_is_worked_out_afresh(scenarios: dict[st
 
 
 def test_a_view_is_kept_only_while_the_signature_holds(scenarios: dict[str, Any]) -> None:
-    from compiler.battle.signature import signature
     rs, sc = scenarios["ten_a_side"]
     battle = Battle(Rules(rs), sc, [GreedyPolicy(), GreedyPolicy()], 1)
     est, st = battle.estimates, battle.state
@@ -378,7 +391,6 @@ def lean_key(scenarios: dict[str, Any], unit_at: tuple[float, float], foe_at: tu
     """On zoo_lean, North's first gunner unit at ``unit_at`` and South's first gunner unit at
     ``foe_at`` (South's second gunner unit at ``hidden_at``, behind the wall, its other units gone):
     the gunner's move key and a move's worth (6 steps) worked out afresh over every enemy in sight."""
-    from compiler.battle.signature import signature
     rs, sc = scenarios["zoo_lean"]
     battle = Battle(Rules(rs), sc, [GreedyPolicy(), GreedyPolicy()], 1)
     est, st = battle.estimates, battle.state
@@ -417,7 +429,6 @@ def test_a_moves_lean_key_holds_everything_its_worth_depends_on(scenarios: dict[
 def test_without_an_engagement_the_lean_key_holds_the_cover_of_each_kind_in_sight(scenarios: dict[str, Any]) -> None:
     """On ten_a_side (no engagement among the later actions) two states alike but for the one
     enemy in sight standing in the woods or in the open, at the same distance, get keys of their own."""
-    from compiler.battle.signature import signature
     rs, sc = scenarios["ten_a_side"]
     rules = Rules(rs)
     keys = []

@@ -46,10 +46,10 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
         step = steps[battle.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{rolled}\")?",
                                           tuple(Option(f'{d}"', d) for d in steps), lambda: values))]
     elif battle.greedy(unit.side):  # the pick is kept per state
-        key = (id(effect), unit.started, est.hashed(unit))
+        key = (id(effect), unit.started, est.numbered(unit))
         found = battle.memos.steps.get(key)
         if found is None:
-            found = battle.memos.steps.keep(key, greedy_step(battle, unit, effect.value, gap))
+            found = battle.memos.steps.keep(key, est.step(unit, effect.value))
         i, step = found
         if i is not None:
             battle.choices.append(i)
@@ -99,17 +99,6 @@ def answer_leaving(battle: Battle, unit: Unit) -> bool:
     if battle.game.counters:
         counters_on(battle, unit, "left")
     return True
-
-
-def greedy_step(battle: Battle, unit: Unit, value: A.Expr, gap: float) -> tuple[int | None, int]:
-    """The greedy policy's move: the index of its pick among the steps (None: no choice) and the inches."""
-    most = max(0, int(battle.rules.number(value, unit, gap)))
-    steps = list(range(0, most + 1))
-    if len(steps) == 1:
-        return None, 0
-    values = battle.estimates.moves(unit, gap, steps)
-    i = values.index(max(values))
-    return i, steps[i]
 
 
 @effect("attack")

@@ -28,7 +28,7 @@ from compiler.battle.estimates import Estimates
 from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import Offer, prepared
-from compiler.battle.signature import Signature, signature
+from compiler.battle.signature import Signature
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
 from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,
@@ -285,9 +285,8 @@ class Battle:
         if statuses and all(a.unless and any(s in statuses for s in a.unless) for a in phase.actions):
             self.estimates.sig = None
             return False  # every action of the phase is barred to the unit
-        side, sig = unit.side, signature(self.state, unit)
         est = self.estimates
-        est.sig = (unit, sig)  # valid until the first effect changes the state
+        side, sig = unit.side, est.scan(unit)  # (est.sig set: valid until the first effect changes the state)
         key = (phase.id, sig)  # (what est.actions reads: the phase and the signature)
         offer = self.offer(unit, phase, key)
         actions, options = offer[0], offer[1]
@@ -321,10 +320,11 @@ class Battle:
 
     def offer(self, unit: Unit, phase: A.Phase, key: tuple[str, Signature]) -> Offer:
         """What ``phase`` offers ``unit`` in this state (``key``: the phase and its signature) and,
-        for a greedy side, its pick: kept under the signature hashed once, which the estimates
-        share (out of :meth:`act`'s frame: the exact solver keys a position by its frames' values)."""
+        for a greedy side, its pick: kept under the signature's number, which the estimates share
+        (:meth:`~compiler.battle.estimates.Estimates.numbered`; out of :meth:`act`'s frame: the exact
+        solver keys a position by its frames' values)."""
         est = self.estimates
-        kept = (phase.id, est.hashed(unit))
+        kept = (phase.id, est.numbered(unit))
         memo = self.memos.offers
         offer = memo.get(kept)
         if offer is None:

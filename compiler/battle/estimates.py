@@ -15,11 +15,11 @@ from compiler import ast as A
 from compiler.battle import gains
 from compiler.battle.aims import engagement, picky, reached, target_of, targeted
 from compiler.battle.bands import Bands
-from compiler.battle.memo import Hashed, Memo
+from compiler.battle.memo import Memo, Numbered
 from compiler.battle.rules import Rules, law_of
 from compiler.battle.signature import Signature, signature
 from compiler.battle.state import Marker, State, Unit
-from compiler.battle.view import View, look
+from compiler.battle.view import View, look, scan
 from compiler.model.static import int_range
 
 __all__ = ["EstimateMemos", "Estimates", "engagement", "picky", "reached", "target_of", "targeted"]
@@ -40,6 +40,8 @@ class EstimateMemos:
         default_factory=lambda: Memo("a unit's volleys, by enemy"))
     worths: Memo[tuple[Any, ...], dict[tuple[Any, ...], float]] = field(
         default_factory=lambda: Memo("a unit's volleys at a distance, by enemy"))
+    #: each signature (and lean key of a move's worth) met, numbered: the memos above key a state by its number
+    ids: Numbered[tuple[Any, ...]] = field(default_factory=Numbered)
     #: the bands of distance of the scenario's volleys (made by the first battle's estimates)
     bands: Bands | None = None
 
@@ -87,8 +89,8 @@ class Estimates:
         if memos.bands is None:
             memos.bands = Bands(rules)
         self.bands: Bands = memos.bands
-        #: the acting unit's signature under a key hashed once (:meth:`hashed`), and the signature it is of
-        self._held: tuple[Signature, Hashed] | None = None
+        #: the acting unit's signature's number (:meth:`numbered`), and the signature it is of
+        self._held: tuple[Signature, int] | None = None
 
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
@@ -276,7 +278,7 @@ class Estimates:
         kept per state but on a table, where states seldom recur (the engine keeps its pick per state)."""
         if self.state.table is not None:
             return self._action(unit, action, distance)
-        key = (action.id, distance, self.hashed(unit))
+        key = (action.id, distance, self.numbered(unit))
         found = self.memos.actions.get(key)
         if found is None:
             found = self.memos.actions.keep(key, self._action(unit, action, distance))
@@ -358,14 +360,25 @@ class Estimates:
     def stays_put(self, unit: Unit, value: A.Expr) -> bool:
         """Whether the greedy move of ``value`` inches toward the nearest enemy is 0": nothing it
         could do from nearer is worth more than what it can do from where it stands."""
-        foe, gap = self.nearest(unit)
-        if foe is None:
-            return True
-        steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
-        if len(steps) == 1:
-            return True
-        values = self.moves(unit, gap, steps)
-        return values.index(max(values)) == 0
+        return self.nearest(unit)[0] is None or self.step(unit, value)[1] == 0
+
+    def step(self, unit: Unit, value: A.Expr) -> tuple[int | None, int]:
+        """The greedy move of ``value`` inches toward the nearest enemy (there must be one): the
+        index of its pick among the steps (None: no choice, 0" only) and the inches; kept in the
+        view (the action's worth and the move itself both ask it while the state holds)."""
+        v = self.view(unit)
+        key = ("step", id(value))
+        found: tuple[int | None, int] | None = v.answers.get(key)
+        if found is None:
+            gap = v.gap
+            steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
+            if len(steps) == 1:
+                found = v.answers[key] = (None, 0)
+            else:
+                values = self.moves(unit, gap, steps)
+                i = values.index(max(values))
+                found = v.answers[key] = (i, steps[i])
+        return found
 
     def taken(self, unit: Unit, value: A.Expr) -> float:
         """What the greedy move of ``value`` inches toward the nearest enemy gains in objectives."""
@@ -407,7 +420,8 @@ class Estimates:
         if self.state.table is not None:
             return [self._action(unit, a, None) for a in actions] + [0.0]
         held = self.sig
-        key = (key[0], self.hashed(unit)) if held is not None and held[0] is unit and key[1] is held[1] else (Hashed(key),)
+        key = (key[0], self.numbered(unit)) if held is not None and held[0] is unit and key[1] is held[1] else \
+            (self.memos.ids.number(key),)
         found = self.memos.offers.get(key)
         if found is None:
             found = self.memos.offers.keep(key, [self.action(unit, a) for a in actions] + [0.0])
@@ -437,6 +451,18 @@ class Estimates:
             self._view_sig = held[1]
         return v
 
+    def scan(self, unit: Unit) -> Signature:
+        """``unit``'s signature as it is about to act, held as :attr:`sig` (until the state changes);
+        on a table what it sees is looked at in the same pass and kept as :meth:`view` keeps it."""
+        st = self.state
+        if st.table is None:
+            sig = signature(st, unit)
+        else:
+            sig, self._view = scan(st, unit)
+            self._view_sig = sig
+        self.sig = (unit, sig)
+        return sig
+
     def move_key(self, unit: Unit) -> tuple[Any, ...]:
         """What a move of ``unit`` toward the enemy is worth depends on, besides the gap to the
         nearest enemy (:meth:`moves`): on a table without objectives (see ``lean``), the unit
@@ -460,14 +486,15 @@ class Estimates:
             tuple(sorted(unit.statuses)), tuple(unit.values.items()), tuple(unit.engaged), v.kinds, enemies)
         return kept
 
-    def hashed(self, unit: Unit) -> Hashed:
-        """:meth:`signature` under a key whose hash is worked out once while the state holds."""
+    def numbered(self, unit: Unit) -> int:
+        """:meth:`signature`'s number (:class:`~compiler.battle.memo.Numbered`), looked up once
+        while the state holds."""
         held = self.sig
         if held is None or held[0] is not unit:
-            return Hashed(signature(self.state, unit))
+            return self.memos.ids.number(signature(self.state, unit))
         kept = self._held
         if kept is None or kept[0] is not held[1]:
-            kept = self._held = (held[1], Hashed(held[1]))
+            kept = self._held = (held[1], self.memos.ids.number(held[1]))
         return kept[1]
 
     def signature(self, unit: Unit) -> Signature:
@@ -509,12 +536,12 @@ class Estimates:
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         """Each move's worth: the best the unit could then do; closing in when nothing is in reach."""
         if not self.lean:
-            key: tuple[Any, ...] = (self.game.id, gap, len(steps), self.hashed(unit))
+            key: tuple[Any, ...] = (self.game.id, gap, len(steps), self.numbered(unit))
         else:
             v = self.view(unit)
-            lean: Hashed | None = v.answers.get("hashed move key")  # (the view holds while the state does)
+            lean: int | None = v.answers.get("move key's number")  # (the view holds while the state does)
             if lean is None:
-                lean = v.answers["hashed move key"] = Hashed(self.move_key(unit))
+                lean = v.answers["move key's number"] = self.memos.ids.number(self.move_key(unit))
             key = (self.game.id, self.bands.run(gap, len(steps)) if self.banded else gap, len(steps), lean)
         found = self.memos.moves.get(key)
         if found is None:

@@ -5,7 +5,8 @@ state (a volley's law, an action's estimate, the greedy policy's pick) is worked
 process and kept.  Each kind of answer has its own :class:`Memo`, named and typed, held by the
 one object that fills it (:class:`~compiler.battle.estimates.EstimateMemos` for the estimates,
 :class:`~compiler.battle.setup.Prepared` for the engine's own picks); none is shared by key
-prefixes.
+prefixes.  A state's signature is asked under several of them: :class:`Numbered` gives it a
+number once, and they are keyed by it.
 
 >>> seen: Memo[tuple[str, int], float] = Memo("expected volleys")
 >>> seen[("bolter", 5)] = 1.5
@@ -44,29 +45,31 @@ class Memo(dict[K, V]):
         return f"Memo({self.name!r}, {len(self)} entries)"
 
 
-class Hashed:
-    """A key whose hash is worked out once: a state's signature (a tuple of tuples, whose hash
-    Python works out afresh at each look-up) asked under several memos while the state holds.
-    Equal to another ``Hashed`` of an equal key, and to nothing else.
+class Numbered(dict[K, int]):
+    """Keys numbered as they are first met: a state's signature (a long tuple, whose hash Python
+    works out afresh at each look-up, and which is compared element by element on a hit) asked
+    under several memos while the state holds is looked up here once, and the memos are keyed by
+    its number, a small int.  Equal keys get one number; a number is never given to another key,
+    not even after the table starts again past :data:`LIMIT` entries (a key met again then gets a
+    new number: what was kept under the old one is never found, not wrongly found).
 
-    >>> a, b = Hashed(("ogre", (1, 2.5))), Hashed(("ogre", (1, 2.5)))
-    >>> a == b, hash(a) == hash(("ogre", (1, 2.5))), a == ("ogre", (1, 2.5))
-    (True, True, False)
-    >>> Hashed(-1) == Hashed(-2), hash(Hashed(-1)) == hash(Hashed(-2))  # one hash, two keys
-    (False, True)
+    >>> ids: Numbered[tuple[str, int]] = Numbered()
+    >>> ids.number(("ogre", 2)), ids.number(("gunner", 5)), ids.number(("ogre", 2))
+    (0, 1, 0)
     """
 
-    __slots__ = ("key", "hash")
+    __slots__ = ("next",)
 
-    def __init__(self, key: object) -> None:
-        self.key = key
-        self.hash = hash(key)
+    def __init__(self) -> None:
+        super().__init__()
+        self.next = 0
 
-    def __hash__(self) -> int:
-        return self.hash
-
-    def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, Hashed) and self.hash == other.hash and self.key == other.key)
-
-    def __repr__(self) -> str:
-        return f"Hashed({self.key!r})"
+    def number(self, key: K) -> int:
+        """``key``'s number (a new one for a key not met since the table last started again)."""
+        found = self.get(key)
+        if found is None:
+            if len(self) >= LIMIT:
+                self.clear()
+            found = self[key] = self.next
+            self.next += 1
+        return found

@@ -182,6 +182,35 @@ def _carried(compiled: Any, model: Ruleset, sc: A.Scenario, armies: tuple[str, .
         raise Exit(1)
 
 
+def armies_given(armies: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``--army SIDE=LIST`` options as (side, list file) pairs."""
+    return [(side, file) for side, _, file in (given.partition("=") for given in armies)]
+
+
+def _within_army_rules(model: Ruleset, sc: A.Scenario, files: dict[str, str]) -> None:
+    """An army list from the command line must meet the army rules its scenario names, as the
+    scenario's own sides must (W862 in ``check``): each violation with its rule, and exit 1."""
+    from compiler import ast as A
+    from compiler.model.armies import check_army, listed_units
+
+    army = model.get(sc.army) if sc.army is not None else None
+    if not isinstance(army, A.Army):
+        return
+    broken = 0
+    for side in sc.sides:
+        if side.id not in files:
+            continue
+        for v in check_army(model, army, listed_units(model, side)):
+            trail = model.section_path(v.army)
+            cited = f"rule '{trail[-1].title}' ({trail[-1].id}), " if trail else ""
+            where = f"{files[side.id]}:{v.unit.line}" if v.unit is not None else files[side.id]
+            say(f"{where}: error[W862]: side '{side.id}' breaks the army rules of scenario '{sc.id}': {v.message}"
+                f"\n  = see {cited}army '{v.army_title}' ({v.army}) at {v.span.file}:{v.span.line}", err=True)
+            broken += 1
+    if broken:
+        raise Exit(1)
+
+
 def _log_target(log: Path, path: str, force: bool) -> Path:
     """Where ``--log`` writes, checked before the battle (a usage error for a source or a foreign file)."""
     from compiler.battle.log import is_log
@@ -268,7 +297,8 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: win and draw rates with 95% intervals.")
 @click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
               help="Play this army list for a side: a list file (one unit a line; a unit `in reserve` is refused, "
-                   "since every unit starts on the table) or a BattleScribe roster (.ros, .rosz); repeatable.")
+                   "since every unit starts on the table) or a BattleScribe roster (.ros, .rosz); one a side, "
+                   "held to the army rules the scenario names.")
 @click.option("--exact", is_flag=True,
               help="Work out the exact law of the outcome instead of sampling (deterministic policies; refused, "
                    "with the count, past the limit of positions).")
@@ -300,12 +330,14 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     if policies is not None and not (tournament or against):
         raise usage_error("--policies names the players of a --tournament or of an --against judgement; add one "
                           "of them, or use --policy A[:B]")
-    lists = []
+    lists: list[tuple[str, tuple[A.SideUnit, ...]]] = []
     for given in armies:
         side, _, file = given.partition("=")
         if side not in {s.id for s in sc.sides} or not file:
             raise usage_error(f"--army {given}: write SIDE=LIST with a side of scenario '{sc.id}' "
                               f"({', '.join(s.id for s in sc.sides)})")
+        if any(side == taken for taken, _ in lists):
+            raise usage_error(f"--army {given}: side '{side}' is given two army lists; give it one")
         units = tuple(list_units(Path(file), model, quiet=True))
         held = next((u for u in units if u.reserve), None)
         if held is not None:  # a battle sets every unit of a list on the table at its start
@@ -318,6 +350,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
         lists.append((side, units))
     sc = with_armies(sc, tuple(lists))
     _carried(compiled, model, sc, armies)
+    _within_army_rules(model, sc, dict(armies_given(armies)))
     chosen = None
     if policy is None and against is not None and not (exact or tournament):
         from compiler.battle import Rules
