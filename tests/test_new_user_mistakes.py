@@ -299,3 +299,23 @@ def test_fmt_of_standard_input_never_changes_a_byte_it_cannot_read() -> None:
     assert (code, out) == (1, b"") and err.startswith("<stdin>:1:12: error[W005]: this text is not UTF-8 (byte 0xE9)")
     code, out, err = _fmt_stdin(b"# " + b"x" * MAX_FILE_BYTES)  # read up to the limit of a file, never on
     assert (code, out) == (1, b"") and "error[W902]: standard input runs past 2,000,000 bytes" in err
+
+
+@pytest.mark.parametrize("game_turns, scenario_turns, refused", [
+    (3, None, None), (1000, None, None), (0, None, "game 'g' has turns 0"),
+    (99999999999999, None, "game 'g' has turns 99,999,999,999,999"),
+    (3, 1001, "scenario 'line' has turns 1,001"), (3, 0, "scenario 'line' has turns 0"),
+])
+def test_a_battle_of_no_turns_or_of_endless_turns_is_refused(game_turns: int, scenario_turns: int | None,
+                                                             refused: str | None) -> None:
+    """A battle nobody can win before its last turn (here BS 7 never hits) is played to its end:
+    `turns 99999999999999` ran for ever; `turns 0` on a scenario was read as the game's turns."""
+    text = SKIRMISH.format(activation="alternating_units").replace("  turns 3", f"  turns {game_turns}")
+    if scenario_turns is not None:
+        text = text.replace('  distance 18"\n', f'  distance 18"\n  turns {scenario_turns}\n')
+    result = compile_text(text.replace("BS 6  W 1", "BS 7  W 1"), "alt.rules")
+    errors = [(d.code, d.message) for d in result.diagnostics if d.is_error]
+    if refused is None:
+        assert errors == [], errors
+    else:
+        assert errors == [("W864", f"{refused}; a battle is played over 1 to 1,000 game turns")], errors
