@@ -1,9 +1,12 @@
-"""Mistakes a new author makes while writing a first ruleset, each answered by one located
-sentence: no cascade of errors about what only follows from the first one."""
+"""What a new author meets while writing, checking, simulating and publishing a first ruleset:
+each mistake answered by one located sentence (no cascade of errors about what only follows from
+the first one, no option dropped in silence), and each answer saying what it leaves out."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pytest
 
 from compiler.driver import compile_text
 
@@ -208,3 +211,111 @@ def test_the_battlescribe_export_names_the_weapon_abilities_and_values_it_cannot
     cannon = profiles.split('weapon battle_cannon "Battle Cannon":')[1].split("\n\n")[0]
     stalker = profiles.split('unit stalker "Stalker Beast":')[1].split("\n\n")[0]
     assert "abilities" not in cannon and "    abilities sustained_hits\n" in stalker + "\n", (cannon, stalker)
+
+
+def test_eval_prints_short_fractions_and_leaves_long_ones_to_json() -> None:
+    from fractions import Fraction
+
+    # the highest of fifteen d10: P(k) = (k^15 - (k-1)^15) / 10^15, fractions of up to 31 characters
+    law = {k: Fraction(k**15 - (k - 1) ** 15, 10**15) for k in range(1, 11)}
+    code, out, err = _run("eval", "rules/classic-40k", "highest(15, d10)")
+    assert code == 0, err
+    rows = out.splitlines()[1:11]
+    for k, row in zip(range(1, 11), rows):
+        text = f"{law[k].numerator}/{law[k].denominator}"
+        assert row.split()[0] == str(k) and (text in row) == (len(text) <= 24), row
+        assert len(row) < 80, row
+    assert "  (chances whose fractions run over 24 characters: exactly in --json)" in out.splitlines()
+    code, out, err = _run("eval", "rules/classic-40k", "highest(15, d10)", "--json")
+    assert {int(r["value"]): Fraction(r["p"]) for r in json.loads(out)["distribution"]} == law
+
+
+SKIRMISH = '''ruleset alt "Alternating":
+  version 1.0.0
+stat BS "Ballistic Skill" 1..10
+stat W "Wounds" 1..10 role wounds
+test hit(BS) = roll d6 >= BS
+attack shooting(shooter, target) "Shooting":
+  hits = shooter.models each hit(shooter.BS)
+  killed = hits removes target
+unit trooper "Trooper":
+  BS 6  W 1
+game g "A firefight":
+  turns 3
+  activation {activation}
+  phase fire "Shooting":
+    action shoot "Shoot": attack shooting
+  victory wipe "Annihilation" by annihilation: "A side with no models left loses."
+scenario line "On a line":
+  game g
+  distance 18"
+  first red
+  side red "Red":
+    2 trooper
+  side blue "Blue":
+    2 trooper
+'''
+
+
+@pytest.mark.parametrize("activation", ["alternating_units", "whole_army", "alternating_activations"])
+def test_each_game_turn_of_a_battle_starts_with_its_heading(activation: str) -> None:
+    """A battle under alternating_units told no game turn: `play` printed none, and the Battles
+    page put the whole sample battle under "Deployment"."""
+    from compiler.battle import Battle, GreedyPolicy, Rules
+
+    result = compile_text(SKIRMISH.format(activation=activation), "alt.rules")
+    assert result.ok, [d.message for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("line"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    out = battle.run()
+    turns = [e["turn"] for e in battle.events if e["event"] == "turn"]
+    shots = [e["turn"] for e in battle.events if e["event"] not in ("turn", "start")]
+    # every event of a game turn comes after that turn's heading; each game turn played has one
+    assert sorted(set(turns)) == list(range(1, out.turns + 1)), (turns, out.turns)
+    assert all(t in turns for t in shots)
+    first = {t: next(i for i, e in enumerate(battle.events) if e["event"] == "turn" and e["turn"] == t) for t in turns}
+    assert all(i >= first[e["turn"]] for i, e in enumerate(battle.events) if e["event"] not in ("turn", "start"))
+
+
+def _fmt_stdin(data: bytes) -> tuple[int, bytes, str]:
+    from click.testing import CliRunner
+
+    from compiler.cli import app
+
+    r = CliRunner().invoke(app, ["fmt", "-"], input=data, env={"NO_COLOR": "1"})
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return r.exit_code, r.stdout_bytes, r.stderr
+
+
+def test_fmt_of_standard_input_never_changes_a_byte_it_cannot_read() -> None:
+    from compiler.limits import MAX_FILE_BYTES
+
+    code, out, err = _fmt_stdin('stat   X "café"  1..3\n'.encode())
+    assert (code, out) == (0, 'stat X "café" 1..3\n'.encode()), err
+    # a Latin-1 accent: refused where it stands, nothing on standard output (it was written back
+    # as U+FFFD, or a traceback, by the locale)
+    code, out, err = _fmt_stdin(b'stat X "caf\xe9" 1..3\n')
+    assert (code, out) == (1, b"") and err.startswith("<stdin>:1:12: error[W005]: this text is not UTF-8 (byte 0xE9)")
+    code, out, err = _fmt_stdin(b"# " + b"x" * MAX_FILE_BYTES)  # read up to the limit of a file, never on
+    assert (code, out) == (1, b"") and "error[W902]: standard input runs past 2,000,000 bytes" in err
+
+
+@pytest.mark.parametrize("game_turns, scenario_turns, refused", [
+    (3, None, None), (1000, None, None), (0, None, "game 'g' has turns 0"),
+    (99999999999999, None, "game 'g' has turns 99,999,999,999,999"),
+    (3, 1001, "scenario 'line' has turns 1,001"), (3, 0, "scenario 'line' has turns 0"),
+])
+def test_a_battle_of_no_turns_or_of_endless_turns_is_refused(game_turns: int, scenario_turns: int | None,
+                                                             refused: str | None) -> None:
+    """A battle nobody can win before its last turn (here BS 7 never hits) is played to its end:
+    `turns 99999999999999` ran for ever; `turns 0` on a scenario was read as the game's turns."""
+    text = SKIRMISH.format(activation="alternating_units").replace("  turns 3", f"  turns {game_turns}")
+    if scenario_turns is not None:
+        text = text.replace('  distance 18"\n', f'  distance 18"\n  turns {scenario_turns}\n')
+    result = compile_text(text.replace("BS 6  W 1", "BS 7  W 1"), "alt.rules")
+    errors = [(d.code, d.message) for d in result.diagnostics if d.is_error]
+    if refused is None:
+        assert errors == [], errors
+    else:
+        assert errors == [("W864", f"{refused}; a battle is played over 1 to 1,000 game turns")], errors
