@@ -40,7 +40,7 @@ class EstimateMemos:
         default_factory=lambda: Memo("a unit's volleys, by enemy"))
     worths: Memo[tuple[Any, ...], dict[tuple[Any, ...], float]] = field(
         default_factory=lambda: Memo("a unit's volleys at a distance, by enemy"))
-    #: each signature (and lean key of a move's worth) met, numbered: the memos above key a state by its number
+    #: each signature met, numbered: the memos above key a state by its number
     ids: Numbered[tuple[Any, ...]] = field(default_factory=Numbered)
     #: the bands of distance of the scenario's volleys (made by the first battle's estimates)
     bands: Bands | None = None
@@ -560,11 +560,9 @@ class Estimates:
         if not self.lean:
             key: tuple[Any, ...] = (self.game.id, gap, len(steps), self.numbered(unit))
         else:
-            v = self.view(unit)
-            lean: int | None = v.answers.get("move key's number")  # (the view holds while the state does)
-            if lean is None:
-                lean = v.answers["move key's number"] = self.memos.ids.number(self.move_key(unit))
-            key = (self.game.id, self.bands.run(gap, len(steps)) if self.banded else gap, len(steps), lean)
+            # (asked once per state: the greedy move is kept in the view, see step)
+            key = (self.game.id, self.bands.run(gap, len(steps)) if self.banded else gap, len(steps),
+                   self.move_key(unit))
         found = self.memos.moves.get(key)
         if found is None:
             found = self.memos.moves.keep(key, self._moves(unit, gap, steps))
