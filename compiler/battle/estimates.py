@@ -54,7 +54,7 @@ class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
     __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view", "_view_sig",
-                 "lean", "lean_engage", "_sets_only",
+                 "lean", "lean_engage", "_sets_only", "_attacks",
                  "banded", "bands", "_held")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
@@ -73,6 +73,7 @@ class Estimates:
         self._view: View | None = None
         self._view_sig: Signature | View | None = None
         self._sets_only: dict[str, bool] = {}  # per action: whether it only sets statuses
+        self._attacks: dict[str, bool] = {}  # per action: whether it makes an attack
         # On a table without objectives, a move's worth reads of the enemies only what the later
         # actions weigh at a hypothetical distance (:meth:`move_key`) when those actions only
         # attack (every enemy in reach a target), test, engage, set or clear; a status held
@@ -205,7 +206,7 @@ class Estimates:
         gain = 0.0
         for a in [a for p in self.game.phases for a in p.actions if not any(unit.has(s) for s in a.unless)]:
             for e in a.effects:
-                attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
                 if isinstance(attack, A.Attack):
                     gain = max([gain] + [self.expected(attack, after, f, reach=e.reach, cover=cover)
                                          - self.expected(attack, unit, f, reach=e.reach, cover=cover)
@@ -215,7 +216,10 @@ class Estimates:
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
-        if not any(e.kind == "attack" for e in action.effects):
+        attacks = self._attacks.get(action.id)
+        if attacks is None:
+            attacks = self._attacks[action.id] = any(e.kind == "attack" for e in action.effects)
+        if not attacks:
             return True  # nothing to attack with: nothing to miss
         if self.state.table is not None:  # a table's states seldom recur: answered from the view
             return self._can_attack(unit, action)
@@ -234,7 +238,7 @@ class Estimates:
                 continue  # its blows follow the charge before it: the engagement decides whether they land
             if e.without and not unit.engaged:
                 return False  # close-combat weapons strike only an enemy the unit is engaged with
-            attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+            attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
             if isinstance(attack, A.Attack) and picky(e) and not any(
                     self.weapons(attack, unit, f, e.reach, d) for (f, _), d in zip(self.view(unit).seen,
                                                                                      self.view(unit).distances)
@@ -317,7 +321,7 @@ class Estimates:
                 if isinstance(attack, A.Attack):
                     best = max([best] + [p * self.expected(attack, unit, f, 0.0, reach=e.reach) for f, p in contact])
             elif e.kind == "attack":
-                attack = self.rules.model.get(e.name or "")
+                attack = self.rules.attacks.get(e.name or "")
                 if isinstance(attack, A.Attack) and distance is None and not picky(e):  # every enemy in sight
                     best = max([best] + [x for _, x in self.volleys(unit, attack, e.reach)])
                 elif isinstance(attack, A.Attack) and distance is not None and not picky(e):
@@ -550,7 +554,7 @@ class Estimates:
         for r in self.game.reactions:
             if r.requires == status:
                 for e in r.effects:
-                    attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                    attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
                     if isinstance(attack, A.Attack):
                         value += self.expected(attack, unit, foe, gap, reach=e.reach)
         return value
