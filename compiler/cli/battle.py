@@ -98,7 +98,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
 
     def show(event: dict[str, Any]) -> None:
         if as_json:
-            click.echo(json.dumps(event, sort_keys=True, ensure_ascii=False))
+            say(json.dumps(event, sort_keys=True, ensure_ascii=False))
             return
         if playing and event["turn"] != drawn_at[-1]:  # on a table, the map as each game turn begins
             drawn_at.append(event["turn"])
@@ -549,7 +549,7 @@ def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any]
             found.append({"message": v.message, "army": v.army, "rule": trail[-1].id if trail else None,
                           "span": v.span.to_json(), "line": v.unit.line if v.unit is not None else None})
         trail = model.section_path(chosen.id)
-        click.echo(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
+        say(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
                                "ok": False if violations else None if unchecked else True, "violations": found,
                                "unchecked": [{"message": u.message, "why": u.why, "army": u.army,
                                               "rule": trail[-1].id if trail else None, "span": u.span.to_json()}
