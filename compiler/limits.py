@@ -97,6 +97,9 @@ MAX_SCENARIO_UNITS = 200
 #: Terrain areas of one scenario's table (W864): each move round impassable ground searches
 #: their corners.
 MAX_TERRAIN_AREAS = 100
+#: Game turns of one battle, a game's or a scenario's ``turns`` (W864): a battle nobody can win
+#: before its last turn is played to the end.
+MAX_TURNS = 1_000
 # -- battles, logs and army lists -------------------------------------------------
 
 #: Battles one ``warscribe simulate`` plays (refused above it, before any game).
@@ -146,6 +149,7 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_TABLE_INCHES", MAX_TABLE_INCHES, "inches of a battlefield"),
     ("MAX_SCENARIO_UNITS", MAX_SCENARIO_UNITS, "units in one scenario"),
     ("MAX_TERRAIN_AREAS", MAX_TERRAIN_AREAS, "terrain areas of one table"),
+    ("MAX_TURNS", MAX_TURNS, "game turns of one battle"),
     ("MAX_GAMES", MAX_GAMES, "battles of one simulate run"),
     ("MAX_JOBS", MAX_JOBS, "worker processes of one run"),
     ("MAX_EXACT_STATES", MAX_EXACT_STATES, "positions of one exact battle"),

@@ -275,3 +275,70 @@ def test_each_game_turn_of_a_battle_starts_with_its_heading(activation: str) -> 
     assert all(t in turns for t in shots)
     first = {t: next(i for i, e in enumerate(battle.events) if e["event"] == "turn" and e["turn"] == t) for t in turns}
     assert all(i >= first[e["turn"]] for i, e in enumerate(battle.events) if e["event"] not in ("turn", "start"))
+
+
+def _fmt_stdin(data: bytes) -> tuple[int, bytes, str]:
+    from click.testing import CliRunner
+
+    from compiler.cli import app
+
+    r = CliRunner().invoke(app, ["fmt", "-"], input=data, env={"NO_COLOR": "1"})
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return r.exit_code, r.stdout_bytes, r.stderr
+
+
+def test_fmt_of_standard_input_never_changes_a_byte_it_cannot_read() -> None:
+    from compiler.limits import MAX_FILE_BYTES
+
+    code, out, err = _fmt_stdin('stat   X "café"  1..3\n'.encode())
+    assert (code, out) == (0, 'stat X "café" 1..3\n'.encode()), err
+    # a Latin-1 accent: refused where it stands, nothing on standard output (it was written back
+    # as U+FFFD, or a traceback, by the locale)
+    code, out, err = _fmt_stdin(b'stat X "caf\xe9" 1..3\n')
+    assert (code, out) == (1, b"") and err.startswith("<stdin>:1:12: error[W005]: this text is not UTF-8 (byte 0xE9)")
+    code, out, err = _fmt_stdin(b"# " + b"x" * MAX_FILE_BYTES)  # read up to the limit of a file, never on
+    assert (code, out) == (1, b"") and "error[W902]: standard input runs past 2,000,000 bytes" in err
+
+
+@pytest.mark.parametrize("game_turns, scenario_turns, refused", [
+    (3, None, None), (1000, None, None), (0, None, "game 'g' has turns 0"),
+    (99999999999999, None, "game 'g' has turns 99,999,999,999,999"),
+    (3, 1001, "scenario 'line' has turns 1,001"), (3, 0, "scenario 'line' has turns 0"),
+])
+def test_a_battle_of_no_turns_or_of_endless_turns_is_refused(game_turns: int, scenario_turns: int | None,
+                                                             refused: str | None) -> None:
+    """A battle nobody can win before its last turn (here BS 7 never hits) is played to its end:
+    `turns 99999999999999` ran for ever; `turns 0` on a scenario was read as the game's turns."""
+    text = SKIRMISH.format(activation="alternating_units").replace("  turns 3", f"  turns {game_turns}")
+    if scenario_turns is not None:
+        text = text.replace('  distance 18"\n', f'  distance 18"\n  turns {scenario_turns}\n')
+    result = compile_text(text.replace("BS 6  W 1", "BS 7  W 1"), "alt.rules")
+    errors = [(d.code, d.message) for d in result.diagnostics if d.is_error]
+    if refused is None:
+        assert errors == [], errors
+    else:
+        assert errors == [("W864", f"{refused}; a battle is played over 1 to 1,000 game turns")], errors
+
+
+def test_a_tab_in_the_indentation_is_named_as_the_mistake() -> None:
+    text = LOST_ATTACK.replace("     natural 1 fails", "\tnatural 1 fails").replace("  expect mean(r.nonsense) = 1\n", "")
+    errors = [(d.code, d.span.line, d.span.column, d.message, d.hint)
+              for d in compile_text(text, "r.rules").diagnostics if d.is_error]
+    assert errors == [("W001", 10, 1, "this line is indented with a tab, which counts as 8 spaces",
+                       "indent with spaces, two for each block, as the lines around it are")], errors
+
+
+def test_a_bracket_left_open_is_named_where_it_opens() -> None:
+    # the next line reads as more of the bracket: the error was "unexpected 'natural'" on it
+    text = LOST_ATTACK.replace("     natural 1 fails", "    natural 1 fails").replace(
+        "  expect mean(r.nonsense) = 1\n", "").replace("roll d10 >= 11 - AIM", "roll d10 >= (11 - AIM")
+    errors = [(d.code, d.span.line, d.span.column, d.message, d.hint)
+              for d in compile_text(text, "r.rules").diagnostics if d.is_error]
+    column = text.splitlines()[8].index("(") + 1
+    assert errors == [("W001", 9, column, "this '(' is not closed, so line 10 reads as more of it",
+                       "close it with ')' before the end of line 9")], errors
+    # a bracket closed, in a line with inches and quoted text before it, is no such mistake
+    fine = text.replace("roll d10 >= (11 - AIM", 'roll d10 >= (11 - AIM)').replace(
+        'stat AIM "Aim" 1..9: "a"', 'stat AIM "Aim (" 1..9: "a ["')
+    assert compile_text(fine, "r.rules").ok

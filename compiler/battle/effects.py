@@ -45,11 +45,13 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
         values = est.moves(unit, gap, steps)
         step = steps[battle.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{rolled}\")?",
                                           tuple(Option(f'{d}"', d) for d in steps), lambda: values))]
-    elif battle.greedy(unit.side):  # the pick is kept per state
-        key = (id(effect), unit.started, est.numbered(unit))
-        found = battle.memos.steps.get(key)
+    elif battle.greedy(unit.side):  # the pick worked out for the action's worth, or kept per state
+        found = est.stepped(unit, effect.value)
         if found is None:
-            found = battle.memos.steps.keep(key, est.step(unit, effect.value))
+            key = (id(effect), unit.started, est.numbered(unit))
+            found = battle.memos.steps.get(key)
+            if found is None:
+                found = battle.memos.steps.keep(key, est.step(unit, effect.value))
         i, step = found
         if i is not None:
             battle.choices.append(i)

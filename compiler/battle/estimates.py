@@ -66,11 +66,12 @@ class Estimates:
                    for e in a.effects if e.kind == "attack" and e.engaged_only and e.name]
         self.combat_attack: str | None = fights[0][0] if fights else None
         self.combat_reach: str | None = fights[0][1] if fights else None
-        #: the acting unit's signature while it holds (the engine clears it when the state changes)
-        self.sig: tuple[Unit, Signature] | None = None
+        #: the acting unit's signature while it holds (the engine clears it when the state changes),
+        #: or its view in the signature's stead (see :meth:`scan`)
+        self.sig: tuple[Unit, Signature | View] | None = None
         #: what the acting unit sees (:meth:`view`), kept while its signature holds (the same object)
         self._view: View | None = None
-        self._view_sig: Signature | None = None
+        self._view_sig: Signature | View | None = None
         self._sets_only: dict[str, bool] = {}  # per action: whether it only sets statuses
         # On a table without objectives, a move's worth reads of the enemies only what the later
         # actions weigh at a hypothetical distance (:meth:`move_key`) when those actions only
@@ -362,6 +363,11 @@ class Estimates:
         could do from nearer is worth more than what it can do from where it stands."""
         return self.nearest(unit)[0] is None or self.step(unit, value)[1] == 0
 
+    def stepped(self, unit: Unit, value: A.Expr) -> tuple[int | None, int] | None:
+        """:meth:`step`, when it was worked out in this state (None: it was not)."""
+        found: tuple[int | None, int] | None = self.view(unit).answers.get(("step", id(value)))
+        return found
+
     def step(self, unit: Unit, value: A.Expr) -> tuple[int | None, int]:
         """The greedy move of ``value`` inches toward the nearest enemy (there must be one): the
         index of its pick among the steps (None: no choice, 0" only) and the inches; kept in the
@@ -451,15 +457,22 @@ class Estimates:
             self._view_sig = held[1]
         return v
 
-    def scan(self, unit: Unit) -> Signature:
+    def scan(self, unit: Unit, sign: bool = True) -> Signature | View:
         """``unit``'s signature as it is about to act, held as :attr:`sig` (until the state changes);
-        on a table what it sees is looked at in the same pass and kept as :meth:`view` keeps it."""
+        on a table what it sees is looked at in the same pass and kept as :meth:`view` keeps it.
+        Without ``sign`` (on a table, where this state's answers will not be kept under its
+        signature): what it sees only, held in the signature's stead until :meth:`signature` is
+        asked (the engine's :attr:`~compiler.battle.engine.Battle.unsigned` battles: nothing keys
+        a position by :attr:`sig` there)."""
         st = self.state
+        sig: Signature | View
         if st.table is None:
             sig = signature(st, unit)
-        else:
+        elif sign:
             sig, self._view = scan(st, unit)
             self._view_sig = sig
+        else:
+            sig = self._view = self._view_sig = look(st, unit)
         self.sig = (unit, sig)
         return sig
 
@@ -492,16 +505,25 @@ class Estimates:
         held = self.sig
         if held is None or held[0] is not unit:
             return self.memos.ids.number(signature(self.state, unit))
+        sig = held[1] if type(held[1]) is tuple else self.signature(unit)
         kept = self._held
-        if kept is None or kept[0] is not held[1]:
-            kept = self._held = (held[1], self.memos.ids.number(held[1]))
+        if kept is None or kept[0] is not sig:
+            kept = self._held = (sig, self.memos.ids.number(sig))
         return kept[1]
 
     def signature(self, unit: Unit) -> Signature:
         """What an estimate for ``unit`` depends on: it, its wounds and statuses, and the enemies
         with their wounds and distances."""
-        if self.sig is not None and self.sig[0] is unit:
-            return self.sig[1]  # the state has not changed since it was worked out
+        held = self.sig
+        if held is not None and held[0] is unit:
+            sig = held[1]
+            if type(sig) is tuple:
+                return sig  # the state has not changed since it was worked out
+            real = signature(self.state, unit)  # held in its stead: the view (see scan)
+            self.sig = (unit, real)
+            if self._view_sig is sig:
+                self._view_sig = real  # (the view holds as long)
+            return real
         return signature(self.state, unit)
 
     def reaction_value(self, unit: Unit, status: str) -> float:
