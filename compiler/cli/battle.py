@@ -40,7 +40,8 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
 @click.argument("path", cls=Arg, required=False,
                 help="The ruleset folder (with --replay, default: the one the log names).")
 @click.argument("scenario", cls=Arg, required=False, help="The scenario id (default: the ruleset's first).")
-@click.option("--seed", type=int, help="Seed of the dice (default: a new one, printed).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1),  # what a battle log holds, so that --log can be replayed
+              help="Seed of the dice (default: a new one, printed).")
 @click.option("--auto", is_flag=True, help="Let the policies play both sides.")
 @click.option("--side", help="The side you command (default: asked).")
 @click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy, random, lookahead or mcts.")
