@@ -319,3 +319,26 @@ def test_a_battle_of_no_turns_or_of_endless_turns_is_refused(game_turns: int, sc
         assert errors == [], errors
     else:
         assert errors == [("W864", f"{refused}; a battle is played over 1 to 1,000 game turns")], errors
+
+
+def test_a_tab_in_the_indentation_is_named_as_the_mistake() -> None:
+    text = LOST_ATTACK.replace("     natural 1 fails", "\tnatural 1 fails").replace("  expect mean(r.nonsense) = 1\n", "")
+    errors = [(d.code, d.span.line, d.span.column, d.message, d.hint)
+              for d in compile_text(text, "r.rules").diagnostics if d.is_error]
+    assert errors == [("W001", 10, 1, "this line is indented with a tab, which counts as 8 spaces",
+                       "indent with spaces, two for each block, as the lines around it are")], errors
+
+
+def test_a_bracket_left_open_is_named_where_it_opens() -> None:
+    # the next line reads as more of the bracket: the error was "unexpected 'natural'" on it
+    text = LOST_ATTACK.replace("     natural 1 fails", "    natural 1 fails").replace(
+        "  expect mean(r.nonsense) = 1\n", "").replace("roll d10 >= 11 - AIM", "roll d10 >= (11 - AIM")
+    errors = [(d.code, d.span.line, d.span.column, d.message, d.hint)
+              for d in compile_text(text, "r.rules").diagnostics if d.is_error]
+    column = text.splitlines()[8].index("(") + 1
+    assert errors == [("W001", 9, column, "this '(' is not closed, so line 10 reads as more of it",
+                       "close it with ')' before the end of line 9")], errors
+    # a bracket closed, in a line with inches and quoted text before it, is no such mistake
+    fine = text.replace("roll d10 >= (11 - AIM", 'roll d10 >= (11 - AIM)').replace(
+        'stat AIM "Aim" 1..9: "a"', 'stat AIM "Aim (" 1..9: "a ["')
+    assert compile_text(fine, "r.rules").ok
