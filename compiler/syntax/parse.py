@@ -19,7 +19,8 @@ from lark.indenter import DedentError
 
 from compiler import codes
 from compiler.diagnostics import Diagnostic, Severity, Span
-from compiler.limits import MAX_LINE_CHARS, MAX_NESTING, MAX_TOKENS, TooDeep, TooManyTokens, long_line, tree_depth
+from compiler.limits import (MAX_LINE_CHARS, MAX_NESTING, MAX_NUMBER_DIGITS, MAX_TOKENS, TooDeep, TooLongNumber,
+                             TooManyTokens, long_line, tree_depth)
 from compiler.syntax.grammar import GRAMMAR_FILE, RulesIndenter, grammar_text, parser
 
 __all__ = ["GRAMMAR_FILE", "SYNTAX_ERRORS", "TERMINAL_WORDS", "RulesIndenter", "describe_expected",
@@ -346,6 +347,11 @@ def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree[Token] 
         return None, (Diagnostic(codes.TOO_MANY_TOKENS.code, Severity.ERROR,
                                  f"this file has more than {MAX_TOKENS:,} words, numbers and symbols",
                                  span, "split it into several files joined with include"),)
+    except TooLongNumber as error:
+        span = Span(path, error.line, error.column, error.line, error.column + 1)
+        return None, (Diagnostic(codes.NUMBER_TOO_LONG.code, Severity.ERROR,
+                                 f"this number has {error.digits:,} digits; the limit is {MAX_NUMBER_DIGITS:,}",
+                                 span, "write a number a game can use"),)
     except TooDeep as error:
         span = Span(path, error.line, error.column, error.line, error.column + 1)
         return None, (Diagnostic(codes.TOO_DEEP.code, Severity.ERROR,
