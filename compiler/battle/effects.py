@@ -116,7 +116,7 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
     """The attack of ``effect`` against ``target`` (or, None, an enemy chosen among those in reach).
     A shooting attack at a given target (a reaction's, at the unit that caused it) is not made when a
     terrain area that blocks sight stands between them."""
-    attack = battle.rules.model.get(effect.name or "")
+    attack = battle.rules.attacks.get(effect.name or "")
     assert isinstance(attack, A.Attack)
     est = battle.estimates
     reach = effect.reach

@@ -85,6 +85,8 @@ class Battle:
         #: every side greedy (no choice is built, no search keys a position by the acting unit's
         #: signature): a unit acting where the answers are not kept needs no signature
         self.unsigned = all(self.greedy_sides)
+        #: whether the acting unit's state is keyed: its phase's offers recur (see :meth:`offer`)
+        self.keyed = True
         self.turns = scenario.turns or game.turns or 1
         self.events: list[dict[str, Any]] = []
         self.choices: list[int] = []
@@ -292,7 +294,9 @@ class Battle:
         est = self.estimates
         # (est.sig set: valid until the first effect changes the state; with no signature, where its
         # answers are not kept: see offer)
-        side, sig = unit.side, est.scan(unit, not self.unsigned or self.memos.recur.worth((phase.id, self.state.turn)))
+        # (an attribute, not a local: the exact solver keys a position by its frames' values)
+        self.keyed = self.memos.recur.worth((phase.id, self.state.turn))
+        side, sig = unit.side, est.scan(unit, self.keyed or not self.unsigned)
         key = (phase.id, sig)  # (what est.actions reads: the phase and the signature)
         offer = self.offer(unit, phase, key)
         actions, options = offer[0], offer[1]
@@ -328,17 +332,17 @@ class Battle:
         """What ``phase`` offers ``unit`` in this state (``key``: the phase and its signature) and,
         for a greedy side, its pick: kept under the signature's number, which the estimates share
         (:meth:`~compiler.battle.estimates.Estimates.numbered`; out of :meth:`act`'s frame: the exact
-        solver keys a position by its frames' values), where states recur (a phase of a game turn
-        whose states are seldom met again is worked out afresh: :class:`~compiler.battle.memo.Recurring`)."""
+        solver keys a position by its frames' values), where states recur (:attr:`keyed`: a phase
+        of a game turn whose states are seldom met again is worked out afresh, see
+        :class:`~compiler.battle.memo.Recurring`)."""
         est = self.estimates
         memo = self.memos.offers
-        group = (phase.id, self.state.turn)  # (where states recur: a battle's first turn, a small battle)
         offer: Offer | None = None
         kept: tuple[str, int] | None = None
-        if self.memos.recur.worth(group):
+        if self.keyed:  # (where states recur: a battle's first turn, a small battle)
             kept = (phase.id, est.numbered(unit))
             offer = memo.get(kept)
-            self.memos.recur.found(group, offer is not None)
+            self.memos.recur.found((phase.id, self.state.turn), offer is not None)
         if offer is None:
             statuses = unit.statuses
             acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))

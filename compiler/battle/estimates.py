@@ -40,7 +40,7 @@ class EstimateMemos:
         default_factory=lambda: Memo("a unit's volleys, by enemy"))
     worths: Memo[tuple[Any, ...], dict[tuple[Any, ...], float]] = field(
         default_factory=lambda: Memo("a unit's volleys at a distance, by enemy"))
-    #: each signature (and lean key of a move's worth) met, numbered: the memos above key a state by its number
+    #: each signature met, numbered: the memos above key a state by its number
     ids: Numbered[tuple[Any, ...]] = field(default_factory=Numbered)
     #: the bands of distance of the scenario's volleys (made by the first battle's estimates)
     bands: Bands | None = None
@@ -54,7 +54,7 @@ class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
     __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view", "_view_sig",
-                 "lean", "lean_engage", "_sets_only",
+                 "lean", "lean_engage", "_sets_only", "_attacks",
                  "banded", "bands", "_held")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
@@ -73,6 +73,7 @@ class Estimates:
         self._view: View | None = None
         self._view_sig: Signature | View | None = None
         self._sets_only: dict[str, bool] = {}  # per action: whether it only sets statuses
+        self._attacks: dict[str, bool] = {}  # per action: whether it makes an attack
         # On a table without objectives, a move's worth reads of the enemies only what the later
         # actions weigh at a hypothetical distance (:meth:`move_key`) when those actions only
         # attack (every enemy in reach a target), test, engage, set or clear; a status held
@@ -205,7 +206,7 @@ class Estimates:
         gain = 0.0
         for a in [a for p in self.game.phases for a in p.actions if not any(unit.has(s) for s in a.unless)]:
             for e in a.effects:
-                attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
                 if isinstance(attack, A.Attack):
                     gain = max([gain] + [self.expected(attack, after, f, reach=e.reach, cover=cover)
                                          - self.expected(attack, unit, f, reach=e.reach, cover=cover)
@@ -215,7 +216,10 @@ class Estimates:
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
-        if not any(e.kind == "attack" for e in action.effects):
+        attacks = self._attacks.get(action.id)
+        if attacks is None:
+            attacks = self._attacks[action.id] = any(e.kind == "attack" for e in action.effects)
+        if not attacks:
             return True  # nothing to attack with: nothing to miss
         if self.state.table is not None:  # a table's states seldom recur: answered from the view
             return self._can_attack(unit, action)
@@ -234,7 +238,7 @@ class Estimates:
                 continue  # its blows follow the charge before it: the engagement decides whether they land
             if e.without and not unit.engaged:
                 return False  # close-combat weapons strike only an enemy the unit is engaged with
-            attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+            attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
             if isinstance(attack, A.Attack) and picky(e) and not any(
                     self.weapons(attack, unit, f, e.reach, d) for (f, _), d in zip(self.view(unit).seen,
                                                                                      self.view(unit).distances)
@@ -317,7 +321,7 @@ class Estimates:
                 if isinstance(attack, A.Attack):
                     best = max([best] + [p * self.expected(attack, unit, f, 0.0, reach=e.reach) for f, p in contact])
             elif e.kind == "attack":
-                attack = self.rules.model.get(e.name or "")
+                attack = self.rules.attacks.get(e.name or "")
                 if isinstance(attack, A.Attack) and distance is None and not picky(e):  # every enemy in sight
                     best = max([best] + [x for _, x in self.volleys(unit, attack, e.reach)])
                 elif isinstance(attack, A.Attack) and distance is not None and not picky(e):
@@ -550,7 +554,7 @@ class Estimates:
         for r in self.game.reactions:
             if r.requires == status:
                 for e in r.effects:
-                    attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                    attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
                     if isinstance(attack, A.Attack):
                         value += self.expected(attack, unit, foe, gap, reach=e.reach)
         return value
@@ -560,11 +564,9 @@ class Estimates:
         if not self.lean:
             key: tuple[Any, ...] = (self.game.id, gap, len(steps), self.numbered(unit))
         else:
-            v = self.view(unit)
-            lean: int | None = v.answers.get("move key's number")  # (the view holds while the state does)
-            if lean is None:
-                lean = v.answers["move key's number"] = self.memos.ids.number(self.move_key(unit))
-            key = (self.game.id, self.bands.run(gap, len(steps)) if self.banded else gap, len(steps), lean)
+            # (asked once per state: the greedy move is kept in the view, see step)
+            key = (self.game.id, self.bands.run(gap, len(steps)) if self.banded else gap, len(steps),
+                   self.move_key(unit))
         found = self.memos.moves.get(key)
         if found is None:
             found = self.memos.moves.keep(key, self._moves(unit, gap, steps))
