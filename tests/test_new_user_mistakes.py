@@ -342,3 +342,54 @@ def test_a_bracket_left_open_is_named_where_it_opens() -> None:
     fine = text.replace("roll d10 >= (11 - AIM", 'roll d10 >= (11 - AIM)').replace(
         'stat AIM "Aim" 1..9: "a"', 'stat AIM "Aim (" 1..9: "a ["')
     assert compile_text(fine, "r.rules").ok
+
+
+NATURALS = '''ruleset n "N":
+  version 1.0.0
+stat Ld "Leadership" 2..12: "l"
+stat BS "Ballistic Skill" 1..9: "b"
+test nerve(Ld) "Nerve":
+  roll 2d6 <= Ld
+  {clause}
+example e "E":
+  expect P(nerve(7)) = {p}
+'''
+
+
+@pytest.mark.parametrize("clause, p, warned", [
+    # 2d6 totals 2 to 12: a re-roll of 1s, or a natural 1, never happens (the law is the plain 7/12;
+    # re-rolling 1 or 2 re-rolls the 2 alone)
+    ("reroll 1s", "7/12", "no roll of 2d6 is a natural 1: 'reroll 1s' never applies"),
+    ("natural 1 fails", "7/12", "no roll of 2d6 is a natural 1: 'natural 1 fails' never applies"),
+    ("reroll natural 1 or 2", "20/36 + 1/36 * 7/12", "no roll of 2d6 is a natural 1: 'reroll natural 1 or 2' "
+                                                     "never applies"),
+    # faces the dice do show: nothing to say
+    ("natural 12 fails", "7/12", None), ("natural 2 succeeds", "7/12", None),
+    ("reroll failures", "7/12 + 5/12 * 7/12", None),
+])
+def test_a_natural_face_the_dice_never_total_is_warned_of(clause: str, p: str, warned: str | None) -> None:
+    result = compile_text(NATURALS.format(clause=clause, p=p), "n.rules")
+    assert result.ok
+    said = [(d.code, d.message) for d in result.diagnostics if d.severity.name == "WARNING"]
+    assert said == ([("W202", warned)] if warned else []), said
+    from compiler.resolve.runner import run_example
+
+    model = result.rulesets[0]
+    assert run_example(model, model.get("e")).passed  # and the law is what the warning says it is
+
+
+def test_the_hint_for_rerolling_ones_on_two_dice_is_a_rule_that_works() -> None:
+    from fractions import Fraction
+
+    from compiler.resolve.runner import run_example
+
+    result = compile_text(NATURALS.format(clause="reroll 1s", p="1"), "n.rules")
+    hint = next(d.hint for d in result.diagnostics if d.code == "W202")
+    assert hint.endswith("to re-roll each die that shows 1, roll reroll(d6, 1) + reroll(d6, 1)")
+    die = {1: Fraction(1, 36), **{k: Fraction(7, 36) for k in range(2, 7)}}  # a 1 rolled again, once
+    law = sum(p * q for a, p in die.items() for b, q in die.items() if a + b <= 7)
+    fixed = NATURALS.format(clause="", p=str(law)).replace("roll 2d6 <= Ld", "roll reroll(d6, 1) + reroll(d6, 1) <= Ld")
+    result = compile_text(fixed, "n.rules")
+    assert result.ok and not [d for d in result.diagnostics if d.code == "W202"]
+    model = result.rulesets[0]
+    assert run_example(model, model.get("e")).passed
