@@ -1,7 +1,9 @@
 """Red team: the language server against a hostile client or document.  A document whose URI
 holds a NUL byte (``%00``) is no file: it used to make every later request fail with a Python
 traceback, for every document, until the editor restarted.  An unsaved buffer larger than
-the file limit is refused as ``check`` refuses the saved file, not checked clean."""
+the file limit is refused as ``check`` refuses the saved file, not checked clean.  A request
+whose parameters are not the protocol's (a position of -5, a line past 2**31) got no answer at
+all, so the editor waited for ever: it gets its error (InvalidParams)."""
 from __future__ import annotations
 
 import os
@@ -70,3 +72,21 @@ def test_an_unsaved_buffer_over_the_file_limit_is_refused_like_the_saved_file(fo
     found = [d for d in snap.compilation.diagnostics if d.code == codes.FILE_TOO_LARGE.code]
     assert len(found) == 1 and f"the limit is {limits.MAX_FILE_BYTES:,}" in found[0].message, found
     assert not [d for d in snapshot(str(folder), {path: RULES}).compilation.diagnostics if d.is_error]
+
+
+@pytest.mark.parametrize("position", [{"line": -5, "character": 0}, {"line": 2**31, "character": 0},
+                                      {"line": 3, "character": None}])
+def test_a_request_the_protocol_cannot_read_is_answered_with_its_error(server: Server, folder: Path,
+                                                                       position: dict[str, Any]) -> None:
+    good = (folder / "ruleset.rules").as_uri()
+    at = {"textDocument": {"uri": good}, "position": position}
+    server.send(frame(opened(good, RULES)))
+    server.send(frame({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {  # a notification: no answer
+        "textDocument": {"uri": good, "version": 2}, "contentChanges": [{"range": {"start": position, "end": position},
+                                                                           "text": "x"}]}}))
+    for id_ in (30, "thirty"):  # an id is a number or a text: the answer carries the same
+        server.send(frame({**request(0, "textDocument/hover", at), "id": id_}))
+        error = server.answer(id_)["error"]  # type: ignore[arg-type]
+        assert error["code"] == -32602 and "textDocument/hover" in error["message"], error
+    server.send(frame(request(31, "textDocument/hover", {**at, "position": {"line": 3, "character": 5}})))
+    assert "Ballistic Skill" in str(server.answer(31)["result"])
