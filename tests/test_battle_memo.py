@@ -29,23 +29,55 @@ def test_a_memo_keeps_500_000_entries_and_starts_again_at_the_next() -> None:
     assert dict(seen) == {-1: 7}
 
 
-def test_a_hashed_key_is_hashed_once_and_equal_only_to_an_equal_key() -> None:
-    from compiler.battle.memo import Hashed
+def test_a_numbered_key_is_looked_up_once_and_its_number_never_given_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.battle.memo import Numbered
+    ids: Numbered[tuple[object, ...]] = Numbered()
+    assert [ids.number(k) for k in (("ogre", 2, (3.5, 4.0)), ("ogre", 2, (3.5, 4.5)), ("ogre", 2, (3.5, 4.0)))] == [0, 1, 0]
+    assert hash(-1) == hash(-2) and ids.number((-1,)) != ids.number((-2,))  # one hash, two keys: two numbers
+    assert ids.number((-1,)) == 2 and len(ids) == 4 and not hasattr(ids, "__dict__")
+    monkeypatch.setattr(memo, "LIMIT", 4)
+    assert ids.number(("new",)) == 4  # full at 4: it started again, and the numbers go on
+    assert ids.number(("ogre", 2, (3.5, 4.0))) == 5 and dict(ids) == {("new",): 4, ("ogre", 2, (3.5, 4.0)): 5}
 
-    class Counted(tuple):  # type: ignore[type-arg]
-        calls = 0
 
+def test_a_group_of_keys_is_kept_until_its_trial_shows_they_seldom_recur(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.battle.memo import Recurring
+    monkeypatch.setattr(memo, "TRIAL", 10)
+    monkeypatch.setattr(memo, "RECUR", 0.2)
+    r = Recurring()
+    assert r.worth("fire") and [r.found("fire", k == 0) for k in range(10)] == [True] * 9 + [False]
+    assert not r.worth("fire") and r.worth("move")  # 1 found of 10 looked up: below a fifth; another group kept
+    assert [r.found("move", k % 5 == 0) for k in range(10)][-1] and r.worth("move")  # 2 of 10: a fifth, kept
+    assert not r.found("move", False) and not r.worth("move")  # 2 of 11: below
+    assert not hasattr(r, "__dict__")
+
+
+def test_keys_numbered_at_once_on_several_threads_never_share_a_number() -> None:
+    """A dask worker plays chunks on several threads, which share a scenario's memos: two keys
+    numbered at the same moment must get two numbers (one shared would give one state the
+    other's kept answers).  The keys here hand the thread over while they are hashed, in the
+    middle of their numbering."""
+    import threading
+    import time
+
+    from compiler.battle.memo import Numbered
+
+    class Yielding(tuple):  # type: ignore[type-arg]
         def __hash__(self) -> int:
-            Counted.calls += 1
+            time.sleep(0)  # another thread runs now
             return tuple.__hash__(self)
-    key = Hashed(Counted(("ogre", 2, (3.5, 4.0))))
-    seen: Memo[Hashed, int] = Memo("moves")
-    seen.keep(key, 1)
-    assert seen.get(key) == 1 and seen.get(Hashed(("ogre", 2, (3.5, 4.0)))) == 1  # an equal key built anew
-    assert Counted.calls == 1  # worked out when made, never at a look-up
-    assert hash(key) == hash(("ogre", 2, (3.5, 4.0))) and key != ("ogre", 2, (3.5, 4.0))
-    assert seen.get(Hashed(("ogre", 2, (3.5, 4.5)))) is None
-    assert hash(-1) == hash(-2) and Hashed(-1) != Hashed(-2)  # one hash, two keys: kept apart
-    seen.keep(Hashed(-1), 7)
-    assert seen.get(Hashed(-2)) is None and seen.get(Hashed(-1)) == 7
-    assert not hasattr(key, "__dict__") and repr(Hashed(3)) == "Hashed(3)"
+    ids: Numbered[tuple[int, int]] = Numbered()
+    got: list[list[int]] = [[] for _ in range(4)]
+    start = threading.Barrier(4)
+
+    def run(t: int) -> None:
+        start.wait()
+        got[t].extend(ids.number(Yielding((t, k))) for k in range(300))
+    threads = [threading.Thread(target=run, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    numbers = [n for row in got for n in row]
+    assert len(numbers) == 1_200 and len(set(numbers)) == 1_200
+    assert all(ids[Yielding((t, k))] == got[t][k] for t in range(4) for k in range(0, 300, 7))

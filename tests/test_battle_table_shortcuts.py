@@ -16,6 +16,7 @@ from compiler import ast as A
 from compiler.battle import Battle, GreedyPolicy, RandomPolicy, Rules, game_seed
 from compiler.battle.bands import Bands
 from compiler.battle.estimates import Estimates
+from compiler.battle.signature import signature
 from compiler.battle.table import Table
 from compiler.battle.view import View, look
 from compiler.driver import compile_text
@@ -291,10 +292,25 @@ def test_the_games_are_the_engines_without_the_shortcuts(scenarios: dict[str, An
 @pytest.fixture()
 def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Every view, every volley's worth read from a view or a unit's row of volleys at a distance,
-    and every move's worth, checked against the same worked out afresh as it is answered (a move's
+    every move's worth, and each acting unit's signature and view made in one pass, checked against the same worked out afresh as it is answered (a move's
     worth over every enemy in sight, not one of each kind); the counts of each check."""
-    counts = [0, 0, 0, 0]
-    view, volleys, moves, worths = Estimates.view, Estimates.volleys, Estimates.moves, Estimates.worths
+    counts = [0, 0, 0, 0, 0]
+    view, volleys, moves, worths, scan = Estimates.view, Estimates.volleys, Estimates.moves, Estimates.worths, \
+        Estimates.scan
+
+    def checked_scan(self: Estimates, unit: Any, *args: Any) -> Any:
+        """The signature and the view of one pass are those worked out each on its own (and the
+        view held in the signature's stead, where the state's answers are not kept, gives way to
+        the signature when asked, and is still the view)."""
+        got = scan(self, unit, *args)
+        fresh = look(self.state, unit)
+        assert self.sig == (unit, got) and (got == signature(self.state, unit) if isinstance(got, tuple) else
+                                            got is self.view(unit) and self.signature(unit) == signature(self.state, unit))
+        kept = self.view(unit)
+        assert (kept.seen, kept.distances, kept.nearest, kept.gap) == (fresh.seen, fresh.distances, fresh.nearest,
+                                                                       fresh.gap)
+        counts[4] += 1
+        return got
 
     def checked_view(self: Estimates, unit: Any) -> View:
         got, fresh = view(self, unit), look(self.state, unit)
@@ -327,6 +343,7 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         counts[3] += 1
         return got
     monkeypatch.setattr(Estimates, "view", checked_view)
+    monkeypatch.setattr(Estimates, "scan", checked_scan)
     monkeypatch.setattr(Estimates, "worths", checked_worths)
     monkeypatch.setattr(Estimates, "volleys", checked_volleys)
     monkeypatch.setattr(Estimates, "moves", checked_moves)
@@ -353,8 +370,26 @@ def test_what_the_shortcuts_keep_is_what_is_worked_out_afresh(scenarios: dict[st
         assert kept_at == bare._move(start, goal, budget)
 
 
+@pytest.mark.parametrize("sid", SCENARIOS)
+def test_where_states_do_not_recur_nothing_is_kept_under_them_and_the_games_are_the_same(
+        scenarios: dict[str, Any], sid: str, checked: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With every phase of every game turn judged not to recur (memo.Recurring), no offer is kept
+    and a unit acting between greedy sides is given no signature unless one is asked: the games
+    (greedy, and greedy against random) are those played with everything kept, and every view,
+    volley, move and signature still the one worked out afresh."""
+    from compiler.battle import memo
+    from compiler.battle.setup import prepared
+    rs, sc = scenarios[sid]
+    played = [game(Rules(rs), sc, i, mixed) for i in range(2) for mixed in (False, True)]
+    monkeypatch.setattr(memo, "TRIAL", 0)
+    monkeypatch.setattr(memo, "RECUR", 2.0)  # never found often enough
+    rules = Rules(rs)
+    viewed = checked[0]
+    assert played == [game(rules, sc, i, mixed) for i in range(2) for mixed in (False, True)]
+    assert not prepared(rules, sc).engine.offers and checked[4] > 50 and checked[0] > viewed
+
+
 def test_a_view_is_kept_only_while_the_signature_holds(scenarios: dict[str, Any]) -> None:
-    from compiler.battle.signature import signature
     rs, sc = scenarios["ten_a_side"]
     battle = Battle(Rules(rs), sc, [GreedyPolicy(), GreedyPolicy()], 1)
     est, st = battle.estimates, battle.state
@@ -378,7 +413,6 @@ def lean_key(scenarios: dict[str, Any], unit_at: tuple[float, float], foe_at: tu
     """On zoo_lean, North's first gunner unit at ``unit_at`` and South's first gunner unit at
     ``foe_at`` (South's second gunner unit at ``hidden_at``, behind the wall, its other units gone):
     the gunner's move key and a move's worth (6 steps) worked out afresh over every enemy in sight."""
-    from compiler.battle.signature import signature
     rs, sc = scenarios["zoo_lean"]
     battle = Battle(Rules(rs), sc, [GreedyPolicy(), GreedyPolicy()], 1)
     est, st = battle.estimates, battle.state
@@ -417,7 +451,6 @@ def test_a_moves_lean_key_holds_everything_its_worth_depends_on(scenarios: dict[
 def test_without_an_engagement_the_lean_key_holds_the_cover_of_each_kind_in_sight(scenarios: dict[str, Any]) -> None:
     """On ten_a_side (no engagement among the later actions) two states alike but for the one
     enemy in sight standing in the woods or in the open, at the same distance, get keys of their own."""
-    from compiler.battle.signature import signature
     rs, sc = scenarios["ten_a_side"]
     rules = Rules(rs)
     keys = []

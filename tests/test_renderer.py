@@ -168,13 +168,33 @@ def test_comparison_page_answers_the_matchup_under_each_ruleset(bundled):
     assert 'class="ws-cbar ws-series-0"' in svg and 'class="ws-cbar ws-series-1"' in svg
 
 
+def use_cache_folder(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Make ``folder`` the cache folder (warscribe looks for it once per process)."""
+    from compiler.ast import cached
+
+    monkeypatch.setattr(cached, "_state", {})
+    monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(folder))
+    monkeypatch.delenv("WARSCRIBE_CACHE", raising=False)
+
+
 @pytest.fixture(scope="module")
-def rendered_again():
-    """The bundled rulesets compiled and rendered a second time, into a render cache (whose pages
-    the cache's test then reuses): one more whole-site render serves both tests."""
+def kept_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder of this module's own, empty until :func:`rendered_again` keeps pages in it."""
+    return tmp_path_factory.mktemp("kept") / "cache"
+
+
+@pytest.fixture(scope="module")
+def rendered_again(kept_folder):
+    """The bundled rulesets compiled and rendered a second time, into a render cache and (``keep``)
+    into an empty cache folder of the module's own: one more whole-site render serves the test of
+    determinism, the render cache's (which reuses its pages) and the cache folder's (which reads
+    its pages back)."""
     cache: dict = {}
     compilation = compile_paths([str(ROOT / "rules")])
-    return compilation, site(compilation, SiteOptions(matchups=(MATCHUP,)), cache=cache), cache
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        use_cache_folder(monkeypatch, kept_folder)
+        again = site(compilation, SiteOptions(matchups=(MATCHUP,), keep=True), cache=cache)
+    return compilation, again, cache
 
 
 def test_output_is_deterministic(bundled, rendered_again):
@@ -402,22 +422,21 @@ def test_rendering_in_worker_processes_gives_the_same_pages(bundled):
 
 @pytest.fixture
 def cache_folder(tmp_path, monkeypatch):
-    """A cache folder of the test's own (warscribe looks for it once per process)."""
-    from compiler.ast import cached
-
-    monkeypatch.setattr(cached, "_state", {})
-    monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("WARSCRIBE_CACHE", raising=False)
+    """A cache folder of the test's own."""
+    use_cache_folder(monkeypatch, tmp_path / "cache")
     return tmp_path / "cache" / "ast"
 
 
-def test_pages_kept_in_the_cache_folder_are_the_pages_rendering_gives(bundled, cache_folder, monkeypatch):
+def test_pages_kept_in_the_cache_folder_are_the_pages_rendering_gives(bundled, rendered_again, kept_folder,
+                                                                      monkeypatch):
     """``keep``: a later run (a new process: an empty in-memory cache) takes every ruleset's pages
     from the cache folder, byte for byte what rendering gives, and renders again what changed."""
     compilation, out = bundled
+    _, first, _ = rendered_again  # the first run, into an empty cache folder: it rendered and kept
+    assert first == out
+    use_cache_folder(monkeypatch, kept_folder)
+    assert len(list((kept_folder / "ast").glob("*.pages"))) == len(compilation.rulesets)
     options = SiteOptions(matchups=(MATCHUP,), keep=True)
-    assert site(compilation, options) == out  # the first run renders and keeps
-    assert len(list(cache_folder.glob("*.pages"))) == len(compilation.rulesets)
     import compiler.site as R
 
     calls: list[str] = []

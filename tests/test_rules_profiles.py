@@ -2,18 +2,19 @@
 
 Each case is a question a reader would ask with nothing set but what a profile
 cannot know (cover, being locked in combat), and the exact answer worked out by
-hand from the dice. They go through the command line, as a reader would ask
-them, so they do not depend on how the compiler package is laid out inside.
+hand from the dice. They go through the command line (`warscribe eval --json`), as
+a reader would ask them, so they do not depend on how the compiler package is laid
+out inside; the command runs in this process (the console script as a process of
+its own is proved in test_console_script.py and test_cli_resolver.py).
 """
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from conftest import warscribe
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
 
@@ -43,11 +44,11 @@ CASES = [
 
 
 def _mean(ruleset: str, expression: str, situations: list[str]) -> Fraction:
-    exe = Path(sys.executable).with_name("warscribe")
-    args = [str(exe), "eval", str(RULES / ruleset), expression, "--json"]
+    args = ["eval", str(RULES / ruleset), expression, "--json"]
     for situation in situations:
         args += ["--with", situation]
-    out = subprocess.run(args, capture_output=True, text=True, check=True, timeout=120)
+    out = warscribe(*args)
+    assert out.returncode == 0, out
     return Fraction(json.loads(out.stdout)["mean"])
 
 

@@ -45,11 +45,13 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
         values = est.moves(unit, gap, steps)
         step = steps[battle.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{rolled}\")?",
                                           tuple(Option(f'{d}"', d) for d in steps), lambda: values))]
-    elif battle.greedy(unit.side):  # the pick is kept per state
-        key = (id(effect), unit.started, est.hashed(unit))
-        found = battle.memos.steps.get(key)
+    elif battle.greedy(unit.side):  # the pick worked out for the action's worth, or kept per state
+        found = est.stepped(unit, effect.value)
         if found is None:
-            found = battle.memos.steps.keep(key, greedy_step(battle, unit, effect.value, gap))
+            key = (id(effect), unit.started, est.numbered(unit))
+            found = battle.memos.steps.get(key)
+            if found is None:
+                found = battle.memos.steps.keep(key, est.step(unit, effect.value))
         i, step = found
         if i is not None:
             battle.choices.append(i)
@@ -101,17 +103,6 @@ def answer_leaving(battle: Battle, unit: Unit) -> bool:
     return True
 
 
-def greedy_step(battle: Battle, unit: Unit, value: A.Expr, gap: float) -> tuple[int | None, int]:
-    """The greedy policy's move: the index of its pick among the steps (None: no choice) and the inches."""
-    most = max(0, int(battle.rules.number(value, unit, gap)))
-    steps = list(range(0, most + 1))
-    if len(steps) == 1:
-        return None, 0
-    values = battle.estimates.moves(unit, gap, steps)
-    i = values.index(max(values))
-    return i, steps[i]
-
-
 @effect("attack")
 def attack(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | None) -> bool:
     """``attack NAME [within STAT]``: the unit resolves the attack sequence against an enemy unit
@@ -125,7 +116,7 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
     """The attack of ``effect`` against ``target`` (or, None, an enemy chosen among those in reach).
     A shooting attack at a given target (a reaction's, at the unit that caused it) is not made when a
     terrain area that blocks sight stands between them."""
-    attack = battle.rules.model.get(effect.name or "")
+    attack = battle.rules.attacks.get(effect.name or "")
     assert isinstance(attack, A.Attack)
     est = battle.estimates
     reach = effect.reach

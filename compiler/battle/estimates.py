@@ -15,11 +15,11 @@ from compiler import ast as A
 from compiler.battle import gains
 from compiler.battle.aims import engagement, picky, reached, target_of, targeted
 from compiler.battle.bands import Bands
-from compiler.battle.memo import Hashed, Memo
+from compiler.battle.memo import Memo, Numbered
 from compiler.battle.rules import Rules, law_of
 from compiler.battle.signature import Signature, signature
 from compiler.battle.state import Marker, State, Unit
-from compiler.battle.view import View, look
+from compiler.battle.view import View, look, scan
 from compiler.model.static import int_range
 
 __all__ = ["EstimateMemos", "Estimates", "engagement", "picky", "reached", "target_of", "targeted"]
@@ -40,6 +40,8 @@ class EstimateMemos:
         default_factory=lambda: Memo("a unit's volleys, by enemy"))
     worths: Memo[tuple[Any, ...], dict[tuple[Any, ...], float]] = field(
         default_factory=lambda: Memo("a unit's volleys at a distance, by enemy"))
+    #: each signature met, numbered: the memos above key a state by its number
+    ids: Numbered[tuple[Any, ...]] = field(default_factory=Numbered)
     #: the bands of distance of the scenario's volleys (made by the first battle's estimates)
     bands: Bands | None = None
 
@@ -52,7 +54,7 @@ class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
     __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view", "_view_sig",
-                 "lean", "lean_engage", "_sets_only",
+                 "lean", "lean_engage", "_sets_only", "_attacks",
                  "banded", "bands", "_held")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
@@ -64,12 +66,14 @@ class Estimates:
                    for e in a.effects if e.kind == "attack" and e.engaged_only and e.name]
         self.combat_attack: str | None = fights[0][0] if fights else None
         self.combat_reach: str | None = fights[0][1] if fights else None
-        #: the acting unit's signature while it holds (the engine clears it when the state changes)
-        self.sig: tuple[Unit, Signature] | None = None
+        #: the acting unit's signature while it holds (the engine clears it when the state changes),
+        #: or its view in the signature's stead (see :meth:`scan`)
+        self.sig: tuple[Unit, Signature | View] | None = None
         #: what the acting unit sees (:meth:`view`), kept while its signature holds (the same object)
         self._view: View | None = None
-        self._view_sig: Signature | None = None
+        self._view_sig: Signature | View | None = None
         self._sets_only: dict[str, bool] = {}  # per action: whether it only sets statuses
+        self._attacks: dict[str, bool] = {}  # per action: whether it makes an attack
         # On a table without objectives, a move's worth reads of the enemies only what the later
         # actions weigh at a hypothetical distance (:meth:`move_key`) when those actions only
         # attack (every enemy in reach a target), test, engage, set or clear; a status held
@@ -87,8 +91,8 @@ class Estimates:
         if memos.bands is None:
             memos.bands = Bands(rules)
         self.bands: Bands = memos.bands
-        #: the acting unit's signature under a key hashed once (:meth:`hashed`), and the signature it is of
-        self._held: tuple[Signature, Hashed] | None = None
+        #: the acting unit's signature's number (:meth:`numbered`), and the signature it is of
+        self._held: tuple[Signature, int] | None = None
 
     def weapons(self, attack: A.Attack, unit: Unit, target: Unit, reach: str | None = None,
                 distance: float | None = None) -> tuple[str | None, ...]:
@@ -202,7 +206,7 @@ class Estimates:
         gain = 0.0
         for a in [a for p in self.game.phases for a in p.actions if not any(unit.has(s) for s in a.unless)]:
             for e in a.effects:
-                attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
                 if isinstance(attack, A.Attack):
                     gain = max([gain] + [self.expected(attack, after, f, reach=e.reach, cover=cover)
                                          - self.expected(attack, unit, f, reach=e.reach, cover=cover)
@@ -212,7 +216,10 @@ class Estimates:
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
-        if not any(e.kind == "attack" for e in action.effects):
+        attacks = self._attacks.get(action.id)
+        if attacks is None:
+            attacks = self._attacks[action.id] = any(e.kind == "attack" for e in action.effects)
+        if not attacks:
             return True  # nothing to attack with: nothing to miss
         if self.state.table is not None:  # a table's states seldom recur: answered from the view
             return self._can_attack(unit, action)
@@ -231,7 +238,7 @@ class Estimates:
                 continue  # its blows follow the charge before it: the engagement decides whether they land
             if e.without and not unit.engaged:
                 return False  # close-combat weapons strike only an enemy the unit is engaged with
-            attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+            attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
             if isinstance(attack, A.Attack) and picky(e) and not any(
                     self.weapons(attack, unit, f, e.reach, d) for (f, _), d in zip(self.view(unit).seen,
                                                                                      self.view(unit).distances)
@@ -276,7 +283,7 @@ class Estimates:
         kept per state but on a table, where states seldom recur (the engine keeps its pick per state)."""
         if self.state.table is not None:
             return self._action(unit, action, distance)
-        key = (action.id, distance, self.hashed(unit))
+        key = (action.id, distance, self.numbered(unit))
         found = self.memos.actions.get(key)
         if found is None:
             found = self.memos.actions.keep(key, self._action(unit, action, distance))
@@ -314,7 +321,7 @@ class Estimates:
                 if isinstance(attack, A.Attack):
                     best = max([best] + [p * self.expected(attack, unit, f, 0.0, reach=e.reach) for f, p in contact])
             elif e.kind == "attack":
-                attack = self.rules.model.get(e.name or "")
+                attack = self.rules.attacks.get(e.name or "")
                 if isinstance(attack, A.Attack) and distance is None and not picky(e):  # every enemy in sight
                     best = max([best] + [x for _, x in self.volleys(unit, attack, e.reach)])
                 elif isinstance(attack, A.Attack) and distance is not None and not picky(e):
@@ -358,14 +365,30 @@ class Estimates:
     def stays_put(self, unit: Unit, value: A.Expr) -> bool:
         """Whether the greedy move of ``value`` inches toward the nearest enemy is 0": nothing it
         could do from nearer is worth more than what it can do from where it stands."""
-        foe, gap = self.nearest(unit)
-        if foe is None:
-            return True
-        steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
-        if len(steps) == 1:
-            return True
-        values = self.moves(unit, gap, steps)
-        return values.index(max(values)) == 0
+        return self.nearest(unit)[0] is None or self.step(unit, value)[1] == 0
+
+    def stepped(self, unit: Unit, value: A.Expr) -> tuple[int | None, int] | None:
+        """:meth:`step`, when it was worked out in this state (None: it was not)."""
+        found: tuple[int | None, int] | None = self.view(unit).answers.get(("step", id(value)))
+        return found
+
+    def step(self, unit: Unit, value: A.Expr) -> tuple[int | None, int]:
+        """The greedy move of ``value`` inches toward the nearest enemy (there must be one): the
+        index of its pick among the steps (None: no choice, 0" only) and the inches; kept in the
+        view (the action's worth and the move itself both ask it while the state holds)."""
+        v = self.view(unit)
+        key = ("step", id(value))
+        found: tuple[int | None, int] | None = v.answers.get(key)
+        if found is None:
+            gap = v.gap
+            steps = list(range(0, max(0, int(self.rules.number(value, unit, gap))) + 1))
+            if len(steps) == 1:
+                found = v.answers[key] = (None, 0)
+            else:
+                values = self.moves(unit, gap, steps)
+                i = values.index(max(values))
+                found = v.answers[key] = (i, steps[i])
+        return found
 
     def taken(self, unit: Unit, value: A.Expr) -> float:
         """What the greedy move of ``value`` inches toward the nearest enemy gains in objectives."""
@@ -407,7 +430,8 @@ class Estimates:
         if self.state.table is not None:
             return [self._action(unit, a, None) for a in actions] + [0.0]
         held = self.sig
-        key = (key[0], self.hashed(unit)) if held is not None and held[0] is unit and key[1] is held[1] else (Hashed(key),)
+        key = (key[0], self.numbered(unit)) if held is not None and held[0] is unit and key[1] is held[1] else \
+            (self.memos.ids.number(key),)
         found = self.memos.offers.get(key)
         if found is None:
             found = self.memos.offers.keep(key, [self.action(unit, a) for a in actions] + [0.0])
@@ -437,6 +461,25 @@ class Estimates:
             self._view_sig = held[1]
         return v
 
+    def scan(self, unit: Unit, sign: bool = True) -> Signature | View:
+        """``unit``'s signature as it is about to act, held as :attr:`sig` (until the state changes);
+        on a table what it sees is looked at in the same pass and kept as :meth:`view` keeps it.
+        Without ``sign`` (on a table, where this state's answers will not be kept under its
+        signature): what it sees only, held in the signature's stead until :meth:`signature` is
+        asked (the engine's :attr:`~compiler.battle.engine.Battle.unsigned` battles: nothing keys
+        a position by :attr:`sig` there)."""
+        st = self.state
+        sig: Signature | View
+        if st.table is None:
+            sig = signature(st, unit)
+        elif sign:
+            sig, self._view = scan(st, unit)
+            self._view_sig = sig
+        else:
+            sig = self._view = self._view_sig = look(st, unit)
+        self.sig = (unit, sig)
+        return sig
+
     def move_key(self, unit: Unit) -> tuple[Any, ...]:
         """What a move of ``unit`` toward the enemy is worth depends on, besides the gap to the
         nearest enemy (:meth:`moves`): on a table without objectives (see ``lean``), the unit
@@ -460,21 +503,31 @@ class Estimates:
             tuple(sorted(unit.statuses)), tuple(unit.values.items()), tuple(unit.engaged), v.kinds, enemies)
         return kept
 
-    def hashed(self, unit: Unit) -> Hashed:
-        """:meth:`signature` under a key whose hash is worked out once while the state holds."""
+    def numbered(self, unit: Unit) -> int:
+        """:meth:`signature`'s number (:class:`~compiler.battle.memo.Numbered`), looked up once
+        while the state holds."""
         held = self.sig
         if held is None or held[0] is not unit:
-            return Hashed(signature(self.state, unit))
+            return self.memos.ids.number(signature(self.state, unit))
+        sig = held[1] if type(held[1]) is tuple else self.signature(unit)
         kept = self._held
-        if kept is None or kept[0] is not held[1]:
-            kept = self._held = (held[1], Hashed(held[1]))
+        if kept is None or kept[0] is not sig:
+            kept = self._held = (sig, self.memos.ids.number(sig))
         return kept[1]
 
     def signature(self, unit: Unit) -> Signature:
         """What an estimate for ``unit`` depends on: it, its wounds and statuses, and the enemies
         with their wounds and distances."""
-        if self.sig is not None and self.sig[0] is unit:
-            return self.sig[1]  # the state has not changed since it was worked out
+        held = self.sig
+        if held is not None and held[0] is unit:
+            sig = held[1]
+            if type(sig) is tuple:
+                return sig  # the state has not changed since it was worked out
+            real = signature(self.state, unit)  # held in its stead: the view (see scan)
+            self.sig = (unit, real)
+            if self._view_sig is sig:
+                self._view_sig = real  # (the view holds as long)
+            return real
         return signature(self.state, unit)
 
     def reaction_value(self, unit: Unit, status: str) -> float:
@@ -501,7 +554,7 @@ class Estimates:
         for r in self.game.reactions:
             if r.requires == status:
                 for e in r.effects:
-                    attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                    attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
                     if isinstance(attack, A.Attack):
                         value += self.expected(attack, unit, foe, gap, reach=e.reach)
         return value
@@ -509,13 +562,11 @@ class Estimates:
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         """Each move's worth: the best the unit could then do; closing in when nothing is in reach."""
         if not self.lean:
-            key: tuple[Any, ...] = (self.game.id, gap, len(steps), self.hashed(unit))
+            key: tuple[Any, ...] = (self.game.id, gap, len(steps), self.numbered(unit))
         else:
-            v = self.view(unit)
-            lean: Hashed | None = v.answers.get("hashed move key")  # (the view holds while the state does)
-            if lean is None:
-                lean = v.answers["hashed move key"] = Hashed(self.move_key(unit))
-            key = (self.game.id, self.bands.run(gap, len(steps)) if self.banded else gap, len(steps), lean)
+            # (asked once per state: the greedy move is kept in the view, see step)
+            key = (self.game.id, self.bands.run(gap, len(steps)) if self.banded else gap, len(steps),
+                   self.move_key(unit))
         found = self.memos.moves.get(key)
         if found is None:
             found = self.memos.moves.keep(key, self._moves(unit, gap, steps))

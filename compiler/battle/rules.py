@@ -39,6 +39,8 @@ _SPAN = Span("<battle>", 0, 0, 0, 0)
 _ACTOR = A.Name(_SPAN, "@actor")
 _TARGET = A.Name(_SPAN, "@target")
 _MISSING = object()
+#: The expressions that are a number written out: their value is the same for every unit and distance.
+_WRITTEN = (A.Int, A.Decimal, A.Inches)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,12 +174,15 @@ class Rules:
         self.distance_range = int_range(sit.range) if sit is not None and sit.range is not None else None
         self._volleys: dict[tuple[Any, ...], Law] = {}
         self._values: dict[tuple[Any, ...], Any] = {}
-        self._numbers: dict[tuple[Any, ...], float] = {}  # what number() and chance() made of a value
+        self._numbers: dict[Any, float] = {}  # what number() made of a value (a number written out: by its id)
+        self._written: dict[int, Any] = {}  # the value of a number written out, by its id
         self._chances: dict[tuple[Any, ...], float] = {}
         self._evaluators: dict[tuple[Any, ...], Evaluator] = {}
         self._situations: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
         self._usable: dict[tuple[str, str, str | None, str], bool] = {}
         self.derived = tuple(d for g in model.of_type(A.Game) for d in g.derived)
+        #: the attacks by id: ``model.get(id)`` when it is an attack, else nothing (read by the battle's hot paths)
+        self.attacks: dict[str, A.Attack] = {k: v for k, v in model.symbols.items() if isinstance(v, A.Attack)}
         #: the statuses a volley reads of the unit it is at, not of the shooter (``+1 to save when
         #: gone_to_ground``: :func:`~compiler.model.sides.status_sides`)
         self.defending = status_sides(model).defending
@@ -365,7 +370,13 @@ class Rules:
         return env
 
     def value(self, expr: A.Expr, unit: Unit, distance: float | None) -> Any:
-        """The value of ``expr`` for ``unit`` (a plain value or a distribution)."""
+        """The value of ``expr`` for ``unit`` (a plain value or a distribution); a number written
+        out (``6"``) is the same for every unit and distance, and kept as such."""
+        if type(expr) in _WRITTEN:
+            found = self._written.get(id(expr), _MISSING)
+            if found is _MISSING:
+                found = self._written[id(expr)] = self._value(_value_key(expr, unit, distance), expr, unit, distance)
+            return found
         return self._value(_value_key(expr, unit, distance), expr, unit, distance)
 
     def _value(self, key: tuple[Any, ...], expr: A.Expr, unit: Unit, distance: float | None) -> Any:
@@ -404,10 +415,10 @@ class Rules:
 
     def number(self, expr: A.Expr, unit: Unit, distance: float | None) -> float:
         """The value of ``expr`` for ``unit`` as a number (a distribution's mean), kept as :meth:`value` is."""
-        key = _value_key(expr, unit, distance)
+        key: Any = id(expr) if type(expr) in _WRITTEN else _value_key(expr, unit, distance)
         found = self._numbers.get(key)
         if found is None:
-            v = self._value(key, expr, unit, distance)
+            v = self.value(expr, unit, distance)
             found = self._numbers[key] = float(v.mean()) if is_dist(v) else float(unwrap(v))
         return found
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler.battle.signature import Signature, holding
 from compiler.battle.state import State, Unit
 
 Seen = tuple[Unit, tuple[str, ...]]
@@ -76,8 +77,8 @@ def look(state: State, unit: Unit) -> View:
         x, y = unit.position, unit.y
         kept = (table.pairs.get((x, y)) or {}).get
         defending = state.defending
-        for f in state.units:
-            if f.side == side or f.models <= 0:
+        for f in state.foes(side):
+            if f.models <= 0:
                 continue
             found = kept((f.position, f.y))
             if found is None:
@@ -90,11 +91,44 @@ def look(state: State, unit: Unit) -> View:
                 distances.append(d)
     else:
         here = unit.position
-        for f in state.units:
-            if f.side != side and f.models > 0:
+        for f in state.foes(side):
+            if f.models > 0:
                 d = abs(here - f.position)
                 if nearest is None or d < gap:
                     nearest, gap = f, d
                 seen.append((f, state.held_against(f)))
                 distances.append(d)
     return View(unit, tuple(seen), tuple(distances), nearest, gap)
+
+
+def scan(state: State, unit: Unit) -> tuple[Signature, View]:
+    """On a table: ``unit``'s :func:`~compiler.battle.signature.signature` and what it sees
+    (:func:`look`), in one pass over its enemies (a decision reads both)."""
+    side, engaged, table = unit.side, unit.engaged, state.table
+    assert table is not None
+    x, y = unit.position, unit.y
+    out: list[Any] = [unit.profile, unit.models, unit.doomed, unit.wounds, unit.weapons,
+                      tuple(sorted(unit.statuses)) if unit.statuses else (),
+                      tuple(unit.values.items()) if unit.values else (), holding(state, unit), x, y]
+    seen: list[Seen] = []
+    distances: list[float] = []
+    nearest: Unit | None = None
+    gap = 0.0
+    kept = (table.pairs.get((x, y)) or {}).get
+    defending = state.defending
+    for f in state.foes(side):
+        if f.models <= 0:
+            continue
+        fx, fy = f.position, f.y
+        out += (f.profile, f.models, f.doomed, f.wounds, f.points, fx, fy,
+                tuple(sorted(f.statuses)) if f.statuses else (), f.uid in engaged)
+        found = kept((fx, fy))
+        if found is None:
+            found = table.pair(x, y, fx, fy)
+        d = found[0]
+        if nearest is None or d < gap:
+            nearest, gap = f, d
+        if found[1]:  # in sight
+            seen.append((f, found[2] + state.held_against(f) if defending else found[2]))
+            distances.append(d)
+    return tuple(out), View(unit, tuple(seen), tuple(distances), nearest, gap)

@@ -20,6 +20,10 @@ def _text(decl: A.Ability | A.Entry) -> str:
     return "\n\n".join(p.strip() for p in parts if p and p.strip())
 
 
+def _use(a: A.AbilityUse) -> str:
+    return a.ability if a.arg is None else f"{a.ability}({a.arg})"
+
+
 def _kind(stat: A.Stat) -> tuple[str, int, int]:
     if isinstance(stat.type, str):
         return {"number": ("range", -1000, 1000)}.get(stat.type, (stat.type, 0, 0))
@@ -95,6 +99,14 @@ def army_data(model: Ruleset) -> ArmyData:
             abilities.append(Named(a_id, decl.title, _text(decl)))
             if decl.hooks or decl.effects or decl.defence:
                 unsupported.append(f"ability '{a_id}': its mechanics (BattleScribe keeps its text only)")
+    for d in carriers:  # the catalogue links a rule to a unit or squad, by its name alone
+        kind = d.kind if isinstance(d, A.Profile) else "squad"
+        if kind == "weapon" and d.abilities:
+            unsupported.append(f"weapon '{d.id}': its abilities ({', '.join(_use(a) for a in d.abilities)}); "
+                               f"the catalogue links abilities to units and squads only")
+        elif any(a.arg is not None for a in d.abilities):
+            unsupported.append(f"{kind} '{d.id}': the value of "
+                               f"{', '.join(_use(a) for a in d.abilities if a.arg is not None)}")
 
     def unit(p: A.Profile) -> UnitData:
         return UnitData(p.id, p.title, tuple((sv.stat, sv.text) for sv in p.stats), tuple(k for k, _ in p.keywords),

@@ -29,8 +29,11 @@ def eval_(path: str, expression: str, with_: tuple[str, ...], exact: bool, as_js
     """The exact distribution of any expression in a ruleset's context."""
     from compiler.check.passes import Context, Scope, check_expr
     from compiler.diagnostics import Sink
+    from fractions import Fraction
+
+    from compiler.resolve.evaluator import Evaluator, ResolveError, is_dist, parse_expression
     from compiler.resolve.report import value_json, value_lines
-    from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
+    from compiler.words import fraction_json, number_words
 
     result, model = compile_one(path)
     text = expression + (" with " + ", ".join(with_) if with_ else "")
@@ -46,10 +49,15 @@ def eval_(path: str, expression: str, with_: tuple[str, ...], exact: bool, as_js
         print_diagnostics(tuple(d for d in sink.items if d.is_error), sources)
         raise Exit(1)
     try:
-        value = Evaluator(model, exact=exact).evaluate(expr)
+        ev = Evaluator(model, exact=exact)
+        value = ev.evaluate(expr)
         # An attack's steps are worked out when read: printing them may still be refused.
-        out = json.dumps(value_json(expression, value), indent=2, ensure_ascii=False) if as_json \
-            else "\n".join([text, *value_lines(value)])
+        answer, lines = value_json(expression, value), value_lines(value)
+        cut = ev.cut_off if not (is_dist(value) and value.truncated) else 0
+        if cut:  # P(…) or mean(…) of a roll cut off at its bound: the number cannot say it, the answer does
+            answer["truncated"] = fraction_json(cut) if isinstance(cut, Fraction) else cut
+            lines.append(f"  cut off (not counted): {number_words(cut) if isinstance(cut, Fraction) else cut}")
+        out = json.dumps(answer, indent=2, ensure_ascii=False) if as_json else "\n".join([text, *lines])
     except ResolveError as err:
         report_resolve_error(err, sources)
         raise Exit(1)

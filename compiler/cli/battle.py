@@ -40,7 +40,8 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
 @click.argument("path", cls=Arg, required=False,
                 help="The ruleset folder (with --replay, default: the one the log names).")
 @click.argument("scenario", cls=Arg, required=False, help="The scenario id (default: the ruleset's first).")
-@click.option("--seed", type=int, help="Seed of the dice (default: a new one, printed).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1),  # what a battle log holds, so that --log can be replayed
+              help="Seed of the dice (default: a new one, printed).")
 @click.option("--auto", is_flag=True, help="Let the policies play both sides.")
 @click.option("--side", help="The side you command (default: asked).")
 @click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy, random, lookahead or mcts.")
@@ -98,7 +99,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
 
     def show(event: dict[str, Any]) -> None:
         if as_json:
-            click.echo(json.dumps(event, sort_keys=True, ensure_ascii=False))
+            say(json.dumps(event, sort_keys=True, ensure_ascii=False))
             return
         if playing and event["turn"] != drawn_at[-1]:  # on a table, the map as each game turn begins
             drawn_at.append(event["turn"])
@@ -179,6 +180,35 @@ def _carried(compiled: Any, model: Ruleset, sc: A.Scenario, armies: tuple[str, .
     if lacking:
         files = {given.partition("=")[2] for given in armies}
         print_diagnostics(lacking, {**dict(compiled.sources), **{f: _read_list(Path(f)) for f in files}})
+        raise Exit(1)
+
+
+def armies_given(armies: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``--army SIDE=LIST`` options as (side, list file) pairs."""
+    return [(side, file) for side, _, file in (given.partition("=") for given in armies)]
+
+
+def _within_army_rules(model: Ruleset, sc: A.Scenario, files: dict[str, str]) -> None:
+    """An army list from the command line must meet the army rules its scenario names, as the
+    scenario's own sides must (W862 in ``check``): each violation with its rule, and exit 1."""
+    from compiler import ast as A
+    from compiler.model.armies import check_army, listed_units
+
+    army = model.get(sc.army) if sc.army is not None else None
+    if not isinstance(army, A.Army):
+        return
+    broken = 0
+    for side in sc.sides:
+        if side.id not in files:
+            continue
+        for v in check_army(model, army, listed_units(model, side)):
+            trail = model.section_path(v.army)
+            cited = f"rule '{trail[-1].title}' ({trail[-1].id}), " if trail else ""
+            where = f"{files[side.id]}:{v.unit.line}" if v.unit is not None else files[side.id]
+            say(f"{where}: error[W862]: side '{side.id}' breaks the army rules of scenario '{sc.id}': {v.message}"
+                f"\n  = see {cited}army '{v.army_title}' ({v.army}) at {v.span.file}:{v.span.line}", err=True)
+            broken += 1
+    if broken:
         raise Exit(1)
 
 
@@ -268,7 +298,8 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: win and draw rates with 95% intervals.")
 @click.option("--army", "armies", multiple=True, metavar="SIDE=LIST",
               help="Play this army list for a side: a list file (one unit a line; a unit `in reserve` is refused, "
-                   "since every unit starts on the table) or a BattleScribe roster (.ros, .rosz); repeatable.")
+                   "since every unit starts on the table) or a BattleScribe roster (.ros, .rosz); one a side, "
+                   "held to the army rules the scenario names.")
 @click.option("--exact", is_flag=True,
               help="Work out the exact law of the outcome instead of sampling (deterministic policies; refused, "
                    "with the count, past the limit of positions).")
@@ -300,12 +331,14 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     if policies is not None and not (tournament or against):
         raise usage_error("--policies names the players of a --tournament or of an --against judgement; add one "
                           "of them, or use --policy A[:B]")
-    lists = []
+    lists: list[tuple[str, tuple[A.SideUnit, ...]]] = []
     for given in armies:
         side, _, file = given.partition("=")
         if side not in {s.id for s in sc.sides} or not file:
             raise usage_error(f"--army {given}: write SIDE=LIST with a side of scenario '{sc.id}' "
                               f"({', '.join(s.id for s in sc.sides)})")
+        if any(side == taken for taken, _ in lists):
+            raise usage_error(f"--army {given}: side '{side}' is given two army lists; give it one")
         units = tuple(list_units(Path(file), model, quiet=True))
         held = next((u for u in units if u.reserve), None)
         if held is not None:  # a battle sets every unit of a list on the table at its start
@@ -318,6 +351,7 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
         lists.append((side, units))
     sc = with_armies(sc, tuple(lists))
     _carried(compiled, model, sc, armies)
+    _within_army_rules(model, sc, dict(armies_given(armies)))
     chosen = None
     if policy is None and against is not None and not (exact or tournament):
         from compiler.battle import Rules
@@ -516,7 +550,7 @@ def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any]
             found.append({"message": v.message, "army": v.army, "rule": trail[-1].id if trail else None,
                           "span": v.span.to_json(), "line": v.unit.line if v.unit is not None else None})
         trail = model.section_path(chosen.id)
-        click.echo(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
+        say(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
                                "ok": False if violations else None if unchecked else True, "violations": found,
                                "unchecked": [{"message": u.message, "why": u.why, "army": u.army,
                                               "rule": trail[-1].id if trail else None, "span": u.span.to_json()}

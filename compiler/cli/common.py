@@ -130,6 +130,11 @@ class Command(click.Command):
             if not taken & set(option.opts + option.secondary_opts):
                 self.params.append(option)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            _refuse_repeated(self, ctx, args)
+        return super().parse_args(ctx, args)
+
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self.format_usage(ctx, formatter)
         self.format_help_text(ctx, formatter)
@@ -139,6 +144,23 @@ class Command(click.Command):
                 formatter.write_dl(records)
         self.format_options(ctx, formatter)
         self.format_epilog(ctx, formatter)
+
+
+def _refuse_repeated(command: click.Command, ctx: click.Context, args: list[str]) -> None:
+    """An option that takes one value, given twice (``--games 10 --games 20``): a usage error, never
+    the last one kept in silence.  Repeatable options (``--with``, ``--army``) and flags may repeat."""
+    try:
+        _, _, order = command.make_parser(ctx).parse_args(args=list(args))
+    except click.UsageError:
+        return  # the parse proper says what is wrong with the call
+    counts: dict[click.Option, int] = {}
+    for param in order:
+        if isinstance(param, click.Option) and not (param.multiple or param.count or param.is_flag):
+            counts[param] = counts.get(param, 0) + 1
+    for option, n in counts.items():
+        if n > 1:
+            name = max(option.opts, key=len)
+            raise usage_error(f"{name} is given {'twice' if n == 2 else f'{n} times'}; give it once")
 
 
 class Group(click.Group):
@@ -308,10 +330,20 @@ def summary_line(diagnostics: tuple[Diagnostic, ...], rulesets: int, seconds: fl
 
 
 def compile_one(path: str) -> tuple[Compilation, Ruleset]:
-    """Compile the one ruleset at ``path``; on errors print them and exit 1."""
+    """Compile the one ruleset at ``path``; on errors print them and exit 1.  A ruleset's id that is
+    no path here (``warscribe eval ashfall …``, as the site's calculator writes it) names that
+    ruleset in the project's rules folder."""
+    from pathlib import Path
+
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
 
+    if "/" not in path and "\\" not in path and not Path(path).exists():
+        from compiler.cli.config import current
+
+        rules = current().path("rules")
+        if rules is not None and (rules / path).is_dir():
+            path = str(rules / path)
     try:
         result = compile_paths([path])
     except UsageError as e:

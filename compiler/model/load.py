@@ -71,7 +71,12 @@ def read_text(path: Path, shown: str, sink: Sink, overrides: Mapping[str, str] |
     ``overrides`` (absolute path -> text) stands in for files an editor has not saved.
     """
     if overrides is not None and str(path.absolute()) in overrides:
-        return overrides[str(path.absolute())]
+        text = overrides[str(path.absolute())]
+        if len(text) > MAX_FILE_BYTES // 4 and len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+            sink.error(codes.FILE_TOO_LARGE, f"this file is {len(text.encode('utf-8', 'surrogatepass')):,} bytes; "
+                       f"the limit is {MAX_FILE_BYTES:,}", Span.point(shown), "split it into several files joined with include")
+            return None
+        return text
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):  # a pipe or a device would block or never end: never opened
@@ -83,11 +88,18 @@ def read_text(path: Path, shown: str, sink: Sink, overrides: Mapping[str, str] |
             sink.error(codes.FILE_TOO_LARGE, f"this file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}",
                        Span.point(shown), "split it into several files joined with include")
             return None
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = path.read_bytes()[: e.start].count(b"\n") + 1
-        sink.error(codes.NOT_UTF8, "this file is not UTF-8 text", Span.point(shown, line),
-                   "save it as UTF-8")
+        data = path.read_bytes()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            # Said once, where the first such byte stands. Text with stray bytes (a "café" saved as
+            # Latin-1) is read on, each such byte as U+FFFD, so that it is one error, not one more
+            # for every use of every name the file defines; binary data (a NUL byte) is not read.
+            start = data.rfind(b"\n", 0, e.start) + 1
+            column = len(data[start:e.start].decode("utf-8", errors="replace")) + 1
+            sink.error(codes.NOT_UTF8, f"this file is not UTF-8 text (byte 0x{data[e.start]:02X})",
+                       Span.point(shown, data.count(b"\n", 0, e.start) + 1, column), "save it as UTF-8")
+            return None if b"\0" in data else data.decode("utf-8", errors="replace")
     except OSError as e:
         sink.error(codes.UNREADABLE, f"cannot read this file: {e.strerror}", Span.point(shown))
     return None

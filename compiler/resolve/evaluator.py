@@ -147,6 +147,10 @@ class Evaluator:
         self._situation_key: tuple[Any, ...] | None = None  # the situation's part of the memo key
         self._effects: Effects | None = None
         self.hook_effects: tuple[A.Effect, ...] = ()  # inside an attack: what hooks did to this one attack
+        # The largest cut-off part (explode's bound) of a roll that P(…) or mean(…) turned into one
+        # number, which cannot carry it: shared with the evaluators of the calls inside, so that
+        # the answer can still say it (see :attr:`cut_off`).
+        self._cut: list[Any] = [0]
 
     # -- construction helpers ------------------------------------------------
 
@@ -161,6 +165,7 @@ class Evaluator:
                         self.attackers if attackers is None else attackers, self.depth + 1,
                         self.roles if roles is None else roles)
         out.hook_effects = self.hook_effects
+        out._cut = self._cut
         if not situation:
             out.situation = self.situation  # the same settings: one mapping, never changed
             out._situation_key = self._situation_key
@@ -176,6 +181,7 @@ class Evaluator:
         out = Evaluator(self.model, self.exact, self.situation, self.attackers, self.depth, self.roles)
         out.hook_effects = self.hook_effects + effects
         out._situation_key = self._situation_key
+        out._cut = self._cut
         return out
 
     def exact_twin(self) -> Evaluator:
@@ -186,6 +192,7 @@ class Evaluator:
             return self
         out = Evaluator(self.model, True, self.situation, self.attackers, self.depth, self.roles)
         out._situation_key = self._situation_key
+        out._cut = self._cut
         if not self.hook_effects:
             out._effects = self.effects
             out._memo_key = self.memo_key()
@@ -250,9 +257,20 @@ class Evaluator:
         """The chance that the yes/no expression ``expr`` holds."""
         return self.probability(self.evaluate(expr, env), expr.span)
 
+    @property
+    def cut_off(self) -> Any:
+        """The largest part of a roll cut off by its bound (``explode(d6, 6, 3)``: four sixes, 1/1296)
+        that ``P(…)`` or ``mean(…)`` left out of a number this evaluator gave; 0 when none was."""
+        return self._cut[0]
+
+    def _note_cut(self, v: Any) -> None:
+        if v.truncated and v.truncated > self._cut[0]:
+            self._cut[0] = v.truncated
+
     def probability(self, v: Any, span: Any = None) -> Any:
         """The chance that a yes/no value (or distribution of them) is yes."""
         if is_dist(v):
+            self._note_cut(v)
             bad = [o for o in v.outcomes() if not isinstance(unwrap(o), bool) and unwrap(o) is not None]
             if bad:
                 raise ResolveError(f"P(…) needs a yes/no condition, but this can be {show(bad[0])}", span,
@@ -263,6 +281,7 @@ class Evaluator:
     def mean(self, v: Any, span: Any = None) -> Any:
         """The mean of a number (or distribution of numbers); yes counts 1."""
         if is_dist(v):
+            self._note_cut(v)
             nums = v.map(lambda o: mean_value(unwrap(o), span))
             return nums.mean()
         return mean_value(unwrap(v), span)

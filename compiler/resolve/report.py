@@ -151,6 +151,11 @@ def percent(p: Fraction | float) -> str:
     return shown
 
 
+#: The longest exact chance a row of ``warscribe eval`` prints beside its percentage (``371293/1889568``
+#: is 14 characters; ten scavengers' volley has fractions of 150).
+MAX_SHOWN_FRACTION = 24
+
+
 def distribution_text(d: Any, width: int = 40) -> list[str]:
     rows = distribution_rows(d)
     lines = []
@@ -158,11 +163,16 @@ def distribution_text(d: Any, width: int = 40) -> list[str]:
     names = [value_text(v) for v, _, _ in rows]
     top = max(floats, default=1.0) or 1.0
     vw = max((len(n) for n in names), default=1)
+    long = False
     for (v, p, tail), fp, name in zip(rows, floats, names):
         bar = "█" * max(1, round(width * fp / top)) if p else ""
         exact = fraction_json(p) if isinstance(p, Fraction) else ""
+        if len(exact) > MAX_SHOWN_FRACTION:  # a line too long to read: the percentage says it, --json exactly
+            exact, long = "", True
         at_least = f"  ≥ {percent(tail)}" if tail is not None else ""
-        lines.append(f"  {name:>{vw}}  {percent(p)}{at_least}  {bar}  {exact}")
+        lines.append(f"  {name:>{vw}}  {percent(p)}{at_least}  {bar}  {exact}".rstrip())
+    if long:
+        lines.append(f"  (chances whose fractions run over {MAX_SHOWN_FRACTION} characters: exactly in --json)")
     m = mean_of(d)
     if m is not None:
         lines.append(f"  mean {number_words(m) if isinstance(m, Fraction) else f'{float(m):.6g}'}")
@@ -328,6 +338,9 @@ def failure_lines(result: Result, sources: dict[str, str]) -> list[str]:
             lines.append(f"    actual   {f.actual}")
         if f.hint:
             lines.append(f"    hint: {f.hint}")
+    if result.failures and result.truncated:
+        lines.append(f"  note: a roll here was cut off at its bound (explode): "
+                     f"{number_words(Fraction(result.truncated))} of its chance is counted nowhere")
     return lines
 
 

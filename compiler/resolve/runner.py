@@ -73,6 +73,7 @@ def run_example(model: Ruleset, ex: A.Example, exact: bool = True) -> Result:
         values.append((f"line {expect.span.line}", shown))
         if failure is not None:
             failures.append(failure)
+    truncated = max(truncated, Fraction(ev.cut_off))  # what P(…) and mean(…) left out
     return Result("example", ex.id, ex.title, ex.span, tuple(failures), len(ex.expects),
                   time.perf_counter() - start, truncated, tuple(values))
 
