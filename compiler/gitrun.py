@@ -10,6 +10,9 @@ contents.  So every call goes through :func:`git`, which
 * turns off the settings that run commands: ``core.fsmonitor=false``, ``core.hooksPath=/dev/null``,
   ``log.showSignature=false`` (a signature check runs ``gpg.program``), no pager;
 * takes every path literally (``--literal-pathspecs``): a folder named ``:(glob)*`` is a folder;
+* gives git no standard input and no terminal: a configuration file may include ``/dev/stdin``
+  or ``/dev/tty`` (``[include] path = /dev/stdin``), and git would wait there for the user's
+  keys, or read the messages an editor sends the language server;
 * and is only ever asked what needs no filter: warscribe reads blobs raw (``cat-file``, never
   ``archive``) and compares the work tree with a commit by hashing the files itself
   (:func:`blob_id`), never with ``status`` or ``diff``, which would run the clean filters.
@@ -44,8 +47,9 @@ def git(repo: Path | str, *args: str, binary: bool = False, stdin: bytes | str |
     env = {k: v for k, v in os.environ.items() if k not in ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_SSH_COMMAND")}
     env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1",
                 "GIT_NO_REPLACE_OBJECTS": "1"})
+    feed: dict[str, Any] = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run(["git", *SAFE_OPTIONS, "-C", str(repo), *args], capture_output=True, text=not binary,
-                          input=stdin, env=env, timeout=timeout, check=False)
+                          env=env, timeout=timeout, check=False, start_new_session=True, **feed)
 
 
 def blob_id(data: bytes, length: int) -> str:

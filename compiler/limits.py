@@ -17,6 +17,7 @@ True
 """
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
@@ -32,6 +33,8 @@ MAX_TOKENS = 50_000
 #: Levels of nesting: brackets (counted as read, even redundant ones), operators chained in one expression,
 #: indented blocks (W901).
 MAX_NESTING = 100
+#: Digits of one number written in a file (a longer one is no number of a game; Python stops at 4,300).
+MAX_NUMBER_DIGITS = 100
 #: ``.rules`` files in one ruleset folder (W906).
 MAX_FILES = 200
 
@@ -94,6 +97,9 @@ MAX_SCENARIO_UNITS = 200
 #: Terrain areas of one scenario's table (W864): each move round impassable ground searches
 #: their corners.
 MAX_TERRAIN_AREAS = 100
+#: Game turns of one battle, a game's or a scenario's ``turns`` (W864): a battle nobody can win
+#: before its last turn is played to the end.
+MAX_TURNS = 1_000
 # -- battles, logs and army lists -------------------------------------------------
 
 #: Battles one ``warscribe simulate`` plays (refused above it, before any game).
@@ -119,6 +125,7 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_LINE_CHARS", MAX_LINE_CHARS, "characters on one line"),
     ("MAX_TOKENS", MAX_TOKENS, "tokens in one file"),
     ("MAX_NESTING", MAX_NESTING, "levels of nesting"),
+    ("MAX_NUMBER_DIGITS", MAX_NUMBER_DIGITS, "digits of one number"),
     ("MAX_FILES", MAX_FILES, ".rules files in one ruleset"),
     ("MAX_XML_BYTES", MAX_XML_BYTES, "bytes of one BattleScribe XML file, read or unzipped"),
     ("MAX_XML_ELEMENTS", MAX_XML_ELEMENTS, "elements of one BattleScribe XML file"),
@@ -142,6 +149,7 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_TABLE_INCHES", MAX_TABLE_INCHES, "inches of a battlefield"),
     ("MAX_SCENARIO_UNITS", MAX_SCENARIO_UNITS, "units in one scenario"),
     ("MAX_TERRAIN_AREAS", MAX_TERRAIN_AREAS, "terrain areas of one table"),
+    ("MAX_TURNS", MAX_TURNS, "game turns of one battle"),
     ("MAX_GAMES", MAX_GAMES, "battles of one simulate run"),
     ("MAX_JOBS", MAX_JOBS, "worker processes of one run"),
     ("MAX_EXACT_STATES", MAX_EXACT_STATES, "positions of one exact battle"),
@@ -268,7 +276,20 @@ class TooDeep(Exception):
         self.column = column
 
 
+class TooLongNumber(Exception):
+    """Raised by the lexer for a number written with more than :data:`MAX_NUMBER_DIGITS` digits."""
+
+    def __init__(self, line: int, column: int, digits: int) -> None:
+        super().__init__(f"a number of {digits:,} digits")
+        self.line = line
+        self.column = column
+        self.digits = digits
+
+
 _OPEN = frozenset(("LPAR", "LSQB"))
+#: The tokens that are read as numbers (``12``, ``0.5``, ``2d6``, ``6"``, ``4+``, ``1.0.0``).
+_NUMBERS = frozenset(("INT", "DECIMAL", "DICE", "INCHES", "CELL_TARGET", "VERSION", "VERSION_REQ"))
+_DIGITS = re.compile(r"\d+")
 _CLOSE = frozenset(("RPAR", "RSQB"))
 
 
@@ -293,6 +314,10 @@ def count_tokens(stream: Any, limit: int = MAX_TOKENS, depth_limit: int = MAX_NE
         if n > limit:
             raise TooManyTokens(getattr(token, "line", 1) or 1, getattr(token, "column", 1) or 1)
         kind = getattr(token, "type", None)
+        if kind in _NUMBERS and len(token) > MAX_NUMBER_DIGITS:
+            longest = max((len(m) for m in _DIGITS.findall(str(token))), default=0)
+            if longest > MAX_NUMBER_DIGITS:
+                raise TooLongNumber(getattr(token, "line", 1) or 1, getattr(token, "column", 1) or 1, longest)
         if kind in _OPEN:
             depth += 1
             if depth > depth_limit:

@@ -31,9 +31,11 @@ website"), where a reader sees no long fraction in running text:
 """
 from __future__ import annotations
 
+import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
-__all__ = ["a_or_an", "agree", "chance_words", "exact_words", "fraction_json", "mean_words", "number_words", "plural",
+__all__ = ["a_or_an", "agree", "chance_words", "decimal", "exact_words", "fraction_json", "mean_words", "number_words", "plural",
            "value_words"]
 
 
@@ -72,7 +74,7 @@ def value_words(v: object) -> str:
     """
     if isinstance(v, Fraction):
         if max(v.numerator.bit_length(), v.denominator.bit_length()) > _PRINTABLE_BITS:
-            return f"≈ {float(v):.6g}"
+            return f"≈ {decimal(v)}"
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     if v is None:
         return "none"
@@ -96,13 +98,36 @@ def number_words(v: object) -> str:
     if isinstance(v, Fraction):
         if v.denominator == 1:
             return str(v.numerator)
-        dec = f"{float(v):.6g}"
+        dec = decimal(v)
         if v.denominator < 10**6:
             return f"{v.numerator}/{v.denominator} (≈ {dec})"
         return f"≈ {dec}"
     if isinstance(v, float):
         return f"{v:.10g}"
     return value_words(v)
+
+
+def _float(v: Fraction | float | int) -> float:
+    try:
+        return float(v)
+    except OverflowError:  # a whole number or a fraction past a float's range (about 1.8e308)
+        return math.inf
+
+
+def decimal(v: Fraction | float | int, spec: str = ".6g") -> str:
+    """``v`` as a decimal (six significant digits), of any size: a float's range ends near
+    1.8e308 (and a fraction below 1e-308 would read 0), so past it the decimal is worked out exactly.
+
+    >>> decimal(Fraction(1, 3)), decimal(Fraction(10**400 + 1, 3)), decimal(Fraction(1, 10**400)), decimal(0)
+    ('0.333333', '3.33333e+399', '1e-400', '0')
+    """
+    f = _float(v)
+    if math.isfinite(f) and (f != 0 or v == 0):
+        return format(f, spec)
+    exact = Fraction(v)
+    with localcontext() as ctx:
+        ctx.prec = 20
+        return format(Decimal(exact.numerator) / Decimal(exact.denominator), spec)
 
 
 def full_number_words(v: object) -> str:
@@ -113,7 +138,7 @@ def full_number_words(v: object) -> str:
     ('1/10000001 (≈ 1e-07)', '2/3 (≈ 0.666667)', '4')
     """
     if isinstance(v, Fraction) and v.denominator != 1 and len(str(v.denominator)) <= 4000:
-        return f"{v.numerator}/{v.denominator} (≈ {float(v):.6g})"
+        return f"{v.numerator}/{v.denominator} (≈ {decimal(v)})"
     if isinstance(v, float):
         return repr(v)
     return number_words(v)
@@ -134,7 +159,8 @@ def fraction_json(p: Fraction | float | int) -> str:
     if isinstance(p, Fraction):
         if max(p.numerator.bit_length(), p.denominator.bit_length()) <= _PRINTABLE_BITS:
             return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
-    return repr(float(p))
+    f = _float(p)
+    return repr(f) if math.isfinite(f) else decimal(p, ".17g")
 
 
 def chance_words(p: Fraction | float | None, words: bool = False) -> str:
@@ -155,7 +181,7 @@ def chance_words(p: Fraction | float | None, words: bool = False) -> str:
         return "always"
     x = float(p) * 100
     if x == 0:
-        return "0%"
+        return "0%" if p == 0 else "<0.01%"
     if 99.995 <= x < 100:
         return ">99.99%"
     if x >= 10 or x == round(x):
@@ -179,9 +205,13 @@ def mean_words(m: Fraction | float | int | None) -> str:
         return "yes" if m else "no"
     if isinstance(m, Fraction) and m.denominator == 1:
         return str(m.numerator)
-    if isinstance(m, int) or float(m) == int(float(m)):
+    if isinstance(m, int):
+        return str(m)
+    if not math.isfinite(f := _float(m)):
+        return decimal(m)  # past a float's range
+    if f == int(f):
         return str(int(m))
-    return f"{float(m):.2f}"
+    return f"{f:.2f}"
 
 
 def exact_words(v: Fraction | float | int | None) -> str:

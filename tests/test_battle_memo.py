@@ -38,3 +38,15 @@ def test_a_numbered_key_is_looked_up_once_and_its_number_never_given_again(monke
     monkeypatch.setattr(memo, "LIMIT", 4)
     assert ids.number(("new",)) == 4  # full at 4: it started again, and the numbers go on
     assert ids.number(("ogre", 2, (3.5, 4.0))) == 5 and dict(ids) == {("new",): 4, ("ogre", 2, (3.5, 4.0)): 5}
+
+
+def test_a_group_of_keys_is_kept_until_its_trial_shows_they_seldom_recur(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.battle.memo import Recurring
+    monkeypatch.setattr(memo, "TRIAL", 10)
+    monkeypatch.setattr(memo, "RECUR", 0.2)
+    r = Recurring()
+    assert r.worth("fire") and [r.found("fire", k == 0) for k in range(10)] == [True] * 9 + [False]
+    assert not r.worth("fire") and r.worth("move")  # 1 found of 10 looked up: below a fifth; another group kept
+    assert [r.found("move", k % 5 == 0) for k in range(10)][-1] and r.worth("move")  # 2 of 10: a fifth, kept
+    assert not r.found("move", False) and not r.worth("move")  # 2 of 11: below
+    assert not hasattr(r, "__dict__")

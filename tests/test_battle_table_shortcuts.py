@@ -298,11 +298,14 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     view, volleys, moves, worths, scan = Estimates.view, Estimates.volleys, Estimates.moves, Estimates.worths, \
         Estimates.scan
 
-    def checked_scan(self: Estimates, unit: Any) -> Any:
-        """The signature and the view of one pass are those worked out each on its own."""
-        got = scan(self, unit)
+    def checked_scan(self: Estimates, unit: Any, *args: Any) -> Any:
+        """The signature and the view of one pass are those worked out each on its own (and the
+        view held in the signature's stead, where the state's answers are not kept, gives way to
+        the signature when asked, and is still the view)."""
+        got = scan(self, unit, *args)
         fresh = look(self.state, unit)
-        assert got == signature(self.state, unit) and self.sig == (unit, got)
+        assert self.sig == (unit, got) and (got == signature(self.state, unit) if isinstance(got, tuple) else
+                                            got is self.view(unit) and self.signature(unit) == signature(self.state, unit))
         kept = self.view(unit)
         assert (kept.seen, kept.distances, kept.nearest, kept.gap) == (fresh.seen, fresh.distances, fresh.nearest,
                                                                        fresh.gap)
@@ -365,6 +368,25 @@ def test_what_the_shortcuts_keep_is_what_is_worked_out_afresh(scenarios: dict[st
     assert len(table._moves) > 20  # and each move kept is the move worked out afresh
     for (start, goal, budget), kept_at in table._moves.items():
         assert kept_at == bare._move(start, goal, budget)
+
+
+@pytest.mark.parametrize("sid", SCENARIOS)
+def test_where_states_do_not_recur_nothing_is_kept_under_them_and_the_games_are_the_same(
+        scenarios: dict[str, Any], sid: str, checked: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With every phase of every game turn judged not to recur (memo.Recurring), no offer is kept
+    and a unit acting between greedy sides is given no signature unless one is asked: the games
+    (greedy, and greedy against random) are those played with everything kept, and every view,
+    volley, move and signature still the one worked out afresh."""
+    from compiler.battle import memo
+    from compiler.battle.setup import prepared
+    rs, sc = scenarios[sid]
+    played = [game(Rules(rs), sc, i, mixed) for i in range(2) for mixed in (False, True)]
+    monkeypatch.setattr(memo, "TRIAL", 0)
+    monkeypatch.setattr(memo, "RECUR", 2.0)  # never found often enough
+    rules = Rules(rs)
+    viewed = checked[0]
+    assert played == [game(rules, sc, i, mixed) for i in range(2) for mixed in (False, True)]
+    assert not prepared(rules, sc).engine.offers and checked[4] > 50 and checked[0] > viewed
 
 
 def test_a_view_is_kept_only_while_the_signature_holds(scenarios: dict[str, Any]) -> None:

@@ -259,22 +259,44 @@ def tallied(ends: list[tuple[Outcome, int]]) -> Counter[Outcome]:
     return out
 
 
-def test_a_walk_whose_positions_do_not_recur_gives_up_keeping_at_its_two_hundredth_game() -> None:
+def crowd() -> tuple[Rules, A.Scenario]:
     """Forty gunners a side over six turns: nearly every game turn begins at a position not met
-    before, more than one a game; the walk keeps them for its first TRIAL = 200 games (the
-    documented bound, at exactly the bound), then the engine plays alone — the same games, walked
-    one at a time or many at once."""
+    before, some 2.3 a game over the first fifty."""
     text = OGRES.replace("turns 4", "turns 6").replace("    2 ogre\n", "    40 gunner\n").replace(
         "    6 gunner\n", "    40 gunner\n")
     result = compile_text(text, "crowd.rules")
     assert result.ok, [d.message for d in result.diagnostics]
-    model = result.rulesets[0]
-    sc = model.get("ogres")
+    sc = result.rulesets[0].get("ogres")
     assert isinstance(sc, A.Scenario)
-    rules = Rules(model)
+    return Rules(result.rulesets[0]), sc
+
+
+def test_a_walk_whose_positions_come_thick_gives_up_keeping_at_its_fiftieth_game(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """More than EARLY_GIVE_UP new positions a game over the first EARLY = 50 games (the
+    documented bound, at exactly the bound; EARLY_GIVE_UP lowered from its 2.5 under the crowd's
+    2.3): the engine plays alone from the fiftieth."""
+    rules, sc = crowd()
+    assert (walk_module.EARLY, walk_module.EARLY_GIVE_UP) == (50, 2.5)
+    monkeypatch.setattr(walk_module, "EARLY_GIVE_UP", 2.0)
+    seeds = game_seed_array(12, 0, 51)
+    walk = Walk(rules, sc, ["greedy", "greedy"])
+    walked = [walk.play(s) for s in seeds[:49].tolist()]
+    assert walk.keeping and walk.games == 49 and 2.0 * 50 < walk.turns <= 2.5 * 50 and walk.positions
+    walked.append(walk.play(int(seeds[49])))
+    assert not walk.keeping and not walk.positions and walk.games == 49
+    assert walked[::10] == [engine(rules, sc, s) for s in seeds[:50:10].tolist()]
+
+
+def test_a_walk_whose_positions_do_not_recur_gives_up_keeping_at_its_two_hundredth_game() -> None:
+    """Fewer than EARLY_GIVE_UP new positions a game by the fiftieth (the crowd's 2.3, under
+    2.5), more than one a game: the walk keeps them for its first TRIAL = 200
+    games (the documented bound, at exactly the bound), then the engine plays alone — the same
+    games, walked one at a time or many at once."""
+    rules, sc = crowd()
     assert walk_module.TRIAL == 200
     seeds = game_seed_array(12, 0, 201)
-    one, many = Walk(Rules(model), sc, ["greedy", "greedy"]), Walk(Rules(model), sc, ["greedy", "greedy"])
+    one, many = Walk(Rules(rules.model), sc, ["greedy", "greedy"]), Walk(Rules(rules.model), sc, ["greedy", "greedy"])
     walked = [one.play(s) for s in seeds[:199].tolist()]
     assert tallied(many.play_many(seeds[:199])) == Counter(walked)
     for walk in (one, many):

@@ -275,3 +275,155 @@ def test_each_game_turn_of_a_battle_starts_with_its_heading(activation: str) -> 
     assert all(t in turns for t in shots)
     first = {t: next(i for i, e in enumerate(battle.events) if e["event"] == "turn" and e["turn"] == t) for t in turns}
     assert all(i >= first[e["turn"]] for i, e in enumerate(battle.events) if e["event"] not in ("turn", "start"))
+
+
+def _fmt_stdin(data: bytes) -> tuple[int, bytes, str]:
+    from click.testing import CliRunner
+
+    from compiler.cli import app
+
+    r = CliRunner().invoke(app, ["fmt", "-"], input=data, env={"NO_COLOR": "1"})
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return r.exit_code, r.stdout_bytes, r.stderr
+
+
+def test_fmt_of_standard_input_never_changes_a_byte_it_cannot_read() -> None:
+    from compiler.limits import MAX_FILE_BYTES
+
+    code, out, err = _fmt_stdin('stat   X "café"  1..3\n'.encode())
+    assert (code, out) == (0, 'stat X "café" 1..3\n'.encode()), err
+    # a Latin-1 accent: refused where it stands, nothing on standard output (it was written back
+    # as U+FFFD, or a traceback, by the locale)
+    code, out, err = _fmt_stdin(b'stat X "caf\xe9" 1..3\n')
+    assert (code, out) == (1, b"") and err.startswith("<stdin>:1:12: error[W005]: this text is not UTF-8 (byte 0xE9)")
+    code, out, err = _fmt_stdin(b"# " + b"x" * MAX_FILE_BYTES)  # read up to the limit of a file, never on
+    assert (code, out) == (1, b"") and "error[W902]: standard input runs past 2,000,000 bytes" in err
+
+
+@pytest.mark.parametrize("game_turns, scenario_turns, refused", [
+    (3, None, None), (1000, None, None), (0, None, "game 'g' has turns 0"),
+    (99999999999999, None, "game 'g' has turns 99,999,999,999,999"),
+    (3, 1001, "scenario 'line' has turns 1,001"), (3, 0, "scenario 'line' has turns 0"),
+])
+def test_a_battle_of_no_turns_or_of_endless_turns_is_refused(game_turns: int, scenario_turns: int | None,
+                                                             refused: str | None) -> None:
+    """A battle nobody can win before its last turn (here BS 7 never hits) is played to its end:
+    `turns 99999999999999` ran for ever; `turns 0` on a scenario was read as the game's turns."""
+    text = SKIRMISH.format(activation="alternating_units").replace("  turns 3", f"  turns {game_turns}")
+    if scenario_turns is not None:
+        text = text.replace('  distance 18"\n', f'  distance 18"\n  turns {scenario_turns}\n')
+    result = compile_text(text.replace("BS 6  W 1", "BS 7  W 1"), "alt.rules")
+    errors = [(d.code, d.message) for d in result.diagnostics if d.is_error]
+    if refused is None:
+        assert errors == [], errors
+    else:
+        assert errors == [("W864", f"{refused}; a battle is played over 1 to 1,000 game turns")], errors
+
+
+def test_a_tab_in_the_indentation_is_named_as_the_mistake() -> None:
+    text = LOST_ATTACK.replace("     natural 1 fails", "\tnatural 1 fails").replace("  expect mean(r.nonsense) = 1\n", "")
+    errors = [(d.code, d.span.line, d.span.column, d.message, d.hint)
+              for d in compile_text(text, "r.rules").diagnostics if d.is_error]
+    assert errors == [("W001", 10, 1, "this line is indented with a tab, which counts as 8 spaces",
+                       "indent with spaces, two for each block, as the lines around it are")], errors
+
+
+def test_a_bracket_left_open_is_named_where_it_opens() -> None:
+    # the next line reads as more of the bracket: the error was "unexpected 'natural'" on it
+    text = LOST_ATTACK.replace("     natural 1 fails", "    natural 1 fails").replace(
+        "  expect mean(r.nonsense) = 1\n", "").replace("roll d10 >= 11 - AIM", "roll d10 >= (11 - AIM")
+    errors = [(d.code, d.span.line, d.span.column, d.message, d.hint)
+              for d in compile_text(text, "r.rules").diagnostics if d.is_error]
+    column = text.splitlines()[8].index("(") + 1
+    assert errors == [("W001", 9, column, "this '(' is not closed, so line 10 reads as more of it",
+                       "close it with ')' before the end of line 9")], errors
+    # a bracket closed, in a line with inches and quoted text before it, is no such mistake
+    fine = text.replace("roll d10 >= (11 - AIM", 'roll d10 >= (11 - AIM)').replace(
+        'stat AIM "Aim" 1..9: "a"', 'stat AIM "Aim (" 1..9: "a ["')
+    assert compile_text(fine, "r.rules").ok
+
+
+NATURALS = '''ruleset n "N":
+  version 1.0.0
+stat Ld "Leadership" 2..12: "l"
+stat BS "Ballistic Skill" 1..9: "b"
+test nerve(Ld) "Nerve":
+  roll 2d6 <= Ld
+  {clause}
+example e "E":
+  expect P(nerve(7)) = {p}
+'''
+
+
+@pytest.mark.parametrize("clause, p, warned", [
+    # 2d6 totals 2 to 12: a re-roll of 1s, or a natural 1, never happens (the law is the plain 7/12;
+    # re-rolling 1 or 2 re-rolls the 2 alone)
+    ("reroll 1s", "7/12", "no roll of 2d6 is a natural 1: 'reroll 1s' never applies"),
+    ("natural 1 fails", "7/12", "no roll of 2d6 is a natural 1: 'natural 1 fails' never applies"),
+    ("reroll natural 1 or 2", "20/36 + 1/36 * 7/12", "no roll of 2d6 is a natural 1: 'reroll natural 1 or 2' "
+                                                     "never applies"),
+    # faces the dice do show: nothing to say
+    ("natural 12 fails", "7/12", None), ("natural 2 succeeds", "7/12", None),
+    ("reroll failures", "7/12 + 5/12 * 7/12", None),
+])
+def test_a_natural_face_the_dice_never_total_is_warned_of(clause: str, p: str, warned: str | None) -> None:
+    result = compile_text(NATURALS.format(clause=clause, p=p), "n.rules")
+    assert result.ok
+    said = [(d.code, d.message) for d in result.diagnostics if d.severity.name == "WARNING"]
+    assert said == ([("W202", warned)] if warned else []), said
+    from compiler.resolve.runner import run_example
+
+    model = result.rulesets[0]
+    assert run_example(model, model.get("e")).passed  # and the law is what the warning says it is
+
+
+def test_the_hint_for_rerolling_ones_on_two_dice_is_a_rule_that_works() -> None:
+    from fractions import Fraction
+
+    from compiler.resolve.runner import run_example
+
+    result = compile_text(NATURALS.format(clause="reroll 1s", p="1"), "n.rules")
+    hint = next(d.hint for d in result.diagnostics if d.code == "W202")
+    assert hint.endswith("to re-roll each die that shows 1, roll reroll(d6, 1) + reroll(d6, 1)")
+    die = {1: Fraction(1, 36), **{k: Fraction(7, 36) for k in range(2, 7)}}  # a 1 rolled again, once
+    law = sum(p * q for a, p in die.items() for b, q in die.items() if a + b <= 7)
+    fixed = NATURALS.format(clause="", p=str(law)).replace("roll 2d6 <= Ld", "roll reroll(d6, 1) + reroll(d6, 1) <= Ld")
+    result = compile_text(fixed, "n.rules")
+    assert result.ok and not [d for d in result.diagnostics if d.code == "W202"]
+    model = result.rulesets[0]
+    assert run_example(model, model.get("e")).passed
+
+
+def test_a_projects_own_mkdocs_yml_gets_the_markdown_extensions_the_pages_need(tmp_path: Path) -> None:
+    """A mkdocs.yml written by hand, without attr_list and the others, built pages whose anchors
+    showed as text ("{ #ws-calc-data }") and whose calculator never started, with exit 0."""
+    import os
+
+    from compiler.syntax.scaffold import create
+
+    create("duel", tmp_path / "rules" / "duel")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "about.md").write_text("# About\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text("site_name: Mine\ndocs_dir: docs\nsite_dir: public\ntheme:\n  name: material\n"
+                                         "  font: false\nplugins:\n  - search\n  - warscribe:\n      rules_dir: rules\n"
+                                         "      calculator_models:\n        duel: 2\n", encoding="utf-8")
+    before = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code, out, err = _run("build")
+    finally:
+        os.chdir(before)
+    assert code == 0, out + err
+    page = (tmp_path / "public" / "duel" / "calculator" / "index.html").read_text("utf-8")
+    assert 'id="ws-calc-data"' in page and "{ #" not in page
+    pages = [p.read_text("utf-8") for p in (tmp_path / "public" / "duel").rglob("*.html")]
+    assert any('class="admonition' in p for p in pages)  # the scaffold's assumption and designer's note
+    assert not [p for p in pages if "!!! " in p or "??? " in p or "{ #" in p]
+    # the ruleset's id names its folder in the project's rules folder, as the calculator writes it
+    os.chdir(tmp_path)
+    try:
+        code, out, err = _run("eval", "duel", "P(hit(3))")
+    finally:
+        os.chdir(before)
+    assert code == 0 and out.splitlines()[-1].strip() == "1/2", out + err

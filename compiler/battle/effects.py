@@ -45,11 +45,13 @@ def move(battle: Battle, unit: Unit, effect: A.ActionEffect, action: A.Action | 
         values = est.moves(unit, gap, steps)
         step = steps[battle.choose(Choice("move", unit.side, unit.label, f"How far does {unit.label} move (0-{rolled}\")?",
                                           tuple(Option(f'{d}"', d) for d in steps), lambda: values))]
-    elif battle.greedy(unit.side):  # the pick is kept per state
-        key = (id(effect), unit.started, est.numbered(unit))
-        found = battle.memos.steps.get(key)
+    elif battle.greedy(unit.side):  # the pick worked out for the action's worth, or kept per state
+        found = est.stepped(unit, effect.value)
         if found is None:
-            found = battle.memos.steps.keep(key, est.step(unit, effect.value))
+            key = (id(effect), unit.started, est.numbered(unit))
+            found = battle.memos.steps.get(key)
+            if found is None:
+                found = battle.memos.steps.keep(key, est.step(unit, effect.value))
         i, step = found
         if i is not None:
             battle.choices.append(i)
@@ -114,7 +116,7 @@ def attack_target(battle: Battle, unit: Unit, effect: A.ActionEffect, target: Un
     """The attack of ``effect`` against ``target`` (or, None, an enemy chosen among those in reach).
     A shooting attack at a given target (a reaction's, at the unit that caused it) is not made when a
     terrain area that blocks sight stands between them."""
-    attack = battle.rules.model.get(effect.name or "")
+    attack = battle.rules.attacks.get(effect.name or "")
     assert isinstance(attack, A.Attack)
     est = battle.estimates
     reach = effect.reach

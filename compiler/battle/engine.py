@@ -29,6 +29,7 @@ from compiler.battle.policies import Choice, GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules, bernoulli, uniform
 from compiler.battle.setup import Offer, prepared
 from compiler.battle.signature import Signature
+from compiler.battle.view import View
 from compiler.battle.state import State, Unit
 from compiler.battle.streams import Draws, Stream
 from compiler.battle.turns import (cool_down, counter_range, counters_fall, counters_on, outcome_law, rally,
@@ -81,6 +82,11 @@ class Battle:
         #: with ``dice`` (a log for people): each volley's dice, drawn given its outcome from a stream of their own
         self.dice = VolleyDice(rules, seed) if dice else None
         self.greedy_sides = [type(p) is GreedyPolicy and nature is None for p in self.policies]
+        #: every side greedy (no choice is built, no search keys a position by the acting unit's
+        #: signature): a unit acting where the answers are not kept needs no signature
+        self.unsigned = all(self.greedy_sides)
+        #: whether the acting unit's state is keyed: its phase's offers recur (see :meth:`offer`)
+        self.keyed = True
         self.turns = scenario.turns or game.turns or 1
         self.events: list[dict[str, Any]] = []
         self.choices: list[int] = []
@@ -286,7 +292,11 @@ class Battle:
             self.estimates.sig = None
             return False  # every action of the phase is barred to the unit
         est = self.estimates
-        side, sig = unit.side, est.scan(unit)  # (est.sig set: valid until the first effect changes the state)
+        # (est.sig set: valid until the first effect changes the state; with no signature, where its
+        # answers are not kept: see offer)
+        # (an attribute, not a local: the exact solver keys a position by its frames' values)
+        self.keyed = self.memos.recur.worth((phase.id, self.state.turn))
+        side, sig = unit.side, est.scan(unit, self.keyed or not self.unsigned)
         key = (phase.id, sig)  # (what est.actions reads: the phase and the signature)
         offer = self.offer(unit, phase, key)
         actions, options = offer[0], offer[1]
@@ -318,24 +328,34 @@ class Battle:
         est.sig = None
         return True
 
-    def offer(self, unit: Unit, phase: A.Phase, key: tuple[str, Signature]) -> Offer:
+    def offer(self, unit: Unit, phase: A.Phase, key: tuple[str, Signature | View]) -> Offer:
         """What ``phase`` offers ``unit`` in this state (``key``: the phase and its signature) and,
         for a greedy side, its pick: kept under the signature's number, which the estimates share
         (:meth:`~compiler.battle.estimates.Estimates.numbered`; out of :meth:`act`'s frame: the exact
-        solver keys a position by its frames' values)."""
+        solver keys a position by its frames' values), where states recur (:attr:`keyed`: a phase
+        of a game turn whose states are seldom met again is worked out afresh, see
+        :class:`~compiler.battle.memo.Recurring`)."""
         est = self.estimates
-        kept = (phase.id, est.numbered(unit))
         memo = self.memos.offers
-        offer = memo.get(kept)
+        offer: Offer | None = None
+        kept: tuple[str, int] | None = None
+        if self.keyed:  # (where states recur: a battle's first turn, a small battle)
+            kept = (phase.id, est.numbered(unit))
+            offer = memo.get(kept)
+            self.memos.recur.found((phase.id, self.state.turn), offer is not None)
         if offer is None:
             statuses = unit.statuses
             acts = [a for a in phase.actions if not (a.unless and any(s in statuses for s in a.unless))
                     and a.id not in self.cornerless and est.can_attack(unit, a)]
             # the actions, their options, and (once worked out) the greedy policy's pick
-            offer = memo.keep(kept, self.menu(phase, acts) + (None,))
+            offer = self.menu(phase, acts) + (None,)
+            if kept is not None:
+                memo.keep(kept, offer)
         if offer[2] is None and offer[0] and self.greedy_sides[unit.side]:
             values = est.actions(key, unit, offer[0])[:len(offer[1])]
-            offer = memo[kept] = (offer[0], offer[1], values.index(max(values)))
+            offer = (offer[0], offer[1], values.index(max(values)))
+            if kept is not None:
+                memo[kept] = offer
         return offer
 
     def menu(self, phase: A.Phase, acts: list[A.Action]) -> tuple[list[A.Action], tuple[Option, ...]]:

@@ -40,7 +40,7 @@ class EstimateMemos:
         default_factory=lambda: Memo("a unit's volleys, by enemy"))
     worths: Memo[tuple[Any, ...], dict[tuple[Any, ...], float]] = field(
         default_factory=lambda: Memo("a unit's volleys at a distance, by enemy"))
-    #: each signature (and lean key of a move's worth) met, numbered: the memos above key a state by its number
+    #: each signature met, numbered: the memos above key a state by its number
     ids: Numbered[tuple[Any, ...]] = field(default_factory=Numbered)
     #: the bands of distance of the scenario's volleys (made by the first battle's estimates)
     bands: Bands | None = None
@@ -54,7 +54,7 @@ class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
     __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view", "_view_sig",
-                 "lean", "lean_engage", "_sets_only",
+                 "lean", "lean_engage", "_sets_only", "_attacks",
                  "banded", "bands", "_held")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
@@ -66,12 +66,14 @@ class Estimates:
                    for e in a.effects if e.kind == "attack" and e.engaged_only and e.name]
         self.combat_attack: str | None = fights[0][0] if fights else None
         self.combat_reach: str | None = fights[0][1] if fights else None
-        #: the acting unit's signature while it holds (the engine clears it when the state changes)
-        self.sig: tuple[Unit, Signature] | None = None
+        #: the acting unit's signature while it holds (the engine clears it when the state changes),
+        #: or its view in the signature's stead (see :meth:`scan`)
+        self.sig: tuple[Unit, Signature | View] | None = None
         #: what the acting unit sees (:meth:`view`), kept while its signature holds (the same object)
         self._view: View | None = None
-        self._view_sig: Signature | None = None
+        self._view_sig: Signature | View | None = None
         self._sets_only: dict[str, bool] = {}  # per action: whether it only sets statuses
+        self._attacks: dict[str, bool] = {}  # per action: whether it makes an attack
         # On a table without objectives, a move's worth reads of the enemies only what the later
         # actions weigh at a hypothetical distance (:meth:`move_key`) when those actions only
         # attack (every enemy in reach a target), test, engage, set or clear; a status held
@@ -204,7 +206,7 @@ class Estimates:
         gain = 0.0
         for a in [a for p in self.game.phases for a in p.actions if not any(unit.has(s) for s in a.unless)]:
             for e in a.effects:
-                attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
                 if isinstance(attack, A.Attack):
                     gain = max([gain] + [self.expected(attack, after, f, reach=e.reach, cover=cover)
                                          - self.expected(attack, unit, f, reach=e.reach, cover=cover)
@@ -214,7 +216,10 @@ class Estimates:
     def can_attack(self, unit: Unit, action: A.Action) -> bool:
         """False when the action resolves an attack that the unit has no usable weapon for (none that
         reaches an enemy, when the attack is made ``within`` a reach)."""
-        if not any(e.kind == "attack" for e in action.effects):
+        attacks = self._attacks.get(action.id)
+        if attacks is None:
+            attacks = self._attacks[action.id] = any(e.kind == "attack" for e in action.effects)
+        if not attacks:
             return True  # nothing to attack with: nothing to miss
         if self.state.table is not None:  # a table's states seldom recur: answered from the view
             return self._can_attack(unit, action)
@@ -233,7 +238,7 @@ class Estimates:
                 continue  # its blows follow the charge before it: the engagement decides whether they land
             if e.without and not unit.engaged:
                 return False  # close-combat weapons strike only an enemy the unit is engaged with
-            attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+            attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
             if isinstance(attack, A.Attack) and picky(e) and not any(
                     self.weapons(attack, unit, f, e.reach, d) for (f, _), d in zip(self.view(unit).seen,
                                                                                      self.view(unit).distances)
@@ -316,7 +321,7 @@ class Estimates:
                 if isinstance(attack, A.Attack):
                     best = max([best] + [p * self.expected(attack, unit, f, 0.0, reach=e.reach) for f, p in contact])
             elif e.kind == "attack":
-                attack = self.rules.model.get(e.name or "")
+                attack = self.rules.attacks.get(e.name or "")
                 if isinstance(attack, A.Attack) and distance is None and not picky(e):  # every enemy in sight
                     best = max([best] + [x for _, x in self.volleys(unit, attack, e.reach)])
                 elif isinstance(attack, A.Attack) and distance is not None and not picky(e):
@@ -361,6 +366,11 @@ class Estimates:
         """Whether the greedy move of ``value`` inches toward the nearest enemy is 0": nothing it
         could do from nearer is worth more than what it can do from where it stands."""
         return self.nearest(unit)[0] is None or self.step(unit, value)[1] == 0
+
+    def stepped(self, unit: Unit, value: A.Expr) -> tuple[int | None, int] | None:
+        """:meth:`step`, when it was worked out in this state (None: it was not)."""
+        found: tuple[int | None, int] | None = self.view(unit).answers.get(("step", id(value)))
+        return found
 
     def step(self, unit: Unit, value: A.Expr) -> tuple[int | None, int]:
         """The greedy move of ``value`` inches toward the nearest enemy (there must be one): the
@@ -451,15 +461,22 @@ class Estimates:
             self._view_sig = held[1]
         return v
 
-    def scan(self, unit: Unit) -> Signature:
+    def scan(self, unit: Unit, sign: bool = True) -> Signature | View:
         """``unit``'s signature as it is about to act, held as :attr:`sig` (until the state changes);
-        on a table what it sees is looked at in the same pass and kept as :meth:`view` keeps it."""
+        on a table what it sees is looked at in the same pass and kept as :meth:`view` keeps it.
+        Without ``sign`` (on a table, where this state's answers will not be kept under its
+        signature): what it sees only, held in the signature's stead until :meth:`signature` is
+        asked (the engine's :attr:`~compiler.battle.engine.Battle.unsigned` battles: nothing keys
+        a position by :attr:`sig` there)."""
         st = self.state
+        sig: Signature | View
         if st.table is None:
             sig = signature(st, unit)
-        else:
+        elif sign:
             sig, self._view = scan(st, unit)
             self._view_sig = sig
+        else:
+            sig = self._view = self._view_sig = look(st, unit)
         self.sig = (unit, sig)
         return sig
 
@@ -492,16 +509,25 @@ class Estimates:
         held = self.sig
         if held is None or held[0] is not unit:
             return self.memos.ids.number(signature(self.state, unit))
+        sig = held[1] if type(held[1]) is tuple else self.signature(unit)
         kept = self._held
-        if kept is None or kept[0] is not held[1]:
-            kept = self._held = (held[1], self.memos.ids.number(held[1]))
+        if kept is None or kept[0] is not sig:
+            kept = self._held = (sig, self.memos.ids.number(sig))
         return kept[1]
 
     def signature(self, unit: Unit) -> Signature:
         """What an estimate for ``unit`` depends on: it, its wounds and statuses, and the enemies
         with their wounds and distances."""
-        if self.sig is not None and self.sig[0] is unit:
-            return self.sig[1]  # the state has not changed since it was worked out
+        held = self.sig
+        if held is not None and held[0] is unit:
+            sig = held[1]
+            if type(sig) is tuple:
+                return sig  # the state has not changed since it was worked out
+            real = signature(self.state, unit)  # held in its stead: the view (see scan)
+            self.sig = (unit, real)
+            if self._view_sig is sig:
+                self._view_sig = real  # (the view holds as long)
+            return real
         return signature(self.state, unit)
 
     def reaction_value(self, unit: Unit, status: str) -> float:
@@ -528,7 +554,7 @@ class Estimates:
         for r in self.game.reactions:
             if r.requires == status:
                 for e in r.effects:
-                    attack = self.rules.model.get(e.name or "") if e.kind == "attack" else None
+                    attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
                     if isinstance(attack, A.Attack):
                         value += self.expected(attack, unit, foe, gap, reach=e.reach)
         return value
@@ -538,11 +564,9 @@ class Estimates:
         if not self.lean:
             key: tuple[Any, ...] = (self.game.id, gap, len(steps), self.numbered(unit))
         else:
-            v = self.view(unit)
-            lean: int | None = v.answers.get("move key's number")  # (the view holds while the state does)
-            if lean is None:
-                lean = v.answers["move key's number"] = self.memos.ids.number(self.move_key(unit))
-            key = (self.game.id, self.bands.run(gap, len(steps)) if self.banded else gap, len(steps), lean)
+            # (asked once per state: the greedy move is kept in the view, see step)
+            key = (self.game.id, self.bands.run(gap, len(steps)) if self.banded else gap, len(steps),
+                   self.move_key(unit))
         found = self.memos.moves.get(key)
         if found is None:
             found = self.memos.moves.keep(key, self._moves(unit, gap, steps))

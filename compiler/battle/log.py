@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, TextIO
@@ -110,8 +111,11 @@ def _row(text: str, n: int) -> dict[str, Any]:
         row = json.loads(text)
     except RecursionError:
         raise LogError(f"{where} is nested too deeply to be a battle log") from None
-    except ValueError as err:  # JSONDecodeError, or a number of more digits than Python converts
+    except json.JSONDecodeError as err:
         raise LogError(f"{where} is not JSON: {str(err).splitlines()[0][:200]}") from None
+    except ValueError:  # a number of more digits than Python converts
+        raise LogError(f"{where} holds a number of more than {sys.get_int_max_str_digits():,} digits, which no "
+                       f"battle log has") from None
     if not isinstance(row, dict):
         raise LogError(f"{where} is not a JSON object")
     _checked(row, where)

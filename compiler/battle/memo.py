@@ -15,11 +15,16 @@ number once, and they are keyed by it.
 """
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
 
+#: Look-ups of a group of keys before :class:`Recurring` judges whether they recur, and the share of
+#: them that must be found for the group to be kept (a hit saves a decision's work, a miss costs
+#: the key and the entry: some tenth of it).
+TRIAL = 500
+RECUR = 0.15
 #: Entries a memo keeps before it starts again (a long run meets few distinct states; a bound
 #: keeps a pathological one from filling memory).
 LIMIT = 500_000
@@ -73,3 +78,38 @@ class Numbered(dict[K, int]):
             found = self[key] = self.next
             self.next += 1
         return found
+
+
+class Recurring:
+    """Whether keeping answers under a kind of key pays: per group of keys (a phase in a game
+    turn), how many were looked up and how many found.  A memo whose keys seldom recur (a state of
+    a battle of many units, past its first game turn) costs more to key and to fill than it saves;
+    a group is kept while fewer than :data:`TRIAL` of its keys were looked up, or at least
+    :data:`RECUR` of them were found.  Nothing but the time depends on it: a memo's answer is the
+    answer worked out afresh.
+
+    >>> r = Recurring()
+    >>> all(r.worth("move") for _ in range(TRIAL)) and [r.found("move", k % 2 == 0) for k in range(TRIAL)][-1]
+    True
+    >>> [r.found("fire", False) for _ in range(TRIAL)][-1], r.worth("fire"), r.worth("move")
+    (False, False, True)
+    """
+
+    __slots__ = ("groups",)
+
+    def __init__(self) -> None:
+        self.groups: dict[Any, list[int]] = {}  # group → [looked up, found]; absent: kept
+
+    def worth(self, group: object) -> bool:
+        """Whether the keys of ``group`` are still worth keeping (and looking up)."""
+        looked, hits = self.groups.get(group) or (0, 0)
+        return looked < TRIAL or (looked > 0 and hits >= RECUR * looked)
+
+    def found(self, group: object, hit: bool) -> bool:
+        """Count a look-up of a key of ``group`` (``hit``: found); whether the group is still worth keeping."""
+        kept = self.groups.get(group)
+        if kept is None:
+            kept = self.groups[group] = [0, 0]
+        kept[0] += 1
+        kept[1] += hit
+        return self.worth(group)

@@ -181,6 +181,8 @@ class Rules:
         self._situations: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
         self._usable: dict[tuple[str, str, str | None, str], bool] = {}
         self.derived = tuple(d for g in model.of_type(A.Game) for d in g.derived)
+        #: the attacks by id: ``model.get(id)`` when it is an attack, else nothing (read by the battle's hot paths)
+        self.attacks: dict[str, A.Attack] = {k: v for k, v in model.symbols.items() if isinstance(v, A.Attack)}
         #: the statuses a volley reads of the unit it is at, not of the shooter (``+1 to save when
         #: gone_to_ground``: :func:`~compiler.model.sides.status_sides`)
         self.defending = status_sides(model).defending

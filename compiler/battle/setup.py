@@ -15,7 +15,7 @@ from typing import Any
 
 from compiler import ast as A
 from compiler.battle.estimates import EstimateMemos
-from compiler.battle.memo import Memo
+from compiler.battle.memo import Memo, Recurring
 from compiler.battle.policies import Option
 from compiler.battle.rules import Law, Rules
 from compiler.battle.state import Marker, State, Unit
@@ -64,6 +64,8 @@ class EngineMemos:
     """The engine's kept picks and plans (one set per scenario and process)."""
 
     offers: Memo[tuple[Any, ...], Offer] = field(default_factory=lambda: Memo("a phase's offers"))
+    #: whether the offers of a phase in a game turn recur (are worth keeping)
+    recur: Recurring = field(default_factory=Recurring)
     menus: Memo[tuple[str, ...], tuple[list[A.Action], tuple[Option, ...]]] = field(
         default_factory=lambda: Memo("a phase's actions offered and their options"))
     steps: Memo[tuple[Any, ...], tuple[int | None, int]] = field(default_factory=lambda: Memo("greedy moves"))

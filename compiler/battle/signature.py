@@ -24,14 +24,14 @@ def signature(state: State, unit: Unit) -> Signature:
                       tuple(unit.values.items()) if unit.values else (), holding(state, unit)]
     if state.table is not None:
         out += (unit.position, unit.y)
-        for f in state.units:
-            if f.side != side and f.models > 0:
+        for f in state.foes(side):
+            if f.models > 0:
                 out += (f.profile, f.models, f.doomed, f.wounds, f.points, f.position, f.y,
                         tuple(sorted(f.statuses)) if f.statuses else (), f.uid in engaged)
         return tuple(out)
     here = unit.position
-    for f in state.units:
-        if f.side != side and f.models > 0:
+    for f in state.foes(side):
+        if f.models > 0:
             out += (f.profile, f.models, f.doomed, f.wounds, f.points, abs(here - f.position),
                     tuple(sorted(f.statuses)) if f.statuses else (), f.uid in engaged)
     return tuple(out)

@@ -118,6 +118,9 @@ class State:
     #: the statuses a volley reads of the unit it is at, not of the shooter (never changes; see
     #: :mod:`compiler.model.sides`)
     defending: frozenset[str] = frozenset()
+    #: each side's foes (:meth:`foes`), and the list of units they were taken from
+    _foes: tuple[list[Unit], dict[int, tuple[Unit, ...]]] | None = field(default=None, init=False, compare=False,
+                                                                         repr=False)
 
     def copy(self) -> State:
         """A copy that shares nothing that changes (the table is never changed, so it is shared)."""
@@ -135,12 +138,22 @@ class State:
         self.objectives = [Marker(o.oid, o.title, o.position, o.holder, o.y) for o in other.objectives]
         self.scores, self.fallen, self.first = list(other.scores), list(other.fallen), other.first
 
+    def foes(self, side: int) -> tuple[Unit, ...]:
+        """The units of the sides other than ``side``, standing or not, in the state's order (kept
+        while the state holds the same units: a side's units never change sides)."""
+        kept = self._foes
+        if kept is None or kept[0] is not self.units:
+            kept = self._foes = (self.units, {})
+        found = kept[1].get(side)
+        if found is None:
+            found = kept[1][side] = tuple([u for u in self.units if u.side != side])
+        return found
+
     def side_units(self, side: int) -> list[Unit]:
         return [u for u in self.units if u.side == side and u.models > 0]
 
     def enemies(self, unit: Unit) -> list[Unit]:
-        side = unit.side
-        return [u for u in self.units if u.side != side and u.models > 0]
+        return [u for u in self.foes(unit.side) if u.models > 0]
 
     def unit(self, uid: int) -> Unit:
         return self.units[uid]

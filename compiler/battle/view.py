@@ -77,8 +77,8 @@ def look(state: State, unit: Unit) -> View:
         x, y = unit.position, unit.y
         kept = (table.pairs.get((x, y)) or {}).get
         defending = state.defending
-        for f in state.units:
-            if f.side == side or f.models <= 0:
+        for f in state.foes(side):
+            if f.models <= 0:
                 continue
             found = kept((f.position, f.y))
             if found is None:
@@ -91,8 +91,8 @@ def look(state: State, unit: Unit) -> View:
                 distances.append(d)
     else:
         here = unit.position
-        for f in state.units:
-            if f.side != side and f.models > 0:
+        for f in state.foes(side):
+            if f.models > 0:
                 d = abs(here - f.position)
                 if nearest is None or d < gap:
                     nearest, gap = f, d
@@ -116,8 +116,8 @@ def scan(state: State, unit: Unit) -> tuple[Signature, View]:
     gap = 0.0
     kept = (table.pairs.get((x, y)) or {}).get
     defending = state.defending
-    for f in state.units:
-        if f.side == side or f.models <= 0:
+    for f in state.foes(side):
+        if f.models <= 0:
             continue
         fx, fy = f.position, f.y
         out += (f.profile, f.models, f.doomed, f.wounds, f.points, fx, fy,

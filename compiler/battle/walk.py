@@ -30,7 +30,8 @@ Kept transitions are checked as they are met again: a chance node whose law is n
 engine now rolls, or a successor other than the one it now reaches, is an error, never a silent
 answer.  A walk keeps at most :data:`LIMIT` positions and :data:`STEPS` chance nodes (then
 starts again); in a battle whose positions hardly ever recur (many units on a table) it stops
-keeping any after :data:`TRIAL` games and lets the engine play each game as it would alone.
+keeping any after :data:`TRIAL` games (:data:`EARLY` games when they come thick) and lets the
+engine play each game as it would alone.
 ``games`` and ``played`` count the games walked and those the engine had to play some of.
 """
 from __future__ import annotations
@@ -61,6 +62,11 @@ STEPS = 200_000
 #: battle has; many units on a table make new ones every game turn).
 TRIAL = 200
 GIVE_UP = 1.0
+#: Games after which a walk that kept more than :data:`EARLY_GIVE_UP` new positions a game stops
+#: keeping any at once (ten units a side on a table: three a game, every game turn but the first
+#: new; the bundled battles that keep theirs make under 1.4 a game by then).
+EARLY = 50
+EARLY_GIVE_UP = 2.5
 #: Games between two looks at the positions kept (their bound, and whether they recur).
 REVIEW = 50
 #: Games walked at once, at most (:meth:`Walk.play_many`), and at least (fewer are walked one
@@ -362,10 +368,10 @@ class Walk:
         """Every so many games (``games``: with the one about to be played): start again past
         :data:`LIMIT` positions or :data:`STEPS` chance nodes; give up keeping any after
         :data:`TRIAL` games that made more than :data:`GIVE_UP` new positions a game (at the
-        start of a game turn)."""
+        start of a game turn), or after :data:`EARLY` games that made more than :data:`EARLY_GIVE_UP`."""
         if len(self.positions) >= LIMIT or self.steps >= STEPS:
             self._start_again()
-        if games >= TRIAL and self.turns > GIVE_UP * games:
+        if (games >= TRIAL and self.turns > GIVE_UP * games) or (games >= EARLY and self.turns > EARLY_GIVE_UP * games):
             self.keeping = False
             self._start_again()
         self.review = games + REVIEW if games < TRIAL else games + 64 * REVIEW

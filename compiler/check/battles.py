@@ -18,7 +18,7 @@ from compiler.check.fighting import OWN_TURNS, check_close_combat, check_rest, c
 from compiler.check.ground import Ground
 from compiler.check.sure import check_sure
 from compiler.diagnostics import Span, did_you_mean
-from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX_TERRAIN_AREAS
+from compiler.limits import MAX_COUNT, MAX_SCENARIO_UNITS, MAX_TABLE_INCHES, MAX_TERRAIN_AREAS, MAX_TURNS
 from compiler.model.armies import Violation, check_army, listed_units
 
 #: What the engine knows about a unit while it works out an expression for it.
@@ -117,7 +117,15 @@ def _effects(ctx: Context, owner: str, effects: tuple[A.ActionEffect, ...], enga
             check_expr(e.until, unit_scope(ctx, owner))
 
 
+def _turns(ctx: Context, owner: str, turns: int | None, span: Span) -> None:
+    """A game's or scenario's ``turns``: from 1 to :data:`~compiler.limits.MAX_TURNS` (W864)."""
+    if turns is not None and not 1 <= turns <= MAX_TURNS:
+        ctx.sink.error(codes.SCENARIO_UNPLAYABLE, f"{owner} has turns {turns:,}; a battle is played over 1 to "
+                       f"{MAX_TURNS:,} game turns", span, f"write turns 1 to turns {MAX_TURNS:,}")
+
+
 def _game(ctx: Context, game: A.Game) -> None:
+    _turns(ctx, f"game '{game.id}'", game.turns, game.span)
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
     engages = any(e.kind == "engage" for p in game.phases for a in p.actions for e in a.effects) or \
         any(e.kind == "engage" for r in game.reactions for e in r.effects)
@@ -344,6 +352,7 @@ def _activation(ctx: Context, game: A.Game) -> None:
 
 def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
     rs = ctx.ruleset
+    _turns(ctx, f"scenario '{sc.id}'", sc.turns, sc.span)
     played = rs.get(sc.game) if sc.game is not None else (games[0] if len(games) == 1 else None)
     if isinstance(played, A.Game) and played.activation not in PLAYABLE:
         ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' plays game '{played.id}', whose activation "

@@ -85,9 +85,34 @@ def check_test_types(ctx: Context, d: A.Test, roll: A.Roll) -> None:
     for n in d.natural_fails + d.natural_succeeds:
         if n < 1:
             ctx.sink.error(codes.OUT_OF_RANGE, f"no die shows a natural {n}", d.span)
+    _never_natural(ctx, d, roll)
     clash = set(d.natural_fails) & set(d.natural_succeeds)
     if clash:
         ctx.sink.error(codes.OUT_OF_RANGE, f"natural {min(clash)} cannot both fail and succeed", d.span)
+
+
+def _never_natural(ctx: Context, d: A.Test, roll: A.Roll) -> None:
+    """W202 (a warning) for a natural rule or a re-roll whose face the test's dice never show as their
+    total: ``natural 1 fails`` or ``reroll 1s`` on 2d6 (2 to 12), ``natural 11 succeeds`` on a d10."""
+    dice = roll.dice
+    if not isinstance(dice, A.Dice) or dice.name in ctx.ruleset.dice or dice.count < 1 or dice.sides < 1:
+        return
+    low, high = dice.count, dice.count * dice.sides
+    rolled = f"{dice.count if dice.count > 1 else ''}d{dice.sides}"
+    said = [(n, f"natural {n} fails") for n in d.natural_fails] + \
+        [(n, f"natural {n} succeeds") for n in d.natural_succeeds]
+    for r in d.rerolls:
+        faces = [1] if r == "1s" else [int(f) for f in r.split(":", 1)[1].split(",")] if r.startswith("natural:") else []
+        said += [(n, f"reroll {r if r == '1s' else 'natural ' + r.split(':', 1)[1].replace(',', ' or ')}")
+                 for n in faces]
+    for n, clause in said:
+        if n >= 1 and not low <= n <= high:
+            hint = (f"the natural roll is the dice's total, {low} to {high}"
+                    + (f"; to re-roll each die that shows {n}, roll "
+                       + " + ".join([f"reroll(d{dice.sides}, {n})"] * dice.count) if clause.startswith("reroll")
+                       and dice.count > 1 and n <= dice.sides else ""))
+            ctx.sink.warning(codes.OUT_OF_RANGE, f"no roll of {rolled} is a natural {n}: '{clause}' never applies",
+                             d.span, hint)
 
 
 def check_table_types(ctx: Context, d: A.Table) -> None:

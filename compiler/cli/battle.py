@@ -40,7 +40,8 @@ def pick_scenario(model: Ruleset, name: str | None) -> A.Scenario:
 @click.argument("path", cls=Arg, required=False,
                 help="The ruleset folder (with --replay, default: the one the log names).")
 @click.argument("scenario", cls=Arg, required=False, help="The scenario id (default: the ruleset's first).")
-@click.option("--seed", type=int, help="Seed of the dice (default: a new one, printed).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1),  # what a battle log holds, so that --log can be replayed
+              help="Seed of the dice (default: a new one, printed).")
 @click.option("--auto", is_flag=True, help="Let the policies play both sides.")
 @click.option("--side", help="The side you command (default: asked).")
 @click.option("--policy", default="greedy", help="The policy of the sides you do not command: greedy, random, lookahead or mcts.")
@@ -98,7 +99,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
 
     def show(event: dict[str, Any]) -> None:
         if as_json:
-            click.echo(json.dumps(event, sort_keys=True, ensure_ascii=False))
+            say(json.dumps(event, sort_keys=True, ensure_ascii=False))
             return
         if playing and event["turn"] != drawn_at[-1]:  # on a table, the map as each game turn begins
             drawn_at.append(event["turn"])
@@ -549,7 +550,7 @@ def _report_army(model: Ruleset, chosen: A.Army, roster: Path, listed: list[Any]
             found.append({"message": v.message, "army": v.army, "rule": trail[-1].id if trail else None,
                           "span": v.span.to_json(), "line": v.unit.line if v.unit is not None else None})
         trail = model.section_path(chosen.id)
-        click.echo(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
+        say(json.dumps({"roster": str(roster), "army": chosen.id, "units": len(listed), "points": total,
                                "ok": False if violations else None if unchecked else True, "violations": found,
                                "unchecked": [{"message": u.message, "why": u.why, "army": u.army,
                                               "rule": trail[-1].id if trail else None, "span": u.span.to_json()}

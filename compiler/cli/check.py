@@ -6,7 +6,8 @@ import time
 import click
 
 from compiler.cli.config import default_rules
-from compiler.cli.common import Arg, Exit, app, is_quiet, json_option, print_diagnostics, refuse, summary_line, usage_error
+from compiler.cli.common import (Arg, Exit, app, is_quiet, json_option, print_diagnostics, refuse, say, summary_line,
+                                 usage_error)
 
 
 @app.command()
@@ -59,7 +60,7 @@ def check(paths: tuple[str, ...], as_json: bool, format: str | None, strict: boo
         diagnostics = tuple(d for d in diagnostics if d.severity is not Severity.NOTE)
     elapsed = time.perf_counter() - start
     if as_json:
-        click.echo(to_json(diagnostics))
+        say(to_json(diagnostics))
     else:
         print_diagnostics(diagnostics, dict(result.sources))
         if not is_quiet():

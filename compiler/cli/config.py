@@ -30,6 +30,8 @@ from typing import Any
 
 import click
 
+from compiler.limits import MAX_GAMES
+
 __all__ = ["KEYS", "Settings", "default_rules", "find_settings", "load_settings"]
 
 #: Each setting: its type, its default, what it means, and the options it is the default of.
@@ -137,8 +139,8 @@ def load_settings(start: Path | None = None) -> Settings:
 
             if value not in POLICIES:
                 raise SettingsError(f"{where}: unknown policy '{value}'; use one of: {', '.join(POLICIES)}")
-        if key == "games" and value < 1:
-            raise SettingsError(f"{where}: 'games' should be at least 1, not {value}")
+        if key == "games" and not 1 <= value <= MAX_GAMES:
+            raise SettingsError(f"{where}: 'games' should be from 1 to {MAX_GAMES:,}, not {value}")
         settings.values[key] = value
         settings.origins[key] = where
     return settings

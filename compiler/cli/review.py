@@ -8,7 +8,7 @@ import json
 import sys
 import click
 
-from compiler.cli.common import Arg, Exit, app, print_diagnostics, usage_error, use_color
+from compiler.cli.common import Arg, Exit, app, print_diagnostics, say, usage_error, use_color
 
 DIFF_HELP = """
 What changed between two versions of a ruleset, and what it did to the odds.
@@ -96,7 +96,7 @@ def diff(sides: tuple[str, ...], as_json: bool, markdown: bool, matchup: tuple[s
         except ResolveError as err:
             raise usage_error(f"cannot read --matchup: {err.message}")
     if as_json:
-        click.echo(json.dumps(diff_json(result, effect), indent=2, ensure_ascii=False))
+        say(json.dumps(diff_json(result, effect), indent=2, ensure_ascii=False))
     elif markdown:
         click.echo(diff_markdown(result, effect), nl=False)
     else:

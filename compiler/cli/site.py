@@ -493,7 +493,9 @@ def export(path: str, as_json: bool, out: str | None, battlescribe: Path | None,
             click.echo(f"warscribe: error: cannot export to {target}: {err.strerror or err}", err=True)
             raise Exit(1)
     else:
-        click.echo(text, nl=False)
+        from compiler.terminal import shown
+
+        click.echo(shown(text), nl=False)  # the same JSON, its control characters written as \uXXXX escapes
 
 
 def _project_root() -> Path:

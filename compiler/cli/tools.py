@@ -12,6 +12,33 @@ import click
 from compiler.cli.common import Arg, Exit, app, is_quiet, json_option, print_diagnostics, refuse, usage_error
 
 
+def _stdin_text() -> str:
+    """Standard input as the text of a .rules file: read as bytes up to the limit of a file (``fmt -
+    < /dev/zero`` stops there), and UTF-8 or refused where it is not (never changed into U+FFFD
+    or a traceback, whatever the locale): a located error and exit 1."""
+    from compiler import codes
+    from compiler.diagnostics import Diagnostic, Severity, Span
+    from compiler.limits import MAX_FILE_BYTES
+
+    raw = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        problem = Diagnostic(codes.FILE_TOO_LARGE.code, Severity.ERROR, f"standard input runs past {MAX_FILE_BYTES:,} "
+                             "bytes, the limit of a .rules file", Span.point("<stdin>"),
+                             "split it into several files joined with include")
+        print_diagnostics((problem,), {})
+        raise Exit(1)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        start = raw.rfind(b"\n", 0, e.start) + 1
+        where = Span.point("<stdin>", raw.count(b"\n", 0, e.start) + 1,
+                           len(raw[start:e.start].decode("utf-8", errors="replace")) + 1)
+        problem = Diagnostic(codes.NOT_UTF8.code, Severity.ERROR, f"this text is not UTF-8 (byte 0x{raw[e.start]:02X})",
+                             where, "save it as UTF-8")
+        print_diagnostics((problem,), {"<stdin>": raw.decode("utf-8", errors="replace")})
+        raise Exit(1)
+
+
 @app.command()
 @click.argument("paths", cls=Arg, nargs=-1,
                 help="Files or folders to format (folders are searched for .rules files; default: the project's "
@@ -36,7 +63,7 @@ def fmt(paths: tuple[str, ...], check: bool, diff: bool, as_json: bool) -> None:
     refuse(**{"--json": as_json, "--diff": diff})
     if paths == ("-",):
         refuse(**{"--json": as_json, "-": True})
-        text = sys.stdin.read()
+        text = _stdin_text()
         try:
             click.echo(format_text(text, "<stdin>"), nl=False)
         except FormatError as err:

@@ -98,8 +98,36 @@ def _handle(body: bytes, protocol: Any, logger: logging.Logger,
 
     try:
         message = json.loads(body, object_hook=protocol.structure_message)
+    except JsonRpcException as exc:  # JSON, but not a message of the protocol (a position of -5)
+        logger.warning("dropped a message that is not one of the protocol: %s", exc.message)
+        _refuse(body, protocol, exc)
+        return
+    except Exception as exc:
+        logger.exception("Unable to handle message")
+        if error_handler is not None:
+            error_handler(exc, JsonRpcException)
+        return
+    try:
         protocol.handle_message(message)
     except Exception as exc:  # any error in one message leaves the server answering the next
         logger.exception("Unable to handle message")
         if error_handler is not None:
             error_handler(exc, JsonRpcException)
+
+
+def _refuse(body: bytes, protocol: Any, error: Any) -> None:
+    """Answer a request that could not be read with its error (InvalidParams): a request is always
+    answered, or the editor waits for the answer for ever.  A notification gets no answer."""
+    try:
+        raw = json.loads(body)
+    except ValueError:
+        return
+    if not isinstance(raw, dict) or "method" not in raw:
+        return
+    msg_id = raw.get("id")
+    if isinstance(msg_id, bool) or not isinstance(msg_id, (int, str)):
+        return
+    method = str(raw["method"])[:100]
+    protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {  # (pygls has no public way to answer)
+        "code": error.code, "message": f"{error.message or 'invalid message'}: the parameters of {method} "
+                                       f"are not those the protocol gives it"}})

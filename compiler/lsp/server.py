@@ -67,10 +67,15 @@ class RulesServer(LanguageServer):
     # -- documents -------------------------------------------------------------
 
     def path_of(self, uri: str) -> str | None:
+        """The real path of a ``.rules`` document, or None for any other URI (another scheme, another
+        kind of file, or a path no file can have: a NUL byte, which would make every later request fail)."""
         path = to_fs_path(uri)
-        if path is None or not path.endswith(".rules"):
+        if path is None or not path.endswith(".rules") or "\0" in path:
             return None
-        key = real(path)
+        try:
+            key = real(path)
+        except (OSError, ValueError):
+            return None
         self.uris.setdefault(key, uri)
         return key
 

@@ -71,7 +71,12 @@ def read_text(path: Path, shown: str, sink: Sink, overrides: Mapping[str, str] |
     ``overrides`` (absolute path -> text) stands in for files an editor has not saved.
     """
     if overrides is not None and str(path.absolute()) in overrides:
-        return overrides[str(path.absolute())]
+        text = overrides[str(path.absolute())]
+        if len(text) > MAX_FILE_BYTES // 4 and len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+            sink.error(codes.FILE_TOO_LARGE, f"this file is {len(text.encode('utf-8', 'surrogatepass')):,} bytes; "
+                       f"the limit is {MAX_FILE_BYTES:,}", Span.point(shown), "split it into several files joined with include")
+            return None
+        return text
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):  # a pipe or a device would block or never end: never opened

@@ -210,6 +210,34 @@ def unchanged_since(repo: Path, commit: str, folders: list[Path]) -> bool:
     return True
 
 
+def _read_blobs(repo: Path, commit: str, names: list[str], ids: list[str]) -> list[bytes]:
+    """The bytes of each blob, unfiltered: all at once with ``cat-file --batch``, else one by one.
+
+    The batch is fed on git's standard input, and a repository's settings may include
+    ``/dev/stdin`` (``[include] path = /dev/stdin``): git then reads the batch as settings and
+    stops.  Asked one blob at a time, git is given no input at all."""
+    r = _git(repo, "cat-file", "--batch", binary=True, stdin="".join(f"{i}\n" for i in ids).encode())
+    out: list[bytes] = []
+    data, at = r.stdout, 0
+    for name in names if r.returncode == 0 else ():  # each "<id> blob <size>\n<bytes>\n", in the order asked
+        head_end = data.find(b"\n", at)
+        parts = data[at:head_end].split() if head_end >= 0 else []
+        if len(parts) != 3 or parts[1] != b"blob" or not parts[2].isdigit():
+            raise SourceError(f"git cat-file could not read {name} at {commit[:12]}")
+        size = int(parts[2])
+        out.append(data[head_end + 1:head_end + 1 + size])
+        at = head_end + 1 + size + 1
+    if r.returncode == 0:
+        return out
+    for name, oid in zip(names, ids):
+        one = _git(repo, "cat-file", "blob", oid, binary=True)
+        if one.returncode != 0:
+            raise SourceError(f"git cat-file could not read {name} at {commit[:12]}: "
+                              f"{one.stderr.decode('utf-8', 'replace').strip()}")
+        out.append(one.stdout)
+    return out
+
+
 def _ruleset_folder(repo: Path, commit: str, rel: PurePosixPath, files: list[str]) -> PurePosixPath:
     """The ruleset folder named by ``rel`` at the commit (``rel`` itself, or the folder of a .rules file)."""
     if str(rel) in files:
@@ -237,19 +265,8 @@ def extract_at(repo: Path, commit: str, rel: PurePosixPath, target: Path) -> Pur
     wanted = sorted({f for f in beside if f.endswith(".rules")})
     blobs = _blobs_at(repo, commit, wanted) or {}
     names = sorted(blobs)
-    r = _git(repo, "cat-file", "--batch", binary=True, stdin="".join(f"{blobs[n]}\n" for n in names).encode())
-    if r.returncode != 0:
-        raise SourceError(f"git cat-file failed: {r.stderr.decode('utf-8', 'replace').strip()}")
     root = str(target.resolve()) + os.sep
-    data, at = r.stdout, 0
-    for name in names:  # each blob as "<id> blob <size>\n<bytes>\n", in the order asked, unfiltered
-        head_end = data.find(b"\n", at)
-        parts = data[at:head_end].split() if head_end >= 0 else []
-        if len(parts) != 3 or parts[1] != b"blob" or not parts[2].isdigit():
-            raise SourceError(f"git cat-file could not read {name} at {commit[:12]}")
-        size = int(parts[2])
-        body = data[head_end + 1:head_end + 1 + size]
-        at = head_end + 1 + size + 1
+    for name, body in zip(names, _read_blobs(repo, commit, names, [blobs[n] for n in names])):
         dest = (target / name).resolve()
         if not str(dest).startswith(root):
             continue  # never write outside the temporary folder

@@ -298,7 +298,7 @@ def diff_markdown(diff: RulesetDiff, impact: Impact | None = None, *, level: int
     text = "\n".join(out)
     while "\n\n\n" in text:
         text = text.replace("\n\n\n", "\n\n")
-    return text.rstrip("\n") + "\n"
+    return shown(text.rstrip("\n")) + "\n"  # a terminal, or a comment: control characters shown, never obeyed
 
 
 # ---------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from lark.indenter import DedentError
 
 from compiler import codes
 from compiler.diagnostics import Diagnostic, Severity, Span
-from compiler.limits import MAX_LINE_CHARS, MAX_NESTING, MAX_TOKENS, TooDeep, TooManyTokens, long_line, tree_depth
+from compiler.limits import (MAX_LINE_CHARS, MAX_NESTING, MAX_NUMBER_DIGITS, MAX_TOKENS, TooDeep, TooLongNumber,
+                             TooManyTokens, long_line, tree_depth)
 from compiler.syntax.grammar import GRAMMAR_FILE, RulesIndenter, grammar_text, parser
 
 __all__ = ["GRAMMAR_FILE", "SYNTAX_ERRORS", "TERMINAL_WORDS", "RulesIndenter", "describe_expected",
@@ -166,6 +167,62 @@ def _token_words(token: Token) -> str:
 
 
 def syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
+    """Turn a Lark exception into a located diagnostic with a message in words; when what went
+    wrong is a tab in the indentation or a bracket left open on an earlier line, say that."""
+    found = _syntax_diagnostic(error, text, path)
+    lines = text.splitlines()
+    if found.code == codes.BAD_INDENT.code or found.message in ("unexpected indentation",
+                                                                 "unexpected end of an indented block"):
+        source = lines[found.span.line - 1] if 0 < found.span.line <= len(lines) else ""
+        lead = source[:len(source) - len(source.lstrip())]
+        if "\t" in lead:
+            return Diagnostic(found.code, Severity.ERROR, f"this line is indented with a tab, which counts as "
+                              f"{RulesIndenter.tab_len} spaces", Span(path, found.span.line, 1, found.span.line,
+                                                                        len(lead) + 1),
+                              "indent with spaces, two for each block, as the lines around it are")
+    if isinstance(error, UnexpectedToken) and error.token.type not in ("$END",) and error.token.start_pos is not None:
+        opened = _open_bracket(text, error.token.start_pos)
+        if opened is not None and opened[0] < (error.token.line or 0):
+            line, col, ch = opened
+            return Diagnostic(found.code, Severity.ERROR, f"this '{ch}' is not closed, so line {error.token.line} "
+                              "reads as more of it", Span(path, line, col, line, col + 1),
+                              f"close it with '{')' if ch == '(' else ']'}' before the end of line {line}")
+    return found
+
+
+def _open_bracket(text: str, end: int) -> tuple[int, int, str] | None:
+    """The innermost bracket still open at ``end`` (its line, column and character), reading past
+    comments, quoted text and prose blocks; None when every bracket before ``end`` is closed."""
+    stack: list[tuple[int, int, str]] = []
+    line, start, i = 1, 0, 0
+    while i < end:
+        c = text[i]
+        if text.startswith('"""', i):
+            close = text.find('"""', i + 3)
+            stop = len(text) if close < 0 else close + 3
+            line += text.count("\n", i, stop)
+            start = text.rfind("\n", 0, stop) + 1 if "\n" in text[i:stop] else start
+            i = stop
+            continue
+        if c == '"' and not (i and text[i - 1].isdigit()):  # a quoted text, not the inches of 6"
+            close = text.find('"', i + 1, text.find("\n", i) if "\n" in text[i:] else len(text))
+            i = (close + 1) if close > 0 else i + 1
+            continue
+        if c == "#":
+            nl = text.find("\n", i)
+            i = len(text) if nl < 0 else nl
+            continue
+        if c == "\n":
+            line, start = line + 1, i + 1
+        elif c in "([":
+            stack.append((line, i - start + 1, c))
+        elif c in ")]" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else None
+
+
+def _syntax_diagnostic(error: Exception, text: str, path: str) -> Diagnostic:
     """Turn a Lark exception into a located diagnostic with a message in words."""
     lines = text.splitlines() or [""]
     if isinstance(error, DedentError):
@@ -290,6 +347,11 @@ def parse_text(text: str, path: str, start: str = "start") -> tuple[Tree[Token] 
         return None, (Diagnostic(codes.TOO_MANY_TOKENS.code, Severity.ERROR,
                                  f"this file has more than {MAX_TOKENS:,} words, numbers and symbols",
                                  span, "split it into several files joined with include"),)
+    except TooLongNumber as error:
+        span = Span(path, error.line, error.column, error.line, error.column + 1)
+        return None, (Diagnostic(codes.NUMBER_TOO_LONG.code, Severity.ERROR,
+                                 f"this number has {error.digits:,} digits; the limit is {MAX_NUMBER_DIGITS:,}",
+                                 span, "write a number a game can use"),)
     except TooDeep as error:
         span = Span(path, error.line, error.column, error.line, error.column + 1)
         return None, (Diagnostic(codes.TOO_DEEP.code, Severity.ERROR,

@@ -1,0 +1,58 @@
+"""Red team: a repository's own settings cannot make git read what warscribe reads.
+
+A configuration file may include another by path, and ``/dev/stdin`` is a path: git then reads
+its settings from warscribe's standard input — the user's keys at a terminal (warscribe waits
+for them), or the messages an editor sends ``warscribe lsp``.  Git now runs with no standard
+input and no terminal (``/dev/tty`` is refused the same way), so an input fed to warscribe is
+never read as settings; the one call that feeds git (``cat-file --batch``, whose input such a
+repository would read as settings and stop) falls back to reading the blobs one at a time."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from compiler.gitrun import git
+from conftest import ROOT, warscribe_process
+
+
+def _run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.org", "GIT_COMMITTER_NAME": "a",
+           "GIT_COMMITTER_EMAIL": "a@example.org"}
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=False,
+                          stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path_factory.mktemp("stdin") / "repo"
+    (repo / "rules" / "x").mkdir(parents=True)
+    _run(repo, "init", "-q")
+    shutil.copy(ROOT / "tests" / "fixtures" / "sample" / "ruleset.rules", repo / "rules" / "x" / "ruleset.rules")
+    assert _run(repo, "add", "-A").returncode == 0
+    assert _run(repo, "commit", "-qm", "one").returncode == 0
+    assert _run(repo, "config", "include.path", "/dev/stdin").returncode == 0
+    return repo
+
+
+def test_git_reads_no_settings_from_warscribe_s_standard_input(repo: Path) -> None:
+    # What a user types (or an editor sends) would be a broken settings file: git would stop.
+    ran = warscribe_process("diff", "HEAD", "rules/x", cwd=repo, stdin="these are the user's keys\n")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "no differences in the rules" in ran.stdout, ran.stdout  # the ruleset at HEAD was read and compiled
+
+
+def test_git_is_given_neither_standard_input_nor_a_terminal(repo: Path) -> None:
+    (repo / ".git" / "tty.config").write_text("[include]\n\tpath = /dev/tty\n", encoding="utf-8")
+    try:
+        assert _run(repo, "config", "--add", "include.path", "tty.config").returncode == 0
+        answer = git(repo, "rev-parse", "--show-toplevel")
+        # No terminal to read: git says so and stops at once (with a terminal it would wait for keys).
+        assert answer.returncode != 0 and "/dev/tty" in answer.stderr, answer
+    finally:
+        _run(repo, "config", "--unset", "include.path", "tty.config")

@@ -1,0 +1,66 @@
+"""Red team: files and options from outside — a battle log sent by someone else, a project's
+settings — refused with one sentence that names them, and nothing written that warscribe
+itself would then refuse to read.
+
+* ``play --seed -5 --log game.log`` wrote a log whose seed its own ``--replay`` refuses (a log
+  holds a seed from 0 to 2**64 - 1): the game was lost.  The seed is now refused first.
+* A log holding a number of 5,000 digits was refused with Python's own advice
+  ("use sys.set_int_max_str_digits()").
+* ``games = 10**23`` in warscribe.toml was blamed on an option the user never gave
+  ("Invalid value for '--games'")."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compiler.limits import MAX_GAMES
+from conftest import warscribe
+from test_terminal_text import RULES
+
+
+@pytest.fixture(scope="module")
+def rules(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("inputs") / "term"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(RULES, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("seed", ["-5", str(2**64)])
+def test_a_seed_no_log_can_hold_is_refused_before_the_log_is_written(rules: Path, tmp_path: Path, seed: str) -> None:
+    log = tmp_path / "game.log"
+    ran = warscribe("play", str(rules), "--auto", "--seed", seed, "--log", str(log))
+    assert ran.returncode == 2 and "Invalid value for '--seed'" in ran.stderr, ran
+    assert not log.exists()
+
+
+def test_the_largest_seed_is_played_logged_and_replayed(rules: Path, tmp_path: Path) -> None:
+    log = tmp_path / "game.log"
+    seed = 2**64 - 1
+    played = warscribe("play", str(rules), "--auto", "--seed", str(seed), "--log", str(log), "--json")
+    assert played.returncode == 0, played
+    assert json.loads(log.read_text(encoding="utf-8").splitlines()[0])["seed"] == seed
+    replayed = warscribe("play", "--replay", str(log), "--json")
+    assert replayed.returncode == 0, replayed
+    assert replayed.stdout == played.stdout  # the same game, event for event
+
+
+def test_a_log_with_a_number_python_will_not_read_is_one_sentence(rules: Path, tmp_path: Path) -> None:
+    log = tmp_path / "huge.log"
+    head = {"format": "warscribe-battle-log", "path": str(rules), "ruleset": "term", "scenario": "clash",
+            "seed": 1, "version": 2}
+    log.write_text(json.dumps(head).replace('"seed": 1', '"seed": ' + "9" * 5000) + "\n", encoding="utf-8")
+    ran = warscribe("play", "--replay", str(log))
+    assert ran.returncode != 0
+    assert ran.stderr.strip() == (f"warscribe: error: cannot replay {log}: line 1 holds a number of more than "
+                                  "4,300 digits, which no battle log has"), ran.stderr
+
+
+def test_too_many_games_in_the_settings_file_is_said_of_the_file(rules: Path, tmp_path: Path) -> None:
+    (tmp_path / "warscribe.toml").write_text(f"games = {MAX_GAMES + 1}\n", encoding="utf-8")
+    ran = warscribe("simulate", str(rules), cwd=tmp_path)
+    assert ran.returncode == 2, ran
+    assert f"warscribe.toml: 'games' should be from 1 to {MAX_GAMES:,}, not {MAX_GAMES + 1}" in ran.stderr, ran.stderr
+    assert "--games" not in ran.stderr

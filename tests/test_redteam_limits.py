@@ -1,0 +1,99 @@
+"""Red team: numbers too long for a game, and answers too large for a float.
+
+A number of more than 4,300 digits used to reach the user as Python's own advice
+("use sys.set_int_max_str_digits()"); one of 400 digits checked clean, then ``test`` and ``eval``
+died with an OverflowError traceback when they printed its decimal (a float ends near 1.8e308).
+Now a number written with more than 100 digits is W908 where it stands, and a value past a
+float's range, worked out from numbers within the limit, is printed from its exact value."""
+from __future__ import annotations
+
+from decimal import Decimal, localcontext
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from compiler import codes, limits
+from compiler.driver import compile_paths
+from compiler.words import chance_words, decimal, fraction_json, mean_words, number_words
+from conftest import warscribe
+
+N = limits.MAX_NUMBER_DIGITS
+HEADER = 'ruleset big "Big":\n  version 1.0.0\n\nstat BS "Skill" 1..10: "Aim."\n'
+
+
+def check(tmp_path: Path, text: str) -> list[tuple[str, int, int, str]]:
+    folder = tmp_path / "big"
+    folder.mkdir(exist_ok=True)
+    (folder / "ruleset.rules").write_text(text, encoding="utf-8")
+    result = compile_paths([str(folder)])
+    return [(d.code, d.span.line, d.span.column, d.message) for d in result.diagnostics if d.is_error]
+
+
+@pytest.mark.parametrize("line, column", [
+    ("stat W \"Wounds\" 1..{n}", 20),  # a whole number
+    ("test hit(BS) = roll d6 >= 0.{n}", 27),  # a decimal
+    ("test hit(BS) = roll {n}d6 >= BS", 21),  # a die
+    ("test hit(BS) = roll d{n} >= BS", 21),
+    ("stat M \"Move\" distance\nunit u \"U\":\n  M {n}\"", 5),  # a distance
+])
+def test_a_number_of_too_many_digits_is_w908_where_it_stands(tmp_path: Path, line: str, column: int) -> None:
+    errors = check(tmp_path, HEADER + line.format(n="7" * (N + 1)) + "\n")
+    row = HEADER.count("\n") + 1 + line.count("\n")
+    assert errors == [(codes.NUMBER_TOO_LONG.code, row, column,
+                       f"this number has {N + 1:,} digits; the limit is {N:,}")], errors
+
+
+def test_a_version_of_too_many_digits_and_python_s_own_limit_say_the_same(tmp_path: Path) -> None:
+    assert check(tmp_path, HEADER.replace("1.0.0", "1.0." + "9" * 5000)) == [
+        (codes.NUMBER_TOO_LONG.code, 2, 11, "this number has 5,000 digits; the limit is 100")]
+    errors = check(tmp_path, HEADER + "test hit(BS) = roll d6 >= " + "9" * 5000 + "\n")
+    assert [e[:3] for e in errors] == [(codes.NUMBER_TOO_LONG.code, 5, 27)], errors
+
+
+def test_a_number_of_the_most_digits_is_read(tmp_path: Path) -> None:
+    assert check(tmp_path, HEADER + f'stat W "Wounds" 1..{"9" * N} role wounds\n') == []
+
+
+BIG = "9" * N
+
+
+@pytest.fixture(scope="module")
+def huge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("huge") / "big"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(HEADER + f'''
+test hit(BS) = roll d6 >= BS
+
+example e "Huge":
+  expect mean (d6 * {BIG} * {BIG} * {BIG} * {BIG}) = 1
+''', encoding="utf-8")
+    return folder
+
+
+def exact_decimal(x: Fraction, spec: str = ".6g") -> str:
+    with localcontext() as ctx:
+        ctx.prec = 30
+        return format(Decimal(x.numerator) / Decimal(x.denominator), spec)
+
+
+def test_eval_and_test_print_a_mean_past_a_float_s_range(huge: Path) -> None:
+    mean = Fraction(7, 2) * int(BIG) ** 4  # about 3.5e400
+    ran = warscribe("eval", str(huge), f"d6 * {BIG} * {BIG} * {BIG} * {BIG}")
+    assert ran.returncode == 0, ran
+    assert f"mean {mean.numerator}/2 (≈ {exact_decimal(mean)})" in ran.stdout, ran.stdout
+    assert exact_decimal(mean) == "3.50000e+400"
+    ran = warscribe("test", str(huge))
+    assert ran.returncode == 1 and "0 passed, 1 failed" in ran.stdout, ran
+    assert f"(≈ {exact_decimal(mean)})" in ran.stdout, ran.stdout
+
+
+def test_the_words_of_numbers_past_a_float_s_range() -> None:
+    big, tiny = Fraction(10**400 + 1, 3), Fraction(1, 10**400)
+    assert decimal(big) == exact_decimal(big) == "3.33333e+399"
+    assert number_words(big) == f"{big.numerator}/3 (≈ 3.33333e+399)" and number_words(tiny) == "≈ 1e-400"
+    assert mean_words(big) == "3.33333e+399" and mean_words(Fraction(10**400)) == str(10**400)
+    assert chance_words(tiny) == "<0.01%" and chance_words(Fraction(0)) == "0%"
+    past = Fraction(10**5000 + 1, 3)  # too long to print whole: JSON gives its decimal, which reads back
+    assert fraction_json(past) == exact_decimal(past, ".17g") == "3.3333333333333333e+4999"
+    assert abs(Fraction(fraction_json(past)) / past - 1) < Fraction(1, 10**16)

@@ -1,0 +1,81 @@
+"""Red team: author text in the machine-readable outputs a terminal shows (``--json``, ``export``,
+``diff --markdown`` for a pull-request comment) is shown, never obeyed, and the JSON stays the same
+data.  ``json.dumps(…, ensure_ascii=False)`` writes C0 controls as escapes but lets C1 controls
+(U+009B is a CSI) and the bidirectional overrides through raw; Markdown escaped none."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from conftest import warscribe
+
+ESC, BEL, RLO, CSI = "\x1b", "\x07", "\u202e", "\x9b"
+EVIL = f"{ESC}]0;pwned{BEL}{RLO}{CSI}31m"
+RAW = (ESC, BEL, RLO, CSI)
+
+RULES = f'''\
+ruleset rt "RT":
+  version 1.0.0
+
+stat BS "Skill" 1..10: "Aim."
+
+unit marine "Marine {EVIL}":
+  BS 4
+  points 60
+
+army a1 "Army {EVIL}":
+  points 100
+  require points <= limit: "Too much {EVIL}"
+'''
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("rt")
+    for name, text in (("new", RULES), ("old", RULES.replace("Army ", "Armee ").replace("Marine ", "Marin "))):
+        (root / name / "rt").mkdir(parents=True)
+        (root / name / "rt" / "ruleset.rules").write_text(text, encoding="utf-8")
+    (root / "list.txt").write_text("1 marine\n1 marine\n", encoding="utf-8")
+    (root / "bad" / "rt").mkdir(parents=True)
+    (root / "bad" / "rt" / "ruleset.rules").write_text(RULES.replace("BS 4", "BS 11"), encoding="utf-8")
+    return root
+
+
+def strings(data: Any) -> Iterator[str]:
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, dict):
+        for v in data.values():
+            yield from strings(v)
+    elif isinstance(data, list):
+        for v in data:
+            yield from strings(v)
+
+
+def no_raw(out: str) -> None:
+    for raw in RAW:
+        assert raw not in out, (raw, out)
+
+
+@pytest.mark.parametrize("args, status", [
+    (("army", "check", "new/rt", "list.txt", "--json"), 1),
+    (("export", "new/rt"), 0),
+    (("diff", "old/rt", "new/rt", "--json"), 0),
+    (("check", "bad/rt", "--json"), 1),
+])
+def test_json_on_a_terminal_escapes_every_control_and_keeps_the_data(project: Path, args: tuple[str, ...],
+                                                                      status: int) -> None:
+    ran = warscribe(*args, cwd=project)
+    assert ran.returncode == status, ran
+    no_raw(ran.stdout)
+    assert any(EVIL in text for text in strings(json.loads(ran.stdout))), ran.stdout  # the same text, read back
+
+
+def test_the_markdown_diff_for_a_comment_shows_controls_escaped(project: Path) -> None:
+    ran = warscribe("diff", "old/rt", "new/rt", "--markdown", cwd=project)
+    assert ran.returncode == 0, ran
+    no_raw(ran.stdout)
+    assert "Army \\u001b\\]0;pwned\\u0007\\u202e\\u009b31m" in ran.stdout, ran.stdout
