@@ -393,3 +393,37 @@ def test_the_hint_for_rerolling_ones_on_two_dice_is_a_rule_that_works() -> None:
     assert result.ok and not [d for d in result.diagnostics if d.code == "W202"]
     model = result.rulesets[0]
     assert run_example(model, model.get("e")).passed
+
+
+def test_a_projects_own_mkdocs_yml_gets_the_markdown_extensions_the_pages_need(tmp_path: Path) -> None:
+    """A mkdocs.yml written by hand, without attr_list and the others, built pages whose anchors
+    showed as text ("{ #ws-calc-data }") and whose calculator never started, with exit 0."""
+    import os
+
+    from compiler.syntax.scaffold import create
+
+    create("duel", tmp_path / "rules" / "duel")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "about.md").write_text("# About\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text("site_name: Mine\ndocs_dir: docs\nsite_dir: public\ntheme:\n  name: material\n"
+                                         "  font: false\nplugins:\n  - search\n  - warscribe:\n      rules_dir: rules\n"
+                                         "      calculator_models:\n        duel: 2\n", encoding="utf-8")
+    before = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code, out, err = _run("build")
+    finally:
+        os.chdir(before)
+    assert code == 0, out + err
+    page = (tmp_path / "public" / "duel" / "calculator" / "index.html").read_text("utf-8")
+    assert 'id="ws-calc-data"' in page and "{ #" not in page
+    pages = [p.read_text("utf-8") for p in (tmp_path / "public" / "duel").rglob("*.html")]
+    assert any('class="admonition' in p for p in pages)  # the scaffold's assumption and designer's note
+    assert not [p for p in pages if "!!! " in p or "??? " in p or "{ #" in p]
+    # the ruleset's id names its folder in the project's rules folder, as the calculator writes it
+    os.chdir(tmp_path)
+    try:
+        code, out, err = _run("eval", "duel", "P(hit(3))")
+    finally:
+        os.chdir(before)
+    assert code == 0 and out.splitlines()[-1].strip() == "1/2", out + err

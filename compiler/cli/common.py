@@ -330,10 +330,20 @@ def summary_line(diagnostics: tuple[Diagnostic, ...], rulesets: int, seconds: fl
 
 
 def compile_one(path: str) -> tuple[Compilation, Ruleset]:
-    """Compile the one ruleset at ``path``; on errors print them and exit 1."""
+    """Compile the one ruleset at ``path``; on errors print them and exit 1.  A ruleset's id that is
+    no path here (``warscribe eval ashfall …``, as the site's calculator writes it) names that
+    ruleset in the project's rules folder."""
+    from pathlib import Path
+
     from compiler.driver import compile_paths
     from compiler.model.load import UsageError
 
+    if "/" not in path and "\\" not in path and not Path(path).exists():
+        from compiler.cli.config import current
+
+        rules = current().path("rules")
+        if rules is not None and (rules / path).is_dir():
+            path = str(rules / path)
     try:
         result = compile_paths([path])
     except UsageError as e:

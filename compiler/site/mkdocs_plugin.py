@@ -65,6 +65,12 @@ def _report(event: str, done: int = 0, total: int = 0) -> None:
 
 #: How much a generated page weighs in search, by its place in a ruleset's folder (1 when not listed):
 #: the rulebook's rules first, then the lexicon's definitions, histories and notes last.
+#: The Markdown extensions the generated pages are written for: anchors and classes ``{ #id }``
+#: (attr_list), notes (admonition) and folded blocks (pymdownx.details), tooltips (abbr), HTML
+#: blocks holding Markdown (md_in_html), code inside folded blocks (pymdownx.superfences).
+NEEDED_EXTENSIONS = ("tables", "admonition", "abbr", "attr_list", "md_in_html", "pymdownx.details",
+                     "pymdownx.superfences")
+
 SEARCH_BOOST = {"rulebook/": 2.0, "lexicon.md": 1.5, "index.md": 1.5, "notes.md": 0.5, "changes.md": 0.5,
                 "house-rules.md": 0.5}
 
@@ -191,6 +197,11 @@ class WarscribePlugin(BasePlugin[WarscribeConfig]):  # type: ignore[no-untyped-c
             raise PluginError(f"warscribe: {err}") from err
         if not any(isinstance(e, RawBlocks) for e in config.markdown_extensions):
             config.markdown_extensions.append(RawBlocks())  # type: ignore[arg-type]
+        missing = [e for e in NEEDED_EXTENSIONS if e not in config.markdown_extensions]
+        if missing:  # a project's own mkdocs.yml without them: anchors, notes and the calculator would not work
+            config.markdown_extensions.extend(missing)
+            log.info("warscribe: the pages need the Markdown extensions %s, which mkdocs.yml does not list: "
+                     "added", ", ".join(missing))
         if config.nav is None and self.config.nav:
             config.nav = self._nav(config)
         theme_dir = str(Path(__file__).parent / "theme")
