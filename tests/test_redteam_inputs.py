@@ -9,7 +9,8 @@ itself would then refuse to read.
 * ``games = 10**23`` in warscribe.toml was blamed on an option the user never gave
   ("Invalid value for '--games'").
 * A BattleScribe entry named with 20,000 letters stopped ``import battlescribe`` with a traceback
-  (the ruleset made from it has a line over the limit)."""
+  (the ruleset made from it has a line over the limit); ``export --battlescribe`` of a title
+  holding an escape sequence stopped with lxml's ValueError (XML cannot hold it)."""
 from __future__ import annotations
 
 import json
@@ -79,3 +80,12 @@ def test_a_battlescribe_name_too_long_for_a_ruleset_is_one_sentence_and_nothing_
     assert ran.stderr.startswith("warscribe: error: the ruleset made from this data cannot be written: profiles.rules:")
     assert "characters long; the limit is 10,000; the data has a name or a text too long" in ran.stderr, ran.stderr
     assert not out.exists()
+
+
+def test_export_to_battlescribe_of_a_title_xml_cannot_hold_is_one_sentence(rules: Path, tmp_path: Path) -> None:
+    out = tmp_path / "bs"
+    ran = warscribe("export", str(rules), "--battlescribe", str(out))
+    assert ran.returncode == 2, ran
+    assert ran.stderr.startswith("warscribe: error: 'Term \\u001b]0;pwned\\u0007 title' holds the control character "
+                                 "U+001B, which BattleScribe data (XML) cannot hold"), ran.stderr
+    assert "\x1b" not in ran.stderr and not out.exists()
