@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import os
 import signal
 import subprocess
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
-from browser_site import browser_type_launch_args, built_site, site_url  # noqa: F401  (shared by the browser tests)
+from browser_site import browser_type_launch_args, built_site, page, shared_context, site_url  # noqa: F401  (shared by the browser tests)
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,11 +38,19 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist (``-n 2``), each test file runs on one worker, so that its module-scoped
+    """The collector at the pace the console script sets (:data:`compiler.cli.COLLECTOR_PACE`): a
+    test process holds what every test before kept (compiled rulesets, memos, laws), which Python's
+    default pace walks again and again (about a sixth of the battle and format tests' time).
+    Tests of the collector set thresholds of their own and put these back.
+
+    Under pytest-xdist (``-n 2``), each test file runs on one worker, so that its module-scoped
     fixtures (a compiled ruleset, the built site of the browser tests) are made once, not once per
     worker; a ``--dist`` given on the command line wins. Set here rather than in ``addopts``, so
     that ``pytest -p no:xdist`` still runs. (``loadgroup`` would be finer, but its xdist_group
     marks are ignored with pytest 9.2 and pytest-xdist 3.8.)"""
+    from compiler.cli import COLLECTOR_PACE
+
+    gc.set_threshold(*COLLECTOR_PACE)
     if not config.pluginmanager.hasplugin("xdist") or not getattr(config.option, "numprocesses", None):
         return
     given = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]

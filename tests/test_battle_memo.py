@@ -50,3 +50,34 @@ def test_a_group_of_keys_is_kept_until_its_trial_shows_they_seldom_recur(monkeyp
     assert [r.found("move", k % 5 == 0) for k in range(10)][-1] and r.worth("move")  # 2 of 10: a fifth, kept
     assert not r.found("move", False) and not r.worth("move")  # 2 of 11: below
     assert not hasattr(r, "__dict__")
+
+
+def test_keys_numbered_at_once_on_several_threads_never_share_a_number() -> None:
+    """A dask worker plays chunks on several threads, which share a scenario's memos: two keys
+    numbered at the same moment must get two numbers (one shared would give one state the
+    other's kept answers).  The keys here hand the thread over while they are hashed, in the
+    middle of their numbering."""
+    import threading
+    import time
+
+    from compiler.battle.memo import Numbered
+
+    class Yielding(tuple):  # type: ignore[type-arg]
+        def __hash__(self) -> int:
+            time.sleep(0)  # another thread runs now
+            return tuple.__hash__(self)
+    ids: Numbered[tuple[int, int]] = Numbered()
+    got: list[list[int]] = [[] for _ in range(4)]
+    start = threading.Barrier(4)
+
+    def run(t: int) -> None:
+        start.wait()
+        got[t].extend(ids.number(Yielding((t, k))) for k in range(300))
+    threads = [threading.Thread(target=run, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    numbers = [n for row in got for n in row]
+    assert len(numbers) == 1_200 and len(set(numbers)) == 1_200
+    assert all(ids[Yielding((t, k))] == got[t][k] for t in range(4) for k in range(0, 300, 7))

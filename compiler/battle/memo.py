@@ -15,6 +15,7 @@ number once, and they are keyed by it.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any, TypeVar
 
 K = TypeVar("K")
@@ -63,11 +64,12 @@ class Numbered(dict[K, int]):
     (0, 1, 0)
     """
 
-    __slots__ = ("next",)
+    __slots__ = ("_numbers",)
 
     def __init__(self) -> None:
         super().__init__()
-        self.next = 0
+        # (a counter's next is one step: games played at once on several threads never draw one number twice)
+        self._numbers = itertools.count()
 
     def number(self, key: K) -> int:
         """``key``'s number (a new one for a key not met since the table last started again)."""
@@ -75,8 +77,7 @@ class Numbered(dict[K, int]):
         if found is None:
             if len(self) >= LIMIT:
                 self.clear()
-            found = self[key] = self.next
-            self.next += 1
+            found = self[key] = next(self._numbers)
         return found
 
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     app: Group
 
-__all__ = ["app", "main", "version_line"]
+__all__ = ["COLLECTOR_PACE", "app", "main", "version_line"]
 
 
 def version_line() -> str:
@@ -30,15 +30,19 @@ def version_line() -> str:
     return f"warscribe {__version__}"
 
 
+#: The collector's thresholds while a command runs.  A command builds hundreds of thousands of
+#: objects that live until it ends (parse trees, ASTs, distributions); at Python's default pace
+#: (700, 10, 10) the collector walks them again every 700 allocations, some 300 times for a check
+#: of the bundled rulesets (70-100 ms), for nothing.
+COLLECTOR_PACE = (20_000, 50, 50)
+
+
 def main() -> None:
     """Entry point of the ``warscribe`` console script."""
     if sys.argv[1:] in (["version"], ["--version"], ["-V"]):  # the one command that needs neither Click nor the compiler
         sys.stdout.write(version_line() + "\n")
         return
-    # A command builds hundreds of thousands of objects that live until it ends (parse trees, ASTs,
-    # distributions); at Python's default pace the collector walks them again every 700
-    # allocations, some 300 times for a check of the bundled rulesets (70-100 ms), for nothing.
-    gc.set_threshold(20_000, 50, 50)
+    gc.set_threshold(*COLLECTOR_PACE)
     from compiler.cli.commands import app
 
     try:
