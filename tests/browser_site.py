@@ -35,6 +35,55 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 
+@dataclass
+class SharedContext:
+    """The worker's one browser context, the CDP session that clears its storage, and the origins
+    (scheme, host and port) its pages have asked for since the last clearing."""
+    context: Any
+    cdp: Any
+    origins: set[str] = field(default_factory=set)
+
+    def clear(self) -> None:
+        """Forget what the pages left in the context: cookies, permissions, and every kind of
+        storage (local storage, IndexedDB, service workers, cache storage) of each origin."""
+        self.context.clear_cookies()
+        self.context.clear_permissions()
+        for origin in sorted(self.origins):
+            self.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+        self.origins.clear()
+
+
+@pytest.fixture(scope="session")
+def shared_context(browser: Any, browser_context_args: dict[str, Any]) -> Iterator[SharedContext]:
+    """The worker's one browser context, for every test's ``page``.
+
+    A context of its own per test (pytest-playwright's way) starts a renderer process for each:
+    about 0.8 CPU seconds of Chromium a test, more than most tests spend on their pages.  Here the
+    context stays, with a page on ``about:blank`` that keeps a renderer alive between tests, and
+    each test gets a new page in it (see :func:`page`)."""
+    context = browser.new_context(**browser_context_args)
+    keeper = context.new_page()
+    shared = SharedContext(context, context.new_cdp_session(keeper))
+    context.on("request", lambda r: shared.origins.add("/".join(r.url.split("/", 3)[:3]))
+               if r.url.startswith(("http:", "https:")) else None)
+    yield shared
+    context.close()
+
+
+@pytest.fixture
+def page(shared_context: SharedContext) -> Iterator[Any]:
+    """A new page for the test (overrides pytest-playwright's): its own listeners, routes, init
+    scripts, viewport (1280x720) and media, in the worker's one context.  What the context keeps
+    (cookies, permissions, storage) is cleared after the test, so that no test sees what another
+    left behind, as with a context of its own; only the HTTP cache is shared."""
+    page = shared_context.context.new_page()
+    try:
+        yield page
+    finally:
+        page.close()
+        shared_context.clear()
+
+
 @pytest.fixture(scope="session")
 def built_site(shared_tmp: Path) -> Path:
     """``mkdocs build --strict`` of the bundled rulesets, once per test run: the xdist workers

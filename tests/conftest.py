@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
-from browser_site import browser_type_launch_args, built_site, site_url  # noqa: F401  (shared by the browser tests)
+from browser_site import browser_type_launch_args, built_site, page, shared_context, site_url  # noqa: F401  (shared by the browser tests)
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent

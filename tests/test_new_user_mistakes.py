@@ -427,3 +427,25 @@ def test_a_projects_own_mkdocs_yml_gets_the_markdown_extensions_the_pages_need(t
     finally:
         os.chdir(before)
     assert code == 0 and out.splitlines()[-1].strip() == "1/2", out + err
+
+
+def test_a_ruleset_id_is_handed_on_as_its_folder(tmp_path: Path) -> None:
+    """simulate hands its path to the workers, play to its log's check, export to the check of
+    where it writes: the id must be the folder there too (simulate stopped with a traceback)."""
+    import os
+
+    folder = tmp_path / "rules" / "alt"
+    folder.mkdir(parents=True)
+    (folder / "ruleset.rules").write_text(SKIRMISH.format(activation="alternating_units"), encoding="utf-8")
+    before = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code, out, err = _run("simulate", "alt", "--games", "2", "--json")
+        assert code == 0 and json.loads(out)["games"] == 2, out + err
+        code, out, err = _run("export", "alt", "--json", "--out", "rules/alt/out.json")
+        assert code == 2 and "inside the ruleset folder" in err, out + err
+        code, out, err = _run("play", "alt", "--auto", "--log", "rules/alt/ruleset.rules")
+        assert code == 2 and "it is a .rules file, a source" in err, out + err
+    finally:
+        os.chdir(before)
+    assert sorted(p.name for p in folder.iterdir()) == ["ruleset.rules"]

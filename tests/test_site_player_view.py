@@ -37,6 +37,8 @@ else:
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
+#: The theme's name of each colour scheme the reader's system asks for (``prefers-color-scheme``).
+SCHEMES = {"light": "default", "dark": "slate"}
 
 # A Markdown table's delimiter row (|:--|, | --- |, |:-:|) or a row of cells left as text.
 RAW_TABLE = re.compile(r"\|\s*:?-{2,}:?\s*\|")
@@ -275,14 +277,14 @@ def lightness(y: float) -> float:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_heat_cells_grow_lighter_with_the_chance_and_keep_their_text_readable(browser: Any, site_url: str,
+def test_heat_cells_grow_lighter_with_the_chance_and_keep_their_text_readable(page: Page, site_url: str,
                                                                              built_site: Path, scheme: str) -> None:
-    context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
-    page = context.new_page()
+    page.set_viewport_size(DESKTOP)
+    page.emulate_media(color_scheme=scheme)
     page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
     page.goto(site_url + "console-40k/quick-reference/")
+    assert page.locator("body").get_attribute("data-md-color-scheme") == SCHEMES[scheme]
     cells = page.evaluate(HEAT_CELLS)
-    context.close()
     assert len(cells) > 50
     # the text is what the renderer wrote (the colour changes nothing in it)
     built = (built_site / "console-40k" / "quick-reference" / "index.html").read_text(encoding="utf-8")
@@ -313,14 +315,20 @@ class _Compressing(http.server.SimpleHTTPRequestHandler):
             path = os.path.join(path, "index.html")
         if "gzip" not in self.headers.get("Accept-Encoding", "") or not os.path.isfile(path):
             return super().send_head()
-        with open(path, "rb") as f:
-            data = gzip.compress(f.read(), 6, mtime=0)
+        data = _gzipped(path)
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(path))
         self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         return io.BytesIO(data)
+
+
+@functools.lru_cache(maxsize=None)
+def _gzipped(path: str) -> bytes:
+    """A file of the built site as a host sends it (the same files again for each page: once)."""
+    with open(path, "rb") as f:
+        return gzip.compress(f.read(), 6, mtime=0)
 
 
 @pytest.fixture(scope="module")
@@ -342,20 +350,26 @@ def heaviest_pages(built_site: Path) -> list[str]:
 
 
 def test_a_cold_page_load_stays_under_350_kb_and_leaves_the_search_index_until_search_opens(
-        browser: Any, host_url: str, built_site: Path) -> None:
+        page: Page, host_url: str, built_site: Path) -> None:
+    page.set_viewport_size(DESKTOP)
+    # Cold: the browser's cache off, so that every file of each page is fetched as on a first visit.
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    finished: list[Any] = []
+    page.on("requestfinished", lambda r: finished.append(r))
     for path in heaviest_pages(built_site):
-        context = browser.new_context(viewport=DESKTOP)
-        page = context.new_page()
-        got: list[tuple[str, int]] = []
-        page.on("requestfinished", lambda r: got.append((r.url, r.sizes()["responseBodySize"])))
+        finished.clear()
         page.goto(host_url + path, wait_until="networkidle")
+        got = [(r.url, r.sizes()["responseBodySize"]) for r in finished]
+        assert host_url + path in [url for url, _ in got], (path, got)  # the page itself, fetched again
         assert not any("search_index" in url for url, _ in got), path
         weight = sum(size for url, size in got)
         assert 50_000 < weight <= 350_000, (path, weight, sorted(got, key=lambda x: -x[1])[:5])
         if path == "":  # opening search fetches the index, and it works
-            with page.expect_request(re.compile(r".*search_index\.json$")):
+            with page.expect_request_finished(lambda r: r.url.endswith("/search_index.json")):
                 page.locator("input.md-search__input").click()
-        context.close()
+    cdp.detach()
 
 
 def search(page: Page, url: str, query: str) -> list[str]:
@@ -393,11 +407,12 @@ def test_search_ranks_rules_above_the_lexicon_and_leaves_stubs_out(built_site: P
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_colour_of_highlighted_code_reads_at_4_5_to_1(browser: Any, site_url: str, scheme: str) -> None:
-    context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
-    page = context.new_page()
+def test_every_colour_of_highlighted_code_reads_at_4_5_to_1(page: Page, site_url: str, scheme: str) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.emulate_media(color_scheme=scheme)
     page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
     page.goto(site_url + "language/")
+    assert page.locator("body").get_attribute("data-md-color-scheme") == SCHEMES[scheme]
     pairs = page.evaluate("""() => { const g = document.createElement('canvas').getContext('2d');
       const rgb = css => { g.clearRect(0, 0, 1, 1); g.fillStyle = '#000'; g.fillStyle = css; g.fillRect(0, 0, 1, 1);
                            return Array.from(g.getImageData(0, 0, 1, 1).data).slice(0, 3).join(','); };
@@ -416,7 +431,6 @@ def test_every_colour_of_highlighted_code_reads_at_4_5_to_1(browser: Any, site_u
         }
       }
       return seen; }""")
-    context.close()
     assert len(pairs) >= 8
     for key, (fg, bg) in pairs.items():
         hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
@@ -453,9 +467,8 @@ SCROLLED_TO_THE_END = """() => [...document.querySelectorAll('article table')].f
 })"""
 
 
-def test_at_390_px_every_chart_keeps_all_its_columns(browser: Any, site_url: str, built_site: Path) -> None:
-    context = browser.new_context(viewport=PHONE)
-    page = context.new_page()
+def test_at_390_px_every_chart_keeps_all_its_columns(page: Page, site_url: str, built_site: Path) -> None:
+    page.set_viewport_size(PHONE)
     page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
     lost, seen, scrolled = [], 0, 0
     for path in [f"{rs_id}/quick-reference/" for rs_id in ruleset_ids()] + ["console-40k/datasheets/", "comparison/"]:
@@ -478,7 +491,6 @@ def test_at_390_px_every_chart_keeps_all_its_columns(browser: Any, site_url: str
                       and "More columns" in t["cue"] and t["cueAtEnd"] == "none")
                 if not ok:
                     lost.append((path, t))
-    context.close()
     assert seen > 40
     assert not lost, lost[:5]
 
@@ -488,9 +500,8 @@ DRAWER_PAGES = ["", "quick-reference/", "datasheets/", "calculator/", "army/", "
 
 
 def test_the_phone_drawer_opens_another_ruleset_in_place_and_the_desktop_sidebar_keeps_to_its_own(
-        browser: Any, site_url: str, built_site: Path) -> None:
-    context = browser.new_context(viewport=PHONE)
-    page = context.new_page()
+        page: Page, site_url: str, built_site: Path) -> None:
+    page.set_viewport_size(PHONE)
     page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
     page.goto(site_url + "console-40k/")
     page.locator('label.md-header__button[for="__drawer"]').click()
@@ -515,12 +526,12 @@ def test_the_phone_drawer_opens_another_ruleset_in_place_and_the_desktop_sidebar
     # at 1280 the sidebar holds the page's own ruleset only: no other ruleset's entry, no page twice
     page.set_viewport_size(DESKTOP)
     sidebar = page.locator(".md-sidebar--primary .md-nav__link:visible")
+    expect(sidebar.first).to_be_visible()  # the page laid out again at its new width
     hrefs = [h for h in sidebar.evaluate_all("as => as.map(a => a.href)") if h]
     assert len(hrefs) >= 8 and len(set(hrefs)) == len(hrefs), hrefs
     assert all(h.startswith(site_url + "40k-s/") for h in hrefs), hrefs
     texts = [t.strip() for t in sidebar.all_inner_texts()]
     assert not {"Classic 40K", "40K console game"} & set(texts), texts
-    context.close()
 
 
 # ---------------------------------------------------------------------------
@@ -531,10 +542,9 @@ def test_the_phone_drawer_opens_another_ruleset_in_place_and_the_desktop_sidebar
 SHEETS = {"40k-s": 2, "gemini-arap": 2}
 
 
-def test_each_quick_reference_prints_on_one_a4_page(browser: Any, site_url: str, tmp_path: Path) -> None:
+def test_each_quick_reference_prints_on_one_a4_page(page: Page, site_url: str, tmp_path: Path) -> None:
     from pypdf import PdfReader
 
-    page = browser.new_page()
     page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
     pages = {}
     for rs_id in ruleset_ids():
@@ -549,7 +559,6 @@ def test_each_quick_reference_prints_on_one_a4_page(browser: Any, site_url: str,
         page.pdf(path=str(pdf), format="A4")
         pages[rs_id] = len(PdfReader(str(pdf)).pages)
         page.emulate_media(media="screen")
-    page.close()
     assert pages == {rs_id: min(pages[rs_id], SHEETS.get(rs_id, 1)) for rs_id in pages}, pages
 
 
