@@ -122,7 +122,7 @@ def decimal(v: Fraction | float | int, spec: str = ".6g") -> str:
     ('0.333333', '3.33333e+399', '1e-400', '0')
     """
     f = _float(v)
-    if math.isfinite(f) and (f != 0 or v == 0):
+    if isinstance(v, float) or (math.isfinite(f) and (f != 0 or v == 0)):
         return format(f, spec)
     exact = Fraction(v)
     with localcontext() as ctx:

@@ -56,3 +56,50 @@ def test_git_is_given_neither_standard_input_nor_a_terminal(repo: Path) -> None:
         assert answer.returncode != 0 and "/dev/tty" in answer.stderr, answer
     finally:
         _run(repo, "config", "--unset", "include.path", "tty.config")
+
+
+def test_a_release_is_named_by_its_header_never_by_a_line_of_prose(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    from compiler.review.gitsource import releases
+
+    repo = tmp_path / "repo"
+    folder = repo / "rules" / "x"
+    (folder / "sub").mkdir(parents=True)
+    _run(repo, "init", "-q")
+    header = 'ruleset x "X":\n  version {}\n\ninclude "a.rules"\nstat BS "B" 1..6: "{}"\n'
+    (folder / "a.rules").write_text('section s "S":\n  """\n  Nothing yet.\n  """\n', encoding="utf-8")
+    (folder / "ruleset.rules").write_text(header.format("1.0.0", "one"), encoding="utf-8")
+    assert _run(repo, "add", "-A").returncode == 0 and _run(repo, "commit", "-qm", "one").returncode == 0
+    # A file before the header's, whose prose has a line like a version field; a folder inside
+    # with a ruleset of its own; a header whose version line is no version (it did not check).
+    (folder / "a.rules").write_text('section s "S":\n  """\n  version 9.9.9<img src=x onerror=alert(1)>\n'
+                                    '  version 8.8.8\n  """\n', encoding="utf-8")
+    (folder / "sub" / "ruleset.rules").write_text(header.format("7.7.7", "inner"), encoding="utf-8")
+    (folder / "ruleset.rules").write_text(header.format("2.0.0", "two"), encoding="utf-8")
+    assert _run(repo, "add", "-A").returncode == 0 and _run(repo, "commit", "-qm", "two").returncode == 0
+    (folder / "ruleset.rules").write_text(header.format("3.0.0<b>", "three"), encoding="utf-8")
+    assert _run(repo, "commit", "-qam", "three").returncode == 0
+    assert [r.version for r in releases(folder)] == ["2.0.0", "1.0.0"]
+
+
+def test_a_repository_where_git_stalls_is_waited_for_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "stalls"
+    repo.mkdir()
+    _run(repo, "init", "-q")
+    (repo / "a.rules").write_text("x\n", encoding="utf-8")
+    assert _run(repo, "add", "-A").returncode == 0 and _run(repo, "commit", "-qm", "one").returncode == 0
+    os.mkfifo(repo / ".git" / "packed-refs")  # git opens it to find a ref, and waits for a writer
+    with pytest.raises(subprocess.TimeoutExpired):
+        git(repo, "log", "-1", "--format=%H", timeout=0.5)
+    asked: list[object] = []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: asked.append(a))
+    (repo / "sub").mkdir()
+    for where in (repo, repo / "sub"):  # at once: git is not started again for this repository
+        with pytest.raises(subprocess.TimeoutExpired):
+            git(where, "rev-parse", "HEAD")
+    assert asked == []
+    git(tmp_path, "rev-parse", "--show-toplevel")  # another repository (none here) is asked as before
+    assert len(asked) == 1

@@ -2,8 +2,8 @@
 
 A number of more than 4,300 digits used to reach the user as Python's own advice
 ("use sys.set_int_max_str_digits()"); one of 400 digits checked clean, then ``test`` and ``eval``
-died with an OverflowError traceback when they printed its decimal (a float ends near 1.8e308).
-Now a number written with more than 100 digits is W908 where it stands, and a value past a
+died with an OverflowError traceback when they printed its decimal (a float ends near 1.8e308),
+and so did the site's charts.  Now a number written with more than 100 digits is W908 where it stands, and a value past a
 float's range, worked out from numbers within the limit, is printed from its exact value."""
 from __future__ import annotations
 
@@ -67,6 +67,10 @@ test hit(BS) = roll d6 >= BS
 
 example e "Huge":
   expect mean (d6 * {BIG} * {BIG} * {BIG} * {BIG}) = 1
+
+example charted "Charted":
+  let x = d6 * {BIG} * {BIG} * {BIG} * {BIG}
+  expect P(x >= 5) = 1
 ''', encoding="utf-8")
     return folder
 
@@ -84,8 +88,16 @@ def test_eval_and_test_print_a_mean_past_a_float_s_range(huge: Path) -> None:
     assert f"mean {mean.numerator}/2 (≈ {exact_decimal(mean)})" in ran.stdout, ran.stdout
     assert exact_decimal(mean) == "3.50000e+400"
     ran = warscribe("test", str(huge))
-    assert ran.returncode == 1 and "0 passed, 1 failed" in ran.stdout, ran
+    assert ran.returncode == 1 and "1 passed, 1 failed" in ran.stdout, ran
     assert f"(≈ {exact_decimal(mean)})" in ran.stdout, ran.stdout
+
+
+def test_the_site_charts_a_value_past_a_float_s_range(huge: Path, tmp_path: Path) -> None:
+    ran = warscribe("render", str(huge), "--out", str(tmp_path / "out"))
+    assert ran.returncode == 0, ran
+    page = (tmp_path / "out" / "big" / "examples.md").read_text(encoding="utf-8")
+    mean = Fraction(7, 2) * int(BIG) ** 4
+    assert page.count("<svg") == 1 and exact_decimal(mean) in page
 
 
 def test_the_words_of_numbers_past_a_float_s_range() -> None:

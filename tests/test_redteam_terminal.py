@@ -79,3 +79,16 @@ def test_the_markdown_diff_for_a_comment_shows_controls_escaped(project: Path) -
     assert ran.returncode == 0, ran
     no_raw(ran.stdout)
     assert "Army \\u001b\\]0;pwned\\u0007\\u202e\\u009b31m" in ran.stdout, ran.stdout
+
+
+def test_fmt_shows_a_file_name_s_controls_escaped(tmp_path: Path) -> None:
+    folder = tmp_path / f"rules{EVIL}"
+    folder.mkdir()
+    name = f"more{EVIL}.rules"
+    (folder / "ruleset.rules").write_text(f'ruleset rt "RT":\n    version 1.0.0\ninclude "{name}"\n', encoding="utf-8")
+    (folder / name).write_text('stat   BS "B" 1..6:  "x"\n', encoding="utf-8")
+    ran = warscribe("fmt", str(folder), "--check", cwd=tmp_path)
+    assert ran.returncode == 1 and ran.stdout.count("would reformat") == 2, ran
+    no_raw(ran.stdout)
+    ran = warscribe("fmt", str(folder), "--check", "--json", cwd=tmp_path)
+    assert any(p.endswith(name) for p in json.loads(ran.stdout)["would_reformat"]), ran.stdout

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from compiler.cli.common import Arg, Exit, app, is_quiet, json_option, print_diagnostics, refuse, usage_error
+from compiler.terminal import shown as escaped
 
 
 def _stdin_text() -> str:
@@ -82,26 +83,24 @@ def fmt(paths: tuple[str, ...], check: bool, diff: bool, as_json: bool) -> None:
     broken: list[str] = []
     say = (lambda text: None) if as_json or is_quiet() else click.echo  # the per-file lines: not the JSON, not -q
     for path in files:
-        shown = display_path(path)
+        shown = escaped(display_path(path))  # a file name shown, never obeyed by the terminal
         try:
             result = format_file(path, write=write)
         except OSError as err:  # disk full, read-only, unreadable: a sentence, the file left as it was
             failed += 1
-            broken.append(shown)
+            broken.append(display_path(path))
             click.echo(f"warscribe: error: cannot format {shown}: {err.strerror or err}", err=True)
             continue
         if result.error is not None:
             failed += 1
-            broken.append(shown)
-            print_diagnostics(result.error.diagnostics, {shown: result.before})
+            broken.append(display_path(path))
+            print_diagnostics(result.error.diagnostics, {display_path(path): result.before})
             click.echo(f"error: cannot format {shown}", err=True)
             continue
         if not result.changed:
             continue
         changed.append(path)
         if diff:
-            from compiler.terminal import shown as escaped  # the file's lines: shown, never obeyed
-
             click.echo(escaped("".join(difflib.unified_diff(result.before.splitlines(True), result.after.splitlines(True),
                                                             shown, shown))), nl=False)
         elif check and not as_json:

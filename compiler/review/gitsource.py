@@ -340,7 +340,10 @@ class Release:
     date: str  # the commit's date, YYYY-MM-DD
 
 
-_VERSION_LINE = r"^[[:space:]]+version[[:space:]]+[0-9]+\.[0-9]+\.[0-9]+"
+#: The header's first line, and its version field (a version and at most a comment: a line of prose
+#: that begins "version 9.9.9" is not one).
+_HEADER_LINE = r"^ruleset[[:space:]]"
+_VERSION_LINE = r"^[[:space:]]+version[[:space:]]+[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?[[:space:]]*(#.*)?$"
 
 
 def releases(path: str | Path, limit: int = 500) -> list[Release]:
@@ -349,9 +352,10 @@ def releases(path: str | Path, limit: int = 500) -> list[Release]:
     For a per-ruleset "Changes" page: ``diff_models`` of ``releases[i + 1]``
     against ``releases[i]`` (each loaded with :func:`load_side`) is what
     release ``i`` changed.  Looks at most ``limit`` commits that touch the
-    folder, and reads the version from the first ``version X.Y.Z`` line of its
-    ``.rules`` files at each (the header's, in any ordinary ruleset).  Returns
-    [] outside git.
+    folder, and reads the version from the first ``version X.Y.Z`` line after the
+    ``ruleset`` line of the folder's own ``.rules`` files at each (the header's, in any
+    ordinary ruleset; never a line of prose in another file, or in a folder inside).
+    Returns [] outside git.
     """
     folder = Path(path)
     if folder.is_file():
@@ -368,13 +372,21 @@ def releases(path: str | Path, limit: int = 500) -> list[Release]:
     # commits in the order given, each one's files and lines in the order a grep of it alone gives.
     versions: dict[str, list[str]] = {}
     if commits:
-        found = _git(repo, "grep", "-z", "-E", _VERSION_LINE, *[c for c, _, _ in commits], "--", str(rel))
+        found = _git(repo, "grep", "-z", "-E", "-e", _HEADER_LINE, "-e", _VERSION_LINE, *[c for c, _, _ in commits],
+                     "--", str(rel))
         if found.returncode == 0:
+            headed: set[str] = set()  # the commit:file pairs whose header line has come
+            own = "" if str(rel) == "." else str(rel)
             for hit in found.stdout.splitlines():
                 where, _, line = hit.partition("\0")
                 commit, _, file = where.partition(":")
-                if file.endswith(".rules") and len(line.split()) >= 2:
+                if not file.endswith(".rules") or file.rpartition("/")[0] != own:
+                    continue
+                if line.startswith("ruleset"):
+                    headed.add(where)
+                elif where in headed and len(line.split()) >= 2:
                     versions.setdefault(commit, []).append(line.split()[1])
+                    headed.discard(where)  # the header's version: a later line is not
     out: list[Release] = []
     seen: set[str] = set()
     for commit, _, date in commits:

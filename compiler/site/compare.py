@@ -36,6 +36,7 @@ from compiler.site.charts import grouped_bar_chart
 from compiler.site.examples import Chart, chart_of
 from compiler.site.sitemap import short_titles
 from compiler.site.env import percent
+from compiler.words import decimal
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def answer(rs: Ruleset, entry: MatchupEntry, thresholds: tuple[int, ...], most: 
     chart = chart_of(entry.ruleset, value, f"{rs.title}: {entry.expression}", width=360, height=180)
     whole = all(isinstance(v, int) and not isinstance(v, bool) for v, _, _ in rows)
     dist = tuple((int(v), float(p)) for v, p, _ in rows) if whole else ()
-    mean_short = f"{float(m):.2f}" if isinstance(m, (Fraction, float, int)) else str(m)
+    mean_short = decimal(m, ".2f") if isinstance(m, (Fraction, float, int)) else str(m)
     return Answer(rs, entry, fmt_number(m) if isinstance(m, Fraction) else str(m), tuple(at_least), chart, "",
                   mean_short, dist)
 

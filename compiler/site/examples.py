@@ -93,7 +93,7 @@ def chart_of(name: str, d: Any, caption: str, width: int = 480, height: int = 20
     left_out = 1.0 - sum(float(p) for _, p, _ in kept)
     m = mean_of(d)
     mean_text = mean_words(m) if m is not None else ""
-    mean_f = float(m) if m is not None else None
+    mean_f = float(m) if m is not None and abs(m) < 2**1000 else None  # no mean line past a float's range
     int_rows = all(isinstance(v, int) and not isinstance(v, bool) for v, _, _ in kept)
     svg = bar_chart([(v if int_rows else show(v), float(p)) for v, p, _ in kept],
                     caption, width=width, height=height, mean=mean_f if int_rows else None)

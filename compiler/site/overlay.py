@@ -31,6 +31,7 @@ from compiler.review.diff import MatchupImpact, matchup_label, percent, standard
 from compiler.site.markup import plain
 from compiler.site.sitemap import short_title
 from compiler.syntax.unparse import expr_text
+from compiler.words import decimal
 
 __all__ = ["OddsRow", "OddsView", "ChangeLine", "odds_view", "change_lines", "word_diff", "plain_prose",
            "situation_words", "version_words", "FIELD_WORDS", "KIND_PLAIN"]
@@ -111,7 +112,7 @@ def version_words(spec: str | None) -> str:
 
 
 def _mean(v: Fraction | float | None) -> str | None:
-    return None if v is None else f"{float(v):.2f}"
+    return None if v is None else decimal(v, ".2f")
 
 
 def situation_words(expr: A.Expr, *models: Ruleset) -> str:

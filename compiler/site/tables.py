@@ -23,7 +23,7 @@ from compiler.resolve.claims import Judgement
 from compiler.resolve.report import evaluate_table, table_axes
 from compiler.resolve.evaluator import Evaluator, ResolveError
 from compiler.site.charts import heat
-from compiler.words import chance_words, exact_words, mean_words, value_words
+from compiler.words import chance_words, decimal, exact_words, mean_words, value_words
 
 MAX_CELLS = 400  # beyond this a table is described, not printed
 MAX_CLAIM_CELLS = 2_000  # beyond this a claim's grid is described, not printed
@@ -184,7 +184,7 @@ def claim_view(rs: Ruleset, claim: A.Claim, j: Judgement) -> TableView:
                  for name, values in j.axes)
     by_point: dict[tuple[str, ...], Cell] = {}
     for p in j.points:
-        text = "?" if p.measure is None else f"{float(p.measure):.2f}"
+        text = "?" if p.measure is None else decimal(p.measure, ".2f")
         by_point[tuple(str(v) for v in p.at)] = Cell(f"{text} {'✓' if p.held else '✗'}",
                                                      heat(1.0 if p.held else 0.0), None)
     if len(axes) <= 3:
