@@ -10,6 +10,9 @@ contents.  So every call goes through :func:`git`, which
 * turns off the settings that run commands: ``core.fsmonitor=false``, ``core.hooksPath=/dev/null``,
   ``log.showSignature=false`` (a signature check runs ``gpg.program``), no pager;
 * takes every path literally (``--literal-pathspecs``): a folder named ``:(glob)*`` is a folder;
+* gives up on a repository where git once ran out of time (a ref or settings file that is a
+  named pipe blocks git until the timeout): later calls in the same process fail at once, so a
+  command waits :data:`GIT_TIMEOUT` seconds once, not once per question it asks;
 * gives git no standard input and no terminal: a configuration file may include ``/dev/stdin``
   or ``/dev/tty`` (``[include] path = /dev/stdin``), and git would wait there for the user's
   keys, or read the messages an editor sends the language server;
@@ -33,6 +36,8 @@ from typing import Any
 __all__ = ["GIT_TIMEOUT", "SAFE_OPTIONS", "blob_id", "git"]
 
 GIT_TIMEOUT = 60
+#: The repositories where git ran out of time in this process: not asked again.
+_STALLED: set[str] = set()
 
 #: Given before every git command: no command of the repository's runs, every path is literal.
 SAFE_OPTIONS: tuple[str, ...] = (
@@ -48,8 +53,29 @@ def git(repo: Path | str, *args: str, binary: bool = False, stdin: bytes | str |
     env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1",
                 "GIT_NO_REPLACE_OBJECTS": "1"})
     feed: dict[str, Any] = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
-    return subprocess.run(["git", *SAFE_OPTIONS, "-C", str(repo), *args], capture_output=True, text=not binary,
-                          env=env, timeout=timeout, check=False, start_new_session=True, **feed)
+    command = ["git", *SAFE_OPTIONS, "-C", str(repo), *args]
+    key = _work_tree(repo)
+    if key in _STALLED:
+        raise subprocess.TimeoutExpired(command, 0)
+    try:
+        return subprocess.run(command, capture_output=True, text=not binary, env=env, timeout=timeout, check=False,
+                              start_new_session=True, **feed)
+    except subprocess.TimeoutExpired:
+        _STALLED.add(key)
+        raise
+
+
+def _work_tree(folder: Path | str) -> str:
+    """The nearest folder holding ``.git`` at or above ``folder`` (``folder`` itself when none does):
+    the repository git would find, found without asking git."""
+    start = Path(os.path.abspath(folder))
+    for place in (start, *start.parents):
+        try:
+            if os.path.lexists(place / ".git"):
+                return str(place)
+        except (OSError, ValueError):
+            break
+    return str(start)
 
 
 def blob_id(data: bytes, length: int) -> str:

@@ -257,13 +257,14 @@ scenario line "On a line":
 '''
 
 
-@pytest.mark.parametrize("activation", ["alternating_units", "whole_army", "alternating_activations"])
+@pytest.mark.parametrize("activation", ["alternating_units", "whole_army", "alternating_activations",
+                                        "alternating_detachments"])
 def test_each_game_turn_of_a_battle_starts_with_its_heading(activation: str) -> None:
     """A battle under alternating_units told no game turn: `play` printed none, and the Battles
     page put the whole sample battle under "Deployment"."""
     from compiler.battle import Battle, GreedyPolicy, Rules
 
-    result = compile_text(SKIRMISH.format(activation=activation), "alt.rules")
+    result = compile_text(SKIRMISH.format(activation=activation).replace("first red", "first blue"), "alt.rules")
     assert result.ok, [d.message for d in result.diagnostics]
     model = result.rulesets[0]
     battle = Battle(Rules(model), model.get("line"), [GreedyPolicy(), GreedyPolicy()], seed=1)
@@ -274,6 +275,8 @@ def test_each_game_turn_of_a_battle_starts_with_its_heading(activation: str) -> 
     assert sorted(set(turns)) == list(range(1, out.turns + 1)), (turns, out.turns)
     assert all(t in turns for t in shots)
     first = {t: next(i for i, e in enumerate(battle.events) if e["event"] == "turn" and e["turn"] == t) for t in turns}
+    acted = next(e for e in battle.events if e["event"] not in ("turn", "start"))
+    assert battle.events[first[1]]["side"] == acted["side"] == "blue"  # the game turn of the side that acts first
     assert all(i >= first[e["turn"]] for i, e in enumerate(battle.events) if e["event"] not in ("turn", "start"))
 
 
@@ -427,3 +430,25 @@ def test_a_projects_own_mkdocs_yml_gets_the_markdown_extensions_the_pages_need(t
     finally:
         os.chdir(before)
     assert code == 0 and out.splitlines()[-1].strip() == "1/2", out + err
+
+
+def test_a_ruleset_id_is_handed_on_as_its_folder(tmp_path: Path) -> None:
+    """simulate hands its path to the workers, play to its log's check, export to the check of
+    where it writes: the id must be the folder there too (simulate stopped with a traceback)."""
+    import os
+
+    folder = tmp_path / "rules" / "alt"
+    folder.mkdir(parents=True)
+    (folder / "ruleset.rules").write_text(SKIRMISH.format(activation="alternating_units"), encoding="utf-8")
+    before = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code, out, err = _run("simulate", "alt", "--games", "2", "--json")
+        assert code == 0 and json.loads(out)["games"] == 2, out + err
+        code, out, err = _run("export", "alt", "--json", "--out", "rules/alt/out.json")
+        assert code == 2 and "inside the ruleset folder" in err, out + err
+        code, out, err = _run("play", "alt", "--auto", "--log", "rules/alt/ruleset.rules")
+        assert code == 2 and "it is a .rules file, a source" in err, out + err
+    finally:
+        os.chdir(before)
+    assert sorted(p.name for p in folder.iterdir()) == ["ruleset.rules"]

@@ -81,3 +81,25 @@ def test_a_release_is_named_by_its_header_never_by_a_line_of_prose(tmp_path: Pat
     (folder / "ruleset.rules").write_text(header.format("3.0.0<b>", "three"), encoding="utf-8")
     assert _run(repo, "commit", "-qam", "three").returncode == 0
     assert [r.version for r in releases(folder)] == ["2.0.0", "1.0.0"]
+
+
+def test_a_repository_where_git_stalls_is_waited_for_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "stalls"
+    repo.mkdir()
+    _run(repo, "init", "-q")
+    (repo / "a.rules").write_text("x\n", encoding="utf-8")
+    assert _run(repo, "add", "-A").returncode == 0 and _run(repo, "commit", "-qm", "one").returncode == 0
+    os.mkfifo(repo / ".git" / "packed-refs")  # git opens it to find a ref, and waits for a writer
+    with pytest.raises(subprocess.TimeoutExpired):
+        git(repo, "log", "-1", "--format=%H", timeout=0.5)
+    asked: list[object] = []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: asked.append(a))
+    (repo / "sub").mkdir()
+    for where in (repo, repo / "sub"):  # at once: git is not started again for this repository
+        with pytest.raises(subprocess.TimeoutExpired):
+            git(where, "rev-parse", "HEAD")
+    assert asked == []
+    git(tmp_path, "rev-parse", "--show-toplevel")  # another repository (none here) is asked as before
+    assert len(asked) == 1

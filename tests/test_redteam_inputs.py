@@ -7,7 +7,10 @@ itself would then refuse to read.
 * A log holding a number of 5,000 digits was refused with Python's own advice
   ("use sys.set_int_max_str_digits()").
 * ``games = 10**23`` in warscribe.toml was blamed on an option the user never gave
-  ("Invalid value for '--games'")."""
+  ("Invalid value for '--games'").
+* A BattleScribe entry named with 20,000 letters stopped ``import battlescribe`` with a traceback
+  (the ruleset made from it has a line over the limit); ``export --battlescribe`` of a title
+  holding an escape sequence stopped with lxml's ValueError (XML cannot hold it)."""
 from __future__ import annotations
 
 import json
@@ -16,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from compiler.limits import MAX_GAMES
-from conftest import warscribe
+from conftest import ROOT, warscribe
 from test_terminal_text import RULES
 
 
@@ -64,3 +67,25 @@ def test_too_many_games_in_the_settings_file_is_said_of_the_file(rules: Path, tm
     assert ran.returncode == 2, ran
     assert f"warscribe.toml: 'games' should be from 1 to {MAX_GAMES:,}, not {MAX_GAMES + 1}" in ran.stderr, ran.stderr
     assert "--games" not in ran.stderr
+
+
+def test_a_battlescribe_name_too_long_for_a_ruleset_is_one_sentence_and_nothing_is_written(tmp_path: Path) -> None:
+    fixtures = ROOT / "tests" / "fixtures" / "battlescribe"
+    catalogue = tmp_path / "long.cat"
+    text = (fixtures / "marines.cat").read_text(encoding="utf-8")
+    catalogue.write_text(text.replace('name="Tactical Squad"', 'name="' + "T" * 20_000 + '"', 1), encoding="utf-8")
+    out = tmp_path / "out" / "skirmish"
+    ran = warscribe("import", "battlescribe", str(fixtures / "skirmish.gst"), str(catalogue), "--out", str(out))
+    assert ran.returncode == 2, ran
+    assert ran.stderr.startswith("warscribe: error: the ruleset made from this data cannot be written: profiles.rules:")
+    assert "characters long; the limit is 10,000; the data has a name or a text too long" in ran.stderr, ran.stderr
+    assert not out.exists()
+
+
+def test_export_to_battlescribe_of_a_title_xml_cannot_hold_is_one_sentence(rules: Path, tmp_path: Path) -> None:
+    out = tmp_path / "bs"
+    ran = warscribe("export", str(rules), "--battlescribe", str(out))
+    assert ran.returncode == 2, ran
+    assert ran.stderr.startswith("warscribe: error: 'Term \\u001b]0;pwned\\u0007 title' holds the control character "
+                                 "U+001B, which BattleScribe data (XML) cannot hold"), ran.stderr
+    assert "\x1b" not in ran.stderr and not out.exists()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from compiler.battlescribe.data import DICE, DISTANCE, TARGET, ArmyData, StatDef, is_none
 from compiler.battlescribe.ids import Ids
+from compiler.battlescribe.xmlfile import DataError
 
 
 @dataclass(frozen=True)
@@ -119,8 +120,6 @@ def _profile(kind: str, u_id: str, title: str, stats: tuple[tuple[str, str], ...
 def ruleset_files(data: ArmyData, ruleset_id: str, ids: Ids, base: Base | None = None,
                   version: str = "1.0.0", today: str = "2000-01-01") -> dict[str, str]:
     """The text of each file of the imported ruleset, by file name."""
-    from compiler.syntax.fmt import format_text
-
     def section(name: str, title: str) -> str:
         return ids.get(("section", name), title)
 
@@ -218,4 +217,22 @@ def ruleset_files(data: ArmyData, ruleset_id: str, ids: Ids, base: Base | None =
                 army.append('    """Any units may be taken."""')
             army.append("")
     files["army.rules"] = "\n".join(army or ["# No force organisation."]).rstrip("\n") + "\n"
-    return {name: format_text(text, name) for name, text in files.items()}
+    return {name: _formatted(text, name) for name, text in files.items()}
+
+
+def _formatted(text: str, name: str) -> str:
+    """``text`` in the canonical layout; :class:`DataError` when the data made a file no ruleset can
+    be (a name of 20,000 letters makes a line over the limit): said in a sentence, never a traceback."""
+    from compiler.syntax.fmt import FormatError, format_text
+
+    try:
+        return format_text(text, name)
+    except FormatError as err:
+        first = err.diagnostics[0] if err.diagnostics else None
+        if first is None:
+            raise DataError(f"the ruleset made from this data cannot be written ({name})") from None
+        lines = text.splitlines()
+        line = lines[first.span.line - 1].strip() if 0 < first.span.line <= len(lines) else ""
+        raise DataError(f"the ruleset made from this data cannot be written: {name}:{first.span.line}: "
+                        f"{first.message}; the data has a name or a text too long for a ruleset"
+                        + (f" ({line[:60]}…)" if line else "")) from None

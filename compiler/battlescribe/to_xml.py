@@ -14,9 +14,12 @@ language's ids, prefixed, so that exporting again gives the same ids.
 """
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
 from compiler.battlescribe.data import ArmyData, UnitData
+from compiler.battlescribe.xmlfile import DataError
 
 GAME_NS = "http://www.battlescribe.net/schema/gameSystemSchema"
 CATALOGUE_NS = "http://www.battlescribe.net/schema/catalogueSchema"
@@ -26,11 +29,24 @@ MARK = "Written by warscribe export, in the BattleScribe format"
 WARLORD = "Warlord"
 
 
+#: What an XML 1.0 document cannot hold: control characters but tab and line breaks, lone surrogates.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml(text: str) -> str:
+    """``text``, or :class:`DataError` when XML cannot hold it (a title with an escape sequence)."""
+    bad = _NOT_XML.search(text)
+    if bad is not None:
+        raise DataError(f"'{text[:60]}' holds the control character U+{ord(bad.group()):04X}, which BattleScribe "
+                        f"data (XML) cannot hold: take it out of the rules to export them")
+    return text
+
+
 def _el(parent: etree._Element, tag: str, **attrs: str) -> etree._Element:
     ns = etree.QName(parent).namespace
     el = etree.SubElement(parent, f"{{{ns}}}{tag}" if ns else tag)
     for k, v in attrs.items():
-        el.set(k.rstrip("_"), v)
+        el.set(k.rstrip("_"), _xml(v))
     return el
 
 
@@ -46,7 +62,7 @@ def _profile(parent: etree._Element, pid: str, u: UnitData, type_id: str, type_n
     for sid, value in u.stats:
         name, cid = char_ids[sid]
         c = _el(chars, "characteristic", name=name, typeId=cid)
-        c.text = value
+        c.text = _xml(value)
 
 
 def _links(entry: etree._Element, prefix: str, abilities: tuple[str, ...], keywords: tuple[str, ...],
@@ -71,13 +87,13 @@ def _cost(entry: etree._Element, points: int) -> None:
 def _root(tag: str, ns: str, **attrs: str) -> etree._Element:
     root = etree.Element(f"{{{ns}}}{tag}", nsmap={None: ns})
     for k, v in attrs.items():
-        root.set(k, v)
+        root.set(k, _xml(v))
     return root
 
 
 def _bytes(root: etree._Element, source: str) -> bytes:
     text = f" {MARK}, from {source} ".replace("--", "- -")
-    root.addprevious(etree.Comment(text))
+    root.addprevious(etree.Comment(_xml(text)))
     return bytes(etree.tostring(root.getroottree(), xml_declaration=True, encoding="UTF-8", standalone=True,
                                 pretty_print=True))
 
@@ -139,7 +155,7 @@ def catalogue_files(data: ArmyData, ruleset_id: str) -> dict[str, bytes]:
         for ab in data.abilities:
             r = _el(rules, "rule", id=f"ws-rule-{ab.id}", name=ab.title, hidden="false")
             if ab.text:
-                _el(r, "description").text = ab.text
+                _el(r, "description").text = _xml(ab.text)
 
     cat = _root("catalogue", CATALOGUE_NS, id=f"{game_id}-units", name=data.title, revision=rev,
                 battleScribeVersion=VERSION, library="false", gameSystemId=game_id, gameSystemRevision=rev)

@@ -5,7 +5,8 @@ import json
 
 import click
 
-from compiler.cli.common import Arg, Exit, app, compile_one, json_option, report_resolve_error, say, unknown_name, usage_error
+from compiler.cli.common import (Arg, Exit, app, compile_one, json_option, report_resolve_error, ruleset_path, say,
+                                 unknown_name, usage_error)
 from compiler.limits import MAX_GAMES, MAX_JOBS
 
 
@@ -39,6 +40,7 @@ def balance(path: str, scenario: str | None, vary: str, games: int, seed: int, p
     from compiler.resolve.core import ResolveError
 
     jobs = workers(jobs, games, jobs_force)
+    path = ruleset_path(path)  # handed on to the workers
     compiled, model = compile_one(path)
     sc = pick_scenario(model, scenario)
     for name in policy.split(":"):
@@ -67,7 +69,7 @@ def balance(path: str, scenario: str | None, vary: str, games: int, seed: int, p
         say(f"  {p['value']:>6}  {p['models']:>6}  {p['win_rate']:6.1%} ({lo:.1%}–{hi:.1%})  {bar.ljust(30)}|")
     fair = out["fair"]
     if fair is None:
-        say(f"  {title}'s win rate does not cross 50% between {plan.values[0]} and {plan.values[-1]} points: "
+        say(f"  the win rate of {title} does not cross 50% between {plan.values[0]} and {plan.values[-1]} points: "
             f"widen the range")
     else:
         lo, hi = fair["ci95"]

@@ -12,7 +12,7 @@ import click
 from rich.markup import escape
 
 from compiler.cli.common import (Arg, Exit, app, compile_one, is_quiet, json_option, print_diagnostics, refuse,
-                                 report_resolve_error, say, unknown_name, usage_error)
+                                 report_resolve_error, ruleset_path, say, unknown_name, usage_error)
 from compiler.cli.common import console as make_console
 from compiler.limits import MAX_GAMES, MAX_JOBS, MAX_ROSTER_BYTES
 from compiler.terminal import rich_text
@@ -88,6 +88,7 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
                                   f"name its folder: warscribe play PATH --replay {replay_log}")
     if path is None:
         raise usage_error("name the ruleset folder: warscribe play PATH [SCENARIO]")
+    path = ruleset_path(path)
     log_target = _log_target(log, path, force) if log is not None else None  # before any work
     compiled, model = compile_one(path)
     rules = Rules(model)
@@ -317,6 +318,8 @@ def simulate(path: str, scenario: str | None, games: int, seed: int, jobs: int, 
     from compiler.battle.simulate import against as change
     from compiler.battle.simulate import with_armies
 
+    path = ruleset_path(path)  # handed on to the workers
+    against = ruleset_path(against) if against is not None else None
     compiled, model = compile_one(path)
     sc = pick_scenario(model, scenario)
     from compiler.battle.simulate import side_policies

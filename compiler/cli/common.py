@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the CLI imports the compiler only when a command runs
     from compiler.model.ruleset import Ruleset
     from compiler.resolve.evaluator import ResolveError
 
-__all__ = ["Arg", "Exit", "app", "compile_one", "console", "unknown_name", "is_quiet", "is_verbose", "json_option",
+__all__ = ["Arg", "Exit", "app", "compile_one", "ruleset_path", "console", "unknown_name", "is_quiet", "is_verbose", "json_option",
            "print_diagnostics", "refuse", "report_resolve_error", "rules_have_errors", "say", "summary_line",
            "usage_error", "use_color"]
 
@@ -329,21 +329,27 @@ def summary_line(diagnostics: tuple[Diagnostic, ...], rulesets: int, seconds: fl
     return ", ".join(parts) + f" ({seconds:.2f} s)"
 
 
-def compile_one(path: str) -> tuple[Compilation, Ruleset]:
-    """Compile the one ruleset at ``path``; on errors print them and exit 1.  A ruleset's id that is
-    no path here (``warscribe eval ashfall …``, as the site's calculator writes it) names that
-    ruleset in the project's rules folder."""
+def ruleset_path(path: str) -> str:
+    """``path``, or, when it is a ruleset's id that is no path here (``warscribe eval ashfall …``,
+    as the site's calculator writes it), that ruleset's folder in the project's rules folder."""
     from pathlib import Path
-
-    from compiler.driver import compile_paths
-    from compiler.model.load import UsageError
 
     if "/" not in path and "\\" not in path and not Path(path).exists():
         from compiler.cli.config import current
 
         rules = current().path("rules")
         if rules is not None and (rules / path).is_dir():
-            path = str(rules / path)
+            return str(rules / path)
+    return path
+
+
+def compile_one(path: str) -> tuple[Compilation, Ruleset]:
+    """Compile the one ruleset at ``path`` (:func:`ruleset_path`); on errors print them and exit 1.
+    A command that hands the path on (to workers, to a log) takes :func:`ruleset_path` first."""
+    from compiler.driver import compile_paths
+    from compiler.model.load import UsageError
+
+    path = ruleset_path(path)
     try:
         result = compile_paths([path])
     except UsageError as e:

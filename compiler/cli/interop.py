@@ -189,6 +189,7 @@ def export_battlescribe(path: str, folder: Path, force: bool) -> None:
     """``warscribe export PATH --battlescribe FOLDER``: the ruleset as a .gst and a .cat."""
     from compiler.atomic import write_atomic
     from compiler.battlescribe.from_model import army_data
+    from compiler.battlescribe import DataError
     from compiler.battlescribe.to_xml import catalogue_files
     from compiler.cli.common import compile_one
 
@@ -200,7 +201,10 @@ def export_battlescribe(path: str, folder: Path, force: bool) -> None:
         raise usage_error(f"refusing to write into {folder}: it is inside the ruleset folder {holder}; "
                           f"give a folder of its own")
     data = army_data(model)
-    written = catalogue_files(data, model.id)
+    try:
+        written = catalogue_files(data, model.id)
+    except DataError as err:  # a text XML cannot hold
+        raise usage_error(shown(str(err), lines=False))
     if folder.is_dir():  # each file through the guard of every output: never a source, never another's file
         from compiler.outputs import OutputRefused, check_output_file
 

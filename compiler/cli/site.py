@@ -22,7 +22,7 @@ from typing import Any
 import click
 
 from compiler.cli.common import (Arg, Exit, app, is_quiet, is_verbose, json_option, print_diagnostics, rules_have_errors,
-                                 say, usage_error)
+                                 ruleset_path, say, usage_error)
 
 CONFIG = "mkdocs.yml"
 
@@ -455,6 +455,7 @@ def _is_export(head: bytes) -> bool:
                                             "that warscribe did not write.")
 def export(path: str, as_json: bool, out: str | None, battlescribe: Path | None, force: bool) -> None:
     """The rules model as JSON: every declaration with its stable id, kind, title, text and data."""
+    path = ruleset_path(path)  # a ruleset's id names its folder; what is written must not land there
     if battlescribe is not None:
         from compiler.cli.interop import export_battlescribe
 
