@@ -1,6 +1,7 @@
 """The built parser: saved under the grammar's hash, found again, rebuilt when the grammar changes."""
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,28 +14,51 @@ from compiler.syntax import grammar
 SOURCE = 'stat BS "Ballistic Skill" 1..10\n'
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def use_folder(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     monkeypatch.setattr(cached, "_state", {})
-    monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("WARSCRIBE_CACHE_DIR", str(folder))
     monkeypatch.delenv("WARSCRIBE_CACHE", raising=False)
     grammar.parser.cache_clear()
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    use_folder(monkeypatch, tmp_path)
     yield tmp_path / "ast"
     grammar.parser.cache_clear()
 
 
-def test_a_built_parser_is_saved_and_read_back(cache: Path) -> None:
-    first = grammar.parser()
+@pytest.fixture(scope="module")
+def first_built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    """The parser built in an empty cache folder (and saved there), once for the module."""
+    folder = tmp_path_factory.mktemp("built")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        use_folder(monkeypatch, folder)
+        try:
+            return folder, grammar.parser()
+        finally:
+            grammar.parser.cache_clear()
+
+
+def test_a_built_parser_is_saved_and_read_back(first_built: tuple[Path, object], monkeypatch: pytest.MonkeyPatch) -> None:
+    folder, first = first_built
+    cache = folder / "ast"
+    use_folder(monkeypatch, folder)
     (saved,) = cache.glob("*.lark-parser")
     assert saved.name == grammar.built_parser_name("parser", grammar.grammar_text())
     grammar.parser.cache_clear()
     stamp = saved.stat().st_mtime_ns
     again = grammar.parser()
     assert again is not first and saved.stat().st_mtime_ns == stamp  # read, not written again
-    assert again.parse(SOURCE, start="start") == first.parse(SOURCE, start="start")
+    assert again.parse(SOURCE, start="start") == first.parse(SOURCE, start="start")  # type: ignore[attr-defined]
+    grammar.parser.cache_clear()
 
 
-def test_a_changed_grammar_builds_a_new_parser(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_changed_grammar_builds_a_new_parser(first_built: tuple[Path, object], tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copytree(first_built[0], tmp_path / "cache")  # a folder that holds the parser built already
+    use_folder(monkeypatch, tmp_path / "cache")
+    cache = tmp_path / "cache" / "ast"
     grammar.parser()
     text = grammar.grammar_text()
     # The same grammar with one more comment: another hash, so another file, built from it.
@@ -45,6 +69,7 @@ def test_a_changed_grammar_builds_a_new_parser(cache: Path, monkeypatch: pytest.
     names = sorted(f.name for f in cache.glob("*.lark-parser"))
     assert len(names) == 2 and grammar.built_parser_name("parser", changed) in names
     assert p.parse(SOURCE, start="start").data == "start"
+    grammar.parser.cache_clear()
 
 
 def test_without_a_cache_folder_the_parser_still_loads(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -257,13 +257,14 @@ scenario line "On a line":
 '''
 
 
-@pytest.mark.parametrize("activation", ["alternating_units", "whole_army", "alternating_activations"])
+@pytest.mark.parametrize("activation", ["alternating_units", "whole_army", "alternating_activations",
+                                        "alternating_detachments"])
 def test_each_game_turn_of_a_battle_starts_with_its_heading(activation: str) -> None:
     """A battle under alternating_units told no game turn: `play` printed none, and the Battles
     page put the whole sample battle under "Deployment"."""
     from compiler.battle import Battle, GreedyPolicy, Rules
 
-    result = compile_text(SKIRMISH.format(activation=activation), "alt.rules")
+    result = compile_text(SKIRMISH.format(activation=activation).replace("first red", "first blue"), "alt.rules")
     assert result.ok, [d.message for d in result.diagnostics]
     model = result.rulesets[0]
     battle = Battle(Rules(model), model.get("line"), [GreedyPolicy(), GreedyPolicy()], seed=1)
@@ -274,6 +275,8 @@ def test_each_game_turn_of_a_battle_starts_with_its_heading(activation: str) -> 
     assert sorted(set(turns)) == list(range(1, out.turns + 1)), (turns, out.turns)
     assert all(t in turns for t in shots)
     first = {t: next(i for i, e in enumerate(battle.events) if e["event"] == "turn" and e["turn"] == t) for t in turns}
+    acted = next(e for e in battle.events if e["event"] not in ("turn", "start"))
+    assert battle.events[first[1]]["side"] == acted["side"] == "blue"  # the game turn of the side that acts first
     assert all(i >= first[e["turn"]] for i, e in enumerate(battle.events) if e["event"] not in ("turn", "start"))
 
 

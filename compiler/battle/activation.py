@@ -32,7 +32,7 @@ def whole_army(battle: Battle, order: Sequence[int]) -> None:
 @activation("alternating_units")
 def alternating_units(battle: Battle, order: Sequence[int]) -> None:
     """Phase by phase, the players take turns to act with one unit each, the first player first."""
-    battle.emit("turn", title="units in turn")
+    battle.emit("turn", title="units in turn", side=battle.state.sides[order[0]])  # the first to act
     for phase in battle.game.phases:
         battle.run_phase(phase, order)
         if battle.state.over:

@@ -57,7 +57,7 @@ def activate(battle: Battle, unit: Unit, phases: Sequence[A.Phase]) -> None:
 def alternating_activations(battle: Battle, order: Sequence[int]) -> None:
     """One activation per player, in turn order: any of the player's units, even the last one."""
     st = battle.state
-    battle.emit("turn", title="one activation each")
+    battle.emit("turn", title="one activation each", side=st.sides[order[0]])  # the first to act
     for side in order:
         units = st.side_units(side)
         if not units:
@@ -78,7 +78,7 @@ def alternating_detachments(battle: Battle, order: Sequence[int]) -> None:
     """Phase by phase, the players take turns to activate one detachment each (here each unit is
     one); in a phase with orders each activated unit is given one, which it keeps for the turn."""
     st = battle.state
-    battle.emit("turn", title="detachments in turn")
+    battle.emit("turn", title="detachments in turn", side=st.sides[order[0]])
     for phase in battle.game.phases:
         if not phase.orders:
             battle.run_phase(phase, order)
