@@ -320,7 +320,7 @@ def mount(page: Page, data: dict[str, Any]) -> None:
     page.wait_for_selector("#ws-army[data-ready]")
 
 
-def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any, site_url: str,
+def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(page: Page, site_url: str,
                                                                    tmp_path: Path) -> None:
     """console-40k's builder: the copied list is the file; it is still there after a reload; printed,
     the list and its units' cards without the controls; ``simulate --army`` plays the file; axe finds
@@ -328,9 +328,9 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
     for all of them: about 7 s, most of it axe-core and the two-game simulation.)"""
     from test_site_axe import axe_script
 
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
-    context.grant_permissions(["clipboard-read", "clipboard-write"])
-    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.emulate_media(color_scheme="light")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])  # taken back after the test (browser_site.page)
     page.goto(f"{site_url}console-40k/army/")
     page.wait_for_selector("#ws-army[data-ready]")
     page.select_option("#ws-army-pick", "space_marine_squad")
@@ -384,7 +384,6 @@ def test_the_list_copies_prints_with_its_cards_plays_and_reads_well(browser: Any
     wide = page.evaluate("""() => [...document.querySelectorAll('#ws-army *')]
         .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map(e => e.tagName)""")
     assert wide == []
-    context.close()
 
 
 def test_a_rule_no_list_can_meet_is_explained(page: Page, tmp_path: Path) -> None:

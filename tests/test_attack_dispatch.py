@@ -276,8 +276,7 @@ def test_an_answer_is_freed_when_dropped(model: Any) -> None:
 
     from compiler.resolve.steps import LazySteps
 
-    gc.collect()
-    gc.disable()
+    gc.disable()  # from here on only reference counts free anything
     try:
         steps: list[Any] = []
         real = LazySteps.__init__

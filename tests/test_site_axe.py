@@ -52,9 +52,9 @@ def axe_sample(built_site: Path) -> list[str]:
                   if (built_site / rs_id / "house-rules" / "index.html").is_file()]
 
 
-def test_axe_finds_no_serious_or_critical_violation_in_the_light_scheme(browser: Any, site_url: str,
+def test_axe_finds_no_serious_or_critical_violation_in_the_light_scheme(page: Any, site_url: str,
                                                                         built_site: Path) -> None:
-    check_axe(browser, site_url, built_site, "light")
+    check_axe(page, site_url, built_site, "light")
 
 
 #: The axe rules whose verdict can change with the colour scheme: the colours themselves.  What the
@@ -64,12 +64,12 @@ def test_axe_finds_no_serious_or_critical_violation_in_the_light_scheme(browser:
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 
 
-def check_axe(browser: Any, site_url: str, built_site: Path, scheme: str, *, only: list[str] | None = None) -> None:
+def check_axe(page: Any, site_url: str, built_site: Path, scheme: str, *, only: list[str] | None = None) -> None:
     """axe on each page of :func:`axe_sample` in ``scheme``: no serious or critical violation
     (``only``: these rules on every page but the first, which runs them all)."""
     script = axe_script()
-    context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
-    page = context.new_page()
+    page.set_viewport_size(DESKTOP)
+    page.emulate_media(color_scheme=scheme)
     page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())
     found = {}
     sample = axe_sample(built_site)
@@ -79,6 +79,7 @@ def check_axe(browser: Any, site_url: str, built_site: Path, scheme: str, *, onl
     for path in sample:
         rules = None if only is None or path == sample[0] else only
         page.goto(site_url + path)
+        assert page.locator("body").get_attribute("data-md-color-scheme") == {"light": "default", "dark": "slate"}[scheme]
         page.add_script_tag(content=script)
         # The heat cells (hundreds on a quick reference) and code blocks (a span per token) are left
         # to the tests above and below, which check every one of their colours: through axe they
@@ -90,5 +91,4 @@ def check_axe(browser: Any, site_url: str, built_site: Path, scheme: str, *, onl
                       + ' — ' + (v.nodes[0].failureSummary || '').slice(0, 160))""", rules)
         if bad:
             found[path] = bad
-    context.close()
     assert not found, found

@@ -17,6 +17,6 @@ if not HAVE_CHROMIUM and not os.environ.get("CI"):
                 allow_module_level=True)
 
 
-def test_axe_finds_no_serious_or_critical_violation_in_the_dark_scheme(browser: Any, site_url: str,
+def test_axe_finds_no_serious_or_critical_violation_in_the_dark_scheme(page: Any, site_url: str,
                                                                        built_site: Path) -> None:
-    check_axe(browser, site_url, built_site, "dark", only=COLOUR_RULES)
+    check_axe(page, site_url, built_site, "dark", only=COLOUR_RULES)

@@ -96,16 +96,18 @@ READ_PAGE = "() => ({tables: (" + WIDE_TABLES + ")(), headers: (" + HEADERS + ")
 
 
 @pytest.fixture(scope="module")
-def desktop(browser: Any, site_url: str, built_site: Path) -> dict[str, dict[str, Any]]:
+def desktop(shared_context: Any, site_url: str, built_site: Path) -> dict[str, dict[str, Any]]:
     """Every quick reference, datasheets, examples and notes page read once at 1280x900: its
     visible tables' widths, its table headers and its visible text."""
-    page = browser.new_page(viewport=DESKTOP)
+    page = shared_context.context.new_page()  # a page of its own in the worker's context (tests/browser_site.py)
+    page.set_viewport_size(DESKTOP)
     page.route(re.compile(r".*search_index\.json$"), lambda route: route.abort())  # search is not under test
     found = {}
     for path in [""] + player_pages(built_site, "quick-reference", "datasheets", "examples", "notes"):
         page.goto(site_url + path)
         found[path] = page.evaluate(READ_PAGE)
     page.close()
+    shared_context.clear()
     return found
 
 
