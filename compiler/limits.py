@@ -37,6 +37,8 @@ MAX_NESTING = 100
 MAX_NUMBER_DIGITS = 100
 #: ``.rules`` files in one ruleset folder (W906).
 MAX_FILES = 200
+#: Bytes of all the .rules files of one ruleset folder together (ten files at the limit of one).
+MAX_RULESET_BYTES = 20_000_000
 
 # -- BattleScribe data (``warscribe import battlescribe``, ``army check`` of a roster) ------------
 
@@ -127,6 +129,7 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_NESTING", MAX_NESTING, "levels of nesting"),
     ("MAX_NUMBER_DIGITS", MAX_NUMBER_DIGITS, "digits of one number"),
     ("MAX_FILES", MAX_FILES, ".rules files in one ruleset"),
+    ("MAX_RULESET_BYTES", MAX_RULESET_BYTES, "bytes of the .rules files of one ruleset together"),
     ("MAX_XML_BYTES", MAX_XML_BYTES, "bytes of one BattleScribe XML file, read or unzipped"),
     ("MAX_XML_ELEMENTS", MAX_XML_ELEMENTS, "elements of one BattleScribe XML file"),
     ("MAX_ZIP_BYTES", MAX_ZIP_BYTES, "bytes of one zipped BattleScribe file"),
