@@ -185,6 +185,7 @@ TOO_MANY_TOKENS = _register("W905", _E, "a file with too many tokens", _LIMITS)
 TOO_MANY_FILES = _register("W906", _E, "a ruleset with too many files", _LIMITS)
 TABLE_TOO_LARGE = _register("W907", _E, "a table too large to read or to check", _LIMITS, _W)
 NUMBER_TOO_LONG = _register("W908", _E, "a number with too many digits", _LIMITS)
+RULESET_TOO_LARGE = _register("W909", _E, "a ruleset too large to read", _LIMITS)
 CANNOT_FORMAT = _register("W910", _E, "warscribe fmt cannot format the file", _START)
 
 #: Every registered code by its name (``"W201"``), in order.

@@ -33,10 +33,14 @@ MAX_TOKENS = 50_000
 #: Levels of nesting: brackets (counted as read, even redundant ones), operators chained in one expression,
 #: indented blocks (W901).
 MAX_NESTING = 100
+#: Rulesets in one chain of overlays: an overlay of an overlay of … a base.
+MAX_OVERLAY_DEPTH = 32
 #: Digits of one number written in a file (a longer one is no number of a game; Python stops at 4,300).
 MAX_NUMBER_DIGITS = 100
 #: ``.rules`` files in one ruleset folder (W906).
 MAX_FILES = 200
+#: Bytes of all the .rules files of one ruleset folder together (ten files at the limit of one).
+MAX_RULESET_BYTES = 20_000_000
 
 # -- BattleScribe data (``warscribe import battlescribe``, ``army check`` of a roster) ------------
 
@@ -125,8 +129,10 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_LINE_CHARS", MAX_LINE_CHARS, "characters on one line"),
     ("MAX_TOKENS", MAX_TOKENS, "tokens in one file"),
     ("MAX_NESTING", MAX_NESTING, "levels of nesting"),
+    ("MAX_OVERLAY_DEPTH", MAX_OVERLAY_DEPTH, "rulesets in one chain of overlays"),
     ("MAX_NUMBER_DIGITS", MAX_NUMBER_DIGITS, "digits of one number"),
     ("MAX_FILES", MAX_FILES, ".rules files in one ruleset"),
+    ("MAX_RULESET_BYTES", MAX_RULESET_BYTES, "bytes of the .rules files of one ruleset together"),
     ("MAX_XML_BYTES", MAX_XML_BYTES, "bytes of one BattleScribe XML file, read or unzipped"),
     ("MAX_XML_ELEMENTS", MAX_XML_ELEMENTS, "elements of one BattleScribe XML file"),
     ("MAX_ZIP_BYTES", MAX_ZIP_BYTES, "bytes of one zipped BattleScribe file"),

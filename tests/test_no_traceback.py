@@ -67,7 +67,7 @@ def test_markup_in_titles_is_printed_as_written(rulesets: dict[str, str]) -> Non
     answers = "1\n" + "9" * 5000 + "\n²\n" + "1\n" * 300
     by_hand = CliRunner().invoke(app, ["play", rulesets["markup"], "--seed", "3"], input=answers)
     no_traceback(by_hand)
-    assert f"  1. {MARKUP}" in by_hand.output and "Please enter a number from 1 to 2." in by_hand.output
+    assert f"  1. {MARKUP}" in by_hand.output and "Please enter a number from 1 to 2, or q to quit." in by_hand.output
     assert f"{MARKUP}: {UNIT}" in by_hand.output
 
 

@@ -109,3 +109,48 @@ def test_the_words_of_numbers_past_a_float_s_range() -> None:
     past = Fraction(10**5000 + 1, 3)  # too long to print whole: JSON gives its decimal, which reads back
     assert fraction_json(past) == exact_decimal(past, ".17g") == "3.3333333333333333e+4999"
     assert abs(Fraction(fraction_json(past)) / past - 1) < Fraction(1, 10**16)
+
+
+def test_a_ruleset_of_too_many_bytes_together_is_w909_before_any_file_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each file under the limit of one file, the folder over the limit of a ruleset: 200 files of
+    # 2 MB each were read, 400 MB, and a folder of 37 MB took 5 s and 180 MB. (A small limit here
+    # for speed: the limit itself is documented with the others.)
+    import compiler.model.load as load
+
+    monkeypatch.setattr(load, "MAX_RULESET_BYTES", 2_000)
+    folder = tmp_path / "big"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text(HEADER + 'include "more.rules"\n', encoding="utf-8")
+    (folder / "more.rules").write_text('section s "S":\n  """\n' + "  words words\n" * 150 + '  """\n', encoding="utf-8")
+    total = sum(len(p.read_bytes()) for p in folder.iterdir())
+    assert total > 2_000
+    result = compile_paths([str(folder)])
+    assert [(d.code, d.span.file, d.message) for d in result.diagnostics] == [
+        (codes.RULESET_TOO_LARGE.code, str(folder), f"the .rules files of this ruleset folder come to {total:,} "
+                                                    f"bytes; the limit is 2,000")]
+    assert dict(result.sources) == {}  # no file was read
+    monkeypatch.setattr(load, "MAX_RULESET_BYTES", total)
+    assert not [d for d in compile_paths([str(folder)]).diagnostics if d.is_error]
+
+
+def chain(root: Path, n: int) -> Path:
+    """Rulesets r0 … r(n-1), each an overlay of the next: r0's folder."""
+    for i in range(n):
+        folder = root / f"r{i}"
+        folder.mkdir(parents=True)
+        extends = f"  extends r{i + 1} 1.0.0\n" if i < n - 1 else ""
+        (folder / "ruleset.rules").write_text(f'ruleset r{i} "R{i}":\n  version 1.0.0\n{extends}', encoding="utf-8")
+    return root / "r0"
+
+
+def test_a_chain_of_overlays_deeper_than_the_limit_is_w901_at_the_extends_that_goes_deeper(tmp_path: Path) -> None:
+    # 1,200 overlays deep stopped check with a RecursionError.
+    deep = limits.MAX_OVERLAY_DEPTH
+    errors = [d for d in compile_paths([str(chain(tmp_path / "over", deep + 1))]).diagnostics if d.is_error]
+    assert [(d.code, Path(d.span.file).parent.name, d.span.line) for d in errors] == [
+        (codes.TOO_DEEP.code, f"r{deep - 1}", 3)], errors
+    assert errors[0].message == f"this chain of overlays is more than {deep} rulesets deep (an overlay of an overlay " \
+                                "of … a base)"
+    result = compile_paths([str(chain(tmp_path / "within", deep))])
+    assert not [d for d in result.diagnostics if d.is_error] and result.rulesets[0].id == "r0"

@@ -41,7 +41,7 @@ from typing import Any
 
 from compiler import ast as A
 from compiler.battle.engine import Battle
-from compiler.battle.exact import state_key
+from compiler.battle.state import state_key
 from compiler.battle.policies import Choice, GreedyPolicy
 from compiler.battle.rules import Law, Rules
 from compiler.battle.search import MCTS_ITERATIONS

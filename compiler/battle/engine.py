@@ -121,6 +121,7 @@ class Battle:
         self.at_player: Callable[[int], None] | None = None
         self.order: list[int] = []  # this game turn's order of the sides
         self.player = 0  # the player of the order a resumed battle begins with (see play_from)
+        self.rolled = 0  # the dice drawn from the battle's own stream (see run_phase)
         for p in list(self.policies):  # a policy that searches sits at the battle (compiler.battle.search)
             seat = getattr(p, "seat", None)
             if seat is not None:
@@ -211,6 +212,7 @@ class Battle:
         (or given by its :class:`Nature`)."""
         if self.nature is not None:
             return self.nature.outcome(self, law, what)
+        self.rolled += 1
         return law.index(self.rng.random())
 
     def greedy(self, side: int) -> bool:
@@ -231,7 +233,22 @@ class Battle:
         self.period_ends("turn")
 
     def run_phase(self, phase: A.Phase, sides: Sequence[int]) -> None:
-        """Every unit of ``sides`` (taking turns in that order, one unit each) may act, then combats."""
+        """Every unit of ``sides`` (taking turns in that order, one unit each) may act, then combats:
+        between greedy sides with no nature and no events, taken up whole where it was played
+        without a die from this state before (:mod:`compiler.battle.phases`)."""
+        if self.nature is None and not self.record and self.dice is None and all(self.greedy_sides):
+            self.memos.phases.run(self, phase, sides)  # (no local here: a search keys a position by its frames)
+        else:
+            self.play_phase(phase, sides)
+
+    def take_up(self, state: State, choices: Sequence[int]) -> None:
+        """A phase kept whole (:mod:`compiler.battle.phases`): its end ``state`` and the ``choices`` made."""
+        self.state.load(state)
+        self.estimates.sig = None
+        self.choices += choices
+
+    def play_phase(self, phase: A.Phase, sides: Sequence[int]) -> None:
+        """The phase played (see :meth:`run_phase`)."""
         st = self.state
         st.phase = phase.id
         if phase.actions and len(sides) == 1:

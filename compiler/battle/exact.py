@@ -36,7 +36,7 @@ from compiler import ast as A
 from compiler.battle.engine import Battle, Outcome
 from compiler.battle.policies import GreedyPolicy, Option, Policy
 from compiler.battle.rules import Law, Rules
-from compiler.battle.state import State, Unit
+from compiler.battle.state import State, Unit, state_key
 from compiler.limits import MAX_EXACT_STATES
 
 #: The policies whose answer depends only on the choice put to them (what ``--exact`` accepts).
@@ -171,18 +171,6 @@ _PLAIN = frozenset({bool, int, float, str, Fraction})
 
 def law_key(law: Law) -> tuple[Any, ...]:
     return ("law", law.values, law.probabilities, law.damaged)
-
-
-def state_key(st: State) -> tuple[Any, ...]:
-    """Everything of the state that can change during a battle, by value."""
-    units = tuple([(u.side, u.profile, u.weapons, u.models, u.started, u.points, u.position, u.y, u.wounds, u.doomed,
-                    tuple(u.statuses.items()) if u.statuses else (), tuple(u.engaged) if u.engaged else (),
-                    u.engaged_as, tuple(u.values.items()) if u.values else (),
-                    tuple([(k, repr(x)) for k, x in u.until.items()]) if u.until else (), u.turn_start, u.acted)
-                   for u in st.units])
-    return (units, st.turn, st.active, st.phase, st.over, st.winner, st.reason, st.timed, st.first,
-            tuple([(o.oid, o.position, o.y, o.holder) for o in st.objectives]) if st.objectives else (),
-            tuple(st.scores), tuple(st.fallen))
 
 
 def solve(rules: Rules, scenario: A.Scenario, policies: Sequence[str] | str = "greedy",

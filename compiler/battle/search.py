@@ -52,10 +52,10 @@ from typing import Any, Callable
 
 from compiler import ast as A
 from compiler.battle.engine import Battle, Nature, Outcome
-from compiler.battle.exact import DETERMINISTIC, Keys, state_key
+from compiler.battle.exact import DETERMINISTIC, Keys
 from compiler.battle.policies import POLICIES, Choice, GreedyPolicy, Policy
 from compiler.battle.rules import Law, Rules
-from compiler.battle.state import State
+from compiler.battle.state import State, state_key
 from compiler.battle.tree import Node
 
 #: The lookahead policy's default depth: the side's next choice and what its dice bring.

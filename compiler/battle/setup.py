@@ -16,6 +16,7 @@ from typing import Any
 from compiler import ast as A
 from compiler.battle.estimates import EstimateMemos
 from compiler.battle.memo import Memo, Recurring
+from compiler.battle.phases import KeptPhases
 from compiler.battle.policies import Option
 from compiler.battle.rules import Law, Rules
 from compiler.battle.state import Marker, State, Unit
@@ -82,6 +83,8 @@ class EngineMemos:
     counted: Memo[str, str | None] = field(default_factory=lambda: Memo("the step counters read of an attack"))
     outcomes: Memo[tuple[Any, ...], tuple[tuple[Any, ...], Law]] = field(
         default_factory=lambda: Memo("the values an end-of-period roll takes"))
+    #: the phases played without a die, by the state they started from
+    phases: KeptPhases = field(default_factory=KeptPhases)
 
 
 @dataclass(slots=True)

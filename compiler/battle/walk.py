@@ -45,11 +45,10 @@ import numpy as np
 
 from compiler import ast as A
 from compiler.battle.engine import Battle, Outcome
-from compiler.battle.exact import state_key
 from compiler.battle.flat import UNKNOWN, Flat
 from compiler.battle.policies import GreedyPolicy
 from compiler.battle.rules import Law, Rules
-from compiler.battle.state import State
+from compiler.battle.state import State, state_key
 from compiler.battle.streams import Stream
 
 #: The policies whose answers depend only on the position: their battles can be walked.

@@ -19,7 +19,7 @@ from compiler import ast as A
 from compiler.lsp.index import Snapshot, Token, is_target, real
 from compiler.model.ruleset import kind_of
 from compiler.resolve.evaluator import Evaluator, ResolveError, parse_expression
-from compiler.resolve.report import evaluate_table, table_text
+from compiler.resolve.report import evaluate_table, table_text, target_die
 
 __all__ = ["hover_text", "target_chance"]
 
@@ -213,5 +213,6 @@ def hover_text(snap: Snapshot, path: str, line: int, character: int) -> tuple[st
             return describe(snap, decl), tok
     tok = snap.token_at(path, line, character)
     if tok is not None and is_target(tok):
-        return f"`{target_chance(tok.text)}` on a d6", tok
+        sides = target_die(snap.model) if snap.model is not None else 6
+        return f"`{target_chance(tok.text, sides)}` on a d{sides}", tok
     return None

@@ -20,7 +20,7 @@ from compiler.ast.cached import read_rules
 from compiler.diagnostics import Sink, Span
 from compiler.diagnostics import UsageError as UsageError  # re-exported: commands import it from here
 from compiler.diagnostics import display_path as display_path
-from compiler.limits import MAX_FILE_BYTES, MAX_FILES
+from compiler.limits import MAX_FILE_BYTES, MAX_FILES, MAX_RULESET_BYTES
 from compiler.safepaths import has_rules, is_inside, is_loop, leads_out
 
 
@@ -109,6 +109,18 @@ def _inside(path: Path, folder: Path) -> bool:
     return is_inside(path, folder)
 
 
+def _total_bytes(files: list[Path], overrides: Mapping[str, str] | None) -> int:
+    """The bytes of ``files`` together, counted before any is read (an editor's buffer in its place)."""
+    total = 0
+    for path in files:
+        text = overrides.get(str(path.absolute())) if overrides is not None else None
+        try:
+            total += len(text) if text is not None else path.stat().st_size
+        except OSError:
+            continue  # said when the file is read
+    return total
+
+
 def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None = None) -> RulesetSource:
     """Parse a ruleset folder: the header file first, then its includes in order.
 
@@ -118,6 +130,12 @@ def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None =
     if len(rules_files) > MAX_FILES:
         sink.error(codes.TOO_MANY_FILES, f"this ruleset folder has {len(rules_files):,} .rules files; the limit is {MAX_FILES:,}",
                    Span.point(display_path(folder)), "a ruleset is a handful of files; split it into several rulesets")
+        return RulesetSource(str(folder), None, (), ())
+    total = _total_bytes(rules_files, overrides)
+    if total > MAX_RULESET_BYTES:
+        sink.error(codes.RULESET_TOO_LARGE, f"the .rules files of this ruleset folder come to {total:,} bytes; the "
+                   f"limit is {MAX_RULESET_BYTES:,}", Span.point(display_path(folder)),
+                   "a ruleset is a handful of files; split it into several rulesets")
         return RulesetSource(str(folder), None, (), ())
     parsed: dict[Path, A.File] = {}
     texts: dict[str, str] = {}
@@ -197,6 +215,10 @@ def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None =
     included = {f.path for f in ordered}
     for f in files:
         if f.path not in included and f.header is None:
+            name = Path(f.path).name  # as a string of the language: a line break is written \n
+            written = name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+            hint = (f"add to {main.path}: include \"{written}\"" if written.isprintable()
+                    else "rename the file: its name holds a character an include cannot write")
             sink.warning(codes.NOT_INCLUDED, "this file is not included by the ruleset, so it is ignored",
-                         Span.point(f.path), f"add to {main.path}: include \"{Path(f.path).name}\"")
+                         Span.point(f.path), hint)
     return RulesetSource(str(folder), main.header, tuple(ordered), tuple(sorted(texts.items())))

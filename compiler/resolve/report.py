@@ -238,6 +238,29 @@ def table_axes(model: Ruleset, decl: Any) -> list[tuple[str, Sequence[Any]]]:
     return axes
 
 
+def target_die(model: Ruleset, table_id: str | None = None) -> int:
+    """The sides of the one die the ruleset's tests roll (of those rolling against ``table_id`` when
+    given and some do): what a target such as ``4+`` is read against. 6 when they roll none, or dice
+    of more than one size.
+
+    >>> from compiler.driver import compile_text
+    >>> rs = compile_text('ruleset r "R":\\n  version 1.0.0\\ntest hit(x: 2..9) "Hit":\\n  roll d10 >= x\\n').rulesets[0]
+    >>> target_die(rs), target_die(rs, "some_table")
+    (10, 10)
+    """
+    def sides(tests: Iterable[A.Test]) -> set[int]:
+        return {t.roll.dice.sides for t in tests
+                if t.roll is not None and isinstance(t.roll.dice, A.Dice) and t.roll.dice.count == 1}
+    tests = model.of_type(A.Test)
+    if table_id is not None:
+        found = sides(t for t in tests if t.roll is not None and t.roll.op == "against"
+                      and isinstance(t.roll.target, A.Call) and t.roll.target.func == table_id)
+        if len(found) == 1:
+            return found.pop()
+    found = sides(tests)
+    return found.pop() if len(found) == 1 else 6
+
+
 def _test_over(model: Ruleset, table_id: str, params: tuple[A.Param, ...]) -> A.Test | None:
     """A test that rolls against this table with its own parameters, passed straight through."""
     for t in model.of_type(A.Test):
@@ -263,6 +286,7 @@ def evaluate_table(ev: Evaluator, decl: Any) -> dict[str, Any]:
         raise ResolveError(f"'{decl.id}' has {math.prod(len(vals) for _, vals in axes):,} cells; warscribe works "
                            f"out at most {MAX_TABLE_POINTS:,}", decl.span, "give the parameters smaller ranges")
     test = _test_over(model, decl.id, decl.params) if isinstance(decl, A.Table) else None
+    die = target_die(model, decl.id)
     cells = []
     for point in itertools.product(*(vals for _, vals in axes)):
         at = {name: v for (name, _), v in zip(axes, point)}
@@ -283,14 +307,14 @@ def evaluate_table(ev: Evaluator, decl: Any) -> dict[str, Any]:
                 targs = [given[p_.name] for p_ in test.params]
                 p = ev.probability(ev.apply(test, targs, decl.span))
             elif isinstance(v, TargetValue):
-                p = v.probability(6)
+                p = v.probability(die)
             cell["p"] = fraction_json(p) if p is not None else None
             cell["p_float"] = float(p) if p is not None else None
         cells.append(cell)
     return {"table": decl.id, "title": getattr(decl, "title", None),
             "axes": [{"name": n, "values": [json_value(v) for v in vals]} for n, vals in axes],
             "p_is": f"P({test.id}) — the test that rolls against this table" if test else
-                    "the chance that one d6 meets the target",
+                    f"the chance that one d{die} meets the target",
             "cells": cells}
 
 

@@ -20,7 +20,7 @@ from compiler.site.changes import HouseRulesView, ReleaseDiffView, house_rules, 
 from compiler.site.examples import ExampleView, example_views
 from compiler.site.sitemap import (DATASHEET_TYPES, EXAMPLE_TYPES, LEXICON_KINDS, LEXICON_TYPES, SiteMap,
                       ruleset_pages, section_page)
-from compiler.site.tables import TableView, table_view
+from compiler.site.tables import TableView, legend, table_view
 from compiler.site.tools import PageTools
 from compiler.resolve.coverage import pins
 from compiler.site.usage import uses
@@ -53,7 +53,7 @@ TEMPLATE_CONTEXT: dict[str, tuple[str, ...]] = {
                                     "not_played"),
     "rulebook.md.j2": _RULESET + ("section", "body", "previous", "next"),
     "lexicon.md.j2": _RULESET + ("groups", "entries"),
-    "quick-reference.md.j2": _RULESET + ("tables", "records", "tests", "modifiers", "abilities", "games", "attacks"),
+    "quick-reference.md.j2": _RULESET + ("legend", "tables", "records", "tests", "modifiers", "abilities", "games", "attacks"),
     "datasheets.md.j2": _RULESET + ("units", "weapons", "squads", "unit_stats", "weapon_stats", "armies",
                                     "unit_blocks", "samples"),
     "examples.md.j2": _RULESET + ("groups", "views"),
@@ -248,7 +248,7 @@ def ruleset_pages_for(env: jinja2.Environment, data: RulesetData, site: Mapping[
     )))
     r = data.tools(roles["quickref"])
     pages.append(Page(roles["quickref"], "Quick reference", "quick-reference.md.j2", dict(
-        site=site, rs=rs, r=r,
+        site=site, rs=rs, r=r, legend=legend(rs),
         tables=[data.tables[t.id] for t in rs.of_type(A.Table) if not record_table(rs, t, data.uses)],
         records=[(data.tables[t.id], [u for u in data.uses.get(t.id, ()) if isinstance(rs.get(u), A.Note)])
                  for t in rs.of_type(A.Table) if record_table(rs, t, data.uses)],

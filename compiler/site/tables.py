@@ -20,7 +20,7 @@ from typing import Any
 from compiler import ast as A
 from compiler.model.ruleset import Ruleset
 from compiler.resolve.claims import Judgement
-from compiler.resolve.report import evaluate_table, table_axes
+from compiler.resolve.report import evaluate_table, table_axes, target_die
 from compiler.resolve.evaluator import Evaluator, ResolveError
 from compiler.site.charts import heat
 from compiler.words import chance_words, decimal, exact_words, mean_words, value_words
@@ -137,6 +137,20 @@ def table_view(rs: Ruleset, decl: A.Table | A.Formula, ev: Evaluator | None = No
     if not axes:
         by_point = {(): _cell(cells[0])}
     return TableView(decl.id, title, axes, _grids(axes, by_point), _p_is(rs, data["p_is"]), has_p, size)
+
+
+def legend(rs: Ruleset) -> tuple[Cell, ...]:
+    """The heat map's key in chances the ruleset's own die gives: never, needing its highest but one
+    face, 50%, needing 2+, always (on a d6: never, 33%, 50%, 83%, always).
+
+    >>> from compiler.driver import compile_text
+    >>> rs = compile_text('ruleset r "R":\\n  version 1.0.0\\ntest hit(x: 2..9) "Hit":\\n  roll d10 >= x\\n').rulesets[0]
+    >>> [(c.text, c.style) for c in legend(rs)][1:4]
+    [('20%', '--ws-p:0.200'), ('50%', '--ws-p:0.500'), ('90%', '--ws-p:0.900')]
+    """
+    n = target_die(rs)
+    stops = sorted({Fraction(0), Fraction(min(2, n), n), Fraction(1, 2), Fraction(max(n - 1, 1), n), Fraction(1)})
+    return tuple(Cell(chance_words(p, words=True), heat(float(p)), float(p)) for p in stops)
 
 
 def _p_is(rs: Ruleset, p_is: str) -> str:
