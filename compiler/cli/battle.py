@@ -309,8 +309,8 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
                    "scenario's order (greedy:random). Default: greedy; with --against, the strongest player whose "
                    "estimated work fits a minute on two cores (mcts, else greedy).")
 @click.option("--tournament", is_flag=True,
-              help="Play every pair of the --policies (default: all) in both seatings and print a table of "
-                   "win rates with 95% intervals.")
+              help="Play every pair of the --policies (default: all) in both seatings and print a table of win "
+                   "rates with 95% intervals; each pairing is said on stderr as it starts (not with -q).")
 @click.option("--policies", metavar="A,B,…",
               help="With --tournament: the policies that play each other; with --against: make the judgement "
                    "under each, and flag a side whose change goes one way under one and the other way under another.")
