@@ -27,6 +27,7 @@ from compiler import ast as A
 from compiler import check, codes
 from compiler.ast.cached import parse_file
 from compiler.diagnostics import Diagnostic, Sink, Span, suggestion
+from compiler.limits import MAX_OVERLAY_DEPTH
 from compiler.model.load import RulesetSource, display_path, find_ruleset_folders, load_ruleset
 from compiler.model.ruleset import Ruleset, from_source, version_matches
 from compiler.safepaths import has_rules, leads_out, outward_links
@@ -176,6 +177,9 @@ def compile_paths(paths: list[str], overrides: Mapping[str, str] | None = None) 
                            "not follow; copy the base's folder here instead" if link.is_symlink() and leads_out(link, link.parent)
                            else suggestion(h.extends, [k for k in by_id if k != h.id], "rulesets beside it")
                            or "put its folder next to this one (e.g. under rules/)")
+            elif len(building) >= MAX_OVERLAY_DEPTH:  # built depth first: the chain so far is `building`
+                sink.error(codes.TOO_DEEP, f"this chain of overlays is more than {MAX_OVERLAY_DEPTH} rulesets deep "
+                           f"(an overlay of an overlay of … a base)", span, "fold some of the overlays into one")
             else:
                 base_model = build(base_src)
                 if base_model is not None and h.extends_version and not version_matches(

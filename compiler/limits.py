@@ -33,6 +33,8 @@ MAX_TOKENS = 50_000
 #: Levels of nesting: brackets (counted as read, even redundant ones), operators chained in one expression,
 #: indented blocks (W901).
 MAX_NESTING = 100
+#: Rulesets in one chain of overlays: an overlay of an overlay of … a base.
+MAX_OVERLAY_DEPTH = 32
 #: Digits of one number written in a file (a longer one is no number of a game; Python stops at 4,300).
 MAX_NUMBER_DIGITS = 100
 #: ``.rules`` files in one ruleset folder (W906).
@@ -127,6 +129,7 @@ LIMITS: tuple[tuple[str, int, str], ...] = (
     ("MAX_LINE_CHARS", MAX_LINE_CHARS, "characters on one line"),
     ("MAX_TOKENS", MAX_TOKENS, "tokens in one file"),
     ("MAX_NESTING", MAX_NESTING, "levels of nesting"),
+    ("MAX_OVERLAY_DEPTH", MAX_OVERLAY_DEPTH, "rulesets in one chain of overlays"),
     ("MAX_NUMBER_DIGITS", MAX_NUMBER_DIGITS, "digits of one number"),
     ("MAX_FILES", MAX_FILES, ".rules files in one ruleset"),
     ("MAX_RULESET_BYTES", MAX_RULESET_BYTES, "bytes of the .rules files of one ruleset together"),

@@ -132,3 +132,25 @@ def test_a_ruleset_of_too_many_bytes_together_is_w909_before_any_file_is_read(
     assert dict(result.sources) == {}  # no file was read
     monkeypatch.setattr(load, "MAX_RULESET_BYTES", total)
     assert not [d for d in compile_paths([str(folder)]).diagnostics if d.is_error]
+
+
+def chain(root: Path, n: int) -> Path:
+    """Rulesets r0 … r(n-1), each an overlay of the next: r0's folder."""
+    for i in range(n):
+        folder = root / f"r{i}"
+        folder.mkdir(parents=True)
+        extends = f"  extends r{i + 1} 1.0.0\n" if i < n - 1 else ""
+        (folder / "ruleset.rules").write_text(f'ruleset r{i} "R{i}":\n  version 1.0.0\n{extends}', encoding="utf-8")
+    return root / "r0"
+
+
+def test_a_chain_of_overlays_deeper_than_the_limit_is_w901_at_the_extends_that_goes_deeper(tmp_path: Path) -> None:
+    # 1,200 overlays deep stopped check with a RecursionError.
+    deep = limits.MAX_OVERLAY_DEPTH
+    errors = [d for d in compile_paths([str(chain(tmp_path / "over", deep + 1))]).diagnostics if d.is_error]
+    assert [(d.code, Path(d.span.file).parent.name, d.span.line) for d in errors] == [
+        (codes.TOO_DEEP.code, f"r{deep - 1}", 3)], errors
+    assert errors[0].message == f"this chain of overlays is more than {deep} rulesets deep (an overlay of an overlay " \
+                                "of … a base)"
+    result = compile_paths([str(chain(tmp_path / "within", deep))])
+    assert not [d for d in result.diagnostics if d.is_error] and result.rulesets[0].id == "r0"

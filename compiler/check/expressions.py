@@ -166,6 +166,36 @@ def _call_definition(expr: A.Call, decl: A.Test | A.Table | A.Formula | A.Attack
         if k not in names:
             report_unknown(ctx, k, v.span, names, "parameter")
     ctx.calls.setdefault(scope.owner, []).append((expr.func, expr.func_span))
+    if isinstance(decl, (A.Test, A.Formula)):
+        given_to = list(zip(params, expr.args)) + [(p, v) for k, v in expr.kwargs for p in params if p.name == k]
+        for p, arg in given_to:
+            _arg_in_range(expr.func, decl, p, arg, scope)
+
+
+def _arg_in_range(func: str, decl: A.Test | A.Formula, p: A.Param, arg: A.Expr, scope: Scope) -> None:
+    """A number written for a test's or a formula's parameter that declares a range (``aim: 1..9``, or
+    a clamped stat's) lies in it: unlike a table, which refuses it when asked, a test or a formula
+    takes it as it is, so ``shoot(12)`` would be worked out as written, past what the rules cover."""
+    rs = scope.ctx.ruleset
+    stat = rs.stats.get(p.type if isinstance(p.type, str) else p.name)
+    rng = p.type if isinstance(p.type, A.RangeExpr) else (
+        stat.type if stat is not None and stat.clamped and isinstance(stat.type, A.RangeExpr) else None)
+    ends = int_range(rng) if rng is not None else None
+    if ends is None:
+        return
+    try:
+        value = evaluate(arg, {}, rs)
+    except (NotStatic, StaticError, ArithmeticError, RecursionError, ValueError, TypeError, LookupError,
+            AttributeError):
+        return  # not a number known before the dice are rolled
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        return
+    lo, hi = ends
+    if not lo <= value <= hi:
+        scope.ctx.sink.warning(codes.OUT_OF_RANGE, f"{kind_of(decl)} '{func}' is given {p.name} = {value}, outside "
+                               f"{p.name}'s range {lo}..{hi}, and works it out as it is, past what its rules "
+                               f"are written for", arg.span, f"pass a value in {lo}..{hi}, or widen the range",
+                               related=[(p.span, "declared here")])
 
 
 def _attr(expr: A.Expr, scope: Scope) -> None:
