@@ -17,7 +17,8 @@
 * :mod:`~compiler.battle.engine` — :class:`Battle`: turns, phases, actions, combats, the end;
   :mod:`~compiler.battle.effects` — the action effects, each a registered function;
 * :mod:`~compiler.battle.estimates` — the expected values the greedy policy reads, the battle's
-  collaborator; :mod:`~compiler.battle.memo` — the typed caches each part keeps;
+  collaborator (:mod:`~compiler.battle.holding`: what holding a status for a reaction is
+  worth); :mod:`~compiler.battle.memo` — the typed caches each part keeps;
   :mod:`~compiler.battle.phases` — between greedy sides, a phase in which no die is rolled taken
   up whole from the state it starts from, where such states recur (a table's first movement);
 * :mod:`~compiler.battle.activation` — the activation schemes (whole army, alternating units,
