@@ -41,20 +41,6 @@ ANCHOR = re.compile(r"\{:? #([A-Za-z0-9_.-]+) \}|id=\"([^\"]+)\"")
 LINK = re.compile(r"\]\(([^)\s\"]*)(?: \"[^\"]*\")?\)")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def few_battle_games():
-    """The Battles pages' runs here are of 20 games, not 400: the pages, their links, anchors and
-    determinism are what these tests read, not the rates (each scenario's player is still the
-    strongest the site's budget affords, for that many games).  Their runs are kept apart from
-    the process's other runs of the same scenarios."""
-    from compiler.site import battles
-
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(battles, "GAMES", 20)
-        monkeypatch.setattr(battles, "_CACHE", {})
-        yield
-
-
 @pytest.fixture(scope="module")
 def bundled():
     compilation = compile_paths([str(ROOT / "rules")])
