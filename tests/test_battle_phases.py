@@ -112,3 +112,37 @@ def test_the_phases_kept_are_bounded_and_the_games_the_same(scenarios: dict[str,
     monkeypatch.setattr(phases.KeptPhases, "keep", kept)
     assert play(rules, sc, 6) == whole
     assert max(sizes) == 3 and 1 in sizes[1:]  # full, then started again
+
+
+def test_a_phase_in_a_game_turn_is_kept_while_found_at_least_recur_of_its_look_ups() -> None:
+    """PhaseGroups judges a group after TRIAL look-ups: kept when found exactly RECUR of the time
+    (the bound counts as enough), given up one find short of it; a group never looked up is kept."""
+    from fractions import Fraction
+    from math import ceil
+
+    enough = ceil(Fraction(str(phases.RECUR)) * phases.TRIAL)  # the fewest finds that are enough
+    for finds, kept in ((enough, True), (enough - 1, False)):
+        groups = phases.PhaseGroups()
+        assert groups.worth(("move", 2))
+        verdicts = [groups.found(("move", 2), i < finds) for i in range(phases.TRIAL)]
+        assert all(verdicts[:-1]) and verdicts[-1] is kept and groups.worth(("move", 2)) is kept
+        assert groups.groups[("move", 2)] == [phases.TRIAL, finds] and groups.worth(("move", 3))
+
+
+def test_a_phase_that_rolled_is_kept_as_such_and_not_counted_found() -> None:
+    """KeptPhases: a phase that rolled a die is kept as ROLLED and its look-up counts as a miss;
+    one played without a die is kept as a copy of its end state with its choices, and counts found."""
+    from compiler.battle.state import State, Unit
+
+    kept = phases.KeptPhases()
+    group = ("move", 1)
+    assert kept.find(group, ("never",)) is None
+    kept.keep(("rolled",), None, [4])
+    assert kept.find(group, ("rolled",)) == phases.ROLLED
+    state = State([Unit(0, 0, "a", "p", (), 5, 5, 0, 0.0), Unit(1, 1, "b", "p", (), 5, 5, 0, 7.0)], ("x", "y"), ("X", "Y"))
+    kept.keep(("played",), state, [0, 2])
+    state.units[0].models = 1  # (what was kept is a copy: later play does not reach it)
+    end, choices = kept.find(group, ("played",)) or (None, ())
+    assert end is not None and end is not state and end.units[0].models == 5 and choices == (0, 2)
+    assert kept.find(group, ("played",)) == (end, (0, 2))
+    assert kept.recur.groups[group] == [4, 2]  # (never, rolled: misses; played twice: found)
