@@ -131,7 +131,7 @@ def test_play_names_the_winner_by_the_side_title() -> None:
 
 def test_play_without_enough_answers_stops_cleanly() -> None:
     r = warscribe("play", CONSOLE, "--seed", "5", stdin="1\n1\n")
-    assert r.returncode == 1 and "No more input" in r.stdout
+    assert r.returncode == 0 and "No more input: the battle stops here" in r.stdout
 
 
 def test_a_log_replays_to_the_same_battle(console, tmp_path) -> None:

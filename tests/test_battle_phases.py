@@ -94,3 +94,21 @@ def test_a_battle_with_events_or_a_nature_plays_every_phase(scenarios: dict[str,
     assert taken[0] == 0 and walk.played == 4
     assert recorded == play(rules, sc, 4)
     assert [(o.winner, o.turns, o.survivors) for o in walked] == [g[:3] for g in recorded]
+
+
+def test_the_phases_kept_are_bounded_and_the_games_the_same(scenarios: dict[str, Any],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past LIMIT phases kept the memo starts again: never more than LIMIT held, the same games."""
+    rs, sc = scenarios["ten_a_side"]
+    whole = play(Rules(rs), sc, 6)
+    monkeypatch.setattr(phases, "LIMIT", 3)
+    rules = Rules(rs)
+    sizes = []
+    original = phases.KeptPhases.keep
+
+    def kept(self: phases.KeptPhases, key: Any, state: Any, choices: Any) -> None:
+        original(self, key, state, choices)
+        sizes.append(len(self.ends))
+    monkeypatch.setattr(phases.KeptPhases, "keep", kept)
+    assert play(rules, sc, 6) == whole
+    assert max(sizes) == 3 and 1 in sizes[1:]  # full, then started again

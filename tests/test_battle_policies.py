@@ -50,7 +50,7 @@ def test_a_person_is_shown_the_options_and_asked_until_an_answer_fits() -> None:
     human = HumanPolicy(ask, said.append)
     assert human.choose(choice(3)) == 0  # "1": the first option
     assert said[:4] == ["Orks: Shoot which unit?", "  1. Unit 0", "  2. Unit 1", "  3. Unit 2"]
-    assert said[4:] == ["Please enter a number from 1 to 3."] * 3 and asked == ["Choose 1-3"] * 4
+    assert said[4:] == ["Please enter a number from 1 to 3, or q to quit."] * 3 and asked == ["Choose 1-3 (q quits)"] * 4
     assert human.choose(choice(3)) == 2  # " 3 ": the last
     quiet: list[str] = []
     assert HumanPolicy(ask, quiet.append).choose(choice(1)) == 0 and quiet == []  # nothing to ask

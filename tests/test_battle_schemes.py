@@ -63,8 +63,8 @@ def test_the_scenario_simulates_to_the_same_tally_on_one_or_two_workers(path, mo
     two = run(path, sc, 60, seed=5, jobs=2)
     assert (one.wins, one.draws, one.turns, one.survivors) == (two.wins, two.draws, two.turns, two.survivors)
     assert sum(one.wins) + one.draws == one.games == 60
-    again = run(path, sc, 60, seed=5, jobs=1, policy="random")
-    assert sum(again.wins) + again.draws == 60
+    again = run(path, sc, 10, seed=5, jobs=1, policy="random")
+    assert sum(again.wins) + again.draws == 10
 
 
 @pytest.mark.parametrize("path", list(SCENARIOS))
@@ -75,11 +75,11 @@ def test_play_auto_reaches_a_result_and_simulate_answers_in_json(path) -> None:
     assert " win " in last or " wins " in last or last.lower().startswith("a draw")
     # As many games as it takes to see the tally add up (the greedy games themselves are played by
     # the hundred in the simulation tests above and in test_battle_shortcuts.py).
-    s = warscribe("simulate", path, SCENARIOS[path], "--games", "40", "--seed", "3", "--json")
+    s = warscribe("simulate", path, SCENARIOS[path], "--games", "10", "--seed", "3", "--json")
     assert s.returncode == 0, s.stdout + s.stderr
     out = json.loads(s.stdout)
-    assert out["scenario"] == SCENARIOS[path] and out["games"] == 40
-    assert sum(side["wins"] for side in out["sides"]) + out["draws"] == 40
+    assert out["scenario"] == SCENARIOS[path] and out["games"] == 10
+    assert sum(side["wins"] for side in out["sides"]) + out["draws"] == 10
 
 
 # -- nuceria-rts: alternating activations --------------------------------------------------

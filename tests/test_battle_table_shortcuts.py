@@ -539,3 +539,28 @@ def test_a_view_holds_the_statuses_a_volley_reads_of_each_enemy(scenarios: dict[
     assert isinstance(attack, A.Attack)
     assert est.expected(attack, unit, foe, 6.0, reach="Range", cover=seen[foe.uid]) < \
         est.expected(attack, unit, foe, 6.0, reach="Range", cover=("in_cover",))
+
+
+def test_whether_a_unit_can_attack_by_the_actions_plan_is_the_answer_worked_out_afresh(
+        scenarios: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a table an action whose attacks are each a volley at every enemy in sight is answered
+    by its plan (estimates.volley_plan); at every decision of greedy and mixed games on each test
+    table the answer is the one the effects give read one by one (Estimates._can_attack), and
+    both answers occur."""
+    from compiler.battle.estimates import volley_plan
+    planned = Estimates.can_attack
+    answers: list[bool] = []
+
+    def both(self: Estimates, unit: Any, action: A.Action) -> bool:
+        got = planned(self, unit, action)
+        if self.state.table is not None and volley_plan(self.rules, action):
+            assert got == self._can_attack(unit, action)
+            answers.append(got)
+        return got
+    monkeypatch.setattr(Estimates, "can_attack", both)
+    for sid in SCENARIOS:
+        rs, sc = scenarios[sid]
+        rules = Rules(rs)
+        for i in range(2):
+            game(rules, sc, i, mixed=i == 1)
+    assert True in answers and False in answers and len(answers) > 200

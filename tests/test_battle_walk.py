@@ -261,7 +261,7 @@ def tallied(ends: list[tuple[Outcome, int]]) -> Counter[Outcome]:
 
 def crowd() -> tuple[Rules, A.Scenario]:
     """Forty gunners a side over six turns: nearly every game turn begins at a position not met
-    before, some 2.3 a game over the first fifty."""
+    before, some 2.3 a game over the first fifty (2.45 over the first twenty)."""
     text = OGRES.replace("turns 4", "turns 6").replace("    2 ogre\n", "    40 gunner\n").replace(
         "    6 gunner\n", "    40 gunner\n")
     result = compile_text(text, "crowd.rules")
@@ -271,26 +271,26 @@ def crowd() -> tuple[Rules, A.Scenario]:
     return Rules(result.rulesets[0]), sc
 
 
-def test_a_walk_whose_positions_come_thick_gives_up_keeping_at_its_fiftieth_game(
+def test_a_walk_whose_positions_come_thick_gives_up_keeping_at_its_twentieth_game(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """More than EARLY_GIVE_UP new positions a game over the first EARLY = 50 games (the
-    documented bound, at exactly the bound; EARLY_GIVE_UP lowered from its 2.5 under the crowd's
-    2.3): the engine plays alone from the fiftieth."""
+    """More than EARLY_GIVE_UP new positions a game over the first EARLY = 20 games (the
+    documented bound, at exactly the bound; EARLY_GIVE_UP lowered from its 2.8 under the crowd's
+    2.45): the engine plays alone from the twentieth."""
     rules, sc = crowd()
-    assert (walk_module.EARLY, walk_module.EARLY_GIVE_UP) == (50, 2.5)
-    monkeypatch.setattr(walk_module, "EARLY_GIVE_UP", 2.0)
-    seeds = game_seed_array(12, 0, 51)
+    assert (walk_module.EARLY, walk_module.EARLY_GIVE_UP) == (20, 2.8)
+    monkeypatch.setattr(walk_module, "EARLY_GIVE_UP", 2.3)
+    seeds = game_seed_array(12, 0, 21)
     walk = Walk(rules, sc, ["greedy", "greedy"])
-    walked = [walk.play(s) for s in seeds[:49].tolist()]
-    assert walk.keeping and walk.games == 49 and 2.0 * 50 < walk.turns <= 2.5 * 50 and walk.positions
-    walked.append(walk.play(int(seeds[49])))
-    assert not walk.keeping and not walk.positions and walk.games == 49
-    assert walked[::10] == [engine(rules, sc, s) for s in seeds[:50:10].tolist()]
+    walked = [walk.play(s) for s in seeds[:19].tolist()]
+    assert walk.keeping and walk.games == 19 and 2.3 * 20 < walk.turns <= 2.8 * 20 and walk.positions
+    walked.append(walk.play(int(seeds[19])))
+    assert not walk.keeping and not walk.positions and walk.games == 19
+    assert walked[::5] == [engine(rules, sc, s) for s in seeds[:20:5].tolist()]
 
 
 def test_a_walk_whose_positions_do_not_recur_gives_up_keeping_at_its_two_hundredth_game() -> None:
-    """Fewer than EARLY_GIVE_UP new positions a game by the fiftieth (the crowd's 2.3, under
-    2.5), more than one a game: the walk keeps them for its first TRIAL = 200
+    """Fewer than EARLY_GIVE_UP new positions a game by the twentieth and the fiftieth (the
+    crowd's 2.45 and 2.3, under 2.8), more than one a game: the walk keeps them for its first TRIAL = 200
     games (the documented bound, at exactly the bound), then the engine plays alone — the same
     games, walked one at a time or many at once."""
     rules, sc = crowd()

@@ -439,6 +439,10 @@ def test_balance_section_shows_the_sweep_that_balance_gives(tmp_path: Path,
     from compiler.battle.balance import parse_vary, sweep
     from compiler.driver import compile_paths
 
+    from compiler.site import battles
+
+    monkeypatch.setattr(battles, "GAMES", 20)  # the Battles pages' outcome tables are not what is tested here,
+    monkeypatch.setattr(battles, "SITE_BUDGET", 0.0)  # nor their player (greedy): the Balance section is
     root = project(tmp_path, {"swept": BALANCE_DUEL.format(id="swept"), "plain": BALANCE_DUEL.format(id="plain")})
     config = root / "mkdocs.yml"
     config.write_text(config.read_text(encoding="utf-8").replace("      rules_dir: rules\n",

@@ -92,3 +92,21 @@ def test_fmt_shows_a_file_name_s_controls_escaped(tmp_path: Path) -> None:
     no_raw(ran.stdout)
     ran = warscribe("fmt", str(folder), "--check", "--json", cwd=tmp_path)
     assert any(p.endswith(name) for p in json.loads(ran.stdout)["would_reformat"]), ran.stdout
+
+
+def test_the_hint_to_include_a_file_writes_its_name_as_the_language_reads_it(tmp_path: Path) -> None:
+    # A file name with line breaks printed them raw in the hint: lines of its own ("0 errors")
+    # under the diagnostic. The hint now writes the name escaped, and following it works.
+    folder = tmp_path / "rt"
+    folder.mkdir()
+    header = folder / "ruleset.rules"
+    header.write_text('ruleset rt "RT":\n  version 1.0.0\n', encoding="utf-8")
+    (folder / 'b\n0 errors, "all" fine\\\nc.rules').write_text('stat BS "Skill" 1..6: "Aim."\n', encoding="utf-8")
+    ran = warscribe("check", str(folder))
+    hint = next(line for line in ran.stderr.splitlines() if "= hint:" in line)
+    assert not any(line.startswith("0 errors") for line in ran.stderr.splitlines()), ran.stderr
+    written = hint.split(": ", 2)[2]
+    assert written == 'include "b\\n0 errors, \\"all\\" fine\\\\\\nc.rules"', hint
+    header.write_text(header.read_text(encoding="utf-8") + written + "\n", encoding="utf-8")
+    ran = warscribe("check", str(folder))
+    assert ran.returncode == 0 and "W404" not in ran.stderr, ran

@@ -22,7 +22,7 @@ from test_hook_effects import BASE, ask, enumerate_attacks
 
 RULES = '''
 die D3 "D3" = d6 as 1, 2, 3, 1, 2, 3
-test blaze(Q) = roll explode(d6, 6, 1) >= Q
+test blaze(N: 1..12) = roll explode(d6, 6, 1) >= N
 
 ability sharp "Sharp": "A natural 6 to hit deals one more damage."
   on natural 6 to hit: +1 D

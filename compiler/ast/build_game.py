@@ -45,7 +45,8 @@ class GameBuilder(BuilderBase):
                       next((x.span for x in items if isinstance(x, Item) and x.tag == "casualties_after"), None),
                       rest_by=next((x.data for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
                       rest_span=next((x.span for x in items if isinstance(x, Item) and x.tag == "weapons_rest"), None),
-                      engaged_statuses=tuple(x for x in items if isinstance(x, A.EngagedStatus)))
+                      engaged_statuses=tuple(x for x in items if isinstance(x, A.EngagedStatus)),
+                      turns_span=turns[0].span if turns else None)
 
     @with_meta
     def engaged_status(self, meta: Any, c: list[Any]) -> A.EngagedStatus:
@@ -122,7 +123,7 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def turns(self, meta: Any, c: list[Any]) -> Item:
-        return Item("turns", self.span(meta), int(str(c[0])))
+        return Item("turns", self.tspan(c[0]), int(str(c[0])))  # located at the number
 
     @with_meta
     def activation(self, meta: Any, c: list[Any]) -> Item:
@@ -420,7 +421,8 @@ class GameBuilder(BuilderBase):
                           tuple(x for x in items if isinstance(x, A.Side)), self._prose(items),
                           tuple(x for x in items if isinstance(x, A.Objective)),
                           next((x.data for x in items if isinstance(x, Item) and x.tag == "table"), None),
-                          tuple(x for x in items if isinstance(x, A.TerrainArea)))
+                          tuple(x for x in items if isinstance(x, A.TerrainArea)),
+                          next((x.span for x in items if isinstance(x, Item) and x.tag == "turns"), None))
 
     @with_meta
     def sc_table(self, meta: Any, c: list[Any]) -> Item:
@@ -447,7 +449,7 @@ class GameBuilder(BuilderBase):
 
     @with_meta
     def sc_turns(self, meta: Any, c: list[Any]) -> Item:
-        return Item("turns", self.span(meta), int(str(c[0])))
+        return Item("turns", self.tspan(c[0]), int(str(c[0])))  # located at the number
 
     @with_meta
     def sc_distance(self, meta: Any, c: list[Any]) -> Item:

@@ -328,6 +328,7 @@ class Game(Decl):
     rest_by: str | None = None
     rest_span: Span | None = None
     engaged_statuses: tuple[EngagedStatus, ...] = ()
+    turns_span: Span | None = None  # the number of ``turns N``, where W864 points
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,6 +383,7 @@ class Scenario(Decl):
     objectives: tuple[Objective, ...] = ()
     table: tuple[int, int] | None = None  # ``table 48" by 36"``: width and depth in inches
     terrain: tuple[TerrainArea, ...] = ()
+    turns_span: Span | None = None  # the number of ``turns N``, where W864 points
 
 
 @dataclass(frozen=True, slots=True)

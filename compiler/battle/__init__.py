@@ -17,7 +17,8 @@
 * :mod:`~compiler.battle.engine` — :class:`Battle`: turns, phases, actions, combats, the end;
   :mod:`~compiler.battle.effects` — the action effects, each a registered function;
 * :mod:`~compiler.battle.estimates` — the expected values the greedy policy reads, the battle's
-  collaborator; :mod:`~compiler.battle.memo` — the typed caches each part keeps;
+  collaborator (:mod:`~compiler.battle.holding`: what holding a status for a reaction is
+  worth); :mod:`~compiler.battle.memo` — the typed caches each part keeps;
   :mod:`~compiler.battle.phases` — between greedy sides, a phase in which no die is rolled taken
   up whole from the state it starts from, where such states recur (a table's first movement);
 * :mod:`~compiler.battle.activation` — the activation schemes (whole army, alternating units,
@@ -71,8 +72,8 @@ from compiler.battle import activation as activation  # noqa: F401  (registers t
 from compiler.battle import effects as effects  # noqa: F401  (registers the action effects)
 from compiler.battle.engine import ACTIVATIONS, EFFECTS, Battle, Nature, Outcome, effect
 from compiler.battle.log import Log, LogError, ReplayMismatch, open_log, read_log, replay, write_log
-from compiler.battle.policies import (POLICIES, Choice, GreedyPolicy, HumanPolicy, Option, Policy, RandomPolicy,
-                                      ScriptedPolicy, ScriptError)
+from compiler.battle.policies import (POLICIES, Choice, GreedyPolicy, HumanPolicy, Option, Policy, Quit, RandomPolicy,
+                                      ScriptedPolicy, ScriptError, wants_to_quit)
 from compiler.battle.rules import Law, Rules, law_of
 from compiler.battle import schemes as schemes  # noqa: F401  (registers more activation schemes)
 from compiler.battle.search import LookaheadPolicy, MctsPolicy  # (registers the searching players)
@@ -82,6 +83,6 @@ from compiler.battle.tree import CHANCE, TERMINAL, Node
 from compiler.battle.stats import chi_square, chi_square_critical, diff_interval, wilson
 
 __all__ = ["ACTIVATIONS", "CHANCE", "EFFECTS", "POLICIES", "TERMINAL", "Battle", "Nature", "Node", "effect", "Choice", "GreedyPolicy", "HumanPolicy", "Law", "Log", "LookaheadPolicy", "MctsPolicy",
-           "LogError", "Option", "Outcome", "Policy", "RandomPolicy", "ReplayMismatch", "Rules", "ScriptError", "ScriptedPolicy",
+           "LogError", "Option", "Outcome", "Policy", "Quit", "RandomPolicy", "ReplayMismatch", "Rules", "ScriptError", "ScriptedPolicy",
            "State", "Tally", "Unit", "chi_square", "chi_square_critical", "diff_interval", "game_seed", "law_of",
-           "open_log", "read_log", "replay", "run", "summary", "wilson", "write_log"]
+           "open_log", "read_log", "replay", "run", "summary", "wants_to_quit", "wilson", "write_log"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from compiler import ast as A
-from compiler.battle import gains
+from compiler.battle import gains, holding
 from compiler.battle.aims import engagement, picky, reached, target_of, targeted
 from compiler.battle.bands import Bands
 from compiler.battle.memo import Memo, Numbered
@@ -50,11 +50,21 @@ class EstimateMemos:
 _LEAN_KINDS = frozenset({"attack", "tests", "engage", "sets", "clears"})
 
 
+def volley_plan(rules: Rules, action: A.Action) -> tuple[tuple[A.Attack, str | None], ...]:
+    """The attacks of ``action`` and their reaches, when each is a volley at every enemy in sight
+    (no ``without``, no aim: whether the unit can take it is whether some weapon of each reaches
+    an enemy it sees); none (``()``) when one is not, or none attacks."""
+    if any(e.without or (e.kind == "attack" and picky(e)) for e in action.effects):
+        return ()
+    return tuple((attack, e.reach) for e in action.effects if e.kind == "attack"
+                 for attack in [rules.attacks.get(e.name or "")] if isinstance(attack, A.Attack))
+
+
 class Estimates:
     """Expected values for a battle's choices, read from the battle's state."""
 
     __slots__ = ("rules", "game", "state", "memos", "combat_attack", "combat_reach", "sig", "_view", "_view_sig",
-                 "lean", "lean_engage", "_sets_only", "_attacks",
+                 "lean", "lean_engage", "_sets_only", "_attacks", "_plans",
                  "banded", "bands", "_held")
 
     def __init__(self, rules: Rules, game: A.Game, state: State, memos: EstimateMemos) -> None:
@@ -74,6 +84,7 @@ class Estimates:
         self._view_sig: Signature | View | None = None
         self._sets_only: dict[str, bool] = {}  # per action: whether it only sets statuses
         self._attacks: dict[str, bool] = {}  # per action: whether it makes an attack
+        self._plans: dict[str, tuple[tuple[A.Attack, str | None], ...]] = {}  # per action: volley_plan
         # On a table without objectives, a move's worth reads of the enemies only what the later
         # actions weigh at a hypothetical distance (:meth:`move_key`) when those actions only
         # attack (every enemy in reach a target), test, engage, set or clear; a status held
@@ -222,7 +233,15 @@ class Estimates:
         if not attacks:
             return True  # nothing to attack with: nothing to miss
         if self.state.table is not None:  # a table's states seldom recur: answered from the view
-            return self._can_attack(unit, action)
+            plan = self._plans.get(action.id)
+            if plan is None:
+                plan = self._plans[action.id] = volley_plan(self.rules, action)
+            if not plan:
+                return self._can_attack(unit, action)
+            for attack, reach in plan:  # as _can_attack reads such an action: some weapon reaches an enemy
+                if not any(w for w, _ in self.volleys(unit, attack, reach)):
+                    return False
+            return True
         distance = self.state.distance
         key = (action.id, unit.profile, unit.weapons, bool(unit.engaged), unit.resting(),
                tuple([(f.profile, distance(unit, f), targeted(unit, f, action.effects))
@@ -304,7 +323,7 @@ class Estimates:
                 chance *= self.rules.chance(e.value, unit, None)
             elif e.kind == "sets" and e.name is not None and any(r.requires == e.name for r in self.game.reactions):
                 stays = True  # holding a status for a reaction pays only when the reaction beats what it bars
-                best = max(best, chance * (self.reaction_value(unit, e.name) - self.forgone(unit, action, e.name)))
+                best = max(best, chance * (self.reaction_value(unit, e.name) - holding.forgone(self, unit, action, e.name)))
             elif e.kind == "move" and e.goal != "enemy":
                 worth = self.seize(unit, e) if e.goal != "away" else 0.0
                 if worth <= 0:
@@ -348,19 +367,6 @@ class Estimates:
                     return -1e-3  # nobody to engage: declaring it would do nothing
                 best = max([best] + [p * self.charge(unit, f, extra, engaged) for f, p in contact])
         return -1e-3 if stays and best <= 0 else best  # on a tie, hold still and keep the unit free
-
-    def forgone(self, unit: Unit, action: A.Action, status: str) -> float:
-        """What holding ``status`` costs ``unit`` this turn: the best action of a later phase that the
-        status bars (``unless STATUS``) and nothing else does."""
-        later = False
-        best = 0.0
-        for p in self.game.phases:
-            if later:
-                for a in p.actions:
-                    if status in a.unless and not any(unit.has(s) for s in a.unless):
-                        best = max(best, self.action(unit, a))
-            later = later or any(a is action for a in p.actions)
-        return best
 
     def stays_put(self, unit: Unit, value: A.Expr) -> bool:
         """Whether the greedy move of ``value`` inches toward the nearest enemy is 0": nothing it
@@ -531,33 +537,8 @@ class Estimates:
         return signature(self.state, unit)
 
     def reaction_value(self, unit: Unit, status: str) -> float:
-        """What holding ``status`` is worth: the reactions it allows, against the nearest enemy that
-        could reach the unit in its next turn (its moves and engagement reaches added up)."""
-        foe = self.state.nearest_enemy(unit)
-        if foe is None:
-            return 0.0
-        reach = charge = 0.0
-        gap = self.state.distance(unit, foe)
-        way = self.state.travel(foe, unit)  # the inches of move it takes the enemy to come
-        for p in self.game.phases:
-            for a in p.actions:
-                for e in a.effects:
-                    if e.kind in ("move", "engage") and e.value is not None and e.goal != "away":
-                        inches = max(0.0, self.rules.number(e.value, foe, gap))
-                        reach += inches
-                        if e.kind == "engage":
-                            charge = max(charge, inches)
-        if way > reach:
-            return 0.0
-        gap = min(gap, charge)  # the reaction fires at a charger, which stands within its charge reach
-        value = 0.0
-        for r in self.game.reactions:
-            if r.requires == status:
-                for e in r.effects:
-                    attack = self.rules.attacks.get(e.name or "") if e.kind == "attack" else None
-                    if isinstance(attack, A.Attack):
-                        value += self.expected(attack, unit, foe, gap, reach=e.reach)
-        return value
+        """What holding ``status`` is worth: :func:`compiler.battle.holding.reaction_value`."""
+        return holding.reaction_value(self, unit, status)
 
     def moves(self, unit: Unit, gap: float, steps: list[int]) -> list[float]:
         """Each move's worth: the best the unit could then do; closing in when nothing is in reach."""

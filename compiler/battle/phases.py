@@ -29,8 +29,9 @@ from compiler.battle.state import State, state_key
 #: and the share of them that must be found to go on keying them.
 TRIAL = 40
 RECUR = 0.15
-#: Phases kept before the memo starts again (each holds a state: a bound on memory).
-LIMIT = 20_000
+#: Phases kept before the memo starts again (each holds a whole state: a bound on memory; the
+#: states that recur are few, two for ten units a side).
+LIMIT = 2_000
 
 #: What a phase that rolled a die from a state is kept as (it is played again, not taken up).
 ROLLED: tuple[None, tuple[int, ...]] = (None, ())

@@ -96,8 +96,26 @@ class ScriptError(ValueError):
     """A scripted answer does not fit the choice it was given to."""
 
 
+class Quit(Exception):
+    """The person at the terminal answered ``q`` (or ``quit``): the battle stops there."""
+
+
+#: The answers that leave a battle at any prompt.
+QUIT_WORDS = ("q", "quit")
+
+
+def wants_to_quit(answer: str) -> bool:
+    """Is ``answer`` one of :data:`QUIT_WORDS` (any case, spaces around it)?
+
+    >>> wants_to_quit(" Quit "), wants_to_quit("q"), wants_to_quit("1")
+    (True, True, False)
+    """
+    return answer.strip().casefold() in QUIT_WORDS
+
+
 class HumanPolicy:
-    """A person at the terminal: the options are listed and a number is read."""
+    """A person at the terminal: the options are listed and a number is read; ``q`` or ``quit``
+    raises :class:`Quit`."""
 
     def __init__(self, ask: Callable[[str], str], say: Callable[[str], None]) -> None:
         self.ask = ask
@@ -110,11 +128,13 @@ class HumanPolicy:
         for i, o in enumerate(choice.options, 1):
             self.say(f"  {i}. {o.label}")
         while True:
-            answer = self.ask(f"Choose 1-{len(choice.options)}").strip()
+            answer = self.ask(f"Choose 1-{len(choice.options)} (q quits)").strip()
+            if wants_to_quit(answer):
+                raise Quit
             number = whole_number(answer)
             if number is not None and 1 <= number <= len(choice.options):
                 return number - 1
-            self.say(f"Please enter a number from 1 to {len(choice.options)}.")
+            self.say(f"Please enter a number from 1 to {len(choice.options)}, or q to quit.")
 
 
 def whole_number(text: str, digits: int = 9) -> int | None:

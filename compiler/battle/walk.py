@@ -63,10 +63,13 @@ TRIAL = 200
 GIVE_UP = 1.0
 #: Games after which a walk that kept more than :data:`EARLY_GIVE_UP` new positions a game stops
 #: keeping any at once (ten units a side on a table: three a game, every game turn but the first
-#: new; the bundled battles that keep theirs make under 1.4 a game by then).
-EARLY = 50
-EARLY_GIVE_UP = 2.5
-#: Games between two looks at the positions kept (their bound, and whether they recur).
+#: new; of the bundled battles that keep theirs, none makes more than 2.7 a game by then, and
+#: those that give up at the fiftieth game or later make 3.0 or more).  The first look is then,
+#: the later ones every :data:`REVIEW` games.
+EARLY = 20
+EARLY_GIVE_UP = 2.8
+#: Games between two looks at the positions kept (their bound, and whether they recur), after
+#: the first at :data:`EARLY`.
 REVIEW = 50
 #: Games walked at once, at most (:meth:`Walk.play_many`), and at least (fewer are walked one
 #: by one); of those handed back, how many are worth walking at once again.
@@ -241,7 +244,7 @@ class Walk:
         self.games = self.played = self.steps = 0  # games walked; those the engine had to play some of; chance nodes kept
         self.turns = 0  # positions kept at the start of a game turn
         self.keeping = True
-        self.review = REVIEW  # the game at which to look at the positions kept again
+        self.review = EARLY  # the game at which to look at the positions kept again
         self._explorer: tuple[Battle, _Keeper, State] | None = None  # the exploring battle, its nature, its start
 
     def play(self, seed: int) -> Outcome:
@@ -373,7 +376,7 @@ class Walk:
         if (games >= TRIAL and self.turns > GIVE_UP * games) or (games >= EARLY and self.turns > EARLY_GIVE_UP * games):
             self.keeping = False
             self._start_again()
-        self.review = games + REVIEW if games < TRIAL else games + 64 * REVIEW
+        self.review = REVIEW * (games // REVIEW + 1) if games < TRIAL else games + 64 * REVIEW
 
     def _start_again(self) -> None:
         self.positions.clear()

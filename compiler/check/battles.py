@@ -125,7 +125,7 @@ def _turns(ctx: Context, owner: str, turns: int | None, span: Span) -> None:
 
 
 def _game(ctx: Context, game: A.Game) -> None:
-    _turns(ctx, f"game '{game.id}'", game.turns, game.span)
+    _turns(ctx, f"game '{game.id}'", game.turns, game.turns_span or game.span)
     stats = {s.id for s in ctx.ruleset.of_type(A.Stat)}
     engages = any(e.kind == "engage" for p in game.phases for a in p.actions for e in a.effects) or \
         any(e.kind == "engage" for r in game.reactions for e in r.effects)
@@ -352,7 +352,7 @@ def _activation(ctx: Context, game: A.Game) -> None:
 
 def _scenario(ctx: Context, sc: A.Scenario, games: tuple[A.Game, ...]) -> None:
     rs = ctx.ruleset
-    _turns(ctx, f"scenario '{sc.id}'", sc.turns, sc.span)
+    _turns(ctx, f"scenario '{sc.id}'", sc.turns, sc.turns_span or sc.span)
     played = rs.get(sc.game) if sc.game is not None else (games[0] if len(games) == 1 else None)
     if isinstance(played, A.Game) and played.activation not in PLAYABLE:
         ctx.sink.error(codes.SCENARIO_INCOMPLETE, f"scenario '{sc.id}' plays game '{played.id}', whose activation "

@@ -59,10 +59,12 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     """A battle turn by turn in the terminal, each volley shown with the rule behind it.
 
     Each unit is named with its side ("Orks: Ork Boy"), each rule with its file and line, or
-    its page on the built site with --site URL (or the `site` setting).
+    its page on the built site with --site URL (or the `site` setting). Answer each choice with
+    its number; q (or quit) at any prompt, or the end of the input, stops the battle (exit 0,
+    no log written).
     """
-    from compiler.battle import (POLICIES, Battle, HumanPolicy, LogError, Policy, ReplayMismatch, Rules, open_log,
-                                 replay, write_log)
+    from compiler.battle import (POLICIES, Battle, HumanPolicy, LogError, Policy, Quit, ReplayMismatch, Rules,
+                                 open_log, replay, write_log)
     from compiler.resolve.core import ResolveError
     from compiler.cli.battlemap import battle_map
     from compiler.cli.narrate import Narrator, label_units_by_side
@@ -139,7 +141,11 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     policies: list[Policy] = [POLICIES[policy](battle_seed + k + 1) for k in range(len(sc.sides))]
     if not auto:
         ids = [s.id for s in sc.sides]
-        human = _ask_side(console, sc, side) if side is None else ids.index(side) if side in ids else None
+        try:
+            human = _ask_side(console, sc, side) if side is None else ids.index(side) if side in ids else None
+        except (Quit, EOFError) as stop:
+            _left(console, stop, log, None)
+            return
         if human is None:
             raise unknown_name(f"scenario '{sc.id}' has no side '{side}'", side or "", ids, "sides")
         policies[human] = HumanPolicy(lambda prompt: _read(console, prompt),
@@ -148,9 +154,9 @@ def play(path: str | None, scenario: str | None, seed: int | None, auto: bool, s
     begin(battle)
     try:
         battle.run()
-    except EOFError:
-        console.print("No more input: the battle stops here.")
-        raise Exit(1)
+    except (Quit, EOFError) as stop:
+        _left(console, stop, log, battle)
+        return
     except ResolveError as err:  # a volley too big to work out (thousands of attacks): located, one sentence
         report_resolve_error(err, dict(compiled.sources))
         raise Exit(1)
@@ -252,6 +258,16 @@ def _rules_of(ruleset: str) -> str | None:
     return None
 
 
+def _left(console: Any, stop: BaseException, log: Path | None, battle: Any) -> None:
+    """The sentence ending a battle left half-way: no winner, no log (a log holds a finished battle)."""
+    how = "No more input" if isinstance(stop, EOFError) else "You quit"
+    where = f" in game turn {battle.state.turn}" if battle is not None and battle.state.turn else ""
+    kept = f"; no battle log is written to {log}, as a log holds a battle played to its end" if log is not None else ""
+    if isinstance(stop, EOFError):
+        console.print()  # the prompt's line, which no answer ended
+    console.print(f"{how}: the battle stops here{where}, with no winner{kept}.", soft_wrap=True)
+
+
 def _read(console: Any, prompt: str) -> str:
     console.print(f"{rich_text(prompt)}: ", end="")
     line = sys.stdin.readline()
@@ -266,12 +282,16 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
     console.print("Choose a side:")
     for i, s in enumerate(sc.sides, 1):
         console.print(f"  {i}. {rich_text(s.title)}")
+    from compiler.battle import Quit, wants_to_quit
+
     while True:
-        answer = _read(console, f"Choose 1-{len(sc.sides)}").strip()
+        answer = _read(console, f"Choose 1-{len(sc.sides)} (q quits)").strip()
+        if wants_to_quit(answer):
+            raise Quit
         number = whole_number(answer)
         if number is not None and 1 <= number <= len(sc.sides):
             return number - 1
-        console.print(f"Please enter a number from 1 to {len(sc.sides)}.")
+        console.print(f"Please enter a number from 1 to {len(sc.sides)}, or q to quit.")
 
 
 @app.command()
@@ -289,8 +309,8 @@ def _ask_side(console: Any, sc: A.Scenario, side: str | None) -> int:
                    "scenario's order (greedy:random). Default: greedy; with --against, the strongest player whose "
                    "estimated work fits a minute on two cores (mcts, else greedy).")
 @click.option("--tournament", is_flag=True,
-              help="Play every pair of the --policies (default: all) in both seatings and print a table of "
-                   "win rates with 95% intervals.")
+              help="Play every pair of the --policies (default: all) in both seatings and print a table of win "
+                   "rates with 95% intervals; each pairing is said on stderr as it starts (not with -q).")
 @click.option("--policies", metavar="A,B,…",
               help="With --tournament: the policies that play each other; with --against: make the judgement "
                    "under each, and flag a side whose change goes one way under one and the other way under another.")

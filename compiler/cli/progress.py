@@ -20,7 +20,7 @@ import click
 from compiler.cli.common import is_quiet, use_color
 from compiler.words import plural
 
-__all__ = ["AFTER", "progress"]
+__all__ = ["AFTER", "progress", "step"]
 
 #: Seconds a run goes on before it shows progress (and before a log gets its summary line).
 AFTER = 2.0
@@ -73,3 +73,11 @@ def progress(what: str, total: int | None, unit: str) -> Iterator[Callable[[int]
         seconds = time.perf_counter() - start
         if not quiet and not terminal and seconds >= AFTER:
             click.echo(f"warscribe: {what}: {plural(count, unit)} in {seconds:.1f} s", err=True)
+
+
+def step(what: str, text: str) -> None:
+    """One line on standard error as a stage of a long run begins, for a log or CI, which no bar
+    shows (``warscribe: tournament: pairing 2 of 4: …``); nothing on a terminal, where the bar of
+    :func:`progress` shows, nor with ``-q``."""
+    if not is_quiet() and not on_terminal():
+        click.echo(f"warscribe: {what}: {text}", err=True)

@@ -7,7 +7,7 @@ more in both seatings than its opponent does in the same seat.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from compiler.cli.common import Exit, report_resolve_error, say, usage_error
 
@@ -19,17 +19,26 @@ if TYPE_CHECKING:
 
 
 def tournament(path: str, sc: A.Scenario, names: Sequence[str], games: int, seed: int, jobs: int = 1,
-               scheduler: str | None = None, armies: Armies = ()) -> list[dict[str, Any]]:
+               scheduler: str | None = None, armies: Armies = (),
+               begin: Callable[[int, str, str], None] | None = None,
+               advance: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
     """Every ordered pair of ``names`` on the two sides of ``sc``: each side's wins with their
-    interval, and the draws."""
+    interval, and the draws. ``begin`` is told each pairing (its index from 0 and the two
+    policies) as it starts, ``advance`` the games played so far in the whole tournament."""
     from compiler.battle import run, wilson
 
     if len(sc.sides) != 2:
         raise ValueError(f"a tournament seats two players; scenario '{sc.id}' has {len(sc.sides)} sides")
-    rows = []
+    rows: list[dict[str, Any]] = []
+
+    def told(done: int) -> Callable[[int], None] | None:  # the games of this pairing, after ``done`` others
+        return None if advance is None else (lambda n: advance(done + n))
     for a in names:
         for b in names:
-            tally = run(path, sc, games, seed, jobs, f"{a}:{b}", scheduler=scheduler, armies=armies)
+            if begin is not None:
+                begin(len(rows), a, b)
+            tally = run(path, sc, games, seed, jobs, f"{a}:{b}", scheduler=scheduler, armies=armies,
+                        progress=told(len(rows) * games))
             sides = []
             for k, name in enumerate((a, b)):
                 lo, hi = wilson(tally.wins[k], tally.games)
@@ -45,8 +54,16 @@ def play_tournament(compiled: Compilation, model: Ruleset, path: str, sc: A.Scen
     """Play and print the tournament (a table, or JSON)."""
     from compiler.resolve.core import ResolveError
 
+    from compiler.cli.progress import progress, step
+
+    pairings = len(names) ** 2
+
+    def begin(i: int, a: str, b: str) -> None:  # called once the scenario is known to seat two
+        step("tournament", f"pairing {i + 1} of {pairings}: {a} ({sc.sides[0].title}) against {b} "
+                           f"({sc.sides[1].title}), {games:,} game{'s' if games != 1 else ''}")
     try:
-        rows = tournament(path, sc, names, games, seed, jobs, scheduler, armies)
+        with progress("tournament", games * pairings, "game") as advance:
+            rows = tournament(path, sc, names, games, seed, jobs, scheduler, armies, begin, advance)
     except ResolveError as err:
         report_resolve_error(err, dict(compiled.sources))
         raise Exit(1)

@@ -215,6 +215,10 @@ def load_ruleset(folder: Path, sink: Sink, overrides: Mapping[str, str] | None =
     included = {f.path for f in ordered}
     for f in files:
         if f.path not in included and f.header is None:
+            name = Path(f.path).name  # as a string of the language: a line break is written \n
+            written = name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+            hint = (f"add to {main.path}: include \"{written}\"" if written.isprintable()
+                    else "rename the file: its name holds a character an include cannot write")
             sink.warning(codes.NOT_INCLUDED, "this file is not included by the ruleset, so it is ignored",
-                         Span.point(f.path), f"add to {main.path}: include \"{Path(f.path).name}\"")
+                         Span.point(f.path), hint)
     return RulesetSource(str(folder), main.header, tuple(ordered), tuple(sorted(texts.items())))

@@ -120,6 +120,8 @@ class _Server(LiveReloadServer):
         return content[:at] + overlay + content[at:]
 
     def _serve_request(self, environ: Any, start_response: Any) -> Iterable[bytes] | None:
+        if "\0" in str(environ.get("PATH_INFO", "")):  # no file has this name (open() would raise): not found
+            return None
         result = super()._serve_request(environ, start_response)
         failure = self.failure
         if result is None and failure is not None:  # no page here yet: the diagnostics instead
