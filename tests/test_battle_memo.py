@@ -52,6 +52,17 @@ def test_a_group_of_keys_is_kept_until_its_trial_shows_they_seldom_recur(monkeyp
     assert not hasattr(r, "__dict__")
 
 
+def test_with_no_trial_no_group_is_kept_and_with_one_look_up_the_first_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TRIAL 0 keeps no group, even one never looked up (what a test sets to play with no key);
+    TRIAL 1 keeps a new group and judges it on its first look-up."""
+    from compiler.battle.memo import Recurring
+    monkeypatch.setattr(memo, "TRIAL", 0)
+    assert not Recurring().worth("fire")
+    monkeypatch.setattr(memo, "TRIAL", 1)
+    r = Recurring()
+    assert r.worth("fire") and not r.found("fire", False) and r.found("move", True) and r.groups == {"fire": [1, 0], "move": [1, 1]}
+
+
 def test_keys_numbered_at_once_on_several_threads_never_share_a_number() -> None:
     """A dask worker plays chunks on several threads, which share a scenario's memos: two keys
     numbered at the same moment must get two numbers (one shared would give one state the

@@ -129,6 +129,13 @@ def test_a_phase_in_a_game_turn_is_kept_while_found_at_least_recur_of_its_look_u
         assert groups.groups[("move", 2)] == [phases.TRIAL, finds] and groups.worth(("move", 3))
 
 
+def test_with_a_trial_of_one_look_up_a_new_phase_group_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(With a TRIAL of 0 none is: see the first test.)"""
+    monkeypatch.setattr(phases, "TRIAL", 1)
+    groups = phases.PhaseGroups()
+    assert groups.worth(("move", 1)) and not groups.found(("move", 1), False) and groups.found(("fire", 1), True)
+
+
 def test_a_phase_that_rolled_is_kept_as_such_and_not_counted_found() -> None:
     """KeptPhases: a phase that rolled a die is kept as ROLLED and its look-up counts as a miss;
     one played without a die is kept as a copy of its end state with its choices, and counts found."""

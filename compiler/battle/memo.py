@@ -103,8 +103,8 @@ class Recurring:
 
     def worth(self, group: object) -> bool:
         """Whether the keys of ``group`` are still worth keeping (and looking up)."""
-        looked, hits = self.groups.get(group) or (0, 0)
-        return looked < TRIAL or (looked > 0 and hits >= RECUR * looked)
+        kept = self.groups.get(group)  # (a group counted was looked up at least once)
+        return TRIAL > 0 if kept is None else kept[0] < TRIAL or kept[1] >= RECUR * kept[0]
 
     def found(self, group: object, hit: bool) -> bool:
         """Count a look-up of a key of ``group`` (``hit``: found); whether the group is still worth keeping."""

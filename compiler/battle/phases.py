@@ -64,8 +64,8 @@ class PhaseGroups(Recurring):
     __slots__ = ()
 
     def worth(self, group: object) -> bool:
-        looked, hits = self.groups.get(group) or (0, 0)
-        return looked < TRIAL or (looked > 0 and hits >= RECUR * looked)
+        kept = self.groups.get(group)  # (a group counted was looked up at least once)
+        return TRIAL > 0 if kept is None else kept[0] < TRIAL or kept[1] >= RECUR * kept[0]
 
 
 class KeptPhases:
