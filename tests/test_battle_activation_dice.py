@@ -182,3 +182,28 @@ def test_the_dice_a_unit_holding_the_status_rolls_are_weighed_with_its_fewer_act
                 assert battle.policies[0].dice[0] == pytest.approx([float(worth(n, fewer)) for n in (1, 2, 3)],
                                                                    abs=1e-12)
         assert picks == [3, 3]
+
+
+def test_each_success_is_an_action_and_a_choice_of_two_options_is_recorded() -> None:
+    """Two activation dice that always succeed give a unit two actions in a row (the first one
+    taken does not end its activation); the greedy side's pick between advancing and doing nothing
+    is recorded as an answer each time, where a `must` action alone (one option) records none."""
+    answers = {}
+    for must in ("must ", ""):
+        text = RULES.format(red="    5 trooper").replace(
+            'must action charge "Charge": engage within 6" as locked unless locked',
+            f'{must}action advance "Advance": move up to 1" toward the enemy').replace(
+            "activation dice 1..1", "activation dice 2..2").replace('distance 4"', 'distance 20"')
+        result = compile_text(text, "melee.rules")
+        assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+        model = result.rulesets[0]
+        battle = Battle(Rules(model), model.get("clash"), [GreedyPolicy(), GreedyPolicy()], seed=3)
+        battle.run()
+        acts = [(e["event"], e["side"], e.get("successes", e.get("inches"))) for e in battle.events
+                if e["event"] in ("activation", "move")]
+        assert acts == [("activation", "red", 2), ("move", "red", 1), ("move", "red", 1),
+                        ("activation", "blue", 2), ("move", "blue", 1), ("move", "blue", 1)]
+        answers[must] = battle.choices
+    # each side: the activation's first answer (0), then per action its pick among the actions
+    # (advance: 0) only where there are two options, and the inches of its move (1 of 0..1)
+    assert answers == {"must ": [0, 1, 1] * 2, "": [0, 0, 1, 0, 1] * 2}

@@ -290,6 +290,26 @@ def test_a_value_taken_at_the_end_of_a_turn_that_is_sure_is_reported_with_chance
     assert taken and set(taken) == {("steady", 1.0)}
 
 
+def test_a_value_taken_at_the_end_of_a_turn_is_reported_with_its_chance_to_six_places() -> None:
+    """``takes mood(Ld)`` with a die in it: "steady" on a 5 or 6 beside Ld 7, a chance of 1/3; the
+    log reports each value drawn with its chance rounded to six places, as every chance it prints."""
+    from fractions import Fraction
+
+    from compiler.battle import Battle, GreedyPolicy
+    text = RULES.format(game="g", activation="whole_army", extra="", shoot='action shoot "Shoot": attack shooting')
+    text = text.replace('attack shooting(', 'formula mood(Ld) "Mood" = if d6 + Ld > 11 then "steady" else "shaken"\n'
+                        'attack shooting(').replace(
+        '  victory wipe', '  at end of turn: each unit takes mood(Ld)\n    on "shaken": sets pinned until end of turn\n'
+        '  victory wipe').replace('    2 trooper', '    9 trooper')
+    result = compile_text(text, "turns.rules")
+    assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
+    model = result.rulesets[0]
+    battle = Battle(Rules(model), model.get("duel"), [GreedyPolicy(), GreedyPolicy()], seed=1)
+    battle.run()
+    taken = {(e["result"], e["chance"]) for e in battle.events if e["event"] == "test" and e["rule"] == "mood"}
+    assert taken and taken <= {("steady", round(float(Fraction(1, 3)), 6)), ("shaken", round(float(Fraction(2, 3)), 6))}
+
+
 def test_a_counter_lowered_by_a_roll_of_two_faces_is_a_chance_node_of_both() -> None:
     """``lowers suppression by d2``: Blue, suppressed 1, rallies: a roll of 1 or 2, even odds,
     either way down to 0 (its lowest)."""
