@@ -28,6 +28,11 @@ stat BS "Skill ![pixel](https://t.invalid/p.gif) <img src=https://t.invalid/q.gi
 
   [r]: https://t.invalid/r.png
 
+  A command [run](command:workbench.action.terminal.new), a file [f](file:///etc/passwd), a
+  reference one [go][c] and a web page [site](https://t.invalid/s).
+
+  [c]: command:workbench.action.reloadWindow
+
   `code keeps ![this](x) and <b>`
   """
 stat W "Wounds" 1..10
@@ -184,6 +189,9 @@ def test_hover_shows_author_text_and_loads_no_picture(folder: Path) -> None:
     rendered = MarkdownIt("commonmark").render(shown)
     assert "<img" not in rendered.replace("&lt;img", ""), rendered
     assert '<a href="https://t.invalid/map.png">map</a>' in rendered  # the address is still there
+    # a link goes only to a web page: one to an editor's command or a file is shown as its text
+    assert '<a href="https://t.invalid/s">site</a>' in rendered and "href=\"command:" not in rendered
+    assert "href=\"file:" not in rendered and "[go][c]" in rendered and "(command:workbench.action.terminal.new)" in rendered
     assert "<code>code keeps ![this](x) and &lt;b&gt;</code>" in rendered  # code is shown as written
     assert "Skill ![pixel](https://t.invalid/p.gif) &lt;img src=https://t.invalid/q.gif&gt;" in rendered  # the title
     # A table's results cannot end the code block they are shown in.

@@ -7,7 +7,8 @@ when it needs no argument, its chance; a target such as ``4+`` its chance on a d
 
 Author text is shown, never fetched or run: titles and definitions as plain text (Markdown's
 characters escaped), prose as Markdown without pictures (``![alt](url)`` shows as a link, so
-a hover never loads an image from anywhere) and without HTML (``<img …>`` shows as text).
+a hover never loads an image from anywhere), without HTML (``<img …>`` shows as text), and with
+links only to web pages (``[x](command:…)``, which an editor that trusts a hover would run, shows as text).
 """
 from __future__ import annotations
 
@@ -42,6 +43,11 @@ def target_chance(text: str, sides: int = 6) -> str:
     passing = sides - n + 1 if text.endswith("+") else n
     p = Fraction(max(0, min(sides, passing)), sides)
     return f"{text} · {percent(p)}"
+
+
+#: The opening of a link's address, or a link reference's definition, that is not a web address.
+_ELSEWHERE = re.compile(r"\]\((?!\s*(?:&lt;)?https?://)", re.I)
+_REFERENCE = re.compile(r"^( {0,3})\[([^\]\n]+)\]:(?!\s*(?:&lt;)?https?://)", re.I | re.M)
 
 
 def _prose(decl: A.Decl) -> str:
@@ -110,7 +116,15 @@ def _fenced(text: str, lang: str) -> str:
 
 
 def _no_pictures(text: str) -> str:
-    return text.replace("<", "&lt;").replace("![", "\\![")
+    """No picture, no HTML, and a link only to a web address: a link elsewhere (``command:``, which
+    an editor that trusts a hover runs, ``file:``, a relative path) shows as its text.
+
+    >>> print(_no_pictures("[go](command:x.run) [web](https://t.invalid/a) ![p](file:/p.gif)\\n[r]: command:y"))
+    [go\\](command:x.run) [web](https://t.invalid/a) \\![p\\](file:/p.gif)
+    \\[r]: command:y
+    """
+    text = text.replace("<", "&lt;").replace("![", "\\![")
+    return _REFERENCE.sub(r"\1\\[\2]:", _ELSEWHERE.sub(r"\\](", text))
 
 
 def _source(snap: Snapshot, decl: A.Decl) -> str:
