@@ -103,12 +103,18 @@ class Server:
         self.proc.wait(timeout=30)
 
 
-@pytest.fixture(scope="module")
-def server(folder: Path) -> Iterator[Server]:
-    s = Server(folder)
-    s.send(frame(request(1, "initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})))
+def started(root: Path) -> Server:
+    """``warscribe lsp`` in ``root``, through the protocol's opening handshake."""
+    s = Server(root)
+    s.send(frame(request(1, "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})))
     assert "capabilities" in s.answer(1)["result"]
     s.send(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    return s
+
+
+@pytest.fixture(scope="module")
+def server(folder: Path) -> Iterator[Server]:
+    s = started(folder)
     yield s
     s.close()
 

@@ -15,7 +15,7 @@ import pytest
 
 from compiler import codes, limits
 from compiler.lsp.index import snapshot
-from test_lsp_robust import Server, frame, request
+from test_lsp_robust import Server, frame, request, started
 
 RULES = '''\
 ruleset rt "RT":
@@ -35,10 +35,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(folder: Path) -> Iterator[Server]:
-    s = Server(folder)
-    s.send(frame(request(1, "initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})))
-    assert "capabilities" in s.answer(1)["result"]
-    s.send(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    s = started(folder)
     yield s
     s.close()
 
